@@ -1,0 +1,138 @@
+/*
+ * parplan/cli.h - the command line: commands, options, parsing into ppl_args.
+ *
+ * The parser lives in the library so that tests and fuzzers can drive it without
+ * a process.  It never prints: a usage problem comes back as PPL_EUSAGE with the
+ * offending flag as the error key.  Strings in ppl_args point into argv.
+ */
+#ifndef PARPLAN_CLI_H
+#define PARPLAN_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parplan/error.h"
+
+typedef enum ppl_command {
+    PPL_CMD_NONE = 0,
+    PPL_CMD_PLAN,
+    PPL_CMD_ESTIMATE,
+    PPL_CMD_MEMORY,
+    PPL_CMD_WHATIF,
+    PPL_CMD_SIZE,
+    PPL_CMD_COLLECTIVE,
+    PPL_CMD_TOPOLOGY_SHOW,
+    PPL_CMD_TOPOLOGY_GENERATE,
+    PPL_CMD_TOPOLOGIES,
+    PPL_CMD_MODELS,
+    PPL_CMD_MODEL_SHOW,
+    PPL_CMD_VALIDATE,
+    PPL_CMD_COUNT
+} ppl_command;
+
+typedef enum ppl_recompute {
+    PPL_RECOMPUTE_NONE = 0,
+    PPL_RECOMPUTE_SELECTIVE = 1,
+    PPL_RECOMPUTE_FULL = 2
+} ppl_recompute;
+
+typedef enum ppl_optimizer { PPL_OPTIMIZER_ADAM = 0, PPL_OPTIMIZER_SGD = 1 } ppl_optimizer;
+typedef enum ppl_objective {
+    PPL_OBJECTIVE_TIME = 0,
+    PPL_OBJECTIVE_COST = 1,
+    PPL_OBJECTIVE_MEMORY = 2
+} ppl_objective;
+typedef enum ppl_collective_op {
+    PPL_OP_ALLREDUCE = 0,
+    PPL_OP_ALLGATHER,
+    PPL_OP_REDUCESCATTER,
+    PPL_OP_ALLTOALL,
+    PPL_OP_SENDRECV
+} ppl_collective_op;
+typedef enum ppl_algo {
+    PPL_ALGO_AUTO = 0,
+    PPL_ALGO_RING,
+    PPL_ALGO_TREE,
+    PPL_ALGO_HIERARCHICAL
+} ppl_algo;
+
+#define PPL_UNSET (-1)   /* an integer knob the user did not pin */
+#define PPL_MAX_SWEEPS 8
+
+typedef struct ppl_args {
+    ppl_command command;
+    bool help;       /* --help given: print the command's help */
+    bool version;    /* --version */
+    bool json;
+    const char *output_path; /* -o FILE */
+    const char *positional;  /* model show M, topology show T */
+    const char *model;
+    const char *topology;
+    const char *runs;
+    /* configuration pins; PPL_UNSET when free */
+    int64_t gpus, tp, pp, dp, cp, ep, vp, mbs, global_batch;
+    int zero;              /* 0..3 or PPL_UNSET */
+    int recompute;         /* ppl_recompute or PPL_UNSET */
+    int sequence_parallel; /* 0, 1 or PPL_UNSET */
+    int flash_attention;   /* 0, 1 or PPL_UNSET */
+    int precision;         /* ppl_precision (bf16, fp16, fp8) */
+    int optimizer;         /* ppl_optimizer */
+    /* plan */
+    int64_t top;
+    int objective;
+    bool allow_tp_across_servers;
+    double gpu_hour_price;
+    /* whatif and size */
+    int nsweeps;
+    const char *sweeps[PPL_MAX_SWEEPS];
+    double tokens;
+    double days;
+    bool fit_only;
+    bool csv;
+    const char *plot_path;
+    /* collective */
+    int op;
+    int algo;
+    int64_t servers;
+    int64_t gpus_per_server;
+    double size_min_bytes, size_max_bytes;
+    /* topology generate */
+    const char *gpu_name;
+    int64_t rails;
+    double nic_bandwidth_bps;
+    int64_t leaf_servers;
+    const char *tiers;
+    const char *oversubscription;
+    int64_t nvlink_domain;
+    int rail_only; /* 0, 1 or PPL_UNSET */
+    int64_t switch_radix;
+    const char *name;
+} ppl_args;
+
+/* Option metadata, for help text. */
+typedef struct ppl_option_info {
+    const char *name;    /* "--tp" */
+    const char *metavar; /* "N", NULL for flags; "[=yes|no]" for optional booleans */
+    const char *help;
+} ppl_option_info;
+
+void ppl_args_init(ppl_args *args);
+
+/* Parses argv (argv[0] is the program).  PPL_OK with command PPL_CMD_NONE means
+ * top-level --help/--version or no command at all. */
+ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *args, ppl_error *err);
+
+/* "plan", "topology show", ... */
+const char *ppl_command_name(ppl_command cmd);
+const char *ppl_command_summary(ppl_command cmd);
+
+/* Calls fn for each option the command accepts, in help order. */
+void ppl_command_options(ppl_command cmd, void (*fn)(void *ctx, const ppl_option_info *opt),
+                         void *ctx);
+
+const char *ppl_recompute_name(int recompute);
+const char *ppl_optimizer_name(int optimizer);
+const char *ppl_collective_op_name(int op);
+const char *ppl_algo_name(int algo);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * parplan/model.h - transformer model description and its derived figures.
+ *
+ * A model file (a models/ JSON file, SPEC "Model file") is loaded into a ppl_model;
+ * ppl_model_derive() turns it into parameter counts and FLOPs per token.
+ *
+ * Parameter count: Narayanan et al. SC'21 Eq.2, P = 12Lh^2 (1 + 13/(12h) + (V+s)/(12Lh)),
+ * generalised term by term to grouped-query attention, gated (SwiGLU) MLPs, models
+ * without biases, RMSNorm, rotary/ALiBi positions, untied output layers and
+ * mixture-of-experts layers.  FLOPs: Korthikanti et al. 2022 Eq.7 (model FLOPs,
+ * no recomputation) generalised the same way, and Narayanan Eq.3 with full
+ * recomputation.
+ */
+#ifndef PARPLAN_MODEL_H
+#define PARPLAN_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parplan/error.h"
+
+struct json_t;
+
+#define PPL_NAME_MAX 64
+#define PPL_SOURCE_MAX 4096
+
+typedef enum ppl_norm_kind { PPL_NORM_LAYERNORM = 0, PPL_NORM_RMSNORM = 1 } ppl_norm_kind;
+
+typedef enum ppl_position_kind {
+    PPL_POSITION_LEARNED = 0, /* a learned s x h table (GPT) */
+    PPL_POSITION_ROPE = 1,    /* rotary: no parameters */
+    PPL_POSITION_ALIBI = 2,   /* linear biases: no parameters */
+    PPL_POSITION_NONE = 3
+} ppl_position_kind;
+
+typedef struct ppl_moe {
+    int64_t experts;    /* E */
+    int64_t top_k;      /* experts each token visits */
+    int64_t ffn_hidden; /* hidden size of one expert's MLP */
+    int64_t every;      /* every n-th layer is a MoE layer (1 = all) */
+} ppl_moe;
+
+typedef struct ppl_model {
+    char name[PPL_NAME_MAX];
+    char source[PPL_SOURCE_MAX];
+    int64_t layers;     /* L */
+    int64_t hidden;     /* h */
+    int64_t heads;      /* a */
+    int64_t kv_heads;   /* key/value heads; < heads is grouped-query attention */
+    int64_t ffn_hidden; /* MLP hidden size (4h in GPT) */
+    int64_t vocab;      /* V */
+    int64_t seq_len;    /* s */
+    bool gated_mlp;       /* SwiGLU-style: three weight matrices */
+    bool tied_embeddings; /* output layer reuses the input embedding */
+    bool bias;            /* linear layers carry biases */
+    bool final_norm;      /* a norm before the output layer (Eq.2 does not count it) */
+    bool embedding_norm;  /* a norm right after the embedding (BLOOM) */
+    ppl_norm_kind norm;
+    ppl_position_kind position_embedding;
+    bool has_moe;
+    ppl_moe moe;
+    double params_declared; /* the file's "params" cross-check, 0 when absent */
+} ppl_model;
+
+/* Parameter counts and FLOPs per token, all derived from a ppl_model. */
+typedef struct ppl_model_figures {
+    double params_total;       /* every weight */
+    double params_active;      /* weights one token touches (MoE: top_k experts) */
+    double params_embedding;   /* input embedding (+ learned positions, embedding norm) */
+    double params_output;      /* untied output layer and final norm */
+    double params_dense_layer; /* one non-MoE transformer layer */
+    double params_moe_layer;   /* one MoE layer, all experts */
+    double params_moe_layer_active;
+    double params_attention;   /* attention part of one layer (weights + biases) */
+    double params_norms;       /* norms of one layer */
+    int64_t moe_layers;        /* how many layers are MoE */
+    /* FLOPs per token (Korthikanti Eq.7 convention: full s x s attention, no bias/norm FLOPs) */
+    double flops_forward_per_token;        /* one forward pass */
+    double flops_training_per_token;       /* forward + backward = 3 x forward (model FLOPs) */
+    double flops_full_recompute_per_token; /* + a recomputed forward of the layers (Eq.3) */
+} ppl_model_figures;
+
+/* Loads a model file; `display` names the file in messages (NULL: path). */
+ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag *diag,
+                          ppl_model *model, ppl_error *err);
+
+/* Reads a model from a JSON object already parsed (e.g. inside a runs file);
+ * key paths in messages start with `path` ("" at the top level). */
+ppl_status ppl_model_from_json(const struct json_t *obj, const char *file, const char *path,
+                               const ppl_diag *diag, ppl_model *model, ppl_error *err);
+
+void ppl_model_derive(const ppl_model *model, ppl_model_figures *out);
+
+/* Narayanan et al. SC'21 Eq.2 for a GPT of L layers, hidden h, vocab V, sequence s. */
+double ppl_gpt_params_eq2(double layers, double hidden, double vocab, double seq_len);
+
+const char *ppl_norm_name(ppl_norm_kind kind);
+const char *ppl_position_name(ppl_position_kind kind);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * parplan/parplan.h - the whole public interface of libparplan in one include.
+ *
+ * Modules, one header each: error (status and error record), units (quantities),
+ * model (transformer description, parameters, FLOPs), topology (cluster fabric),
+ * catalog (finding files by name), cli (command line), output (buffers, JSON,
+ * tables, atomic writes).  Every public name starts with ppl_.
+ */
+#ifndef PARPLAN_PARPLAN_H
+#define PARPLAN_PARPLAN_H
+
+#include "parplan/catalog.h"
+#include "parplan/cli.h"
+#include "parplan/error.h"
+#include "parplan/model.h"
+#include "parplan/output.h"
+#include "parplan/topology.h"
+#include "parplan/units.h"
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * parplan/topology.h - the cluster: GPUs, NVLink domain, rails, switch tiers, transport.
+ *
+ * A topology file (a topologies/ JSON file, SPEC "Topology file") is loaded into a
+ * ppl_topology; ppl_topology_derive() computes what `topology show` prints and the
+ * network model builds on: per-GPU bandwidth at each level, bisection bandwidth,
+ * switch and cable counts.
+ *
+ * Conventions (all bandwidths per direction):
+ *  - nvlink.bandwidth is per GPU; rails.nic_bandwidth is per NIC.
+ *  - tiers[] are innermost first; tiers[i].servers servers form one group of tier i
+ *    and traffic between two servers climbs to the first tier whose group holds both.
+ *  - tiers[i].oversubscription is down:up at the uplinks of tier i's switches: it
+ *    throttles traffic that leaves a tier-i group.  The top tier has no uplinks.
+ */
+#ifndef PARPLAN_TOPOLOGY_H
+#define PARPLAN_TOPOLOGY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parplan/error.h"
+#include "parplan/model.h"
+
+struct json_t;
+
+#define PPL_MAX_TIERS 8
+
+typedef enum ppl_precision {
+    PPL_PRECISION_BF16 = 0,
+    PPL_PRECISION_FP16 = 1,
+    PPL_PRECISION_FP8 = 2,
+    PPL_PRECISION_TF32 = 3,
+    PPL_PRECISION_FP32 = 4,
+    PPL_PRECISION_FP64 = 5,
+    PPL_PRECISION_FP4 = 6,
+    PPL_PRECISION_COUNT = 7
+} ppl_precision;
+
+typedef enum ppl_protocol { PPL_PROTOCOL_INFINIBAND = 0, PPL_PROTOCOL_ROCEV2 = 1 } ppl_protocol;
+
+typedef enum ppl_retransmit {
+    PPL_RETRANSMIT_GO_BACK_N = 0,
+    PPL_RETRANSMIT_SELECTIVE = 1,
+    PPL_RETRANSMIT_OOO = 2 /* NIC out-of-order placement: selective, and packets may spray */
+} ppl_retransmit;
+
+typedef struct ppl_gpu {
+    char name[PPL_NAME_MAX];
+    double memory_bytes;
+    double flops[PPL_PRECISION_COUNT]; /* dense peak FLOP/s per precision, 0 = unsupported */
+    double hbm_bandwidth_bps;          /* bytes/s */
+} ppl_gpu;
+
+typedef struct ppl_tier {
+    char name[PPL_NAME_MAX];
+    int64_t servers;         /* servers in one group of this tier */
+    bool rail_optimized;     /* one switch per rail per group: same-rail traffic is one hop */
+    double oversubscription; /* down:up at this tier's uplinks (1 = non-blocking) */
+    double latency_s;        /* per switch hop */
+} ppl_tier;
+
+typedef struct ppl_topology {
+    char name[PPL_NAME_MAX];
+    char source[PPL_SOURCE_MAX];
+    ppl_gpu gpu;
+    int64_t servers;
+    int64_t gpus_per_server;
+    struct {
+        int64_t domain_gpus;  /* GPUs joined by NVLink (may span servers) */
+        double bandwidth_bps; /* per GPU, per direction */
+        double latency_s;
+    } nvlink;
+    struct {
+        int64_t count;            /* NICs per server, NIC k on rail k */
+        double nic_bandwidth_bps; /* per NIC, per direction */
+        double latency_s;
+    } rails;
+    int ntiers;
+    ppl_tier tiers[PPL_MAX_TIERS];
+    bool rail_only;       /* no switch joins different rails */
+    int64_t switch_radix; /* ports per fabric switch, for switch counts */
+    struct {
+        ppl_protocol protocol;
+        int64_t mtu_bytes;
+        double loss_rate; /* per packet */
+        ppl_retransmit retransmit;
+        double rtt_s;
+    } transport;
+} ppl_topology;
+
+/* One level of the network, as `topology show` reports it. */
+typedef struct ppl_tier_figures {
+    int64_t groups;          /* groups of this tier in the cluster */
+    int64_t gpus_per_group;
+    double gpu_bandwidth_bps;/* per GPU, for traffic that climbs to this tier */
+    int64_t switches;        /* in the whole cluster */
+    int64_t uplink_cables;   /* cables from this tier to the next (0 at the top) */
+} ppl_tier_figures;
+
+typedef struct ppl_topology_figures {
+    int64_t gpus;
+    int64_t nvlink_domains;
+    double nic_bandwidth_per_gpu_bps; /* rails * nic / gpus_per_server */
+    double injection_bps;             /* all NICs of the cluster */
+    double bisection_bps;             /* network bisection, one direction; 0 for one server */
+    int64_t server_cables;            /* server NIC to first-tier switch */
+    int64_t switches;
+    int64_t cables;
+    ppl_tier_figures tiers[PPL_MAX_TIERS];
+} ppl_topology_figures;
+
+ppl_status ppl_topology_load(const char *path, const char *display, const ppl_diag *diag,
+                             ppl_topology *topo, ppl_error *err);
+ppl_status ppl_topology_from_json(const struct json_t *obj, const char *file, const char *path,
+                                  const ppl_diag *diag, ppl_topology *topo, ppl_error *err);
+
+void ppl_topology_derive(const ppl_topology *topo, ppl_topology_figures *out);
+
+const char *ppl_precision_name(ppl_precision p);
+const char *ppl_protocol_name(ppl_protocol p);
+const char *ppl_retransmit_name(ppl_retransmit r);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * cli.h - the parplan executable's internals: one function per command.
+ *
+ * Each command renders into c->out and returns a status; on failure it fills
+ * c->err.  Only main.c prints diagnostics and chooses the exit code.
+ */
+#ifndef PARPLAN_CLI_INTERNAL_H
+#define PARPLAN_CLI_INTERNAL_H
+
+#include "parplan/parplan.h"
+
+typedef struct cli {
+    const ppl_args *args;
+    ppl_diag diag;
+    ppl_error err;
+    ppl_buf out;
+} cli;
+
+/* Resolves a --model/--topology argument (name or path) and loads it. */
+ppl_status cli_load_model(cli *c, const char *arg, ppl_model *model);
+ppl_status cli_load_topology(cli *c, const char *arg, ppl_topology *topo);
+
+/* Renders a JSON document into c->out and takes ownership of doc. */
+ppl_status cli_emit_json(cli *c, struct json_t *doc);
+
+void cli_help(ppl_command cmd, ppl_buf *out);
+void cli_version(ppl_buf *out);
+
+ppl_status cmd_models(cli *c);
+ppl_status cmd_model_show(cli *c);
+ppl_status cmd_topologies(cli *c);
+ppl_status cmd_topology_show(cli *c);
+/* Commands whose capability is not built yet: inputs are checked, then exit 4. */
+ppl_status cmd_not_yet(cli *c);
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * cmd_model.c - `parplan models` and `parplan model show`.
+ */
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* 174615822336 -> "174,615,822,336" */
+static void with_commas(double value, char *buf, size_t size)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.0f", value);
+    size_t n = strlen(digits), o = 0;
+    for (size_t i = 0; i < n && o + 2 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+}
+
+static json_t *json_count(double value)
+{
+    return json_integer((json_int_t)llround(value));
+}
+
+static json_t *model_inputs_json(const ppl_model *m)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(m->name));
+    json_object_set_new(o, "source", json_string(m->source));
+    json_object_set_new(o, "layers", json_integer(m->layers));
+    json_object_set_new(o, "hidden", json_integer(m->hidden));
+    json_object_set_new(o, "heads", json_integer(m->heads));
+    json_object_set_new(o, "kv_heads", json_integer(m->kv_heads));
+    json_object_set_new(o, "ffn_hidden", json_integer(m->ffn_hidden));
+    json_object_set_new(o, "vocab", json_integer(m->vocab));
+    json_object_set_new(o, "seq_len", json_integer(m->seq_len));
+    json_object_set_new(o, "gated_mlp", json_boolean(m->gated_mlp));
+    json_object_set_new(o, "tied_embeddings", json_boolean(m->tied_embeddings));
+    json_object_set_new(o, "bias", json_boolean(m->bias));
+    json_object_set_new(o, "norm", json_string(ppl_norm_name(m->norm)));
+    json_object_set_new(o, "position_embedding", json_string(ppl_position_name(m->position_embedding)));
+    json_object_set_new(o, "final_norm", json_boolean(m->final_norm));
+    json_object_set_new(o, "embedding_norm", json_boolean(m->embedding_norm));
+    if (m->has_moe) {
+        json_t *moe = json_object();
+        json_object_set_new(moe, "experts", json_integer(m->moe.experts));
+        json_object_set_new(moe, "top_k", json_integer(m->moe.top_k));
+        json_object_set_new(moe, "ffn_hidden", json_integer(m->moe.ffn_hidden));
+        json_object_set_new(moe, "every", json_integer(m->moe.every));
+        json_object_set_new(o, "moe", moe);
+    } else {
+        json_object_set_new(o, "moe", json_null());
+    }
+    return o;
+}
+
+static ppl_status show_json(cli *c, const ppl_model *m, const ppl_model_figures *f)
+{
+    json_t *doc = ppl_json_document();
+    if (!doc)
+        return cli_emit_json(c, NULL);
+    json_object_set_new(doc, "model", model_inputs_json(m));
+    json_object_set_new(doc, "params", json_count(f->params_total));
+    json_object_set_new(doc, "active_params", json_count(f->params_active));
+    json_t *b = json_object();
+    json_object_set_new(b, "embedding", json_count(f->params_embedding));
+    json_object_set_new(b, "output", json_count(f->params_output));
+    json_object_set_new(b, "dense_layer", json_count(f->params_dense_layer));
+    json_object_set_new(b, "attention_per_layer", json_count(f->params_attention));
+    json_object_set_new(b, "moe_layers", json_integer(f->moe_layers));
+    json_object_set_new(b, "moe_layer", json_count(f->params_moe_layer));
+    json_object_set_new(b, "moe_layer_active", json_count(f->params_moe_layer_active));
+    json_object_set_new(doc, "params_breakdown", b);
+    json_t *fl = json_object();
+    json_object_set_new(fl, "forward", json_real(f->flops_forward_per_token));
+    json_object_set_new(fl, "training", json_real(f->flops_training_per_token));
+    json_object_set_new(fl, "training_full_recompute", json_real(f->flops_full_recompute_per_token));
+    json_object_set_new(doc, "flops_per_token", fl);
+    json_t *w = json_object();
+    json_object_set_new(w, "bf16", json_count(2.0 * f->params_total));
+    json_object_set_new(w, "fp8", json_count(1.0 * f->params_total));
+    json_object_set_new(doc, "weight_bytes", w);
+    /* mixed-precision Adam: 2 + 2 + 12 bytes per parameter (Rajbhandari et al. SC'20 §3.1) */
+    json_object_set_new(doc, "training_state_bytes", json_count(16.0 * f->params_total));
+    return cli_emit_json(c, doc);
+}
+
+static void kv(ppl_table *t, const char *key, const char *value)
+{
+    const char *row[2] = {key, value};
+    ppl_table_row(t, row);
+}
+
+static void show_text(cli *c, const ppl_model *m, const ppl_model_figures *f)
+{
+    char a[160], b[64], d[64];
+    ppl_table t;
+    ppl_table_init(&t, 2, "ll");
+    kv(&t, "model", m->name);
+    if (m->source[0])
+        kv(&t, "source", m->source);
+    snprintf(a, sizeof a, "%lld layers, hidden %lld, %lld heads (%lld KV heads)",
+             (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+             (long long)m->kv_heads);
+    kv(&t, "architecture", a);
+    snprintf(a, sizeof a, "%s MLP of %lld, vocab %lld, sequence %lld",
+             m->gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)", (long long)m->ffn_hidden,
+             (long long)m->vocab, (long long)m->seq_len);
+    kv(&t, "", a);
+    snprintf(a, sizeof a, "%s, %s, %s positions, %s embeddings%s%s", m->bias ? "biases" : "no biases",
+             ppl_norm_name(m->norm), ppl_position_name(m->position_embedding),
+             m->tied_embeddings ? "tied" : "untied", m->final_norm ? ", final norm" : "",
+             m->embedding_norm ? ", embedding norm" : "");
+    kv(&t, "", a);
+    if (m->has_moe) {
+        snprintf(a, sizeof a, "%lld experts, top-%lld, expert MLP %lld, %lld of %lld layers",
+                 (long long)m->moe.experts, (long long)m->moe.top_k, (long long)m->moe.ffn_hidden,
+                 (long long)f->moe_layers, (long long)m->layers);
+        kv(&t, "mixture of experts", a);
+    }
+    kv(&t, "", "");
+    ppl_format_params(f->params_total, b, sizeof b);
+    with_commas(f->params_total, d, sizeof d);
+    snprintf(a, sizeof a, "%s (%s)", b, d);
+    kv(&t, "parameters", a);
+    if (m->has_moe) {
+        ppl_format_params(f->params_active, b, sizeof b);
+        with_commas(f->params_active, d, sizeof d);
+        snprintf(a, sizeof a, "%s (%s) per token", b, d);
+        kv(&t, "  active", a);
+    }
+    ppl_format_params(f->params_dense_layer, b, sizeof b);
+    kv(&t, m->has_moe ? "  dense layer" : "  per layer", b);
+    if (m->has_moe) {
+        ppl_format_params(f->params_moe_layer, b, sizeof b);
+        kv(&t, "  MoE layer", b);
+    }
+    ppl_format_params(f->params_embedding, b, sizeof b);
+    kv(&t, "  embedding", b);
+    ppl_format_params(f->params_output, b, sizeof b);
+    kv(&t, "  output", m->tied_embeddings && !m->final_norm ? "tied to the embedding" : b);
+    kv(&t, "", "");
+    kv(&t, "FLOPs per token", "");
+    snprintf(a, sizeof a, "%.4g", f->flops_forward_per_token);
+    kv(&t, "  forward", a);
+    snprintf(a, sizeof a, "%.4g (3 x forward, model FLOPs as in MFU)", f->flops_training_per_token);
+    kv(&t, "  training", a);
+    snprintf(a, sizeof a, "%.4g (+ a recomputed forward of every layer)",
+             f->flops_full_recompute_per_token);
+    kv(&t, "  full recompute", a);
+    kv(&t, "", "");
+    ppl_format_bytes(2.0 * f->params_total, b, sizeof b);
+    ppl_format_bytes(f->params_total, d, sizeof d);
+    snprintf(a, sizeof a, "%s in bf16, %s in fp8", b, d);
+    kv(&t, "weights", a);
+    ppl_format_bytes(16.0 * f->params_total, b, sizeof b);
+    snprintf(a, sizeof a, "%s (16 bytes/parameter: mixed-precision Adam)", b);
+    kv(&t, "training state", a);
+    ppl_table_render(&t, &c->out, "");
+    ppl_table_free(&t);
+}
+
+ppl_status cmd_model_show(cli *c)
+{
+    ppl_model m;
+    ppl_model_figures f;
+    ppl_status st = cli_load_model(c, c->args->positional, &m);
+    if (st != PPL_OK)
+        return st;
+    ppl_model_derive(&m, &f);
+    if (c->args->json)
+        return show_json(c, &m, &f);
+    show_text(c, &m, &f);
+    return PPL_OK;
+}
+
+ppl_status cmd_models(cli *c)
+{
+    char **names;
+    size_t count;
+    ppl_status st = ppl_catalog_list(PPL_CATALOG_MODELS, &names, &count, &c->err);
+    if (st != PPL_OK)
+        return st;
+    json_t *doc = NULL, *list = NULL;
+    ppl_table t;
+    ppl_table_init(&t, 10, "lrrrrrrrrr");
+    if (c->args->json) {
+        doc = ppl_json_document();
+        list = json_array();
+        if (!doc || !list) {
+            json_decref(doc);
+            json_decref(list);
+            ppl_catalog_free(names, count);
+            return cli_emit_json(c, NULL);
+        }
+        json_object_set_new(doc, "models", list);
+    } else {
+        static const char *const header[] = {"model", "layers", "hidden", "heads", "kv", "ffn",
+                                             "vocab", "seq", "params", "train FLOP/token"};
+        ppl_table_row(&t, header);
+    }
+    for (size_t i = 0; i < count && st == PPL_OK; i++) {
+        ppl_model m;
+        ppl_model_figures f;
+        if ((st = cli_load_model(c, names[i], &m)) != PPL_OK)
+            break;
+        ppl_model_derive(&m, &f);
+        if (list) {
+            json_t *e = json_object();
+            json_object_set_new(e, "name", json_string(m.name));
+            json_object_set_new(e, "params", json_count(f.params_total));
+            json_object_set_new(e, "active_params", json_count(f.params_active));
+            json_object_set_new(e, "flops_per_token", json_real(f.flops_training_per_token));
+            json_object_set_new(e, "source", json_string(m.source));
+            json_array_append_new(list, e);
+            continue;
+        }
+        char cells[10][96];
+        snprintf(cells[0], sizeof cells[0], "%s", m.name);
+        snprintf(cells[1], sizeof cells[1], "%lld", (long long)m.layers);
+        snprintf(cells[2], sizeof cells[2], "%lld", (long long)m.hidden);
+        snprintf(cells[3], sizeof cells[3], "%lld", (long long)m.heads);
+        snprintf(cells[4], sizeof cells[4], "%lld", (long long)m.kv_heads);
+        snprintf(cells[5], sizeof cells[5], "%lld", (long long)(m.has_moe ? m.moe.ffn_hidden : m.ffn_hidden));
+        snprintf(cells[6], sizeof cells[6], "%lld", (long long)m.vocab);
+        snprintf(cells[7], sizeof cells[7], "%lld", (long long)m.seq_len);
+        char total[24], active[24];
+        ppl_format_params(f.params_total, total, sizeof total);
+        ppl_format_params(f.params_active, active, sizeof active);
+        if (m.has_moe)
+            snprintf(cells[8], sizeof cells[8], "%s (%s active)", total, active);
+        else
+            snprintf(cells[8], sizeof cells[8], "%s", total);
+        snprintf(cells[9], sizeof cells[9], "%.3g", f.flops_training_per_token);
+        const char *row[10];
+        for (int k = 0; k < 10; k++)
+            row[k] = cells[k];
+        ppl_table_row(&t, row);
+    }
+    ppl_catalog_free(names, count);
+    if (st != PPL_OK) {
+        json_decref(doc);
+        ppl_table_free(&t);
+        return st;
+    }
+    if (doc) {
+        ppl_table_free(&t);
+        return cli_emit_json(c, doc);
+    }
+    ppl_table_render(&t, &c->out, "");
+    ppl_table_free(&t);
+    return PPL_OK;
+}

@@ -1,0 +1,171 @@
+/*
+ * help.c - `--help` for every command: usage, what it does, its options (from the
+ * option table in args.c, so they cannot drift), examples and exit codes.
+ */
+#include <glpk.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct help_text {
+    ppl_command cmd;
+    const char *usage;
+    const char *about;
+    const char *examples;
+} help_text;
+
+static const help_text texts[] = {
+    {PPL_CMD_PLAN,
+     "parplan plan --model M --topology T --global-batch B [--gpus N] [--top K] [pins...]",
+     "Searches tensor, pipeline, data, context and expert parallelism, virtual stages,\n"
+     "microbatch size, ZeRO stage, recomputation, sequence parallelism and flash\n"
+     "attention, and prints the K best configurations ranked by predicted step time,\n"
+     "with memory and time breakdowns.  Every configuration flag given pins that\n"
+     "dimension; the search covers the rest.\n",
+     "  parplan plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536\n"
+     "  parplan plan --model llama3-405b --topology h100-64k --gpus 16384 --global-batch 2048 --tp 8\n"
+     "  parplan plan --model megatron-1t --topology dgx-a100-superpod --gpus 3072 \\\n"
+     "      --global-batch 3072 --json -o plan.json\n"},
+    {PPL_CMD_ESTIMATE,
+     "parplan estimate --model M --topology T --tp a --pp b --mbs m --global-batch B [options]",
+     "Predicts one configuration's step time with a full breakdown: compute, pipeline\n"
+     "bubble, communication at each level of the network, memory per GPU.  Unstated\n"
+     "knobs default to --zero 0, --recompute none, no sequence parallelism, no flash\n"
+     "attention, --vp 1; --dp defaults to gpus / (tp*pp*cp).\n",
+     "  parplan estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 \\\n"
+     "      --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel\n"},
+    {PPL_CMD_MEMORY,
+     "parplan memory --model M --topology T --tp a --pp b --mbs m --global-batch B [options]",
+     "Prints the per-GPU memory of one configuration for its worst pipeline stage:\n"
+     "weights, gradients and optimizer state (divided by TP, PP and ZeRO sharding),\n"
+     "activations of the microbatches in flight (Korthikanti et al. 2022, Table 2),\n"
+     "and other buffers; --json adds every stage.\n",
+     "  parplan memory --model gpt3-175b --topology dgx-a100-superpod --tp 8 --pp 8 --mbs 1 \\\n"
+     "      --global-batch 1536 --recompute selective --sequence-parallel\n"},
+    {PPL_CMD_WHATIF,
+     "parplan whatif --model M --topology T --sweep KEY=V1,V2,... [--sweep ...] [--tokens N]",
+     "For every point of the sweep grid, finds the best plan.  KEY is gpus,\n"
+     "global_batch or a topology path such as rails.nic_bandwidth, nvlink.domain_gpus,\n"
+     "tiers[1].oversubscription, rail_only, transport.loss_rate; with --tokens, also\n"
+     "the time to train.\n",
+     "  parplan whatif --model gpt3-175b --topology h100-64k --global-batch 4096 \\\n"
+     "      --sweep gpus=1024,4096,16384,65536 --tokens 300e9\n"
+     "  parplan whatif --model llama3-70b --topology dgx-h100-superpod --global-batch 1024 \\\n"
+     "      --sweep rails.nic_bandwidth=200Gb/s,400Gb/s,800Gb/s\n"},
+    {PPL_CMD_SIZE,
+     "parplan size --model M --topology T --tokens N --days D [--global-batch B]",
+     "Finds the smallest GPU count of the topology whose best plan trains N tokens\n"
+     "within D days, and prints that plan.  --fit-only instead finds the fewest GPUs\n"
+     "that hold one replica of the model at all.\n",
+     "  parplan size --model megatron-1t --topology dgx-a100-superpod --tokens 450e9 --days 84\n"
+     "  parplan size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67\n"},
+    {PPL_CMD_COLLECTIVE,
+     "parplan collective --topology T --op OP --servers S [--gpus-per-server g] [--algo A] [--sizes SIZE|LO:HI]",
+     "Predicts one collective among S servers x g GPUs each (g defaults to all; g=1 is\n"
+     "one GPU per server, all on one rail) as an nccl-tests style table: size, time,\n"
+     "algorithm bandwidth, bus bandwidth, chosen algorithm.\n",
+     "  parplan collective --topology dgx-h100-superpod --op allreduce --servers 1 --sizes 8GiB\n"
+     "  parplan collective --topology dgx-a100-superpod --op allreduce --servers 8 --gpus-per-server 1 \\\n"
+     "      --sizes 1MiB:8GiB\n"},
+    {PPL_CMD_TOPOLOGY_SHOW, "parplan topology show T [--json]",
+     "Describes a topology: GPUs, NVLink domain, rails, each switch tier with its group\n"
+     "size, per-GPU bandwidth after oversubscription, switch and cable counts, and the\n"
+     "bisection bandwidth of the network.  T is a catalogue name or a JSON file.\n",
+     "  parplan topology show dgx-h100-superpod\n"
+     "  parplan topology show ./my-cluster.json --json\n"},
+    {PPL_CMD_TOPOLOGY_GENERATE,
+     "parplan topology generate --servers N --gpus-per-server G --gpu NAME --rails R \\\n"
+     "    --nic-bandwidth BW --leaf-servers K [--tiers ...] [--oversubscription X] \\\n"
+     "    [--nvlink-domain D] [--rail-only]",
+     "Writes a topology file for a parametric cluster.\n",
+     "  parplan topology generate --servers 8192 --gpus-per-server 8 --gpu H100 --rails 8 \\\n"
+     "      --nic-bandwidth 400Gb/s --leaf-servers 32 --tiers 3 -o h100-64k.json\n"},
+    {PPL_CMD_TOPOLOGIES, "parplan topologies [--json]",
+     "Lists the topology catalogue with each cluster's size and network.\n",
+     "  parplan topologies\n"},
+    {PPL_CMD_MODELS, "parplan models [--json]",
+     "Lists the model catalogue with derived figures: parameters (total and active\n"
+     "for mixture-of-experts models) and training FLOPs per token.\n",
+     "  parplan models\n  parplan models --json\n"},
+    {PPL_CMD_MODEL_SHOW, "parplan model show M [--json]",
+     "Shows a model's architecture and derived figures: parameters (total, active,\n"
+     "per layer, embedding and output), FLOPs per token (forward, training, training\n"
+     "with full recomputation) and bytes of weights and training state.  Parameters\n"
+     "follow Narayanan et al. SC'21 Eq.2, generalised to grouped-query attention,\n"
+     "gated MLPs, untied embeddings and mixture-of-experts; FLOPs Korthikanti et al.\n"
+     "2022 Eq.7.  M is a catalogue name or a JSON file.\n",
+     "  parplan model show gpt3-175b\n  parplan model show mixtral-8x7b --json\n"},
+    {PPL_CMD_VALIDATE, "parplan validate --runs FILE [--json]",
+     "Predicts every run of a measured-runs file (SPEC format) and reports the error\n"
+     "of each and in aggregate.  Unknown configuration fields are searched over.\n",
+     "  parplan validate --runs calibration/runs.json\n"},
+};
+
+static const char exit_codes[] =
+    "exit status:\n"
+    "  0  success\n"
+    "  1  ran, but nothing feasible (no configuration fits, constraint unmet)\n"
+    "  2  usage error (unknown flag, bad value)\n"
+    "  3  invalid input file (parse or schema error)\n"
+    "  4  internal failure (solver error, out of memory, write failure, not built yet)\n";
+
+static void print_option(void *ctx, const ppl_option_info *o)
+{
+    ppl_buf *out = ctx;
+    char left[64];
+    if (!o->metavar)
+        snprintf(left, sizeof left, "%s%s", strcmp(o->name, "--output") == 0 ? "-o, " : "",
+                 o->name);
+    else if (o->metavar[0] == '[')
+        snprintf(left, sizeof left, "%s%s", o->name, o->metavar);
+    else
+        snprintf(left, sizeof left, "%s%s %s", strcmp(o->name, "--output") == 0 ? "-o, " : "",
+                 o->name, o->metavar);
+    if (strlen(left) > 28)
+        ppl_buf_printf(out, "  %s\n  %-28s  %s\n", left, "", o->help);
+    else
+        ppl_buf_printf(out, "  %-28s  %s\n", left, o->help);
+}
+
+void cli_help(ppl_command cmd, ppl_buf *out)
+{
+    if (cmd == PPL_CMD_NONE) {
+        ppl_buf_printf(out,
+                       "usage: parplan <command> [options]\n\n"
+                       "Plans the parallel layout of large transformer training on GPU clusters:\n"
+                       "tensor, pipeline, data, context and expert parallelism, ZeRO,\n"
+                       "recomputation and microbatching, costed on a JSON description of the\n"
+                       "network.\n\ncommands:\n");
+        for (int k = PPL_CMD_PLAN; k < PPL_CMD_COUNT; k++)
+            ppl_buf_printf(out, "  %-19s %s\n", ppl_command_name((ppl_command)k),
+                           ppl_command_summary((ppl_command)k));
+        ppl_buf_printf(out,
+                       "\nRun 'parplan <command> --help' for a command's options.\n\n"
+                       "examples:\n"
+                       "  parplan models\n"
+                       "  parplan model show llama3-405b\n"
+                       "  parplan topology show dgx-h100-superpod\n"
+                       "  parplan plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536\n"
+                       "\n"
+                       "Quantities take units: \"80 GiB\", \"400 Gb/s\", \"450 GB/s\", \"2 us\",\n"
+                       "\"989 TFLOP/s\", \"15.6T\" tokens.\n\n%s",
+                       exit_codes);
+        return;
+    }
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        if (texts[i].cmd != cmd)
+            continue;
+        ppl_buf_printf(out, "usage: %s\n\n%s\noptions:\n", texts[i].usage, texts[i].about);
+        ppl_command_options(cmd, print_option, out);
+        ppl_buf_printf(out, "\nexamples:\n%s\n%s", texts[i].examples, exit_codes);
+        return;
+    }
+}
+
+void cli_version(ppl_buf *out)
+{
+    ppl_buf_printf(out, "parplan %s (jansson %s, GLPK %s)\n", ppl_version(), jansson_version_str(),
+                   glp_version());
+}

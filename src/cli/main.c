@@ -1,0 +1,116 @@
+/*
+ * main.c - the parplan executable: parse, dispatch, report.
+ *
+ * The one place that prints diagnostics and picks the exit code (SPEC: 0 ok,
+ * 1 nothing feasible, 2 usage, 3 invalid input file, 4 internal failure).  Data
+ * go to stdout, or atomically to -o FILE; diagnostics to stderr, one line each.
+ */
+#include <glpk.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void print_warning(void *ctx, const char *file, const char *key, const char *message)
+{
+    (void)ctx;
+    if (file[0] && key[0])
+        fprintf(stderr, "parplan: warning: %s: %s: %s\n", file, key, message);
+    else if (file[0] || key[0])
+        fprintf(stderr, "parplan: warning: %s: %s\n", file[0] ? file : key, message);
+    else
+        fprintf(stderr, "parplan: warning: %s\n", message);
+}
+
+ppl_status cli_load_model(cli *c, const char *arg, ppl_model *model)
+{
+    char path[PATH_MAX];
+    ppl_status st = ppl_catalog_resolve(PPL_CATALOG_MODELS, arg, path, sizeof path, &c->err);
+    if (st != PPL_OK)
+        return st;
+    return ppl_model_load(path, path, &c->diag, model, &c->err);
+}
+
+ppl_status cli_load_topology(cli *c, const char *arg, ppl_topology *topo)
+{
+    char path[PATH_MAX];
+    ppl_status st = ppl_catalog_resolve(PPL_CATALOG_TOPOLOGIES, arg, path, sizeof path, &c->err);
+    if (st != PPL_OK)
+        return st;
+    return ppl_topology_load(path, path, &c->diag, topo, &c->err);
+}
+
+ppl_status cli_emit_json(cli *c, json_t *doc)
+{
+    if (!doc)
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    ppl_json_render(doc, &c->out);
+    json_decref(doc);
+    return PPL_OK;
+}
+
+static ppl_status dispatch(cli *c)
+{
+    switch (c->args->command) {
+    case PPL_CMD_MODELS: return cmd_models(c);
+    case PPL_CMD_MODEL_SHOW: return cmd_model_show(c);
+    case PPL_CMD_TOPOLOGIES: return cmd_topologies(c);
+    case PPL_CMD_TOPOLOGY_SHOW: return cmd_topology_show(c);
+    default: return cmd_not_yet(c);
+    }
+}
+
+static int finish(int status)
+{
+    glp_free_env();
+    return status;
+}
+
+static void report(const ppl_error *err)
+{
+    char line[PPL_ERROR_FILE_MAX + PPL_ERROR_KEY_MAX + PPL_ERROR_MSG_MAX + 16];
+    ppl_error_format(err, line, sizeof line);
+    fprintf(stderr, "parplan: %s\n", line);
+}
+
+int main(int argc, char **argv)
+{
+    ppl_args args;
+    cli c;
+    memset(&c, 0, sizeof c);
+    c.args = &args;
+    c.diag.warn = print_warning;
+    ppl_buf_init(&c.out);
+
+    ppl_status st = ppl_args_parse(argc, argv, &args, &c.err);
+    if (st != PPL_OK) {
+        report(&c.err);
+        return finish(st);
+    }
+    if (args.version || args.help || args.command == PPL_CMD_NONE) {
+        if (args.version)
+            cli_version(&c.out);
+        else
+            cli_help(args.command, &c.out);
+        st = ppl_output_write(NULL, &c.out, &c.err);
+        if (st != PPL_OK)
+            report(&c.err);
+        ppl_buf_free(&c.out);
+        /* bare `parplan` is a usage error after the overview; --help is not */
+        if (st == PPL_OK && !args.version && !args.help)
+            st = PPL_EUSAGE;
+        return finish(st);
+    }
+    st = dispatch(&c);
+    if (st == PPL_OK || st == PPL_INFEASIBLE) {
+        ppl_status wst = ppl_output_write(args.output_path, &c.out, &c.err);
+        if (wst != PPL_OK)
+            st = wst;
+    }
+    if (st != PPL_OK && c.err.message[0])
+        report(&c.err);
+    ppl_buf_free(&c.out);
+    return finish(st);
+}

@@ -1,0 +1,419 @@
+/*
+ * jsonread.c - strict, path-aware reading of JSON input files.
+ *
+ * jansson does the parsing (duplicate keys rejected); this file adds what a user
+ * needs to fix a file by hand: the key path of the offending value, what was
+ * expected, what was found, and a "did you mean" for misspelt keys.
+ */
+#include "jsonread.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Input files larger than this are refused before parsing: no real model or
+ * topology comes near it, and it bounds the memory a hostile file can take. */
+#define JR_MAX_FILE_BYTES (64L * 1024 * 1024)
+
+void jr_path(char *out, size_t size, const char *parent, const char *key)
+{
+    if (!parent || !parent[0])
+        snprintf(out, size, "%s", key);
+    else
+        snprintf(out, size, "%s.%s", parent, key);
+}
+
+void jr_index(char *out, size_t size, const char *parent, size_t index)
+{
+    snprintf(out, size, "%s[%zu]", parent ? parent : "", index);
+}
+
+ppl_status jr_fail(jr_ctx *ctx, const char *path, const char *fmt, ...)
+{
+    char msg[PPL_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, path, "%s", msg);
+}
+
+json_t *jr_load_file(jr_ctx *ctx, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "", "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "", "is a directory, not a JSON file");
+        return NULL;
+    }
+    if (S_ISREG(st.st_mode) && st.st_size > JR_MAX_FILE_BYTES) {
+        ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "",
+                      "file is %lld bytes; input files are limited to %ld", (long long)st.st_size,
+                      JR_MAX_FILE_BYTES);
+        return NULL;
+    }
+    json_error_t jerr;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "", "invalid JSON: %s", jerr.text);
+        if (jerr.line > 0) {
+            ctx->err->line = jerr.line;
+            ctx->err->column = jerr.column > 0 ? jerr.column : 1;
+        }
+    }
+    return root;
+}
+
+void jr_describe(const json_t *value, char *buf, size_t size)
+{
+    if (!value) {
+        snprintf(buf, size, "nothing");
+        return;
+    }
+    char *text = json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(10));
+    if (!text) {
+        snprintf(buf, size, "a value that cannot be shown");
+        return;
+    }
+    const char *kind = json_is_object(value) ? "an object " : json_is_array(value) ? "an array " : "";
+    size_t len = strlen(text);
+    if (len > 40)
+        snprintf(buf, size, "%s%.37s...", kind, text);
+    else
+        snprintf(buf, size, "%s%s", kind, text);
+    free(text);
+}
+
+ppl_status jr_expect_object(jr_ctx *ctx, const json_t *value, const char *path)
+{
+    if (json_is_object(value))
+        return PPL_OK;
+    char found[64];
+    jr_describe(value, found, sizeof found);
+    return jr_fail(ctx, path[0] ? path : "(top level)", "expected an object, found %s", found);
+}
+
+/* Edit distance, bounded to short keys; used for "did you mean". */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 64;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = diag + cost;
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+void jr_warn_unknown_keys(jr_ctx *ctx, const json_t *obj, const char *path,
+                          const char *const *known)
+{
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        (void)value;
+        const char *best = NULL;
+        size_t best_d = 3; /* suggest only within two edits */
+        bool found = false;
+        for (const char *const *k = known; *k; k++) {
+            if (strcmp(*k, key) == 0) {
+                found = true;
+                break;
+            }
+            size_t d = edit_distance(*k, key);
+            if (d < best_d) {
+                best_d = d;
+                best = *k;
+            }
+        }
+        if (found)
+            continue;
+        char full[PPL_ERROR_KEY_MAX];
+        jr_path(full, sizeof full, path, key);
+        if (best)
+            ppl_diag_warn(ctx->diag, ctx->file, full, "unknown key, ignored (did you mean '%s'?)",
+                          best);
+        else
+            ppl_diag_warn(ctx->diag, ctx->file, full, "unknown key, ignored");
+    }
+}
+
+ppl_status jr_get(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
+                  json_t **out)
+{
+    char full[PPL_ERROR_KEY_MAX];
+    json_t *v = json_object_get(obj, key);
+    *out = NULL;
+    if (!v || json_is_null(v)) {
+        if (need == JR_REQUIRED) {
+            jr_path(full, sizeof full, path, key);
+            return jr_fail(ctx, full, v ? "is null, but a value is required"
+                                        : "missing, but required");
+        }
+        return PPL_OK;
+    }
+    *out = v;
+    return PPL_OK;
+}
+
+static const char *int_expectation(int64_t min, char *buf, size_t size)
+{
+    if (min == 1)
+        return "a positive integer";
+    if (min == 0)
+        return "a non-negative integer";
+    snprintf(buf, size, "an integer of at least %lld", (long long)min);
+    return buf;
+}
+
+ppl_status jr_int(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
+                  int64_t def, int64_t min, int64_t max, int64_t *out)
+{
+    char full[PPL_ERROR_KEY_MAX], found[64], what[64];
+    json_t *v;
+    ppl_status st = jr_get(ctx, obj, path, key, need, &v);
+    if (st != PPL_OK)
+        return st;
+    if (!v) {
+        *out = def;
+        return PPL_OK;
+    }
+    jr_path(full, sizeof full, path, key);
+    const char *expect = int_expectation(min, what, sizeof what);
+    int64_t value;
+    if (json_is_integer(v)) {
+        value = (int64_t)json_integer_value(v);
+    } else if (json_is_real(v)) {
+        double d = json_real_value(v);
+        /* 8.0 is accepted as 8; 8.5 or 1e30 are not integers we can hold */
+        if (!(d == floor(d)) || fabs(d) > 9007199254740992.0) {
+            jr_describe(v, found, sizeof found);
+            return jr_fail(ctx, full, "expected %s, found %s", expect, found);
+        }
+        value = (int64_t)d;
+    } else {
+        jr_describe(v, found, sizeof found);
+        return jr_fail(ctx, full, "expected %s, found %s", expect, found);
+    }
+    if (value < min)
+        return jr_fail(ctx, full, "expected %s, found %lld", expect, (long long)value);
+    if (value > max)
+        return jr_fail(ctx, full, "expected at most %lld, found %lld", (long long)max,
+                       (long long)value);
+    *out = value;
+    return PPL_OK;
+}
+
+static ppl_status check_range(jr_ctx *ctx, const char *full, double value, double min,
+                              bool min_open, double max)
+{
+    if (min_open ? !(value > min) : !(value >= min)) {
+        if (min_open && min == 0.0)
+            return jr_fail(ctx, full, "expected a positive value, found %.6g", value);
+        return jr_fail(ctx, full, "expected a value %s %.6g, found %.6g", min_open ? "above" : "of at least",
+                       min, value);
+    }
+    if (!(value <= max))
+        return jr_fail(ctx, full, "expected at most %.6g, found %.6g", max, value);
+    return PPL_OK;
+}
+
+ppl_status jr_real(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
+                   double def, double min, bool min_open, double max, double *out)
+{
+    char full[PPL_ERROR_KEY_MAX], found[64];
+    json_t *v;
+    ppl_status st = jr_get(ctx, obj, path, key, need, &v);
+    if (st != PPL_OK)
+        return st;
+    if (!v) {
+        *out = def;
+        return PPL_OK;
+    }
+    jr_path(full, sizeof full, path, key);
+    if (!json_is_number(v)) {
+        jr_describe(v, found, sizeof found);
+        return jr_fail(ctx, full, "expected a number, found %s", found);
+    }
+    double value = json_number_value(v);
+    if (!isfinite(value))
+        return jr_fail(ctx, full, "expected a finite number");
+    st = check_range(ctx, full, value, min, min_open, max);
+    if (st == PPL_OK)
+        *out = value;
+    return st;
+}
+
+ppl_status jr_quantity_value(jr_ctx *ctx, const json_t *v, const char *path, ppl_unit unit,
+                             double min, bool min_open, double max, double *out)
+{
+    char found[64], why[160];
+    double value;
+    if (json_is_number(v)) {
+        value = json_number_value(v);
+        if (!isfinite(value))
+            return jr_fail(ctx, path, "expected a finite number");
+    } else if (json_is_string(v)) {
+        if (ppl_parse_quantity(json_string_value(v), unit, &value, why, sizeof why) != PPL_OK) {
+            jr_describe(v, found, sizeof found);
+            return jr_fail(ctx, path, "%s, found %s", why, found);
+        }
+    } else {
+        jr_describe(v, found, sizeof found);
+        return jr_fail(ctx, path, "expected %s such as %s, found %s", ppl_unit_noun(unit),
+                       ppl_unit_example(unit), found);
+    }
+    ppl_status st = check_range(ctx, path, value, min, min_open, max);
+    if (st == PPL_OK)
+        *out = value;
+    return st;
+}
+
+ppl_status jr_quantity(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
+                       ppl_unit unit, jr_need need, double def, double min, bool min_open,
+                       double max, double *out)
+{
+    char full[PPL_ERROR_KEY_MAX];
+    json_t *v;
+    ppl_status st = jr_get(ctx, obj, path, key, need, &v);
+    if (st != PPL_OK)
+        return st;
+    if (!v) {
+        *out = def;
+        return PPL_OK;
+    }
+    jr_path(full, sizeof full, path, key);
+    return jr_quantity_value(ctx, v, full, unit, min, min_open, max, out);
+}
+
+ppl_status jr_bool(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
+                   bool def, bool *out)
+{
+    char full[PPL_ERROR_KEY_MAX], found[64];
+    json_t *v;
+    ppl_status st = jr_get(ctx, obj, path, key, need, &v);
+    if (st != PPL_OK)
+        return st;
+    if (!v) {
+        *out = def;
+        return PPL_OK;
+    }
+    if (!json_is_boolean(v)) {
+        jr_path(full, sizeof full, path, key);
+        jr_describe(v, found, sizeof found);
+        return jr_fail(ctx, full, "expected true or false, found %s", found);
+    }
+    *out = json_is_true(v);
+    return PPL_OK;
+}
+
+ppl_status jr_string(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
+                     jr_need need, const char *def, char *buf, size_t size)
+{
+    char full[PPL_ERROR_KEY_MAX], found[64];
+    json_t *v;
+    ppl_status st = jr_get(ctx, obj, path, key, need, &v);
+    if (st != PPL_OK)
+        return st;
+    if (!v) {
+        snprintf(buf, size, "%s", def ? def : "");
+        return PPL_OK;
+    }
+    jr_path(full, sizeof full, path, key);
+    if (!json_is_string(v)) {
+        jr_describe(v, found, sizeof found);
+        return jr_fail(ctx, full, "expected a string, found %s", found);
+    }
+    const char *s = json_string_value(v);
+    size_t len = json_string_length(v);
+    if (len >= size)
+        return jr_fail(ctx, full, "expected a string of at most %zu bytes, found %zu", size - 1,
+                       len);
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] < 0x20)
+            return jr_fail(ctx, full, "expected printable text, found a control character");
+    memcpy(buf, s, len + 1);
+    return PPL_OK;
+}
+
+ppl_status jr_enum(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
+                   const char *const *names, int def, int *out)
+{
+    char full[PPL_ERROR_KEY_MAX], found[64], list[200];
+    json_t *v;
+    ppl_status st = jr_get(ctx, obj, path, key, need, &v);
+    if (st != PPL_OK)
+        return st;
+    if (!v) {
+        *out = def;
+        return PPL_OK;
+    }
+    if (json_is_string(v)) {
+        for (int i = 0; names[i]; i++) {
+            if (strcmp(names[i], json_string_value(v)) == 0) {
+                *out = i;
+                return PPL_OK;
+            }
+        }
+    }
+    size_t used = 0;
+    list[0] = '\0';
+    for (int i = 0; names[i] && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s\"%s\"",
+                                 i == 0 ? "" : (names[i + 1] ? ", " : " or "), names[i]);
+    jr_path(full, sizeof full, path, key);
+    jr_describe(v, found, sizeof found);
+    return jr_fail(ctx, full, "expected %s, found %s", list, found);
+}
+
+/* schema_version: 1, 1.x, "1" or "1.x"; absent means 1. */
+ppl_status jr_schema_version(jr_ctx *ctx, const json_t *obj, const char *path)
+{
+    char full[PPL_ERROR_KEY_MAX], found[64];
+    json_t *v = json_object_get(obj, "schema_version");
+    if (!v)
+        return PPL_OK;
+    jr_path(full, sizeof full, path, "schema_version");
+    double major = -1;
+    if (json_is_number(v)) {
+        major = floor(json_number_value(v));
+    } else if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        if (s[0] >= '0' && s[0] <= '9') {
+            major = 0;
+            while (*s >= '0' && *s <= '9' && major < 1e6)
+                major = major * 10 + (*s++ - '0');
+            if (*s != '\0' && !(*s == '.' && s[1] >= '0' && s[1] <= '9'))
+                major = -1;
+        }
+    }
+    if (major == 1)
+        return PPL_OK;
+    jr_describe(v, found, sizeof found);
+    if (major > 1)
+        return jr_fail(ctx, full, "unsupported major version %s (this parplan reads version 1)",
+                       found);
+    return jr_fail(ctx, full, "expected 1, found %s", found);
+}
+

@@ -1,0 +1,253 @@
+/*
+ * model.c - loading model files and deriving parameter counts and FLOPs.
+ *
+ * Parameters (Narayanan et al. SC'21, Eq.2 and its derivation in §3): a GPT layer
+ * holds 12h^2 weights (QKV 3h^2, output projection h^2, MLP 8h^2) and 13h
+ * biases and norm weights (QKV 3h, projection h, MLP 4h + h, two layer norms 4h);
+ * the model adds V*h of embedding and s*h of learned positions, the output layer
+ * being tied to the embedding.  Each term is generalised here:
+ *   attention  h*(a*d) + 2*h*(kv*d) + (a*d)*h      with d = h/a (GQA: kv < a)
+ *   MLP        2*h*f, or 3*h*f when gated (SwiGLU)
+ *   MoE layer  E experts of that MLP shape with f = moe.ffn_hidden, plus a router h*E
+ *   biases     (a*d + 2*kv*d + h) + (f or 2f + h), when the model has them
+ *   norms      2h per LayerNorm (gain and bias), h per RMSNorm; two per layer
+ * For a GPT (bias, LayerNorm, learned positions, tied, no final norm) the sum is
+ * Eq.2 exactly: 12Lh^2 + 13Lh + (V + s)h.
+ *
+ * FLOPs per token (Korthikanti et al. 2022, Eq.7, derived in their §5 and Narayanan
+ * §3.3): a forward pass costs 2 FLOPs per weight of every matrix multiply, plus
+ * 4*s*h for the attention scores and the weighted sum of values (2sh each), plus
+ * 2hV for the output layer.  Backward is twice the forward, so training is 3x;
+ * full recomputation adds one more forward of the transformer layers (Eq.3).
+ */
+#include "parplan/model.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jsonread.h"
+
+/* Upper bounds on what parplan accepts: far beyond any real model, small enough
+ * that every product of them stays exact in a double and in 64-bit integers. */
+#define MAX_LAYERS 100000
+#define MAX_HIDDEN (1 << 22)
+#define MAX_HEADS (1 << 16)
+#define MAX_VOCAB (1 << 26)
+#define MAX_SEQ_LEN (1 << 26)
+#define MAX_FFN (1 << 24)
+#define MAX_EXPERTS (1 << 16)
+
+static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL};
+static const char *const position_names[] = {"learned", "rope", "alibi", "none", NULL};
+
+const char *ppl_norm_name(ppl_norm_kind kind)
+{
+    return (unsigned)kind < 2 ? norm_names[kind] : "?";
+}
+
+const char *ppl_position_name(ppl_position_kind kind)
+{
+    return (unsigned)kind < 4 ? position_names[kind] : "?";
+}
+
+static const char *const model_keys[] = {
+    "schema_version", "name", "source", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
+    "vocab", "seq_len", "gated_mlp", "tied_embeddings", "bias", "norm", "position_embedding",
+    "final_norm", "embedding_norm", "moe", "params", NULL};
+static const char *const moe_keys[] = {"experts", "top_k", "ffn_hidden", "every", NULL};
+
+static ppl_status read_moe(jr_ctx *ctx, const json_t *obj, const char *path, ppl_model *m)
+{
+    char mpath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
+    json_t *v;
+    ppl_status st = jr_get(ctx, obj, path, "moe", JR_OPTIONAL, &v);
+    if (st != PPL_OK || !v) {
+        m->has_moe = false;
+        return st;
+    }
+    jr_path(mpath, sizeof mpath, path, "moe");
+    if ((st = jr_expect_object(ctx, v, mpath)) != PPL_OK)
+        return st;
+    jr_warn_unknown_keys(ctx, v, mpath, moe_keys);
+    m->has_moe = true;
+    if ((st = jr_int(ctx, v, mpath, "experts", JR_REQUIRED, 0, 1, MAX_EXPERTS, &m->moe.experts)) ||
+        (st = jr_int(ctx, v, mpath, "top_k", JR_REQUIRED, 0, 1, MAX_EXPERTS, &m->moe.top_k)) ||
+        (st = jr_int(ctx, v, mpath, "ffn_hidden", JR_OPTIONAL, m->ffn_hidden, 1, MAX_FFN,
+                     &m->moe.ffn_hidden)) ||
+        (st = jr_int(ctx, v, mpath, "every", JR_OPTIONAL, 1, 1, MAX_LAYERS, &m->moe.every)))
+        return st;
+    if (m->moe.top_k > m->moe.experts) {
+        jr_path(full, sizeof full, mpath, "top_k");
+        return jr_fail(ctx, full, "%lld exceeds moe.experts (%lld)", (long long)m->moe.top_k,
+                       (long long)m->moe.experts);
+    }
+    if (m->moe.every > m->layers) {
+        jr_path(full, sizeof full, mpath, "every");
+        return jr_fail(ctx, full, "%lld exceeds layers (%lld): no layer would be MoE",
+                       (long long)m->moe.every, (long long)m->layers);
+    }
+    return PPL_OK;
+}
+
+ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *path,
+                               const ppl_diag *diag, ppl_model *m, ppl_error *err)
+{
+    jr_ctx ctx = {.file = file, .err = err, .diag = diag};
+    char full[PPL_ERROR_KEY_MAX];
+    ppl_status st;
+    int norm = 0, position = 0;
+    memset(m, 0, sizeof *m);
+    if ((st = jr_expect_object(&ctx, obj, path)) != PPL_OK)
+        return st;
+    jr_warn_unknown_keys(&ctx, obj, path, model_keys);
+    if ((st = jr_schema_version(&ctx, obj, path)) ||
+        (st = jr_string(&ctx, obj, path, "name", JR_OPTIONAL, "", m->name, sizeof m->name)) ||
+        (st = jr_string(&ctx, obj, path, "source", JR_OPTIONAL, "", m->source, sizeof m->source)) ||
+        (st = jr_int(&ctx, obj, path, "layers", JR_REQUIRED, 0, 1, MAX_LAYERS, &m->layers)) ||
+        (st = jr_int(&ctx, obj, path, "hidden", JR_REQUIRED, 0, 1, MAX_HIDDEN, &m->hidden)) ||
+        (st = jr_int(&ctx, obj, path, "heads", JR_REQUIRED, 0, 1, MAX_HEADS, &m->heads)) ||
+        (st = jr_int(&ctx, obj, path, "vocab", JR_REQUIRED, 0, 1, MAX_VOCAB, &m->vocab)) ||
+        (st = jr_int(&ctx, obj, path, "seq_len", JR_REQUIRED, 0, 1, MAX_SEQ_LEN, &m->seq_len)) ||
+        (st = jr_int(&ctx, obj, path, "kv_heads", JR_OPTIONAL, m->heads, 1, MAX_HEADS,
+                     &m->kv_heads)) ||
+        (st = jr_int(&ctx, obj, path, "ffn_hidden", JR_OPTIONAL, 4 * m->hidden, 1, MAX_FFN,
+                     &m->ffn_hidden)) ||
+        (st = jr_bool(&ctx, obj, path, "gated_mlp", JR_OPTIONAL, false, &m->gated_mlp)) ||
+        (st = jr_bool(&ctx, obj, path, "tied_embeddings", JR_OPTIONAL, true,
+                      &m->tied_embeddings)) ||
+        (st = jr_bool(&ctx, obj, path, "bias", JR_OPTIONAL, true, &m->bias)) ||
+        (st = jr_enum(&ctx, obj, path, "norm", JR_OPTIONAL, norm_names, PPL_NORM_LAYERNORM,
+                      &norm)) ||
+        (st = jr_enum(&ctx, obj, path, "position_embedding", JR_OPTIONAL, position_names,
+                      PPL_POSITION_LEARNED, &position)) ||
+        (st = jr_bool(&ctx, obj, path, "final_norm", JR_OPTIONAL, false, &m->final_norm)) ||
+        (st = jr_bool(&ctx, obj, path, "embedding_norm", JR_OPTIONAL, false,
+                      &m->embedding_norm)) ||
+        (st = jr_real(&ctx, obj, path, "params", JR_OPTIONAL, 0.0, 0.0, true, 1e18,
+                      &m->params_declared)))
+        return st;
+    m->norm = (ppl_norm_kind)norm;
+    m->position_embedding = (ppl_position_kind)position;
+    /* cross-field checks: attention heads must split the hidden size evenly */
+    if (m->heads > m->hidden || m->hidden % m->heads != 0) {
+        jr_path(full, sizeof full, path, "heads");
+        return jr_fail(&ctx, full, "%lld does not divide hidden (%lld)", (long long)m->heads,
+                       (long long)m->hidden);
+    }
+    if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0) {
+        jr_path(full, sizeof full, path, "kv_heads");
+        return jr_fail(&ctx, full, "%lld does not divide heads (%lld)", (long long)m->kv_heads,
+                       (long long)m->heads);
+    }
+    if ((st = read_moe(&ctx, obj, path, m)) != PPL_OK)
+        return st;
+    if (m->params_declared > 0) {
+        ppl_model_figures f;
+        ppl_model_derive(m, &f);
+        double rel = fabs(f.params_total - m->params_declared) / m->params_declared;
+        if (rel > 0.01) {
+            jr_path(full, sizeof full, path, "params");
+            ppl_diag_warn(diag, file, full,
+                          "declares %.6g parameters but the architecture gives %.6g (%.1f%% apart)",
+                          m->params_declared, f.params_total, 100.0 * rel);
+        }
+    }
+    return PPL_OK;
+}
+
+/* Default name: the file's stem ("models/gpt3-175b.json" -> "gpt3-175b"). */
+static void stem_of(const char *path, char *out, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    if (len >= size)
+        len = size - 1;
+    memcpy(out, base, len);
+    out[len] = '\0';
+}
+
+ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag *diag,
+                          ppl_model *model, ppl_error *err)
+{
+    jr_ctx ctx = {.file = display ? display : path, .err = err, .diag = diag};
+    json_t *root = jr_load_file(&ctx, path);
+    if (!root)
+        return PPL_EINPUT;
+    ppl_status st = ppl_model_from_json(root, ctx.file, "", diag, model, err);
+    json_decref(root);
+    if (st == PPL_OK && !model->name[0])
+        stem_of(path, model->name, sizeof model->name);
+    return st;
+}
+
+double ppl_gpt_params_eq2(double L, double h, double V, double s)
+{
+    /* Narayanan et al. SC'21 Eq.2, expanded: 12Lh^2 + 13Lh + (V + s)h */
+    return 12.0 * L * h * h + 13.0 * L * h + (V + s) * h;
+}
+
+void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
+{
+    const double h = (double)m->hidden, a = (double)m->heads, kv = (double)m->kv_heads;
+    const double V = (double)m->vocab, s = (double)m->seq_len, f = (double)m->ffn_hidden;
+    const double d = h / a;           /* head dimension */
+    const double q_dim = a * d;       /* = h */
+    const double kv_dim = kv * d;     /* each of K and V */
+    const double mlp_mats = m->gated_mlp ? 3.0 : 2.0;
+    const double norm_size = m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h;
+    memset(out, 0, sizeof *out);
+
+    /* attention: Q, K, V and output projection, with their biases */
+    double attn_weights = h * q_dim + 2.0 * h * kv_dim + q_dim * h;
+    double attn_bias = m->bias ? q_dim + 2.0 * kv_dim + h : 0.0;
+    /* one MLP of hidden size ffn: weights and biases */
+#define MLP_WEIGHTS(ffn) (mlp_mats * h * (ffn))
+#define MLP_BIAS(ffn) (m->bias ? ((m->gated_mlp ? 2.0 : 1.0) * (ffn) + h) : 0.0)
+    double norms = 2.0 * norm_size;
+    double dense_mlp = MLP_WEIGHTS(f) + MLP_BIAS(f);
+    out->params_attention = attn_weights + attn_bias;
+    out->params_norms = norms;
+    out->params_dense_layer = out->params_attention + dense_mlp + norms;
+
+    double L = (double)m->layers, moe_layers = 0.0;
+    double moe_total = 0.0, moe_active = 0.0, moe_flops_weights = 0.0;
+    if (m->has_moe) {
+        double fe = (double)m->moe.ffn_hidden, E = (double)m->moe.experts,
+               k = (double)m->moe.top_k;
+        double expert = MLP_WEIGHTS(fe) + MLP_BIAS(fe);
+        double router = h * E;
+        moe_layers = floor(L / (double)m->moe.every);
+        moe_total = out->params_attention + norms + E * expert + router;
+        moe_active = out->params_attention + norms + k * expert + router;
+        moe_flops_weights = attn_weights + k * MLP_WEIGHTS(fe) + router;
+    }
+#undef MLP_WEIGHTS
+#undef MLP_BIAS
+    out->moe_layers = (int64_t)moe_layers;
+    out->params_moe_layer = moe_total;
+    out->params_moe_layer_active = moe_active;
+    double dense_layers = L - moe_layers;
+
+    out->params_embedding = V * h + (m->position_embedding == PPL_POSITION_LEARNED ? s * h : 0.0) +
+                            (m->embedding_norm ? norm_size : 0.0);
+    out->params_output = (m->tied_embeddings ? 0.0 : V * h) + (m->final_norm ? norm_size : 0.0);
+    double layers_total = dense_layers * out->params_dense_layer + moe_layers * moe_total;
+    double layers_active = dense_layers * out->params_dense_layer + moe_layers * moe_active;
+    out->params_total = layers_total + out->params_embedding + out->params_output;
+    out->params_active = layers_active + out->params_embedding + out->params_output;
+
+    /* FLOPs per token, forward: 2 per weight of each GEMM, 4sh of attention core */
+    double attn_core = 4.0 * s * q_dim;
+    double dense_flops = 2.0 * (attn_weights + mlp_mats * h * f) + attn_core;
+    double moe_flops = 2.0 * moe_flops_weights + attn_core;
+    double layer_flops = dense_layers * dense_flops + moe_layers * moe_flops;
+    double output_flops = 2.0 * h * V;
+    out->flops_forward_per_token = layer_flops + output_flops;
+    out->flops_training_per_token = 3.0 * out->flops_forward_per_token;
+    out->flops_full_recompute_per_token = 4.0 * layer_flops + 3.0 * output_flops;
+}

@@ -1,0 +1,376 @@
+/*
+ * topology.c - loading topology files and deriving fabric figures.
+ *
+ * Bandwidths are bytes/s per direction; a "400 Gb/s" NIC is 50e9 bytes/s.
+ * Switch counts follow the folded-Clos (fat-tree) construction of Al-Fares et al.,
+ * SIGCOMM'08: a switch of radix R below the top tier gives R*o/(o+1) ports to the
+ * tier below and R/(o+1) to the tier above (o = oversubscription, down:up); a
+ * top-tier switch gives all R ports downwards.  With R = 64 and o = 1 this yields
+ * NVIDIA's DGX H100 SuperPOD figures (RA-11333-001: 4 SUs of 32 servers x 8 rails
+ * = 32 leaf and 16 spine switches).  Bisection bandwidth is the injection bandwidth
+ * of half the cluster divided by the oversubscription of every tier it crosses.
+ */
+#include "parplan/topology.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jsonread.h"
+
+#define MAX_SERVERS (1LL << 24)
+#define MAX_GPUS_PER_SERVER 1024
+#define MAX_DOMAIN_GPUS (1LL << 20)
+#define MAX_MEMORY_BYTES 1125899906842624.0 /* 1 PiB */
+#define MAX_FLOPS 1e18
+#define MAX_BANDWIDTH_BPS 1e15
+#define MAX_LATENCY_S 1.0
+#define MAX_OVERSUBSCRIPTION 1000.0
+#define DEFAULT_SWITCH_RADIX 64 /* NVIDIA QM9700 NDR switch: 64 ports of 400 Gb/s */
+
+/* Defaults for optional latencies and transport.  NVLink and switch-hop latencies
+ * are of the order of the per-hop figures in NCCL src/graph/tuning.cc; the RTT is
+ * a typical in-datacenter RDMA round trip. */
+#define DEFAULT_NVLINK_LATENCY_S 1e-6
+#define DEFAULT_RAIL_LATENCY_S 2e-6
+#define DEFAULT_TIER_LATENCY_S 1e-6
+#define DEFAULT_MTU_BYTES 4096
+#define DEFAULT_RTT_S 10e-6
+
+static const char *const precision_names[] = {"bf16", "fp16", "fp8", "tf32", "fp32", "fp64", "fp4",
+                                              NULL};
+static const char *const protocol_names[] = {"infiniband", "rocev2", NULL};
+static const char *const retransmit_names[] = {"go-back-n", "selective", "ooo", NULL};
+
+const char *ppl_precision_name(ppl_precision p)
+{
+    return (unsigned)p < PPL_PRECISION_COUNT ? precision_names[p] : "?";
+}
+const char *ppl_protocol_name(ppl_protocol p)
+{
+    return (unsigned)p < 2 ? protocol_names[p] : "?";
+}
+const char *ppl_retransmit_name(ppl_retransmit r)
+{
+    return (unsigned)r < 3 ? retransmit_names[r] : "?";
+}
+
+static const char *const topology_keys[] = {"schema_version", "name", "source", "gpu", "servers",
+                                            "gpus_per_server", "nvlink", "rails", "tiers",
+                                            "rail_only", "switch_radix", "transport", NULL};
+static const char *const gpu_keys[] = {"name", "memory", "flops", "hbm_bandwidth", NULL};
+static const char *const nvlink_keys[] = {"domain_gpus", "bandwidth", "latency", NULL};
+static const char *const rails_keys[] = {"count", "nic_bandwidth", "latency", NULL};
+static const char *const tier_keys[] = {"name", "servers", "rail_optimized", "oversubscription",
+                                        "latency", NULL};
+static const char *const transport_keys[] = {"protocol", "mtu", "loss_rate", "retransmit", "rtt",
+                                             NULL};
+
+/* Gets a required (or optional) sub-object and checks its keys; *out NULL if absent. */
+static ppl_status sub_object(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
+                             jr_need need, const char *const *known, json_t **out,
+                             char *sub_path, size_t sub_size)
+{
+    ppl_status st = jr_get(ctx, obj, path, key, need, out);
+    jr_path(sub_path, sub_size, path, key);
+    if (st != PPL_OK || !*out)
+        return st;
+    if ((st = jr_expect_object(ctx, *out, sub_path)) != PPL_OK)
+        return st;
+    jr_warn_unknown_keys(ctx, *out, sub_path, known);
+    return PPL_OK;
+}
+
+static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl_gpu *gpu)
+{
+    char gpath[PPL_ERROR_KEY_MAX], fpath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
+    json_t *g, *fl;
+    ppl_status st;
+    if ((st = sub_object(ctx, obj, path, "gpu", JR_REQUIRED, gpu_keys, &g, gpath, sizeof gpath)))
+        return st;
+    if ((st = jr_string(ctx, g, gpath, "name", JR_OPTIONAL, "gpu", gpu->name, sizeof gpu->name)) ||
+        (st = jr_quantity(ctx, g, gpath, "memory", PPL_UNIT_BYTES, JR_REQUIRED, 0, 0, true,
+                          MAX_MEMORY_BYTES, &gpu->memory_bytes)) ||
+        (st = jr_quantity(ctx, g, gpath, "hbm_bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0, 0,
+                          true, MAX_BANDWIDTH_BPS, &gpu->hbm_bandwidth_bps)))
+        return st;
+    if ((st = sub_object(ctx, g, gpath, "flops", JR_REQUIRED, precision_names, &fl, fpath,
+                         sizeof fpath)))
+        return st;
+    for (int p = 0; p < PPL_PRECISION_COUNT; p++)
+        if ((st = jr_quantity(ctx, fl, fpath, precision_names[p], PPL_UNIT_FLOPS, JR_OPTIONAL, 0,
+                              0, true, MAX_FLOPS, &gpu->flops[p])))
+            return st;
+    /* bf16 and fp16 run on the same tensor cores at the same rate on every GPU
+     * parplan knows; one stands in for the other when only one is given */
+    if (gpu->flops[PPL_PRECISION_BF16] == 0)
+        gpu->flops[PPL_PRECISION_BF16] = gpu->flops[PPL_PRECISION_FP16];
+    if (gpu->flops[PPL_PRECISION_FP16] == 0)
+        gpu->flops[PPL_PRECISION_FP16] = gpu->flops[PPL_PRECISION_BF16];
+    if (gpu->flops[PPL_PRECISION_BF16] == 0) {
+        jr_path(full, sizeof full, fpath, "bf16");
+        return jr_fail(ctx, full, "missing: give the dense bf16 (or fp16) peak, e.g. \"989 TFLOP/s\"");
+    }
+    return PPL_OK;
+}
+
+static ppl_status read_tiers(jr_ctx *ctx, const json_t *obj, const char *path, ppl_topology *t)
+{
+    char tpath[PPL_ERROR_KEY_MAX], ipath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
+    char found[64];
+    json_t *arr;
+    ppl_status st = jr_get(ctx, obj, path, "tiers", JR_OPTIONAL, &arr);
+    if (st != PPL_OK)
+        return st;
+    jr_path(tpath, sizeof tpath, path, "tiers");
+    if (!arr) {
+        /* no tiers: one non-blocking switch layer joins every server */
+        t->ntiers = 1;
+        snprintf(t->tiers[0].name, sizeof t->tiers[0].name, "fabric");
+        t->tiers[0].servers = t->servers;
+        t->tiers[0].rail_optimized = false;
+        t->tiers[0].oversubscription = 1.0;
+        t->tiers[0].latency_s = DEFAULT_TIER_LATENCY_S;
+        return PPL_OK;
+    }
+    if (!json_is_array(arr)) {
+        jr_describe(arr, found, sizeof found);
+        return jr_fail(ctx, tpath, "expected an array of tiers, innermost first, found %s", found);
+    }
+    size_t n = json_array_size(arr);
+    if (n == 0)
+        return jr_fail(ctx, tpath, "expected at least one tier, found an empty array");
+    if (n > PPL_MAX_TIERS)
+        return jr_fail(ctx, tpath, "expected at most %d tiers, found %zu", PPL_MAX_TIERS, n);
+    t->ntiers = (int)n;
+    for (size_t i = 0; i < n; i++) {
+        ppl_tier *tier = &t->tiers[i];
+        json_t *e = json_array_get(arr, i);
+        jr_index(ipath, sizeof ipath, tpath, i);
+        if ((st = jr_expect_object(ctx, e, ipath)))
+            return st;
+        jr_warn_unknown_keys(ctx, e, ipath, tier_keys);
+        char def_name[16];
+        snprintf(def_name, sizeof def_name, "tier%zu", i);
+        if ((st = jr_string(ctx, e, ipath, "name", JR_OPTIONAL, def_name, tier->name,
+                            sizeof tier->name)) ||
+            (st = jr_int(ctx, e, ipath, "servers", JR_REQUIRED, 0, 1, MAX_SERVERS,
+                         &tier->servers)) ||
+            (st = jr_bool(ctx, e, ipath, "rail_optimized", JR_OPTIONAL, false,
+                          &tier->rail_optimized)) ||
+            (st = jr_real(ctx, e, ipath, "oversubscription", JR_OPTIONAL, 1.0, 1.0, false,
+                          MAX_OVERSUBSCRIPTION, &tier->oversubscription)) ||
+            (st = jr_quantity(ctx, e, ipath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
+                              DEFAULT_TIER_LATENCY_S, 0, false, MAX_LATENCY_S, &tier->latency_s)))
+            return st;
+        jr_path(full, sizeof full, ipath, "servers");
+        if (i > 0) {
+            const ppl_tier *inner = &t->tiers[i - 1];
+            if (tier->servers % inner->servers != 0)
+                return jr_fail(ctx, full, "%lld is not a multiple of tiers[%zu].servers (%lld)",
+                               (long long)tier->servers, i - 1, (long long)inner->servers);
+            if (tier->servers == inner->servers)
+                return jr_fail(ctx, full,
+                               "%lld equals tiers[%zu].servers: each tier must group more "
+                               "servers than the one inside it",
+                               (long long)tier->servers, i - 1);
+        }
+        if (tier->servers > t->servers)
+            return jr_fail(ctx, full, "%lld exceeds servers (%lld)", (long long)tier->servers,
+                           (long long)t->servers);
+    }
+    const ppl_tier *top = &t->tiers[n - 1];
+    if (top->servers != t->servers) {
+        jr_index(ipath, sizeof ipath, tpath, n - 1);
+        jr_path(full, sizeof full, ipath, "servers");
+        return jr_fail(ctx, full, "%lld, but the last tier must hold all %lld servers",
+                       (long long)top->servers, (long long)t->servers);
+    }
+    if (top->oversubscription != 1.0) {
+        jr_index(ipath, sizeof ipath, tpath, n - 1);
+        jr_path(full, sizeof full, ipath, "oversubscription");
+        ppl_diag_warn(ctx->diag, ctx->file, full,
+                      "%g on the top tier, which has no uplinks: ignored (oversubscription "
+                      "throttles traffic leaving a tier's groups)",
+                      top->oversubscription);
+    }
+    return PPL_OK;
+}
+
+static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, ppl_topology *t)
+{
+    char npath[PPL_ERROR_KEY_MAX], rpath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
+    json_t *nv, *rails;
+    ppl_status st;
+    if ((st = sub_object(ctx, obj, path, "nvlink", JR_REQUIRED, nvlink_keys, &nv, npath,
+                         sizeof npath)) ||
+        (st = jr_int(ctx, nv, npath, "domain_gpus", JR_OPTIONAL, t->gpus_per_server, 1,
+                     MAX_DOMAIN_GPUS, &t->nvlink.domain_gpus)) ||
+        (st = jr_quantity(ctx, nv, npath, "bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0, 0, true,
+                          MAX_BANDWIDTH_BPS, &t->nvlink.bandwidth_bps)) ||
+        (st = jr_quantity(ctx, nv, npath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
+                          DEFAULT_NVLINK_LATENCY_S, 0, false, MAX_LATENCY_S, &t->nvlink.latency_s)))
+        return st;
+    int64_t d = t->nvlink.domain_gpus, g = t->gpus_per_server;
+    jr_path(full, sizeof full, npath, "domain_gpus");
+    if (d <= g) {
+        if (g % d != 0)
+            return jr_fail(ctx, full, "%lld does not divide gpus_per_server (%lld)", (long long)d,
+                           (long long)g);
+    } else {
+        if (d % g != 0)
+            return jr_fail(ctx, full,
+                           "%lld is not a multiple of gpus_per_server (%lld): a multi-server "
+                           "NVLink domain holds whole servers",
+                           (long long)d, (long long)g);
+        if (t->servers % (d / g) != 0)
+            return jr_fail(ctx, full,
+                           "a domain of %lld GPUs spans %lld servers, which does not divide "
+                           "servers (%lld)",
+                           (long long)d, (long long)(d / g), (long long)t->servers);
+    }
+    if ((st = sub_object(ctx, obj, path, "rails", JR_REQUIRED, rails_keys, &rails, rpath,
+                         sizeof rpath)) ||
+        (st = jr_int(ctx, rails, rpath, "count", JR_OPTIONAL, t->gpus_per_server, 1,
+                     MAX_GPUS_PER_SERVER, &t->rails.count)) ||
+        (st = jr_quantity(ctx, rails, rpath, "nic_bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0, 0,
+                          true, MAX_BANDWIDTH_BPS, &t->rails.nic_bandwidth_bps)) ||
+        (st = jr_quantity(ctx, rails, rpath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
+                          DEFAULT_RAIL_LATENCY_S, 0, false, MAX_LATENCY_S, &t->rails.latency_s)))
+        return st;
+    jr_path(full, sizeof full, rpath, "count");
+    if (t->rails.count > g)
+        return jr_fail(ctx, full, "%lld exceeds gpus_per_server (%lld): each rail needs a GPU",
+                       (long long)t->rails.count, (long long)g);
+    if (g % t->rails.count != 0)
+        return jr_fail(ctx, full,
+                       "%lld does not divide gpus_per_server (%lld): GPUs must share NICs evenly",
+                       (long long)t->rails.count, (long long)g);
+    return PPL_OK;
+}
+
+static ppl_status read_transport(jr_ctx *ctx, const json_t *obj, const char *path,
+                                 ppl_topology *t)
+{
+    char xpath[PPL_ERROR_KEY_MAX];
+    json_t *x;
+    int protocol = PPL_PROTOCOL_INFINIBAND, retransmit = PPL_RETRANSMIT_GO_BACK_N;
+    ppl_status st;
+    if ((st = sub_object(ctx, obj, path, "transport", JR_OPTIONAL, transport_keys, &x, xpath,
+                         sizeof xpath)))
+        return st;
+    /* an absent transport reads as an empty object: every key takes its default
+     * (json_object_get on NULL finds nothing) */
+    if ((st = jr_enum(ctx, x, xpath, "protocol", JR_OPTIONAL, protocol_names,
+                      PPL_PROTOCOL_INFINIBAND, &protocol)) ||
+        (st = jr_int(ctx, x, xpath, "mtu", JR_OPTIONAL, DEFAULT_MTU_BYTES, 256, 65536,
+                     &t->transport.mtu_bytes)) ||
+        (st = jr_real(ctx, x, xpath, "loss_rate", JR_OPTIONAL, 0.0, 0.0, false, 0.999999,
+                      &t->transport.loss_rate)) ||
+        (st = jr_enum(ctx, x, xpath, "retransmit", JR_OPTIONAL, retransmit_names,
+                      PPL_RETRANSMIT_GO_BACK_N, &retransmit)) ||
+        (st = jr_quantity(ctx, x, xpath, "rtt", PPL_UNIT_TIME, JR_OPTIONAL, DEFAULT_RTT_S, 0, true,
+                          MAX_LATENCY_S, &t->transport.rtt_s)))
+        return st;
+    t->transport.protocol = (ppl_protocol)protocol;
+    t->transport.retransmit = (ppl_retransmit)retransmit;
+    return PPL_OK;
+}
+
+ppl_status ppl_topology_from_json(const json_t *obj, const char *file, const char *path,
+                                  const ppl_diag *diag, ppl_topology *t, ppl_error *err)
+{
+    jr_ctx ctx = {.file = file, .err = err, .diag = diag};
+    ppl_status st;
+    memset(t, 0, sizeof *t);
+    if ((st = jr_expect_object(&ctx, obj, path)) != PPL_OK)
+        return st;
+    jr_warn_unknown_keys(&ctx, obj, path, topology_keys);
+    if ((st = jr_schema_version(&ctx, obj, path)) ||
+        (st = jr_string(&ctx, obj, path, "name", JR_OPTIONAL, "", t->name, sizeof t->name)) ||
+        (st = jr_string(&ctx, obj, path, "source", JR_OPTIONAL, "", t->source, sizeof t->source)) ||
+        (st = read_gpu(&ctx, obj, path, &t->gpu)) ||
+        (st = jr_int(&ctx, obj, path, "servers", JR_REQUIRED, 0, 1, MAX_SERVERS, &t->servers)) ||
+        (st = jr_int(&ctx, obj, path, "gpus_per_server", JR_REQUIRED, 0, 1, MAX_GPUS_PER_SERVER,
+                     &t->gpus_per_server)) ||
+        (st = read_links(&ctx, obj, path, t)) || (st = read_tiers(&ctx, obj, path, t)) ||
+        (st = jr_bool(&ctx, obj, path, "rail_only", JR_OPTIONAL, false, &t->rail_only)) ||
+        (st = jr_int(&ctx, obj, path, "switch_radix", JR_OPTIONAL, DEFAULT_SWITCH_RADIX, 4, 4096,
+                     &t->switch_radix)) ||
+        (st = read_transport(&ctx, obj, path, t)))
+        return st;
+    return PPL_OK;
+}
+
+ppl_status ppl_topology_load(const char *path, const char *display, const ppl_diag *diag,
+                             ppl_topology *topo, ppl_error *err)
+{
+    jr_ctx ctx = {.file = display ? display : path, .err = err, .diag = diag};
+    json_t *root = jr_load_file(&ctx, path);
+    if (!root)
+        return PPL_EINPUT;
+    ppl_status st = ppl_topology_from_json(root, ctx.file, "", diag, topo, err);
+    json_decref(root);
+    if (st == PPL_OK && !topo->name[0]) {
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        size_t len = strlen(base);
+        if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+            len -= 5;
+        if (len >= sizeof topo->name)
+            len = sizeof topo->name - 1;
+        memcpy(topo->name, base, len);
+        topo->name[len] = '\0';
+    }
+    return st;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+void ppl_topology_derive(const ppl_topology *t, ppl_topology_figures *out)
+{
+    memset(out, 0, sizeof *out);
+    const int64_t g = t->gpus_per_server, rails = t->rails.count, R = t->switch_radix;
+    out->gpus = t->servers * g;
+    int64_t domain = t->nvlink.domain_gpus;
+    out->nvlink_domains = out->gpus / domain;
+    out->nic_bandwidth_per_gpu_bps = (double)rails * t->rails.nic_bandwidth_bps / (double)g;
+    out->injection_bps = (double)t->servers * (double)rails * t->rails.nic_bandwidth_bps;
+    out->server_cables = t->servers * rails;
+
+    double below = 1.0;            /* product of oversubscription of the tiers below */
+    int64_t ports_in_group = 0;    /* links entering one group of the current tier */
+    for (int i = 0; i < t->ntiers; i++) {
+        const ppl_tier *tier = &t->tiers[i];
+        ppl_tier_figures *f = &out->tiers[i];
+        bool top = i == t->ntiers - 1;
+        f->groups = t->servers / tier->servers;
+        f->gpus_per_group = tier->servers * g;
+        f->gpu_bandwidth_bps = out->nic_bandwidth_per_gpu_bps / below;
+        if (i == 0)
+            ports_in_group = tier->servers * rails;
+        else
+            ports_in_group = out->tiers[i - 1].uplink_cables / f->groups;
+        double o = tier->oversubscription;
+        int64_t down = top ? R : (int64_t)floor((double)R * o / (o + 1.0));
+        if (down < 1)
+            down = 1;
+        int64_t per_group;
+        if (tier->rail_optimized)
+            per_group = rails * ceil_div(ceil_div(ports_in_group, rails), down);
+        else
+            per_group = ceil_div(ports_in_group, down);
+        f->switches = per_group * f->groups;
+        f->uplink_cables = top ? 0 : f->groups * (int64_t)ceil((double)ports_in_group / o);
+        out->switches += f->switches;
+        out->cables += f->uplink_cables;
+        if (!top)
+            below *= o;
+    }
+    out->cables += out->server_cables;
+    out->bisection_bps = t->servers > 1 ? out->injection_bps / 2.0 / below : 0.0;
+}
