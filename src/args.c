@@ -16,8 +16,8 @@
 #include "parplan/topology.h"
 #include "parplan/units.h"
 
-#define MAX_DEGREE (1LL << 20)        /* any one parallel degree */
-#define MAX_GPUS (1LL << 40)          /* GPUs, global batch */
+#define MAX_DEGREE (1LL << 20) /* any one parallel degree */
+#define MAX_GPUS (1LL << 40)   /* GPUs, global batch */
 #define MAX_SERVERS_ARG (1LL << 24)
 
 typedef enum opt_kind {
@@ -34,16 +34,59 @@ typedef enum opt_kind {
 } opt_kind;
 
 typedef enum opt_id {
-    O_HELP, O_JSON, O_OUTPUT, O_MODEL, O_TOPOLOGY, O_GPUS, O_TP, O_PP, O_DP, O_CP, O_EP, O_VP,
-    O_MBS, O_GLOBAL_BATCH, O_ZERO, O_RECOMPUTE, O_SP, O_FLASH, O_PRECISION, O_OPTIMIZER, O_TOP,
-    O_OBJECTIVE, O_ALLOW_TP, O_PRICE, O_SWEEP, O_TOKENS, O_DAYS, O_FIT_ONLY, O_CSV, O_PLOT, O_OP,
-    O_ALGO, O_SERVERS, O_GPS, O_SIZES, O_GPU, O_RAILS, O_NIC_BW, O_LEAF_SERVERS, O_TIERS,
-    O_OVERSUB, O_NVLINK_DOMAIN, O_RAIL_ONLY, O_RADIX, O_NAME, O_RUNS
+    O_HELP,
+    O_JSON,
+    O_OUTPUT,
+    O_MODEL,
+    O_TOPOLOGY,
+    O_GPUS,
+    O_TP,
+    O_PP,
+    O_DP,
+    O_CP,
+    O_EP,
+    O_VP,
+    O_MBS,
+    O_GLOBAL_BATCH,
+    O_ZERO,
+    O_RECOMPUTE,
+    O_SP,
+    O_FLASH,
+    O_PRECISION,
+    O_OPTIMIZER,
+    O_TOP,
+    O_OBJECTIVE,
+    O_ALLOW_TP,
+    O_PRICE,
+    O_SWEEP,
+    O_TOKENS,
+    O_DAYS,
+    O_FIT_ONLY,
+    O_CSV,
+    O_PLOT,
+    O_OP,
+    O_ALGO,
+    O_SERVERS,
+    O_GPS,
+    O_SIZES,
+    O_GPU,
+    O_RAILS,
+    O_NIC_BW,
+    O_LEAF_SERVERS,
+    O_TIERS,
+    O_OVERSUB,
+    O_NVLINK_DOMAIN,
+    O_RAIL_ONLY,
+    O_RADIX,
+    O_NAME,
+    O_RUNS
 } opt_id;
 
 #define C(x) (1u << (x))
 #define CMDS_ALL (~0u & ~C(PPL_CMD_NONE))
-#define CMDS_CONFIG (C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE))
+#define CMDS_CONFIG                                                                                \
+    (C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF) |               \
+     C(PPL_CMD_SIZE))
 #define CMDS_SEARCH (C(PPL_CMD_PLAN) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE))
 #define CMDS_DATA (CMDS_ALL & ~C(PPL_CMD_TOPOLOGY_GENERATE))
 
@@ -51,8 +94,8 @@ static const char *const recompute_names[] = {"none", "selective", "full", NULL}
 static const char *const precision_names[] = {"bf16", "fp16", "fp8", NULL};
 static const char *const optimizer_names[] = {"adam", "sgd", NULL};
 static const char *const objective_names[] = {"time", "cost", "memory", NULL};
-static const char *const op_names[] = {"allreduce", "allgather", "reducescatter", "alltoall",
-                                       "sendrecv", NULL};
+static const char *const op_names[] = {"allreduce", "allgather", "reducescatter",
+                                       "alltoall",  "sendrecv",  NULL};
 static const char *const algo_names[] = {"auto", "ring", "tree", "hierarchical", NULL};
 
 typedef struct opt_def {
@@ -62,8 +105,8 @@ typedef struct opt_def {
     opt_kind kind;
     unsigned commands;
     const char *metavar;
-    int64_t min, max;          /* K_INT */
-    const char *const *names;  /* K_ENUM */
+    int64_t min, max;         /* K_INT */
+    const char *const *names; /* K_ENUM */
     const char *help;
 } opt_def;
 
@@ -72,8 +115,9 @@ static const opt_def options[] = {
      "model: a catalogue name (see 'parplan models') or a JSON file"},
     {O_TOPOLOGY, "--topology", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COLLECTIVE), "T", 0, 0, NULL,
      "cluster: a catalogue name (see 'parplan topologies') or a JSON file"},
-    {O_GPUS, "--gpus", 0, K_INT, C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF),
-     "N", 1, MAX_GPUS, NULL, "GPUs to use (default: all GPUs of the topology)"},
+    {O_GPUS, "--gpus", 0, K_INT,
+     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF), "N", 1,
+     MAX_GPUS, NULL, "GPUs to use (default: all GPUs of the topology)"},
     {O_TP, "--tp", 0, K_INT, CMDS_CONFIG, "N", 1, MAX_DEGREE, NULL, "tensor-parallel size"},
     {O_PP, "--pp", 0, K_INT, CMDS_CONFIG, "N", 1, MAX_DEGREE, NULL, "pipeline-parallel stages"},
     {O_DP, "--dp", 0, K_INT, CMDS_CONFIG, "N", 1, MAX_GPUS, NULL,
@@ -114,7 +158,8 @@ static const opt_def options[] = {
     {O_DAYS, "--days", 0, K_REAL, C(PPL_CMD_SIZE), "D", 0, 0, NULL, "days allowed for training"},
     {O_FIT_ONLY, "--fit-only", 0, K_FLAG, C(PPL_CMD_SIZE), NULL, 0, 0, NULL,
      "the fewest GPUs that hold one replica at all"},
-    {O_CSV, "--csv", 0, K_FLAG, C(PPL_CMD_WHATIF), NULL, 0, 0, NULL, "print CSV instead of a table"},
+    {O_CSV, "--csv", 0, K_FLAG, C(PPL_CMD_WHATIF), NULL, 0, 0, NULL,
+     "print CSV instead of a table"},
     {O_PLOT, "--plot", 0, K_STRING, C(PPL_CMD_WHATIF), "FILE.svg", 0, 0, NULL,
      "also draw the swept figure as an SVG chart"},
     {O_OP, "--op", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), "OP", 0, 0, op_names,
@@ -137,10 +182,10 @@ static const opt_def options[] = {
      MAX_SERVERS_ARG, NULL, "servers under one leaf group"},
     {O_TIERS, "--tiers", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), "N|S1,S2,..", 0, 0, NULL,
      "number of switch tiers, or servers per group of each tier"},
-    {O_OVERSUB, "--oversubscription", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), "X|X1,X2,..", 0,
-     0, NULL, "down:up at each tier's uplinks (one value for all, or one per tier)"},
-    {O_NVLINK_DOMAIN, "--nvlink-domain", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), "D", 1,
-     1LL << 20, NULL, "GPUs per NVLink domain (default: GPUs per server)"},
+    {O_OVERSUB, "--oversubscription", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), "X|X1,X2,..", 0, 0,
+     NULL, "down:up at each tier's uplinks (one value for all, or one per tier)"},
+    {O_NVLINK_DOMAIN, "--nvlink-domain", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), "D", 1, 1LL << 20,
+     NULL, "GPUs per NVLink domain (default: GPUs per server)"},
     {O_RAIL_ONLY, "--rail-only", 0, K_OPTBOOL, C(PPL_CMD_TOPOLOGY_GENERATE), "[=yes|no]", 0, 0,
      NULL, "no switch joins different rails"},
     {O_RADIX, "--switch-radix", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), "R", 4, 4096, NULL,
@@ -170,7 +215,8 @@ static const command_def commands[] = {
     {PPL_CMD_SIZE, "size", NULL, "fewest GPUs that train N tokens within D days"},
     {PPL_CMD_COLLECTIVE, "collective", NULL, "predict one collective, nccl-tests style"},
     {PPL_CMD_TOPOLOGY_SHOW, "topology", "show", "describe a topology: tiers, bandwidths, switches"},
-    {PPL_CMD_TOPOLOGY_GENERATE, "topology", "generate", "write a topology for a parametric cluster"},
+    {PPL_CMD_TOPOLOGY_GENERATE, "topology", "generate",
+     "write a topology for a parametric cluster"},
     {PPL_CMD_TOPOLOGIES, "topologies", NULL, "list the topology catalogue"},
     {PPL_CMD_MODELS, "models", NULL, "list the model catalogue with derived figures"},
     {PPL_CMD_MODEL_SHOW, "model", "show", "show a model's parameters and FLOPs per token"},
@@ -182,10 +228,22 @@ static const char *enum_name(const char *const *names, int count, int value)
 {
     return value >= 0 && value < count ? names[value] : "?";
 }
-const char *ppl_recompute_name(int v) { return enum_name(recompute_names, 3, v); }
-const char *ppl_optimizer_name(int v) { return enum_name(optimizer_names, 2, v); }
-const char *ppl_collective_op_name(int v) { return enum_name(op_names, 5, v); }
-const char *ppl_algo_name(int v) { return enum_name(algo_names, 4, v); }
+const char *ppl_recompute_name(int v)
+{
+    return enum_name(recompute_names, 3, v);
+}
+const char *ppl_optimizer_name(int v)
+{
+    return enum_name(optimizer_names, 2, v);
+}
+const char *ppl_collective_op_name(int v)
+{
+    return enum_name(op_names, 5, v);
+}
+const char *ppl_algo_name(int v)
+{
+    return enum_name(algo_names, 4, v);
+}
 
 const char *ppl_command_name(ppl_command cmd)
 {
@@ -267,8 +325,8 @@ static ppl_status parse_int(const opt_def *o, const char *v, int64_t *out, ppl_e
     int64_t value = 0;
     for (; *p >= '0' && *p <= '9'; p++) {
         if (value > (INT64_MAX - 9) / 10)
-            return ppl_error_set(err, PPL_EUSAGE, "", o->name, "expected %s, found '%s' (too large)",
-                                 expect, show);
+            return ppl_error_set(err, PPL_EUSAGE, "", o->name,
+                                 "expected %s, found '%s' (too large)", expect, show);
         value = value * 10 + (*p - '0');
     }
     if (*p != '\0')
@@ -323,7 +381,8 @@ static ppl_status parse_sizes(const opt_def *o, const char *v, ppl_args *a, ppl_
     }
     size_t n = (size_t)(colon - v);
     if (n >= sizeof lo)
-        return ppl_error_set(err, PPL_EUSAGE, "", o->name, "expected SIZE or LO:HI such as 1MiB:8GiB");
+        return ppl_error_set(err, PPL_EUSAGE, "", o->name,
+                             "expected SIZE or LO:HI such as 1MiB:8GiB");
     memcpy(lo, v, n);
     lo[n] = '\0';
     ppl_status st = parse_quantity(o, lo, PPL_UNIT_BYTES, &a->size_min_bytes, err);
@@ -332,7 +391,8 @@ static ppl_status parse_sizes(const opt_def *o, const char *v, ppl_args *a, ppl_
     if (st == PPL_OK && a->size_max_bytes < a->size_min_bytes)
         return ppl_error_set(err, PPL_EUSAGE, "", o->name, "the range ends below where it starts");
     if (st == PPL_OK && a->size_max_bytes / a->size_min_bytes > 1e15)
-        return ppl_error_set(err, PPL_EUSAGE, "", o->name, "the range spans more than 50 doublings");
+        return ppl_error_set(err, PPL_EUSAGE, "", o->name,
+                             "the range spans more than 50 doublings");
     return st;
 }
 
@@ -435,7 +495,8 @@ static ppl_status set_flag(const opt_def *o, const char *value, ppl_args *a, ppl
             on = 0;
         else {
             shown(value, show, sizeof show);
-            return ppl_error_set(err, PPL_EUSAGE, "", o->name, "expected yes or no, found '%s'", show);
+            return ppl_error_set(err, PPL_EUSAGE, "", o->name, "expected yes or no, found '%s'",
+                                 show);
         }
     } else if (value) {
         return ppl_error_set(err, PPL_EUSAGE, "", o->name, "takes no value");
@@ -483,13 +544,14 @@ static ppl_status check_required(const ppl_args *a, ppl_error *err)
     };
     for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
         if ((needs[i].commands & C(a->command)) && !needs[i].present)
-            return ppl_error_set(err, PPL_EUSAGE, "", needs[i].flag, "required by '%s' (see 'parplan %s --help')",
+            return ppl_error_set(err, PPL_EUSAGE, "", needs[i].flag,
+                                 "required by '%s' (see 'parplan %s --help')",
                                  ppl_command_name(a->command), ppl_command_name(a->command));
     if ((a->command == PPL_CMD_MODEL_SHOW || a->command == PPL_CMD_TOPOLOGY_SHOW) && !a->positional)
-        return ppl_error_set(err, PPL_EUSAGE, "", "", "'%s' needs a %s name or file (see 'parplan %s --help')",
-                             ppl_command_name(a->command),
-                             a->command == PPL_CMD_MODEL_SHOW ? "model" : "topology",
-                             ppl_command_name(a->command));
+        return ppl_error_set(
+            err, PPL_EUSAGE, "", "", "'%s' needs a %s name or file (see 'parplan %s --help')",
+            ppl_command_name(a->command), a->command == PPL_CMD_MODEL_SHOW ? "model" : "topology",
+            ppl_command_name(a->command));
     return PPL_OK;
 }
 
@@ -522,7 +584,8 @@ static ppl_status find_command(int argc, char *const *argv, int *next, ppl_args 
         return ppl_error_set(err, PPL_EUSAGE, "", "", "'%s' needs a subcommand: %s", show,
                              strcmp(w1, "model") == 0 ? "show" : "show or generate");
     }
-    return ppl_error_set(err, PPL_EUSAGE, "", "", "unknown command '%s' (see 'parplan --help')", show);
+    return ppl_error_set(err, PPL_EUSAGE, "", "", "unknown command '%s' (see 'parplan --help')",
+                         show);
 }
 
 ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *err)
@@ -531,7 +594,8 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
     ppl_args_init(a);
     if (argc < 2)
         return PPL_OK; /* no command: the caller prints the overview */
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
         a->help = true;
         if (argc > 2 && strcmp(argv[1], "help") == 0) {
             char *sub[4] = {argv[0], argv[2], argc > 3 ? argv[3] : NULL, NULL};
@@ -549,8 +613,8 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
     }
     if (argv[1][0] == '-') {
         shown(argv[1], show, sizeof show);
-        return ppl_error_set(err, PPL_EUSAGE, "", "", "expected a command before '%s' (see 'parplan --help')",
-                             show);
+        return ppl_error_set(err, PPL_EUSAGE, "", "",
+                             "expected a command before '%s' (see 'parplan --help')", show);
     }
     int i;
     ppl_status st = find_command(argc, argv, &i, a, err);
@@ -569,7 +633,8 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
             if (!takes)
                 return ppl_error_set(err, PPL_EUSAGE, "", "", "unexpected argument '%s'", show);
             if (a->positional)
-                return ppl_error_set(err, PPL_EUSAGE, "", "", "unexpected second argument '%s'", show);
+                return ppl_error_set(err, PPL_EUSAGE, "", "", "unexpected second argument '%s'",
+                                     show);
             a->positional = arg;
             continue;
         }
@@ -589,8 +654,9 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
         }
         shown(arg, show, sizeof show);
         if (!o)
-            return ppl_error_set(err, PPL_EUSAGE, "", "", "unknown option '%s' (see 'parplan %s --help')",
-                                 show, ppl_command_name(a->command));
+            return ppl_error_set(err, PPL_EUSAGE, "", "",
+                                 "unknown option '%s' (see 'parplan %s --help')", show,
+                                 ppl_command_name(a->command));
         if (!(o->commands & C(a->command)))
             return ppl_error_set(err, PPL_EUSAGE, "", o->name, "does not apply to '%s'",
                                  ppl_command_name(a->command));
@@ -601,7 +667,8 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
         }
         if (!value) {
             if (i + 1 >= argc)
-                return ppl_error_set(err, PPL_EUSAGE, "", o->name, "missing value (%s)", o->metavar);
+                return ppl_error_set(err, PPL_EUSAGE, "", o->name, "missing value (%s)",
+                                     o->metavar);
             value = argv[++i];
         }
         if ((st = set_value(o, value, a, err)) != PPL_OK)

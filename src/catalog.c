@@ -72,8 +72,9 @@ ppl_status ppl_catalog_dir(ppl_catalog_kind kind, char *buf, size_t size, ppl_er
     snprintf(buf, size, "%s/%s", second, kind_dir(kind));
     if (is_dir(buf))
         return PPL_OK;
-    return ppl_error_set(err, PPL_EINPUT, "", "", "no %s catalogue found (looked in %s/%s and %s/%s)",
-                         kind_dir(kind), first, kind_dir(kind), second, kind_dir(kind));
+    return ppl_error_set(err, PPL_EINPUT, "", "",
+                         "no %s catalogue found (looked in %s/%s and %s/%s)", kind_dir(kind), first,
+                         kind_dir(kind), second, kind_dir(kind));
 }
 
 static bool looks_like_path(const char *arg)

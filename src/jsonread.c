@@ -81,7 +81,9 @@ void jr_describe(const json_t *value, char *buf, size_t size)
         snprintf(buf, size, "a value that cannot be shown");
         return;
     }
-    const char *kind = json_is_object(value) ? "an object " : json_is_array(value) ? "an array " : "";
+    const char *kind = json_is_object(value)  ? "an object "
+                       : json_is_array(value) ? "an array "
+                                              : "";
     size_t len = strlen(text);
     if (len > 40)
         snprintf(buf, size, "%s%.37s...", kind, text);
@@ -131,7 +133,8 @@ void jr_warn_unknown_keys(jr_ctx *ctx, const json_t *obj, const char *path,
 {
     const char *key;
     json_t *value;
-    json_object_foreach((json_t *)obj, key, value) {
+    json_object_foreach((json_t *)obj, key, value)
+    {
         (void)value;
         const char *best = NULL;
         size_t best_d = 3; /* suggest only within two edits */
@@ -168,8 +171,8 @@ ppl_status jr_get(jr_ctx *ctx, const json_t *obj, const char *path, const char *
     if (!v || json_is_null(v)) {
         if (need == JR_REQUIRED) {
             jr_path(full, sizeof full, path, key);
-            return jr_fail(ctx, full, v ? "is null, but a value is required"
-                                        : "missing, but required");
+            return jr_fail(ctx, full,
+                           v ? "is null, but a value is required" : "missing, but required");
         }
         return PPL_OK;
     }
@@ -207,10 +210,14 @@ ppl_status jr_int(jr_ctx *ctx, const json_t *obj, const char *path, const char *
     } else if (json_is_real(v)) {
         double d = json_real_value(v);
         /* 8.0 is accepted as 8; 8.5 or 1e30 are not integers we can hold */
-        if (!(d == floor(d)) || fabs(d) > 9007199254740992.0) {
+        if (!(d == floor(d))) {
             jr_describe(v, found, sizeof found);
             return jr_fail(ctx, full, "expected %s, found %s", expect, found);
         }
+        if (d < (double)min)
+            return jr_fail(ctx, full, "expected %s, found %.6g", expect, d);
+        if (d > (double)max)
+            return jr_fail(ctx, full, "expected at most %lld, found %.6g", (long long)max, d);
         value = (int64_t)d;
     } else {
         jr_describe(v, found, sizeof found);
@@ -225,22 +232,23 @@ ppl_status jr_int(jr_ctx *ctx, const json_t *obj, const char *path, const char *
     return PPL_OK;
 }
 
-static ppl_status check_range(jr_ctx *ctx, const char *full, double value, double min,
-                              bool min_open, double max)
+static ppl_status check_range(jr_ctx *ctx, const char *full, double value, jr_range r)
 {
-    if (min_open ? !(value > min) : !(value >= min)) {
-        if (min_open && min == 0.0)
-            return jr_fail(ctx, full, "expected a positive value, found %.6g", value);
-        return jr_fail(ctx, full, "expected a value %s %.6g, found %.6g", min_open ? "above" : "of at least",
-                       min, value);
-    }
-    if (!(value <= max))
-        return jr_fail(ctx, full, "expected at most %.6g, found %.6g", max, value);
+    bool low = r.min_open ? !(value > r.min) : !(value >= r.min);
+    bool high = r.max_open ? !(value < r.max) : !(value <= r.max);
+    if (low && r.min_open && r.min == 0.0)
+        return jr_fail(ctx, full, "expected a positive value, found %.6g", value);
+    if (low)
+        return jr_fail(ctx, full, "expected a value %s %.6g, found %.6g",
+                       r.min_open ? "above" : "of at least", r.min, value);
+    if (high)
+        return jr_fail(ctx, full, "expected a value %s %.6g, found %.6g",
+                       r.max_open ? "below" : "of at most", r.max, value);
     return PPL_OK;
 }
 
 ppl_status jr_real(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
-                   double def, double min, bool min_open, double max, double *out)
+                   double def, jr_range range, double *out)
 {
     char full[PPL_ERROR_KEY_MAX], found[64];
     json_t *v;
@@ -259,14 +267,14 @@ ppl_status jr_real(jr_ctx *ctx, const json_t *obj, const char *path, const char 
     double value = json_number_value(v);
     if (!isfinite(value))
         return jr_fail(ctx, full, "expected a finite number");
-    st = check_range(ctx, full, value, min, min_open, max);
+    st = check_range(ctx, full, value, range);
     if (st == PPL_OK)
         *out = value;
     return st;
 }
 
 ppl_status jr_quantity_value(jr_ctx *ctx, const json_t *v, const char *path, ppl_unit unit,
-                             double min, bool min_open, double max, double *out)
+                             jr_range range, double *out)
 {
     char found[64], why[160];
     double value;
@@ -284,15 +292,14 @@ ppl_status jr_quantity_value(jr_ctx *ctx, const json_t *v, const char *path, ppl
         return jr_fail(ctx, path, "expected %s such as %s, found %s", ppl_unit_noun(unit),
                        ppl_unit_example(unit), found);
     }
-    ppl_status st = check_range(ctx, path, value, min, min_open, max);
+    ppl_status st = check_range(ctx, path, value, range);
     if (st == PPL_OK)
         *out = value;
     return st;
 }
 
 ppl_status jr_quantity(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
-                       ppl_unit unit, jr_need need, double def, double min, bool min_open,
-                       double max, double *out)
+                       ppl_unit unit, jr_need need, double def, jr_range range, double *out)
 {
     char full[PPL_ERROR_KEY_MAX];
     json_t *v;
@@ -304,7 +311,7 @@ ppl_status jr_quantity(jr_ctx *ctx, const json_t *obj, const char *path, const c
         return PPL_OK;
     }
     jr_path(full, sizeof full, path, key);
-    return jr_quantity_value(ctx, v, full, unit, min, min_open, max, out);
+    return jr_quantity_value(ctx, v, full, unit, range, out);
 }
 
 ppl_status jr_bool(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
@@ -416,4 +423,3 @@ ppl_status jr_schema_version(jr_ctx *ctx, const json_t *obj, const char *path)
                        found);
     return jr_fail(ctx, full, "expected 1, found %s", found);
 }
-

@@ -26,6 +26,16 @@ typedef struct jr_ctx {
 
 typedef enum jr_need { JR_OPTIONAL = 0, JR_REQUIRED = 1 } jr_need;
 
+/* The accepted interval of a real value; open ends exclude the bound. */
+typedef struct jr_range {
+    double min, max;
+    bool min_open, max_open;
+} jr_range;
+
+#define JR_POSITIVE(max) ((jr_range){0.0, (max), true, false})
+#define JR_NON_NEGATIVE(max) ((jr_range){0.0, (max), false, false})
+#define JR_FRACTION ((jr_range){0.0, 1.0, false, true}) /* 0 <= x < 1 */
+
 /* Reads and parses a whole file; syntax errors carry line and column. */
 json_t *jr_load_file(jr_ctx *ctx, const char *path);
 
@@ -52,10 +62,9 @@ ppl_status jr_get(jr_ctx *ctx, const json_t *obj, const char *path, const char *
 ppl_status jr_int(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
                   int64_t def, int64_t min, int64_t max, int64_t *out);
 ppl_status jr_real(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
-                   double def, double min, bool min_open, double max, double *out);
+                   double def, jr_range range, double *out);
 ppl_status jr_quantity(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
-                       ppl_unit unit, jr_need need, double def, double min, bool min_open,
-                       double max, double *out);
+                       ppl_unit unit, jr_need need, double def, jr_range range, double *out);
 ppl_status jr_bool(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
                    bool def, bool *out);
 ppl_status jr_string(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
@@ -69,6 +78,6 @@ ppl_status jr_schema_version(jr_ctx *ctx, const json_t *obj, const char *path);
 
 /* Quantity from a JSON value already in hand (number in base units or unit string). */
 ppl_status jr_quantity_value(jr_ctx *ctx, const json_t *value, const char *path, ppl_unit unit,
-                             double min, bool min_open, double max, double *out);
+                             jr_range range, double *out);
 
 #endif

@@ -52,10 +52,26 @@ const char *ppl_position_name(ppl_position_kind kind)
     return (unsigned)kind < 4 ? position_names[kind] : "?";
 }
 
-static const char *const model_keys[] = {
-    "schema_version", "name", "source", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
-    "vocab", "seq_len", "gated_mlp", "tied_embeddings", "bias", "norm", "position_embedding",
-    "final_norm", "embedding_norm", "moe", "params", NULL};
+static const char *const model_keys[] = {"schema_version",
+                                         "name",
+                                         "source",
+                                         "layers",
+                                         "hidden",
+                                         "heads",
+                                         "kv_heads",
+                                         "ffn_hidden",
+                                         "vocab",
+                                         "seq_len",
+                                         "gated_mlp",
+                                         "tied_embeddings",
+                                         "bias",
+                                         "norm",
+                                         "position_embedding",
+                                         "final_norm",
+                                         "embedding_norm",
+                                         "moe",
+                                         "params",
+                                         NULL};
 static const char *const moe_keys[] = {"experts", "top_k", "ffn_hidden", "every", NULL};
 
 static ppl_status read_moe(jr_ctx *ctx, const json_t *obj, const char *path, ppl_model *m)
@@ -115,17 +131,16 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
         (st = jr_int(&ctx, obj, path, "ffn_hidden", JR_OPTIONAL, 4 * m->hidden, 1, MAX_FFN,
                      &m->ffn_hidden)) ||
         (st = jr_bool(&ctx, obj, path, "gated_mlp", JR_OPTIONAL, false, &m->gated_mlp)) ||
-        (st = jr_bool(&ctx, obj, path, "tied_embeddings", JR_OPTIONAL, true,
-                      &m->tied_embeddings)) ||
+        (st =
+             jr_bool(&ctx, obj, path, "tied_embeddings", JR_OPTIONAL, true, &m->tied_embeddings)) ||
         (st = jr_bool(&ctx, obj, path, "bias", JR_OPTIONAL, true, &m->bias)) ||
         (st = jr_enum(&ctx, obj, path, "norm", JR_OPTIONAL, norm_names, PPL_NORM_LAYERNORM,
                       &norm)) ||
         (st = jr_enum(&ctx, obj, path, "position_embedding", JR_OPTIONAL, position_names,
                       PPL_POSITION_LEARNED, &position)) ||
         (st = jr_bool(&ctx, obj, path, "final_norm", JR_OPTIONAL, false, &m->final_norm)) ||
-        (st = jr_bool(&ctx, obj, path, "embedding_norm", JR_OPTIONAL, false,
-                      &m->embedding_norm)) ||
-        (st = jr_real(&ctx, obj, path, "params", JR_OPTIONAL, 0.0, 0.0, true, 1e18,
+        (st = jr_bool(&ctx, obj, path, "embedding_norm", JR_OPTIONAL, false, &m->embedding_norm)) ||
+        (st = jr_real(&ctx, obj, path, "params", JR_OPTIONAL, 0.0, JR_POSITIVE(1e18),
                       &m->params_declared)))
         return st;
     m->norm = (ppl_norm_kind)norm;
@@ -195,9 +210,9 @@ void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
 {
     const double h = (double)m->hidden, a = (double)m->heads, kv = (double)m->kv_heads;
     const double V = (double)m->vocab, s = (double)m->seq_len, f = (double)m->ffn_hidden;
-    const double d = h / a;           /* head dimension */
-    const double q_dim = a * d;       /* = h */
-    const double kv_dim = kv * d;     /* each of K and V */
+    const double d = h / a;       /* head dimension */
+    const double q_dim = a * d;   /* = h */
+    const double kv_dim = kv * d; /* each of K and V */
     const double mlp_mats = m->gated_mlp ? 3.0 : 2.0;
     const double norm_size = m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h;
     memset(out, 0, sizeof *out);
@@ -217,8 +232,7 @@ void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
     double L = (double)m->layers, moe_layers = 0.0;
     double moe_total = 0.0, moe_active = 0.0, moe_flops_weights = 0.0;
     if (m->has_moe) {
-        double fe = (double)m->moe.ffn_hidden, E = (double)m->moe.experts,
-               k = (double)m->moe.top_k;
+        double fe = (double)m->moe.ffn_hidden, E = (double)m->moe.experts, k = (double)m->moe.top_k;
         double expert = MLP_WEIGHTS(fe) + MLP_BIAS(fe);
         double router = h * E;
         moe_layers = floor(L / (double)m->moe.every);

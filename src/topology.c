@@ -38,8 +38,8 @@
 #define DEFAULT_MTU_BYTES 4096
 #define DEFAULT_RTT_S 10e-6
 
-static const char *const precision_names[] = {"bf16", "fp16", "fp8", "tf32", "fp32", "fp64", "fp4",
-                                              NULL};
+static const char *const precision_names[] = {"bf16", "fp16", "fp8", "tf32",
+                                              "fp32", "fp64", "fp4", NULL};
 static const char *const protocol_names[] = {"infiniband", "rocev2", NULL};
 static const char *const retransmit_names[] = {"go-back-n", "selective", "ooo", NULL};
 
@@ -56,21 +56,22 @@ const char *ppl_retransmit_name(ppl_retransmit r)
     return (unsigned)r < 3 ? retransmit_names[r] : "?";
 }
 
-static const char *const topology_keys[] = {"schema_version", "name", "source", "gpu", "servers",
-                                            "gpus_per_server", "nvlink", "rails", "tiers",
-                                            "rail_only", "switch_radix", "transport", NULL};
+static const char *const topology_keys[] = {
+    "schema_version",  "name",      "source", "gpu",   "servers",
+    "gpus_per_server", "nvlink",    "rails",  "tiers", "rail_only",
+    "switch_radix",    "transport", NULL};
 static const char *const gpu_keys[] = {"name", "memory", "flops", "hbm_bandwidth", NULL};
 static const char *const nvlink_keys[] = {"domain_gpus", "bandwidth", "latency", NULL};
 static const char *const rails_keys[] = {"count", "nic_bandwidth", "latency", NULL};
-static const char *const tier_keys[] = {"name", "servers", "rail_optimized", "oversubscription",
+static const char *const tier_keys[] = {"name",    "servers", "rail_optimized", "oversubscription",
                                         "latency", NULL};
-static const char *const transport_keys[] = {"protocol", "mtu", "loss_rate", "retransmit", "rtt",
-                                             NULL};
+static const char *const transport_keys[] = {"protocol",   "mtu", "loss_rate",
+                                             "retransmit", "rtt", NULL};
 
 /* Gets a required (or optional) sub-object and checks its keys; *out NULL if absent. */
 static ppl_status sub_object(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
-                             jr_need need, const char *const *known, json_t **out,
-                             char *sub_path, size_t sub_size)
+                             jr_need need, const char *const *known, json_t **out, char *sub_path,
+                             size_t sub_size)
 {
     ppl_status st = jr_get(ctx, obj, path, key, need, out);
     jr_path(sub_path, sub_size, path, key);
@@ -90,17 +91,17 @@ static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl
     if ((st = sub_object(ctx, obj, path, "gpu", JR_REQUIRED, gpu_keys, &g, gpath, sizeof gpath)))
         return st;
     if ((st = jr_string(ctx, g, gpath, "name", JR_OPTIONAL, "gpu", gpu->name, sizeof gpu->name)) ||
-        (st = jr_quantity(ctx, g, gpath, "memory", PPL_UNIT_BYTES, JR_REQUIRED, 0, 0, true,
-                          MAX_MEMORY_BYTES, &gpu->memory_bytes)) ||
-        (st = jr_quantity(ctx, g, gpath, "hbm_bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0, 0,
-                          true, MAX_BANDWIDTH_BPS, &gpu->hbm_bandwidth_bps)))
+        (st = jr_quantity(ctx, g, gpath, "memory", PPL_UNIT_BYTES, JR_REQUIRED, 0,
+                          JR_POSITIVE(MAX_MEMORY_BYTES), &gpu->memory_bytes)) ||
+        (st = jr_quantity(ctx, g, gpath, "hbm_bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0,
+                          JR_POSITIVE(MAX_BANDWIDTH_BPS), &gpu->hbm_bandwidth_bps)))
         return st;
     if ((st = sub_object(ctx, g, gpath, "flops", JR_REQUIRED, precision_names, &fl, fpath,
                          sizeof fpath)))
         return st;
     for (int p = 0; p < PPL_PRECISION_COUNT; p++)
         if ((st = jr_quantity(ctx, fl, fpath, precision_names[p], PPL_UNIT_FLOPS, JR_OPTIONAL, 0,
-                              0, true, MAX_FLOPS, &gpu->flops[p])))
+                              JR_POSITIVE(MAX_FLOPS), &gpu->flops[p])))
             return st;
     /* bf16 and fp16 run on the same tensor cores at the same rate on every GPU
      * parplan knows; one stands in for the other when only one is given */
@@ -110,7 +111,8 @@ static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl
         gpu->flops[PPL_PRECISION_FP16] = gpu->flops[PPL_PRECISION_BF16];
     if (gpu->flops[PPL_PRECISION_BF16] == 0) {
         jr_path(full, sizeof full, fpath, "bf16");
-        return jr_fail(ctx, full, "missing: give the dense bf16 (or fp16) peak, e.g. \"989 TFLOP/s\"");
+        return jr_fail(ctx, full,
+                       "missing: give the dense bf16 (or fp16) peak, e.g. \"989 TFLOP/s\"");
     }
     return PPL_OK;
 }
@@ -159,10 +161,12 @@ static ppl_status read_tiers(jr_ctx *ctx, const json_t *obj, const char *path, p
                          &tier->servers)) ||
             (st = jr_bool(ctx, e, ipath, "rail_optimized", JR_OPTIONAL, false,
                           &tier->rail_optimized)) ||
-            (st = jr_real(ctx, e, ipath, "oversubscription", JR_OPTIONAL, 1.0, 1.0, false,
-                          MAX_OVERSUBSCRIPTION, &tier->oversubscription)) ||
+            (st = jr_real(ctx, e, ipath, "oversubscription", JR_OPTIONAL, 1.0,
+                          (jr_range){1.0, MAX_OVERSUBSCRIPTION, false, false},
+                          &tier->oversubscription)) ||
             (st = jr_quantity(ctx, e, ipath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
-                              DEFAULT_TIER_LATENCY_S, 0, false, MAX_LATENCY_S, &tier->latency_s)))
+                              DEFAULT_TIER_LATENCY_S, JR_NON_NEGATIVE(MAX_LATENCY_S),
+                              &tier->latency_s)))
             return st;
         jr_path(full, sizeof full, ipath, "servers");
         if (i > 0) {
@@ -207,10 +211,11 @@ static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, p
                          sizeof npath)) ||
         (st = jr_int(ctx, nv, npath, "domain_gpus", JR_OPTIONAL, t->gpus_per_server, 1,
                      MAX_DOMAIN_GPUS, &t->nvlink.domain_gpus)) ||
-        (st = jr_quantity(ctx, nv, npath, "bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0, 0, true,
-                          MAX_BANDWIDTH_BPS, &t->nvlink.bandwidth_bps)) ||
+        (st = jr_quantity(ctx, nv, npath, "bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0,
+                          JR_POSITIVE(MAX_BANDWIDTH_BPS), &t->nvlink.bandwidth_bps)) ||
         (st = jr_quantity(ctx, nv, npath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
-                          DEFAULT_NVLINK_LATENCY_S, 0, false, MAX_LATENCY_S, &t->nvlink.latency_s)))
+                          DEFAULT_NVLINK_LATENCY_S, JR_NON_NEGATIVE(MAX_LATENCY_S),
+                          &t->nvlink.latency_s)))
         return st;
     int64_t d = t->nvlink.domain_gpus, g = t->gpus_per_server;
     jr_path(full, sizeof full, npath, "domain_gpus");
@@ -234,10 +239,11 @@ static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, p
                          sizeof rpath)) ||
         (st = jr_int(ctx, rails, rpath, "count", JR_OPTIONAL, t->gpus_per_server, 1,
                      MAX_GPUS_PER_SERVER, &t->rails.count)) ||
-        (st = jr_quantity(ctx, rails, rpath, "nic_bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0, 0,
-                          true, MAX_BANDWIDTH_BPS, &t->rails.nic_bandwidth_bps)) ||
+        (st = jr_quantity(ctx, rails, rpath, "nic_bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0,
+                          JR_POSITIVE(MAX_BANDWIDTH_BPS), &t->rails.nic_bandwidth_bps)) ||
         (st = jr_quantity(ctx, rails, rpath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
-                          DEFAULT_RAIL_LATENCY_S, 0, false, MAX_LATENCY_S, &t->rails.latency_s)))
+                          DEFAULT_RAIL_LATENCY_S, JR_NON_NEGATIVE(MAX_LATENCY_S),
+                          &t->rails.latency_s)))
         return st;
     jr_path(full, sizeof full, rpath, "count");
     if (t->rails.count > g)
@@ -250,8 +256,7 @@ static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, p
     return PPL_OK;
 }
 
-static ppl_status read_transport(jr_ctx *ctx, const json_t *obj, const char *path,
-                                 ppl_topology *t)
+static ppl_status read_transport(jr_ctx *ctx, const json_t *obj, const char *path, ppl_topology *t)
 {
     char xpath[PPL_ERROR_KEY_MAX];
     json_t *x;
@@ -266,12 +271,12 @@ static ppl_status read_transport(jr_ctx *ctx, const json_t *obj, const char *pat
                       PPL_PROTOCOL_INFINIBAND, &protocol)) ||
         (st = jr_int(ctx, x, xpath, "mtu", JR_OPTIONAL, DEFAULT_MTU_BYTES, 256, 65536,
                      &t->transport.mtu_bytes)) ||
-        (st = jr_real(ctx, x, xpath, "loss_rate", JR_OPTIONAL, 0.0, 0.0, false, 0.999999,
+        (st = jr_real(ctx, x, xpath, "loss_rate", JR_OPTIONAL, 0.0, JR_FRACTION,
                       &t->transport.loss_rate)) ||
         (st = jr_enum(ctx, x, xpath, "retransmit", JR_OPTIONAL, retransmit_names,
                       PPL_RETRANSMIT_GO_BACK_N, &retransmit)) ||
-        (st = jr_quantity(ctx, x, xpath, "rtt", PPL_UNIT_TIME, JR_OPTIONAL, DEFAULT_RTT_S, 0, true,
-                          MAX_LATENCY_S, &t->transport.rtt_s)))
+        (st = jr_quantity(ctx, x, xpath, "rtt", PPL_UNIT_TIME, JR_OPTIONAL, DEFAULT_RTT_S,
+                          JR_POSITIVE(MAX_LATENCY_S), &t->transport.rtt_s)))
         return st;
     t->transport.protocol = (ppl_protocol)protocol;
     t->transport.retransmit = (ppl_retransmit)retransmit;
@@ -342,8 +347,8 @@ void ppl_topology_derive(const ppl_topology *t, ppl_topology_figures *out)
     out->injection_bps = (double)t->servers * (double)rails * t->rails.nic_bandwidth_bps;
     out->server_cables = t->servers * rails;
 
-    double below = 1.0;            /* product of oversubscription of the tiers below */
-    int64_t ports_in_group = 0;    /* links entering one group of the current tier */
+    double below = 1.0;         /* product of oversubscription of the tiers below */
+    int64_t ports_in_group = 0; /* links entering one group of the current tier */
     for (int i = 0; i < t->ntiers; i++) {
         const ppl_tier *tier = &t->tiers[i];
         ppl_tier_figures *f = &out->tiers[i];

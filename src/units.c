@@ -19,37 +19,65 @@ typedef struct unit_suffix {
     double factor; /* multiply by this to reach the base unit */
 } unit_suffix;
 
-static const unit_suffix count_suffixes[] = {
-    {"", 1.0}, {"K", 1e3}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"B", 1e9}, {"T", 1e12}, {"P", 1e15},
-    {NULL, 0}};
+static const unit_suffix count_suffixes[] = {{"", 1.0},   {"K", 1e3},  {"k", 1e3},
+                                             {"M", 1e6},  {"G", 1e9},  {"B", 1e9},
+                                             {"T", 1e12}, {"P", 1e15}, {NULL, 0}};
 
-static const unit_suffix byte_suffixes[] = {
-    {"", 1.0},           {"B", 1.0},           {"byte", 1.0},        {"bytes", 1.0},
-    {"KB", 1e3},         {"kB", 1e3},          {"MB", 1e6},          {"GB", 1e9},
-    {"TB", 1e12},        {"PB", 1e15},         {"KiB", 1024.0},      {"MiB", 1048576.0},
-    {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}, {"PiB", 1125899906842624.0}, {NULL, 0}};
+static const unit_suffix byte_suffixes[] = {{"", 1.0},
+                                            {"B", 1.0},
+                                            {"byte", 1.0},
+                                            {"bytes", 1.0},
+                                            {"KB", 1e3},
+                                            {"kB", 1e3},
+                                            {"MB", 1e6},
+                                            {"GB", 1e9},
+                                            {"TB", 1e12},
+                                            {"PB", 1e15},
+                                            {"KiB", 1024.0},
+                                            {"MiB", 1048576.0},
+                                            {"GiB", 1073741824.0},
+                                            {"TiB", 1099511627776.0},
+                                            {"PiB", 1125899906842624.0},
+                                            {NULL, 0}};
 
-static const unit_suffix bandwidth_suffixes[] = {
-    {"", 1.0},
-    {"B/s", 1.0},          {"KB/s", 1e3},          {"kB/s", 1e3},      {"MB/s", 1e6},
-    {"GB/s", 1e9},         {"TB/s", 1e12},         {"KiB/s", 1024.0},  {"MiB/s", 1048576.0},
-    {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0},
-    /* bits per second: one byte is eight bits */
-    {"b/s", 1.0 / 8},      {"bps", 1.0 / 8},       {"Kb/s", 1e3 / 8},  {"kb/s", 1e3 / 8},
-    {"Kbps", 1e3 / 8},     {"kbps", 1e3 / 8},      {"Mb/s", 1e6 / 8},  {"Mbps", 1e6 / 8},
-    {"Mbit/s", 1e6 / 8},   {"Gb/s", 1e9 / 8},      {"Gbps", 1e9 / 8},  {"Gbit/s", 1e9 / 8},
-    {"Tb/s", 1e12 / 8},    {"Tbps", 1e12 / 8},     {"Tbit/s", 1e12 / 8},
-    {NULL, 0}};
+static const unit_suffix bandwidth_suffixes[] = {{"", 1.0},
+                                                 {"B/s", 1.0},
+                                                 {"KB/s", 1e3},
+                                                 {"kB/s", 1e3},
+                                                 {"MB/s", 1e6},
+                                                 {"GB/s", 1e9},
+                                                 {"TB/s", 1e12},
+                                                 {"KiB/s", 1024.0},
+                                                 {"MiB/s", 1048576.0},
+                                                 {"GiB/s", 1073741824.0},
+                                                 {"TiB/s", 1099511627776.0},
+                                                 /* bits per second: one byte is eight bits */
+                                                 {"b/s", 1.0 / 8},
+                                                 {"bps", 1.0 / 8},
+                                                 {"Kb/s", 1e3 / 8},
+                                                 {"kb/s", 1e3 / 8},
+                                                 {"Kbps", 1e3 / 8},
+                                                 {"kbps", 1e3 / 8},
+                                                 {"Mb/s", 1e6 / 8},
+                                                 {"Mbps", 1e6 / 8},
+                                                 {"Mbit/s", 1e6 / 8},
+                                                 {"Gb/s", 1e9 / 8},
+                                                 {"Gbps", 1e9 / 8},
+                                                 {"Gbit/s", 1e9 / 8},
+                                                 {"Tb/s", 1e12 / 8},
+                                                 {"Tbps", 1e12 / 8},
+                                                 {"Tbit/s", 1e12 / 8},
+                                                 {NULL, 0}};
 
-static const unit_suffix time_suffixes[] = {
-    {"", 1.0},      {"s", 1.0},     {"sec", 1.0},   {"ms", 1e-3},     {"us", 1e-6},
-    {"\xc2\xb5s", 1e-6}, {"ns", 1e-9}, {"min", 60.0}, {"h", 3600.0}, {"d", 86400.0},
-    {"days", 86400.0}, {NULL, 0}};
+static const unit_suffix time_suffixes[] = {{"", 1.0},      {"s", 1.0},        {"sec", 1.0},
+                                            {"ms", 1e-3},   {"us", 1e-6},      {"\xc2\xb5s", 1e-6},
+                                            {"ns", 1e-9},   {"min", 60.0},     {"h", 3600.0},
+                                            {"d", 86400.0}, {"days", 86400.0}, {NULL, 0}};
 
 static const unit_suffix flops_suffixes[] = {
-    {"", 1.0},           {"FLOP/s", 1.0},     {"FLOPS", 1.0},     {"GFLOP/s", 1e9},
-    {"GFLOPS", 1e9},     {"TFLOP/s", 1e12},   {"TFLOPS", 1e12},   {"PFLOP/s", 1e15},
-    {"PFLOPS", 1e15},    {"EFLOP/s", 1e18},   {"EFLOPS", 1e18},   {NULL, 0}};
+    {"", 1.0},        {"FLOP/s", 1.0},   {"FLOPS", 1.0},   {"GFLOP/s", 1e9},
+    {"GFLOPS", 1e9},  {"TFLOP/s", 1e12}, {"TFLOPS", 1e12}, {"PFLOP/s", 1e15},
+    {"PFLOPS", 1e15}, {"EFLOP/s", 1e18}, {"EFLOPS", 1e18}, {NULL, 0}};
 
 static const unit_suffix *suffixes_for(ppl_unit unit)
 {
@@ -209,8 +237,8 @@ void ppl_format_bytes(double bytes, char *buf, size_t size)
 
 void ppl_format_bandwidth(double bytes_per_s, char *buf, size_t size)
 {
-    static const scale s[] = {
-        {1.0, "B/s"}, {1e3, "KB/s"}, {1e6, "MB/s"}, {1e9, "GB/s"}, {1e12, "TB/s"}, {1e15, "PB/s"}};
+    static const scale s[] = {{1.0, "B/s"},  {1e3, "KB/s"},  {1e6, "MB/s"},
+                              {1e9, "GB/s"}, {1e12, "TB/s"}, {1e15, "PB/s"}};
     format_with(bytes_per_s, s, sizeof s / sizeof s[0], buf, size);
 }
 
@@ -230,8 +258,8 @@ void ppl_format_time(double seconds, char *buf, size_t size)
 
 void ppl_format_flops(double flops_per_s, char *buf, size_t size)
 {
-    static const scale s[] = {{1.0, "FLOP/s"},     {1e9, "GFLOP/s"},  {1e12, "TFLOP/s"},
-                              {1e15, "PFLOP/s"},   {1e18, "EFLOP/s"}};
+    static const scale s[] = {
+        {1.0, "FLOP/s"}, {1e9, "GFLOP/s"}, {1e12, "TFLOP/s"}, {1e15, "PFLOP/s"}, {1e18, "EFLOP/s"}};
     format_with(flops_per_s, s, sizeof s / sizeof s[0], buf, size);
 }
 
@@ -250,14 +278,15 @@ void ppl_format_params(double params, char *buf, size_t size)
 
 void ppl_format_bitrate(double bytes_per_s, char *buf, size_t size)
 {
-    static const scale s[] = {{1.0, "b/s"}, {1e3, "Kb/s"}, {1e6, "Mb/s"}, {1e9, "Gb/s"}, {1e12, "Tb/s"}};
+    static const scale s[] = {
+        {1.0, "b/s"}, {1e3, "Kb/s"}, {1e6, "Mb/s"}, {1e9, "Gb/s"}, {1e12, "Tb/s"}};
     format_with(bytes_per_s * 8.0, s, sizeof s / sizeof s[0], buf, size);
 }
 
 void ppl_format_count(double count, char *buf, size_t size)
 {
-    static const scale s[] = {{1.0, ""}, {1e3, "K"}, {1e6, "M"}, {1e9, "B"}, {1e12, "T"},
-                              {1e15, "P"}, {1e18, "E"}};
+    static const scale s[] = {{1.0, ""},   {1e3, "K"},  {1e6, "M"}, {1e9, "B"},
+                              {1e12, "T"}, {1e15, "P"}, {1e18, "E"}};
     format_with(count, s, sizeof s / sizeof s[0], buf, size);
     size_t len = strlen(buf);
     if (len > 0 && buf[len - 1] == ' ')

@@ -14,7 +14,10 @@
 
 #include "parplan/error.h"
 
-typedef enum ppl_catalog_kind { PPL_CATALOG_MODELS = 0, PPL_CATALOG_TOPOLOGIES = 1 } ppl_catalog_kind;
+typedef enum ppl_catalog_kind {
+    PPL_CATALOG_MODELS = 0,
+    PPL_CATALOG_TOPOLOGIES = 1
+} ppl_catalog_kind;
 
 /* The catalogue directory in use for kind; PPL_EINPUT when none exists. */
 ppl_status ppl_catalog_dir(ppl_catalog_kind kind, char *buf, size_t size, ppl_error *err);

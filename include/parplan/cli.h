@@ -56,13 +56,13 @@ typedef enum ppl_algo {
     PPL_ALGO_HIERARCHICAL
 } ppl_algo;
 
-#define PPL_UNSET (-1)   /* an integer knob the user did not pin */
+#define PPL_UNSET (-1) /* an integer knob the user did not pin */
 #define PPL_MAX_SWEEPS 8
 
 typedef struct ppl_args {
     ppl_command command;
-    bool help;       /* --help given: print the command's help */
-    bool version;    /* --version */
+    bool help;    /* --help given: print the command's help */
+    bool version; /* --version */
     bool json;
     const char *output_path; /* -o FILE */
     const char *positional;  /* model show M, topology show T */

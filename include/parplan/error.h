@@ -14,11 +14,11 @@
 
 /* Exit statuses fixed by the SPEC; library calls return the same numbers. */
 typedef enum ppl_status {
-    PPL_OK = 0,          /* success */
-    PPL_INFEASIBLE = 1,  /* ran, but nothing feasible */
-    PPL_EUSAGE = 2,      /* bad flag or value */
-    PPL_EINPUT = 3,      /* invalid input file: parse or schema error */
-    PPL_EINTERNAL = 4    /* solver error, out of memory, write failure, not built yet */
+    PPL_OK = 0,         /* success */
+    PPL_INFEASIBLE = 1, /* ran, but nothing feasible */
+    PPL_EUSAGE = 2,     /* bad flag or value */
+    PPL_EINPUT = 3,     /* invalid input file: parse or schema error */
+    PPL_EINTERNAL = 4   /* solver error, out of memory, write failure, not built yet */
 } ppl_status;
 
 #define PPL_ERROR_FILE_MAX 512

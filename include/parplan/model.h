@@ -43,13 +43,13 @@ typedef struct ppl_moe {
 typedef struct ppl_model {
     char name[PPL_NAME_MAX];
     char source[PPL_SOURCE_MAX];
-    int64_t layers;     /* L */
-    int64_t hidden;     /* h */
-    int64_t heads;      /* a */
-    int64_t kv_heads;   /* key/value heads; < heads is grouped-query attention */
-    int64_t ffn_hidden; /* MLP hidden size (4h in GPT) */
-    int64_t vocab;      /* V */
-    int64_t seq_len;    /* s */
+    int64_t layers;       /* L */
+    int64_t hidden;       /* h */
+    int64_t heads;        /* a */
+    int64_t kv_heads;     /* key/value heads; < heads is grouped-query attention */
+    int64_t ffn_hidden;   /* MLP hidden size (4h in GPT) */
+    int64_t vocab;        /* V */
+    int64_t seq_len;      /* s */
     bool gated_mlp;       /* SwiGLU-style: three weight matrices */
     bool tied_embeddings; /* output layer reuses the input embedding */
     bool bias;            /* linear layers carry biases */
@@ -71,9 +71,9 @@ typedef struct ppl_model_figures {
     double params_dense_layer; /* one non-MoE transformer layer */
     double params_moe_layer;   /* one MoE layer, all experts */
     double params_moe_layer_active;
-    double params_attention;   /* attention part of one layer (weights + biases) */
-    double params_norms;       /* norms of one layer */
-    int64_t moe_layers;        /* how many layers are MoE */
+    double params_attention; /* attention part of one layer (weights + biases) */
+    double params_norms;     /* norms of one layer */
+    int64_t moe_layers;      /* how many layers are MoE */
     /* FLOPs per token (Korthikanti Eq.7 convention: full s x s attention, no bias/norm FLOPs) */
     double flops_forward_per_token;        /* one forward pass */
     double flops_training_per_token;       /* forward + backward = 3 x forward (model FLOPs) */

@@ -91,11 +91,11 @@ typedef struct ppl_topology {
 
 /* One level of the network, as `topology show` reports it. */
 typedef struct ppl_tier_figures {
-    int64_t groups;          /* groups of this tier in the cluster */
+    int64_t groups; /* groups of this tier in the cluster */
     int64_t gpus_per_group;
-    double gpu_bandwidth_bps;/* per GPU, for traffic that climbs to this tier */
-    int64_t switches;        /* in the whole cluster */
-    int64_t uplink_cables;   /* cables from this tier to the next (0 at the top) */
+    double gpu_bandwidth_bps; /* per GPU, for traffic that climbs to this tier */
+    int64_t switches;         /* in the whole cluster */
+    int64_t uplink_cables;    /* cables from this tier to the next (0 at the top) */
 } ppl_tier_figures;
 
 typedef struct ppl_topology_figures {

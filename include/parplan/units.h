@@ -35,12 +35,12 @@ ppl_status ppl_parse_quantity(const char *text, ppl_unit unit, double *out, char
                               size_t why_size);
 
 /* People-facing renderings with three significant digits and a unit. */
-void ppl_format_bytes(double bytes, char *buf, size_t size);          /* "80.0 GiB" */
-void ppl_format_bandwidth(double bytes_per_s, char *buf, size_t size);/* "450 GB/s" */
-void ppl_format_time(double seconds, char *buf, size_t size);         /* "1.25 s", "850 ms" */
-void ppl_format_flops(double flops_per_s, char *buf, size_t size);    /* "989 TFLOP/s" */
-void ppl_format_count(double count, char *buf, size_t size);          /* "175 B", "8.19 K" */
-void ppl_format_params(double params, char *buf, size_t size);        /* "174.62 B" */
-void ppl_format_bitrate(double bytes_per_s, char *buf, size_t size);  /* "400 Gb/s" */
+void ppl_format_bytes(double bytes, char *buf, size_t size);           /* "80.0 GiB" */
+void ppl_format_bandwidth(double bytes_per_s, char *buf, size_t size); /* "450 GB/s" */
+void ppl_format_time(double seconds, char *buf, size_t size);          /* "1.25 s", "850 ms" */
+void ppl_format_flops(double flops_per_s, char *buf, size_t size);     /* "989 TFLOP/s" */
+void ppl_format_count(double count, char *buf, size_t size);           /* "175 B", "8.19 K" */
+void ppl_format_params(double params, char *buf, size_t size);         /* "174.62 B" */
+void ppl_format_bitrate(double bytes_per_s, char *buf, size_t size);   /* "400 Gb/s" */
 
 #endif

@@ -44,7 +44,8 @@ static json_t *model_inputs_json(const ppl_model *m)
     json_object_set_new(o, "tied_embeddings", json_boolean(m->tied_embeddings));
     json_object_set_new(o, "bias", json_boolean(m->bias));
     json_object_set_new(o, "norm", json_string(ppl_norm_name(m->norm)));
-    json_object_set_new(o, "position_embedding", json_string(ppl_position_name(m->position_embedding)));
+    json_object_set_new(o, "position_embedding",
+                        json_string(ppl_position_name(m->position_embedding)));
     json_object_set_new(o, "final_norm", json_boolean(m->final_norm));
     json_object_set_new(o, "embedding_norm", json_boolean(m->embedding_norm));
     if (m->has_moe) {
@@ -80,7 +81,8 @@ static ppl_status show_json(cli *c, const ppl_model *m, const ppl_model_figures 
     json_t *fl = json_object();
     json_object_set_new(fl, "forward", json_real(f->flops_forward_per_token));
     json_object_set_new(fl, "training", json_real(f->flops_training_per_token));
-    json_object_set_new(fl, "training_full_recompute", json_real(f->flops_full_recompute_per_token));
+    json_object_set_new(fl, "training_full_recompute",
+                        json_real(f->flops_full_recompute_per_token));
     json_object_set_new(doc, "flops_per_token", fl);
     json_t *w = json_object();
     json_object_set_new(w, "bf16", json_count(2.0 * f->params_total));
@@ -113,10 +115,10 @@ static void show_text(cli *c, const ppl_model *m, const ppl_model_figures *f)
              m->gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)", (long long)m->ffn_hidden,
              (long long)m->vocab, (long long)m->seq_len);
     kv(&t, "", a);
-    snprintf(a, sizeof a, "%s, %s, %s positions, %s embeddings%s%s", m->bias ? "biases" : "no biases",
-             ppl_norm_name(m->norm), ppl_position_name(m->position_embedding),
-             m->tied_embeddings ? "tied" : "untied", m->final_norm ? ", final norm" : "",
-             m->embedding_norm ? ", embedding norm" : "");
+    snprintf(a, sizeof a, "%s, %s, %s positions, %s embeddings%s%s",
+             m->bias ? "biases" : "no biases", ppl_norm_name(m->norm),
+             ppl_position_name(m->position_embedding), m->tied_embeddings ? "tied" : "untied",
+             m->final_norm ? ", final norm" : "", m->embedding_norm ? ", embedding norm" : "");
     kv(&t, "", a);
     if (m->has_moe) {
         snprintf(a, sizeof a, "%lld experts, top-%lld, expert MLP %lld, %lld of %lld layers",
@@ -201,8 +203,9 @@ ppl_status cmd_models(cli *c)
         }
         json_object_set_new(doc, "models", list);
     } else {
-        static const char *const header[] = {"model", "layers", "hidden", "heads", "kv", "ffn",
-                                             "vocab", "seq", "params", "train FLOP/token"};
+        static const char *const header[] = {
+            "model", "layers", "hidden", "heads",  "kv",
+            "ffn",   "vocab",  "seq",    "params", "train FLOP/token"};
         ppl_table_row(&t, header);
     }
     for (size_t i = 0; i < count && st == PPL_OK; i++) {
@@ -227,7 +230,8 @@ ppl_status cmd_models(cli *c)
         snprintf(cells[2], sizeof cells[2], "%lld", (long long)m.hidden);
         snprintf(cells[3], sizeof cells[3], "%lld", (long long)m.heads);
         snprintf(cells[4], sizeof cells[4], "%lld", (long long)m.kv_heads);
-        snprintf(cells[5], sizeof cells[5], "%lld", (long long)(m.has_moe ? m.moe.ffn_hidden : m.ffn_hidden));
+        snprintf(cells[5], sizeof cells[5], "%lld",
+                 (long long)(m.has_moe ? m.moe.ffn_hidden : m.ffn_hidden));
         snprintf(cells[6], sizeof cells[6], "%lld", (long long)m.vocab);
         snprintf(cells[7], sizeof cells[7], "%lld", (long long)m.seq_len);
         char total[24], active[24];

@@ -20,7 +20,8 @@ static json_t *topology_json(const ppl_topology *t, const ppl_topology_figures *
     json_object_set_new(gpu, "memory", json_real(t->gpu.memory_bytes));
     for (int p = 0; p < PPL_PRECISION_COUNT; p++)
         if (t->gpu.flops[p] > 0)
-            json_object_set_new(flops, ppl_precision_name((ppl_precision)p), json_real(t->gpu.flops[p]));
+            json_object_set_new(flops, ppl_precision_name((ppl_precision)p),
+                                json_real(t->gpu.flops[p]));
     json_object_set_new(gpu, "flops", flops);
     json_object_set_new(gpu, "hbm_bandwidth", json_real(t->gpu.hbm_bandwidth_bps));
     json_object_set_new(o, "gpu", gpu);
@@ -106,7 +107,7 @@ static void show_text(cli *c, const ppl_topology *t, const ppl_topology_figures 
 
     ppl_table tab;
     ppl_table_init(&tab, 8, "llrrrrrr");
-    static const char *const header[] = {"level", "group", "groups", "GPUs/group",
+    static const char *const header[] = {"level",         "group",   "groups",  "GPUs/group",
                                          "bandwidth/GPU", "uplinks", "latency", "switches"};
     ppl_table_row(&tab, header);
     {
@@ -150,9 +151,9 @@ static void show_text(cli *c, const ppl_topology *t, const ppl_topology_figures 
     }
     ppl_table_render(&tab, out, "");
     ppl_table_free(&tab);
-    ppl_buf_printf(out,
-                   "\nbandwidth/GPU: per GPU and direction for traffic that reaches that level;\n"
-                   "uplinks: down:up at the level's uplinks (throttles traffic leaving its groups)\n\n");
+    ppl_buf_printf(
+        out, "\nbandwidth/GPU: per GPU and direction for traffic that reaches that level;\n"
+             "uplinks: down:up at the level's uplinks (throttles traffic leaving its groups)\n\n");
     if (f->bisection_bps > 0) {
         ppl_format_bandwidth(f->bisection_bps, b, sizeof b);
         ppl_format_bandwidth(f->bisection_bps / ((double)f->gpus / 2.0), d, sizeof d);
@@ -203,8 +204,8 @@ ppl_status cmd_topologies(cli *c)
         }
         json_object_set_new(doc, "topologies", list);
     } else {
-        static const char *const header[] = {"topology", "GPUs", "GPU", "servers x GPUs",
-                                             "NVLink", "NIC/GPU", "bisection/GPU"};
+        static const char *const header[] = {
+            "topology", "GPUs", "GPU", "servers x GPUs", "NVLink", "NIC/GPU", "bisection/GPU"};
         ppl_table_row(&tab, header);
     }
     for (size_t i = 0; i < count; i++) {
@@ -224,7 +225,8 @@ ppl_status cmd_topologies(cli *c)
         }
         char gpus[32], shape[48], nv[48], nic[32], bis[32], bw[32];
         snprintf(gpus, sizeof gpus, "%lld", (long long)f.gpus);
-        snprintf(shape, sizeof shape, "%lld x %lld", (long long)t.servers, (long long)t.gpus_per_server);
+        snprintf(shape, sizeof shape, "%lld x %lld", (long long)t.servers,
+                 (long long)t.gpus_per_server);
         ppl_format_bandwidth(t.nvlink.bandwidth_bps, bw, sizeof bw);
         snprintf(nv, sizeof nv, "%lld GPUs, %s", (long long)t.nvlink.domain_gpus, bw);
         ppl_format_bandwidth(f.nic_bandwidth_per_gpu_bps, nic, sizeof nic);

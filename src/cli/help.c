@@ -25,7 +25,8 @@ static const help_text texts[] = {
      "with memory and time breakdowns.  Every configuration flag given pins that\n"
      "dimension; the search covers the rest.\n",
      "  parplan plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536\n"
-     "  parplan plan --model llama3-405b --topology h100-64k --gpus 16384 --global-batch 2048 --tp 8\n"
+     "  parplan plan --model llama3-405b --topology h100-64k --gpus 16384 --global-batch 2048 --tp "
+     "8\n"
      "  parplan plan --model megatron-1t --topology dgx-a100-superpod --gpus 3072 \\\n"
      "      --global-batch 3072 --json -o plan.json\n"},
     {PPL_CMD_ESTIMATE,
@@ -54,20 +55,21 @@ static const help_text texts[] = {
      "      --sweep gpus=1024,4096,16384,65536 --tokens 300e9\n"
      "  parplan whatif --model llama3-70b --topology dgx-h100-superpod --global-batch 1024 \\\n"
      "      --sweep rails.nic_bandwidth=200Gb/s,400Gb/s,800Gb/s\n"},
-    {PPL_CMD_SIZE,
-     "parplan size --model M --topology T --tokens N --days D [--global-batch B]",
+    {PPL_CMD_SIZE, "parplan size --model M --topology T --tokens N --days D [--global-batch B]",
      "Finds the smallest GPU count of the topology whose best plan trains N tokens\n"
      "within D days, and prints that plan.  --fit-only instead finds the fewest GPUs\n"
      "that hold one replica of the model at all.\n",
      "  parplan size --model megatron-1t --topology dgx-a100-superpod --tokens 450e9 --days 84\n"
      "  parplan size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67\n"},
     {PPL_CMD_COLLECTIVE,
-     "parplan collective --topology T --op OP --servers S [--gpus-per-server g] [--algo A] [--sizes SIZE|LO:HI]",
+     "parplan collective --topology T --op OP --servers S [--gpus-per-server g] [--algo A] "
+     "[--sizes SIZE|LO:HI]",
      "Predicts one collective among S servers x g GPUs each (g defaults to all; g=1 is\n"
      "one GPU per server, all on one rail) as an nccl-tests style table: size, time,\n"
      "algorithm bandwidth, bus bandwidth, chosen algorithm.\n",
      "  parplan collective --topology dgx-h100-superpod --op allreduce --servers 1 --sizes 8GiB\n"
-     "  parplan collective --topology dgx-a100-superpod --op allreduce --servers 8 --gpus-per-server 1 \\\n"
+     "  parplan collective --topology dgx-a100-superpod --op allreduce --servers 8 "
+     "--gpus-per-server 1 \\\n"
      "      --sizes 1MiB:8GiB\n"},
     {PPL_CMD_TOPOLOGY_SHOW, "parplan topology show T [--json]",
      "Describes a topology: GPUs, NVLink domain, rails, each switch tier with its group\n"
@@ -141,17 +143,18 @@ void cli_help(ppl_command cmd, ppl_buf *out)
         for (int k = PPL_CMD_PLAN; k < PPL_CMD_COUNT; k++)
             ppl_buf_printf(out, "  %-19s %s\n", ppl_command_name((ppl_command)k),
                            ppl_command_summary((ppl_command)k));
-        ppl_buf_printf(out,
-                       "\nRun 'parplan <command> --help' for a command's options.\n\n"
-                       "examples:\n"
-                       "  parplan models\n"
-                       "  parplan model show llama3-405b\n"
-                       "  parplan topology show dgx-h100-superpod\n"
-                       "  parplan plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536\n"
-                       "\n"
-                       "Quantities take units: \"80 GiB\", \"400 Gb/s\", \"450 GB/s\", \"2 us\",\n"
-                       "\"989 TFLOP/s\", \"15.6T\" tokens.\n\n%s",
-                       exit_codes);
+        ppl_buf_printf(
+            out,
+            "\nRun 'parplan <command> --help' for a command's options.\n\n"
+            "examples:\n"
+            "  parplan models\n"
+            "  parplan model show llama3-405b\n"
+            "  parplan topology show dgx-h100-superpod\n"
+            "  parplan plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536\n"
+            "\n"
+            "Quantities take units: \"80 GiB\", \"400 Gb/s\", \"450 GB/s\", \"2 us\",\n"
+            "\"989 TFLOP/s\", \"15.6T\" tokens.\n\n%s",
+            exit_codes);
         return;
     }
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {

@@ -1,0 +1,91 @@
+#!/bin/sh
+# test_cli.sh PARPLAN SOURCE_ROOT - the parplan executable's behaviour, as TAP.
+P=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+ROOT=$2
+. "$ROOT/tests/cli/tap.sh"
+
+run "$P" --version
+check "--version names the libraries" '[ $rc -eq 0 ] && has "$out" "parplan 0.1.0" && has "$out" jansson && has "$out" GLPK'
+
+run "$P" --help
+check "--help lists the commands and exit codes" '[ $rc -eq 0 ] && has "$out" "topology generate" && has "$out" validate && has "$out" "exit status:" && [ -z "$err" ]'
+
+for cmd in plan estimate memory whatif size collective "topology show" "topology generate" \
+    topologies models "model show" validate; do
+    # shellcheck disable=SC2086
+    run "$P" $cmd --help
+    check "$cmd --help: usage, options, examples, exit codes" '[ $rc -eq 0 ] && has "$out" "usage: parplan $cmd" && has "$out" "options:" && has "$out" "examples:" && has "$out" "exit status:" && [ -z "$err" ]'
+done
+
+run "$P"
+check "no command: overview, exit 2" '[ $rc -eq 2 ] && has "$out" "usage: parplan"'
+run "$P" plann
+check "unknown command: exit 2, one line" '[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "parplan: unknown command"'
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 8 --tpp 8
+check "unknown option: exit 2, names it" '[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--tpp"'
+run "$P" estimate --model gpt3-175b --topology dgx-h100-superpod --global-batch 8 --pp 8 --mbs 1
+check "missing required flag: exit 2, names it" '[ $rc -eq 2 ] && has "$err" "--tp: required"'
+run "$P" estimate --model gpt3-175b --topology dgx-h100-superpod --global-batch 8 --tp 8 --pp 8 --mbs 0
+check "bad value: exit 2, names the flag" '[ $rc -eq 2 ] && has "$err" "--mbs: expected a positive integer, found 0"'
+
+run "$P" models
+check "models lists the catalogue" '[ $rc -eq 0 ] && has "$out" gpt3-175b && has "$out" megatron-1t && has "$out" mt-nlg-530b && has "$out" bloom-176b && has "$out" llama3-8b && has "$out" llama3-70b && has "$out" llama3-405b && has "$out" mixtral-8x7b'
+run "$P" topologies
+check "topologies lists the catalogue" '[ $rc -eq 0 ] && has "$out" dgx-a100-superpod && has "$out" dgx-h100-superpod && has "$out" meta-24k-roce && has "$out" "h100-64k " && has "$out" h100-64k-rail-only && has "$out" gb200-nvl72 && has "$out" gh200-nvl256'
+
+# Narayanan et al. SC'21 Eq.2: 12Lh^2 + 13Lh + (V+s)h (derivations in tests/unit/test_model.c)
+run "$P" model show gpt3-175b
+check "gpt3-175b: Eq.2 count" '[ $rc -eq 0 ] && has "$out" "174,615,822,336"'
+run "$P" model show megatron-1t
+check "megatron-1t: Eq.2 count (1008.0B)" '[ $rc -eq 0 ] && has "$out" "1,008,038,707,200"'
+run "$P" model show mt-nlg-530b
+check "mt-nlg-530b: Eq.2 count (529.6B)" '[ $rc -eq 0 ] && has "$out" "529,600,778,240"'
+run "$P" model show llama3-405b
+check "llama3-405b: 405.85B" '[ $rc -eq 0 ] && has "$out" "405,853,388,800" && has "$out" "405.85 B"'
+run "$P" model show mixtral-8x7b
+check "mixtral-8x7b: total and active" '[ $rc -eq 0 ] && has "$out" "46,702,792,704" && has "$out" "12,879,925,248"'
+
+run "$P" model show gpt3-175b --json
+printf '%s\n' "$out" >"$tmp/model.json"
+check "model show --json is valid JSON with params" '[ $rc -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"schema_version\"]==\"1.0\" and d[\"tool\"][\"name\"]==\"parplan\"; assert d[\"params\"]==174615822336 and d[\"active_params\"]==174615822336" "$tmp/model.json"'
+
+run "$P" topology show dgx-h100-superpod
+check "dgx-h100-superpod: 32 leaf and 16 spine switches (RA-11333-001)" '[ $rc -eq 0 ] && printf "%s\n" "$out" | grep -Eq "^leaf .* 32$" && printf "%s\n" "$out" | grep -Eq "^spine .* 16$" && has "$out" "switches   48"'
+run "$P" topology show meta-24k-roce --json
+printf '%s\n' "$out" >"$tmp/topo.json"
+check "topology show --json: 1:7 above the pods" '[ $rc -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d[\"topology\"][\"tiers\"]; assert abs(t[2][\"gpu_bandwidth\"]-50e9/7)<1 and d[\"topology\"][\"gpus\"]==24576" "$tmp/topo.json"'
+run "$P" topology show meta-24k-roce --json
+check "output is byte-identical across runs" '[ "$out" = "$(cat "$tmp/topo.json")" ]'
+
+(cd / && "$P" model show gpt3-175b >"$tmp/elsewhere" 2>&1)
+rc=$?
+out=$(cat "$tmp/elsewhere")
+check "catalogue names work from any directory" '[ $rc -eq 0 ] && has "$out" "174,615,822,336"'
+run "$P" model show "$ROOT/models/llama3-8b.json"
+check "a path works where a name does" '[ $rc -eq 0 ] && has "$out" llama3-8b'
+run "$P" model show gpt5
+check "an unknown model name: exit 2, one line" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "neither a catalogue model nor a file"'
+
+printf '{"layers": 2, "hidden": 64, "heads": 4, "vocab": 100, "seq_len": 16, "hiden": 3}\n' >"$tmp/warn.json"
+run "$P" model show "$tmp/warn.json"
+check "an unknown key warns and the command goes on" '[ $rc -eq 0 ] && has "$err" "warning:" && has "$err" "hiden: unknown key, ignored (did you mean '"'"'hidden'"'"'?)" && has "$out" "parameters"'
+
+run "$P" model show gpt3-175b -o "$tmp/shown.txt"
+check "-o writes the file and nothing to stdout" '[ $rc -eq 0 ] && [ -z "$out" ] && grep -q "174,615,822,336" "$tmp/shown.txt"'
+run "$P" model show gpt3-175b -o "$tmp/no/such/dir/x.txt"
+check "-o into a missing directory: exit 4, nothing written" '[ $rc -eq 4 ] && [ ! -e "$tmp/no" ] && has "$err" "cannot write"'
+if [ -w /dev/full ]; then
+    "$P" model show gpt3-175b >/dev/full 2>"$tmp/err"
+    rc=$?
+    err=$(cat "$tmp/err")
+    check "a full stdout: exit 4" '[ $rc -eq 4 ] && has "$err" "cannot write to standard output"'
+fi
+
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536
+check "plan is not built yet: exit 4, says so, writes nothing" '[ $rc -eq 4 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "not available"'
+run "$P" estimate --model gpt3-175b --topology "$ROOT/tests/bad/topo-rtt-zero.json" --tp 8 --pp 8 --mbs 1 --global-batch 8
+check "commands not built yet still check their inputs (exit 3)" '[ $rc -eq 3 ] && has "$err" "transport.rtt"'
+run "$P" collective --topology dgx-h100-superpod --op allreduce --servers 2 --sizes 1GiB:2GiB -o "$tmp/coll.txt"
+check "a command that fails writes no -o file" '[ $rc -eq 4 ] && [ ! -e "$tmp/coll.txt" ]'
+
+finish

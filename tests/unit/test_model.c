@@ -1,1 +1,323 @@
-int main(void){return 0;}
+/*
+ * test_model.c - parameter counts and FLOPs per token, and model-file checks.
+ *
+ * Every expected figure is derived by hand below from its source.
+ */
+#include "testutil.h"
+
+#include <jansson.h>
+
+#include "parplan/model.h"
+
+/* A GPT as Narayanan et al. SC'21 describe it: biases, LayerNorm, learned
+ * positions, tied output layer, ffn = 4h, no final norm in the count. */
+static ppl_model gpt(int64_t L, int64_t h, int64_t a)
+{
+    ppl_model m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "gpt");
+    m.layers = L;
+    m.hidden = h;
+    m.heads = a;
+    m.kv_heads = a;
+    m.ffn_hidden = 4 * h;
+    m.vocab = 51200;
+    m.seq_len = 2048;
+    m.tied_embeddings = true;
+    m.bias = true;
+    m.norm = PPL_NORM_LAYERNORM;
+    m.position_embedding = PPL_POSITION_LEARNED;
+    return m;
+}
+
+static double params_of(const ppl_model *m)
+{
+    ppl_model_figures f;
+    ppl_model_derive(m, &f);
+    return f.params_total;
+}
+
+/*
+ * Narayanan et al. SC'21 Eq.2: P = 12Lh^2 + 13Lh + (V + s)h, V = 51200, s = 2048.
+ *  1T   (L=128, h=25600): 12*128*25600^2 = 1,006,632,960,000; 13*128*25600 = 42,598,400;
+ *       53,248*25600 = 1,363,148,800; total 1,008,038,707,200 (Table 1: 1008.0B)
+ *  530B (L=105, h=20480): 528,482,304,000 + 27,955,200 + 1,090,519,040 = 529,600,778,240
+ *  175B (L=96, h=12288):  173,946,175,488 + 15,335,424 + 654,311,424 = 174,615,822,336
+ *  7.5B (L=36, h=4096):   7,247,757,312 + 1,916,928 + 218,103,808 = 7,467,778,048 (7.47B)
+ */
+static void test_gpt_equals_eq2(void **state)
+{
+    (void)state;
+    struct {
+        int64_t L, h, a;
+        double expected;
+    } rows[] = {
+        {128, 25600, 160, 1008038707200.0},
+        {105, 20480, 128, 529600778240.0},
+        {96, 12288, 96, 174615822336.0},
+        {36, 4096, 32, 7467778048.0},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        ppl_model m = gpt(rows[i].L, rows[i].h, rows[i].a);
+        double p = params_of(&m);
+        assert_true(p == rows[i].expected); /* exact: integers well inside 2^53 */
+        assert_true(p == ppl_gpt_params_eq2((double)rows[i].L, (double)rows[i].h, 51200, 2048));
+    }
+}
+
+/*
+ * Llama 3 405B: L=126, h=16384, a=128 (head dim 128), 8 KV heads, ffn 53248,
+ * V=128256, SwiGLU, no biases, RMSNorm, RoPE, untied, final norm.
+ *  per layer: Q 16384^2 = 268,435,456; K,V 2*16384*(8*128) = 33,554,432;
+ *             O 268,435,456; MLP 3*16384*53248 = 2,617,245,696; norms 2*16384 = 32,768
+ *             sum 3,187,703,808; x126 = 401,650,679,808
+ *  embedding 128256*16384 = 2,101,346,304, output the same, final norm 16,384
+ *  total 405,853,388,800 (405.85B)
+ */
+static void test_llama3_405b(void **state)
+{
+    (void)state;
+    ppl_model m = gpt(126, 16384, 128);
+    m.kv_heads = 8;
+    m.ffn_hidden = 53248;
+    m.vocab = 128256;
+    m.seq_len = 8192;
+    m.gated_mlp = true;
+    m.tied_embeddings = false;
+    m.bias = false;
+    m.norm = PPL_NORM_RMSNORM;
+    m.position_embedding = PPL_POSITION_ROPE;
+    m.final_norm = true;
+    ppl_model_figures f;
+    ppl_model_derive(&m, &f);
+    assert_true(f.params_dense_layer == 3187703808.0);
+    assert_true(f.params_total == 405853388800.0);
+    assert_true(f.params_active == f.params_total);
+}
+
+/*
+ * Mixtral 8x7B: L=32, h=4096, a=32, 8 KV heads, 8 experts of ffn 14336, top-2,
+ * V=32000, SwiGLU, no biases, RMSNorm, untied, final norm.
+ *  attention 2*4096^2 + 2*4096*1024 = 41,943,040; norms 8,192;
+ *  one expert 3*4096*14336 = 176,160,768; router 4096*8 = 32,768
+ *  layer, all experts: 41,943,040 + 8,192 + 8*176,160,768 + 32,768 = 1,451,270,144
+ *  layer, 2 experts:   41,943,040 + 8,192 + 2*176,160,768 + 32,768 =   394,305,536
+ *  embedding + output 2*32000*4096 = 262,144,000, final norm 4,096
+ *  total 32*1,451,270,144 + 262,148,096 = 46,702,792,704 (46.7B)
+ *  active 32*394,305,536 + 262,148,096 = 12,879,925,248 (12.9B)
+ */
+static void test_mixtral(void **state)
+{
+    (void)state;
+    ppl_model m = gpt(32, 4096, 32);
+    m.kv_heads = 8;
+    m.ffn_hidden = 14336;
+    m.vocab = 32000;
+    m.gated_mlp = true;
+    m.tied_embeddings = false;
+    m.bias = false;
+    m.norm = PPL_NORM_RMSNORM;
+    m.position_embedding = PPL_POSITION_ROPE;
+    m.final_norm = true;
+    m.has_moe = true;
+    m.moe = (ppl_moe){.experts = 8, .top_k = 2, .ffn_hidden = 14336, .every = 1};
+    ppl_model_figures f;
+    ppl_model_derive(&m, &f);
+    assert_int_equal(f.moe_layers, 32);
+    assert_true(f.params_moe_layer == 1451270144.0);
+    assert_true(f.params_moe_layer_active == 394305536.0);
+    assert_true(f.params_total == 46702792704.0);
+    assert_true(f.params_active == 12879925248.0);
+    /* every second layer MoE: 16 MoE layers, 16 dense (dense MLP of ffn 14336) */
+    m.moe.every = 2;
+    ppl_model_derive(&m, &f);
+    assert_int_equal(f.moe_layers, 16);
+    assert_true(f.params_total ==
+                16.0 * 1451270144.0 + 16.0 * (41943040.0 + 8192.0 + 176160768.0) + 262148096.0);
+}
+
+/*
+ * BLOOM 176B: L=70, h=14336, a=112, V=250880, biases, LayerNorm, ALiBi (no
+ * position table), tied, an embedding LayerNorm and a final LayerNorm.
+ *  per layer 12h^2 + 13h = 2,466,250,752 + 186,368 = 2,466,437,120; x70 = 172,650,598,400
+ *  embedding 250880*14336 = 3,596,615,680; two extra LayerNorms 2*2*14336 = 57,344
+ *  total 176,247,271,424, the count BigScience publishes
+ */
+static void test_bloom(void **state)
+{
+    (void)state;
+    ppl_model m = gpt(70, 14336, 112);
+    m.vocab = 250880;
+    m.position_embedding = PPL_POSITION_ALIBI;
+    m.embedding_norm = true;
+    m.final_norm = true;
+    assert_true(params_of(&m) == 176247271424.0);
+}
+
+/*
+ * FLOPs per token.  Korthikanti et al. Eq.7 for B sequences of s tokens:
+ * 72 B L s h^2 (1 + s/(6h) + V/(12hL)); per token divide by B s.
+ * Narayanan Eq.3 with full recomputation: 96 B s L h^2 (1 + s/(6h) + V/(16Lh)).
+ * For the 1T model (L=128, h=25600, s=2048, V=51200):
+ *  Eq.7/token = 6.0398e12 * (1 + 0.013333 + 0.001302) = 6.1282e12 (72*128*25600^2 = 6.0398e12)
+ *  Eq.3/token = 8.0531e12 * (1 + 0.013333 + 0.000977) = 8.1683e12 (96*128*25600^2 = 8.0531e12)
+ */
+static void test_flops(void **state)
+{
+    (void)state;
+    ppl_model m = gpt(128, 25600, 160);
+    ppl_model_figures f;
+    ppl_model_derive(&m, &f);
+    double L = 128, h = 25600, s = 2048, V = 51200;
+    double eq7 = 72.0 * L * h * h * (1 + s / (6 * h) + V / (12 * h * L));
+    double eq3 = 96.0 * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
+    assert_close(f.flops_training_per_token, eq7, 1e-12);
+    assert_close(f.flops_full_recompute_per_token, eq3, 1e-12);
+    assert_close(f.flops_forward_per_token, eq7 / 3.0, 1e-12);
+    assert_close(eq7, 6.1282e12, 1e-4);
+    assert_close(eq3, 8.1683e12, 1e-4);
+    /* GQA does not change the attention core (4sh) but shrinks K and V:
+     * with 8 of 160 heads for K/V, QKV+O weights go from 4h^2 to 2h^2 + 2h*(8*160)
+     * = 2h^2 + 2h*h/20: forward per layer drops by 2*(2h^2 - 2h^2/20) */
+    ppl_model g = m;
+    g.kv_heads = 8;
+    ppl_model_figures fg;
+    ppl_model_derive(&g, &fg);
+    assert_close(f.flops_forward_per_token - fg.flops_forward_per_token,
+                 L * 2.0 * (2 * h * h - 2 * h * h / 20.0), 1e-12);
+}
+
+/* --- loading from JSON --------------------------------------------------- */
+
+typedef struct warnings {
+    int count;
+    char last[512];
+} warnings;
+
+static void collect(void *ctx, const char *file, const char *key, const char *message)
+{
+    warnings *w = ctx;
+    w->count++;
+    snprintf(w->last, sizeof w->last, "%s: %s: %s", file, key, message);
+}
+
+static ppl_status load_text(const char *text, ppl_model *m, ppl_error *err, warnings *w)
+{
+    json_error_t jerr;
+    json_t *root = json_loads(text, 0, &jerr);
+    if (!root)
+        fail_msg("test JSON does not parse: %s", jerr.text);
+    ppl_diag diag = {.warn = collect, .ctx = w};
+    ppl_error_clear(err);
+    ppl_status st = ppl_model_from_json(root, "m.json", "", &diag, m, err);
+    json_decref(root);
+    return st;
+}
+
+static void test_defaults_and_units(void **state)
+{
+    (void)state;
+    ppl_model m;
+    ppl_error err;
+    warnings w = {0};
+    assert_int_equal(load_text("{\"layers\": 24, \"hidden\": 2048, \"heads\": 16, \"vocab\": 51200,"
+                               " \"seq_len\": 2048}",
+                               &m, &err, &w),
+                     PPL_OK);
+    /* SPEC defaults: kv_heads = heads, ffn_hidden = 4h, tied, not gated, no MoE */
+    assert_int_equal(m.kv_heads, 16);
+    assert_int_equal(m.ffn_hidden, 8192);
+    assert_true(m.tied_embeddings);
+    assert_false(m.gated_mlp);
+    assert_false(m.has_moe);
+    assert_int_equal(w.count, 0);
+    /* 8.0 is an integer; schema_version "1.2" is a minor bump of 1 */
+    assert_int_equal(load_text("{\"schema_version\": \"1.2\", \"layers\": 8.0, \"hidden\": 64,"
+                               " \"heads\": 4, \"vocab\": 10, \"seq_len\": 16, \"moe\": null}",
+                               &m, &err, &w),
+                     PPL_OK);
+    assert_int_equal(m.layers, 8);
+}
+
+static void test_unknown_key_warns(void **state)
+{
+    (void)state;
+    ppl_model m;
+    ppl_error err;
+    warnings w = {0};
+    assert_int_equal(load_text("{\"layers\": 24, \"hidden\": 2048, \"heads\": 16, \"vocab\": 51200,"
+                               " \"seq_len\": 2048, \"kv_head\": 8}",
+                               &m, &err, &w),
+                     PPL_OK);
+    assert_int_equal(w.count, 1);
+    assert_contains(w.last, "kv_head: unknown key");
+    assert_contains(w.last, "did you mean 'kv_heads'");
+    /* a declared count that is off by more than 1% warns too */
+    w.count = 0;
+    assert_int_equal(load_text("{\"layers\": 24, \"hidden\": 2048, \"heads\": 16, \"vocab\": 51200,"
+                               " \"seq_len\": 2048, \"params\": 2e9}",
+                               &m, &err, &w),
+                     PPL_OK);
+    assert_int_equal(w.count, 1);
+    assert_contains(w.last, "params: declares");
+}
+
+static void test_errors_name_key(void **state)
+{
+    (void)state;
+    ppl_model m;
+    ppl_error err;
+    warnings w = {0};
+    char line[1024];
+    assert_int_equal(load_text("{\"layers\": 24, \"hidden\": 2048, \"heads\": 16, \"vocab\": 51200,"
+                               " \"seq_len\": 2048, \"moe\": {\"experts\": 4, \"top_k\": 5}}",
+                               &m, &err, &w),
+                     PPL_EINPUT);
+    ppl_error_format(&err, line, sizeof line);
+    assert_string_equal(line, "m.json: moe.top_k: 5 exceeds moe.experts (4)");
+    assert_int_equal(load_text("{\"layers\": 24, \"hidden\": 2048, \"heads\": 16}", &m, &err, &w),
+                     PPL_EINPUT);
+    ppl_error_format(&err, line, sizeof line);
+    assert_string_equal(line, "m.json: vocab: missing, but required");
+}
+
+static void test_catalogue_files(void **state)
+{
+    (void)state;
+    /* every catalogue model loads, cites a source and matches its declared count */
+    static const char *const names[] = {"gpt3-175b",   "megatron-1t", "mt-nlg-530b", "bloom-176b",
+                                        "llama3-8b",   "llama3-70b",  "llama3-405b",
+                                        "mixtral-8x7b"};
+    static const double expected[] = {174615822336.0, 1008038707200.0, 529600778240.0,
+                                      176247271424.0, 0,               0,
+                                      405853388800.0, 46702792704.0};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/models/%s.json", PPL_TEST_SOURCE_ROOT, names[i]);
+        ppl_model m;
+        ppl_error err;
+        warnings w = {0};
+        ppl_diag diag = {.warn = collect, .ctx = &w};
+        ppl_status st = ppl_model_load(path, NULL, &diag, &m, &err);
+        if (st != PPL_OK)
+            fail_msg("%s: %s", path, err.message);
+        assert_int_equal(w.count, 0);
+        assert_true(strlen(m.source) > 20);
+        assert_string_equal(m.name, names[i]);
+        if (expected[i] > 0)
+            assert_true(params_of(&m) == expected[i]);
+        assert_true(m.params_declared > 0);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpt_equals_eq2),   cmocka_unit_test(test_llama3_405b),
+        cmocka_unit_test(test_mixtral),          cmocka_unit_test(test_bloom),
+        cmocka_unit_test(test_flops),            cmocka_unit_test(test_defaults_and_units),
+        cmocka_unit_test(test_unknown_key_warns), cmocka_unit_test(test_errors_name_key),
+        cmocka_unit_test(test_catalogue_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

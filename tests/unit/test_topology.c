@@ -1,1 +1,196 @@
-int main(void){return 0;}
+/*
+ * test_topology.c - topology loading and derived fabric figures.
+ */
+#include "testutil.h"
+
+#include <jansson.h>
+
+#include "parplan/topology.h"
+
+static int warned;
+static char warning[512];
+
+static void collect(void *ctx, const char *file, const char *key, const char *message)
+{
+    (void)ctx;
+    warned++;
+    snprintf(warning, sizeof warning, "%s: %s: %s", file, key, message);
+}
+
+static ppl_status load_text(const char *text, ppl_topology *t, ppl_error *err)
+{
+    json_error_t jerr;
+    json_t *root = json_loads(text, 0, &jerr);
+    if (!root)
+        fail_msg("test JSON does not parse: %s (%s)", jerr.text, text);
+    ppl_diag diag = {.warn = collect, .ctx = NULL};
+    ppl_error_clear(err);
+    ppl_status st = ppl_topology_from_json(root, "t.json", "", &diag, t, err);
+    json_decref(root);
+    return st;
+}
+
+static void load_catalogue(const char *name, ppl_topology *t)
+{
+    char path[1024];
+    ppl_error err;
+    ppl_diag diag = {.warn = collect, .ctx = NULL};
+    snprintf(path, sizeof path, "%s/topologies/%s.json", PPL_TEST_SOURCE_ROOT, name);
+    if (ppl_topology_load(path, NULL, &diag, t, &err) != PPL_OK)
+        fail_msg("%s: %s: %s", path, err.key, err.message);
+}
+
+#define GPU "\"gpu\": {\"memory\": \"80 GiB\", \"flops\": {\"bf16\": \"989 TFLOP/s\"}, \"hbm_bandwidth\": \"3.35 TB/s\"}"
+
+/*
+ * DGX H100 SuperPOD, 4 SUs (NVIDIA RA-11333-001): 128 servers x 8 NICs of 400 Gb/s,
+ * a leaf per rail per SU of 32 servers, radix-64 switches, non-blocking.
+ *  leaf: a leaf serves 32 servers of its rail with 32 down and 32 up ports;
+ *        8 rails x 4 SUs = 32 leaves; uplinks 32 x 32 = 1024
+ *  spine (top): 1024 ports in / 64 ports each = 16 spines
+ *  cables: 1024 server-leaf + 1024 leaf-spine = 2048
+ *  bisection: 1024 GPUs x 50 GB/s / 2 = 25.6 TB/s, one direction
+ */
+static void test_dgx_h100_superpod(void **state)
+{
+    (void)state;
+    ppl_topology t;
+    ppl_topology_figures f;
+    load_catalogue("dgx-h100-superpod", &t);
+    ppl_topology_derive(&t, &f);
+    assert_int_equal(f.gpus, 1024);
+    assert_int_equal(t.ntiers, 2);
+    assert_int_equal(f.tiers[0].switches, 32);
+    assert_int_equal(f.tiers[1].switches, 16);
+    assert_int_equal(f.cables, 2048);
+    assert_close(f.nic_bandwidth_per_gpu_bps, 50e9, 1e-15);
+    assert_close(f.bisection_bps, 25.6e12, 1e-15);
+    assert_close(t.gpu.flops[PPL_PRECISION_FP8], 1979e12, 1e-15);
+}
+
+/*
+ * A radix-64 three-tier fat tree (Al-Fares et al. SIGCOMM'08) serves k^3/4 = 65,536
+ * NIC ports with 5k^2/4 = 5,120 switches: 2,048 leaves, 2,048 aggregation, 1,024 core.
+ * 8,192 servers x 8 rails = 65,536 ports: h100-64k is exactly that tree.
+ */
+static void test_h100_64k_fat_tree(void **state)
+{
+    (void)state;
+    ppl_topology t;
+    ppl_topology_figures f;
+    load_catalogue("h100-64k", &t);
+    ppl_topology_derive(&t, &f);
+    assert_int_equal(f.gpus, 65536);
+    assert_int_equal(f.tiers[0].switches, 2048);
+    assert_int_equal(f.tiers[1].switches, 2048);
+    assert_int_equal(f.tiers[2].switches, 1024);
+    assert_int_equal(f.switches, 5120);
+    ppl_topology r;
+    load_catalogue("h100-64k-rail-only", &r);
+    assert_true(r.rail_only);
+    assert_false(t.rail_only);
+}
+
+/*
+ * Meta's 24K cluster (Llama 3 paper §3.3.1): pods of 3,072 GPUs at full bisection,
+ * 1:7 between pods.  Traffic leaving a pod gets 50 GB/s / 7 = 7.14 GB/s per GPU;
+ * the bisection is 24,576 x 50 GB/s / 2 / 7 = 87.8 TB/s.
+ */
+static void test_meta_oversubscription(void **state)
+{
+    (void)state;
+    ppl_topology t;
+    ppl_topology_figures f;
+    load_catalogue("meta-24k-roce", &t);
+    ppl_topology_derive(&t, &f);
+    assert_int_equal(f.gpus, 24576);
+    assert_int_equal(f.tiers[1].gpus_per_group, 3072);
+    assert_close(f.tiers[1].gpu_bandwidth_bps, 50e9, 1e-15);
+    assert_close(f.tiers[2].gpu_bandwidth_bps, 50e9 / 7.0, 1e-12);
+    assert_close(f.bisection_bps, 24576.0 * 50e9 / 2.0 / 7.0, 1e-12);
+    assert_int_equal(t.transport.protocol, PPL_PROTOCOL_ROCEV2);
+}
+
+static void test_multi_server_nvlink(void **state)
+{
+    (void)state;
+    ppl_topology t;
+    ppl_topology_figures f;
+    load_catalogue("gb200-nvl72", &t);
+    ppl_topology_derive(&t, &f);
+    assert_int_equal(t.nvlink.domain_gpus, 72);
+    assert_int_equal(f.nvlink_domains, f.gpus / 72);
+    load_catalogue("gh200-nvl256", &t);
+    assert_int_equal(t.nvlink.domain_gpus, 256);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    ppl_topology t;
+    ppl_error err;
+    ppl_topology_figures f;
+    warned = 0;
+    /* no tiers: one non-blocking layer; no transport: InfiniBand, go-back-N, 4 KiB MTU */
+    assert_int_equal(load_text("{" GPU ", \"servers\": 4, \"gpus_per_server\": 8,"
+                               " \"nvlink\": {\"bandwidth\": \"450 GB/s\"},"
+                               " \"rails\": {\"nic_bandwidth\": \"400 Gb/s\"}}",
+                               &t, &err),
+                     PPL_OK);
+    assert_int_equal(warned, 0);
+    assert_int_equal(t.ntiers, 1);
+    assert_int_equal(t.tiers[0].servers, 4);
+    assert_int_equal(t.nvlink.domain_gpus, 8);
+    assert_int_equal(t.rails.count, 8);
+    assert_int_equal(t.transport.mtu_bytes, 4096);
+    assert_int_equal(t.transport.retransmit, PPL_RETRANSMIT_GO_BACK_N);
+    /* fp16 stands in for a missing bf16 and the other way round */
+    assert_close(t.gpu.flops[PPL_PRECISION_FP16], 989e12, 1e-15);
+    ppl_topology_derive(&t, &f);
+    /* 32 GPUs x 50 GB/s / 2 */
+    assert_close(f.bisection_bps, 800e9, 1e-15);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    ppl_topology t;
+    ppl_error err;
+    char line[1024];
+    const char *base = "{" GPU ", \"servers\": 100, \"gpus_per_server\": 8,"
+                       " \"nvlink\": {\"bandwidth\": \"450 GB/s\"},"
+                       " \"rails\": {\"nic_bandwidth\": \"400 Gb/s\"},"
+                       " \"tiers\": [{\"servers\": 32}, {\"servers\": 100}]}";
+    assert_int_equal(load_text(base, &t, &err), PPL_EINPUT);
+    ppl_error_format(&err, line, sizeof line);
+    assert_string_equal(line, "t.json: tiers[1].servers: 100 is not a multiple of tiers[0].servers (32)");
+    assert_int_equal(load_text("{" GPU ", \"servers\": 2, \"gpus_per_server\": 8,"
+                               " \"nvlink\": {\"bandwidth\": \"450 GB/s\"},"
+                               " \"rails\": {\"nic_bandwidth\": \"400 Gb/s\"},"
+                               " \"transport\": {\"loss_rate\": 1}}",
+                               &t, &err),
+                     PPL_EINPUT);
+    ppl_error_format(&err, line, sizeof line);
+    assert_string_equal(line, "t.json: transport.loss_rate: expected a value below 1, found 1");
+    /* a top tier with an oversubscription warns: it has no uplinks */
+    warned = 0;
+    assert_int_equal(load_text("{" GPU ", \"servers\": 64, \"gpus_per_server\": 8,"
+                               " \"nvlink\": {\"bandwidth\": \"450 GB/s\"},"
+                               " \"rails\": {\"nic_bandwidth\": \"400 Gb/s\"},"
+                               " \"tiers\": [{\"servers\": 32}, {\"servers\": 64, "
+                               "\"oversubscription\": 4}], \"trasport\": {}}",
+                               &t, &err),
+                     PPL_OK);
+    assert_int_equal(warned, 2);
+    assert_contains(warning, "tiers[1].oversubscription");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dgx_h100_superpod), cmocka_unit_test(test_h100_64k_fat_tree),
+        cmocka_unit_test(test_meta_oversubscription), cmocka_unit_test(test_multi_server_nvlink),
+        cmocka_unit_test(test_defaults),          cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,47 @@
+# tap.sh - a tiny TAP producer for the CLI tests (sourced by test_*.sh).
+#
+# run CMD...      runs a command; sets $rc, $out (stdout) and $err (stderr)
+# check DESC EXPR runs EXPR (a shell command list); prints ok/not ok with context
+# finish          prints the plan and exits non-zero when a check failed
+tap_n=0
+tap_failed=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/parplan-cli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+run() {
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    out=$(cat "$tmp/out")
+    err=$(cat "$tmp/err")
+}
+
+lines() {
+    # number of lines in $1 (0 for an empty string)
+    if [ -z "$1" ]; then echo 0; else printf '%s\n' "$1" | wc -l | tr -d ' '; fi
+}
+
+has() {
+    case "$1" in *"$2"*) return 0 ;; *) return 1 ;; esac
+}
+
+check() {
+    tap_n=$((tap_n + 1))
+    desc=$1
+    shift
+    if eval "$*"; then
+        echo "ok $tap_n - $desc"
+    else
+        tap_failed=$((tap_failed + 1))
+        echo "not ok $tap_n - $desc"
+        echo "#   check: $*"
+        echo "#   rc=$rc"
+        printf '%s\n' "$out" | head -5 | sed 's/^/#   out: /'
+        printf '%s\n' "$err" | head -5 | sed 's/^/#   err: /'
+    fi
+}
+
+finish() {
+    echo "1..$tap_n"
+    [ "$tap_failed" -eq 0 ]
+    exit $?
+}
