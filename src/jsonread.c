@@ -423,3 +423,18 @@ ppl_status jr_schema_version(jr_ctx *ctx, const json_t *obj, const char *path)
                        found);
     return jr_fail(ctx, full, "expected 1, found %s", found);
 }
+
+/* Default name: the file's stem ("models/gpt3-175b.json" -> "gpt3-175b"). */
+void jr_file_stem(const char *path, char *out, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    if (len >= size)
+        len = size - 1;
+    memcpy(out, base, len);
+    out[len] = '\0';
+}
+

@@ -43,6 +43,10 @@ json_t *jr_load_file(jr_ctx *ctx, const char *path);
 void jr_path(char *out, size_t size, const char *parent, const char *key);
 void jr_index(char *out, size_t size, const char *parent, size_t index);
 
+/* The stem of a file name, the default name of a model or topology:
+ * "models/gpt3-175b.json" -> "gpt3-175b". */
+void jr_file_stem(const char *path, char *out, size_t size);
+
 /* Renders a JSON value compactly for messages, truncated to fit. */
 void jr_describe(const json_t *value, char *buf, size_t size);
 

@@ -172,20 +172,6 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
     return PPL_OK;
 }
 
-/* Default name: the file's stem ("models/gpt3-175b.json" -> "gpt3-175b"). */
-static void stem_of(const char *path, char *out, size_t size)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t len = strlen(base);
-    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
-        len -= 5;
-    if (len >= size)
-        len = size - 1;
-    memcpy(out, base, len);
-    out[len] = '\0';
-}
-
 ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag *diag,
                           ppl_model *model, ppl_error *err)
 {
@@ -196,7 +182,7 @@ ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag 
     ppl_status st = ppl_model_from_json(root, ctx.file, "", diag, model, err);
     json_decref(root);
     if (st == PPL_OK && !model->name[0])
-        stem_of(path, model->name, sizeof model->name);
+        jr_file_stem(path, model->name, sizeof model->name);
     return st;
 }
 

@@ -317,17 +317,8 @@ ppl_status ppl_topology_load(const char *path, const char *display, const ppl_di
         return PPL_EINPUT;
     ppl_status st = ppl_topology_from_json(root, ctx.file, "", diag, topo, err);
     json_decref(root);
-    if (st == PPL_OK && !topo->name[0]) {
-        const char *base = strrchr(path, '/');
-        base = base ? base + 1 : path;
-        size_t len = strlen(base);
-        if (len > 5 && strcmp(base + len - 5, ".json") == 0)
-            len -= 5;
-        if (len >= sizeof topo->name)
-            len = sizeof topo->name - 1;
-        memcpy(topo->name, base, len);
-        topo->name[len] = '\0';
-    }
+    if (st == PPL_OK && !topo->name[0])
+        jr_file_stem(path, topo->name, sizeof topo->name);
     return st;
 }
 
