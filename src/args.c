@@ -29,6 +29,7 @@ typedef enum opt_kind {
     K_COUNT,     /* a count with an optional K/M/G/T suffix */
     K_REAL,      /* a plain positive real */
     K_BANDWIDTH, /* a bandwidth quantity */
+    K_BYTES,     /* a byte size */
     K_SIZES,     /* a byte size or a range lo:hi */
     K_SWEEP      /* KEY=V1,V2,... repeatable */
 } opt_kind;
@@ -79,7 +80,12 @@ typedef enum opt_id {
     O_RAIL_ONLY,
     O_RADIX,
     O_NAME,
-    O_RUNS
+    O_RUNS,
+    O_FIRST_LAYERS,
+    O_LAST_LAYERS,
+    O_SCHEDULE,
+    O_OVERHEAD,
+    O_FRAGMENTATION
 } opt_id;
 
 #define C(x) (1u << (x))
@@ -96,6 +102,7 @@ static const char *const optimizer_names[] = {"adam", "sgd", NULL};
 static const char *const objective_names[] = {"time", "cost", "memory", NULL};
 static const char *const op_names[] = {"allreduce", "allgather", "reducescatter",
                                        "alltoall",  "sendrecv",  NULL};
+static const char *const schedule_names[] = {"1f1b", "gpipe", NULL};
 static const char *const algo_names[] = {"auto", "ring", "tree", "hierarchical", NULL};
 
 typedef struct opt_def {
@@ -139,10 +146,20 @@ static const opt_def options[] = {
      "sequence parallelism (with tp > 1)"},
     {O_FLASH, "--flash-attention", 0, K_OPTBOOL, CMDS_CONFIG, "[=yes|no]", 0, 0, NULL,
      "flash attention (no s x s score matrix kept)"},
+    {O_FIRST_LAYERS, "--first-stage-layers", 0, K_INT, CMDS_CONFIG, "N", 1, 100000, NULL,
+     "layers on the first pipeline stage (Megatron-LM --decoder-first-pipeline-num-layers)"},
+    {O_LAST_LAYERS, "--last-stage-layers", 0, K_INT, CMDS_CONFIG, "N", 1, 100000, NULL,
+     "layers on the last pipeline stage (--decoder-last-pipeline-num-layers)"},
+    {O_SCHEDULE, "--schedule", 0, K_ENUM, CMDS_CONFIG, "S", 0, 0, schedule_names,
+     "pipeline schedule: 1f1b (default; interleaved with --vp > 1) or gpipe"},
     {O_PRECISION, "--precision", 0, K_ENUM, CMDS_CONFIG, "P", 0, 0, precision_names,
      "bf16 (default), fp16 or fp8"},
     {O_OPTIMIZER, "--optimizer", 0, K_ENUM, CMDS_CONFIG, "O", 0, 0, optimizer_names,
      "adam (default) or sgd"},
+    {O_OVERHEAD, "--overhead-memory", 0, K_BYTES, CMDS_CONFIG, "SIZE", 0, 0, NULL,
+     "fixed framework memory per GPU (default: CUDA context + NCCL per group)"},
+    {O_FRAGMENTATION, "--fragmentation", 0, K_REAL, CMDS_CONFIG, "F", 0, 0, NULL,
+     "allocator loss as a fraction of activations (default 0.05)"},
     {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN), "K", 1, 100000, NULL,
      "how many ranked configurations to print (default 10)"},
     {O_OBJECTIVE, "--objective", 0, K_ENUM, CMDS_SEARCH, "OBJ", 0, 0, objective_names,
@@ -286,6 +303,9 @@ void ppl_args_init(ppl_args *a)
     a->gpus = a->tp = a->pp = a->dp = a->cp = a->ep = a->vp = a->mbs = a->global_batch = PPL_UNSET;
     a->zero = a->recompute = a->sequence_parallel = a->flash_attention = PPL_UNSET;
     a->precision = PPL_PRECISION_BF16;
+    a->first_stage_layers = a->last_stage_layers = PPL_UNSET;
+    a->overhead_bytes = -1;
+    a->fragmentation = -1;
     a->optimizer = PPL_OPTIMIZER_ADAM;
     a->top = 10;
     a->objective = PPL_OBJECTIVE_TIME;
@@ -355,15 +375,15 @@ static ppl_status parse_enum(const opt_def *o, const char *v, int *out, ppl_erro
     return ppl_error_set(err, PPL_EUSAGE, "", o->name, "expected %s, found '%s'", list, show);
 }
 
-static ppl_status parse_quantity(const opt_def *o, const char *v, ppl_unit unit, double *out,
-                                 ppl_error *err)
+static ppl_status parse_quantity(const opt_def *o, const char *v, ppl_unit unit, bool allow_zero,
+                                 double *out, ppl_error *err)
 {
     char show[48], why[160];
     double value;
     shown(v, show, sizeof show);
     if (ppl_parse_quantity(v, unit, &value, why, sizeof why) != PPL_OK)
         return ppl_error_set(err, PPL_EUSAGE, "", o->name, "%s, found '%s'", why, show);
-    if (!(value > 0))
+    if (!(value > 0) && !(allow_zero && value == 0))
         return ppl_error_set(err, PPL_EUSAGE, "", o->name, "expected a positive value, found '%s'",
                              show);
     *out = value;
@@ -375,7 +395,7 @@ static ppl_status parse_sizes(const opt_def *o, const char *v, ppl_args *a, ppl_
     char lo[64];
     const char *colon = strchr(v, ':');
     if (!colon) {
-        ppl_status st = parse_quantity(o, v, PPL_UNIT_BYTES, &a->size_min_bytes, err);
+        ppl_status st = parse_quantity(o, v, PPL_UNIT_BYTES, false, &a->size_min_bytes, err);
         a->size_max_bytes = a->size_min_bytes;
         return st;
     }
@@ -385,9 +405,9 @@ static ppl_status parse_sizes(const opt_def *o, const char *v, ppl_args *a, ppl_
                              "expected SIZE or LO:HI such as 1MiB:8GiB");
     memcpy(lo, v, n);
     lo[n] = '\0';
-    ppl_status st = parse_quantity(o, lo, PPL_UNIT_BYTES, &a->size_min_bytes, err);
+    ppl_status st = parse_quantity(o, lo, PPL_UNIT_BYTES, false, &a->size_min_bytes, err);
     if (st == PPL_OK)
-        st = parse_quantity(o, colon + 1, PPL_UNIT_BYTES, &a->size_max_bytes, err);
+        st = parse_quantity(o, colon + 1, PPL_UNIT_BYTES, false, &a->size_max_bytes, err);
     if (st == PPL_OK && a->size_max_bytes < a->size_min_bytes)
         return ppl_error_set(err, PPL_EUSAGE, "", o->name, "the range ends below where it starts");
     if (st == PPL_OK && a->size_max_bytes / a->size_min_bytes > 1e15)
@@ -420,6 +440,9 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
     case O_RECOMPUTE: ep = &a->recompute; break;
     case O_PRECISION: ep = &a->precision; break;
     case O_OPTIMIZER: ep = &a->optimizer; break;
+    case O_SCHEDULE: ep = &a->schedule; break;
+    case O_FIRST_LAYERS: ip = &a->first_stage_layers; break;
+    case O_LAST_LAYERS: ip = &a->last_stage_layers; break;
     case O_OBJECTIVE: ep = &a->objective; break;
     case O_OP: ep = &a->op; break;
     case O_ALGO: ep = &a->algo; break;
@@ -439,10 +462,21 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
     case O_TIERS: a->tiers = v; return PPL_OK;
     case O_OVERSUB: a->oversubscription = v; return PPL_OK;
     case O_NAME: a->name = v; return PPL_OK;
-    case O_TOKENS: return parse_quantity(o, v, PPL_UNIT_COUNT, &a->tokens, err);
-    case O_DAYS: return parse_quantity(o, v, PPL_UNIT_COUNT, &a->days, err);
-    case O_PRICE: return parse_quantity(o, v, PPL_UNIT_COUNT, &a->gpu_hour_price, err);
-    case O_NIC_BW: return parse_quantity(o, v, PPL_UNIT_BANDWIDTH, &a->nic_bandwidth_bps, err);
+    case O_TOKENS: return parse_quantity(o, v, PPL_UNIT_COUNT, false, &a->tokens, err);
+    case O_DAYS: return parse_quantity(o, v, PPL_UNIT_COUNT, false, &a->days, err);
+    case O_PRICE: return parse_quantity(o, v, PPL_UNIT_COUNT, false, &a->gpu_hour_price, err);
+    case O_NIC_BW:
+        return parse_quantity(o, v, PPL_UNIT_BANDWIDTH, false, &a->nic_bandwidth_bps, err);
+    case O_OVERHEAD: return parse_quantity(o, v, PPL_UNIT_BYTES, true, &a->overhead_bytes, err);
+    case O_FRAGMENTATION: {
+        double f = -1;
+        ppl_status st = parse_quantity(o, v, PPL_UNIT_COUNT, true, &f, err);
+        if (st == PPL_OK && f >= 1.0)
+            return ppl_error_set(err, PPL_EUSAGE, "", o->name,
+                                 "expected a fraction below 1, found %g", f);
+        a->fragmentation = f;
+        return st;
+    }
     case O_SIZES: return parse_sizes(o, v, a, err);
     case O_SWEEP: {
         const char *eq = strchr(v, '=');

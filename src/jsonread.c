@@ -437,4 +437,3 @@ void jr_file_stem(const char *path, char *out, size_t size)
     memcpy(out, base, len);
     out[len] = '\0';
 }
-

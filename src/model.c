@@ -69,6 +69,7 @@ static const char *const model_keys[] = {"schema_version",
                                          "position_embedding",
                                          "final_norm",
                                          "embedding_norm",
+                                         "dropout",
                                          "moe",
                                          "params",
                                          NULL};
@@ -140,6 +141,7 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
                       PPL_POSITION_LEARNED, &position)) ||
         (st = jr_bool(&ctx, obj, path, "final_norm", JR_OPTIONAL, false, &m->final_norm)) ||
         (st = jr_bool(&ctx, obj, path, "embedding_norm", JR_OPTIONAL, false, &m->embedding_norm)) ||
+        (st = jr_bool(&ctx, obj, path, "dropout", JR_OPTIONAL, true, &m->dropout)) ||
         (st = jr_real(&ctx, obj, path, "params", JR_OPTIONAL, 0.0, JR_POSITIVE(1e18),
                       &m->params_declared)))
         return st;

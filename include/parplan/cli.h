@@ -71,12 +71,16 @@ typedef struct ppl_args {
     const char *runs;
     /* configuration pins; PPL_UNSET when free */
     int64_t gpus, tp, pp, dp, cp, ep, vp, mbs, global_batch;
-    int zero;              /* 0..3 or PPL_UNSET */
-    int recompute;         /* ppl_recompute or PPL_UNSET */
-    int sequence_parallel; /* 0, 1 or PPL_UNSET */
-    int flash_attention;   /* 0, 1 or PPL_UNSET */
-    int precision;         /* ppl_precision (bf16, fp16, fp8) */
-    int optimizer;         /* ppl_optimizer */
+    int zero;                                      /* 0..3 or PPL_UNSET */
+    int recompute;                                 /* ppl_recompute or PPL_UNSET */
+    int sequence_parallel;                         /* 0, 1 or PPL_UNSET */
+    int flash_attention;                           /* 0, 1 or PPL_UNSET */
+    int precision;                                 /* ppl_precision (bf16, fp16, fp8) */
+    int optimizer;                                 /* ppl_optimizer */
+    int schedule;                                  /* ppl_schedule */
+    int64_t first_stage_layers, last_stage_layers; /* PPL_UNSET when free */
+    double overhead_bytes; /* framework memory per GPU; < 0 when not given */
+    double fragmentation;  /* allocator loss, fraction of activations; < 0 when not given */
     /* plan */
     int64_t top;
     int objective;

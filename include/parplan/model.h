@@ -55,6 +55,7 @@ typedef struct ppl_model {
     bool bias;            /* linear layers carry biases */
     bool final_norm;      /* a norm before the output layer (Eq.2 does not count it) */
     bool embedding_norm;  /* a norm right after the embedding (BLOOM) */
+    bool dropout;         /* trained with dropout: its masks are kept for backward */
     ppl_norm_kind norm;
     ppl_position_kind position_embedding;
     bool has_moe;

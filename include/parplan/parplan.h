@@ -11,9 +11,12 @@
 
 #include "parplan/catalog.h"
 #include "parplan/cli.h"
+#include "parplan/config.h"
 #include "parplan/error.h"
+#include "parplan/memory.h"
 #include "parplan/model.h"
 #include "parplan/output.h"
+#include "parplan/report.h"
 #include "parplan/topology.h"
 #include "parplan/units.h"
 

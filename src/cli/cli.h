@@ -26,6 +26,12 @@ ppl_status cli_emit_json(cli *c, struct json_t *doc);
 void cli_help(ppl_command cmd, ppl_buf *out);
 void cli_version(ppl_buf *out);
 
+/* Loads --model and --topology and builds the pinned configuration
+ * (estimate, memory). */
+ppl_status cli_setup(cli *c, ppl_model *model, ppl_model_figures *figures, ppl_topology *topo,
+                     ppl_config *config, ppl_memory_opts *opts);
+
+ppl_status cmd_memory(cli *c);
 ppl_status cmd_models(cli *c);
 ppl_status cmd_model_show(cli *c);
 ppl_status cmd_topologies(cli *c);

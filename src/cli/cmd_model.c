@@ -48,6 +48,7 @@ static json_t *model_inputs_json(const ppl_model *m)
                         json_string(ppl_position_name(m->position_embedding)));
     json_object_set_new(o, "final_norm", json_boolean(m->final_norm));
     json_object_set_new(o, "embedding_norm", json_boolean(m->embedding_norm));
+    json_object_set_new(o, "dropout", json_boolean(m->dropout));
     if (m->has_moe) {
         json_t *moe = json_object();
         json_object_set_new(moe, "experts", json_integer(m->moe.experts));

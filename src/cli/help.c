@@ -39,12 +39,31 @@ static const help_text texts[] = {
      "      --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel\n"},
     {PPL_CMD_MEMORY,
      "parplan memory --model M --topology T --tp a --pp b --mbs m --global-batch B [options]",
-     "Prints the per-GPU memory of one configuration for its worst pipeline stage:\n"
-     "weights, gradients and optimizer state (divided by TP, PP and ZeRO sharding),\n"
-     "activations of the microbatches in flight (Korthikanti et al. 2022, Table 2),\n"
-     "and other buffers; --json adds every stage.\n",
-     "  parplan memory --model gpt3-175b --topology dgx-a100-superpod --tp 8 --pp 8 --mbs 1 \\\n"
-     "      --global-batch 1536 --recompute selective --sequence-parallel\n"},
+     "Prints the per-GPU memory of one configuration for its worst pipeline stage,\n"
+     "and every stage in a table (and in --json).  Exit 1 when it does not fit.\n"
+     "\n"
+     "terms (bytes per GPU; the table shows GiB):\n"
+     "  weights      16-bit weights of the stage's layers, split by tp (norms and\n"
+     "               row-parallel biases replicated); the embedding on the first stage,\n"
+     "               the output layer (or a tied embedding's copy) on the last; sharded\n"
+     "               over dp with --zero 3; fp8 adds Transformer Engine's fp8 weight and\n"
+     "               transpose caches\n"
+     "  gradients    2 bytes per parameter, sharded with --zero 2 or 3\n"
+     "  optimizer    Adam: fp32 master weights, momentum and variance, 12 bytes per\n"
+     "               parameter (SGD: 8), sharded with --zero 1, 2 or 3 (ZeRO, SC'20)\n"
+     "  activations  Korthikanti et al. 2022 Table 2 per layer, generalised to GQA,\n"
+     "               gated MLPs, MoE, flash attention, fp8 and context parallelism, times\n"
+     "               the stage's layers, times the microbatches in flight: p - k on\n"
+     "               stage k with 1F1B, x(1 + (p-1)/(pv)) interleaved, all m with GPipe;\n"
+     "               the last stage adds fp32 logits (4sbV/t)\n"
+     "  other        CUDA context and NCCL buffers per parallel group (or\n"
+     "               --overhead-memory), ZeRO-3 gather buffers, the layer being\n"
+     "               recomputed, and allocator fragmentation (--fragmentation)\n",
+     "  parplan memory --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 "
+     "\\\n"
+     "      --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel\n"
+     "  parplan memory --model llama3-405b --topology h100-64k --gpus 16384 --tp 8 --pp 16 \\\n"
+     "      --mbs 1 --global-batch 2048 --first-stage-layers 7 --last-stage-layers 7 --json\n"},
     {PPL_CMD_WHATIF,
      "parplan whatif --model M --topology T --sweep KEY=V1,V2,... [--sweep ...] [--tokens N]",
      "For every point of the sweep grid, finds the best plan.  KEY is gpus,\n"

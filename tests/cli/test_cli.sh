@@ -21,6 +21,25 @@ run "$P"
 check "no command: overview, exit 2" '[ $rc -eq 2 ] && has "$out" "usage: parplan"'
 run "$P" plann
 check "unknown command: exit 2, one line" '[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "parplan: unknown command"'
+# memory (derivations in tests/unit/test_memory.c)
+run "$P" memory --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel --json
+printf '%s\n' "$out" >"$tmp/mem.json"
+check "memory --json: SPEC memory fields, every stage, fits" '[ $rc -eq 0 ] && python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); m=d[\"memory\"]
+assert set(m) >= {\"weights\",\"gradients\",\"optimizer\",\"activations\",\"other\",\"total\",\"capacity\",\"fits\"}
+assert m[\"fits\"] and m[\"worst_stage\"]==0 and len(d[\"stages\"])==8
+assert abs(m[\"total\"]-sum(m[k] for k in (\"weights\",\"gradients\",\"optimizer\",\"activations\",\"other\")))<1
+assert d[\"config\"][\"stage_layers\"]==[12]*8 and d[\"config\"][\"microbatches\"]==96" "$tmp/mem.json"'
+run "$P" memory --model megatron-1t --topology dgx-a100-superpod --gpus 1 --tp 1 --pp 1 --mbs 1 --global-batch 1
+check "memory: a 1T model on one GPU does not fit (exit 1, table printed)" '[ $rc -eq 1 ] && has "$out" "does not fit" && [ -z "$err" ]'
+run "$P" memory --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --dp 8 --mbs 1 --global-batch 1536
+check "memory: an impossible split is a usage error naming --dp" '[ $rc -eq 2 ] && [ -z "$out" ] && has "$err" "--dp: tp*pp*cp*dp"'
+run "$P" memory --model llama3-405b --topology h100-64k --gpus 16384 --tp 8 --pp 16 --mbs 1 --global-batch 2048 --json
+printf '%s\n' "$out" >"$tmp/mem405.json"
+check "memory: 126 layers on 16 stages split 7, 8 x 14, 7" 'python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); assert d[\"config\"][\"stage_layers\"]==[7]+[8]*14+[7]" "$tmp/mem405.json"'
+
 run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 8 --tpp 8
 check "unknown option: exit 2, names it" '[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--tpp"'
 run "$P" estimate --model gpt3-175b --topology dgx-h100-superpod --global-batch 8 --pp 8 --mbs 1
@@ -80,6 +99,25 @@ if [ -w /dev/full ]; then
     err=$(cat "$tmp/err")
     check "a full stdout: exit 4" '[ $rc -eq 4 ] && has "$err" "cannot write to standard output"'
 fi
+
+# memory (derivations in tests/unit/test_memory.c)
+run "$P" memory --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel --json
+printf '%s\n' "$out" >"$tmp/mem.json"
+check "memory --json: SPEC memory fields, every stage, fits" '[ $rc -eq 0 ] && python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); m=d[\"memory\"]
+assert set(m) >= {\"weights\",\"gradients\",\"optimizer\",\"activations\",\"other\",\"total\",\"capacity\",\"fits\"}
+assert m[\"fits\"] and m[\"worst_stage\"]==0 and len(d[\"stages\"])==8
+assert abs(m[\"total\"]-sum(m[k] for k in (\"weights\",\"gradients\",\"optimizer\",\"activations\",\"other\")))<1
+assert d[\"config\"][\"stage_layers\"]==[12]*8 and d[\"config\"][\"microbatches\"]==96" "$tmp/mem.json"'
+run "$P" memory --model megatron-1t --topology dgx-a100-superpod --gpus 1 --tp 1 --pp 1 --mbs 1 --global-batch 1
+check "memory: a 1T model on one GPU does not fit (exit 1, table printed)" '[ $rc -eq 1 ] && has "$out" "does not fit" && [ -z "$err" ]'
+run "$P" memory --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --dp 8 --mbs 1 --global-batch 1536
+check "memory: an impossible split is a usage error naming --dp" '[ $rc -eq 2 ] && [ -z "$out" ] && has "$err" "--dp: tp*pp*cp*dp"'
+run "$P" memory --model llama3-405b --topology h100-64k --gpus 16384 --tp 8 --pp 16 --mbs 1 --global-batch 2048 --json
+printf '%s\n' "$out" >"$tmp/mem405.json"
+check "memory: 126 layers on 16 stages split 7, 8 x 14, 7" 'python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); assert d[\"config\"][\"stage_layers\"]==[7]+[8]*14+[7]" "$tmp/mem405.json"'
 
 run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536
 check "plan is not built yet: exit 4, says so, writes nothing" '[ $rc -eq 4 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "not available"'

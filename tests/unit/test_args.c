@@ -6,8 +6,7 @@
 #include "parplan/cli.h"
 #include "parplan/topology.h"
 
-#define PARSE(args, err, ...)                                                                      \
-    parse_argv((args), (err), (char *[]){"parplan", __VA_ARGS__, NULL})
+#define PARSE(args, err, ...) parse_argv((args), (err), (char *[]){"parplan", __VA_ARGS__, NULL})
 
 static ppl_status parse_argv(ppl_args *args, ppl_error *err, char **argv)
 {
@@ -73,8 +72,8 @@ static void test_collective_sizes(void **state)
     assert_int_equal(a.algo, PPL_ALGO_TREE);
     assert_close(a.size_min_bytes, 1048576.0, 0);
     assert_close(a.size_max_bytes, 8589934592.0, 0);
-    assert_int_equal(PARSE(&a, &err, "size", "--model", "m", "--topology", "t", "--tokens",
-                           "15.6T", "--days", "67"),
+    assert_int_equal(PARSE(&a, &err, "size", "--model", "m", "--topology", "t", "--tokens", "15.6T",
+                           "--days", "67"),
                      PPL_OK);
     assert_close(a.tokens, 15.6e12, 1e-15);
     assert_close(a.days, 67.0, 0);
@@ -93,16 +92,17 @@ static void test_errors(void **state)
     (void)state;
     ppl_args a;
     ppl_error err;
-    expect_usage(&err, PARSE(&a, &err, "plan", "--model", "m", "--topology", "t", "--tp", "x",
-                             "--global-batch", "8"),
+    expect_usage(&err,
+                 PARSE(&a, &err, "plan", "--model", "m", "--topology", "t", "--tp", "x",
+                       "--global-batch", "8"),
                  "--tp", "expected a positive integer, found 'x'");
     expect_usage(&err, PARSE(&a, &err, "plan", "--model", "m", "--topology", "t", "--tp", "0"),
                  "--tp", "expected a positive integer, found 0");
     expect_usage(&err, PARSE(&a, &err, "plan", "--tp", "99999999999999999999999"), "--tp",
                  "too large");
     expect_usage(&err, PARSE(&a, &err, "plan", "--model"), "--model", "missing value");
-    expect_usage(&err, PARSE(&a, &err, "plan", "--model", "m", "--topology", "t"),
-                 "--global-batch", "required");
+    expect_usage(&err, PARSE(&a, &err, "plan", "--model", "m", "--topology", "t"), "--global-batch",
+                 "required");
     expect_usage(&err, PARSE(&a, &err, "plan", "--zero", "4"), "--zero",
                  "expected an integer from 0 to 3, found 4");
     expect_usage(&err, PARSE(&a, &err, "plan", "--recompute", "some"), "--recompute",
@@ -110,15 +110,17 @@ static void test_errors(void **state)
     expect_usage(&err, PARSE(&a, &err, "plan", "--sequence-parallel=maybe"), "--sequence-parallel",
                  "expected yes or no");
     expect_usage(&err, PARSE(&a, &err, "plan", "--json=1"), "--json", "takes no value");
-    expect_usage(&err, PARSE(&a, &err, "models", "--tp", "8"), "--tp", "does not apply to 'models'");
+    expect_usage(&err, PARSE(&a, &err, "models", "--tp", "8"), "--tp",
+                 "does not apply to 'models'");
     expect_usage(&err, PARSE(&a, &err, "plan", "--tpp", "8"), "", "unknown option '--tpp'");
     expect_usage(&err, PARSE(&a, &err, "plann"), "", "unknown command 'plann'");
     expect_usage(&err, PARSE(&a, &err, "topology", "list"), "", "needs a subcommand");
     expect_usage(&err, PARSE(&a, &err, "models", "extra"), "", "unexpected argument 'extra'");
     expect_usage(&err, PARSE(&a, &err, "model", "show"), "", "needs a model name");
-    expect_usage(&err, PARSE(&a, &err, "collective", "--topology", "t", "--servers", "2",
-                             "--sizes", "8GiB:1MiB"),
-                 "--sizes", "ends below where it starts");
+    expect_usage(
+        &err,
+        PARSE(&a, &err, "collective", "--topology", "t", "--servers", "2", "--sizes", "8GiB:1MiB"),
+        "--sizes", "ends below where it starts");
     expect_usage(&err, PARSE(&a, &err, "size", "--tokens", "-5"), "--tokens", "non-negative");
     expect_usage(&err, PARSE(&a, &err, "whatif", "--sweep", "gpus"), "--sweep", "KEY=V1,V2");
     expect_usage(&err, PARSE(&a, &err, "whatif", "--sweep", "gpus=1,2", "--sweep", "gpus=4"),
@@ -169,7 +171,7 @@ static void test_every_command_has_help(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plan_flags),     cmocka_unit_test(test_two_word_commands),
+        cmocka_unit_test(test_plan_flags),       cmocka_unit_test(test_two_word_commands),
         cmocka_unit_test(test_collective_sizes), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_help_and_version), cmocka_unit_test(test_every_command_has_help),
     };

@@ -285,12 +285,11 @@ static void test_catalogue_files(void **state)
 {
     (void)state;
     /* every catalogue model loads, cites a source and matches its declared count */
-    static const char *const names[] = {"gpt3-175b",   "megatron-1t", "mt-nlg-530b", "bloom-176b",
-                                        "llama3-8b",   "llama3-70b",  "llama3-405b",
-                                        "mixtral-8x7b"};
-    static const double expected[] = {174615822336.0, 1008038707200.0, 529600778240.0,
-                                      176247271424.0, 0,               0,
-                                      405853388800.0, 46702792704.0};
+    static const char *const names[] = {"gpt3-175b", "megatron-1t", "mt-nlg-530b", "bloom-176b",
+                                        "llama3-8b", "llama3-70b",  "llama3-405b", "mixtral-8x7b"};
+    static const double expected[] = {
+        174615822336.0, 1008038707200.0, 529600778240.0, 176247271424.0, 0, 0,
+        405853388800.0, 46702792704.0};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/models/%s.json", PPL_TEST_SOURCE_ROOT, names[i]);
@@ -313,10 +312,14 @@ static void test_catalogue_files(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpt_equals_eq2),   cmocka_unit_test(test_llama3_405b),
-        cmocka_unit_test(test_mixtral),          cmocka_unit_test(test_bloom),
-        cmocka_unit_test(test_flops),            cmocka_unit_test(test_defaults_and_units),
-        cmocka_unit_test(test_unknown_key_warns), cmocka_unit_test(test_errors_name_key),
+        cmocka_unit_test(test_gpt_equals_eq2),
+        cmocka_unit_test(test_llama3_405b),
+        cmocka_unit_test(test_mixtral),
+        cmocka_unit_test(test_bloom),
+        cmocka_unit_test(test_flops),
+        cmocka_unit_test(test_defaults_and_units),
+        cmocka_unit_test(test_unknown_key_warns),
+        cmocka_unit_test(test_errors_name_key),
         cmocka_unit_test(test_catalogue_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

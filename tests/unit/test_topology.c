@@ -40,7 +40,9 @@ static void load_catalogue(const char *name, ppl_topology *t)
         fail_msg("%s: %s: %s", path, err.key, err.message);
 }
 
-#define GPU "\"gpu\": {\"memory\": \"80 GiB\", \"flops\": {\"bf16\": \"989 TFLOP/s\"}, \"hbm_bandwidth\": \"3.35 TB/s\"}"
+#define GPU                                                                                        \
+    "\"gpu\": {\"memory\": \"80 GiB\", \"flops\": {\"bf16\": \"989 TFLOP/s\"}, "                   \
+    "\"hbm_bandwidth\": \"3.35 TB/s\"}"
 
 /*
  * DGX H100 SuperPOD, 4 SUs (NVIDIA RA-11333-001): 128 servers x 8 NICs of 400 Gb/s,
@@ -163,7 +165,8 @@ static void test_errors(void **state)
                        " \"tiers\": [{\"servers\": 32}, {\"servers\": 100}]}";
     assert_int_equal(load_text(base, &t, &err), PPL_EINPUT);
     ppl_error_format(&err, line, sizeof line);
-    assert_string_equal(line, "t.json: tiers[1].servers: 100 is not a multiple of tiers[0].servers (32)");
+    assert_string_equal(line,
+                        "t.json: tiers[1].servers: 100 is not a multiple of tiers[0].servers (32)");
     assert_int_equal(load_text("{" GPU ", \"servers\": 2, \"gpus_per_server\": 8,"
                                " \"nvlink\": {\"bandwidth\": \"450 GB/s\"},"
                                " \"rails\": {\"nic_bandwidth\": \"400 Gb/s\"},"
@@ -188,9 +191,12 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dgx_h100_superpod), cmocka_unit_test(test_h100_64k_fat_tree),
-        cmocka_unit_test(test_meta_oversubscription), cmocka_unit_test(test_multi_server_nvlink),
-        cmocka_unit_test(test_defaults),          cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_dgx_h100_superpod),
+        cmocka_unit_test(test_h100_64k_fat_tree),
+        cmocka_unit_test(test_meta_oversubscription),
+        cmocka_unit_test(test_multi_server_nvlink),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

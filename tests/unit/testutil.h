@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#define assert_close(actual, expected, rel_tol)                                                     \
+#define assert_close(actual, expected, rel_tol)                                                    \
     do {                                                                                           \
         double a_ = (double)(actual), e_ = (double)(expected);                                     \
         double scale_ = fabs(e_) > 0 ? fabs(e_) : 1.0;                                             \

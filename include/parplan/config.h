@@ -1,0 +1,70 @@
+/*
+ * parplan/config.h - one training configuration: the parallel layout and its knobs.
+ *
+ * gpus = tp * pp * cp * dp (SPEC); expert parallelism is carved out of the data-
+ * parallel ranks (ep divides dp), as in Megatron-Core.  Pipeline stages hold
+ * contiguous layers: the first and the last stage may differ from the middle ones
+ * (Megatron-LM --decoder-first/last-pipeline-num-layers); when the layers still do
+ * not divide, the first `middle_extra` middle stages take one layer more.
+ */
+#ifndef PARPLAN_CONFIG_H
+#define PARPLAN_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parplan/cli.h"
+#include "parplan/error.h"
+#include "parplan/model.h"
+#include "parplan/topology.h"
+
+typedef enum ppl_schedule {
+    PPL_SCHEDULE_1F1B = 0, /* PipeDream-Flush / Megatron 1F1B (interleaved when vp > 1) */
+    PPL_SCHEDULE_GPIPE = 1 /* all forwards, then all backwards */
+} ppl_schedule;
+
+typedef struct ppl_stage_split {
+    int64_t first;        /* layers on stage 0 */
+    int64_t last;         /* layers on stage pp-1 (== first when pp == 1) */
+    int64_t middle;       /* layers on each middle stage */
+    int64_t middle_extra; /* the first middle_extra middle stages hold middle + 1 */
+} ppl_stage_split;
+
+typedef struct ppl_config {
+    int64_t gpus, tp, pp, dp, cp, ep, vp, mbs, global_batch;
+    int64_t microbatches; /* m = global_batch / (dp * mbs) */
+    int zero;             /* 0..3 */
+    ppl_recompute recompute;
+    bool sequence_parallel;
+    bool flash_attention;
+    ppl_precision precision;
+    ppl_optimizer optimizer;
+    ppl_schedule schedule;
+    ppl_stage_split split;
+} ppl_config;
+
+/* Layers held by pipeline stage `stage` (0-based). */
+int64_t ppl_stage_layers(const ppl_config *c, int64_t stage);
+/* Index of the first layer of stage `stage` (vp == 1). */
+int64_t ppl_stage_first_layer(const ppl_config *c, int64_t stage);
+
+/* The default split of L layers over pp stages: equal when pp divides L; else the
+ * Megatron-expressible split closest to even (first and last stages a little
+ * lighter, as Llama 3 ran 126 layers on 16 stages: 7, 14 x 8, 7), else the
+ * remainder spread over the first middle stages. */
+ppl_stage_split ppl_stage_split_default(int64_t layers, int64_t pp);
+
+/*
+ * Builds the configuration that estimate and memory evaluate from the user's
+ * pins, with SPEC defaults (all GPUs of the topology, dp = gpus/(tp*pp*cp), ZeRO 0,
+ * no recomputation, no sequence parallelism, no flash attention, vp 1), and checks
+ * every divisibility rule.  A violation is PPL_EUSAGE with the flag as the key.
+ */
+ppl_status ppl_config_from_args(const ppl_args *args, const ppl_model *model,
+                                const ppl_topology *topo, ppl_config *config, ppl_error *err);
+
+/* Checks a complete configuration (used by the search as well). */
+ppl_status ppl_config_check(const ppl_config *c, const ppl_model *model, const ppl_topology *topo,
+                            ppl_error *err);
+
+#endif

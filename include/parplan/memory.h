@@ -1,0 +1,78 @@
+/*
+ * parplan/memory.h - per-GPU memory of a training configuration.
+ *
+ * Five terms per pipeline stage, in bytes per GPU:
+ *  weights, gradients, optimizer   model states, Rajbhandari et al. SC'20 §3.1/§5.1:
+ *                                  (2 + 2 + 12) bytes per parameter with mixed-precision
+ *                                  Adam, divided by TP and PP and sharded by ZeRO 1/2/3
+ *  activations                     Korthikanti et al. 2022 Table 2 per layer, times the
+ *                                  layers of the stage, times the microbatches the
+ *                                  schedule keeps in flight (their Eq.5 and §4.2.3)
+ *  other                           framework memory (CUDA context, NCCL buffers), ZeRO-3
+ *                                  gather buffers, the layer being recomputed, allocator
+ *                                  fragmentation
+ * The worst stage decides whether the configuration fits.
+ */
+#ifndef PARPLAN_MEMORY_H
+#define PARPLAN_MEMORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parplan/config.h"
+#include "parplan/model.h"
+#include "parplan/topology.h"
+
+/* Named constants of the memory model; ppl_memory_opts_init sets the defaults. */
+typedef struct ppl_memory_opts {
+    double weight_bytes;           /* 2: bf16/fp16 weights */
+    double grad_bytes;             /* 2: 16-bit gradients (ZeRO §3.1); 4 for fp32 main grads */
+    double master_bytes;           /* 4: fp32 master weights */
+    double adam_bytes;             /* 8: fp32 momentum and variance */
+    double sgd_bytes;              /* 4: fp32 momentum */
+    double fp8_weight_cache_bytes; /* 2: fp8 weight and its transpose per GEMM weight (TE) */
+    double cuda_context_bytes;     /* CUDA context and kernels */
+    double nccl_group_bytes;       /* NCCL buffers per communicator in use */
+    double overhead_bytes;         /* if >= 0, replaces context + NCCL: the user's figure */
+    double fragmentation;          /* caching-allocator loss, as a fraction of activations */
+    double zero3_prefetch_layers;  /* unsharded layers held with ZeRO-3: current + prefetched */
+} ppl_memory_opts;
+
+void ppl_memory_opts_init(ppl_memory_opts *opts);
+
+/* Memory of one pipeline stage, per GPU, bytes. */
+typedef struct ppl_memory {
+    int64_t stage;
+    int64_t layers;   /* transformer layers on this stage */
+    double in_flight; /* microbatches' worth of the stage's activations held */
+    double params;    /* parameters held per GPU (before ZeRO-3 sharding) */
+    double weights, gradients, optimizer, activations, other;
+    double total, capacity;
+    bool fits;
+} ppl_memory;
+
+/* Activation bytes of one transformer layer for one microbatch on one GPU
+ * (Korthikanti Table 2, generalised; see memory.c). moe: a MoE layer. */
+double ppl_activation_bytes_per_layer(const ppl_model *model, const ppl_config *config,
+                                      const ppl_memory_opts *opts, bool moe);
+
+/* Microbatches in flight on a stage under the configuration's schedule, in units
+ * of the stage's layers' activations (Korthikanti Eq.5; interleaving §4.2.3). */
+double ppl_in_flight_microbatches(const ppl_config *config, int64_t stage);
+
+/* Model-state bytes for `params` parameters under ZeRO `zero` sharded `shard` ways:
+ * ZeRO's worked example (P = 7.5e9, Nd = 64) gives 120, 31.4, 16.6, 1.9 GB. */
+void ppl_model_state_bytes(double params, int zero, double shard, const ppl_memory_opts *opts,
+                           ppl_optimizer optimizer, ppl_precision precision, double *weights,
+                           double *gradients, double *optimizer_state);
+
+void ppl_memory_stage(const ppl_model *model, const ppl_model_figures *figures,
+                      const ppl_topology *topo, const ppl_config *config,
+                      const ppl_memory_opts *opts, int64_t stage, ppl_memory *out);
+
+/* The stage with the largest total (ties: the earliest). */
+void ppl_memory_worst(const ppl_model *model, const ppl_model_figures *figures,
+                      const ppl_topology *topo, const ppl_config *config,
+                      const ppl_memory_opts *opts, ppl_memory *out);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * parplan/report.h - configurations and their figures as JSON and as text.
+ *
+ * The SPEC output fields (config, memory, ...) are built here once, so that
+ * memory, estimate, plan and validate print them the same way.
+ */
+#ifndef PARPLAN_REPORT_H
+#define PARPLAN_REPORT_H
+
+#include "parplan/config.h"
+#include "parplan/memory.h"
+#include "parplan/model.h"
+#include "parplan/output.h"
+
+struct json_t;
+
+/* SPEC config object: gpus, tp, pp, dp, cp, ep, vp, mbs, global_batch,
+ * microbatches, zero, recompute, sequence_parallel, flash_attention, precision,
+ * stage_layers (and optimizer, schedule). */
+struct json_t *ppl_config_json(const ppl_config *config);
+
+/* SPEC memory object (bytes): weights, gradients, optimizer, activations, other,
+ * total, capacity, fits (and worst_stage). */
+struct json_t *ppl_memory_json(const ppl_memory *memory);
+
+/* "tp 8 x pp 8 x dp 16, vp 1, mbs 1, ..." one line describing a configuration. */
+void ppl_config_describe(const ppl_config *config, char *buf, size_t size);
+
+#endif

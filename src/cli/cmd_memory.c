@@ -1,0 +1,143 @@
+/*
+ * cmd_memory.c - `parplan memory`: the per-GPU memory of one configuration.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void memory_opts_from_args(const ppl_args *a, ppl_memory_opts *o)
+{
+    ppl_memory_opts_init(o);
+    if (a->overhead_bytes >= 0)
+        o->overhead_bytes = a->overhead_bytes;
+    if (a->fragmentation >= 0)
+        o->fragmentation = a->fragmentation;
+}
+
+/* Loads the model and topology and builds the pinned configuration. */
+ppl_status cli_setup(cli *c, ppl_model *model, ppl_model_figures *figures, ppl_topology *topo,
+                     ppl_config *config, ppl_memory_opts *opts)
+{
+    ppl_status st;
+    if ((st = cli_load_model(c, c->args->model, model)) != PPL_OK ||
+        (st = cli_load_topology(c, c->args->topology, topo)) != PPL_OK)
+        return st;
+    ppl_model_derive(model, figures);
+    memory_opts_from_args(c->args, opts);
+    return ppl_config_from_args(c->args, model, topo, config, &c->err);
+}
+
+static void gib(double bytes, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.2f", bytes / 1073741824.0);
+}
+
+static void stage_row(ppl_table *t, const ppl_memory *m)
+{
+    char cells[9][32];
+    snprintf(cells[0], sizeof cells[0], "%lld", (long long)m->stage);
+    snprintf(cells[1], sizeof cells[1], "%lld", (long long)m->layers);
+    snprintf(cells[2], sizeof cells[2], "%.2f", m->in_flight);
+    gib(m->weights, cells[3], sizeof cells[3]);
+    gib(m->gradients, cells[4], sizeof cells[4]);
+    gib(m->optimizer, cells[5], sizeof cells[5]);
+    gib(m->activations, cells[6], sizeof cells[6]);
+    gib(m->other, cells[7], sizeof cells[7]);
+    gib(m->total, cells[8], sizeof cells[8]);
+    const char *row[9];
+    for (int i = 0; i < 9; i++)
+        row[i] = cells[i];
+    ppl_table_row(t, row);
+}
+
+ppl_status cmd_memory(cli *c)
+{
+    ppl_model model;
+    ppl_model_figures fig;
+    ppl_topology topo;
+    ppl_config cfg;
+    ppl_memory_opts opts;
+    ppl_status st = cli_setup(c, &model, &fig, &topo, &cfg, &opts);
+    if (st != PPL_OK)
+        return st;
+    ppl_memory worst;
+    ppl_memory_worst(&model, &fig, &topo, &cfg, &opts, &worst);
+    ppl_status result = worst.fits ? PPL_OK : PPL_INFEASIBLE;
+
+    if (c->args->json) {
+        json_t *doc = ppl_json_document();
+        if (!doc)
+            return cli_emit_json(c, NULL);
+        json_object_set_new(doc, "model", json_string(model.name));
+        json_object_set_new(doc, "topology", json_string(topo.name));
+        json_object_set_new(doc, "config", ppl_config_json(&cfg));
+        json_object_set_new(doc, "memory", ppl_memory_json(&worst));
+        json_t *stages = json_array();
+        for (int64_t k = 0; k < cfg.pp; k++) {
+            ppl_memory m;
+            ppl_memory_stage(&model, &fig, &topo, &cfg, &opts, k, &m);
+            json_t *e = ppl_memory_json(&m);
+            json_object_del(e, "worst_stage");
+            json_object_set_new(e, "stage", json_integer(k));
+            json_object_set_new(e, "layers", json_integer(m.layers));
+            json_object_set_new(e, "in_flight_microbatches", json_real(m.in_flight));
+            json_object_set_new(e, "params", json_real(m.params));
+            json_array_append_new(stages, e);
+        }
+        json_object_set_new(doc, "stages", stages);
+        st = cli_emit_json(c, doc);
+        return st != PPL_OK ? st : result;
+    }
+
+    char desc[512], a[64], b[64];
+    ppl_config_describe(&cfg, desc, sizeof desc);
+    ppl_buf *out = &c->out;
+    ppl_buf_printf(out, "model     %s on %s, %lld GPUs\n", model.name, topo.name,
+                   (long long)cfg.gpus);
+    ppl_buf_printf(out, "config    %s\n\n", desc);
+    ppl_buf_printf(out,
+                   "worst stage %lld of %lld: %lld layers, %.2f microbatches in flight, %.3g "
+                   "parameters per GPU\n",
+                   (long long)worst.stage, (long long)cfg.pp, (long long)worst.layers,
+                   worst.in_flight, worst.params);
+    ppl_table t;
+    ppl_table_init(&t, 2, "lr");
+    struct {
+        const char *name;
+        double bytes;
+    } rows[] = {{"  weights", worst.weights},     {"  gradients", worst.gradients},
+                {"  optimizer", worst.optimizer}, {"  activations", worst.activations},
+                {"  other", worst.other},         {"  total", worst.total},
+                {"  capacity", worst.capacity}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        ppl_format_bytes(rows[i].bytes, a, sizeof a);
+        const char *row[2] = {rows[i].name, a};
+        ppl_table_row(&t, row);
+    }
+    ppl_table_render(&t, out, "");
+    ppl_table_free(&t);
+    ppl_format_bytes(worst.capacity - worst.total, b, sizeof b);
+    if (worst.fits)
+        ppl_buf_printf(out, "  fits, %s to spare\n", b);
+    else {
+        ppl_format_bytes(worst.total - worst.capacity, b, sizeof b);
+        ppl_buf_printf(out, "  does not fit: %s over\n", b);
+    }
+
+    ppl_buf_printf(out, "\nper stage (GiB):\n");
+    ppl_table_init(&t, 9, "rrrrrrrrr");
+    static const char *const header[] = {"stage",       "layers", "in flight",
+                                         "weights",     "grads",  "optimizer",
+                                         "activations", "other",  "total"};
+    ppl_table_row(&t, header);
+    for (int64_t k = 0; k < cfg.pp; k++) {
+        ppl_memory m;
+        ppl_memory_stage(&model, &fig, &topo, &cfg, &opts, k, &m);
+        stage_row(&t, &m);
+    }
+    ppl_table_render(&t, out, "  ");
+    ppl_table_free(&t);
+    return result;
+}

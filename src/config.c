@@ -1,0 +1,243 @@
+/*
+ * config.c - building and checking one training configuration.
+ *
+ * The divisibility rules are Megatron-LM's (megatron/training/arguments.py):
+ * tp divides the attention heads and the key/value groups (or is a multiple of
+ * them: K/V heads are then replicated), the global batch divides into
+ * dp x mbs x m, the interleaved schedule needs equal stages divisible by vp and
+ * m a multiple of pp, context parallelism splits the sequence in 2*cp chunks
+ * (load-balanced causal attention), expert parallelism divides the experts and
+ * the data-parallel ranks.
+ */
+#include "parplan/config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int64_t ppl_stage_layers(const ppl_config *c, int64_t stage)
+{
+    if (c->pp == 1 || stage == 0)
+        return c->split.first;
+    if (stage == c->pp - 1)
+        return c->split.last;
+    return c->split.middle + (stage - 1 < c->split.middle_extra ? 1 : 0);
+}
+
+int64_t ppl_stage_first_layer(const ppl_config *c, int64_t stage)
+{
+    if (stage == 0)
+        return 0;
+    int64_t k = stage - 1;
+    return c->split.first + k * c->split.middle +
+           (k < c->split.middle_extra ? k : c->split.middle_extra);
+}
+
+ppl_stage_split ppl_stage_split_default(int64_t L, int64_t pp)
+{
+    ppl_stage_split s = {L, L, 0, 0};
+    if (pp <= 1)
+        return s;
+    if (L % pp == 0) {
+        s.first = s.last = s.middle = L / pp;
+        return s;
+    }
+    if (pp == 2) {
+        s.first = L / 2;
+        s.last = L - s.first;
+        return s;
+    }
+    /* first + (pp-2)*middle + last = L with first, last <= middle, as even as can be */
+    for (int64_t m = (L + pp - 1) / pp; m >= 1; m--) {
+        int64_t r = L - (pp - 2) * m;
+        if (r > 2 * m)
+            break;
+        if (r >= 2) {
+            s.first = r / 2;
+            s.last = r - s.first;
+            s.middle = m;
+            return s;
+        }
+    }
+    int64_t base = L / pp, rem = L % pp;
+    s.first = s.last = s.middle = base;
+    s.middle_extra = rem;
+    if (rem > pp - 2) {
+        s.first += rem - (pp - 2);
+        s.middle_extra = pp - 2;
+    }
+    return s;
+}
+
+static ppl_status bad(ppl_error *err, const char *flag, const char *fmt, long long a, long long b)
+{
+    char msg[PPL_ERROR_MSG_MAX];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    return ppl_error_set(err, PPL_EUSAGE, "", flag, "%s", msg);
+}
+
+ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_topology *t,
+                            ppl_error *err)
+{
+    int64_t topo_gpus = t->servers * t->gpus_per_server;
+    if (c->gpus > topo_gpus)
+        return bad(err, "--gpus", "%lld exceeds the topology's %lld GPUs", c->gpus, topo_gpus);
+    if (c->tp > c->gpus || c->pp > c->gpus || c->cp > c->gpus)
+        return bad(err, "--tp", "tp*pp*cp exceeds the %lld GPUs%s", c->gpus, 0);
+    if (c->tp * c->pp * c->cp * c->dp != c->gpus)
+        return ppl_error_set(err, PPL_EUSAGE, "", "--dp",
+                             "tp*pp*cp*dp = %lld*%lld*%lld*%lld = %lld, but gpus is %lld",
+                             (long long)c->tp, (long long)c->pp, (long long)c->cp, (long long)c->dp,
+                             (long long)(c->tp * c->pp * c->cp * c->dp), (long long)c->gpus);
+    if (m->heads % c->tp != 0)
+        return bad(err, "--tp", "%lld does not divide the model's %lld attention heads", c->tp,
+                   m->heads);
+    if (m->kv_heads % c->tp != 0 && c->tp % m->kv_heads != 0)
+        return bad(err, "--tp",
+                   "%lld neither divides nor is a multiple of the %lld key/value heads", c->tp,
+                   m->kv_heads);
+    if (c->pp > m->layers)
+        return bad(err, "--pp", "%lld exceeds the model's %lld layers", c->pp, m->layers);
+    /* the stage split must cover the layers with at least one on every stage */
+    int64_t total = c->split.first;
+    if (c->pp > 1)
+        total += c->split.last + (c->pp - 2) * c->split.middle + c->split.middle_extra;
+    if (c->split.first < 1 || (c->pp > 1 && c->split.last < 1) ||
+        (c->pp > 2 && c->split.middle < 1) || c->split.middle_extra > (c->pp > 2 ? c->pp - 2 : 0))
+        return bad(err, "--first-stage-layers", "every pipeline stage needs at least one layer%s%s",
+                   0, 0);
+    if (total != m->layers)
+        return bad(err, "--first-stage-layers", "the stages hold %lld layers, the model has %lld",
+                   total, m->layers);
+    if (c->global_batch % (c->dp * c->mbs) != 0)
+        return ppl_error_set(err, PPL_EUSAGE, "", "--global-batch",
+                             "%lld is not a multiple of dp*mbs = %lld*%lld = %lld",
+                             (long long)c->global_batch, (long long)c->dp, (long long)c->mbs,
+                             (long long)(c->dp * c->mbs));
+    if (c->vp > 1) {
+        if (c->pp < 2)
+            return bad(err, "--vp", "interleaving needs --pp of at least 2 (vp is %lld)%s", c->vp,
+                       0);
+        if (c->schedule == PPL_SCHEDULE_GPIPE)
+            return bad(err, "--vp", "interleaving (vp %lld) is a 1F1B schedule, not GPipe%s", c->vp,
+                       0);
+        if (m->layers % (c->pp * c->vp) != 0 || c->split.first != c->split.last ||
+            c->split.first != m->layers / c->pp)
+            return bad(err, "--vp",
+                       "interleaving needs equal stages whose layers divide by vp: %lld layers "
+                       "on pp*vp = %lld chunks",
+                       m->layers, c->pp * c->vp);
+        if (c->microbatches % c->pp != 0)
+            return bad(err, "--vp",
+                       "interleaving needs the microbatches (%lld) to be a multiple of pp (%lld)",
+                       c->microbatches, c->pp);
+    }
+    if (c->cp > 1 && m->seq_len % (2 * c->cp) != 0)
+        return bad(err, "--cp", "the sequence (%lld) must split into 2*cp = %lld equal chunks",
+                   m->seq_len, 2 * c->cp);
+    if (c->ep > 1) {
+        if (!m->has_moe)
+            return bad(err, "--ep", "%lld, but the model has no experts%s", c->ep, 0);
+        if (m->moe.experts % c->ep != 0)
+            return bad(err, "--ep", "%lld does not divide the %lld experts", c->ep, m->moe.experts);
+        if (c->dp % c->ep != 0)
+            return bad(err, "--ep",
+                       "%lld does not divide dp (%lld): experts are spread over "
+                       "data-parallel ranks",
+                       c->ep, c->dp);
+    }
+    if (c->sequence_parallel && c->tp < 2)
+        return bad(err, "--sequence-parallel", "needs --tp of at least 2 (tp is %lld)%s", c->tp, 0);
+    if (c->precision == PPL_PRECISION_FP8 && t->gpu.flops[PPL_PRECISION_FP8] <= 0)
+        return ppl_error_set(err, PPL_EUSAGE, "", "--precision",
+                             "fp8 is not supported by %s (no fp8 peak in the topology)",
+                             t->gpu.name);
+    if (c->zero < 0 || c->zero > 3)
+        return bad(err, "--zero", "expected 0 to 3, found %lld%s", c->zero, 0);
+    return PPL_OK;
+}
+
+static int64_t pin(int64_t value, int64_t fallback)
+{
+    return value == PPL_UNSET ? fallback : value;
+}
+
+ppl_status ppl_config_from_args(const ppl_args *a, const ppl_model *m, const ppl_topology *t,
+                                ppl_config *c, ppl_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->gpus = pin(a->gpus, t->servers * t->gpus_per_server);
+    c->tp = pin(a->tp, 1);
+    c->pp = pin(a->pp, 1);
+    c->cp = pin(a->cp, 1);
+    c->ep = pin(a->ep, 1);
+    c->vp = pin(a->vp, 1);
+    c->mbs = pin(a->mbs, 1);
+    c->global_batch = pin(a->global_batch, 1);
+    int64_t model_parallel = c->tp * c->pp * c->cp;
+    if (a->dp == PPL_UNSET) {
+        if (model_parallel > c->gpus || c->gpus % model_parallel != 0)
+            return ppl_error_set(err, PPL_EUSAGE, "", "--gpus",
+                                 "tp*pp*cp = %lld does not divide the %lld GPUs",
+                                 (long long)model_parallel, (long long)c->gpus);
+        c->dp = c->gpus / model_parallel;
+    } else {
+        c->dp = a->dp;
+    }
+    c->zero = a->zero == PPL_UNSET ? 0 : a->zero;
+    c->recompute = a->recompute == PPL_UNSET ? PPL_RECOMPUTE_NONE : (ppl_recompute)a->recompute;
+    c->sequence_parallel = a->sequence_parallel == 1;
+    c->flash_attention = a->flash_attention == 1;
+    c->precision = (ppl_precision)a->precision;
+    c->optimizer = (ppl_optimizer)a->optimizer;
+    c->schedule = (ppl_schedule)a->schedule;
+    if (c->dp < 1 || c->mbs < 1)
+        return bad(err, "--dp", "expected at least 1%s%s", 0, 0);
+    c->microbatches = c->global_batch / (c->dp * c->mbs);
+
+    if (c->pp > m->layers)
+        return bad(err, "--pp", "%lld exceeds the model's %lld layers", c->pp, m->layers);
+    c->split = ppl_stage_split_default(m->layers, c->pp);
+    if (a->first_stage_layers != PPL_UNSET || a->last_stage_layers != PPL_UNSET) {
+        if (c->pp < 2)
+            return bad(err,
+                       a->first_stage_layers != PPL_UNSET ? "--first-stage-layers"
+                                                          : "--last-stage-layers",
+                       "needs --pp of at least 2 (pp is %lld)%s", c->pp, 0);
+        int64_t first = pin(a->first_stage_layers, -1), last = pin(a->last_stage_layers, -1);
+        int64_t rest_stages = c->pp - 2;
+        if (first < 0 || last < 0) {
+            /* one end pinned: the other takes what keeps the middle stages equal */
+            int64_t fixed = first >= 0 ? first : last;
+            int64_t best = -1;
+            for (int64_t mid = 1; rest_stages > 0 && mid * rest_stages <= m->layers - fixed;
+                 mid++) {
+                int64_t other = m->layers - fixed - mid * rest_stages;
+                if (other >= 1 && other <= mid + 1)
+                    best = mid;
+            }
+            if (rest_stages == 0)
+                best = 0;
+            int64_t other = m->layers - fixed - (best > 0 ? best : 0) * rest_stages;
+            if (best < 0 || other < 1)
+                return bad(err, first >= 0 ? "--first-stage-layers" : "--last-stage-layers",
+                           "%lld leaves no even split of the other %lld layers", fixed,
+                           m->layers - fixed);
+            first = first >= 0 ? first : other;
+            last = last >= 0 ? last : other;
+            c->split.middle = best > 0 ? best : 0;
+        } else {
+            int64_t rest = m->layers - first - last;
+            if (rest_stages == 0 ? rest != 0 : (rest < rest_stages || rest % rest_stages != 0))
+                return ppl_error_set(err, PPL_EUSAGE, "", "--first-stage-layers",
+                                     "%lld + %lld leaves %lld layers, which %lld middle stages "
+                                     "cannot share evenly",
+                                     (long long)first, (long long)last, (long long)rest,
+                                     (long long)rest_stages);
+            c->split.middle = rest_stages > 0 ? rest / rest_stages : 0;
+        }
+        c->split.first = first;
+        c->split.last = last;
+        c->split.middle_extra = 0;
+    }
+    return ppl_config_check(c, m, t, err);
+}

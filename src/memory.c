@@ -1,0 +1,335 @@
+/*
+ * memory.c - per-GPU memory of a configuration, stage by stage.
+ *
+ * Activations (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+ * Transformer Models", §4.1 and Table 2).  Per layer, 16-bit activations, s tokens,
+ * microbatch b, hidden h, a heads:
+ *   attention  11sbh + 5as^2b: QKV input 2sbh, Q and K 4sbh, softmax output 2as^2b,
+ *              its dropout mask as^2b and output 2as^2b, V 2sbh, projection input
+ *              2sbh, dropout mask sbh
+ *   MLP        19sbh: fc1 input 2sbh, GeLU input 8sbh, GeLU output 8sbh, mask sbh
+ *   norms      4sbh: the inputs of the two layer norms
+ * Tensor parallelism (t) splits what lies between the column- and row-parallel
+ * GEMMs: sbh(10 + 24/t + 5as/(ht)); sequence parallelism splits the rest too:
+ * (sbh/t)(34 + 5as/h).  Selective recomputation drops the 5as^2b of the attention
+ * core; full recomputation keeps only the layer input, 2sbh (/t with SP).
+ * Generalised term by term here:
+ *   - grouped-query attention: K and V hold kv*d columns instead of h (d = h/a);
+ *     with t > kv the K/V heads are replicated, one per GPU;
+ *   - MLP of width f: fc1 output 2sbf and activation output 2sbf (GeLU: f = 4h gives
+ *     the 16sbh above); gated (SwiGLU) keeps gate and up, 4sbf, plus the product 2sbf;
+ *   - MoE layers: each token visits top_k experts: k copies of the expert MLP terms
+ *     and of its permuted input, plus fp32 router logits;
+ *   - no dropout: no masks (sbh each, as^2b) and the softmax output is the tensor
+ *     attention over V reads (2as^2b instead of 5as^2b);
+ *   - flash attention keeps no s x s matrix, only the fp32 log-sum-exp per row;
+ *   - fp8 (Transformer Engine) keeps the fp8 copy of each GEMM input, 1 byte;
+ *   - context parallelism: each rank holds s/cp tokens (scores: s/cp x s).
+ * Microbatches in flight: 1F1B keeps p - k on stage k (the first stage p, Eq.5 of
+ * Korthikanti: L layers' worth); the interleaved schedule keeps Megatron's warm-up
+ * 2(p - k - 1) + (v - 1)p chunks plus one, a factor (1 + (p-1)/(pv)) on the first
+ * stage (§4.2.3); GPipe keeps all m.
+ *
+ * Model states (Rajbhandari et al. SC'20 "ZeRO", §3.1 and §5.1): 2 bytes of 16-bit
+ * weights, 2 of gradients, 12 of optimizer state (fp32 master weights 4, momentum 4,
+ * variance 4); ZeRO-1 shards the 12, ZeRO-2 also the gradients, ZeRO-3 also the
+ * weights, across the data-parallel ranks.  Megatron-LM lays out the parameters:
+ * column-parallel weights and biases split over t, row-parallel biases and norms
+ * replicated, the vocabulary-parallel embedding on the first stage and, when the
+ * pipeline has more than one stage, a copy of a tied embedding on the last
+ * (megatron/core/models/common/language_module: shared_embedding_or_output_weight).
+ */
+#include "parplan/memory.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GIB 1073741824.0
+
+void ppl_memory_opts_init(ppl_memory_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->weight_bytes = 2.0;
+    o->grad_bytes = 2.0;
+    o->master_bytes = 4.0;
+    o->adam_bytes = 8.0;
+    o->sgd_bytes = 4.0;
+    /* Transformer Engine caches the fp8 cast of each weight and, for Hopper's
+     * TN-only fp8 GEMMs, its transpose, across the microbatches of a step */
+    o->fp8_weight_cache_bytes = 2.0;
+    /* the CUDA context of a PyTorch process: ~300-500 MB with lazy module loading
+     * (CUDA >= 11.7; pytorch/pytorch#107667, #20532) */
+    o->cuda_context_bytes = 0.5 * GIB;
+    /* NCCL buffers: NCCL_BUFFSIZE 4 MiB per channel and peer, up to 32 channels; a
+     * measured rule of thumb is ~0.65 GiB per additional communicator
+     * (LUMI-AI-Guide#111); parplan takes 0.5 GiB per parallel group in use */
+    o->nccl_group_bytes = 0.5 * GIB;
+    o->overhead_bytes = -1.0;
+    /* PyTorch's caching allocator: reserved exceeds allocated by some percent in
+     * steady training; an assumption, settable with --fragmentation */
+    o->fragmentation = 0.05;
+    /* FSDP and ZeRO-3 hold the layer being computed and the one prefetched */
+    o->zero3_prefetch_layers = 2.0;
+}
+
+/* ---- activations ------------------------------------------------------ */
+
+typedef struct act_terms {
+    double outside; /* tensors outside the TP region (split by t only with SP) */
+    double inside;  /* tensors inside (already per GPU) */
+    double scores;  /* the s x s attention terms, per GPU */
+} act_terms;
+
+static double kv_columns_per_gpu(const ppl_model *m, int64_t tp)
+{
+    double d = (double)m->hidden / (double)m->heads;
+    double kv_heads = (double)m->kv_heads / (double)tp;
+    return d * (kv_heads < 1.0 ? 1.0 : kv_heads); /* replicated when tp > kv_heads */
+}
+
+/* MLP tensors inside the TP region, per GPU, for one pass of width f. */
+static double mlp_inside(const ppl_model *m, double sb, double f, double t, double gemm_in)
+{
+    double fc1_out = (m->gated_mlp ? 4.0 : 2.0) * sb * f / t;
+    double fc2_in = gemm_in * sb * f / t;
+    return fc1_out + fc2_in;
+}
+
+static act_terms activation_terms(const ppl_model *m, const ppl_config *c, const ppl_memory_opts *o,
+                                  bool moe)
+{
+    (void)o;
+    act_terms r = {0, 0, 0};
+    const double t = (double)c->tp, h = (double)m->hidden, a = (double)m->heads;
+    const double s = (double)m->seq_len / (double)c->cp, s_keys = (double)m->seq_len;
+    const double b = (double)c->mbs, sb = s * b;
+    const double gemm_in = c->precision == PPL_PRECISION_FP8 ? 1.0 : 2.0;
+    const double mask = m->dropout ? 1.0 : 0.0;
+
+    /* outside: two norm inputs, QKV input, fc1 input, two dropout masks */
+    r.outside = 4.0 * sb * h + gemm_in * sb * h + gemm_in * sb * h + 2.0 * mask * sb * h;
+    /* inside: Q, K, V, projection input */
+    r.inside =
+        2.0 * sb * h / t + 2.0 * 2.0 * sb * kv_columns_per_gpu(m, c->tp) + gemm_in * sb * h / t;
+    if (moe) {
+        double k = (double)m->moe.top_k, fe = (double)m->moe.ffn_hidden;
+        /* per visited expert: its permuted input and its MLP; router logits fp32 */
+        r.inside += k * (gemm_in * sb * h / t + mlp_inside(m, sb, fe, t, gemm_in));
+        r.outside += 4.0 * sb * (double)m->moe.experts;
+    } else {
+        r.inside += mlp_inside(m, sb, (double)m->ffn_hidden, t, gemm_in);
+    }
+    if (c->flash_attention)
+        r.scores = 4.0 * (a / t) * sb; /* fp32 log-sum-exp of each row */
+    else
+        r.scores = (m->dropout ? 5.0 : 2.0) * (a / t) * s * s_keys * b;
+    return r;
+}
+
+static double full_layer_bytes(const act_terms *r, const ppl_config *c, bool keep_scores)
+{
+    double outside = c->sequence_parallel ? r->outside / (double)c->tp : r->outside;
+    return outside + r->inside + (keep_scores ? r->scores : 0.0);
+}
+
+double ppl_activation_bytes_per_layer(const ppl_model *m, const ppl_config *c,
+                                      const ppl_memory_opts *o, bool moe)
+{
+    if (c->recompute == PPL_RECOMPUTE_FULL) {
+        /* only the layer input survives the forward pass */
+        double x = 2.0 * ((double)m->seq_len / (double)c->cp) * (double)c->mbs * (double)m->hidden;
+        return c->sequence_parallel ? x / (double)c->tp : x;
+    }
+    act_terms r = activation_terms(m, c, o, moe);
+    bool keep_scores = c->flash_attention || c->recompute != PPL_RECOMPUTE_SELECTIVE;
+    return full_layer_bytes(&r, c, keep_scores);
+}
+
+double ppl_in_flight_microbatches(const ppl_config *c, int64_t stage)
+{
+    const double m = (double)c->microbatches, p = (double)c->pp, k = (double)stage;
+    if (c->schedule == PPL_SCHEDULE_GPIPE)
+        return m;
+    if (c->vp <= 1)
+        return fmin(p - k, m);
+    const double v = (double)c->vp;
+    double chunks = 2.0 * (p - k - 1.0) + (v - 1.0) * p + 1.0;
+    return fmin(chunks, m * v) / v;
+}
+
+/* ---- parameters --------------------------------------------------------- */
+
+/* MoE layers among layers [first, first + count): layer i is MoE when (i+1) % every == 0. */
+static int64_t moe_layers_in(const ppl_model *m, int64_t first, int64_t count)
+{
+    if (!m->has_moe)
+        return 0;
+    int64_t e = m->moe.every;
+    return (first + count) / e - first / e;
+}
+
+typedef struct layer_params {
+    double dense;                /* one dense layer, per GPU */
+    double moe_shared;           /* a MoE layer's attention, norms, router, per GPU */
+    double moe_expert;           /* a MoE layer's local experts, per GPU */
+    double gemm_dense, gemm_moe; /* GEMM weights among them (for the fp8 cache) */
+} layer_params;
+
+static layer_params per_gpu_layer_params(const ppl_model *m, const ppl_config *c)
+{
+    layer_params p;
+    const double t = (double)c->tp, h = (double)m->hidden;
+    const double kvd = kv_columns_per_gpu(m, c->tp);
+    const double mats = m->gated_mlp ? 3.0 : 2.0;
+    const double norm = m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h;
+    double attn_w = h * h / t + 2.0 * h * kvd + h * h / t;
+    double attn_b = m->bias ? h / t + 2.0 * kvd + h : 0.0;
+    double f = (double)m->ffn_hidden;
+    double mlp_w = mats * h * f / t;
+    double mlp_b = m->bias ? (m->gated_mlp ? 2.0 : 1.0) * f / t + h : 0.0;
+    p.dense = attn_w + attn_b + mlp_w + mlp_b + 2.0 * norm;
+    p.gemm_dense = attn_w + mlp_w;
+    p.moe_shared = p.moe_expert = p.gemm_moe = 0.0;
+    if (m->has_moe) {
+        double fe = (double)m->moe.ffn_hidden, E = (double)m->moe.experts;
+        double local = E / (double)c->ep;
+        double expert_w = mats * h * fe / t;
+        double expert_b = m->bias ? (m->gated_mlp ? 2.0 : 1.0) * fe / t + h : 0.0;
+        p.moe_shared = attn_w + attn_b + 2.0 * norm + h * E;
+        p.moe_expert = local * (expert_w + expert_b);
+        p.gemm_moe = attn_w + local * expert_w;
+    }
+    return p;
+}
+
+void ppl_model_state_bytes(double params, int zero, double shard, const ppl_memory_opts *o,
+                           ppl_optimizer optimizer, ppl_precision precision, double *weights,
+                           double *gradients, double *optimizer_state)
+{
+    double state =
+        o->master_bytes + (optimizer == PPL_OPTIMIZER_SGD ? o->sgd_bytes : o->adam_bytes);
+    (void)precision;
+    *weights = o->weight_bytes * params / (zero >= 3 ? shard : 1.0);
+    *gradients = o->grad_bytes * params / (zero >= 2 ? shard : 1.0);
+    *optimizer_state = state * params / (zero >= 1 ? shard : 1.0);
+}
+
+static int parallel_groups(const ppl_config *c)
+{
+    return (c->tp > 1) + (c->pp > 1) + (c->dp > 1) + (c->cp > 1) + (c->ep > 1);
+}
+
+void ppl_memory_stage(const ppl_model *m, const ppl_model_figures *fig, const ppl_topology *topo,
+                      const ppl_config *c, const ppl_memory_opts *o, int64_t stage, ppl_memory *out)
+{
+    (void)fig;
+    memset(out, 0, sizeof *out);
+    const double t = (double)c->tp, h = (double)m->hidden, V = (double)m->vocab;
+    const double s = (double)m->seq_len / (double)c->cp, b = (double)c->mbs;
+    const bool first = stage == 0, last = stage == c->pp - 1;
+    out->stage = stage;
+
+    /* layers held by this GPU, and how many of them are MoE layers */
+    int64_t layers, moe_layers = 0;
+    if (c->vp > 1) {
+        int64_t chunk = m->layers / (c->pp * c->vp);
+        layers = chunk * c->vp;
+        for (int64_t v = 0; v < c->vp; v++)
+            moe_layers += moe_layers_in(m, (v * c->pp + stage) * chunk, chunk);
+    } else {
+        layers = ppl_stage_layers(c, stage);
+        moe_layers = moe_layers_in(m, ppl_stage_first_layer(c, stage), layers);
+    }
+    out->layers = layers;
+    const double dense_layers = (double)(layers - moe_layers);
+
+    /* parameters per GPU: dense ones shard over dp*cp, experts over dp*cp/ep; the
+     * fp8 cache covers the transformer GEMMs (Megatron keeps the embedding and
+     * output layer in 16-bit) */
+    layer_params lp = per_gpu_layer_params(m, c);
+    const double norm = m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h;
+    double dense = dense_layers * lp.dense + (double)moe_layers * lp.moe_shared;
+    double expert = (double)moe_layers * lp.moe_expert;
+    double gemm = dense_layers * lp.gemm_dense + (double)moe_layers * lp.gemm_moe;
+    if (first) {
+        double positions =
+            m->position_embedding == PPL_POSITION_LEARNED ? (double)m->seq_len * h : 0.0;
+        double embed = V * h / t + positions + (m->embedding_norm ? norm : 0.0);
+        dense += embed;
+    }
+    if (last) {
+        bool output_copy = !m->tied_embeddings || c->pp > 1;
+        dense += (output_copy ? V * h / t : 0.0) + (m->final_norm ? norm : 0.0);
+    }
+    out->params = dense + expert;
+    double shard_dense = (double)(c->dp * c->cp);
+    double shard_expert = shard_dense / (double)c->ep;
+    double w1, g1, o1, w2, g2, o2;
+    ppl_model_state_bytes(dense, c->zero, shard_dense, o, c->optimizer, c->precision, &w1, &g1,
+                          &o1);
+    ppl_model_state_bytes(expert, c->zero, shard_expert, o, c->optimizer, c->precision, &w2, &g2,
+                          &o2);
+    out->weights = w1 + w2;
+    out->gradients = g1 + g2;
+    out->optimizer = o1 + o2;
+    if (c->precision == PPL_PRECISION_FP8)
+        out->weights += o->fp8_weight_cache_bytes * gemm / (c->zero >= 3 ? shard_dense : 1.0);
+
+    /* activations: per layer x layers x microbatches in flight */
+    double in_flight = ppl_in_flight_microbatches(c, stage);
+    out->in_flight = in_flight;
+    double per_mb = dense_layers * ppl_activation_bytes_per_layer(m, c, o, false) +
+                    (double)moe_layers * ppl_activation_bytes_per_layer(m, c, o, true);
+    const double sp_div = c->sequence_parallel ? t : 1.0;
+    if (first && m->dropout) /* the embedding's dropout mask; its output is the first
+                                layer's input, counted with that layer */
+        per_mb += s * b * h / sp_div;
+    out->activations = in_flight * per_mb;
+    if (last) {
+        /* output-layer input, and fp32 logits for the vocabulary-parallel loss */
+        double held = c->schedule == PPL_SCHEDULE_GPIPE ? (double)c->microbatches : 1.0;
+        out->activations += held * (2.0 * s * b * h / sp_div + 4.0 * s * b * V / t);
+    }
+
+    /* other: framework, ZeRO-3 gathers, the layer being recomputed, fragmentation */
+    double other = o->overhead_bytes >= 0
+                       ? o->overhead_bytes
+                       : o->cuda_context_bytes + o->nccl_group_bytes * parallel_groups(c);
+    if (c->zero >= 3) {
+        double layer =
+            lp.dense > lp.moe_shared + lp.moe_expert ? lp.dense : lp.moe_shared + lp.moe_expert;
+        other += o->zero3_prefetch_layers * layer * o->weight_bytes;
+    }
+    if (c->recompute != PPL_RECOMPUTE_NONE) {
+        /* backward rebuilds one layer's activations (full) or its attention core */
+        act_terms r = activation_terms(m, c, o, moe_layers > 0);
+        if (c->recompute == PPL_RECOMPUTE_FULL)
+            other += full_layer_bytes(&r, c, true);
+        else if (!c->flash_attention)
+            other += r.scores;
+    }
+    other += o->fragmentation * out->activations;
+    out->other = other;
+    out->total = out->weights + out->gradients + out->optimizer + out->activations + out->other;
+    out->capacity = topo->gpu.memory_bytes;
+    out->fits = out->total <= out->capacity;
+}
+
+void ppl_memory_worst(const ppl_model *m, const ppl_model_figures *fig, const ppl_topology *topo,
+                      const ppl_config *c, const ppl_memory_opts *o, ppl_memory *out)
+{
+    /* In-flight microbatches fall with the stage index, so among stages with the
+     * same layers the earliest is the heaviest: the candidates are the first stage,
+     * the first middle stage of each size, and the last stage. */
+    int64_t candidates[4] = {0, 1, 1 + c->split.middle_extra, c->pp - 1};
+    ppl_memory_stage(m, fig, topo, c, o, 0, out);
+    for (int i = 1; i < 4; i++) {
+        int64_t k = candidates[i];
+        if (k <= 0 || k >= c->pp)
+            continue;
+        ppl_memory cand;
+        ppl_memory_stage(m, fig, topo, c, o, k, &cand);
+        if (cand.total > out->total)
+            *out = cand;
+    }
+}

@@ -1,0 +1,346 @@
+/*
+ * test_memory.c - the memory model against the figures of its sources.
+ */
+#include "testutil.h"
+
+#include "parplan/config.h"
+#include "parplan/memory.h"
+
+static ppl_model load_model(const char *name)
+{
+    char path[1024];
+    ppl_model m;
+    ppl_error err;
+    snprintf(path, sizeof path, "%s/models/%s.json", PPL_TEST_SOURCE_ROOT, name);
+    if (ppl_model_load(path, NULL, NULL, &m, &err) != PPL_OK)
+        fail_msg("%s: %s", path, err.message);
+    return m;
+}
+
+static ppl_topology load_topology(const char *name)
+{
+    char path[1024];
+    ppl_topology t;
+    ppl_error err;
+    snprintf(path, sizeof path, "%s/topologies/%s.json", PPL_TEST_SOURCE_ROOT, name);
+    if (ppl_topology_load(path, NULL, NULL, &t, &err) != PPL_OK)
+        fail_msg("%s: %s", path, err.message);
+    return t;
+}
+
+static ppl_config config(int64_t gpus, int64_t tp, int64_t pp, int64_t mbs, int64_t batch,
+                         const ppl_model *m)
+{
+    ppl_config c;
+    memset(&c, 0, sizeof c);
+    c.gpus = gpus;
+    c.tp = tp;
+    c.pp = pp;
+    c.cp = c.ep = c.vp = 1;
+    c.dp = gpus / (tp * pp);
+    c.mbs = mbs;
+    c.global_batch = batch;
+    c.microbatches = batch / (c.dp * mbs);
+    c.precision = PPL_PRECISION_BF16;
+    c.split = ppl_stage_split_default(m->layers, pp);
+    return c;
+}
+
+/*
+ * ZeRO (Rajbhandari et al. SC'20) §5.1 worked example: Psi = 7.5B parameters, Nd = 64,
+ * K = 12 (mixed-precision Adam):
+ *   baseline (2 + 2 + K) Psi         = 16 x 7.5e9            = 120 GB
+ *   Pos      2Psi + 2Psi + K Psi/Nd  = 30e9 + 90e9/64        = 31.4 GB
+ *   Pos+g    2Psi + (2 + K) Psi/Nd   = 15e9 + 105e9/64       = 16.6 GB
+ *   Pos+g+p  (2 + 2 + K) Psi/Nd      = 120e9/64              = 1.9 GB
+ * The paper prints one decimal: 1.875 GB is its 1.9 (1.3% apart), 31.40625 its 31.4.
+ */
+static void test_zero_worked_example(void **state)
+{
+    (void)state;
+    ppl_memory_opts o;
+    ppl_memory_opts_init(&o);
+    const double expected[4] = {120e9, 31.40625e9, 16.640625e9, 1.875e9};
+    const double published[4] = {120e9, 31.4e9, 16.6e9, 1.9e9};
+    for (int z = 0; z <= 3; z++) {
+        double w, g, opt;
+        ppl_model_state_bytes(7.5e9, z, 64, &o, PPL_OPTIMIZER_ADAM, PPL_PRECISION_BF16, &w, &g,
+                              &opt);
+        assert_close(w + g + opt, expected[z], 1e-12);
+        assert_close(round((w + g + opt) / 1e8) * 1e8, published[z], 1e-12);
+    }
+    /* SGD with momentum: 2 + 2 + 4 (master) + 4 (momentum) = 12 bytes */
+    double w, g, opt;
+    ppl_model_state_bytes(1e9, 0, 1, &o, PPL_OPTIMIZER_SGD, PPL_PRECISION_BF16, &w, &g, &opt);
+    assert_close(w + g + opt, 12e9, 1e-12);
+}
+
+/*
+ * Korthikanti et al. 2022 Table 2 for GPT-3 175B (s 2048, b 1, h 12288, a 96, L 96),
+ * t = 8, p = 8: the first stage holds p = 8 microbatches of L/p = 12 layers, L layers'
+ * worth (Eq.5).  sbh = 2048 x 12288 = 25,165,824; 5as/(ht) = 5*96*2048/(12288*8) = 10.
+ *   none:        sbh(10 + 24/8 + 10) = 23 sbh per layer -> x96 = 55.57e9 B (51.75 GiB)
+ *   SP:          (sbh/8)(34 + 80)    = 14.25 sbh         -> 34.43e9 B (32.06 GiB)
+ *   selective+SP (sbh/8)34           = 4.25 sbh          -> 10.27e9 B (9.56 GiB)
+ *   flash+SP     as selective+SP, plus the fp32 log-sum-exp 4(a/t)sb = 0.0039 sbh
+ *   full         2sbh                                     ->  4.83e9 B (4.5 GiB)
+ * The first stage adds the embedding's dropout mask, sbh per microbatch in flight
+ * (/t with SP): 8 sbh = 0.19 GiB, 4% of the full-recompute figure, well under 1% of
+ * the others.
+ */
+static void test_korthikanti_table2(void **state)
+{
+    (void)state;
+    ppl_model m = load_model("gpt3-175b");
+    ppl_topology t = load_topology("dgx-a100-superpod");
+    ppl_model_figures f;
+    ppl_model_derive(&m, &f);
+    ppl_memory_opts o;
+    ppl_memory_opts_init(&o);
+    const double sbh = 2048.0 * 12288.0, L = 96;
+    struct {
+        ppl_recompute recompute;
+        bool sp, flash;
+        double per_layer_sbh;
+        double tolerance;
+    } rows[] = {
+        {PPL_RECOMPUTE_NONE, false, false, 23.0, 0.01},
+        {PPL_RECOMPUTE_NONE, true, false, 114.0 / 8.0, 0.01},
+        {PPL_RECOMPUTE_SELECTIVE, true, false, 34.0 / 8.0, 0.03},
+        {PPL_RECOMPUTE_NONE, true, true, 34.0 / 8.0, 0.03},
+        {PPL_RECOMPUTE_FULL, false, false, 2.0, 0.05},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        ppl_config c = config(1024, 8, 8, 1, 1536, &m);
+        c.recompute = rows[i].recompute;
+        c.sequence_parallel = rows[i].sp;
+        c.flash_attention = rows[i].flash;
+        /* the per-layer formula itself is exact for the Table 2 rows */
+        if (!rows[i].flash && rows[i].recompute != PPL_RECOMPUTE_SELECTIVE)
+            assert_close(ppl_activation_bytes_per_layer(&m, &c, &o, false),
+                         rows[i].per_layer_sbh * sbh, 1e-12);
+        ppl_memory first;
+        ppl_memory_stage(&m, &f, &t, &c, &o, 0, &first);
+        assert_int_equal(first.layers, 12);
+        assert_close(first.in_flight, 8.0, 0);
+        assert_close(first.activations, rows[i].per_layer_sbh * sbh * L, rows[i].tolerance);
+    }
+}
+
+/* Microbatches in flight on stage k: 1F1B p - k (at most m); interleaved with v
+ * chunks: (2(p - k - 1) + (v - 1)p + 1)/v, on stage 0 p(1 + (p-1)/(pv)); GPipe m. */
+static void test_in_flight(void **state)
+{
+    (void)state;
+    ppl_model m = load_model("gpt3-175b");
+    ppl_config c = config(64, 8, 8, 1, 64, &m); /* dp 1, m = 64 */
+    for (int k = 0; k < 8; k++)
+        assert_close(ppl_in_flight_microbatches(&c, k), 8.0 - k, 0);
+    c.vp = 3; /* p = 8, v = 3: stage 0 holds 31 chunks of 4 layers = 10.33 stages' worth */
+    assert_close(ppl_in_flight_microbatches(&c, 0), 8.0 * (1.0 + 7.0 / 24.0), 1e-12);
+    assert_close(ppl_in_flight_microbatches(&c, 7), (2.0 * 8 + 1) / 3.0, 1e-12);
+    c.vp = 1;
+    c.microbatches = 3; /* fewer microbatches than stages */
+    assert_close(ppl_in_flight_microbatches(&c, 0), 3.0, 0);
+    c.schedule = PPL_SCHEDULE_GPIPE;
+    c.microbatches = 64;
+    assert_close(ppl_in_flight_microbatches(&c, 5), 64.0, 0);
+}
+
+/* A 1T model on one GPU: 16 bytes per parameter of model state, far beyond 80 GiB. */
+static void test_1t_on_one_gpu(void **state)
+{
+    (void)state;
+    ppl_model m = load_model("megatron-1t");
+    ppl_topology t = load_topology("dgx-a100-superpod");
+    ppl_model_figures f;
+    ppl_model_derive(&m, &f);
+    ppl_memory_opts o;
+    ppl_memory_opts_init(&o);
+    ppl_config c = config(1, 1, 1, 1, 1, &m);
+    ppl_memory mem;
+    ppl_memory_worst(&m, &f, &t, &c, &o, &mem);
+    assert_close(mem.params, f.params_total, 1e-15);
+    assert_close((mem.weights + mem.gradients + mem.optimizer) / mem.params, 16.0, 1e-12);
+    assert_false(mem.fits);
+}
+
+/*
+ * GQA and gated MLP, Llama 3 70B (h 8192, 64 heads of 128, 8 KV heads, ffn 28672,
+ * no dropout), t = 8, SP on, b = 1, s = 8192, no recomputation, flash attention:
+ *   outside /t: norm inputs 4sbh + QKV input 2sbh + fc1 input 2sbh = 8sbh/8 = sbh
+ *   inside: Q 2sbh/8; K and V 2*2*sb*(8/8 heads x 128) = 4sb*128; projection 2sbh/8;
+ *           SwiGLU gate+up 4sbf/8 and product 2sbf/8 = 6*28672/8 sb = 21504 sb
+ *   log-sum-exp 4 (64/8) sb = 32 sb
+ *   total per layer = sb (8192 + 2048 + 512 + 2048 + 21504 + 32) = 34336 sb bytes
+ */
+static void test_gqa_gated(void **state)
+{
+    (void)state;
+    ppl_model m = load_model("llama3-70b");
+    ppl_memory_opts o;
+    ppl_memory_opts_init(&o);
+    ppl_config c = config(64, 8, 1, 1, 8, &m);
+    c.sequence_parallel = true;
+    c.flash_attention = true;
+    double sb = 8192.0;
+    assert_close(ppl_activation_bytes_per_layer(&m, &c, &o, false), 34336.0 * sb, 1e-12);
+    /* fp8 keeps 1-byte GEMM inputs: QKV, fc1 (outside: -2sbh/8), projection (-sbh/8)
+     * and fc2 input (-sbf/8) */
+    c.precision = PPL_PRECISION_FP8;
+    assert_close(ppl_activation_bytes_per_layer(&m, &c, &o, false),
+                 (34336.0 - 2048.0 - 1024.0 - 28672.0 / 8.0) * sb, 1e-12);
+}
+
+/* Mixtral with ep = 8 on 8 GPUs (tp 1): one expert per GPU, so a layer holds its
+ * attention (41,943,040), norms (8,192), router (32,768) and one expert
+ * (176,160,768) = 218,144,768 parameters; the 32 layers 6,980,632,576, plus the
+ * embedding and output (131,072,000 each) and the final norm (4,096). */
+static void test_moe_expert_parallel(void **state)
+{
+    (void)state;
+    ppl_model m = load_model("mixtral-8x7b");
+    ppl_topology t = load_topology("dgx-h100-superpod");
+    ppl_model_figures f;
+    ppl_model_derive(&m, &f);
+    ppl_memory_opts o;
+    ppl_memory_opts_init(&o);
+    ppl_config c = config(8, 1, 1, 1, 8, &m);
+    c.ep = 8;
+    ppl_memory mem;
+    ppl_memory_stage(&m, &f, &t, &c, &o, 0, &mem);
+    assert_close(mem.params, 32.0 * 218144768.0 + 2.0 * 131072000.0 + 4096.0, 1e-12);
+    /* ZeRO-1 shards dense state 8 ways but experts over dp/ep = 1 */
+    c.zero = 1;
+    ppl_memory z;
+    ppl_memory_stage(&m, &f, &t, &c, &o, 0, &z);
+    double expert = 32.0 * 176160768.0, dense = mem.params - expert;
+    assert_close(z.optimizer, 12.0 * (dense / 8.0 + expert), 1e-12);
+}
+
+/* Llama 3 ran 126 layers on 16 stages as 7, 8 x 14, 7 (first and last one short). */
+static void test_stage_split(void **state)
+{
+    (void)state;
+    ppl_stage_split s = ppl_stage_split_default(126, 16);
+    assert_int_equal(s.first, 7);
+    assert_int_equal(s.middle, 8);
+    assert_int_equal(s.last, 7);
+    assert_int_equal(s.middle_extra, 0);
+    s = ppl_stage_split_default(96, 8);
+    assert_int_equal(s.first, 12);
+    assert_int_equal(s.last, 12);
+    /* 96 on 7: 13 + 5 x 14 + 13 */
+    s = ppl_stage_split_default(96, 7);
+    assert_int_equal(s.first + 5 * s.middle + s.last, 96);
+    assert_int_equal(s.middle, 14);
+    /* 10 on 8 cannot be first/middle/last: 1, 2, 2, 1, 1, 1, 1, 1 */
+    s = ppl_stage_split_default(10, 8);
+    ppl_config c;
+    memset(&c, 0, sizeof c);
+    c.pp = 8;
+    c.split = s;
+    int64_t total = 0;
+    for (int k = 0; k < 8; k++) {
+        assert_true(ppl_stage_layers(&c, k) >= 1);
+        assert_int_equal(ppl_stage_first_layer(&c, k), total);
+        total += ppl_stage_layers(&c, k);
+    }
+    assert_int_equal(total, 10);
+    assert_int_equal(ppl_stage_layers(&c, 1), 2);
+}
+
+static ppl_status from_flags(const ppl_model *m, const ppl_topology *t, ppl_config *c,
+                             ppl_error *err, char **argv)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    ppl_args a;
+    if (ppl_args_parse(argc, argv, &a, err) != PPL_OK)
+        fail_msg("bad test argv: %s", err->message);
+    return ppl_config_from_args(&a, m, t, c, err);
+}
+
+#define FLAGS(...)                                                                                 \
+    (char *[])                                                                                     \
+    {                                                                                              \
+        "parplan", "memory", "--model", "m", "--topology", "t", __VA_ARGS__, NULL                  \
+    }
+
+static void test_config_rules(void **state)
+{
+    (void)state;
+    ppl_model m = load_model("gpt3-175b");
+    ppl_topology a100 = load_topology("dgx-a100-superpod");
+    ppl_config c;
+    ppl_error err;
+    assert_int_equal(from_flags(&m, &a100, &c, &err,
+                                FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--mbs", "1",
+                                      "--global-batch", "1536")),
+                     PPL_OK);
+    assert_int_equal(c.dp, 16);
+    assert_int_equal(c.microbatches, 96);
+    struct {
+        char **argv;
+        const char *flag, *text;
+    } bad[] = {
+        {FLAGS("--gpus", "1024", "--tp", "7", "--pp", "8", "--mbs", "1", "--global-batch", "1536"),
+         "--gpus", "does not divide"},
+        {FLAGS("--gpus", "896", "--tp", "7", "--pp", "8", "--mbs", "1", "--global-batch", "1536"),
+         "--tp", "does not divide the model's 96 attention heads"},
+        {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--dp", "8", "--mbs", "1",
+               "--global-batch", "1536"),
+         "--dp", "but gpus is 1024"},
+        {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--mbs", "1", "--global-batch", "1000"),
+         "--global-batch", "not a multiple of dp*mbs"},
+        {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--vp", "5", "--mbs", "1",
+               "--global-batch", "1536"),
+         "--vp", "equal stages"},
+        {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--vp", "2", "--mbs", "1",
+               "--global-batch", "16"),
+         "--vp", "multiple of pp"},
+        {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--ep", "2", "--mbs", "1",
+               "--global-batch", "1536"),
+         "--ep", "no experts"},
+        {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--mbs", "1", "--global-batch", "1536",
+               "--precision", "fp8"),
+         "--precision", "not supported by A100"},
+        {FLAGS("--gpus", "8192", "--tp", "8", "--pp", "8", "--mbs", "1", "--global-batch", "1536"),
+         "--gpus", "exceeds the topology's 4480"},
+        {FLAGS("--gpus", "64", "--tp", "1", "--pp", "64", "--mbs", "1", "--global-batch", "64",
+               "--sequence-parallel"),
+         "--sequence-parallel", "--tp of at least 2"},
+        {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--mbs", "1", "--global-batch", "1536",
+               "--first-stage-layers", "90"),
+         "--first-stage-layers", "no even split"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ppl_status st = from_flags(&m, &a100, &c, &err, bad[i].argv);
+        if (st != PPL_EUSAGE || strcmp(err.key, bad[i].flag) != 0 ||
+            !strstr(err.message, bad[i].text))
+            fail_msg("case %zu: status %d, '%s: %s', wanted '%s: ...%s...'", i, st, err.key,
+                     err.message, bad[i].flag, bad[i].text);
+    }
+    /* uneven stages pinned at one end: 126 layers, 16 stages, first 7 -> last 7 */
+    ppl_model l = load_model("llama3-405b");
+    ppl_topology h = load_topology("h100-64k");
+    assert_int_equal(from_flags(&l, &h, &c, &err,
+                                FLAGS("--gpus", "16384", "--tp", "8", "--pp", "16", "--mbs", "1",
+                                      "--global-batch", "2048", "--first-stage-layers", "7")),
+                     PPL_OK);
+    assert_int_equal(c.split.first, 7);
+    assert_int_equal(c.split.middle, 8);
+    assert_int_equal(c.split.last, 7);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_zero_worked_example), cmocka_unit_test(test_korthikanti_table2),
+        cmocka_unit_test(test_in_flight),           cmocka_unit_test(test_1t_on_one_gpu),
+        cmocka_unit_test(test_gqa_gated),           cmocka_unit_test(test_moe_expert_parallel),
+        cmocka_unit_test(test_stage_split),         cmocka_unit_test(test_config_rules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
