@@ -103,7 +103,8 @@ static const char *const objective_names[] = {"time", "cost", "memory", NULL};
 static const char *const op_names[] = {"allreduce", "allgather", "reducescatter",
                                        "alltoall",  "sendrecv",  NULL};
 static const char *const schedule_names[] = {"1f1b", "gpipe", NULL};
-static const char *const algo_names[] = {"auto", "ring", "tree", "hierarchical", NULL};
+static const char *const algo_names[] = {"auto",   "ring", "tree", "hierarchical",
+                                         "direct", "pxn",  "p2p",  NULL};
 
 typedef struct opt_def {
     opt_id id;
@@ -182,7 +183,7 @@ static const opt_def options[] = {
     {O_OP, "--op", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), "OP", 0, 0, op_names,
      "allreduce, allgather, reducescatter, alltoall or sendrecv"},
     {O_ALGO, "--algo", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), "A", 0, 0, algo_names,
-     "ring, tree, hierarchical or auto (default)"},
+     "auto (default), ring, tree, hierarchical (all-reduce), direct or pxn (all-to-all)"},
     {O_SERVERS, "--servers", 0, K_INT, C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_TOPOLOGY_GENERATE), "S", 1,
      MAX_SERVERS_ARG, NULL, "servers taking part / in the cluster"},
     {O_GPS, "--gpus-per-server", 0, K_INT, C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_TOPOLOGY_GENERATE),
@@ -241,25 +242,28 @@ static const command_def commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-static const char *enum_name(const char *const *names, int count, int value)
+static const char *enum_name(const char *const *names, int value)
 {
-    return value >= 0 && value < count ? names[value] : "?";
+    for (int i = 0; names[i]; i++)
+        if (i == value)
+            return names[i];
+    return "?";
 }
 const char *ppl_recompute_name(int v)
 {
-    return enum_name(recompute_names, 3, v);
+    return enum_name(recompute_names, v);
 }
 const char *ppl_optimizer_name(int v)
 {
-    return enum_name(optimizer_names, 2, v);
+    return enum_name(optimizer_names, v);
 }
 const char *ppl_collective_op_name(int v)
 {
-    return enum_name(op_names, 5, v);
+    return enum_name(op_names, v);
 }
 const char *ppl_algo_name(int v)
 {
-    return enum_name(algo_names, 4, v);
+    return enum_name(algo_names, v);
 }
 
 const char *ppl_command_name(ppl_command cmd)

@@ -53,7 +53,10 @@ typedef enum ppl_algo {
     PPL_ALGO_AUTO = 0,
     PPL_ALGO_RING,
     PPL_ALGO_TREE,
-    PPL_ALGO_HIERARCHICAL
+    PPL_ALGO_HIERARCHICAL,
+    PPL_ALGO_DIRECT, /* all-to-all straight to each peer */
+    PPL_ALGO_PXN,    /* all-to-all through NVLink to the destination rail first */
+    PPL_ALGO_P2P     /* send/recv */
 } ppl_algo;
 
 #define PPL_UNSET (-1) /* an integer knob the user did not pin */

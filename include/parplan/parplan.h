@@ -11,6 +11,7 @@
 
 #include "parplan/catalog.h"
 #include "parplan/cli.h"
+#include "parplan/comm.h"
 #include "parplan/config.h"
 #include "parplan/error.h"
 #include "parplan/memory.h"

@@ -31,6 +31,7 @@ void cli_version(ppl_buf *out);
 ppl_status cli_setup(cli *c, ppl_model *model, ppl_model_figures *figures, ppl_topology *topo,
                      ppl_config *config, ppl_memory_opts *opts);
 
+ppl_status cmd_collective(cli *c);
 ppl_status cmd_memory(cli *c);
 ppl_status cmd_models(cli *c);
 ppl_status cmd_model_show(cli *c);

@@ -54,6 +54,7 @@ ppl_status cli_emit_json(cli *c, json_t *doc)
 static ppl_status dispatch(cli *c)
 {
     switch (c->args->command) {
+    case PPL_CMD_COLLECTIVE: return cmd_collective(c);
     case PPL_CMD_MEMORY: return cmd_memory(c);
     case PPL_CMD_MODELS: return cmd_models(c);
     case PPL_CMD_MODEL_SHOW: return cmd_model_show(c);

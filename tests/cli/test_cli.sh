@@ -123,7 +123,21 @@ run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536
 check "plan is not built yet: exit 4, says so, writes nothing" '[ $rc -eq 4 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "not available"'
 run "$P" estimate --model gpt3-175b --topology "$ROOT/tests/bad/topo-rtt-zero.json" --tp 8 --pp 8 --mbs 1 --global-batch 8
 check "commands not built yet still check their inputs (exit 3)" '[ $rc -eq 3 ] && has "$err" "transport.rtt"'
-run "$P" collective --topology dgx-h100-superpod --op allreduce --servers 2 --sizes 1GiB:2GiB -o "$tmp/coll.txt"
-check "a command that fails writes no -o file" '[ $rc -eq 4 ] && [ ! -e "$tmp/coll.txt" ]'
+run "$P" estimate --model gpt3-175b --topology dgx-h100-superpod --tp 8 --pp 8 --mbs 1 --global-batch 8 -o "$tmp/est.txt"
+check "a command that fails writes no -o file" '[ $rc -ne 0 ] && [ ! -e "$tmp/est.txt" ]'
+
+# collective (derivations in tests/unit/test_comm.c)
+run "$P" collective --topology dgx-h100-superpod --op allreduce --servers 1 --sizes 1MiB:1GiB
+check "collective: nccl-tests table, 11 sizes doubling" '[ $rc -eq 0 ] && has "$out" "busbw" && [ "$(printf "%s\n" "$out" | grep -vc "^#")" -eq 11 ]'
+run "$P" collective --topology dgx-h100-superpod --op allreduce --servers 8 --gpus-per-server 1 --sizes 8GiB --json
+printf '%s\n' "$out" >"$tmp/coll.json"
+check "collective --json: one 400G rail gives 46-49 GB/s busbw" '[ $rc -eq 0 ] && python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); r=d[\"results\"][0]
+assert set(r)=={\"bytes\",\"time_s\",\"algbw\",\"busbw\",\"algorithm\"}
+assert 46e9<=r[\"busbw\"]<=49e9 and abs(r[\"busbw\"]-r[\"algbw\"]*2*7/8)<1" "$tmp/coll.json"'
+run "$P" collective --topology dgx-h100-superpod --op allreduce --servers 1 --algo tree
+check "collective: tree inside one node is a usage error" '[ $rc -eq 2 ] && has "$err" "--algo: tree does not apply"'
+run "$P" collective --topology dgx-h100-superpod --op alltoall --servers 999
+check "collective: more servers than the topology has" '[ $rc -eq 2 ] && has "$err" "--servers: 999 exceeds"'
 
 finish

@@ -1,0 +1,108 @@
+/*
+ * parplan/comm.h - communication on the topology: where a parallel group sits,
+ * and what each collective costs there.
+ *
+ * Three layers:
+ *  - ppl_net: per-topology figures derived once (effective NVLink and NIC
+ *    bandwidth, transport goodput under loss, per-tier oversubscription and path
+ *    latency, ECMP or adaptive routing), the NCCL "tune" pass of our model;
+ *  - ppl_group: where the ranks of one parallel group sit (ranks per NVLink node,
+ *    nodes, the highest switch tier their traffic climbs to, members inside each
+ *    tier's groups), from Megatron's rank order;
+ *  - ppl_collective(): alpha-beta time of one collective with the algorithms NCCL
+ *    uses (ring, double binary tree), a hierarchical all-reduce, all-to-all (direct
+ *    or rail-local through NVLink, NCCL's PXN) and send/recv, with the bytes each
+ *    GPU sends over NVLink, inside a leaf group, and above it.
+ *
+ * Units: bytes, seconds, bytes/s per direction.
+ */
+#ifndef PARPLAN_COMM_H
+#define PARPLAN_COMM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parplan/cli.h"
+#include "parplan/topology.h"
+
+/* NCCL's per-step software latencies for the Simple protocol (src/graph/tuning.cc). */
+#define PPL_NCCL_BASE_LATENCY_S 8.4e-6
+#define PPL_NCCL_NVLINK_RING_STEP_S 3.4e-6
+#define PPL_NCCL_NVLINK_TREE_STEP_S 4.0e-6
+#define PPL_NCCL_NET_STEP_S 14.0e-6
+/* NCCL derates the tree's bus bandwidth (tuning.cc: busBw * .9). */
+#define PPL_NCCL_TREE_BW_FACTOR 0.9
+/* NIC goodput: 46-49 GB/s measured on a 400 Gb/s ConnectX-7 (nccl-tests #290). */
+#define PPL_NIC_GOODPUT 0.96
+/* Flows (queue pairs) one GPU opens per peer across the fabric: NCCL uses several
+ * channels per NIC, one QP each by default (NCCL_IB_QPS_PER_CONNECTION = 1). */
+#define PPL_FLOWS_PER_PEER 2
+
+typedef struct ppl_net {
+    const ppl_topology *topo;
+    int64_t node_gpus;                    /* GPUs that reach each other over NVLink */
+    double nvlink_bw;                     /* effective per GPU (NCCL's per-link figures) */
+    double nvlink_busbw_cap;              /* NCCL's cap on the bus bandwidth (A100: 235 GB/s) */
+    double nic_line_bw;                   /* one NIC's line rate */
+    double nic_bw;                        /* per GPU: its share of the NICs x goodput x transport */
+    double transport_goodput;             /* loss recovery: go-back-N or selective */
+    double packets_in_flight;             /* W = line rate x RTT / MTU + 1 */
+    double tail_loss_s;                   /* expected wait for a lost tail packet, per message */
+    double os_below[PPL_MAX_TIERS + 1];   /* product of oversubscription of tiers < i */
+    double path_latency_s[PPL_MAX_TIERS]; /* one-way, NIC to NIC, climbing to tier i */
+    int64_t uplinks_per_switch[PPL_MAX_TIERS];
+    int64_t gpus_per_switch[PPL_MAX_TIERS]; /* GPUs below one switch of tier i */
+    int cross_rail_tier;                    /* first tier joining different rails; ntiers if none */
+    bool ecmp; /* flows hashed onto uplinks (no spraying, no adaptive routing) */
+} ppl_net;
+
+void ppl_net_init(ppl_net *net, const ppl_topology *topo);
+
+/* Go-back-N goodput (1-p)/(1 + (W-1)p); selective retransmission 1-p. */
+double ppl_goodput_go_back_n(double loss, double window);
+/* Expected maximum load of `flows` flows hashed uniformly onto `links` links. */
+double ppl_ecmp_expected_max(int64_t flows, int64_t links);
+
+typedef struct ppl_group {
+    int64_t n;                              /* ranks */
+    int64_t m;                              /* ranks per NVLink node */
+    int64_t nodes;                          /* n / m */
+    int tier;                               /* highest tier crossed; -1 inside one NVLink node */
+    int64_t members_in_tier[PPL_MAX_TIERS]; /* ranks inside one group of tier i */
+} ppl_group;
+
+/* A group of n ranks spaced `stride` GPUs apart from GPU `base` (ranks map to
+ * GPUs in order: GPU g is local GPU g % gpus_per_server of server g / gpus_per_server). */
+void ppl_group_place(const ppl_net *net, int64_t n, int64_t stride, int64_t base, ppl_group *out);
+/* The worst of `copies` such groups, the i-th starting at base + i * copy_stride:
+ * the highest tier reached and the fewest members per tier group. */
+void ppl_group_place_worst(const ppl_net *net, int64_t n, int64_t stride, int64_t base,
+                           int64_t copies, int64_t copy_stride, ppl_group *out);
+
+/* The first `servers` servers of the topology, `per_server` GPUs each (local GPUs
+ * 0 .. per_server-1): the group nccl-tests runs over. */
+void ppl_group_servers(const ppl_net *net, int64_t servers, int64_t per_server, ppl_group *out);
+
+typedef struct ppl_coll {
+    double time_s;
+    ppl_algo algo;       /* the algorithm that gave time_s */
+    double nvlink_bytes; /* sent per GPU over NVLink */
+    double rail_bytes;   /* sent per GPU into the network, staying under one leaf group */
+    double spine_bytes;  /* sent per GPU through switches above the leaf */
+} ppl_coll;
+
+/*
+ * Time of one collective of `bytes` (nccl-tests' size: the buffer of an
+ * all-reduce, the whole gathered or scattered buffer, each rank's all-to-all
+ * buffer, one send) on group g.  algo PPL_ALGO_AUTO picks the fastest
+ * applicable, as NCCL's tuner does.  Returns false when algo does not apply
+ * (tree or hierarchical for other operations, or a group inside one node).
+ */
+bool ppl_collective(const ppl_net *net, ppl_collective_op op, const ppl_group *g, double bytes,
+                    ppl_algo algo, ppl_coll *out);
+
+/* nccl-tests bus bandwidth factor: 2(n-1)/n all-reduce, (n-1)/n all-gather,
+ * reduce-scatter and all-to-all, 1 send/recv. */
+double ppl_busbw_factor(ppl_collective_op op, int64_t n);
+
+#endif

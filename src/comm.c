@@ -1,0 +1,394 @@
+/*
+ * comm.c - where parallel groups sit and what their collectives cost.
+ *
+ * Collective times follow NCCL's own model (src/graph/tuning.cc): time = latency +
+ * bytes / bandwidth, with
+ *   ring all-reduce   latency base + (2(n-1) - 2(N-1)) intra steps + 2(N-1) network
+ *                     steps, bandwidth term 2(n-1)/n x S / busbw;
+ *   ring all-gather / reduce-scatter: half the steps, (n-1)/n x S / busbw;
+ *   double binary tree (Sanders et al.; NCCL 2.4): latency base + 2((m-1) intra +
+ *                     log2(N) network steps); every node receives 2S in all (an
+ *                     interior node takes two children at once, the 2:1 fan-in), so
+ *                     time = 2S / busbw_tree with NCCL's busBw x 0.9;
+ * where n ranks sit m to an NVLink node on N nodes.  A ring crossing nodes runs one
+ * channel per NIC: its bus bandwidth is min(NVLink, m x NIC per GPU), which is why
+ * multi-node all-reduce approaches the node's aggregate NIC bandwidth.
+ *
+ * Oversubscription: ring and tree edges leave a tier's group only at the group's
+ * boundary: 1/k of the NIC traffic of a group with k members inside it, so the
+ * uplinks (1/os of the NIC bandwidth) slow them only when os > k.  All-to-all
+ * sends a share of every byte out of the group and is throttled accordingly.
+ * All-to-all cannot spread one flow over several NICs (nccl-tests #267): each GPU
+ * sends through its own NIC share.  Between rails it either climbs to the first
+ * tier that joins rails, or first crosses NVLink to the GPU on the destination
+ * rail (NCCL's PXN), the only way on a rail-only network (Wang et al. 2023).
+ */
+#include "parplan/comm.h"
+
+#include <math.h>
+#include <string.h>
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* members of a strided set that fall inside the block of `block` GPUs holding `first` */
+static int64_t members_in_block(int64_t n, int64_t stride, int64_t first, int64_t block)
+{
+    int64_t end = (first / block + 1) * block;
+    int64_t k = ceil_div(end - first, stride);
+    return k < n ? k : n;
+}
+
+void ppl_group_place(const ppl_net *net, int64_t n, int64_t stride, int64_t base, ppl_group *g)
+{
+    const ppl_topology *t = net->topo;
+    memset(g, 0, sizeof *g);
+    if (stride < 1)
+        stride = 1;
+    g->n = n;
+    g->m = members_in_block(n, stride, base, net->node_gpus);
+    g->nodes = ceil_div(n, g->m);
+    int64_t last = base + (n - 1) * stride;
+    g->tier = -1;
+    for (int i = t->ntiers - 1; i >= 0; i--)
+        g->members_in_tier[i] =
+            members_in_block(n, stride, base, t->tiers[i].servers * t->gpus_per_server);
+    if (base / net->node_gpus == last / net->node_gpus)
+        return;
+    int64_t s0 = base / t->gpus_per_server, s1 = last / t->gpus_per_server;
+    g->tier = t->ntiers - 1;
+    for (int i = 0; i < t->ntiers; i++)
+        if (s0 / t->tiers[i].servers == s1 / t->tiers[i].servers) {
+            g->tier = i;
+            break;
+        }
+}
+
+void ppl_group_place_worst(const ppl_net *net, int64_t n, int64_t stride, int64_t base,
+                           int64_t copies, int64_t copy_stride, ppl_group *out)
+{
+    ppl_group_place(net, n, stride, base, out);
+    for (int64_t c = 1; c < copies; c++) {
+        ppl_group g;
+        ppl_group_place(net, n, stride, base + c * copy_stride, &g);
+        if (g.tier > out->tier)
+            out->tier = g.tier;
+        if (g.m < out->m) {
+            out->m = g.m;
+            out->nodes = g.nodes;
+        }
+        for (int i = 0; i < net->topo->ntiers; i++)
+            if (g.members_in_tier[i] < out->members_in_tier[i])
+                out->members_in_tier[i] = g.members_in_tier[i];
+    }
+}
+
+void ppl_group_servers(const ppl_net *net, int64_t servers, int64_t per_server, ppl_group *g)
+{
+    const ppl_topology *t = net->topo;
+    memset(g, 0, sizeof *g);
+    int64_t per_node = net->node_gpus / t->gpus_per_server; /* servers in one NVLink node */
+    g->n = servers * per_server;
+    g->m = per_server * (servers < per_node ? servers : per_node);
+    g->nodes = ceil_div(servers, per_node);
+    g->tier = -1;
+    for (int i = t->ntiers - 1; i >= 0; i--) {
+        int64_t inside = t->tiers[i].servers < servers ? t->tiers[i].servers : servers;
+        g->members_in_tier[i] = inside * per_server;
+        if (g->nodes > 1 && t->tiers[i].servers >= servers)
+            g->tier = i;
+    }
+}
+
+double ppl_busbw_factor(ppl_collective_op op, int64_t n)
+{
+    double nn = (double)n;
+    switch (op) {
+    case PPL_OP_ALLREDUCE: return 2.0 * (nn - 1.0) / nn;
+    case PPL_OP_ALLGATHER:
+    case PPL_OP_REDUCESCATTER:
+    case PPL_OP_ALLTOALL: return (nn - 1.0) / nn;
+    case PPL_OP_SENDRECV: break;
+    }
+    return 1.0;
+}
+
+/* Latency of one step inside a node, and of one network step climbing to `tier`. */
+static double nvlink_step(const ppl_net *net, bool tree)
+{
+    return (tree ? PPL_NCCL_NVLINK_TREE_STEP_S : PPL_NCCL_NVLINK_RING_STEP_S) +
+           net->topo->nvlink.latency_s;
+}
+
+static double net_step(const ppl_net *net, int tier)
+{
+    return PPL_NCCL_NET_STEP_S + net->path_latency_s[tier < 0 ? 0 : tier];
+}
+
+/* ECMP slowdown of `crossing` GPUs under one switch each opening `flows` flows onto
+ * the switch's uplinks: the ideal load over the expected maximum. */
+static double ecmp_factor(const ppl_net *net, int below, double crossing, double flows)
+{
+    if (!net->ecmp)
+        return 1.0;
+    double f = crossing * flows;
+    if (f < 1.0)
+        f = 1.0;
+    if (f > 1e9)
+        f = 1e9;
+    int64_t F = (int64_t)ceil(f), U = net->uplinks_per_switch[below];
+    double ideal = ceil((double)F / (double)U);
+    return ideal / ppl_ecmp_expected_max(F, U);
+}
+
+/* Per-GPU bandwidth of a group's inter-node ring or tree edges. */
+static double ring_net_bw(const ppl_net *net, const ppl_group *g)
+{
+    double bw = net->nic_bw, worst = 1.0;
+    for (int j = 1; j <= g->tier; j++) {
+        double members = (double)g->members_in_tier[j - 1];
+        if (members < 1.0)
+            members = 1.0;
+        double factor = members / net->os_below[j];
+        if (factor > 1.0)
+            factor = 1.0;
+        double crossing = (double)net->gpus_per_switch[j - 1] / members;
+        factor *= ecmp_factor(net, j - 1, crossing < 1.0 ? 1.0 : crossing, PPL_FLOWS_PER_PEER);
+        if (factor < worst)
+            worst = factor;
+    }
+    return bw * worst;
+}
+
+/* Leaf groups a group spans, for the share of ring edges above the leaf. */
+static double spine_share(const ppl_group *g)
+{
+    if (g->tier < 1 || g->nodes <= 1)
+        return 0.0;
+    double groups = ceil((double)g->n / (double)g->members_in_tier[0]);
+    double share = groups / (double)g->nodes;
+    return share > 1.0 ? 1.0 : share;
+}
+
+static void split_network(const ppl_group *g, double network, ppl_coll *out)
+{
+    double above = network * spine_share(g);
+    out->spine_bytes = above;
+    out->rail_bytes = network - above;
+}
+
+static double ring_busbw(const ppl_net *net, const ppl_group *g)
+{
+    double nvl = net->nvlink_busbw_cap < net->nvlink_bw ? net->nvlink_busbw_cap : net->nvlink_bw;
+    if (g->nodes <= 1)
+        return nvl;
+    double inter = (double)g->m * ring_net_bw(net, g);
+    return inter < nvl ? inter : nvl;
+}
+
+static void ring(const ppl_net *net, ppl_collective_op op, const ppl_group *g, double S,
+                 ppl_coll *out)
+{
+    double n = (double)g->n, N = (double)g->nodes;
+    double steps = op == PPL_OP_ALLREDUCE ? 2.0 * (n - 1.0) : n - 1.0;
+    double net_steps = g->nodes > 1 ? (op == PPL_OP_ALLREDUCE ? 2.0 * (N - 1.0) : N - 1.0) : 0.0;
+    double latency = PPL_NCCL_BASE_LATENCY_S + (steps - net_steps) * nvlink_step(net, false) +
+                     net_steps * (net_step(net, g->tier) + net->tail_loss_s);
+    double sent = ppl_busbw_factor(op, g->n) * S; /* bytes each rank sends */
+    out->time_s = latency + sent / ring_busbw(net, g);
+    out->algo = PPL_ALGO_RING;
+    double network = g->nodes > 1 ? sent / (double)g->m : 0.0;
+    out->nvlink_bytes = sent - network;
+    split_network(g, network, out);
+}
+
+static void tree(const ppl_net *net, const ppl_group *g, double S, ppl_coll *out)
+{
+    double levels = ceil(log2((double)g->nodes));
+    double latency =
+        PPL_NCCL_BASE_LATENCY_S + 2.0 * ((double)(g->m - 1) * nvlink_step(net, true) +
+                                         levels * (net_step(net, g->tier) + net->tail_loss_s));
+    double busbw = PPL_NCCL_TREE_BW_FACTOR * ring_busbw(net, g);
+    out->time_s = latency + 2.0 * S / busbw;
+    out->algo = PPL_ALGO_TREE;
+    /* each node sends 2S into the network; inside it a chain passes 2S per GPU */
+    double network = 2.0 * S / (double)g->m;
+    out->nvlink_bytes = 2.0 * S * (double)(g->m - 1) / (double)g->m;
+    split_network(g, network, out);
+}
+
+/* Reduce-scatter inside the node, all-reduce of S/m across nodes on each rail (ring
+ * or tree, the faster), all-gather inside the node. */
+static void hierarchical(const ppl_net *net, const ppl_group *g, double S, ppl_coll *out)
+{
+    double m = (double)g->m;
+    double intra = (m - 1.0) * nvlink_step(net, false) + (m - 1.0) / m * S / net->nvlink_bw;
+    ppl_group across = *g;
+    across.n = g->nodes;
+    across.m = 1;
+    for (int i = 0; i < PPL_MAX_TIERS; i++) {
+        across.members_in_tier[i] = ceil_div(g->members_in_tier[i], g->m);
+        if (across.members_in_tier[i] < 1)
+            across.members_in_tier[i] = 1;
+    }
+    ppl_coll r, tr;
+    ring(net, PPL_OP_ALLREDUCE, &across, S / m, &r);
+    tree(net, &across, S / m, &tr);
+    const ppl_coll *inter = tr.time_s < r.time_s ? &tr : &r;
+    out->time_s = 2.0 * intra + inter->time_s;
+    out->algo = PPL_ALGO_HIERARCHICAL;
+    out->nvlink_bytes = 2.0 * (m - 1.0) / m * S;
+    out->rail_bytes = inter->rail_bytes;
+    out->spine_bytes = inter->spine_bytes;
+}
+
+/* Bytes per GPU that must climb through tier j's uplinks (j >= 1) in an all-to-all:
+ * those bound outside its tier-(j-1) group, and, when going direct, those bound to
+ * another rail inside it below the first tier that joins rails. */
+static double alltoall_load(const ppl_net *net, const ppl_group *g, double S, int j, bool direct,
+                            double other_rail)
+{
+    double n = (double)g->n;
+    double beyond = S * (n - (double)g->members_in_tier[j - 1]) / n;
+    if (beyond < 0.0)
+        beyond = 0.0;
+    if (direct && j <= net->cross_rail_tier) {
+        double inside = S * ((double)g->members_in_tier[j - 1] - (double)g->m) / n;
+        if (inside > 0.0)
+            beyond += inside * other_rail;
+    }
+    return beyond;
+}
+
+static void alltoall(const ppl_net *net, const ppl_group *g, double S, bool direct, ppl_coll *out)
+{
+    const ppl_topology *t = net->topo;
+    double n = (double)g->n, m = (double)g->m;
+    double local = S * (m - 1.0) / n, remote = S * (n - m) / n;
+    memset(out, 0, sizeof *out);
+    out->algo = direct ? PPL_ALGO_DIRECT : PPL_ALGO_PXN;
+    if (g->nodes <= 1) {
+        out->time_s = PPL_NCCL_BASE_LATENCY_S + nvlink_step(net, false) + local / net->nvlink_bw;
+        out->nvlink_bytes = local;
+        return;
+    }
+    /* one remote peer in `rails_used` shares this GPU's rail */
+    double rails_used = m < (double)t->rails.count ? m : (double)t->rails.count;
+    double other_rail = 1.0 - 1.0 / rails_used;
+    int top = g->tier;
+    if (direct && net->cross_rail_tier > top && other_rail > 0.0 &&
+        net->cross_rail_tier < t->ntiers)
+        top = net->cross_rail_tier;
+    double t_net = remote / net->nic_bw;
+    double spine = 0.0;
+    for (int j = 1; j <= top && j < t->ntiers; j++) {
+        double load = alltoall_load(net, g, S, j, direct, other_rail);
+        if (j == 1)
+            spine = load;
+        double crossing = (double)net->gpus_per_switch[j - 1];
+        double peers = n - (double)g->members_in_tier[j - 1];
+        double flows = (peers < 1.0 ? 1.0 : peers) * PPL_FLOWS_PER_PEER;
+        double bw = net->nic_bw / net->os_below[j] * ecmp_factor(net, j - 1, crossing, flows);
+        double tj = load / bw;
+        if (tj > t_net)
+            t_net = tj;
+    }
+    double forwarded = direct ? 0.0 : remote * other_rail;
+    double nvl = local / net->nvlink_bw;
+    double body = t_net > nvl ? t_net : nvl;
+    /* PXN forwards through the GPU on the destination rail before the network */
+    out->time_s = PPL_NCCL_BASE_LATENCY_S + net_step(net, top) + net->tail_loss_s + body +
+                  forwarded / net->nvlink_bw;
+    out->nvlink_bytes = local + forwarded;
+    out->spine_bytes = spine < remote ? spine : remote;
+    out->rail_bytes = remote - out->spine_bytes;
+}
+
+static void sendrecv(const ppl_net *net, const ppl_group *g, double S, ppl_coll *out)
+{
+    memset(out, 0, sizeof *out);
+    out->algo = PPL_ALGO_P2P;
+    if (g->nodes <= 1) {
+        out->time_s = nvlink_step(net, false) + S / net->nvlink_bw;
+        out->nvlink_bytes = S;
+        return;
+    }
+    out->time_s = net_step(net, g->tier) + net->tail_loss_s + S / net->nic_bw;
+    if (g->tier >= 1)
+        out->spine_bytes = S;
+    else
+        out->rail_bytes = S;
+}
+
+bool ppl_collective(const ppl_net *net, ppl_collective_op op, const ppl_group *g, double bytes,
+                    ppl_algo algo, ppl_coll *out)
+{
+    memset(out, 0, sizeof *out);
+    if (g->n <= 1 || bytes <= 0.0) {
+        out->algo = algo == PPL_ALGO_AUTO ? PPL_ALGO_RING : algo;
+        return true;
+    }
+    bool multi = g->nodes > 1;
+    switch (op) {
+    case PPL_OP_ALLREDUCE: {
+        if (algo == PPL_ALGO_RING) {
+            ring(net, op, g, bytes, out);
+            return true;
+        }
+        if (algo == PPL_ALGO_TREE) {
+            if (!multi)
+                return false;
+            tree(net, g, bytes, out);
+            return true;
+        }
+        if (algo == PPL_ALGO_HIERARCHICAL) {
+            if (!multi || g->m < 2)
+                return false;
+            hierarchical(net, g, bytes, out);
+            return true;
+        }
+        /* auto: NCCL's tuner picks the faster of ring and tree */
+        ring(net, op, g, bytes, out);
+        if (multi) {
+            ppl_coll tr;
+            tree(net, g, bytes, &tr);
+            if (tr.time_s < out->time_s)
+                *out = tr;
+        }
+        return true;
+    }
+    case PPL_OP_ALLGATHER:
+    case PPL_OP_REDUCESCATTER:
+        if (algo != PPL_ALGO_AUTO && algo != PPL_ALGO_RING)
+            return false;
+        ring(net, op, g, bytes, out);
+        return true;
+    case PPL_OP_ALLTOALL: {
+        bool direct_possible = !net->topo->rail_only && net->cross_rail_tier < net->topo->ntiers;
+        if (algo == PPL_ALGO_DIRECT) {
+            if (!direct_possible && multi)
+                return false;
+            alltoall(net, g, bytes, true, out);
+            return true;
+        }
+        if (algo != PPL_ALGO_AUTO && algo != PPL_ALGO_PXN)
+            return false;
+        alltoall(net, g, bytes, false, out); /* rail-local (PXN) always works */
+        if (direct_possible && algo == PPL_ALGO_AUTO) {
+            ppl_coll d;
+            alltoall(net, g, bytes, true, &d);
+            if (d.time_s < out->time_s)
+                *out = d;
+        }
+        return true;
+    }
+    case PPL_OP_SENDRECV:
+        if (algo != PPL_ALGO_AUTO && algo != PPL_ALGO_P2P)
+            return false;
+        sendrecv(net, g, bytes, out);
+        return true;
+    }
+    return false;
+}

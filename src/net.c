@@ -1,0 +1,160 @@
+/*
+ * net.c - per-topology network figures, derived once (the "tune" pass).
+ *
+ * Effective NVLink bandwidth per GPU follows NCCL's per-link figures
+ * (src/graph/topo.h: SM80_NVLINK_BW 20.0, SM90 20.6, SM100 40.1 GB/s on links of
+ * 25, 25 and 50 GB/s) and its A100 cap on the bus bandwidth (tuning.cc: 235 GB/s
+ * for compute capability 8.0).  A NIC delivers PPL_NIC_GOODPUT of its line rate
+ * (46-49 of 50 GB/s on ConnectX-7, nccl-tests #290).
+ *
+ * Loss recovery: with go-back-N a loss discards the W - 1 packets sent after it,
+ * W = line rate x RTT / MTU + 1 packets in flight during the loss-detection
+ * delay, so goodput is (1-p)/(1 + (W-1)p); selective retransmission (IRN, Mittal
+ * et al. SIGCOMM'18) and NIC out-of-order placement lose only the packet: 1-p.  A
+ * loss among a message's last W packets is not followed by enough packets to be
+ * detected from a gap: it waits a retransmission timeout.
+ *
+ * ECMP: k flows hashed uniformly onto n links finish when the most loaded link
+ * does; the expected maximum load is computed exactly for small k (balls into
+ * bins: P(max <= j) = k!/n^k [x^k] (sum_{i<=j} x^i/i!)^n) and with the normal
+ * approximation mean + sqrt(2 mean ln n) (Raab and Steger, RANDOM'98) beyond.
+ * InfiniBand fabrics route adaptively, and packet spraying with out-of-order
+ * placement removes the imbalance: only RoCE without them pays it.
+ */
+#include "parplan/comm.h"
+
+#include <math.h>
+#include <string.h>
+
+/* NCCL's effective NVLink bandwidth per link over the raw link rate, per GPU family. */
+typedef struct nvlink_family {
+    const char *name_part; /* matched against the topology's gpu.name */
+    double efficiency;
+    double busbw_cap_bps; /* 0: no cap */
+} nvlink_family;
+
+static const nvlink_family families[] = {
+    {"B300", 40.1 / 50.0, 0}, {"B200", 40.1 / 50.0, 0},     {"B100", 40.1 / 50.0, 0},
+    {"H100", 20.6 / 25.0, 0}, {"H200", 20.6 / 25.0, 0},     {"H800", 20.6 / 25.0, 0},
+    {"H20", 20.6 / 25.0, 0},  {"A100", 20.0 / 25.0, 235e9}, {"A800", 20.0 / 25.0, 235e9},
+};
+#define GENERIC_NVLINK_EFFICIENCY 0.8
+
+/* Retransmission timeout a lost tail packet waits (an assumption: modern RoCE NICs
+ * retransmit after about a millisecond; InfiniBand fabrics are lossless). */
+#define TAIL_LOSS_TIMEOUT_S 1e-3
+
+double ppl_goodput_go_back_n(double p, double window)
+{
+    return (1.0 - p) / (1.0 + (window - 1.0) * p);
+}
+
+/* Exact E[max load] for k balls into n bins, k <= 64. */
+static double expected_max_exact(int64_t k, int64_t n)
+{
+    double coef[65], poly[65], acc[65], tmp[65];
+    double logk_fact = lgamma((double)k + 1.0), logn = log((double)n);
+    double expected = 0.0;
+    for (int64_t j = 0; j < k; j++) {
+        /* P(max <= j): truncated exponential series raised to the n-th power */
+        for (int64_t i = 0; i <= k; i++)
+            coef[i] = i <= j ? exp(-lgamma((double)i + 1.0)) : 0.0;
+        for (int64_t i = 0; i <= k; i++) {
+            acc[i] = i == 0 ? 1.0 : 0.0;
+            poly[i] = coef[i];
+        }
+        for (int64_t e = n; e > 0; e >>= 1) {
+            if (e & 1) {
+                for (int64_t i = 0; i <= k; i++) {
+                    double s = 0.0;
+                    for (int64_t a = 0; a <= i; a++)
+                        s += acc[a] * poly[i - a];
+                    tmp[i] = s;
+                }
+                memcpy(acc, tmp, sizeof(double) * (size_t)(k + 1));
+            }
+            if (e > 1) {
+                for (int64_t i = 0; i <= k; i++) {
+                    double s = 0.0;
+                    for (int64_t a = 0; a <= i; a++)
+                        s += poly[a] * poly[i - a];
+                    tmp[i] = s;
+                }
+                memcpy(poly, tmp, sizeof(double) * (size_t)(k + 1));
+            }
+        }
+        double p_le = acc[k] * exp(logk_fact - (double)k * logn);
+        if (p_le > 1.0)
+            p_le = 1.0;
+        expected += 1.0 - p_le; /* E[max] = sum_{j>=0} P(max > j) */
+    }
+    return expected;
+}
+
+double ppl_ecmp_expected_max(int64_t flows, int64_t links)
+{
+    if (flows <= 0)
+        return 0.0;
+    if (links <= 1)
+        return (double)flows;
+    if (flows <= 64)
+        return expected_max_exact(flows, links);
+    double mean = (double)flows / (double)links;
+    return mean + sqrt(2.0 * mean * log((double)links));
+}
+
+void ppl_net_init(ppl_net *net, const ppl_topology *t)
+{
+    memset(net, 0, sizeof *net);
+    net->topo = t;
+    net->node_gpus =
+        t->nvlink.domain_gpus > t->gpus_per_server ? t->nvlink.domain_gpus : t->gpus_per_server;
+    double eff = GENERIC_NVLINK_EFFICIENCY, cap = 0.0;
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (strstr(t->gpu.name, families[i].name_part)) {
+            eff = families[i].efficiency;
+            cap = families[i].busbw_cap_bps;
+            break;
+        }
+    net->nvlink_bw = eff * t->nvlink.bandwidth_bps;
+    net->nvlink_busbw_cap = cap > 0 ? cap : net->nvlink_bw;
+
+    const double p = t->transport.loss_rate;
+    net->nic_line_bw = t->rails.nic_bandwidth_bps;
+    net->packets_in_flight =
+        t->rails.nic_bandwidth_bps * t->transport.rtt_s / (double)t->transport.mtu_bytes + 1.0;
+    net->transport_goodput = t->transport.retransmit == PPL_RETRANSMIT_GO_BACK_N
+                                 ? ppl_goodput_go_back_n(p, net->packets_in_flight)
+                                 : 1.0 - p;
+    net->tail_loss_s = (1.0 - pow(1.0 - p, net->packets_in_flight)) * TAIL_LOSS_TIMEOUT_S;
+    double share = (double)t->rails.count / (double)t->gpus_per_server;
+    net->nic_bw = t->rails.nic_bandwidth_bps * share * PPL_NIC_GOODPUT * net->transport_goodput;
+
+    /* InfiniBand routes adaptively; RoCE hashes flows unless packets may spray */
+    net->ecmp = t->transport.protocol == PPL_PROTOCOL_ROCEV2 &&
+                t->transport.retransmit != PPL_RETRANSMIT_OOO;
+
+    net->os_below[0] = 1.0;
+    double latency = 0.0;
+    net->cross_rail_tier = t->ntiers;
+    for (int i = 0; i < t->ntiers; i++) {
+        const ppl_tier *tier = &t->tiers[i];
+        /* up through tiers 0..i and down again: 2i + 1 switches */
+        latency += (i == 0 ? 1.0 : 2.0) * tier->latency_s;
+        net->path_latency_s[i] = t->rails.latency_s + latency;
+        net->os_below[i + 1] = net->os_below[i] * tier->oversubscription;
+        double o = tier->oversubscription;
+        int64_t up = (int64_t)floor((double)t->switch_radix / (o + 1.0));
+        net->uplinks_per_switch[i] = up < 1 ? 1 : up;
+        /* a rail-optimized switch serves one rail of its group's servers */
+        int64_t gpus_per_port = t->gpus_per_server / t->rails.count;
+        int64_t down = i == t->ntiers - 1 ? t->switch_radix : t->switch_radix - up;
+        int64_t reach = tier->rail_optimized ? tier->servers * gpus_per_port
+                                             : tier->servers * t->gpus_per_server;
+        net->gpus_per_switch[i] = reach < down * gpus_per_port ? reach : down * gpus_per_port;
+        if (!tier->rail_optimized && net->cross_rail_tier == t->ntiers)
+            net->cross_rail_tier = i;
+    }
+    if (t->rail_only)
+        net->cross_rail_tier = t->ntiers;
+}

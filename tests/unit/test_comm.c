@@ -1,0 +1,229 @@
+/*
+ * test_comm.c - collectives on the topology against hand derivations and
+ * measured NCCL figures.
+ */
+#include "testutil.h"
+
+#include <jansson.h>
+
+#include "parplan/comm.h"
+
+static ppl_topology load(const char *name)
+{
+    char path[1024];
+    ppl_topology t;
+    ppl_error err;
+    snprintf(path, sizeof path, "%s/topologies/%s.json", PPL_TEST_SOURCE_ROOT, name);
+    if (ppl_topology_load(path, NULL, NULL, &t, &err) != PPL_OK)
+        fail_msg("%s: %s", path, err.message);
+    return t;
+}
+
+static double busbw(const ppl_topology *t, ppl_collective_op op, int64_t servers, int64_t per,
+                    double bytes, ppl_algo algo)
+{
+    ppl_net net;
+    ppl_group g;
+    ppl_coll r;
+    ppl_net_init(&net, t);
+    ppl_group_servers(&net, servers, per, &g);
+    assert_true(ppl_collective(&net, op, &g, bytes, algo, &r));
+    return bytes / r.time_s * ppl_busbw_factor(op, g.n);
+}
+
+static double time_of(const ppl_topology *t, ppl_collective_op op, int64_t servers, int64_t per,
+                      double bytes, ppl_algo algo)
+{
+    ppl_net net;
+    ppl_group g;
+    ppl_coll r;
+    ppl_net_init(&net, t);
+    ppl_group_servers(&net, servers, per, &g);
+    assert_true(ppl_collective(&net, op, &g, bytes, algo, &r));
+    return r.time_s;
+}
+
+/*
+ * Ring all-reduce of 1 GiB among 8 servers, one GPU each, all on rail 0 under one
+ * leaf (DGX H100 SuperPOD, SU of 32): n = N = 8.
+ *   bandwidth: a 400 Gb/s NIC per GPU = 50 GB/s x 0.96 goodput = 48 GB/s
+ *   latency: NCCL base 8.4 us + 2(n-1) = 14 network steps of (14 us NCCL + 2 us NIC
+ *            + 1 us leaf) = 8.4 + 14 x 17 = 246.4 us
+ *   bytes: each rank sends 2(n-1)/n x S = 1.75 GiB -> 1.75 x 2^30 / 48e9 = 39.146 ms
+ */
+static void test_ring_one_rail(void **state)
+{
+    (void)state;
+    ppl_topology t = load("dgx-h100-superpod");
+    double expected = 246.4e-6 + 1.75 * 1073741824.0 / 48e9;
+    assert_close(time_of(&t, PPL_OP_ALLREDUCE, 8, 1, 1073741824.0, PPL_ALGO_RING), expected, 1e-12);
+    /* all 8 bytes-per-step on the network, all under the leaf */
+    ppl_net net;
+    ppl_group g;
+    ppl_coll r;
+    ppl_net_init(&net, &t);
+    ppl_group_servers(&net, 8, 1, &g);
+    ppl_collective(&net, PPL_OP_ALLREDUCE, &g, 1073741824.0, PPL_ALGO_RING, &r);
+    assert_close(r.rail_bytes, 1.75 * 1073741824.0, 1e-12);
+    assert_close(r.spine_bytes, 0.0, 0);
+    assert_close(r.nvlink_bytes, 0.0, 0);
+}
+
+/* Large-message bus bandwidth against published nccl-tests runs (within 5%). */
+static void test_measured_nccl(void **state)
+{
+    (void)state;
+    ppl_topology a100 = load("dgx-a100-superpod"), h100 = load("dgx-h100-superpod");
+    double S = 8589934592.0;
+    /* one 8xA100 server ~230 GB/s (nccl-tests #149) */
+    assert_close(busbw(&a100, PPL_OP_ALLREDUCE, 1, 8, S, PPL_ALGO_AUTO), 230e9, 0.05);
+    /* multi-node DGX A100, 8 x 200 Gb/s: ~192 GB/s (nccl #812) */
+    assert_close(busbw(&a100, PPL_OP_ALLREDUCE, 16, 8, S, PPL_ALGO_RING), 192e9, 0.05);
+    /* one 8xH100 server, ring: ~370 GB/s (nccl-tests #212) */
+    assert_close(busbw(&h100, PPL_OP_ALLREDUCE, 1, 8, S, PPL_ALGO_RING), 370e9, 0.05);
+    /* one 400 Gb/s ConnectX-7 rail: 46-49 GB/s (nccl-tests #290) */
+    double rail = busbw(&h100, PPL_OP_ALLREDUCE, 8, 1, S, PPL_ALGO_RING);
+    assert_true(rail >= 46e9 && rail <= 49e9);
+}
+
+/* At 64 servers the tree's 2 log2(64) = 12 network steps beat the ring's 126 on
+ * small messages; on large ones the ring's 2(n-1)/n beats the tree's 2/0.9. */
+static void test_tree_vs_ring(void **state)
+{
+    (void)state;
+    ppl_topology t = load("dgx-a100-superpod");
+    double small = 65536.0;
+    assert_true(time_of(&t, PPL_OP_ALLREDUCE, 64, 8, small, PPL_ALGO_TREE) <
+                time_of(&t, PPL_OP_ALLREDUCE, 64, 8, small, PPL_ALGO_RING));
+    double large = 8589934592.0;
+    assert_true(time_of(&t, PPL_OP_ALLREDUCE, 4, 8, large, PPL_ALGO_RING) <
+                time_of(&t, PPL_OP_ALLREDUCE, 4, 8, large, PPL_ALGO_TREE));
+    ppl_net net;
+    ppl_group g;
+    ppl_coll r;
+    ppl_net_init(&net, &t);
+    ppl_group_servers(&net, 64, 8, &g);
+    ppl_collective(&net, PPL_OP_ALLREDUCE, &g, small, PPL_ALGO_AUTO, &r);
+    assert_int_equal(r.algo, PPL_ALGO_TREE);
+}
+
+/*
+ * Go-back-N under per-packet loss p keeps (1-p)/(1 + (W-1)p).  400 Gb/s x 10 us /
+ * 4 KiB = 122.07 packets in flight, W = 123.07: at p = 1e-3, 0.999/1.122 = 0.890
+ * (the reference sheet's "0.91" is W = 100: 0.999/1.099 = 0.909); at p = 1e-2,
+ * 0.99/2.22 = 0.446.  Selective retransmission keeps 1 - p.
+ */
+static void test_loss(void **state)
+{
+    (void)state;
+    assert_close(ppl_goodput_go_back_n(1e-3, 123.07), 0.890, 0.001);
+    assert_close(ppl_goodput_go_back_n(1e-3, 100.0), 0.909, 0.001);
+    assert_close(ppl_goodput_go_back_n(1e-2, 123.07), 0.446, 0.002);
+    ppl_topology t = load("meta-24k-roce");
+    t.transport.loss_rate = 1e-3;
+    ppl_net net;
+    ppl_net_init(&net, &t);
+    assert_close(net.packets_in_flight, 50e9 * 10e-6 / 4096.0 + 1.0, 1e-12);
+    assert_close(net.transport_goodput, 0.890, 0.001);
+    t.transport.retransmit = PPL_RETRANSMIT_SELECTIVE;
+    ppl_net_init(&net, &t);
+    assert_close(net.transport_goodput, 0.999, 1e-12);
+    /* lossless: nothing lost, no timeouts */
+    t.transport.loss_rate = 0;
+    ppl_net_init(&net, &t);
+    assert_close(net.transport_goodput, 1.0, 0);
+    assert_close(net.tail_loss_s, 0.0, 0);
+}
+
+/* Expected maximum load of k flows on k links (balls into bins, exact). */
+static void test_ecmp(void **state)
+{
+    (void)state;
+    assert_close(ppl_ecmp_expected_max(8, 8), 2.60, 0.01);
+    assert_close(ppl_ecmp_expected_max(16, 16), 3.08, 0.01);
+    assert_close(ppl_ecmp_expected_max(32, 32), 3.53, 0.01);
+    assert_close(ppl_ecmp_expected_max(64, 64), 3.96, 0.01);
+    /* one flow: no collision; two flows on 32 links collide with probability 1/32 */
+    assert_close(ppl_ecmp_expected_max(1, 32), 1.0, 1e-12);
+    assert_close(ppl_ecmp_expected_max(2, 32), 1.0 + 1.0 / 32.0, 1e-9);
+}
+
+/* A 1:4 spine (leaf uplinks at 4:1) slows all-to-all across leaf groups, but not a
+ * ring on one rail: only its boundary edge climbs, 1/32 of a leaf's traffic. */
+static void test_oversubscribed_spine(void **state)
+{
+    (void)state;
+    ppl_topology t = load("dgx-h100-superpod");
+    ppl_topology o = t;
+    o.tiers[0].oversubscription = 4.0;
+    double S = 1073741824.0;
+    assert_true(time_of(&o, PPL_OP_ALLTOALL, 64, 8, S, PPL_ALGO_AUTO) >
+                1.5 * time_of(&t, PPL_OP_ALLTOALL, 64, 8, S, PPL_ALGO_AUTO));
+    assert_close(time_of(&o, PPL_OP_ALLREDUCE, 64, 1, S, PPL_ALGO_RING),
+                 time_of(&t, PPL_OP_ALLREDUCE, 64, 1, S, PPL_ALGO_RING), 1e-12);
+}
+
+/* Rail-only (Wang et al. 2023): the hierarchical all-reduce never leaves its rail,
+ * so it is unchanged; all-to-all must forward over NVLink and is never faster. */
+static void test_rail_only(void **state)
+{
+    (void)state;
+    ppl_topology t = load("h100-64k"), r = load("h100-64k-rail-only");
+    for (int64_t servers = 2; servers <= 1024; servers *= 4)
+        for (double S = 65536.0; S <= 4294967296.0; S *= 16.0) {
+            assert_close(time_of(&r, PPL_OP_ALLREDUCE, servers, 8, S, PPL_ALGO_HIERARCHICAL),
+                         time_of(&t, PPL_OP_ALLREDUCE, servers, 8, S, PPL_ALGO_HIERARCHICAL),
+                         1e-12);
+            assert_true(time_of(&r, PPL_OP_ALLTOALL, servers, 8, S, PPL_ALGO_AUTO) >=
+                        time_of(&t, PPL_OP_ALLTOALL, servers, 8, S, PPL_ALGO_AUTO));
+        }
+    /* inside one SU the forwarding costs about a tenth (the paper: 8.2-11.2%) */
+    double ratio = time_of(&r, PPL_OP_ALLTOALL, 4, 8, 1073741824.0, PPL_ALGO_AUTO) /
+                   time_of(&t, PPL_OP_ALLTOALL, 4, 8, 1073741824.0, PPL_ALGO_AUTO);
+    assert_true(ratio > 1.05 && ratio < 1.15);
+    ppl_net net;
+    ppl_net_init(&net, &r);
+    ppl_group g;
+    ppl_coll c;
+    ppl_group_servers(&net, 4, 8, &g);
+    assert_false(ppl_collective(&net, PPL_OP_ALLTOALL, &g, 1e6, PPL_ALGO_DIRECT, &c));
+}
+
+/* Megatron's rank order: a TP group of 8 fills one server; a DP group of stride 8
+ * over 1024 GPUs takes one GPU (one rail) of each of 128 servers, 32 per leaf group,
+ * and climbs to the spine; on NVL72 a TP group of 16 stays inside NVLink. */
+static void test_placement(void **state)
+{
+    (void)state;
+    ppl_topology t = load("dgx-h100-superpod");
+    ppl_net net;
+    ppl_group g;
+    ppl_net_init(&net, &t);
+    ppl_group_place(&net, 8, 1, 0, &g);
+    assert_int_equal(g.tier, -1);
+    assert_int_equal(g.m, 8);
+    ppl_group_place(&net, 128, 8, 3, &g);
+    assert_int_equal(g.m, 1);
+    assert_int_equal(g.nodes, 128);
+    assert_int_equal(g.tier, 1);
+    assert_int_equal(g.members_in_tier[0], 32);
+    /* pipeline neighbours 256 GPUs apart: stage 0 and 1 in different SUs */
+    ppl_group_place(&net, 2, 256, 0, &g);
+    assert_int_equal(g.tier, 1);
+    ppl_topology nvl = load("gb200-nvl72");
+    ppl_net_init(&net, &nvl);
+    ppl_group_place(&net, 16, 1, 0, &g);
+    assert_int_equal(g.tier, -1);
+    assert_int_equal(g.m, 16);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ring_one_rail), cmocka_unit_test(test_measured_nccl),
+        cmocka_unit_test(test_tree_vs_ring),  cmocka_unit_test(test_loss),
+        cmocka_unit_test(test_ecmp),          cmocka_unit_test(test_oversubscribed_spine),
+        cmocka_unit_test(test_rail_only),     cmocka_unit_test(test_placement),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
