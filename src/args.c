@@ -85,7 +85,9 @@ typedef enum opt_id {
     O_LAST_LAYERS,
     O_SCHEDULE,
     O_OVERHEAD,
-    O_FRAGMENTATION
+    O_FRAGMENTATION,
+    O_STACK,
+    O_FIT
 } opt_id;
 
 #define C(x) (1u << (x))
@@ -103,6 +105,7 @@ static const char *const objective_names[] = {"time", "cost", "memory", NULL};
 static const char *const op_names[] = {"allreduce", "allgather", "reducescatter",
                                        "alltoall",  "sendrecv",  NULL};
 static const char *const schedule_names[] = {"1f1b", "gpipe", NULL};
+static const char *const stack_names[] = {"modern", "legacy", NULL};
 static const char *const algo_names[] = {"auto",   "ring", "tree", "hierarchical",
                                          "direct", "pxn",  "p2p",  NULL};
 
@@ -157,6 +160,9 @@ static const opt_def options[] = {
      "bf16 (default), fp16 or fp8"},
     {O_OPTIMIZER, "--optimizer", 0, K_ENUM, CMDS_CONFIG, "O", 0, 0, optimizer_names,
      "adam (default) or sgd"},
+    {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG, "S", 0, 0, stack_names,
+     "training software: modern (Megatron-Core/TE, NeMo, FSDP; default) or legacy "
+     "(Megatron-LM 2021-22: no TP/DP overlap)"},
     {O_OVERHEAD, "--overhead-memory", 0, K_BYTES, CMDS_CONFIG, "SIZE", 0, 0, NULL,
      "fixed framework memory per GPU (default: CUDA context + NCCL per group)"},
     {O_FRAGMENTATION, "--fragmentation", 0, K_REAL, CMDS_CONFIG, "F", 0, 0, NULL,
@@ -212,6 +218,8 @@ static const opt_def options[] = {
      "name written into the topology"},
     {O_RUNS, "--runs", 0, K_STRING, C(PPL_CMD_VALIDATE), "FILE", 0, 0, NULL,
      "measured runs (JSON array, SPEC format)"},
+    {O_FIT, "--fit", 0, K_FLAG, C(PPL_CMD_VALIDATE), NULL, 0, 0, NULL,
+     "fit the efficiency constants to the runs and print them"},
     {O_JSON, "--json", 0, K_FLAG, CMDS_DATA, NULL, 0, 0, NULL, "write JSON instead of a table"},
     {O_OUTPUT, "--output", 'o', K_STRING, CMDS_ALL, "FILE", 0, 0, NULL,
      "write the output to FILE (atomically) instead of stdout"},
@@ -445,6 +453,7 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
     case O_PRECISION: ep = &a->precision; break;
     case O_OPTIMIZER: ep = &a->optimizer; break;
     case O_SCHEDULE: ep = &a->schedule; break;
+    case O_STACK: ep = &a->stack; break;
     case O_FIRST_LAYERS: ip = &a->first_stage_layers; break;
     case O_LAST_LAYERS: ip = &a->last_stage_layers; break;
     case O_OBJECTIVE: ep = &a->objective; break;
@@ -545,6 +554,7 @@ static ppl_status set_flag(const opt_def *o, const char *value, ppl_args *a, ppl
     case O_ALLOW_TP: a->allow_tp_across_servers = true; break;
     case O_FIT_ONLY: a->fit_only = true; break;
     case O_CSV: a->csv = true; break;
+    case O_FIT: a->fit = true; break;
     case O_SP: a->sequence_parallel = on; break;
     case O_FLASH: a->flash_attention = on; break;
     case O_RAIL_ONLY: a->rail_only = on; break;

@@ -140,7 +140,7 @@ static double ecmp_factor(const ppl_net *net, int below, double crossing, double
         f = 1e9;
     int64_t F = (int64_t)ceil(f), U = net->uplinks_per_switch[below];
     double ideal = ceil((double)F / (double)U);
-    return ideal / ppl_ecmp_expected_max(F, U);
+    return ideal / ppl_net_ecmp_max(net, below, F);
 }
 
 /* Per-GPU bandwidth of a group's inter-node ring or tree edges. */

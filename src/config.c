@@ -32,6 +32,19 @@ int64_t ppl_stage_first_layer(const ppl_config *c, int64_t stage)
            (k < c->split.middle_extra ? k : c->split.middle_extra);
 }
 
+int64_t ppl_interleaved_stage_layers(const ppl_config *c)
+{
+    /* Megatron-Core interleaves equal chunks; uneven first and last stages (Llama 3
+     * ran 126 layers as 7, 8 x 14, 7 with interleaving) only shorten their edge chunks */
+    if (c->split.middle_extra != 0)
+        return 0;
+    if (c->pp == 2)
+        return c->split.first == c->split.last ? c->split.first : 0;
+    if (c->split.first > c->split.middle || c->split.last > c->split.middle)
+        return 0;
+    return c->split.middle;
+}
+
 ppl_stage_split ppl_stage_split_default(int64_t L, int64_t pp)
 {
     ppl_stage_split s = {L, L, 0, 0};
@@ -120,12 +133,12 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
         if (c->schedule == PPL_SCHEDULE_GPIPE)
             return bad(err, "--vp", "interleaving (vp %lld) is a 1F1B schedule, not GPipe%s", c->vp,
                        0);
-        if (m->layers % (c->pp * c->vp) != 0 || c->split.first != c->split.last ||
-            c->split.first != m->layers / c->pp)
+        int64_t chunked = ppl_interleaved_stage_layers(c);
+        if (chunked == 0 || chunked % c->vp != 0)
             return bad(err, "--vp",
-                       "interleaving needs equal stages whose layers divide by vp: %lld layers "
-                       "on pp*vp = %lld chunks",
-                       m->layers, c->pp * c->vp);
+                       "interleaving needs stages whose layers divide into vp chunks: %lld "
+                       "chunks of the %lld-layer stages",
+                       c->vp, chunked > 0 ? chunked : m->layers / c->pp);
         if (c->microbatches % c->pp != 0)
             return bad(err, "--vp",
                        "interleaving needs the microbatches (%lld) to be a multiple of pp (%lld)",

@@ -219,6 +219,21 @@ static int parallel_groups(const ppl_config *c)
     return (c->tp > 1) + (c->pp > 1) + (c->dp > 1) + (c->cp > 1) + (c->ep > 1);
 }
 
+void ppl_stage_layer_counts(const ppl_model *m, const ppl_config *c, int64_t stage, int64_t *layers,
+                            int64_t *moe_layers)
+{
+    *moe_layers = 0;
+    if (c->vp > 1 && m->layers % (c->pp * c->vp) == 0) {
+        int64_t chunk = m->layers / (c->pp * c->vp);
+        *layers = chunk * c->vp;
+        for (int64_t v = 0; v < c->vp; v++)
+            *moe_layers += moe_layers_in(m, (v * c->pp + stage) * chunk, chunk);
+    } else {
+        *layers = ppl_stage_layers(c, stage);
+        *moe_layers = moe_layers_in(m, ppl_stage_first_layer(c, stage), *layers);
+    }
+}
+
 void ppl_memory_stage(const ppl_model *m, const ppl_model_figures *fig, const ppl_topology *topo,
                       const ppl_config *c, const ppl_memory_opts *o, int64_t stage, ppl_memory *out)
 {
@@ -229,17 +244,8 @@ void ppl_memory_stage(const ppl_model *m, const ppl_model_figures *fig, const pp
     const bool first = stage == 0, last = stage == c->pp - 1;
     out->stage = stage;
 
-    /* layers held by this GPU, and how many of them are MoE layers */
-    int64_t layers, moe_layers = 0;
-    if (c->vp > 1) {
-        int64_t chunk = m->layers / (c->pp * c->vp);
-        layers = chunk * c->vp;
-        for (int64_t v = 0; v < c->vp; v++)
-            moe_layers += moe_layers_in(m, (v * c->pp + stage) * chunk, chunk);
-    } else {
-        layers = ppl_stage_layers(c, stage);
-        moe_layers = moe_layers_in(m, ppl_stage_first_layer(c, stage), layers);
-    }
+    int64_t layers, moe_layers;
+    ppl_stage_layer_counts(m, c, stage, &layers, &moe_layers);
     out->layers = layers;
     const double dense_layers = (double)(layers - moe_layers);
 
@@ -262,6 +268,7 @@ void ppl_memory_stage(const ppl_model *m, const ppl_model_figures *fig, const pp
         dense += (output_copy ? V * h / t : 0.0) + (m->final_norm ? norm : 0.0);
     }
     out->params = dense + expert;
+    out->params_expert = expert;
     double shard_dense = (double)(c->dp * c->cp);
     double shard_expert = shard_dense / (double)c->ep;
     double w1, g1, o1, w2, g2, o2;

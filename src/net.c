@@ -49,46 +49,52 @@ double ppl_goodput_go_back_n(double p, double window)
     return (1.0 - p) / (1.0 + (window - 1.0) * p);
 }
 
-/* Exact E[max load] for k balls into n bins, k <= 64. */
-static double expected_max_exact(int64_t k, int64_t n)
+/* Exact E[max load] of k balls in n bins for every k <= kmax (<= 64) at once: for
+ * each j the truncated series (sum_{i<=j} x^i/i!)^n is raised by squaring, and its
+ * coefficient of x^k, times k!/n^k, is P(max <= j) for k balls. */
+static void expected_max_table(int64_t n, int kmax, double *out)
 {
     double coef[65], poly[65], acc[65], tmp[65];
-    double logk_fact = lgamma((double)k + 1.0), logn = log((double)n);
-    double expected = 0.0;
-    for (int64_t j = 0; j < k; j++) {
-        /* P(max <= j): truncated exponential series raised to the n-th power */
-        for (int64_t i = 0; i <= k; i++)
+    const double logn = log((double)n);
+    for (int k = 0; k <= kmax; k++)
+        out[k] = 0.0;
+    for (int j = 0; j < kmax; j++) {
+        for (int i = 0; i <= kmax; i++) {
             coef[i] = i <= j ? exp(-lgamma((double)i + 1.0)) : 0.0;
-        for (int64_t i = 0; i <= k; i++) {
             acc[i] = i == 0 ? 1.0 : 0.0;
             poly[i] = coef[i];
         }
         for (int64_t e = n; e > 0; e >>= 1) {
             if (e & 1) {
-                for (int64_t i = 0; i <= k; i++) {
+                for (int i = 0; i <= kmax; i++) {
                     double s = 0.0;
-                    for (int64_t a = 0; a <= i; a++)
+                    for (int a = 0; a <= i; a++)
                         s += acc[a] * poly[i - a];
                     tmp[i] = s;
                 }
-                memcpy(acc, tmp, sizeof(double) * (size_t)(k + 1));
+                memcpy(acc, tmp, sizeof(double) * (size_t)(kmax + 1));
             }
             if (e > 1) {
-                for (int64_t i = 0; i <= k; i++) {
+                for (int i = 0; i <= kmax; i++) {
                     double s = 0.0;
-                    for (int64_t a = 0; a <= i; a++)
+                    for (int a = 0; a <= i; a++)
                         s += poly[a] * poly[i - a];
                     tmp[i] = s;
                 }
-                memcpy(poly, tmp, sizeof(double) * (size_t)(k + 1));
+                memcpy(poly, tmp, sizeof(double) * (size_t)(kmax + 1));
             }
         }
-        double p_le = acc[k] * exp(logk_fact - (double)k * logn);
-        if (p_le > 1.0)
-            p_le = 1.0;
-        expected += 1.0 - p_le; /* E[max] = sum_{j>=0} P(max > j) */
+        for (int k = j + 1; k <= kmax; k++) {
+            double p_le = acc[k] * exp(lgamma((double)k + 1.0) - (double)k * logn);
+            out[k] += 1.0 - (p_le > 1.0 ? 1.0 : p_le); /* E[max] = sum_j P(max > j) */
+        }
     }
-    return expected;
+}
+
+static double expected_max_approx(int64_t flows, int64_t links)
+{
+    double mean = (double)flows / (double)links;
+    return mean + sqrt(2.0 * mean * log((double)links));
 }
 
 double ppl_ecmp_expected_max(int64_t flows, int64_t links)
@@ -97,10 +103,23 @@ double ppl_ecmp_expected_max(int64_t flows, int64_t links)
         return 0.0;
     if (links <= 1)
         return (double)flows;
-    if (flows <= 64)
-        return expected_max_exact(flows, links);
-    double mean = (double)flows / (double)links;
-    return mean + sqrt(2.0 * mean * log((double)links));
+    if (flows > PPL_ECMP_EXACT_FLOWS)
+        return expected_max_approx(flows, links);
+    double table[PPL_ECMP_EXACT_FLOWS + 1];
+    expected_max_table(links, (int)flows, table);
+    return table[flows];
+}
+
+double ppl_net_ecmp_max(const ppl_net *net, int tier, int64_t flows)
+{
+    int64_t links = net->uplinks_per_switch[tier];
+    if (flows <= 0)
+        return 0.0;
+    if (links <= 1)
+        return (double)flows;
+    if (flows <= PPL_ECMP_EXACT_FLOWS && net->ecmp)
+        return net->ecmp_max[tier][flows];
+    return ppl_ecmp_expected_max(flows, links);
 }
 
 void ppl_net_init(ppl_net *net, const ppl_topology *t)
@@ -157,4 +176,14 @@ void ppl_net_init(ppl_net *net, const ppl_topology *t)
     }
     if (t->rail_only)
         net->cross_rail_tier = t->ntiers;
+    /* exact expected maxima for few flows, once per distinct uplink count */
+    for (int i = 0; net->ecmp && i < t->ntiers; i++) {
+        int j = 0;
+        while (j < i && net->uplinks_per_switch[j] != net->uplinks_per_switch[i])
+            j++;
+        if (j < i)
+            memcpy(net->ecmp_max[i], net->ecmp_max[j], sizeof net->ecmp_max[i]);
+        else if (net->uplinks_per_switch[i] > 1)
+            expected_max_table(net->uplinks_per_switch[i], PPL_ECMP_EXACT_FLOWS, net->ecmp_max[i]);
+    }
 }

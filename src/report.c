@@ -6,6 +6,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "parplan/units.h"
+
 json_t *ppl_config_json(const ppl_config *c)
 {
     json_t *o = json_object();
@@ -64,4 +66,152 @@ void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
              c->schedule == PPL_SCHEDULE_GPIPE ? "GPipe"
              : c->vp > 1                       ? "interleaved 1F1B"
                                                : "1F1B");
+}
+
+/* Megatron-LM flags and a DeepSpeed config for the configuration. */
+static json_t *launch_json(const ppl_config *c, const ppl_model *m)
+{
+    json_t *launch = json_object(), *args = json_array(), *ds = json_object();
+#define ARG(s) json_array_append_new(args, json_string(s))
+#define ARGI(s, v)                                                                                 \
+    do {                                                                                           \
+        char num_[32];                                                                             \
+        snprintf(num_, sizeof num_, "%lld", (long long)(v));                                       \
+        ARG(s);                                                                                    \
+        ARG(num_);                                                                                 \
+    } while (0)
+    ARGI("--tensor-model-parallel-size", c->tp);
+    ARGI("--pipeline-model-parallel-size", c->pp);
+    if (c->cp > 1)
+        ARGI("--context-parallel-size", c->cp);
+    if (c->ep > 1)
+        ARGI("--expert-model-parallel-size", c->ep);
+    bool uneven = c->pp > 1 && c->split.middle_extra == 0 &&
+                  (c->split.first != c->split.middle || c->split.last != c->split.middle) &&
+                  !(c->pp == 2 && c->split.first == c->split.last);
+    if (c->vp > 1 && !uneven)
+        ARGI("--num-layers-per-virtual-pipeline-stage", m->layers / (c->pp * c->vp));
+    else if (c->vp > 1)
+        ARGI("--num-virtual-stages-per-pipeline-rank", c->vp);
+    if (uneven) {
+        ARGI("--decoder-first-pipeline-num-layers", c->split.first);
+        ARGI("--decoder-last-pipeline-num-layers", c->split.last);
+    }
+    ARGI("--micro-batch-size", c->mbs);
+    ARGI("--global-batch-size", c->global_batch);
+    if (c->sequence_parallel)
+        ARG("--sequence-parallel");
+    if (c->recompute == PPL_RECOMPUTE_FULL) {
+        ARG("--recompute-granularity");
+        ARG("full");
+        ARG("--recompute-method");
+        ARG("uniform");
+        ARGI("--recompute-num-layers", 1);
+    } else if (c->recompute == PPL_RECOMPUTE_SELECTIVE) {
+        ARG("--recompute-granularity");
+        ARG("selective");
+    }
+    if (c->zero >= 1)
+        ARG("--use-distributed-optimizer");
+    if (c->flash_attention)
+        ARG("--use-flash-attn");
+    if (c->precision == PPL_PRECISION_FP16)
+        ARG("--fp16");
+    else
+        ARG("--bf16");
+    if (c->precision == PPL_PRECISION_FP8) {
+        ARG("--fp8-format");
+        ARG("hybrid");
+    }
+#undef ARG
+#undef ARGI
+    json_object_set_new(launch, "megatron_args", args);
+    json_t *zero = json_object();
+    json_object_set_new(zero, "stage", json_integer(c->zero));
+    json_object_set_new(ds, "train_batch_size", json_integer(c->global_batch));
+    json_object_set_new(ds, "train_micro_batch_size_per_gpu", json_integer(c->mbs));
+    json_object_set_new(ds, "gradient_accumulation_steps", json_integer(c->microbatches));
+    json_object_set_new(ds, "zero_optimization", zero);
+    json_t *enabled = json_object();
+    json_object_set_new(enabled, "enabled", json_true());
+    json_object_set_new(ds, c->precision == PPL_PRECISION_FP16 ? "fp16" : "bf16", enabled);
+    json_object_set_new(launch, "deepspeed", ds);
+    return launch;
+}
+
+json_t *ppl_estimate_json(const ppl_estimate *e, const ppl_model *m)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "config", ppl_config_json(&e->config));
+    json_object_set_new(o, "step_time_s", json_real(e->step_time_s));
+    json_object_set_new(o, "tokens_per_s", json_real(e->tokens_per_s));
+    json_object_set_new(o, "model_tflops_per_gpu", json_real(e->model_tflops_per_gpu));
+    json_object_set_new(o, "hardware_tflops_per_gpu", json_real(e->hardware_tflops_per_gpu));
+    json_object_set_new(o, "mfu", json_real(e->mfu));
+    json_object_set_new(o, "memory", ppl_memory_json(&e->memory));
+    json_t *t = json_object();
+    json_object_set_new(t, "compute", json_real(e->time.compute));
+    json_object_set_new(t, "bubble", json_real(e->time.bubble));
+    json_object_set_new(t, "tp_comm", json_real(e->time.tp_comm));
+    json_object_set_new(t, "cp_comm", json_real(e->time.cp_comm));
+    json_object_set_new(t, "pp_comm", json_real(e->time.pp_comm));
+    json_object_set_new(t, "dp_comm", json_real(e->time.dp_comm));
+    json_object_set_new(t, "ep_comm", json_real(e->time.ep_comm));
+    json_object_set_new(t, "optimizer", json_real(e->time.optimizer));
+    json_object_set_new(t, "exposed_comm", json_real(e->time.exposed_comm));
+    json_object_set_new(t, "overhead", json_real(e->time.overhead));
+    json_object_set_new(o, "time", t);
+    json_t *tr = json_object();
+    json_object_set_new(tr, "nvlink", json_real(e->traffic.nvlink));
+    json_object_set_new(tr, "rail", json_real(e->traffic.rail));
+    json_object_set_new(tr, "spine", json_real(e->traffic.spine));
+    json_object_set_new(o, "traffic", tr);
+    json_object_set_new(o, "bottleneck", json_string(e->bottleneck));
+    json_object_set_new(o, "bottleneck_level", json_string(e->bottleneck_level));
+    json_object_set_new(o, "launch", launch_json(&e->config, m));
+    return o;
+}
+
+static void line(ppl_buf *out, const char *name, double seconds, double step)
+{
+    char t[32];
+    ppl_format_time(seconds, t, sizeof t);
+    ppl_buf_printf(out, "  %-14s %10s  %5.1f%%\n", name, t,
+                   step > 0 ? 100.0 * seconds / step : 0.0);
+}
+
+void ppl_estimate_text(const ppl_estimate *e, ppl_buf *out)
+{
+    char a[64], b[64], d[64];
+    const ppl_step_time *t = &e->time;
+    double step = e->step_time_s;
+    ppl_format_time(step, a, sizeof a);
+    ppl_buf_printf(out, "step time   %s, %.0f tokens/s\n", a, e->tokens_per_s);
+    ppl_buf_printf(out, "per GPU     %.1f model TFLOP/s (MFU %.1f%%), %.1f hardware TFLOP/s\n",
+                   e->model_tflops_per_gpu, 100.0 * e->mfu, e->hardware_tflops_per_gpu);
+    ppl_format_bytes(e->memory.total, a, sizeof a);
+    ppl_format_bytes(e->memory.capacity, b, sizeof b);
+    ppl_buf_printf(out, "memory      %s of %s on stage %lld%s\n", a, b, (long long)e->memory.stage,
+                   e->memory.fits ? "" : " (does not fit)");
+    ppl_buf_printf(out, "\nstep (critical path):\n");
+    line(out, "compute", t->compute, step);
+    line(out, "bubble", t->bubble, step);
+    line(out, "exposed comm", t->exposed_comm, step);
+    line(out, "optimizer", t->optimizer, step);
+    line(out, "overhead", t->overhead, step);
+    ppl_buf_printf(out, "\ncommunication per step, before overlap:\n");
+    line(out, "tensor (tp)", t->tp_comm, step);
+    line(out, "context (cp)", t->cp_comm, step);
+    line(out, "pipeline (pp)", t->pp_comm, step);
+    line(out, "data (dp)", t->dp_comm, step);
+    line(out, "expert (ep)", t->ep_comm, step);
+    ppl_format_bytes(e->traffic.nvlink, a, sizeof a);
+    ppl_format_bytes(e->traffic.rail, b, sizeof b);
+    ppl_format_bytes(e->traffic.spine, d, sizeof d);
+    ppl_buf_printf(out, "\ntraffic per GPU per step: NVLink %s, under the leaf %s, above it %s\n",
+                   a, b, d);
+    ppl_buf_printf(out, "bottleneck: %s", e->bottleneck);
+    if (e->bottleneck_level[0])
+        ppl_buf_printf(out, " (largest exposed communication runs over %s)", e->bottleneck_level);
+    ppl_buf_printf(out, "\n");
 }

@@ -81,6 +81,8 @@ typedef struct ppl_args {
     int precision;                                 /* ppl_precision (bf16, fp16, fp8) */
     int optimizer;                                 /* ppl_optimizer */
     int schedule;                                  /* ppl_schedule */
+    int stack;                                     /* ppl_stack */
+    bool fit;                                      /* validate --fit */
     int64_t first_stage_layers, last_stage_layers; /* PPL_UNSET when free */
     double overhead_bytes; /* framework memory per GPU; < 0 when not given */
     double fragmentation;  /* allocator loss, fraction of activations; < 0 when not given */

@@ -37,6 +37,8 @@
 /* Flows (queue pairs) one GPU opens per peer across the fabric: NCCL uses several
  * channels per NIC, one QP each by default (NCCL_IB_QPS_PER_CONNECTION = 1). */
 #define PPL_FLOWS_PER_PEER 2
+/* Up to this many flows the expected maximum load is computed exactly. */
+#define PPL_ECMP_EXACT_FLOWS 64
 
 typedef struct ppl_net {
     const ppl_topology *topo;
@@ -54,6 +56,8 @@ typedef struct ppl_net {
     int64_t gpus_per_switch[PPL_MAX_TIERS]; /* GPUs below one switch of tier i */
     int cross_rail_tier;                    /* first tier joining different rails; ntiers if none */
     bool ecmp; /* flows hashed onto uplinks (no spraying, no adaptive routing) */
+    /* E[max load] of k flows on one switch of tier i, exact for k <= PPL_ECMP_EXACT_FLOWS */
+    double ecmp_max[PPL_MAX_TIERS][PPL_ECMP_EXACT_FLOWS + 1];
 } ppl_net;
 
 void ppl_net_init(ppl_net *net, const ppl_topology *topo);
@@ -62,6 +66,8 @@ void ppl_net_init(ppl_net *net, const ppl_topology *topo);
 double ppl_goodput_go_back_n(double loss, double window);
 /* Expected maximum load of `flows` flows hashed uniformly onto `links` links. */
 double ppl_ecmp_expected_max(int64_t flows, int64_t links);
+/* The same for the uplinks of one switch of tier `tier`, from the table ppl_net_init fills. */
+double ppl_net_ecmp_max(const ppl_net *net, int tier, int64_t flows);
 
 typedef struct ppl_group {
     int64_t n;                              /* ranks */

@@ -48,6 +48,10 @@ int64_t ppl_stage_layers(const ppl_config *c, int64_t stage);
 /* Index of the first layer of stage `stage` (vp == 1). */
 int64_t ppl_stage_first_layer(const ppl_config *c, int64_t stage);
 
+/* Layers of a full pipeline stage when the split allows interleaving (the middle
+ * stages' layers; first and last may be shorter), else 0. */
+int64_t ppl_interleaved_stage_layers(const ppl_config *c);
+
 /* The default split of L layers over pp stages: equal when pp divides L; else the
  * Megatron-expressible split closest to even (first and last stages a little
  * lighter, as Llama 3 ran 126 layers on 16 stages: 7, 14 x 8, 7), else the

@@ -43,9 +43,10 @@ void ppl_memory_opts_init(ppl_memory_opts *opts);
 /* Memory of one pipeline stage, per GPU, bytes. */
 typedef struct ppl_memory {
     int64_t stage;
-    int64_t layers;   /* transformer layers on this stage */
-    double in_flight; /* microbatches' worth of the stage's activations held */
-    double params;    /* parameters held per GPU (before ZeRO-3 sharding) */
+    int64_t layers;       /* transformer layers on this stage */
+    double in_flight;     /* microbatches' worth of the stage's activations held */
+    double params;        /* parameters held per GPU (before ZeRO-3 sharding) */
+    double params_expert; /* of which expert weights (sharded over dp*cp/ep) */
     double weights, gradients, optimizer, activations, other;
     double total, capacity;
     bool fits;
@@ -65,6 +66,10 @@ double ppl_in_flight_microbatches(const ppl_config *config, int64_t stage);
 void ppl_model_state_bytes(double params, int zero, double shard, const ppl_memory_opts *opts,
                            ppl_optimizer optimizer, ppl_precision precision, double *weights,
                            double *gradients, double *optimizer_state);
+
+/* Transformer layers a GPU of `stage` holds, and how many of them are MoE layers. */
+void ppl_stage_layer_counts(const ppl_model *model, const ppl_config *config, int64_t stage,
+                            int64_t *layers, int64_t *moe_layers);
 
 void ppl_memory_stage(const ppl_model *model, const ppl_model_figures *figures,
                       const ppl_topology *topo, const ppl_config *config,

@@ -11,6 +11,7 @@
 #include "parplan/memory.h"
 #include "parplan/model.h"
 #include "parplan/output.h"
+#include "parplan/schedule.h"
 
 struct json_t;
 
@@ -22,6 +23,13 @@ struct json_t *ppl_config_json(const ppl_config *config);
 /* SPEC memory object (bytes): weights, gradients, optimizer, activations, other,
  * total, capacity, fits (and worst_stage). */
 struct json_t *ppl_memory_json(const ppl_memory *memory);
+
+/* A configuration result per SPEC: config, step_time_s, tokens_per_s, model and
+ * hardware TFLOP/s per GPU, mfu, memory, time, traffic, launch (Megatron-LM flags,
+ * DeepSpeed config), and the bottleneck. */
+struct json_t *ppl_estimate_json(const ppl_estimate *estimate, const ppl_model *model);
+/* The same for people: step time, breakdowns, bottleneck. */
+void ppl_estimate_text(const ppl_estimate *estimate, ppl_buf *out);
 
 /* "tp 8 x pp 8 x dp 16, vp 1, mbs 1, ..." one line describing a configuration. */
 void ppl_config_describe(const ppl_config *config, char *buf, size_t size);

@@ -32,7 +32,9 @@ ppl_status cli_setup(cli *c, ppl_model *model, ppl_model_figures *figures, ppl_t
                      ppl_config *config, ppl_memory_opts *opts);
 
 ppl_status cmd_collective(cli *c);
+ppl_status cmd_estimate(cli *c);
 ppl_status cmd_memory(cli *c);
+ppl_status cmd_validate(cli *c);
 ppl_status cmd_models(cli *c);
 ppl_status cmd_model_show(cli *c);
 ppl_status cmd_topologies(cli *c);

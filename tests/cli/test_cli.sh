@@ -40,6 +40,38 @@ printf '%s\n' "$out" >"$tmp/mem405.json"
 check "memory: 126 layers on 16 stages split 7, 8 x 14, 7" 'python3 -c "
 import json,sys; d=json.load(open(sys.argv[1])); assert d[\"config\"][\"stage_layers\"]==[7]+[8]*14+[7]" "$tmp/mem405.json"'
 
+# estimate and validate
+run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel --json
+printf '%s\n' "$out" >"$tmp/est.json"
+check "estimate --json: SPEC result fields, consistent sums" '[ $rc -eq 0 ] && python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1]))
+for k in (\"config\",\"step_time_s\",\"tokens_per_s\",\"model_tflops_per_gpu\",\"hardware_tflops_per_gpu\",\"mfu\",\"memory\",\"time\",\"traffic\",\"launch\"):
+    assert k in d, k
+t=d[\"time\"]
+assert set(t) >= {\"compute\",\"bubble\",\"tp_comm\",\"cp_comm\",\"pp_comm\",\"dp_comm\",\"ep_comm\",\"optimizer\",\"exposed_comm\"}
+s=t[\"compute\"]+t[\"bubble\"]+t[\"exposed_comm\"]+t[\"optimizer\"]+t[\"overhead\"]
+assert abs(s-d[\"step_time_s\"]) < 1e-6*d[\"step_time_s\"], (s, d[\"step_time_s\"])
+assert abs(d[\"tokens_per_s\"]*d[\"step_time_s\"]-1536*2048) < 1
+a=d[\"launch\"][\"megatron_args\"]; assert \"--sequence-parallel\" in a and a[a.index(\"--tensor-model-parallel-size\")+1]==\"8\"
+assert d[\"launch\"][\"deepspeed\"][\"gradient_accumulation_steps\"]==96" "$tmp/est.json"'
+run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536
+check "estimate: names the bottleneck, exits 1 when it does not fit" '[ $rc -eq 1 ] && has "$out" "bottleneck:" && has "$out" "does not fit"'
+run "$P" validate --runs "$ROOT/tests/data/calibration_runs.json" --json
+printf '%s\n' "$out" >"$tmp/val.json"
+check "validate: calibration runs within 8% mean and 20% max" '[ $rc -eq 0 ] && python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); a=d[\"aggregate\"]
+assert a[\"runs\"]==18 and a[\"mean_abs_error\"]<=0.08 and a[\"max_abs_error\"]<=0.20, a
+r=d[\"results\"][0]; assert set(r)>={\"id\",\"predicted\",\"measured\",\"error\"}" "$tmp/val.json"'
+run "$P" validate --runs "$ROOT/tests/data/heldout_runs.json"
+check "validate: held-out Narayanan runs within 8% each" '[ $rc -eq 0 ] && python3 -c "
+import re,sys
+errs=[abs(float(x)) for x in re.findall(r\"([+-][0-9.]+)%\", sys.argv[1])]
+assert len(errs)==5 and max(errs)<=8, errs" "$out"'
+run "$P" validate --runs "$ROOT/tests/bad/model-empty.json"
+check "validate: a broken runs file is exit 3" '[ $rc -eq 3 ] && [ -z "$out" ]'
+
 run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 8 --tpp 8
 check "unknown option: exit 2, names it" '[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--tpp"'
 run "$P" estimate --model gpt3-175b --topology dgx-h100-superpod --global-batch 8 --pp 8 --mbs 1
@@ -118,6 +150,38 @@ run "$P" memory --model llama3-405b --topology h100-64k --gpus 16384 --tp 8 --pp
 printf '%s\n' "$out" >"$tmp/mem405.json"
 check "memory: 126 layers on 16 stages split 7, 8 x 14, 7" 'python3 -c "
 import json,sys; d=json.load(open(sys.argv[1])); assert d[\"config\"][\"stage_layers\"]==[7]+[8]*14+[7]" "$tmp/mem405.json"'
+
+# estimate and validate
+run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel --json
+printf '%s\n' "$out" >"$tmp/est.json"
+check "estimate --json: SPEC result fields, consistent sums" '[ $rc -eq 0 ] && python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1]))
+for k in (\"config\",\"step_time_s\",\"tokens_per_s\",\"model_tflops_per_gpu\",\"hardware_tflops_per_gpu\",\"mfu\",\"memory\",\"time\",\"traffic\",\"launch\"):
+    assert k in d, k
+t=d[\"time\"]
+assert set(t) >= {\"compute\",\"bubble\",\"tp_comm\",\"cp_comm\",\"pp_comm\",\"dp_comm\",\"ep_comm\",\"optimizer\",\"exposed_comm\"}
+s=t[\"compute\"]+t[\"bubble\"]+t[\"exposed_comm\"]+t[\"optimizer\"]+t[\"overhead\"]
+assert abs(s-d[\"step_time_s\"]) < 1e-6*d[\"step_time_s\"], (s, d[\"step_time_s\"])
+assert abs(d[\"tokens_per_s\"]*d[\"step_time_s\"]-1536*2048) < 1
+a=d[\"launch\"][\"megatron_args\"]; assert \"--sequence-parallel\" in a and a[a.index(\"--tensor-model-parallel-size\")+1]==\"8\"
+assert d[\"launch\"][\"deepspeed\"][\"gradient_accumulation_steps\"]==96" "$tmp/est.json"'
+run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536
+check "estimate: names the bottleneck, exits 1 when it does not fit" '[ $rc -eq 1 ] && has "$out" "bottleneck:" && has "$out" "does not fit"'
+run "$P" validate --runs "$ROOT/tests/data/calibration_runs.json" --json
+printf '%s\n' "$out" >"$tmp/val.json"
+check "validate: calibration runs within 8% mean and 20% max" '[ $rc -eq 0 ] && python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); a=d[\"aggregate\"]
+assert a[\"runs\"]==18 and a[\"mean_abs_error\"]<=0.08 and a[\"max_abs_error\"]<=0.20, a
+r=d[\"results\"][0]; assert set(r)>={\"id\",\"predicted\",\"measured\",\"error\"}" "$tmp/val.json"'
+run "$P" validate --runs "$ROOT/tests/data/heldout_runs.json"
+check "validate: held-out Narayanan runs within 8% each" '[ $rc -eq 0 ] && python3 -c "
+import re,sys
+errs=[abs(float(x)) for x in re.findall(r\"([+-][0-9.]+)%\", sys.argv[1])]
+assert len(errs)==5 and max(errs)<=8, errs" "$out"'
+run "$P" validate --runs "$ROOT/tests/bad/model-empty.json"
+check "validate: a broken runs file is exit 3" '[ $rc -eq 3 ] && [ -z "$out" ]'
 
 run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536
 check "plan is not built yet: exit 4, says so, writes nothing" '[ $rc -eq 4 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "not available"'

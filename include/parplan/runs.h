@@ -1,0 +1,37 @@
+/*
+ * parplan/runs.h - measured runs (SPEC "Measured-runs file") for parplan validate.
+ *
+ * Each entry names a model and a topology (catalogue names or inline objects), the
+ * configuration as far as it is known (missing or null fields are searched over)
+ * and what was measured.  An optional `stack` ("modern" or "legacy") says what the
+ * training software overlaps; without it a run that used flash attention is taken
+ * to run on a stack of that era (modern), any other on a legacy one.
+ */
+#ifndef PARPLAN_RUNS_H
+#define PARPLAN_RUNS_H
+
+#include <stddef.h>
+
+#include "parplan/cli.h"
+#include "parplan/model.h"
+#include "parplan/schedule.h"
+#include "parplan/topology.h"
+
+typedef struct ppl_run {
+    char id[128];
+    ppl_model model;
+    ppl_topology topology;
+    ppl_args pins; /* known configuration fields; PPL_UNSET where unknown */
+    ppl_stack stack;
+    bool stack_given;
+    double step_time_s;    /* measured; 0 when absent */
+    double tflops_per_gpu; /* measured; 0 when absent */
+    double mfu;            /* measured; 0 when absent */
+    double memory_bytes;   /* measured; 0 when absent */
+} ppl_run;
+
+ppl_status ppl_runs_load(const char *path, const ppl_diag *diag, ppl_run **runs, size_t *count,
+                         ppl_error *err);
+void ppl_runs_free(ppl_run *runs);
+
+#endif

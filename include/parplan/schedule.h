@@ -1,0 +1,90 @@
+/*
+ * parplan/schedule.h - one configuration's step time: pipeline schedule,
+ * communication exposed on the critical path, optimizer and per-step cost.
+ *
+ * A stage's time per microbatch is its compute (compute.h) plus the tensor-,
+ * context- and expert-parallel communication and the pipeline send/recv that the
+ * software stack does not hide.  The pipeline takes (m - 1) x the slowest stage plus
+ * one pass through every stage (1F1B, GPipe: bubble (p-1)/m of the ideal with equal
+ * stages; Narayanan et al. SC'21 §2.2), or with v interleaved chunks m x the
+ * slowest plus 1/v of one pass (bubble (p-1)/(mv)).  The data-parallel gradient
+ * reduction runs after each stage's last backward, partly hidden by the stages that
+ * finish later and, on stacks that overlap it, by that last backward itself.
+ */
+#ifndef PARPLAN_SCHEDULE_H
+#define PARPLAN_SCHEDULE_H
+
+#include <stdbool.h>
+
+#include "parplan/comm.h"
+#include "parplan/compute.h"
+#include "parplan/config.h"
+#include "parplan/memory.h"
+
+/* What the training software overlaps: a property of the stack, not of the GPU. */
+typedef enum ppl_stack {
+    PPL_STACK_MODERN = 0, /* Megatron-Core / Transformer Engine, NeMo, FSDP (2023+) */
+    PPL_STACK_LEGACY = 1  /* Megatron-LM 2021-2022, Megatron-DeepSpeed */
+} ppl_stack;
+
+typedef struct ppl_stack_opts {
+    ppl_stack stack;
+    double tp_overlap;   /* share of tensor-parallel communication hidden under GEMMs */
+    double dp_overlap;   /* share of one microbatch's backward that hides the gradient reduction */
+    double pp_overlap;   /* share of pipeline send/recv hidden under compute */
+    double overlap_cost; /* compute slowdown per second of communication hidden under it
+                            (NCCL kernels take SMs and HBM bandwidth from the GEMMs) */
+    double grad_reduce_bytes; /* bytes per gradient element reduced across data parallelism */
+    double bucket_params;     /* gradients per reduction bucket */
+    double step_overhead_s;   /* per-step cost outside the model (data, logging, launch) */
+} ppl_stack_opts;
+
+void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack);
+const char *ppl_stack_name(ppl_stack stack);
+
+/* Everything an evaluation needs that does not change between configurations. */
+typedef struct ppl_eval_ctx {
+    const ppl_model *model;
+    ppl_model_figures figures;
+    const ppl_topology *topo;
+    ppl_net net;
+    ppl_gpu_efficiency eff;
+    ppl_memory_opts memory;
+    ppl_stack_opts stack;
+} ppl_eval_ctx;
+
+void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo,
+                       ppl_stack stack);
+
+typedef struct ppl_step_time {
+    double compute; /* compute on the critical path: m x the slowest stage */
+    double bubble;  /* pipeline fill and drain */
+    double tp_comm, cp_comm, pp_comm, dp_comm, ep_comm; /* communication time, each */
+    double optimizer;
+    double exposed_comm; /* communication not hidden under compute */
+    double overhead;     /* per-step cost */
+} ppl_step_time;
+
+typedef struct ppl_traffic {
+    double nvlink, rail, spine; /* bytes sent per GPU per step at each level */
+} ppl_traffic;
+
+typedef struct ppl_estimate {
+    ppl_config config;
+    ppl_memory memory;
+    ppl_step_time time;
+    ppl_traffic traffic;
+    double step_time_s;
+    double tokens_per_s;
+    double model_tflops_per_gpu;
+    double hardware_tflops_per_gpu;
+    double mfu; /* model FLOPs over the 16-bit dense peak */
+    int64_t slowest_stage;
+    const char *bottleneck;       /* "compute", "bubble", "tp_comm", ... */
+    const char *bottleneck_level; /* where the largest exposed communication runs */
+} ppl_estimate;
+
+/* Evaluates one checked configuration. */
+void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_estimate *out);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * cmd_estimate.c - `parplan estimate`: one configuration in full detail.
+ */
+#include <jansson.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+ppl_status cmd_estimate(cli *c)
+{
+    ppl_model model;
+    ppl_model_figures fig;
+    ppl_topology topo;
+    ppl_config cfg;
+    ppl_memory_opts opts;
+    ppl_status st = cli_setup(c, &model, &fig, &topo, &cfg, &opts);
+    if (st != PPL_OK)
+        return st;
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &model, &topo, (ppl_stack)c->args->stack);
+    ctx.memory = opts;
+    ppl_estimate e;
+    ppl_estimate_config(&ctx, &cfg, &e);
+    ppl_status result = e.memory.fits ? PPL_OK : PPL_INFEASIBLE;
+    if (c->args->json) {
+        json_t *doc = ppl_json_document();
+        if (!doc)
+            return cli_emit_json(c, NULL);
+        json_object_set_new(doc, "model", json_string(model.name));
+        json_object_set_new(doc, "topology", json_string(topo.name));
+        json_object_set_new(doc, "stack", json_string(ppl_stack_name(ctx.stack.stack)));
+        json_t *result_obj = ppl_estimate_json(&e, &model);
+        json_object_update(doc, result_obj);
+        json_decref(result_obj);
+        st = cli_emit_json(c, doc);
+        return st != PPL_OK ? st : result;
+    }
+    char desc[512];
+    ppl_config_describe(&cfg, desc, sizeof desc);
+    ppl_buf_printf(&c->out, "model       %s on %s, %lld GPUs, %s stack\n", model.name, topo.name,
+                   (long long)cfg.gpus, ppl_stack_name(ctx.stack.stack));
+    ppl_buf_printf(&c->out, "config      %s\n", desc);
+    ppl_estimate_text(&e, &c->out);
+    return result;
+}

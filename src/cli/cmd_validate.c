@@ -1,0 +1,318 @@
+/*
+ * cmd_validate.c - `parplan validate`: predict measured runs, report the error;
+ * with --fit, fit the efficiency constants to them first.
+ *
+ * Unknown configuration fields of a run are searched over exactly as plan does
+ * (with the known fields pinned) and the best predicted configuration is compared
+ * with the measurement.  The fit alternates two steps: choose each run's best
+ * configuration under the current constants, then, with those configurations
+ * fixed, adjust one constant at a time (multiplicative steps, shrinking) while the
+ * error falls.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* The constants the fit adjusts, and where each lives. */
+enum {
+    F_A100_GEMM,
+    F_A100_BMM,
+    F_H100_GEMM,
+    F_H100_FP8,
+    F_H100_ATTN,
+    F_WIDTH,
+    F_HBM,
+    F_TP_OVERLAP,
+    F_DP_OVERLAP,
+    F_PP_OVERLAP,
+    F_OVERLAP_COST,
+    F_OVERHEAD,
+    F_COUNT
+};
+static const char *const fit_names[F_COUNT] = {
+    "A100 gemm",         "A100 bmm",          "H100 gemm",    "H100 gemm_fp8",
+    "H100 attention",    "width_half",        "hbm",          "modern tp_overlap",
+    "modern dp_overlap", "modern pp_overlap", "overlap_cost", "step_overhead_s"};
+static const double fit_lo[F_COUNT] = {0.2, 0.05, 0.2, 0.2, 0.1, 0, 0.3, 0, 0, 0, 0, 0};
+static const double fit_hi[F_COUNT] = {1, 1, 1, 1, 1, 5000, 1, 1, 1, 1, 1, 2};
+
+typedef struct fit_params {
+    double v[F_COUNT];
+    bool active;
+} fit_params;
+
+static void ctx_for(const ppl_run *r, const fit_params *p, ppl_eval_ctx *ctx)
+{
+    ppl_eval_ctx_init(ctx, &r->model, &r->topology, r->stack);
+    if (!p->active)
+        return;
+    const char *family = ppl_gpu_family(&r->topology);
+    if (strcmp(family, "A100") == 0 || strcmp(family, "A800") == 0) {
+        ctx->eff.gemm = p->v[F_A100_GEMM];
+        ctx->eff.bmm = p->v[F_A100_BMM];
+    } else {
+        ctx->eff.gemm = p->v[F_H100_GEMM];
+        ctx->eff.gemm_fp8 = p->v[F_H100_FP8];
+        ctx->eff.attention = p->v[F_H100_ATTN];
+    }
+    ctx->eff.width_half = p->v[F_WIDTH];
+    ctx->eff.hbm = p->v[F_HBM];
+    if (r->stack == PPL_STACK_MODERN) {
+        ctx->stack.tp_overlap = p->v[F_TP_OVERLAP];
+        ctx->stack.dp_overlap = p->v[F_DP_OVERLAP];
+        ctx->stack.pp_overlap = p->v[F_PP_OVERLAP];
+    }
+    ctx->stack.overlap_cost = p->v[F_OVERLAP_COST];
+    ctx->stack.step_overhead_s = p->v[F_OVERHEAD];
+}
+
+static void current_params(fit_params *p, const ppl_topology *a100, const ppl_topology *h100)
+{
+    ppl_gpu_efficiency ea, eh;
+    ppl_stack_opts modern;
+    ppl_gpu_efficiency_for(a100, &ea);
+    ppl_gpu_efficiency_for(h100, &eh);
+    ppl_stack_opts_init(&modern, PPL_STACK_MODERN);
+    double v[F_COUNT] = {ea.gemm,
+                         ea.bmm,
+                         eh.gemm,
+                         eh.gemm_fp8,
+                         eh.attention,
+                         eh.width_half,
+                         eh.hbm,
+                         modern.tp_overlap,
+                         modern.dp_overlap,
+                         modern.pp_overlap,
+                         modern.overlap_cost,
+                         modern.step_overhead_s};
+    memcpy(p->v, v, sizeof v);
+    p->active = true;
+}
+
+/* Best configuration of one run under the given constants. */
+static ppl_status predict(const ppl_run *r, const fit_params *p, ppl_estimate *best,
+                          ppl_search_result *stats, ppl_error *err)
+{
+    ppl_eval_ctx ctx;
+    ctx_for(r, p, &ctx);
+    ppl_search_opts o = {.pins = &r->pins, .top = 1, .objective = PPL_OBJECTIVE_TIME};
+    ppl_search_result res;
+    ppl_status st = ppl_search(&ctx, &o, &res, err);
+    if (st == PPL_OK)
+        *best = res.results[0];
+    if (stats) {
+        *stats = res;
+        stats->results = NULL;
+    }
+    ppl_search_free(&res);
+    return st;
+}
+
+/* Mean and max absolute relative step-time error with configurations fixed. */
+static double fixed_error(const ppl_run *runs, size_t n, const ppl_config *configs,
+                          const fit_params *p, double *max_err)
+{
+    double sum = 0.0, worst = 0.0;
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (runs[i].step_time_s <= 0)
+            continue;
+        ppl_eval_ctx ctx;
+        ctx_for(&runs[i], p, &ctx);
+        ppl_estimate e;
+        ppl_estimate_config(&ctx, &configs[i], &e);
+        double err = fabs(e.step_time_s - runs[i].step_time_s) / runs[i].step_time_s;
+        sum += err;
+        if (err > worst)
+            worst = err;
+        used++;
+    }
+    if (max_err)
+        *max_err = worst;
+    return used ? sum / (double)used : 0.0;
+}
+
+static double fit_objective(const ppl_run *runs, size_t n, const ppl_config *configs,
+                            const fit_params *p)
+{
+    double worst;
+    double mean = fixed_error(runs, n, configs, p, &worst);
+    return mean + 0.25 * worst; /* the mean, with a pull on the worst run */
+}
+
+static ppl_status fit(cli *c, const ppl_run *runs, size_t n, fit_params *p)
+{
+    ppl_config *configs = calloc(n, sizeof *configs);
+    if (!configs)
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    for (int round = 0; round < 3; round++) {
+        for (size_t i = 0; i < n; i++) {
+            ppl_estimate best;
+            ppl_error err;
+            if (predict(&runs[i], p, &best, NULL, &err) != PPL_OK) {
+                free(configs);
+                return ppl_error_set(&c->err, PPL_INFEASIBLE, "", "", "%s: %s", runs[i].id,
+                                     "no configuration fits; cannot fit");
+            }
+            configs[i] = best.config;
+        }
+        double current = fit_objective(runs, n, configs, p);
+        for (double step = 0.3; step > 0.005; step *= 0.5) {
+            bool improved = true;
+            while (improved) {
+                improved = false;
+                for (int k = 0; k < F_COUNT; k++) {
+                    for (int dir = -1; dir <= 1; dir += 2) {
+                        fit_params q = *p;
+                        double base = q.v[k] != 0.0 ? q.v[k] : (fit_hi[k] - fit_lo[k]) * 0.05;
+                        q.v[k] = base * (1.0 + dir * step);
+                        if (q.v[k] < fit_lo[k])
+                            q.v[k] = fit_lo[k];
+                        if (q.v[k] > fit_hi[k])
+                            q.v[k] = fit_hi[k];
+                        double value = fit_objective(runs, n, configs, &q);
+                        if (value < current - 1e-9) {
+                            current = value;
+                            *p = q;
+                            improved = true;
+                        }
+                    }
+                }
+            }
+        }
+        fprintf(stderr, "parplan: fit round %d: objective %.4f\n", round + 1, current);
+    }
+    free(configs);
+    return PPL_OK;
+}
+
+static void describe_short(const ppl_config *c, char *buf, size_t size)
+{
+    snprintf(buf, size, "tp%lld pp%lld dp%lld%s vp%lld mbs%lld z%d %s%s%s", (long long)c->tp,
+             (long long)c->pp, (long long)c->dp, c->cp > 1 ? " cp" : "", (long long)c->vp,
+             (long long)c->mbs, c->zero, ppl_recompute_name(c->recompute),
+             c->sequence_parallel ? " sp" : "", c->flash_attention ? " flash" : "");
+}
+
+ppl_status cmd_validate(cli *c)
+{
+    ppl_run *runs;
+    size_t n;
+    ppl_status st = ppl_runs_load(c->args->runs, &c->diag, &runs, &n, &c->err);
+    if (st != PPL_OK)
+        return st;
+    fit_params params = {.active = false};
+    if (c->args->fit) {
+        /* start from the tables in compute.c and schedule.c */
+        ppl_topology a100 = runs[0].topology, h100 = runs[0].topology;
+        snprintf(a100.gpu.name, sizeof a100.gpu.name, "A100");
+        snprintf(h100.gpu.name, sizeof h100.gpu.name, "H100");
+        current_params(&params, &a100, &h100);
+        if ((st = fit(c, runs, n, &params)) != PPL_OK) {
+            ppl_runs_free(runs);
+            return st;
+        }
+    }
+    json_t *doc = NULL, *list = NULL;
+    ppl_table t;
+    ppl_table_init(&t, 8, "lrrrrrll");
+    if (c->args->json) {
+        doc = ppl_json_document();
+        list = json_array();
+        json_object_set_new(doc, "runs_file", json_string(c->args->runs));
+        json_object_set_new(doc, "results", list);
+    } else {
+        static const char *const header[] = {
+            "run",     "measured",  "predicted", "error",
+            "TFLOP/s", "predicted", "stack",     "predicted configuration"};
+        ppl_table_row(&t, header);
+    }
+    double sum = 0.0, worst = 0.0;
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ppl_run *r = &runs[i];
+        ppl_estimate best;
+        ppl_error err;
+        ppl_search_result stats;
+        st = predict(r, &params, &best, &stats, &err);
+        if (st != PPL_OK) {
+            const char *why = st == PPL_INFEASIBLE ? stats.empty_reason : err.message;
+            ppl_error_set(&c->err, st == PPL_INFEASIBLE ? PPL_INFEASIBLE : st, c->args->runs, "",
+                          "run '%s': %s", r->id, why ? why : "no prediction");
+            json_decref(doc);
+            ppl_table_free(&t);
+            ppl_runs_free(runs);
+            return st;
+        }
+        double error =
+            r->step_time_s > 0 ? (best.step_time_s - r->step_time_s) / r->step_time_s : NAN;
+        if (r->step_time_s > 0) {
+            sum += fabs(error);
+            if (fabs(error) > worst)
+                worst = fabs(error);
+            used++;
+        }
+        if (list) {
+            json_t *e = json_object(), *meas = json_object();
+            json_object_set_new(e, "id", json_string(r->id));
+            json_object_set_new(e, "stack", json_string(ppl_stack_name(r->stack)));
+            json_object_set_new(e, "predicted", ppl_estimate_json(&best, &r->model));
+            if (r->step_time_s > 0)
+                json_object_set_new(meas, "step_time_s", json_real(r->step_time_s));
+            if (r->tflops_per_gpu > 0)
+                json_object_set_new(meas, "tflops_per_gpu", json_real(r->tflops_per_gpu));
+            if (r->mfu > 0)
+                json_object_set_new(meas, "mfu", json_real(r->mfu));
+            if (r->memory_bytes > 0)
+                json_object_set_new(meas, "memory_bytes", json_real(r->memory_bytes));
+            json_object_set_new(e, "measured", meas);
+            json_object_set_new(e, "error", r->step_time_s > 0 ? json_real(error) : json_null());
+            json_object_set_new(e, "searched", json_integer((json_int_t)stats.evaluated));
+            json_array_append_new(list, e);
+            continue;
+        }
+        char meas[32], pred[32], errs[32], cfg[128];
+        snprintf(meas, sizeof meas, r->step_time_s > 0 ? "%.3f s" : "-", r->step_time_s);
+        snprintf(pred, sizeof pred, "%.3f s", best.step_time_s);
+        snprintf(errs, sizeof errs, r->step_time_s > 0 ? "%+.1f%%" : "-", 100.0 * error);
+        describe_short(&best.config, cfg, sizeof cfg);
+        char tf[32], tfp[48];
+        snprintf(tf, sizeof tf, r->tflops_per_gpu > 0 ? "%.0f" : "-", r->tflops_per_gpu);
+        snprintf(tfp, sizeof tfp, "%.0f (%.0f hw)", best.model_tflops_per_gpu,
+                 best.hardware_tflops_per_gpu);
+        const char *row[8] = {r->id, meas, pred, errs, tf, tfp, ppl_stack_name(r->stack), cfg};
+        ppl_table_row(&t, row);
+    }
+    double mean = used ? sum / (double)used : 0.0;
+    if (doc) {
+        json_t *agg = json_object();
+        json_object_set_new(agg, "runs", json_integer((json_int_t)used));
+        json_object_set_new(agg, "mean_abs_error", json_real(mean));
+        json_object_set_new(agg, "max_abs_error", json_real(worst));
+        json_object_set_new(doc, "aggregate", agg);
+        if (params.active) {
+            json_t *fitted = json_object();
+            for (int k = 0; k < F_COUNT; k++)
+                json_object_set_new(fitted, fit_names[k], json_real(params.v[k]));
+            json_object_set_new(doc, "fitted", fitted);
+        }
+        ppl_table_free(&t);
+        ppl_runs_free(runs);
+        return cli_emit_json(c, doc);
+    }
+    ppl_table_render(&t, &c->out, "");
+    ppl_table_free(&t);
+    ppl_buf_printf(&c->out, "\nstep time over %zu runs: mean absolute error %.1f%%, max %.1f%%\n",
+                   used, 100.0 * mean, 100.0 * worst);
+    if (params.active) {
+        ppl_buf_printf(&c->out, "\nfitted constants:\n");
+        for (int k = 0; k < F_COUNT; k++)
+            ppl_buf_printf(&c->out, "  %-20s %.4f\n", fit_names[k], params.v[k]);
+    }
+    ppl_runs_free(runs);
+    return PPL_OK;
+}

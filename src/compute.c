@@ -1,0 +1,182 @@
+/*
+ * compute.c - GPU time of a layer's forward and backward pass.
+ *
+ * FLOPs (Korthikanti et al. 2022, §5, Eq.7; Narayanan et al. SC'21 §3.3): per token
+ * a forward pass costs 2 FLOPs per GEMM weight and 4sh for the attention core
+ * (QK^T and the weighted sum of values, 2sh each, over all s keys); backward costs
+ * twice the forward.  Recomputation adds a forward: of the whole layer (full, as in
+ * Narayanan Eq.3) or of the attention core (selective).  Executed work differs from
+ * the model count in one place: flash attention skips the masked half of a causal
+ * score matrix (Dao 2023), and its backward recomputes the scores (5 matrix
+ * products instead of 4: 2.5x the forward).
+ *
+ * Time: GEMM FLOPs / (peak x efficiency), where efficiency = gemm x w/(w + w_half)
+ * with w = hidden/tp, the width each GPU's GEMMs keep after tensor-parallel
+ * splitting: narrow GEMMs run further from peak.  fp8 speeds the GEMMs only; the
+ * attention core and element-wise kernels stay at 16-bit rates.  Element-wise
+ * kernels (norms, residual adds, dropout, activation functions, rotary embedding,
+ * unfused softmax) are bound by HBM: bytes moved / (bandwidth x hbm).
+ */
+#include "parplan/compute.h"
+
+#include <string.h>
+
+typedef struct efficiency_row {
+    const char *family; /* matched against gpu.name */
+    ppl_gpu_efficiency eff;
+} efficiency_row;
+
+/*
+ * Fitted on the calibration runs with `parplan validate --runs runs.json --fit`
+ * (A100: Megatron-LM SC'21 and 2022, BLOOM; H100: Megatron-LM 2023, NeMo 24.07,
+ * MPT).  Shared across families: width_half and hbm; the attention efficiency is
+ * fitted on H100 (the A100 runs predate flash attention) and the unfused batched
+ * GEMMs on A100 (the H100 runs all use flash attention).  Families without
+ * published runs in that file (H200, B200, ...) take the H100 fractions of their
+ * own peaks: an assumption, not a measurement.
+ */
+static const efficiency_row table[] = {
+    /*          gemm   gemm_fp8 width_half attention bmm   hbm */
+    {"A100", {0.720, 0.000, 58.0, 0.257, 0.421, 0.92}},
+    {"A800", {0.720, 0.000, 58.0, 0.257, 0.421, 0.92}},
+    {"H100", {0.615, 0.496, 58.0, 0.257, 0.421, 0.92}},
+    {"H200", {0.615, 0.496, 58.0, 0.257, 0.421, 0.92}},
+    {"H800", {0.615, 0.496, 58.0, 0.257, 0.421, 0.92}},
+    {"B200", {0.615, 0.496, 58.0, 0.257, 0.421, 0.92}},
+    {"B300", {0.615, 0.496, 58.0, 0.257, 0.421, 0.92}},
+    {"generic", {0.615, 0.496, 58.0, 0.257, 0.421, 0.92}},
+};
+#define NROWS (sizeof table / sizeof table[0])
+
+static const efficiency_row *row_for(const ppl_topology *t)
+{
+    for (size_t i = 0; i + 1 < NROWS; i++)
+        if (strstr(t->gpu.name, table[i].family))
+            return &table[i];
+    return &table[NROWS - 1];
+}
+
+void ppl_gpu_efficiency_for(const ppl_topology *t, ppl_gpu_efficiency *out)
+{
+    *out = row_for(t)->eff;
+}
+
+const char *ppl_gpu_family(const ppl_topology *t)
+{
+    return row_for(t)->family;
+}
+
+static double kv_columns_per_gpu(const ppl_model *m, int64_t tp)
+{
+    double d = (double)m->hidden / (double)m->heads;
+    double kv = (double)m->kv_heads / (double)tp;
+    return d * (kv < 1.0 ? 1.0 : kv);
+}
+
+void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_layer_work *w)
+{
+    const double t = (double)c->tp, h = (double)m->hidden, a = (double)m->heads;
+    const double s = (double)m->seq_len, T = (double)c->mbs * s / (double)c->cp;
+    const double kvd = kv_columns_per_gpu(m, c->tp);
+    const double mats = m->gated_mlp ? 3.0 : 2.0;
+    double weights = h * (h / t + 2.0 * kvd) + (h / t) * h; /* QKV and projection */
+    double act_bytes;                                       /* activation function, per token */
+    if (moe) {
+        double k = (double)m->moe.top_k, fe = (double)m->moe.ffn_hidden;
+        weights += k * mats * h * fe / t + h * (double)m->moe.experts / t;
+        act_bytes = k * (m->gated_mlp ? 6.0 : 4.0) * fe / t;
+    } else {
+        double f = (double)m->ffn_hidden;
+        weights += mats * h * f / t;
+        act_bytes = (m->gated_mlp ? 6.0 : 4.0) * f / t;
+    }
+    w->gemm_flops = 2.0 * T * weights;
+    w->attn_model_flops = 4.0 * T * s * h / t;
+    w->attn_flops = c->flash_attention ? 0.5 * w->attn_model_flops : w->attn_model_flops;
+
+    /* per token: two norms (read + write 2h each: 8h), two residual adds (6h each),
+     * two hidden dropouts (read 2h, write 2h and a 1-byte mask: 5h each) */
+    double outside = (8.0 + 12.0 + (m->dropout ? 10.0 : 0.0)) * h;
+    if (c->sequence_parallel)
+        outside /= t;
+    double inside = act_bytes;
+    if (m->position_embedding == PPL_POSITION_ROPE)
+        inside += 2.0 * 2.0 * (h / t + kvd); /* rotate Q and K: read and write */
+    if (!c->flash_attention) /* fused scale-mask-softmax: read and write; dropout: 5 */
+        inside += (m->dropout ? 9.0 : 4.0) * (a / t) * s;
+    w->elementwise_bytes = T * (outside + inside);
+}
+
+static double gemm_efficiency(const ppl_model *m, const ppl_config *c, const ppl_gpu_efficiency *e,
+                              bool fp8)
+{
+    double w = (double)m->hidden / (double)c->tp;
+    return (fp8 ? e->gemm_fp8 : e->gemm) * w / (w + e->width_half);
+}
+
+static double peak16(const ppl_topology *t, const ppl_config *c)
+{
+    return t->gpu
+        .flops[c->precision == PPL_PRECISION_FP16 ? PPL_PRECISION_FP16 : PPL_PRECISION_BF16];
+}
+
+void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_config *c,
+                       const ppl_gpu_efficiency *e, bool moe, ppl_layer_time *out)
+{
+    ppl_layer_work w;
+    ppl_layer_work_of(m, c, moe, &w);
+    double p16 = peak16(t, c);
+    double pgemm = c->precision == PPL_PRECISION_FP8 ? t->gpu.flops[PPL_PRECISION_FP8] : p16;
+    double gemm =
+        w.gemm_flops / (pgemm * gemm_efficiency(m, c, e, c->precision == PPL_PRECISION_FP8));
+    double attn = w.attn_flops / (p16 * (c->flash_attention ? e->attention : e->bmm));
+    double elem = w.elementwise_bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
+    double attn_backward = (c->flash_attention ? 2.5 : 2.0) * attn;
+    out->forward_s = gemm + attn + elem;
+    out->attention_s = attn;
+    out->recompute_s = 0.0;
+    double recompute_flops = 0.0;
+    if (c->recompute == PPL_RECOMPUTE_FULL) {
+        out->recompute_s = out->forward_s;
+        recompute_flops = w.gemm_flops + w.attn_model_flops;
+    } else if (c->recompute == PPL_RECOMPUTE_SELECTIVE && !c->flash_attention) {
+        /* the attention core and its softmax again */
+        double softmax = (double)c->mbs * (double)m->seq_len / (double)c->cp *
+                         (m->dropout ? 9.0 : 4.0) * ((double)m->heads / (double)c->tp) *
+                         (double)m->seq_len / (t->gpu.hbm_bandwidth_bps * e->hbm);
+        out->recompute_s = attn + softmax;
+        recompute_flops = w.attn_model_flops;
+    }
+    out->backward_s = 2.0 * gemm + attn_backward + 2.0 * elem + out->recompute_s;
+    out->flops_model = 3.0 * (w.gemm_flops + w.attn_model_flops);
+    out->flops_hardware = out->flops_model + recompute_flops;
+}
+
+void ppl_output_time_of(const ppl_model *m, const ppl_topology *t, const ppl_config *c,
+                        const ppl_gpu_efficiency *e, ppl_layer_time *out)
+{
+    /* logits: 2 h V per token over the vocabulary-parallel output layer; the loss
+     * reads and writes the fp32 logits (softmax and its gradient) */
+    const double T = (double)c->mbs * (double)m->seq_len / (double)c->cp;
+    double flops = 2.0 * T * (double)m->hidden * (double)m->vocab / (double)c->tp;
+    double p16 = peak16(t, c);
+    /* Megatron keeps the output layer in 16-bit under fp8 */
+    double gemm = flops / (p16 * gemm_efficiency(m, c, e, false));
+    double loss =
+        3.0 * 4.0 * T * (double)m->vocab / (double)c->tp / (t->gpu.hbm_bandwidth_bps * e->hbm);
+    out->forward_s = gemm + loss;
+    out->backward_s = 2.0 * gemm + loss;
+    out->recompute_s = 0.0;
+    out->attention_s = 0.0;
+    out->flops_model = 3.0 * flops;
+    out->flops_hardware = out->flops_model;
+}
+
+double ppl_optimizer_time(double params, const ppl_topology *t, const ppl_gpu_efficiency *e,
+                          ppl_optimizer optimizer)
+{
+    /* Adam reads fp32 master, momentum, variance and gradient (16 bytes), writes the
+     * first three and the 16-bit weights (14): 30 bytes per parameter; SGD 22 */
+    double bytes = optimizer == PPL_OPTIMIZER_SGD ? 22.0 : 30.0;
+    return params * bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
+}

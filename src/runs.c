@@ -1,0 +1,216 @@
+/*
+ * runs.c - loading a measured-runs file (see parplan/runs.h).
+ */
+#include "parplan/runs.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonread.h"
+#include "parplan/catalog.h"
+
+static const char *const entry_keys[] = {"id",       "source",     "model", "topology", "config",
+                                         "measured", "confidence", "notes", "stack",    NULL};
+static const char *const config_keys[] = {"gpus",
+                                          "tp",
+                                          "pp",
+                                          "dp",
+                                          "cp",
+                                          "ep",
+                                          "vp",
+                                          "mbs",
+                                          "global_batch",
+                                          "microbatches",
+                                          "zero",
+                                          "recompute",
+                                          "sequence_parallel",
+                                          "flash_attention",
+                                          "precision",
+                                          "optimizer",
+                                          "stage_layers",
+                                          NULL};
+static const char *const measured_keys[] = {"step_time_s", "tflops_per_gpu", "mfu", "memory_bytes",
+                                            NULL};
+static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const precision_names[] = {"bf16", "fp16", "fp8", NULL};
+static const char *const optimizer_names[] = {"adam", "sgd", NULL};
+static const char *const stack_names[] = {"modern", "legacy", NULL};
+
+/* A model or topology given as a catalogue name or as an object. */
+static ppl_status load_part(jr_ctx *ctx, const json_t *entry, const char *path, const char *key,
+                            ppl_catalog_kind kind, void *out)
+{
+    char full[PPL_ERROR_KEY_MAX], file[PATH_MAX];
+    json_t *v;
+    ppl_status st = jr_get(ctx, entry, path, key, JR_REQUIRED, &v);
+    if (st != PPL_OK)
+        return st;
+    jr_path(full, sizeof full, path, key);
+    if (json_is_string(v)) {
+        ppl_error inner;
+        if (ppl_catalog_resolve(kind, json_string_value(v), file, sizeof file, &inner) != PPL_OK)
+            return jr_fail(ctx, full, "%s", inner.message);
+        st = kind == PPL_CATALOG_MODELS ? ppl_model_load(file, file, ctx->diag, out, ctx->err)
+                                        : ppl_topology_load(file, file, ctx->diag, out, ctx->err);
+        return st;
+    }
+    if (kind == PPL_CATALOG_MODELS)
+        return ppl_model_from_json(v, ctx->file, full, ctx->diag, out, ctx->err);
+    return ppl_topology_from_json(v, ctx->file, full, ctx->diag, out, ctx->err);
+}
+
+static ppl_status read_pin(jr_ctx *ctx, const json_t *cfg, const char *path, const char *key,
+                           int64_t max, int64_t *out)
+{
+    return jr_int(ctx, cfg, path, key, JR_OPTIONAL, PPL_UNSET, 1, max, out);
+}
+
+static ppl_status read_bool_pin(jr_ctx *ctx, const json_t *cfg, const char *path, const char *key,
+                                int *out)
+{
+    json_t *v = json_object_get(cfg, key);
+    bool b;
+    if (!v || json_is_null(v)) {
+        *out = PPL_UNSET;
+        return PPL_OK;
+    }
+    ppl_status st = jr_bool(ctx, cfg, path, key, JR_OPTIONAL, false, &b);
+    *out = b ? 1 : 0;
+    return st;
+}
+
+static ppl_status read_config(jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
+{
+    char cpath[PPL_ERROR_KEY_MAX];
+    json_t *cfg;
+    ppl_status st = jr_get(ctx, entry, path, "config", JR_REQUIRED, &cfg);
+    if (st != PPL_OK)
+        return st;
+    jr_path(cpath, sizeof cpath, path, "config");
+    if ((st = jr_expect_object(ctx, cfg, cpath)))
+        return st;
+    jr_warn_unknown_keys(ctx, cfg, cpath, config_keys);
+    ppl_args *a = &r->pins;
+    ppl_args_init(a);
+    int64_t zero = PPL_UNSET, microbatches;
+    const int64_t big = 1LL << 40;
+    if ((st = read_pin(ctx, cfg, cpath, "gpus", big, &a->gpus)) ||
+        (st = read_pin(ctx, cfg, cpath, "tp", big, &a->tp)) ||
+        (st = read_pin(ctx, cfg, cpath, "pp", big, &a->pp)) ||
+        (st = read_pin(ctx, cfg, cpath, "dp", big, &a->dp)) ||
+        (st = read_pin(ctx, cfg, cpath, "cp", big, &a->cp)) ||
+        (st = read_pin(ctx, cfg, cpath, "ep", big, &a->ep)) ||
+        (st = read_pin(ctx, cfg, cpath, "vp", big, &a->vp)) ||
+        (st = read_pin(ctx, cfg, cpath, "mbs", big, &a->mbs)) ||
+        (st = jr_int(ctx, cfg, cpath, "global_batch", JR_REQUIRED, 0, 1, big, &a->global_batch)) ||
+        (st = read_pin(ctx, cfg, cpath, "microbatches", big, &microbatches)) ||
+        (st = jr_int(ctx, cfg, cpath, "zero", JR_OPTIONAL, PPL_UNSET, 0, 3, &zero)) ||
+        (st = jr_enum(ctx, cfg, cpath, "recompute", JR_OPTIONAL, recompute_names, PPL_UNSET,
+                      &a->recompute)) ||
+        (st = read_bool_pin(ctx, cfg, cpath, "sequence_parallel", &a->sequence_parallel)) ||
+        (st = read_bool_pin(ctx, cfg, cpath, "flash_attention", &a->flash_attention)) ||
+        (st = jr_enum(ctx, cfg, cpath, "precision", JR_OPTIONAL, precision_names,
+                      PPL_PRECISION_BF16, &a->precision)) ||
+        (st = jr_enum(ctx, cfg, cpath, "optimizer", JR_OPTIONAL, optimizer_names,
+                      PPL_OPTIMIZER_ADAM, &a->optimizer)))
+        return st;
+    a->zero = (int)zero;
+    return PPL_OK;
+}
+
+static ppl_status read_measured(jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
+{
+    char mpath[PPL_ERROR_KEY_MAX];
+    json_t *meas;
+    ppl_status st = jr_get(ctx, entry, path, "measured", JR_REQUIRED, &meas);
+    if (st != PPL_OK)
+        return st;
+    jr_path(mpath, sizeof mpath, path, "measured");
+    if ((st = jr_expect_object(ctx, meas, mpath)))
+        return st;
+    jr_warn_unknown_keys(ctx, meas, mpath, measured_keys);
+    if ((st = jr_real(ctx, meas, mpath, "step_time_s", JR_OPTIONAL, 0, JR_POSITIVE(1e9),
+                      &r->step_time_s)) ||
+        (st = jr_real(ctx, meas, mpath, "tflops_per_gpu", JR_OPTIONAL, 0, JR_POSITIVE(1e9),
+                      &r->tflops_per_gpu)) ||
+        (st = jr_real(ctx, meas, mpath, "mfu", JR_OPTIONAL, 0, JR_POSITIVE(1.0), &r->mfu)) ||
+        (st = jr_quantity(ctx, meas, mpath, "memory_bytes", PPL_UNIT_BYTES, JR_OPTIONAL, 0,
+                          JR_POSITIVE(1e18), &r->memory_bytes)))
+        return st;
+    if (r->step_time_s <= 0 && r->tflops_per_gpu <= 0 && r->mfu <= 0 && r->memory_bytes <= 0)
+        return jr_fail(ctx, mpath,
+                       "expected at least one of step_time_s, tflops_per_gpu, mfu, "
+                       "memory_bytes");
+    return PPL_OK;
+}
+
+static ppl_status read_entry(jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
+{
+    ppl_status st;
+    int stack = PPL_UNSET;
+    if ((st = jr_expect_object(ctx, entry, path)))
+        return st;
+    jr_warn_unknown_keys(ctx, entry, path, entry_keys);
+    if ((st = jr_string(ctx, entry, path, "id", JR_REQUIRED, "", r->id, sizeof r->id)) ||
+        (st = load_part(ctx, entry, path, "model", PPL_CATALOG_MODELS, &r->model)) ||
+        (st = load_part(ctx, entry, path, "topology", PPL_CATALOG_TOPOLOGIES, &r->topology)) ||
+        (st = read_config(ctx, entry, path, r)) || (st = read_measured(ctx, entry, path, r)) ||
+        (st = jr_enum(ctx, entry, path, "stack", JR_OPTIONAL, stack_names, PPL_UNSET, &stack)))
+        return st;
+    r->stack_given = stack != PPL_UNSET;
+    /* without a stated stack: flash attention marks a stack of its era (2022+) */
+    r->stack = r->stack_given                 ? (ppl_stack)stack
+               : r->pins.flash_attention == 0 ? PPL_STACK_LEGACY
+                                              : PPL_STACK_MODERN;
+    return PPL_OK;
+}
+
+ppl_status ppl_runs_load(const char *path, const ppl_diag *diag, ppl_run **runs_out,
+                         size_t *count_out, ppl_error *err)
+{
+    jr_ctx ctx = {.file = path, .err = err, .diag = diag};
+    *runs_out = NULL;
+    *count_out = 0;
+    json_t *root = jr_load_file(&ctx, path);
+    if (!root)
+        return PPL_EINPUT;
+    ppl_status st = PPL_OK;
+    if (!json_is_array(root)) {
+        char found[64];
+        jr_describe(root, found, sizeof found);
+        st = jr_fail(&ctx, "(top level)", "expected an array of runs, found %s", found);
+        json_decref(root);
+        return st;
+    }
+    size_t n = json_array_size(root);
+    if (n == 0) {
+        json_decref(root);
+        return jr_fail(&ctx, "(top level)", "expected at least one run, found an empty array");
+    }
+    ppl_run *runs = calloc(n, sizeof *runs);
+    if (!runs) {
+        json_decref(root);
+        return ppl_error_set(err, PPL_EINTERNAL, path, "", "out of memory");
+    }
+    for (size_t i = 0; i < n && st == PPL_OK; i++) {
+        char ipath[32];
+        jr_index(ipath, sizeof ipath, "", i);
+        st = read_entry(&ctx, json_array_get(root, i), ipath, &runs[i]);
+    }
+    json_decref(root);
+    if (st != PPL_OK) {
+        free(runs);
+        return st;
+    }
+    *runs_out = runs;
+    *count_out = n;
+    return PPL_OK;
+}
+
+void ppl_runs_free(ppl_run *runs)
+{
+    free(runs);
+}

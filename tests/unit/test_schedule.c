@@ -1,0 +1,185 @@
+/*
+ * test_schedule.c - step time: pipeline bubble, a hand-computed configuration,
+ * traffic volumes and the rates derived from a step.
+ */
+#include "testutil.h"
+
+#include "parplan/schedule.h"
+
+static ppl_topology load(const char *name)
+{
+    char path[1024];
+    ppl_topology t;
+    ppl_error err;
+    snprintf(path, sizeof path, "%s/topologies/%s.json", PPL_TEST_SOURCE_ROOT, name);
+    if (ppl_topology_load(path, NULL, NULL, &t, &err) != PPL_OK)
+        fail_msg("%s: %s", path, err.message);
+    return t;
+}
+
+/* A GPT of L layers, hidden h, whose output layer is negligible (vocabulary 8). */
+static ppl_model gpt(int64_t L, int64_t h, int64_t a, int64_t s)
+{
+    ppl_model m;
+    memset(&m, 0, sizeof m);
+    m.layers = L;
+    m.hidden = h;
+    m.heads = a;
+    m.kv_heads = a;
+    m.ffn_hidden = 4 * h;
+    m.vocab = 8;
+    m.seq_len = s;
+    m.tied_embeddings = true;
+    m.bias = true;
+    m.dropout = true;
+    return m;
+}
+
+static ppl_config base(int64_t gpus, int64_t tp, int64_t pp, int64_t mbs, int64_t batch,
+                       const ppl_model *m)
+{
+    ppl_config c;
+    memset(&c, 0, sizeof c);
+    c.gpus = gpus;
+    c.tp = tp;
+    c.pp = pp;
+    c.cp = c.ep = c.vp = 1;
+    c.dp = gpus / (tp * pp);
+    c.mbs = mbs;
+    c.global_batch = batch;
+    c.microbatches = batch / (c.dp * mbs);
+    c.precision = PPL_PRECISION_BF16;
+    c.split = ppl_stage_split_default(m->layers, pp);
+    return c;
+}
+
+/*
+ * 1F1B with p equal stages: the pipeline takes (m + p - 1) stage times for m
+ * microbatches, a bubble of (p-1)/m of the ideal (Narayanan et al. SC'21 §2.2.1);
+ * interleaving v chunks cuts it to (p-1)/(mv).  p = 8, m = 64: 7/64 and 7/256.
+ * Communication is hidden here (pipeline sends fully overlapped, no interference)
+ * so that stages are equal.
+ */
+static void test_bubble(void **state)
+{
+    (void)state;
+    ppl_model m = gpt(32, 4096, 32, 2048);
+    ppl_topology t = load("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ctx.stack.pp_overlap = 1.0;
+    ctx.stack.overlap_cost = 0.0;
+    ppl_config c = base(8, 1, 8, 1, 64, &m);
+    ppl_estimate e;
+    ppl_estimate_config(&ctx, &c, &e);
+    assert_close(e.time.bubble / e.time.compute, 7.0 / 64.0, 0.01);
+    c.vp = 4;
+    ppl_estimate_config(&ctx, &c, &e);
+    assert_close(e.time.bubble / e.time.compute, 7.0 / 256.0, 0.01);
+    /* GPipe has the bubble of 1F1B */
+    c.vp = 1;
+    c.schedule = PPL_SCHEDULE_GPIPE;
+    ppl_estimate_config(&ctx, &c, &e);
+    assert_close(e.time.bubble / e.time.compute, 7.0 / 64.0, 0.01);
+}
+
+/*
+ * One H100, one layer of h = 4096 (32 heads), s = 2048, b = 1, no recomputation,
+ * unfused attention, bf16, the fitted H100 efficiencies:
+ *   GEMMs: 2 x 2048 tokens x 12h^2 = 8.246e11 FLOPs forward;
+ *          efficiency 0.615 x 4096/(4096 + 58) = 0.6064 -> 989e12 x 0.6064 = 5.997e14 FLOP/s
+ *          -> 1.3750 ms forward, 2.7500 ms backward
+ *   attention core: 4 x 2048 x 2048 x 4096 = 6.872e10 FLOPs at 0.421 x 989e12
+ *          -> 0.1650 ms forward, 0.3301 ms backward
+ *   element-wise: per token 30h (norms, residuals, dropout) + 4 x 4h (GeLU) +
+ *          9 x 32 x 2048 (softmax and dropout of the scores) = 122880 + 65536 + 589824
+ *          = 778240 bytes; x 2048 tokens = 1.594e9 B at 0.92 x 3.35e12 B/s
+ *          -> 0.5172 ms forward, 1.0344 ms backward
+ *   output layer (vocabulary 8): 2 x 2048 x 4096 x 8 = 1.34e8 FLOPs, negligible
+ * so compute = 3 x (1.3750 + 0.1650 + 0.5172) ms = 6.172 ms, plus the optimizer
+ * (201M parameters x 30 bytes / (0.92 x 3.35 TB/s) = 1.96 ms) and the per-step
+ * overhead 57 ms.
+ */
+static void test_hand_computed(void **state)
+{
+    (void)state;
+    ppl_model m = gpt(1, 4096, 32, 2048);
+    ppl_topology t = load("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_config c = base(1, 1, 1, 1, 1, &m);
+    ppl_estimate e;
+    ppl_estimate_config(&ctx, &c, &e);
+    double eff = 0.615 * 4096.0 / (4096.0 + 58.0);
+    double gemm = 2.0 * 2048 * 12.0 * 4096.0 * 4096.0 / (989e12 * eff);
+    double attn = 4.0 * 2048 * 2048 * 4096.0 / (989e12 * 0.421);
+    double elem = 2048.0 * (30.0 * 4096 + 4.0 * 4.0 * 4096 + 9.0 * 32 * 2048) / (3.35e12 * 0.92);
+    double output = 2.0 * 2048 * 4096 * 8 / (989e12 * eff) * 3.0;
+    assert_close(gemm, 1.3750e-3, 1e-3);
+    assert_close(attn, 0.1650e-3, 1e-3);
+    assert_close(elem, 0.5172e-3, 1e-3);
+    assert_close(e.time.compute, 3.0 * (gemm + attn + elem) + output, 1e-3);
+    assert_close(e.time.bubble, 0.0, 0);
+    assert_close(e.time.exposed_comm, 0.0, 0);
+    assert_close(e.time.overhead, 0.057, 1e-12);
+    assert_close(e.step_time_s, e.time.compute + e.time.optimizer + 0.057, 1e-9);
+    /* MFU: model FLOPs per step over the time and the bf16 peak */
+    assert_close(e.mfu, 2048.0 * ctx.figures.flops_training_per_token / e.step_time_s / 989e12,
+                 1e-9);
+}
+
+/*
+ * Tensor-parallel traffic: per layer and microbatch 4 all-reduces (2 forward, 2
+ * backward) of b s h x 2 bytes, each sending 2(t-1)/t of it per GPU over NVLink.
+ * 2 layers, t = 8, 4 microbatches of b = 1, s = 2048, h = 4096:
+ *   2 x 4 x 4 x 2(7/8) x 2048 x 4096 x 2 B = 939,524,096 B
+ */
+static void test_tp_traffic(void **state)
+{
+    (void)state;
+    ppl_model m = gpt(2, 4096, 32, 2048);
+    ppl_topology t = load("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_LEGACY);
+    ppl_config c = base(8, 8, 1, 1, 4, &m);
+    ppl_estimate e;
+    ppl_estimate_config(&ctx, &c, &e);
+    assert_close(e.traffic.nvlink, 939524096.0, 1e-9);
+    assert_close(e.traffic.rail + e.traffic.spine, 0.0, 0);
+    /* legacy stacks hide none of it */
+    assert_close(e.time.exposed_comm, e.time.tp_comm, 1e-9);
+    /* full recomputation repeats the forward's 2 all-reduces: 6 per layer */
+    c.recompute = PPL_RECOMPUTE_FULL;
+    ppl_estimate_config(&ctx, &c, &e);
+    assert_close(e.traffic.nvlink, 939524096.0 * 1.5, 1e-9);
+}
+
+/*
+ * Scatter-gather (Narayanan §4.1): with t = 8 each tensor-parallel rank sends 1/8
+ * of the b s h activation to the next stage over its own rail: 2048 x 4096 x 2 / 8
+ * = 2 MiB per send, forward and backward, for every microbatch.  Two stages on two
+ * servers, 4 microbatches: 8 sends of 2 MiB = 16 MiB on the network per GPU.
+ */
+static void test_scatter_gather(void **state)
+{
+    (void)state;
+    ppl_model m = gpt(2, 4096, 32, 2048);
+    ppl_topology t = load("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_LEGACY);
+    ppl_config c = base(16, 8, 2, 1, 4, &m);
+    ppl_estimate e;
+    ppl_estimate_config(&ctx, &c, &e);
+    assert_close(e.traffic.rail + e.traffic.spine, 8.0 * 2097152.0, 1e-9);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bubble),
+        cmocka_unit_test(test_hand_computed),
+        cmocka_unit_test(test_tp_traffic),
+        cmocka_unit_test(test_scatter_gather),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
