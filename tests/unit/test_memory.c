@@ -296,7 +296,7 @@ static void test_config_rules(void **state)
          "--global-batch", "not a multiple of dp*mbs"},
         {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--vp", "5", "--mbs", "1",
                "--global-batch", "1536"),
-         "--vp", "equal stages"},
+         "--vp", "divide into vp chunks"},
         {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--vp", "2", "--mbs", "1",
                "--global-batch", "16"),
          "--vp", "multiple of pp"},
