@@ -87,7 +87,8 @@ typedef enum opt_id {
     O_OVERHEAD,
     O_FRAGMENTATION,
     O_STACK,
-    O_FIT
+    O_FIT,
+    O_TIMING
 } opt_id;
 
 #define C(x) (1u << (x))
@@ -220,6 +221,8 @@ static const opt_def options[] = {
      "measured runs (JSON array, SPEC format)"},
     {O_FIT, "--fit", 0, K_FLAG, C(PPL_CMD_VALIDATE), NULL, 0, 0, NULL,
      "fit the efficiency constants to the runs and print them"},
+    {O_TIMING, "--timing", 0, K_FLAG, C(PPL_CMD_PLAN) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), NULL,
+     0, 0, NULL, "report the search's wall time in --json (output then varies run to run)"},
     {O_JSON, "--json", 0, K_FLAG, CMDS_DATA, NULL, 0, 0, NULL, "write JSON instead of a table"},
     {O_OUTPUT, "--output", 'o', K_STRING, CMDS_ALL, "FILE", 0, 0, NULL,
      "write the output to FILE (atomically) instead of stdout"},
@@ -555,6 +558,7 @@ static ppl_status set_flag(const opt_def *o, const char *value, ppl_args *a, ppl
     case O_FIT_ONLY: a->fit_only = true; break;
     case O_CSV: a->csv = true; break;
     case O_FIT: a->fit = true; break;
+    case O_TIMING: a->timing = true; break;
     case O_SP: a->sequence_parallel = on; break;
     case O_FLASH: a->flash_attention = on; break;
     case O_RAIL_ONLY: a->rail_only = on; break;

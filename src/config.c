@@ -16,6 +16,8 @@
 
 int64_t ppl_stage_layers(const ppl_config *c, int64_t stage)
 {
+    if (c->layers_of)
+        return c->layers_of[stage];
     if (c->pp == 1 || stage == 0)
         return c->split.first;
     if (stage == c->pp - 1)
@@ -27,6 +29,12 @@ int64_t ppl_stage_first_layer(const ppl_config *c, int64_t stage)
 {
     if (stage == 0)
         return 0;
+    if (c->layers_of) {
+        int64_t first = 0;
+        for (int64_t k = 0; k < stage; k++)
+            first += c->layers_of[k];
+        return first;
+    }
     int64_t k = stage - 1;
     return c->split.first + k * c->split.middle +
            (k < c->split.middle_extra ? k : c->split.middle_extra);
@@ -34,6 +42,8 @@ int64_t ppl_stage_first_layer(const ppl_config *c, int64_t stage)
 
 int64_t ppl_interleaved_stage_layers(const ppl_config *c)
 {
+    if (c->layers_of)
+        return 0; /* a balanced, uneven split is a 1F1B split */
     /* Megatron-Core interleaves equal chunks; uneven first and last stages (Llama 3
      * ran 126 layers as 7, 8 x 14, 7 with interleaving) only shorten their edge chunks */
     if (c->split.middle_extra != 0)
@@ -111,13 +121,14 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
     if (c->pp > m->layers)
         return bad(err, "--pp", "%lld exceeds the model's %lld layers", c->pp, m->layers);
     /* the stage split must cover the layers with at least one on every stage */
-    int64_t total = c->split.first;
-    if (c->pp > 1)
-        total += c->split.last + (c->pp - 2) * c->split.middle + c->split.middle_extra;
-    if (c->split.first < 1 || (c->pp > 1 && c->split.last < 1) ||
-        (c->pp > 2 && c->split.middle < 1) || c->split.middle_extra > (c->pp > 2 ? c->pp - 2 : 0))
-        return bad(err, "--first-stage-layers", "every pipeline stage needs at least one layer%s%s",
-                   0, 0);
+    int64_t total = 0;
+    for (int64_t k = 0; k < c->pp; k++) {
+        int64_t n = ppl_stage_layers(c, k);
+        if (n < 1)
+            return bad(err, "--first-stage-layers",
+                       "every pipeline stage needs at least one layer (stage %lld has %lld)", k, n);
+        total += n;
+    }
     if (total != m->layers)
         return bad(err, "--first-stage-layers", "the stages hold %lld layers, the model has %lld",
                    total, m->layers);

@@ -123,6 +123,41 @@ static json_t *launch_json(const ppl_config *c, const ppl_model *m)
         ARG("--fp8-format");
         ARG("hybrid");
     }
+    /* the model itself */
+    ARGI("--num-layers", m->layers);
+    ARGI("--hidden-size", m->hidden);
+    ARGI("--ffn-hidden-size", m->ffn_hidden);
+    ARGI("--num-attention-heads", m->heads);
+    if (m->kv_heads != m->heads) {
+        ARG("--group-query-attention");
+        ARGI("--num-query-groups", m->kv_heads);
+    }
+    ARGI("--seq-length", m->seq_len);
+    ARGI("--max-position-embeddings", m->seq_len);
+    if (m->gated_mlp)
+        ARG("--swiglu");
+    if (!m->tied_embeddings)
+        ARG("--untie-embeddings-and-output-weights");
+    if (m->norm == PPL_NORM_RMSNORM) {
+        ARG("--normalization");
+        ARG("RMSNorm");
+    }
+    if (m->position_embedding == PPL_POSITION_ROPE) {
+        ARG("--position-embedding-type");
+        ARG("rope");
+    }
+    if (!m->bias)
+        ARG("--disable-bias-linear");
+    if (!m->dropout) {
+        ARG("--attention-dropout");
+        ARG("0.0");
+        ARG("--hidden-dropout");
+        ARG("0.0");
+    }
+    if (m->has_moe) {
+        ARGI("--num-experts", m->moe.experts);
+        ARGI("--moe-router-topk", m->moe.top_k);
+    }
 #undef ARG
 #undef ARGI
     json_object_set_new(launch, "megatron_args", args);

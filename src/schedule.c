@@ -125,6 +125,134 @@ typedef struct stage_time {
     double params, params_expert;
 } stage_time;
 
+typedef struct config_costs {
+    ppl_layer_time dense, moe, head; /* per layer (and output layer), per microbatch */
+    ppl_group g_tp, g_cp, g_dp, g_ep, g_edp, g_pp, g_tie;
+    double act;        /* b*s*h bytes of one microbatch's activations */
+    double tp_one;     /* one TP all-reduce (or reduce-scatter + all-gather) */
+    double tp_count;   /* TP collectives per layer and microbatch */
+    double cp_f, cp_b; /* CP exchange per layer, forward and backward */
+    double ep_one;     /* one expert all-to-all */
+    double pp_one;     /* one pipeline send of a microbatch */
+} config_costs;
+
+/* Everything per layer or per microbatch that is the same on every stage. */
+static void config_costs_init(const ppl_eval_ctx *ctx, const ppl_config *c, config_costs *cc)
+{
+    const ppl_model *m = ctx->model;
+    const ppl_topology *t = ctx->topo;
+    ppl_layer_time_of(m, t, c, &ctx->eff, false, &cc->dense);
+    memset(&cc->moe, 0, sizeof cc->moe);
+    if (m->has_moe)
+        ppl_layer_time_of(m, t, c, &ctx->eff, true, &cc->moe);
+    ppl_output_time_of(m, t, c, &ctx->eff, &cc->head);
+
+    /* groups in Megatron's rank order, TP innermost, then CP, DP (EP inside it), PP */
+    const int64_t pp_stride = c->tp * c->cp * c->dp;
+    ppl_group_place_worst(&ctx->net, c->tp, 1, 0, c->pp, pp_stride, &cc->g_tp);
+    ppl_group_place_worst(&ctx->net, c->cp, c->tp, 0, c->pp, pp_stride, &cc->g_cp);
+    ppl_group_place_worst(&ctx->net, c->dp * c->cp, c->tp, 0, c->pp, pp_stride, &cc->g_dp);
+    ppl_group_place_worst(&ctx->net, c->ep, c->tp * c->cp, 0, c->pp, pp_stride, &cc->g_ep);
+    ppl_group_place_worst(&ctx->net, c->dp * c->cp / c->ep, c->tp * c->ep, 0, c->pp, pp_stride,
+                          &cc->g_edp);
+    ppl_group_place_worst(&ctx->net, c->pp > 1 ? 2 : 1, pp_stride, 0, c->pp > 1 ? c->pp - 1 : 1,
+                          pp_stride, &cc->g_pp);
+    ppl_group_place(&ctx->net, c->pp > 1 ? 2 : 1, (c->pp - 1) * pp_stride, 0, &cc->g_tie);
+
+    /* per-microbatch communication of one layer */
+    const double tokens = (double)c->mbs * (double)m->seq_len / (double)c->cp;
+    cc->act = tokens * (double)m->hidden * 2.0; /* b*s*h 16-bit */
+    cc->tp_one = 0.0;
+    if (c->tp > 1)
+        cc->tp_one = c->sequence_parallel
+                         ? coll(ctx, PPL_OP_REDUCESCATTER, &cc->g_tp, cc->act, 1, NULL) +
+                               coll(ctx, PPL_OP_ALLGATHER, &cc->g_tp, cc->act, 1, NULL)
+                         : coll(ctx, PPL_OP_ALLREDUCE, &cc->g_tp, cc->act, 1, NULL);
+    cc->tp_count = c->recompute == PPL_RECOMPUTE_FULL ? 6.0 : 4.0;
+    cc->cp_f = cc->cp_b = 0.0;
+    if (c->cp > 1) {
+        double d = (double)m->hidden / (double)m->heads;
+        double kv = (double)m->kv_heads / (double)c->tp;
+        double kv_bytes = 2.0 * (double)c->mbs * (double)m->seq_len * d * (kv < 1 ? 1 : kv) * 2.0;
+        cc->cp_f = coll(ctx, PPL_OP_ALLGATHER, &cc->g_cp, kv_bytes, 1, NULL);
+        cc->cp_b = cc->cp_f + coll(ctx, PPL_OP_REDUCESCATTER, &cc->g_cp, kv_bytes, 1, NULL);
+    }
+    cc->ep_one = 0.0;
+    if (c->ep > 1 && m->has_moe) {
+        double dispatched = tokens * (double)m->moe.top_k * (double)m->hidden * 2.0 /
+                            (c->sequence_parallel ? (double)c->tp : 1.0);
+        cc->ep_one = coll(ctx, PPL_OP_ALLTOALL, &cc->g_ep, dispatched, 1, NULL);
+    }
+    cc->pp_one = 0.0;
+    if (c->pp > 1) {
+        double per_rank = c->tp > 1 ? cc->act / (double)c->tp : cc->act;
+        cc->pp_one = coll(ctx, PPL_OP_SENDRECV, &cc->g_pp, per_rank, 1, NULL);
+        if (c->tp > 1 && !c->sequence_parallel) /* scatter-gather: rebuild over NVLink */
+            cc->pp_one += coll(ctx, PPL_OP_ALLGATHER, &cc->g_tp, cc->act, 1, NULL);
+    }
+}
+
+/* Time of stage k per microbatch: compute and the communication not hidden. */
+static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const config_costs *cc,
+                       int64_t k, stage_time *s)
+{
+    const ppl_model *m = ctx->model;
+    const ppl_topology *t = ctx->topo;
+    const ppl_stack_opts *so = &ctx->stack;
+    int64_t layers, moe_layers;
+    ppl_stage_layer_counts(m, c, k, &layers, &moe_layers);
+    double nd = (double)(layers - moe_layers), nm = (double)moe_layers;
+    bool last = k == c->pp - 1;
+    memset(s, 0, sizeof *s);
+    s->forward =
+        nd * cc->dense.forward_s + nm * cc->moe.forward_s + (last ? cc->head.forward_s : 0.0);
+    s->backward =
+        nd * cc->dense.backward_s + nm * cc->moe.backward_s + (last ? cc->head.backward_s : 0.0);
+    s->compute = s->forward + s->backward;
+    s->tp = (double)layers * cc->tp_count * cc->tp_one;
+    double attn_f = nd * cc->dense.attention_s + nm * cc->moe.attention_s;
+    double attn_b = (c->flash_attention ? 2.5 : 2.0) * attn_f;
+    s->cp = (double)layers * (cc->cp_f + cc->cp_b);
+    double cp_exposed =
+        pos((double)layers * cc->cp_f - attn_f) + pos((double)layers * cc->cp_b - attn_b);
+    s->ep = nm * cc->tp_count * cc->ep_one;
+    double sends = (double)((k < c->pp - 1) + (k > 0)) * (double)c->vp;
+    s->pp = sends * cc->pp_one;
+
+    ppl_memory mem;
+    ppl_memory_stage(m, &ctx->figures, t, c, &ctx->memory, k, &mem);
+    s->params = mem.params;
+    s->params_expert = mem.params_expert;
+    /* ZeRO-3: each layer's weights gathered forward and backward, gradients
+     * reduce-scattered, every microbatch; prefetching hides what the layer's
+     * compute covers */
+    if (c->zero >= 3 && cc->g_dp.n > 1 && layers > 0) {
+        double layer_params = (s->params - s->params_expert) / (double)layers;
+        double ag = coll(ctx, PPL_OP_ALLGATHER, &cc->g_dp, layer_params * ctx->memory.weight_bytes,
+                         1, NULL);
+        double rs =
+            coll(ctx, PPL_OP_REDUCESCATTER, &cc->g_dp, layer_params * grad_bytes(ctx, c), 1, NULL);
+        double per_layer_f = s->forward / (double)layers,
+               per_layer_b = s->backward / (double)layers;
+        s->zero3 = (double)layers * (2.0 * ag + rs);
+        double z3_exposed = (double)layers * (pos(ag - per_layer_f) + pos(ag + rs - per_layer_b));
+        s->exposed += z3_exposed + so->overlap_cost * (s->zero3 - z3_exposed);
+    }
+    double hidden = so->tp_overlap * s->tp + so->pp_overlap * s->pp + (s->cp - cp_exposed);
+    s->exposed += (1.0 - so->tp_overlap) * s->tp + cp_exposed + s->ep +
+                  (1.0 - so->pp_overlap) * s->pp + so->overlap_cost * hidden;
+    s->total = s->compute + s->exposed;
+}
+
+double ppl_stage_time(const ppl_eval_ctx *ctx, const ppl_config *c, int64_t stage)
+{
+    config_costs cc;
+    stage_time s;
+    config_costs_init(ctx, c, &cc);
+    stage_eval(ctx, c, &cc, stage, &s);
+    return s.total;
+}
+
 static const char *level_name(const ppl_eval_ctx *ctx, const ppl_group *g)
 {
     return g->tier < 0 ? "nvlink" : ctx->topo->tiers[g->tier].name;
@@ -138,111 +266,20 @@ void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estim
     memset(out, 0, sizeof *out);
     out->config = *c;
     ppl_memory_worst(m, &ctx->figures, t, c, &ctx->memory, &out->memory);
-
-    ppl_layer_time dense, moe, head;
-    ppl_layer_time_of(m, t, c, &ctx->eff, false, &dense);
-    memset(&moe, 0, sizeof moe);
-    if (m->has_moe)
-        ppl_layer_time_of(m, t, c, &ctx->eff, true, &moe);
-    ppl_output_time_of(m, t, c, &ctx->eff, &head);
-
-    /* groups in Megatron's rank order, TP innermost, then CP, DP (EP inside it), PP */
-    const int64_t pp_stride = c->tp * c->cp * c->dp;
-    ppl_group g_tp, g_cp, g_dp, g_ep, g_edp, g_pp, g_tie;
-    ppl_group_place_worst(&ctx->net, c->tp, 1, 0, c->pp, pp_stride, &g_tp);
-    ppl_group_place_worst(&ctx->net, c->cp, c->tp, 0, c->pp, pp_stride, &g_cp);
-    ppl_group_place_worst(&ctx->net, c->dp * c->cp, c->tp, 0, c->pp, pp_stride, &g_dp);
-    ppl_group_place_worst(&ctx->net, c->ep, c->tp * c->cp, 0, c->pp, pp_stride, &g_ep);
-    ppl_group_place_worst(&ctx->net, c->dp * c->cp / c->ep, c->tp * c->ep, 0, c->pp, pp_stride,
-                          &g_edp);
-    ppl_group_place_worst(&ctx->net, c->pp > 1 ? 2 : 1, pp_stride, 0, c->pp > 1 ? c->pp - 1 : 1,
-                          pp_stride, &g_pp);
-    ppl_group_place(&ctx->net, c->pp > 1 ? 2 : 1, (c->pp - 1) * pp_stride, 0, &g_tie);
-
-    /* per-microbatch communication of one layer */
-    const double tokens = (double)c->mbs * (double)m->seq_len / (double)c->cp;
-    const double act = tokens * (double)m->hidden * 2.0; /* b*s*h 16-bit */
-    double tp_one = 0.0;
-    if (c->tp > 1)
-        tp_one = c->sequence_parallel ? coll(ctx, PPL_OP_REDUCESCATTER, &g_tp, act, 1, NULL) +
-                                            coll(ctx, PPL_OP_ALLGATHER, &g_tp, act, 1, NULL)
-                                      : coll(ctx, PPL_OP_ALLREDUCE, &g_tp, act, 1, NULL);
-    const double tp_count = c->recompute == PPL_RECOMPUTE_FULL ? 6.0 : 4.0;
-    double cp_f = 0.0, cp_b = 0.0;
-    if (c->cp > 1) {
-        double d = (double)m->hidden / (double)m->heads;
-        double kv = (double)m->kv_heads / (double)c->tp;
-        double kv_bytes = 2.0 * (double)c->mbs * (double)m->seq_len * d * (kv < 1 ? 1 : kv) * 2.0;
-        cp_f = coll(ctx, PPL_OP_ALLGATHER, &g_cp, kv_bytes, 1, NULL);
-        cp_b = cp_f + coll(ctx, PPL_OP_REDUCESCATTER, &g_cp, kv_bytes, 1, NULL);
-    }
-    double ep_one = 0.0;
-    if (c->ep > 1 && m->has_moe) {
-        double dispatched = tokens * (double)m->moe.top_k * (double)m->hidden * 2.0 /
-                            (c->sequence_parallel ? (double)c->tp : 1.0);
-        ep_one = coll(ctx, PPL_OP_ALLTOALL, &g_ep, dispatched, 1, NULL);
-    }
-    double pp_one = 0.0;
-    if (c->pp > 1) {
-        double per_rank = c->tp > 1 ? act / (double)c->tp : act;
-        pp_one = coll(ctx, PPL_OP_SENDRECV, &g_pp, per_rank, 1, NULL);
-        if (c->tp > 1 && !c->sequence_parallel) /* scatter-gather: rebuild over NVLink */
-            pp_one += coll(ctx, PPL_OP_ALLGATHER, &g_tp, act, 1, NULL);
-    }
+    config_costs cc;
+    config_costs_init(ctx, c, &cc);
 
     /* per stage, per microbatch */
     stage_time worst = {0};
     int64_t worst_k = 0;
     double sum_total = 0.0;
-    stage_time st_first = {0};
     double slack_backward = 0.0; /* backward of the stages before k, last microbatch */
     double dp_exposed = 0.0, dp_total = 0.0, opt_time = 0.0;
     for (int64_t k = 0; k < c->pp; k++) {
-        int64_t layers, moe_layers;
-        ppl_stage_layer_counts(m, c, k, &layers, &moe_layers);
-        double nd = (double)(layers - moe_layers), nm = (double)moe_layers;
+        stage_time s;
+        stage_eval(ctx, c, &cc, k, &s);
         bool last = k == c->pp - 1;
-        stage_time s = {0};
-        s.forward = nd * dense.forward_s + nm * moe.forward_s + (last ? head.forward_s : 0.0);
-        s.backward = nd * dense.backward_s + nm * moe.backward_s + (last ? head.backward_s : 0.0);
-        s.compute = s.forward + s.backward;
-        s.tp = (double)layers * tp_count * tp_one;
-        double attn_f = nd * dense.attention_s + nm * moe.attention_s;
-        double attn_b = (c->flash_attention ? 2.5 : 2.0) * attn_f;
-        s.cp = (double)layers * (cp_f + cp_b);
-        double cp_exposed =
-            pos((double)layers * cp_f - attn_f) + pos((double)layers * cp_b - attn_b);
-        s.ep = nm * tp_count * ep_one;
-        double sends = (double)((k < c->pp - 1) + (k > 0)) * (double)c->vp;
-        s.pp = sends * pp_one;
-
-        ppl_memory mem;
-        ppl_memory_stage(m, &ctx->figures, t, c, &ctx->memory, k, &mem);
-        s.params = mem.params;
-        s.params_expert = mem.params_expert;
-        /* ZeRO-3: each layer's weights gathered forward and backward, gradients
-         * reduce-scattered, every microbatch; prefetching hides what the layer's
-         * compute covers */
-        if (c->zero >= 3 && g_dp.n > 1 && layers > 0) {
-            double layer_params = (s.params - s.params_expert) / (double)layers;
-            double ag = coll(ctx, PPL_OP_ALLGATHER, &g_dp, layer_params * ctx->memory.weight_bytes,
-                             1, NULL);
-            double rs =
-                coll(ctx, PPL_OP_REDUCESCATTER, &g_dp, layer_params * grad_bytes(ctx, c), 1, NULL);
-            double per_layer_f = s.forward / (double)layers,
-                   per_layer_b = s.backward / (double)layers;
-            s.zero3 = (double)layers * (2.0 * ag + rs);
-            double z3_exposed =
-                (double)layers * (pos(ag - per_layer_f) + pos(ag + rs - per_layer_b));
-            s.exposed += z3_exposed + so->overlap_cost * (s.zero3 - z3_exposed);
-        }
-        double hidden = so->tp_overlap * s.tp + so->pp_overlap * s.pp + (s.cp - cp_exposed);
-        s.exposed += (1.0 - so->tp_overlap) * s.tp + cp_exposed + s.ep +
-                     (1.0 - so->pp_overlap) * s.pp + so->overlap_cost * hidden;
-        s.total = s.compute + s.exposed;
         sum_total += s.total;
-        if (k == 0)
-            st_first = s;
         if (s.total > worst.total) {
             worst = s;
             worst_k = k;
@@ -251,15 +288,16 @@ void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estim
         /* data parallelism after this stage's last backward */
         if (c->zero < 3) {
             double reduce, gather, last_bucket, r2, g2, lb2;
-            dp_times(ctx, c, &g_dp, s.params - s.params_expert, &reduce, &gather, &last_bucket,
+            dp_times(ctx, c, &cc.g_dp, s.params - s.params_expert, &reduce, &gather, &last_bucket,
                      NULL);
-            dp_times(ctx, c, &g_edp, s.params_expert, &r2, &g2, &lb2, NULL);
+            dp_times(ctx, c, &cc.g_edp, s.params_expert, &r2, &g2, &lb2, NULL);
             reduce += r2;
             gather += g2;
             last_bucket = last_bucket > lb2 ? last_bucket : lb2;
             if (c->pp > 1 && m->tied_embeddings && (k == 0 || last)) {
                 double tied = (double)m->vocab * (double)m->hidden / (double)c->tp;
-                reduce += coll(ctx, PPL_OP_ALLREDUCE, &g_tie, tied * grad_bytes(ctx, c), 1, NULL);
+                reduce +=
+                    coll(ctx, PPL_OP_ALLREDUCE, &cc.g_tie, tied * grad_bytes(ctx, c), 1, NULL);
             }
             /* the reduction starts under this stage's last backward (stacks that
              * overlap it), goes on while earlier stages drain the pipeline, and
@@ -285,7 +323,6 @@ void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estim
         if (opt > opt_time)
             opt_time = opt;
     }
-    (void)st_first;
 
     /* pipeline: (m-1) x slowest + one pass (1F1B, GPipe); interleaved: 1/v of a pass */
     const double mb = (double)c->microbatches;
@@ -308,25 +345,25 @@ void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estim
     ppl_traffic *tr = &out->traffic;
     const double layers_w = (double)ppl_stage_layers(c, worst_k);
     if (c->tp > 1) {
-        double n = mb * layers_w * tp_count;
+        double n = mb * layers_w * cc.tp_count;
         if (c->sequence_parallel) {
-            coll(ctx, PPL_OP_REDUCESCATTER, &g_tp, act, n, tr);
-            coll(ctx, PPL_OP_ALLGATHER, &g_tp, act, n, tr);
+            coll(ctx, PPL_OP_REDUCESCATTER, &cc.g_tp, cc.act, n, tr);
+            coll(ctx, PPL_OP_ALLGATHER, &cc.g_tp, cc.act, n, tr);
         } else {
-            coll(ctx, PPL_OP_ALLREDUCE, &g_tp, act, n, tr);
+            coll(ctx, PPL_OP_ALLREDUCE, &cc.g_tp, cc.act, n, tr);
         }
     }
     if (c->pp > 1)
-        coll(ctx, PPL_OP_SENDRECV, &g_pp, c->tp > 1 ? act / (double)c->tp : act,
+        coll(ctx, PPL_OP_SENDRECV, &cc.g_pp, c->tp > 1 ? cc.act / (double)c->tp : cc.act,
              mb * 2.0 * (double)c->vp, tr);
     if (c->zero < 3) {
         double r, g, lb;
-        dp_times(ctx, c, &g_dp, worst.params - worst.params_expert, &r, &g, &lb, tr);
-    } else if (g_dp.n > 1 && layers_w > 0) {
+        dp_times(ctx, c, &cc.g_dp, worst.params - worst.params_expert, &r, &g, &lb, tr);
+    } else if (cc.g_dp.n > 1 && layers_w > 0) {
         double layer_params = (worst.params - worst.params_expert) / layers_w;
-        coll(ctx, PPL_OP_ALLGATHER, &g_dp, layer_params * ctx->memory.weight_bytes,
+        coll(ctx, PPL_OP_ALLGATHER, &cc.g_dp, layer_params * ctx->memory.weight_bytes,
              2.0 * mb * layers_w, tr);
-        coll(ctx, PPL_OP_REDUCESCATTER, &g_dp, layer_params * grad_bytes(ctx, c), mb * layers_w,
+        coll(ctx, PPL_OP_REDUCESCATTER, &cc.g_dp, layer_params * grad_bytes(ctx, c), mb * layers_w,
              tr);
     }
 
@@ -352,11 +389,11 @@ void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estim
     } parts[] = {
         {"compute", out->time.compute, NULL},
         {"bubble", out->time.bubble, NULL},
-        {"tp_comm", mb * (1.0 - so->tp_overlap) * worst.tp, &g_tp},
-        {"cp_comm", mb * worst.cp, &g_cp},
-        {"ep_comm", mb * worst.ep, &g_ep},
-        {"pp_comm", mb * (1.0 - so->pp_overlap) * worst.pp, &g_pp},
-        {"dp_comm", dp_exposed + (c->zero >= 3 ? mb * worst.zero3 : 0.0), &g_dp},
+        {"tp_comm", mb * (1.0 - so->tp_overlap) * worst.tp, &cc.g_tp},
+        {"cp_comm", mb * worst.cp, &cc.g_cp},
+        {"ep_comm", mb * worst.ep, &cc.g_ep},
+        {"pp_comm", mb * (1.0 - so->pp_overlap) * worst.pp, &cc.g_pp},
+        {"dp_comm", dp_exposed + (c->zero >= 3 ? mb * worst.zero3 : 0.0), &cc.g_dp},
         {"optimizer", opt_time, NULL},
     };
     out->bottleneck = "compute";

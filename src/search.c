@@ -1,5 +1,12 @@
 /*
  * search.c - enumerate the configuration space, keep the best (parplan/search.h).
+ *
+ * Pruning never changes the answer: a configuration is costed only if it passes
+ * the divisibility rules, fits in memory, and its step-time lower bound (the
+ * microbatches times the average stage's compute, plus the per-step cost; every
+ * estimate is at least that) does not exceed the worst result kept.  Afterwards
+ * each kept result, and each configuration that missed memory by a little, gets
+ * its stage split from the integer program of balance.c when that is faster.
  */
 #include "parplan/search.h"
 
@@ -10,6 +17,8 @@
 
 #define MAX_CHOICES 64
 #define MAX_MBS 16
+/* configurations over memory by at most this share may fit once rebalanced */
+#define NEAR_MISS 0.15
 
 typedef struct choices {
     int64_t v[MAX_CHOICES];
@@ -31,7 +40,7 @@ static void divisors(int64_t n, int64_t limit, choices *out)
             add(out, d);
 }
 
-static void pinned_or(int64_t pin, choices *free_choices, choices *out)
+static void pinned_or(int64_t pin, const choices *free_choices, choices *out)
 {
     if (pin != PPL_UNSET) {
         out->n = 0;
@@ -39,6 +48,18 @@ static void pinned_or(int64_t pin, choices *free_choices, choices *out)
     } else {
         *out = *free_choices;
     }
+}
+
+static void flags(int pin, bool allow_on, choices *out)
+{
+    out->n = 0;
+    if (pin != PPL_UNSET) {
+        add(out, pin);
+        return;
+    }
+    add(out, 0);
+    if (allow_on)
+        add(out, 1);
 }
 
 static double wall_seconds(void)
@@ -52,9 +73,8 @@ static double objective_of(const ppl_search_opts *o, const ppl_estimate *e)
 {
     switch (o->objective) {
     case PPL_OBJECTIVE_MEMORY: return e->memory.total;
-    case PPL_OBJECTIVE_COST: /* GPU-hours per token; the price only scales it */
-        return e->step_time_s * (double)e->config.gpus / 3600.0 /
-               (e->tokens_per_s * e->step_time_s);
+    case PPL_OBJECTIVE_COST: /* GPU-hours per token */
+        return (double)e->config.gpus / 3600.0 / e->tokens_per_s;
     default: return e->step_time_s;
     }
 }
@@ -77,7 +97,8 @@ static int compare(const ppl_search_opts *o, const ppl_estimate *a, const ppl_es
                     p->zero,
                     p->recompute,
                     p->sequence_parallel,
-                    p->flash_attention};
+                    p->flash_attention,
+                    p->layers_of != NULL};
     int64_t kb[] = {q->tp,
                     q->pp,
                     q->cp,
@@ -87,26 +108,169 @@ static int compare(const ppl_search_opts *o, const ppl_estimate *a, const ppl_es
                     q->zero,
                     q->recompute,
                     q->sequence_parallel,
-                    q->flash_attention};
+                    q->flash_attention,
+                    q->layers_of != NULL};
     for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
         if (ka[i] != kb[i])
             return ka[i] < kb[i] ? -1 : 1;
     return 0;
 }
 
-static void keep(const ppl_search_opts *o, ppl_search_result *r, size_t cap, const ppl_estimate *e)
+typedef struct top_list {
+    ppl_estimate *items;
+    size_t count, cap;
+} top_list;
+
+static void keep(const ppl_search_opts *o, top_list *l, const ppl_estimate *e)
 {
-    size_t n = r->count;
-    if (n == cap && compare(o, e, &r->results[n - 1]) >= 0)
+    size_t n = l->count;
+    if (n == l->cap && compare(o, e, &l->items[n - 1]) >= 0)
         return;
-    size_t i = n < cap ? n : cap - 1;
-    while (i > 0 && compare(o, e, &r->results[i - 1]) < 0) {
-        r->results[i] = r->results[i - 1];
+    size_t i = n < l->cap ? n : l->cap - 1;
+    while (i > 0 && compare(o, e, &l->items[i - 1]) < 0) {
+        l->items[i] = l->items[i - 1];
         i--;
     }
-    r->results[i] = *e;
-    if (n < cap)
-        r->count++;
+    l->items[i] = *e;
+    if (n < l->cap)
+        l->count++;
+}
+
+/* The same knobs, whatever the stage split. */
+static bool same_knobs(const ppl_config *a, const ppl_config *b)
+{
+    return a->tp == b->tp && a->pp == b->pp && a->cp == b->cp && a->ep == b->ep && a->vp == b->vp &&
+           a->mbs == b->mbs && a->zero == b->zero && a->recompute == b->recompute &&
+           a->sequence_parallel == b->sequence_parallel && a->flash_attention == b->flash_attention;
+}
+
+typedef struct search_state {
+    const ppl_eval_ctx *ctx;
+    const ppl_search_opts *opts;
+    ppl_search_result *r;
+    top_list best, near;
+    double last_progress;
+} search_state;
+
+/* Lower bound on the step time: the microbatches times the average stage's compute
+ * (the slowest stage computes at least the average), plus the per-step cost. */
+static double step_lower_bound(const ppl_eval_ctx *ctx, const ppl_config *c)
+{
+    ppl_layer_time dense, moe;
+    const ppl_model *m = ctx->model;
+    ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, false, &dense);
+    double per_layer = dense.forward_s + dense.backward_s;
+    if (m->has_moe) {
+        ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, true, &moe);
+        if (moe.forward_s + moe.backward_s < per_layer)
+            per_layer = moe.forward_s + moe.backward_s;
+    }
+    return (double)c->microbatches * (double)m->layers / (double)c->pp * per_layer +
+           ctx->stack.step_overhead_s;
+}
+
+static void evaluate(search_state *s, const ppl_config *c)
+{
+    const ppl_eval_ctx *ctx = s->ctx;
+    ppl_search_result *r = s->r;
+    ppl_error scratch;
+    r->candidates++;
+    if (ppl_config_check(c, ctx->model, ctx->topo, &scratch) != PPL_OK)
+        return;
+    bool full = s->best.count == s->best.cap;
+    if (!s->opts->no_prune && full && s->opts->objective == PPL_OBJECTIVE_TIME &&
+        step_lower_bound(ctx, c) > s->best.items[s->best.count - 1].step_time_s) {
+        r->pruned++;
+        return;
+    }
+    ppl_memory mem;
+    ppl_memory_worst(ctx->model, &ctx->figures, ctx->topo, c, &ctx->memory, &mem);
+    r->evaluated++;
+    if (mem.total < r->smallest_memory)
+        r->smallest_memory = mem.total;
+    bool near = !mem.fits && c->pp > 1 && c->vp == 1 && !s->opts->no_balance &&
+                mem.total <= mem.capacity * (1.0 + NEAR_MISS);
+    if (!mem.fits && !near)
+        return;
+    ppl_estimate est;
+    ppl_estimate_config(ctx, c, &est);
+    if (mem.fits) {
+        r->feasible++;
+        keep(s->opts, &s->best, &est);
+    } else {
+        keep(s->opts, &s->near, &est);
+    }
+}
+
+/* Rebalances the stage split of kept and near-miss configurations. */
+static void balance(search_state *s)
+{
+    const ppl_eval_ctx *ctx = s->ctx;
+    ppl_search_result *r = s->r;
+    size_t total = s->best.count + s->near.count;
+    ppl_estimate *todo = malloc((total ? total : 1) * sizeof *todo);
+    r->splits = calloc(total ? total : 1, sizeof *r->splits);
+    if (!todo || !r->splits) {
+        free(todo);
+        return; /* no rebalancing; the results stand */
+    }
+    memcpy(todo, s->best.items, s->best.count * sizeof *todo);
+    memcpy(todo + s->best.count, s->near.items, s->near.count * sizeof *todo);
+    for (size_t i = 0; i < total; i++) {
+        ppl_config c = todo[i].config;
+        if (c.pp < 2 || c.vp > 1)
+            continue;
+        int64_t *layers = malloc((size_t)c.pp * sizeof *layers);
+        if (!layers)
+            continue;
+        ppl_error scratch;
+        if (ppl_balance_stages(ctx, &c, layers) != PPL_OK) {
+            free(layers);
+            continue;
+        }
+        bool same = true;
+        for (int64_t k = 0; k < c.pp; k++)
+            same = same && layers[k] == ppl_stage_layers(&c, k);
+        c.layers_of = layers;
+        ppl_memory mem;
+        if (same || ppl_config_check(&c, ctx->model, ctx->topo, &scratch) != PPL_OK) {
+            free(layers);
+            continue;
+        }
+        ppl_memory_worst(ctx->model, &ctx->figures, ctx->topo, &c, &ctx->memory, &mem);
+        if (!mem.fits) {
+            free(layers);
+            continue;
+        }
+        ppl_estimate est;
+        ppl_estimate_config(ctx, &c, &est);
+        /* replace the default-split version when faster (or when it did not fit) */
+        size_t j = 0;
+        while (j < s->best.count && !same_knobs(&s->best.items[j].config, &c))
+            j++;
+        if (j < s->best.count && compare(s->opts, &est, &s->best.items[j]) >= 0) {
+            free(layers);
+            continue;
+        }
+        if (j < s->best.count) {
+            memmove(&s->best.items[j], &s->best.items[j + 1],
+                    (s->best.count - j - 1) * sizeof *s->best.items);
+            s->best.count--;
+        } else {
+            r->feasible++;
+        }
+        r->splits[r->nsplits++] = layers;
+        keep(s->opts, &s->best, &est);
+    }
+    free(todo);
+}
+
+static void progress(search_state *s, double fraction)
+{
+    if (s->opts->progress && fraction - s->last_progress >= 0.01) {
+        s->last_progress = fraction;
+        s->opts->progress(s->opts->progress_ctx, fraction);
+    }
 }
 
 ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_search_result *r,
@@ -117,48 +281,46 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     const ppl_topology *t = ctx->topo;
     double start = wall_seconds();
     memset(r, 0, sizeof *r);
-    size_t cap = o->top > 0 ? o->top : 1;
-    r->results = calloc(cap, sizeof *r->results);
-    if (!r->results)
-        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     r->smallest_memory = INFINITY;
     r->capacity = t->gpu.memory_bytes;
-
-    const int64_t gpus = pin->gpus != PPL_UNSET ? pin->gpus : t->servers * t->gpus_per_server;
-    if (gpus > t->servers * t->gpus_per_server) {
-        free(r->results);
-        r->results = NULL;
+    const int64_t all = t->servers * t->gpus_per_server;
+    const int64_t gpus = pin->gpus != PPL_UNSET ? pin->gpus : all;
+    if (gpus > all)
         return ppl_error_set(err, PPL_EUSAGE, "", "--gpus", "%lld exceeds the topology's %lld GPUs",
-                             (long long)gpus, (long long)(t->servers * t->gpus_per_server));
+                             (long long)gpus, (long long)all);
+    search_state s = {.ctx = ctx, .opts = o, .r = r};
+    s.best.cap = o->top > 0 ? o->top : 1;
+    s.near.cap = s.best.cap;
+    s.best.items = calloc(s.best.cap, sizeof *s.best.items);
+    s.near.items = calloc(s.near.cap, sizeof *s.near.items);
+    if (!s.best.items || !s.near.items) {
+        free(s.best.items);
+        free(s.near.items);
+        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     }
+
     const int64_t batch = pin->global_batch;
-    int64_t node = ctx->net.node_gpus;
     choices tp_all, tps, cps, cp_all, pps, pp_all, eps, ep_all, vps, mbss, mbs_all;
-    divisors(gpus, pin->allow_tp_across_servers ? gpus : node, &tp_all);
+    choices zeros, recomputes, sps, flashes;
+    divisors(gpus, pin->allow_tp_across_servers ? gpus : ctx->net.node_gpus, &tp_all);
     pinned_or(pin->tp, &tp_all, &tps);
     cp_all.n = 0;
     for (int64_t cp = 1; cp <= 32; cp *= 2)
         if (cp == 1 || (m->seq_len >= 8192 && m->seq_len % (2 * cp) == 0))
             add(&cp_all, cp);
     pinned_or(pin->cp, &cp_all, &cps);
-
-    int zeros[4], nzero = 0, recomputes[3], nrec = 0, sps[2], nsp, flashes[2], nfl = 0;
-    if (pin->zero != PPL_UNSET)
-        zeros[nzero++] = pin->zero;
-    else
-        for (int z = 0; z <= 3; z++)
-            zeros[nzero++] = z;
-    if (pin->recompute != PPL_UNSET)
-        recomputes[nrec++] = pin->recompute;
-    else
-        for (int rc = 0; rc < 3; rc++)
-            recomputes[nrec++] = rc;
-    if (pin->flash_attention != PPL_UNSET)
-        flashes[nfl++] = pin->flash_attention;
-    else {
-        flashes[nfl++] = 0;
-        flashes[nfl++] = 1;
+    zeros.n = recomputes.n = 0;
+    for (int z = 0; z <= 3; z++)
+        add(&zeros, z);
+    for (int rc = 0; rc < 3; rc++)
+        add(&recomputes, rc);
+    {
+        choices tmp = zeros;
+        pinned_or(pin->zero, &tmp, &zeros);
+        tmp = recomputes;
+        pinned_or(pin->recompute, &tmp, &recomputes);
     }
+    flags(pin->flash_attention, true, &flashes);
 
     ppl_config c;
     memset(&c, 0, sizeof c);
@@ -167,19 +329,11 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     c.precision = (ppl_precision)pin->precision;
     c.optimizer = (ppl_optimizer)pin->optimizer;
     c.schedule = (ppl_schedule)pin->schedule;
-    ppl_error scratch;
     for (int a = 0; a < tps.n; a++) {
         c.tp = tps.v[a];
         if (m->heads % c.tp != 0 || (m->kv_heads % c.tp != 0 && c.tp % m->kv_heads != 0))
             continue;
-        nsp = 0;
-        if (pin->sequence_parallel != PPL_UNSET)
-            sps[nsp++] = pin->sequence_parallel;
-        else {
-            sps[nsp++] = 0;
-            if (c.tp > 1)
-                sps[nsp++] = 1;
-        }
+        flags(pin->sequence_parallel, c.tp > 1, &sps);
         for (int b = 0; b < cps.n; b++) {
             c.cp = cps.v[b];
             if (gpus % (c.tp * c.cp) != 0)
@@ -187,6 +341,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
             divisors(gpus / (c.tp * c.cp), m->layers, &pp_all);
             pinned_or(pin->pp, &pp_all, &pps);
             for (int d = 0; d < pps.n; d++) {
+                progress(&s, ((double)a + ((double)b + (double)d / pps.n) / cps.n) / tps.n);
                 c.pp = pps.v[d];
                 if (gpus % (c.tp * c.cp * c.pp) != 0)
                     continue;
@@ -194,12 +349,21 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                 if (pin->dp != PPL_UNSET && pin->dp != c.dp)
                     continue;
                 c.split = ppl_stage_split_default(m->layers, c.pp);
+                if (pin->first_stage_layers != PPL_UNSET || pin->last_stage_layers != PPL_UNSET) {
+                    ppl_args fl = *pin;
+                    fl.tp = c.tp, fl.pp = c.pp, fl.cp = c.cp, fl.dp = c.dp, fl.gpus = gpus;
+                    ppl_config tmp;
+                    ppl_error e2;
+                    if (ppl_config_from_args(&fl, m, t, &tmp, &e2) != PPL_OK &&
+                        strcmp(e2.key, "--first-stage-layers") == 0)
+                        continue;
+                    c.split = tmp.split;
+                }
+                ep_all.n = 0;
                 if (m->has_moe)
                     divisors(c.dp, m->moe.experts, &ep_all);
-                else {
-                    ep_all.n = 0;
+                else
                     add(&ep_all, 1);
-                }
                 pinned_or(pin->ep, &ep_all, &eps);
                 mbs_all.n = 0;
                 if (batch % c.dp == 0)
@@ -213,43 +377,36 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                             continue;
                         c.microbatches = batch / (c.dp * c.mbs);
                         vps.n = 0;
-                        if (pin->vp != PPL_UNSET)
+                        add(&vps, 1);
+                        int64_t chunked = ppl_interleaved_stage_layers(&c);
+                        if (c.pp > 1 && c.microbatches % c.pp == 0)
+                            for (int64_t v = 2; v <= chunked; v++)
+                                if (chunked % v == 0)
+                                    add(&vps, v);
+                        if (pin->vp != PPL_UNSET) {
+                            vps.n = 0;
                             add(&vps, pin->vp);
-                        else {
-                            add(&vps, 1);
-                            int64_t chunked = ppl_interleaved_stage_layers(&c);
-                            if (c.pp > 1 && c.microbatches % c.pp == 0)
-                                for (int64_t v = 2; v <= chunked; v++)
-                                    if (chunked % v == 0)
-                                        add(&vps, v);
                         }
                         for (int g = 0; g < vps.n; g++) {
                             c.vp = vps.v[g];
-                            for (int z = 0; z < nzero; z++) {
-                                c.zero = zeros[z];
+                            for (int z = 0; z < zeros.n; z++) {
+                                c.zero = (int)zeros.v[z];
+                                /* ZeRO-2/3 with pipelining: neither Megatron nor DeepSpeed */
                                 if (c.zero >= 2 && c.pp > 1 && pin->zero == PPL_UNSET)
                                     continue;
-                                for (int h = 0; h < nrec; h++) {
-                                    c.recompute = (ppl_recompute)recomputes[h];
-                                    for (int i = 0; i < nsp; i++) {
-                                        c.sequence_parallel = sps[i];
-                                        for (int j = 0; j < nfl; j++) {
-                                            c.flash_attention = flashes[j];
-                                            r->candidates++;
-                                            if (ppl_config_check(&c, m, t, &scratch) != PPL_OK)
+                                for (int h = 0; h < recomputes.n; h++) {
+                                    c.recompute = (ppl_recompute)recomputes.v[h];
+                                    for (int i = 0; i < sps.n; i++) {
+                                        c.sequence_parallel = sps.v[i];
+                                        for (int j = 0; j < flashes.n; j++) {
+                                            c.flash_attention = flashes.v[j];
+                                            /* with flash attention, selective recomputation
+                                             * saves and costs nothing more: one of the two */
+                                            if (c.flash_attention &&
+                                                c.recompute == PPL_RECOMPUTE_SELECTIVE &&
+                                                pin->recompute == PPL_UNSET)
                                                 continue;
-                                            ppl_memory mem;
-                                            ppl_memory_worst(m, &ctx->figures, t, &c, &ctx->memory,
-                                                             &mem);
-                                            if (mem.total < r->smallest_memory)
-                                                r->smallest_memory = mem.total;
-                                            r->evaluated++;
-                                            if (!mem.fits)
-                                                continue;
-                                            r->feasible++;
-                                            ppl_estimate est;
-                                            ppl_estimate_config(ctx, &c, &est);
-                                            keep(o, r, cap, &est);
+                                            evaluate(&s, &c);
                                         }
                                     }
                                 }
@@ -260,6 +417,14 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
             }
         }
     }
+    if (!o->no_balance)
+        balance(&s);
+    free(s.near.items);
+    r->results = s.best.items;
+    r->count = s.best.count;
+    r->balanced = 0;
+    for (size_t i = 0; i < r->count; i++)
+        r->balanced += r->results[i].config.layers_of != NULL;
     r->seconds = wall_seconds() - start;
     if (r->count == 0) {
         r->empty_reason = r->evaluated == 0 ? "no configuration satisfies the divisibility rules"
@@ -271,7 +436,9 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
 
 void ppl_search_free(ppl_search_result *r)
 {
+    for (size_t i = 0; i < r->nsplits; i++)
+        free(r->splits[i]);
+    free(r->splits);
     free(r->results);
-    r->results = NULL;
-    r->count = 0;
+    memset(r, 0, sizeof *r);
 }

@@ -41,6 +41,9 @@ typedef struct ppl_config {
     ppl_optimizer optimizer;
     ppl_schedule schedule;
     ppl_stage_split split;
+    /* explicit layers per stage (pp entries), or NULL to use split; owned by the
+     * caller and outlived by the config (the MILP balancer sets it) */
+    const int64_t *layers_of;
 } ppl_config;
 
 /* Layers held by pipeline stage `stage` (0-based). */

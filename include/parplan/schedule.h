@@ -84,6 +84,9 @@ typedef struct ppl_estimate {
     const char *bottleneck_level; /* where the largest exposed communication runs */
 } ppl_estimate;
 
+/* Time of one pipeline stage per microbatch (compute and exposed communication). */
+double ppl_stage_time(const ppl_eval_ctx *ctx, const ppl_config *config, int64_t stage);
+
 /* Evaluates one checked configuration. */
 void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_estimate *out);
 

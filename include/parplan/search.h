@@ -18,23 +18,42 @@
 #include "parplan/schedule.h"
 
 typedef struct ppl_search_opts {
-    const ppl_args *pins;  /* pinned knobs (PPL_UNSET where free) */
-    size_t top;            /* how many to keep */
-    int objective;         /* ppl_objective */
-    double gpu_hour_price; /* for the cost objective */
+    const ppl_args *pins; /* pinned knobs (PPL_UNSET where free) */
+    size_t top;           /* how many to keep */
+    int objective;        /* ppl_objective */
+    bool no_prune;        /* cost every candidate (tests compare with the pruned search) */
+    bool no_balance;      /* keep the default stage split (no integer program) */
+    /* called now and then with the share of the space covered (0..1) */
+    void (*progress)(void *ctx, double fraction);
+    void *progress_ctx;
 } ppl_search_opts;
 
 typedef struct ppl_search_result {
-    ppl_estimate *results; /* best first, `count` of them (caller frees with ppl_search_free) */
+    ppl_estimate *results; /* best first, `count` of them (free with ppl_search_free) */
     size_t count;
-    size_t evaluated;  /* configurations costed */
-    size_t feasible;   /* of those, fitting in memory */
+    int64_t **splits; /* stage layers owned by the results (balanced splits) */
+    size_t nsplits;
     size_t candidates; /* configurations enumerated, valid or not */
+    size_t evaluated;  /* passed the rules and the bound: memory computed */
+    size_t feasible;   /* of those, fitting in memory */
+    size_t pruned;     /* skipped by the step-time lower bound */
+    size_t balanced;   /* results whose stage split the integer program chose */
     double seconds;
     double smallest_memory; /* bytes: the least memory any valid configuration needed */
     double capacity;
     const char *empty_reason; /* when nothing fits or nothing is valid */
 } ppl_search_result;
+
+/*
+ * Layers per pipeline stage: minimise the slowest stage (tau_k n_k + c_k) subject
+ * to sum n_k = L, n_k >= 1 and each stage's memory mu_k n_k <= cap_k, by a small
+ * GLPK integer program.  PPL_INFEASIBLE when no split fits.
+ */
+ppl_status ppl_balance_solve(int64_t stages, int64_t layers, const double *tau, const double *c,
+                             const double *mu, const double *cap, int64_t *out, double *objective);
+/* The same with coefficients taken from the step-time and memory models for a
+ * configuration (pp > 1, vp == 1); fills layers[pp]. */
+ppl_status ppl_balance_stages(const ppl_eval_ctx *ctx, const ppl_config *config, int64_t *layers);
 
 ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *opts, ppl_search_result *out,
                       ppl_error *err);

@@ -34,6 +34,7 @@ ppl_status cli_setup(cli *c, ppl_model *model, ppl_model_figures *figures, ppl_t
 ppl_status cmd_collective(cli *c);
 ppl_status cmd_estimate(cli *c);
 ppl_status cmd_memory(cli *c);
+ppl_status cmd_plan(cli *c);
 ppl_status cmd_validate(cli *c);
 ppl_status cmd_models(cli *c);
 ppl_status cmd_model_show(cli *c);

@@ -57,6 +57,7 @@ static ppl_status dispatch(cli *c)
     case PPL_CMD_COLLECTIVE: return cmd_collective(c);
     case PPL_CMD_ESTIMATE: return cmd_estimate(c);
     case PPL_CMD_MEMORY: return cmd_memory(c);
+    case PPL_CMD_PLAN: return cmd_plan(c);
     case PPL_CMD_VALIDATE: return cmd_validate(c);
     case PPL_CMD_MODELS: return cmd_models(c);
     case PPL_CMD_MODEL_SHOW: return cmd_model_show(c);

@@ -183,8 +183,31 @@ assert len(errs)==5 and max(errs)<=8, errs" "$out"'
 run "$P" validate --runs "$ROOT/tests/bad/model-empty.json"
 check "validate: a broken runs file is exit 3" '[ $rc -eq 3 ] && [ -z "$out" ]'
 
-run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536
-check "plan is not built yet: exit 4, says so, writes nothing" '[ $rc -eq 4 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "not available"'
+# plan
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --top 5 --json
+printf '%s\n' "$out" >"$tmp/plan.json"
+check "plan --json: 5 ranked results, search figures, no wall time by default" '[ $rc -eq 0 ] && python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); r=d[\"results\"]
+assert len(r)==5 and [x[\"rank\"] for x in r]==[1,2,3,4,5]
+assert all(r[i][\"step_time_s\"]<=r[i+1][\"step_time_s\"] for i in range(4))
+assert all(x[\"memory\"][\"fits\"] for x in r)
+s=d[\"search\"]; assert s[\"evaluated\"]>0 and s[\"feasible\"]>0 and s[\"seconds\"] is None
+assert sum(r[0][\"config\"][\"stage_layers\"])==96" "$tmp/plan.json"'
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --top 5 --json
+check "plan: the same input gives byte-identical output" '[ "$out" = "$(cat "$tmp/plan.json")" ]'
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --top 3
+check "plan: a table with ranks, layout, step time and memory" '[ $rc -eq 0 ] && has "$out" "tp/pp/dp/cp/ep" && has "$out" "mem GiB" && [ "$(printf "%s\n" "$out" | grep -c "^[1-3] ")" -eq 3 ]'
+run "$P" plan --model megatron-1t --topology dgx-h100-superpod --gpus 8 --global-batch 8
+check "plan: nothing fits is exit 1 with the memory needed" '[ $rc -eq 1 ] && [ -z "$out" ] && has "$err" "nothing fits" && has "$err" "per GPU"'
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 7 --tp 8
+check "plan: an impossible batch says the rules emptied the space" '[ $rc -eq 1 ] && has "$err" "divisibility"'
+scripts_dir="$ROOT/scripts"
+run "$scripts_dir/launch-megatron" "$tmp/plan.json" --node-rank 1 --master-addr n0
+check "launch-megatron: torchrun for a node of the plan" '[ $rc -eq 0 ] && has "$out" "torchrun --nproc_per_node 8 --nnodes 128 --node_rank 1 --master_addr n0" && has "$out" "--tensor-model-parallel-size" && has "$out" "--num-layers 96"'
+run "$scripts_dir/launch-megatron" "$tmp/plan.json" --rank 9
+check "launch-megatron: a rank the plan lacks is refused" '[ $rc -ne 0 ] && has "$err" "the plan has 5 results"'
+
 run "$P" estimate --model gpt3-175b --topology "$ROOT/tests/bad/topo-rtt-zero.json" --tp 8 --pp 8 --mbs 1 --global-batch 8
 check "commands not built yet still check their inputs (exit 3)" '[ $rc -eq 3 ] && has "$err" "transport.rtt"'
 run "$P" estimate --model gpt3-175b --topology dgx-h100-superpod --tp 8 --pp 8 --mbs 1 --global-batch 8 -o "$tmp/est.txt"

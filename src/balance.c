@@ -1,0 +1,161 @@
+/*
+ * balance.c - layers per pipeline stage by a small integer program (GLPK).
+ *
+ * Stage k holding n_k contiguous layers takes tau_k n_k + c_k per microbatch (c_0
+ * carries the embedding, c_{p-1} the output layer and loss) and needs
+ * mu_k n_k + f_k bytes (earlier stages keep more microbatches in flight, so mu
+ * falls with k).  The pipeline runs at the pace of its slowest stage, so:
+ *
+ *     minimise z  subject to  z >= tau_k n_k + c_k,  sum n_k = L,
+ *                             mu_k n_k <= capacity - f_k,  n_k >= 1 integer.
+ *
+ * The coefficients come from the step-time and memory models themselves (each
+ * stage evaluated with one and with two layers), so the split is balanced in the
+ * same terms that rank it.  Llama 3 405B's 126 layers on 16 stages is the example:
+ * an even split does not exist, and the first and last stages carry extra work.
+ */
+#include <glpk.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parplan/search.h"
+
+ppl_status ppl_balance_solve(int64_t p, int64_t L, const double *tau, const double *c,
+                             const double *mu, const double *cap, int64_t *out, double *objective)
+{
+    if (p < 1 || L < p)
+        return PPL_INFEASIBLE;
+    /* upper bounds from memory; a stage that cannot hold one layer ends it */
+    int64_t *ub = malloc((size_t)p * sizeof *ub);
+    int *ia = malloc((size_t)(3 * p + 1) * sizeof *ia),
+        *ja = malloc((size_t)(3 * p + 1) * sizeof *ja);
+    double *ar = malloc((size_t)(3 * p + 1) * sizeof *ar);
+    if (!ub || !ia || !ja || !ar) {
+        free(ub);
+        free(ia);
+        free(ja);
+        free(ar);
+        return PPL_EINTERNAL;
+    }
+    ppl_status st = PPL_OK;
+    int64_t room = 0;
+    double scale = 0.0;
+    for (int64_t k = 0; k < p; k++) {
+        if (!isfinite(tau[k]) || !isfinite(c[k]) || !isfinite(mu[k]) || !isfinite(cap[k]) ||
+            tau[k] < 0) {
+            st = PPL_EINTERNAL;
+            goto out_free;
+        }
+        int64_t bound = L - (p - 1);
+        if (mu[k] > 0) {
+            double fit = floor(cap[k] / mu[k]);
+            if (fit < (double)bound)
+                bound = fit < 0 ? 0 : (int64_t)fit;
+        } else if (cap[k] < 0) {
+            bound = 0;
+        }
+        ub[k] = bound;
+        room += bound;
+        if (bound < 1) {
+            st = PPL_INFEASIBLE;
+            goto out_free;
+        }
+        if (tau[k] > scale)
+            scale = tau[k];
+    }
+    if (room < L) {
+        st = PPL_INFEASIBLE;
+        goto out_free;
+    }
+    if (scale <= 0)
+        scale = 1.0;
+
+    glp_term_out(GLP_OFF);
+    glp_prob *lp = glp_create_prob();
+    glp_set_obj_dir(lp, GLP_MIN);
+    glp_add_cols(lp, (int)p + 1);
+    for (int64_t k = 0; k < p; k++) {
+        int col = (int)k + 1;
+        glp_set_col_kind(lp, col, GLP_IV);
+        if (ub[k] > 1)
+            glp_set_col_bnds(lp, col, GLP_DB, 1.0, (double)ub[k]);
+        else
+            glp_set_col_bnds(lp, col, GLP_FX, 1.0, 1.0);
+    }
+    int z = (int)p + 1;
+    glp_set_col_bnds(lp, z, GLP_FR, 0.0, 0.0);
+    glp_set_obj_coef(lp, z, 1.0);
+    glp_add_rows(lp, (int)p + 1);
+    int nz = 0;
+    for (int64_t k = 0; k < p; k++) {
+        int row = (int)k + 1;
+        glp_set_row_bnds(lp, row, GLP_LO, c[k] / scale, 0.0);
+        ia[++nz] = row, ja[nz] = z, ar[nz] = 1.0;
+        ia[++nz] = row, ja[nz] = (int)k + 1, ar[nz] = -tau[k] / scale;
+    }
+    int sum_row = (int)p + 1;
+    glp_set_row_bnds(lp, sum_row, GLP_FX, (double)L, (double)L);
+    for (int64_t k = 0; k < p; k++)
+        ia[++nz] = sum_row, ja[nz] = (int)k + 1, ar[nz] = 1.0;
+    glp_load_matrix(lp, nz, ia, ja, ar);
+    glp_iocp parm;
+    glp_init_iocp(&parm);
+    parm.presolve = GLP_ON;
+    parm.msg_lev = GLP_MSG_OFF;
+    int rc = glp_intopt(lp, &parm);
+    int status = glp_mip_status(lp);
+    if (rc == 0 && status == GLP_OPT) {
+        for (int64_t k = 0; k < p; k++)
+            out[k] = (int64_t)llround(glp_mip_col_val(lp, (int)k + 1));
+        if (objective)
+            *objective = glp_mip_obj_val(lp) * scale;
+    } else {
+        st = (rc == 0 || rc == GLP_ENOPFS || rc == GLP_ENODFS) ? PPL_INFEASIBLE : PPL_EINTERNAL;
+    }
+    glp_delete_prob(lp);
+out_free:
+    free(ub);
+    free(ia);
+    free(ja);
+    free(ar);
+    return st;
+}
+
+ppl_status ppl_balance_stages(const ppl_eval_ctx *ctx, const ppl_config *c, int64_t *layers)
+{
+    const int64_t p = c->pp;
+    if (p < 2 || c->vp > 1)
+        return PPL_INFEASIBLE;
+    double *coef = malloc((size_t)(4 * p) * sizeof *coef);
+    int64_t *probe = malloc((size_t)p * sizeof *probe);
+    if (!coef || !probe) {
+        free(coef);
+        free(probe);
+        return PPL_EINTERNAL;
+    }
+    double *tau = coef, *cst = coef + p, *mu = coef + 2 * p, *cap = coef + 3 * p;
+    ppl_config trial = *c;
+    for (int64_t k = 0; k < p; k++)
+        probe[k] = ppl_stage_layers(c, k);
+    trial.layers_of = probe;
+    for (int64_t k = 0; k < p; k++) {
+        int64_t keep = probe[k];
+        ppl_memory m1, m2;
+        probe[k] = 1;
+        double t1 = ppl_stage_time(ctx, &trial, k);
+        ppl_memory_stage(ctx->model, &ctx->figures, ctx->topo, &trial, &ctx->memory, k, &m1);
+        probe[k] = 2;
+        double t2 = ppl_stage_time(ctx, &trial, k);
+        ppl_memory_stage(ctx->model, &ctx->figures, ctx->topo, &trial, &ctx->memory, k, &m2);
+        probe[k] = keep;
+        tau[k] = t2 - t1;
+        cst[k] = t1 - tau[k];
+        mu[k] = m2.total - m1.total;
+        cap[k] = m1.capacity - (m1.total - mu[k]);
+    }
+    ppl_status st = ppl_balance_solve(p, ctx->model->layers, tau, cst, mu, cap, layers, NULL);
+    free(coef);
+    free(probe);
+    return st;
+}

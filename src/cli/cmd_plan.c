@@ -1,0 +1,199 @@
+/*
+ * cmd_plan.c - `parplan plan`: search the space, rank, hand the best to launchers.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+typedef struct progress_state {
+    double start;
+    bool shown;
+} progress_state;
+
+static void show_progress(void *ctx, double fraction)
+{
+    progress_state *p = ctx;
+    /* only on a terminal, and only for searches that take more than a moment */
+    if (!isatty(STDERR_FILENO))
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    if (p->start == 0.0)
+        p->start = now;
+    if (now - p->start < 0.5)
+        return;
+    fprintf(stderr, "\rparplan: searching... %3.0f%%", 100.0 * fraction);
+    fflush(stderr);
+    p->shown = true;
+}
+
+static void stage_layers_text(const ppl_config *c, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    /* runs of equal counts: "7 8x14 7" */
+    for (int64_t k = 0; k < c->pp && used + 16 < size;) {
+        int64_t n = ppl_stage_layers(c, k), run = 1;
+        while (k + run < c->pp && ppl_stage_layers(c, k + run) == n)
+            run++;
+        used += (size_t)snprintf(buf + used, size - used, "%s", used ? " " : "");
+        if (run > 1)
+            used += (size_t)snprintf(buf + used, size - used, "%lldx%lld", (long long)n,
+                                     (long long)run);
+        else
+            used += (size_t)snprintf(buf + used, size - used, "%lld", (long long)n);
+        k += run;
+    }
+}
+
+static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e)
+{
+    const ppl_config *c = &e->config;
+    char cells[14][64];
+    snprintf(cells[0], 64, "%zu", rank);
+    snprintf(cells[1], 64, "%lld/%lld/%lld/%lld/%lld", (long long)c->tp, (long long)c->pp,
+             (long long)c->dp, (long long)c->cp, (long long)c->ep);
+    snprintf(cells[2], 64, "%lld", (long long)c->vp);
+    snprintf(cells[3], 64, "%lld", (long long)c->mbs);
+    snprintf(cells[4], 64, "%d", c->zero);
+    snprintf(cells[5], 64, "%s", ppl_recompute_name(c->recompute));
+    snprintf(cells[6], 64, "%s%s", c->sequence_parallel ? "sp" : "-",
+             c->flash_attention ? ",fa" : "");
+    ppl_format_time(e->step_time_s, cells[7], 64);
+    ppl_format_count(e->tokens_per_s, cells[8], 64);
+    snprintf(cells[9], 64, "%.1f%%", 100.0 * e->mfu);
+    snprintf(cells[10], 64, "%.1f/%.0f", e->memory.total / 1073741824.0,
+             e->memory.capacity / 1073741824.0);
+    double share = e->step_time_s > 0 ? e->time.exposed_comm / e->step_time_s : 0.0;
+    snprintf(cells[11], 64, "%.1f%%%s%s", 100.0 * share, e->bottleneck_level[0] ? " " : "",
+             e->bottleneck_level);
+    snprintf(cells[12], 64, "%s", e->bottleneck);
+    stage_layers_text(c, cells[13], 64);
+    const char *row[14];
+    for (int i = 0; i < 14; i++)
+        row[i] = cells[i];
+    ppl_table_row(t, row);
+}
+
+ppl_status cmd_plan(cli *c)
+{
+    const ppl_args *a = c->args;
+    ppl_model model;
+    ppl_topology topo;
+    ppl_status st;
+    if ((st = cli_load_model(c, a->model, &model)) != PPL_OK ||
+        (st = cli_load_topology(c, a->topology, &topo)) != PPL_OK)
+        return st;
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &model, &topo, (ppl_stack)a->stack);
+    if (a->overhead_bytes >= 0)
+        ctx.memory.overhead_bytes = a->overhead_bytes;
+    if (a->fragmentation >= 0)
+        ctx.memory.fragmentation = a->fragmentation;
+    if (a->precision == PPL_PRECISION_FP8 && topo.gpu.flops[PPL_PRECISION_FP8] <= 0)
+        return ppl_error_set(&c->err, PPL_EUSAGE, "", "--precision",
+                             "fp8 is not supported by %s (no fp8 peak in the topology)",
+                             topo.gpu.name);
+    progress_state prog = {0};
+    ppl_search_opts o = {.pins = a,
+                         .top = (size_t)a->top,
+                         .objective = a->objective,
+                         .progress = show_progress,
+                         .progress_ctx = &prog};
+    ppl_search_result r;
+    st = ppl_search(&ctx, &o, &r, &c->err);
+    if (prog.shown)
+        fprintf(stderr, "\r%40s\r", "");
+    if (st == PPL_INFEASIBLE) {
+        char need[32], cap[32];
+        ppl_format_bytes(r.smallest_memory, need, sizeof need);
+        ppl_format_bytes(r.capacity, cap, sizeof cap);
+        if (r.evaluated == 0)
+            ppl_error_set(
+                &c->err, PPL_INFEASIBLE, "", "",
+                "nothing to plan: %zu configurations enumerated, none satisfies the "
+                "divisibility rules (global batch %lld, %lld GPUs); try another "
+                "--global-batch or --gpus",
+                r.candidates, (long long)a->global_batch,
+                (long long)(a->gpus != PPL_UNSET ? a->gpus : topo.servers * topo.gpus_per_server));
+        else
+            ppl_error_set(&c->err, PPL_INFEASIBLE, "", "",
+                          "nothing fits: the smallest configuration needs %s per GPU, the GPU has "
+                          "%s (%zu configurations costed); add GPUs or pin --recompute full, "
+                          "--zero 1 or a larger --pp",
+                          need, cap, r.evaluated);
+        ppl_search_free(&r);
+        return PPL_INFEASIBLE;
+    }
+    if (st != PPL_OK) {
+        ppl_search_free(&r);
+        return st;
+    }
+    if (a->json) {
+        json_t *doc = ppl_json_document(), *list = json_array(), *search = json_object();
+        json_object_set_new(doc, "model", json_string(model.name));
+        json_object_set_new(doc, "topology", json_string(topo.name));
+        json_object_set_new(doc, "stack", json_string(ppl_stack_name(ctx.stack.stack)));
+        json_object_set_new(doc, "gpus_per_server", json_integer(topo.gpus_per_server));
+        json_object_set_new(doc, "objective",
+                            json_string(a->objective == PPL_OBJECTIVE_COST     ? "cost"
+                                        : a->objective == PPL_OBJECTIVE_MEMORY ? "memory"
+                                                                               : "time"));
+        json_object_set_new(search, "candidates", json_integer((json_int_t)r.candidates));
+        json_object_set_new(search, "evaluated", json_integer((json_int_t)r.evaluated));
+        json_object_set_new(search, "feasible", json_integer((json_int_t)r.feasible));
+        json_object_set_new(search, "pruned", json_integer((json_int_t)r.pruned));
+        json_object_set_new(search, "balanced", json_integer((json_int_t)r.balanced));
+        /* wall time varies run to run: reported with --timing, else null, so that
+         * the same input gives byte-identical output */
+        json_object_set_new(search, "seconds", a->timing ? json_real(r.seconds) : json_null());
+        json_object_set_new(doc, "search", search);
+        for (size_t i = 0; i < r.count; i++) {
+            json_t *e = ppl_estimate_json(&r.results[i], &model);
+            json_object_set_new(e, "rank", json_integer((json_int_t)i + 1));
+            if (a->gpu_hour_price > 0)
+                json_object_set_new(e, "cost_per_million_tokens",
+                                    json_real(a->gpu_hour_price * (double)r.results[i].config.gpus /
+                                              3600.0 / r.results[i].tokens_per_s * 1e6));
+            json_array_append_new(list, e);
+        }
+        json_object_set_new(doc, "results", list);
+        ppl_search_free(&r);
+        return cli_emit_json(c, doc);
+    }
+    ppl_buf *out = &c->out;
+    ppl_buf_printf(
+        out, "plan      %s on %s: %lld GPUs, global batch %lld, %s stack\n", model.name, topo.name,
+        (long long)(a->gpus != PPL_UNSET ? a->gpus : topo.servers * topo.gpus_per_server),
+        (long long)a->global_batch, ppl_stack_name(ctx.stack.stack));
+    ppl_buf_printf(out,
+                   "search    %zu configurations, %zu costed, %zu fit, %zu pruned by the "
+                   "step-time bound, %zu rebalanced\n\n",
+                   r.candidates, r.evaluated, r.feasible, r.pruned, r.balanced);
+    ppl_table t;
+    ppl_table_init(&t, 14, "rlrrrllrrrrlll");
+    static const char *const header[] = {
+        "#",    "tp/pp/dp/cp/ep", "vp",  "mbs",     "zero",         "recompute",  "opt",
+        "step", "tokens/s",       "MFU", "mem GiB", "exposed comm", "bottleneck", "stage layers"};
+    ppl_table_row(&t, header);
+    for (size_t i = 0; i < r.count; i++)
+        table_row(&t, i + 1, &r.results[i]);
+    ppl_table_render(&t, out, "");
+    ppl_table_free(&t);
+    if (a->gpu_hour_price > 0 && r.count > 0) {
+        const ppl_estimate *b = &r.results[0];
+        ppl_buf_printf(out, "\ncost of the best: %.2f per million tokens at %.2f per GPU-hour\n",
+                       a->gpu_hour_price * (double)b->config.gpus / 3600.0 / b->tokens_per_s * 1e6,
+                       a->gpu_hour_price);
+    }
+    ppl_buf_printf(out, "\nopt: sp = sequence parallelism, fa = flash attention; exposed comm: "
+                        "share of the step, and the level of the largest part\n");
+    ppl_search_free(&r);
+    return PPL_OK;
+}

@@ -1,0 +1,299 @@
+/*
+ * test_search.c - the search finds what brute force finds; the stage-split
+ * integer program matches exhaustive enumeration; results are reproducible.
+ */
+#include "testutil.h"
+
+#include <stdlib.h>
+
+#include "parplan/search.h"
+
+static ppl_model load_model(const char *name)
+{
+    char path[1024];
+    ppl_model m;
+    ppl_error err;
+    snprintf(path, sizeof path, "%s/models/%s.json", PPL_TEST_SOURCE_ROOT, name);
+    if (ppl_model_load(path, NULL, NULL, &m, &err) != PPL_OK)
+        fail_msg("%s: %s", path, err.message);
+    return m;
+}
+
+static ppl_topology load_topology(const char *name)
+{
+    char path[1024];
+    ppl_topology t;
+    ppl_error err;
+    snprintf(path, sizeof path, "%s/topologies/%s.json", PPL_TEST_SOURCE_ROOT, name);
+    if (ppl_topology_load(path, NULL, NULL, &t, &err) != PPL_OK)
+        fail_msg("%s: %s", path, err.message);
+    return t;
+}
+
+static void same_lists(const ppl_search_result *a, const ppl_search_result *b)
+{
+    assert_int_equal(a->count, b->count);
+    for (size_t i = 0; i < a->count; i++) {
+        const ppl_config *x = &a->results[i].config, *y = &b->results[i].config;
+        assert_int_equal(x->tp, y->tp);
+        assert_int_equal(x->pp, y->pp);
+        assert_int_equal(x->cp, y->cp);
+        assert_int_equal(x->vp, y->vp);
+        assert_int_equal(x->mbs, y->mbs);
+        assert_int_equal(x->zero, y->zero);
+        assert_int_equal(x->recompute, y->recompute);
+        assert_int_equal(x->sequence_parallel, y->sequence_parallel);
+        assert_int_equal(x->flash_attention, y->flash_attention);
+        for (int64_t k = 0; k < x->pp; k++)
+            assert_int_equal(ppl_stage_layers(x, k), ppl_stage_layers(y, k));
+        assert_true(a->results[i].step_time_s == b->results[i].step_time_s);
+    }
+}
+
+/* Pruning (memory first, then the step-time lower bound) keeps the brute-force
+ * top K exactly, on spaces small enough to cost every point. */
+static void test_pruned_equals_brute_force(void **state)
+{
+    (void)state;
+    struct {
+        const char *model, *topo;
+        int64_t gpus, batch;
+    } cases[] = {
+        {"gpt3-175b", "dgx-h100-superpod", 64, 64},
+        {"llama3-8b", "dgx-a100-superpod", 32, 256},
+        {"mixtral-8x7b", "dgx-h100-superpod", 32, 128},
+        {"llama3-70b", "meta-24k-roce", 128, 512},
+    };
+    size_t pruned = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ppl_model m = load_model(cases[i].model);
+        ppl_topology t = load_topology(cases[i].topo);
+        ppl_eval_ctx ctx;
+        ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+        ppl_args pins;
+        ppl_args_init(&pins);
+        pins.gpus = cases[i].gpus;
+        pins.global_batch = cases[i].batch;
+        ppl_search_opts fast = {.pins = &pins, .top = 10};
+        ppl_search_opts brute = fast;
+        brute.no_prune = true;
+        ppl_search_result a, b;
+        ppl_error err;
+        ppl_status sa = ppl_search(&ctx, &fast, &a, &err);
+        ppl_status sb = ppl_search(&ctx, &brute, &b, &err);
+        assert_int_equal(sa, sb);
+        assert_int_equal(b.pruned, 0);
+        pruned += a.pruned;
+        same_lists(&a, &b);
+        /* ranked best first, and all of them fit */
+        for (size_t k = 0; k < a.count; k++) {
+            assert_true(a.results[k].memory.fits);
+            if (k > 0)
+                assert_true(a.results[k - 1].step_time_s <= a.results[k].step_time_s);
+        }
+        ppl_search_free(&a);
+        ppl_search_free(&b);
+    }
+    assert_true(pruned > 0); /* the bound did skip work */
+}
+
+/* A fixed seed's pseudo-random numbers in [lo, hi). */
+static uint64_t seed = 88172645463325252ull;
+static double uniform(double lo, double hi)
+{
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return lo + (hi - lo) * (double)(seed >> 11) / 9007199254740992.0;
+}
+
+/* Exhaustive: every composition of L into p positive parts. */
+static double brute_force(int64_t p, int64_t L, const double *tau, const double *c,
+                          const double *mu, const double *cap, int64_t *n, int64_t k, int64_t left)
+{
+    if (k == p - 1) {
+        n[k] = left;
+        if (mu[k] * (double)left > cap[k])
+            return INFINITY;
+        double worst = 0.0;
+        for (int64_t j = 0; j < p; j++) {
+            double tj = tau[j] * (double)n[j] + c[j];
+            if (tj > worst)
+                worst = tj;
+        }
+        return worst;
+    }
+    double best = INFINITY;
+    for (int64_t x = 1; x <= left - (p - 1 - k); x++) {
+        n[k] = x;
+        if (mu[k] * (double)x > cap[k])
+            break;
+        double v = brute_force(p, L, tau, c, mu, cap, n, k + 1, left - x);
+        if (v < best)
+            best = v;
+    }
+    return best;
+}
+
+static void test_milp_equals_brute_force(void **state)
+{
+    (void)state;
+    int checked = 0, infeasible = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        int64_t p = 2 + trial % 4;               /* 2..5 stages */
+        int64_t L = p + (int64_t)uniform(0, 10); /* up to 14 layers */
+        double tau[5], c[5], mu[5], cap[5];
+        for (int64_t k = 0; k < p; k++) {
+            tau[k] = uniform(0.5, 2.0);
+            c[k] = uniform(0.0, 3.0);
+            mu[k] = uniform(1.0, 3.0);
+            cap[k] = uniform(2.0, 3.0 * (double)L / (double)p + 4.0);
+        }
+        int64_t n[5], got[5];
+        double expected = brute_force(p, L, tau, c, mu, cap, n, 0, L);
+        double objective = 0.0;
+        ppl_status st = ppl_balance_solve(p, L, tau, c, mu, cap, got, &objective);
+        if (!isfinite(expected)) {
+            assert_int_equal(st, PPL_INFEASIBLE);
+            infeasible++;
+            continue;
+        }
+        assert_int_equal(st, PPL_OK);
+        int64_t sum = 0;
+        double worst = 0.0;
+        for (int64_t k = 0; k < p; k++) {
+            assert_true(got[k] >= 1);
+            assert_true(mu[k] * (double)got[k] <= cap[k] + 1e-9);
+            sum += got[k];
+            double tk = tau[k] * (double)got[k] + c[k];
+            if (tk > worst)
+                worst = tk;
+        }
+        assert_int_equal(sum, L);
+        assert_close(worst, expected, 1e-6);
+        checked++;
+    }
+    assert_true(checked > 100);
+    assert_true(infeasible > 0);
+}
+
+/* Llama 3 405B on 16 stages: 126 layers cannot split evenly; the balanced split
+ * holds every layer, and the stages carrying the embedding and the output layer
+ * take no more than the others (Llama 3 ran 7, 8 x 14, 7). */
+static void test_balance_llama(void **state)
+{
+    (void)state;
+    ppl_model m = load_model("llama3-405b");
+    ppl_topology t = load_topology("h100-64k");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_config c;
+    memset(&c, 0, sizeof c);
+    c.gpus = 16384;
+    c.tp = 8;
+    c.pp = 16;
+    c.cp = c.ep = c.vp = 1;
+    c.dp = 128;
+    c.mbs = 1;
+    c.global_batch = 2048;
+    c.microbatches = 16;
+    c.recompute = PPL_RECOMPUTE_FULL;
+    c.sequence_parallel = true;
+    c.flash_attention = true;
+    c.split = ppl_stage_split_default(126, 16);
+    int64_t layers[16];
+    assert_int_equal(ppl_balance_stages(&ctx, &c, layers), PPL_OK);
+    int64_t sum = 0, middle = 0;
+    for (int k = 0; k < 16; k++) {
+        sum += layers[k];
+        if (k > 0 && k < 15 && layers[k] > middle)
+            middle = layers[k];
+    }
+    assert_int_equal(sum, 126);
+    assert_true(layers[15] <= middle);
+    c.layers_of = layers;
+    ppl_error err;
+    assert_int_equal(ppl_config_check(&c, &m, &t, &err), PPL_OK);
+}
+
+/* The same search twice gives the same results to the bit. */
+static void test_deterministic(void **state)
+{
+    (void)state;
+    ppl_model m = load_model("gpt3-175b");
+    ppl_topology t = load_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_args pins;
+    ppl_args_init(&pins);
+    pins.global_batch = 1536;
+    ppl_search_opts o = {.pins = &pins, .top = 10};
+    ppl_search_result a, b;
+    ppl_error err;
+    assert_int_equal(ppl_search(&ctx, &o, &a, &err), PPL_OK);
+    assert_int_equal(ppl_search(&ctx, &o, &b, &err), PPL_OK);
+    assert_int_equal(a.count, 10);
+    same_lists(&a, &b);
+    ppl_search_free(&a);
+    ppl_search_free(&b);
+}
+
+/* Megatron-LM trained the 1T model on 3,072 A100 with TP 8 and PP 64 (Narayanan
+ * et al. Table 1); the unpinned search must do at least as well. */
+static void test_1t_no_slower_than_published(void **state)
+{
+    (void)state;
+    ppl_model m = load_model("megatron-1t");
+    ppl_topology t = load_topology("dgx-a100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_args pins;
+    ppl_args_init(&pins);
+    pins.gpus = 3072;
+    pins.global_batch = 3072;
+    ppl_search_opts o = {.pins = &pins, .top = 1};
+    ppl_search_result free_r, pinned_r;
+    ppl_error err;
+    assert_int_equal(ppl_search(&ctx, &o, &free_r, &err), PPL_OK);
+    pins.tp = 8;
+    pins.pp = 64;
+    assert_int_equal(ppl_search(&ctx, &o, &pinned_r, &err), PPL_OK);
+    assert_true(free_r.results[0].step_time_s <= pinned_r.results[0].step_time_s);
+    ppl_search_free(&free_r);
+    ppl_search_free(&pinned_r);
+}
+
+/* Nothing fits: a 1T model on 8 GPUs; the result says how much was needed. */
+static void test_nothing_fits(void **state)
+{
+    (void)state;
+    ppl_model m = load_model("megatron-1t");
+    ppl_topology t = load_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_args pins;
+    ppl_args_init(&pins);
+    pins.gpus = 8;
+    pins.global_batch = 8;
+    ppl_search_opts o = {.pins = &pins, .top = 5};
+    ppl_search_result r;
+    ppl_error err;
+    assert_int_equal(ppl_search(&ctx, &o, &r, &err), PPL_INFEASIBLE);
+    assert_int_equal(r.count, 0);
+    assert_true(r.smallest_memory > r.capacity);
+    assert_true(r.evaluated > 0);
+    ppl_search_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pruned_equals_brute_force),
+        cmocka_unit_test(test_milp_equals_brute_force),
+        cmocka_unit_test(test_balance_llama),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_1t_no_slower_than_published),
+        cmocka_unit_test(test_nothing_fits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
