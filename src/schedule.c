@@ -23,6 +23,7 @@
 #include "parplan/schedule.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack)
@@ -397,7 +398,7 @@ void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estim
         {"optimizer", opt_time, NULL},
     };
     out->bottleneck = "compute";
-    out->bottleneck_level = "";
+    out->bottleneck_level[0] = '\0';
     double best = -1.0, best_comm = -1.0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         if (parts[i].value > best) {
@@ -406,7 +407,8 @@ void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estim
         }
         if (parts[i].g && parts[i].value > best_comm && parts[i].value > 0.0) {
             best_comm = parts[i].value;
-            out->bottleneck_level = level_name(ctx, parts[i].g);
+            snprintf(out->bottleneck_level, sizeof out->bottleneck_level, "%s",
+                     level_name(ctx, parts[i].g));
         }
     }
 }

@@ -302,7 +302,16 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     const int64_t batch = pin->global_batch;
     choices tp_all, tps, cps, cp_all, pps, pp_all, eps, ep_all, vps, mbss, mbs_all;
     choices zeros, recomputes, sps, flashes;
-    divisors(gpus, pin->allow_tp_across_servers ? gpus : ctx->net.node_gpus, &tp_all);
+    /* TP groups stay whole inside NVLink nodes: tp divides the node size (or, when
+     * allowed across, is a multiple of it) */
+    tp_all.n = 0;
+    for (int64_t tp = 1; tp <= gpus; tp++) {
+        int64_t node = ctx->net.node_gpus;
+        bool inside = tp <= node && node % tp == 0;
+        bool across = pin->allow_tp_across_servers && tp > node && tp % node == 0;
+        if (gpus % tp == 0 && (inside || across))
+            add(&tp_all, tp);
+    }
     pinned_or(pin->tp, &tp_all, &tps);
     cp_all.n = 0;
     for (int64_t cp = 1; cp <= 32; cp *= 2)

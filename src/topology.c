@@ -83,32 +83,70 @@ static ppl_status sub_object(jr_ctx *ctx, const json_t *obj, const char *path, c
     return PPL_OK;
 }
 
+static void gpu_from_spec(const ppl_gpu_spec *spec, ppl_gpu *gpu)
+{
+    snprintf(gpu->name, sizeof gpu->name, "%s", spec->full_name);
+    gpu->memory_bytes = spec->memory_bytes;
+    gpu->hbm_bandwidth_bps = spec->hbm_bandwidth_bps;
+    gpu->flops[PPL_PRECISION_BF16] = gpu->flops[PPL_PRECISION_FP16] = spec->bf16_flops;
+    gpu->flops[PPL_PRECISION_FP8] = spec->fp8_flops;
+}
+
+/* "gpu": a known kind ("H100"), or an object; an object whose name is a known kind
+ * takes the datasheet figures for what it leaves out. */
 static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl_gpu *gpu)
 {
     char gpath[PPL_ERROR_KEY_MAX], fpath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
+    char kinds[128];
     json_t *g, *fl;
     ppl_status st;
+    jr_path(gpath, sizeof gpath, path, "gpu");
+    g = json_object_get(obj, "gpu");
+    if (json_is_string(g)) {
+        const ppl_gpu_spec *spec = ppl_gpu_lookup(json_string_value(g));
+        if (!spec) {
+            ppl_gpu_kinds(kinds, sizeof kinds);
+            return jr_fail(ctx, gpath, "unknown GPU kind \"%.40s\" (known: %s; or give an object)",
+                           json_string_value(g), kinds);
+        }
+        gpu_from_spec(spec, gpu);
+        return PPL_OK;
+    }
     if ((st = sub_object(ctx, obj, path, "gpu", JR_REQUIRED, gpu_keys, &g, gpath, sizeof gpath)))
         return st;
-    if ((st = jr_string(ctx, g, gpath, "name", JR_OPTIONAL, "gpu", gpu->name, sizeof gpu->name)) ||
-        (st = jr_quantity(ctx, g, gpath, "memory", PPL_UNIT_BYTES, JR_REQUIRED, 0,
+    if ((st = jr_string(ctx, g, gpath, "name", JR_OPTIONAL, "gpu", gpu->name, sizeof gpu->name)))
+        return st;
+    const ppl_gpu_spec *spec = ppl_gpu_lookup(gpu->name);
+    jr_need need = spec ? JR_OPTIONAL : JR_REQUIRED;
+    if (spec) {
+        char keep[PPL_NAME_MAX];
+        snprintf(keep, sizeof keep, "%s", gpu->name);
+        gpu_from_spec(spec, gpu);
+        snprintf(gpu->name, sizeof gpu->name, "%s", keep);
+    }
+    if ((st = jr_quantity(ctx, g, gpath, "memory", PPL_UNIT_BYTES, need, gpu->memory_bytes,
                           JR_POSITIVE(MAX_MEMORY_BYTES), &gpu->memory_bytes)) ||
-        (st = jr_quantity(ctx, g, gpath, "hbm_bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0,
-                          JR_POSITIVE(MAX_BANDWIDTH_BPS), &gpu->hbm_bandwidth_bps)))
+        (st = jr_quantity(ctx, g, gpath, "hbm_bandwidth", PPL_UNIT_BANDWIDTH, need,
+                          gpu->hbm_bandwidth_bps, JR_POSITIVE(MAX_BANDWIDTH_BPS),
+                          &gpu->hbm_bandwidth_bps)))
         return st;
-    if ((st = sub_object(ctx, g, gpath, "flops", JR_REQUIRED, precision_names, &fl, fpath,
-                         sizeof fpath)))
+    if ((st = sub_object(ctx, g, gpath, "flops", need, precision_names, &fl, fpath, sizeof fpath)))
         return st;
-    for (int p = 0; p < PPL_PRECISION_COUNT; p++)
-        if ((st = jr_quantity(ctx, fl, fpath, precision_names[p], PPL_UNIT_FLOPS, JR_OPTIONAL, 0,
-                              JR_POSITIVE(MAX_FLOPS), &gpu->flops[p])))
-            return st;
-    /* bf16 and fp16 run on the same tensor cores at the same rate on every GPU
-     * parplan knows; one stands in for the other when only one is given */
-    if (gpu->flops[PPL_PRECISION_BF16] == 0)
-        gpu->flops[PPL_PRECISION_BF16] = gpu->flops[PPL_PRECISION_FP16];
-    if (gpu->flops[PPL_PRECISION_FP16] == 0)
-        gpu->flops[PPL_PRECISION_FP16] = gpu->flops[PPL_PRECISION_BF16];
+    if (fl) {
+        double given[PPL_PRECISION_COUNT];
+        for (int p = 0; p < PPL_PRECISION_COUNT; p++)
+            if ((st = jr_quantity(ctx, fl, fpath, precision_names[p], PPL_UNIT_FLOPS, JR_OPTIONAL,
+                                  0, JR_POSITIVE(MAX_FLOPS), &given[p])))
+                return st;
+        for (int p = 0; p < PPL_PRECISION_COUNT; p++)
+            gpu->flops[p] = given[p];
+        /* bf16 and fp16 run on the same tensor cores at the same rate on every GPU
+         * parplan knows; one stands in for the other when only one is given */
+        if (gpu->flops[PPL_PRECISION_BF16] == 0)
+            gpu->flops[PPL_PRECISION_BF16] = gpu->flops[PPL_PRECISION_FP16];
+        if (gpu->flops[PPL_PRECISION_FP16] == 0)
+            gpu->flops[PPL_PRECISION_FP16] = gpu->flops[PPL_PRECISION_BF16];
+    }
     if (gpu->flops[PPL_PRECISION_BF16] == 0) {
         jr_path(full, sizeof full, fpath, "bf16");
         return jr_fail(ctx, full,

@@ -80,8 +80,10 @@ typedef struct ppl_estimate {
     double hardware_tflops_per_gpu;
     double mfu; /* model FLOPs over the 16-bit dense peak */
     int64_t slowest_stage;
-    const char *bottleneck;       /* "compute", "bubble", "tp_comm", ... */
-    const char *bottleneck_level; /* where the largest exposed communication runs */
+    const char *bottleneck; /* "compute", "bubble", "tp_comm", ... */
+    /* where the largest exposed communication runs: "nvlink" or a tier's name (a
+     * copy, so that the estimate outlives its topology) */
+    char bottleneck_level[PPL_NAME_MAX];
 } ppl_estimate;
 
 /* Time of one pipeline stage per microbatch (compute and exposed communication). */

@@ -17,6 +17,7 @@
 #define PARPLAN_TOPOLOGY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "parplan/error.h"
@@ -109,6 +110,24 @@ typedef struct ppl_topology_figures {
     int64_t cables;
     ppl_tier_figures tiers[PPL_MAX_TIERS];
 } ppl_topology_figures;
+
+/* A GPU kind parplan knows by name (datasheet figures, cited in gpu.c). */
+typedef struct ppl_gpu_spec {
+    const char *kind;      /* "H100" */
+    const char *full_name; /* "H100-SXM5-80GB" */
+    double memory_bytes;
+    double bf16_flops; /* dense peak */
+    double fp8_flops;  /* dense peak, 0 when unsupported */
+    double hbm_bandwidth_bps;
+    double nvlink_bps;   /* per GPU, per direction */
+    int64_t domain_gpus; /* default NVLink domain */
+    const char *source;
+} ppl_gpu_spec;
+
+/* "H100", "h100" or "H100-SXM5-80GB"; NULL when unknown. */
+const ppl_gpu_spec *ppl_gpu_lookup(const char *name);
+/* "A100, H100, H200, B200, GB200" */
+void ppl_gpu_kinds(char *buf, size_t size);
 
 ppl_status ppl_topology_load(const char *path, const char *display, const ppl_diag *diag,
                              ppl_topology *topo, ppl_error *err);

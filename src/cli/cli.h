@@ -33,14 +33,15 @@ ppl_status cli_setup(cli *c, ppl_model *model, ppl_model_figures *figures, ppl_t
 
 ppl_status cmd_collective(cli *c);
 ppl_status cmd_estimate(cli *c);
+ppl_status cmd_generate(cli *c);
 ppl_status cmd_memory(cli *c);
+ppl_status cmd_size(cli *c);
+ppl_status cmd_whatif(cli *c);
 ppl_status cmd_plan(cli *c);
 ppl_status cmd_validate(cli *c);
 ppl_status cmd_models(cli *c);
 ppl_status cmd_model_show(cli *c);
 ppl_status cmd_topologies(cli *c);
 ppl_status cmd_topology_show(cli *c);
-/* Commands whose capability is not built yet: inputs are checked, then exit 4. */
-ppl_status cmd_not_yet(cli *c);
 
 #endif

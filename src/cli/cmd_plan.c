@@ -55,26 +55,26 @@ static void stage_layers_text(const ppl_config *c, char *buf, size_t size)
 static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e)
 {
     const ppl_config *c = &e->config;
-    char cells[14][64];
-    snprintf(cells[0], 64, "%zu", rank);
-    snprintf(cells[1], 64, "%lld/%lld/%lld/%lld/%lld", (long long)c->tp, (long long)c->pp,
+    char cells[14][128];
+    snprintf(cells[0], 128, "%zu", rank);
+    snprintf(cells[1], 128, "%lld/%lld/%lld/%lld/%lld", (long long)c->tp, (long long)c->pp,
              (long long)c->dp, (long long)c->cp, (long long)c->ep);
-    snprintf(cells[2], 64, "%lld", (long long)c->vp);
-    snprintf(cells[3], 64, "%lld", (long long)c->mbs);
-    snprintf(cells[4], 64, "%d", c->zero);
-    snprintf(cells[5], 64, "%s", ppl_recompute_name(c->recompute));
-    snprintf(cells[6], 64, "%s%s", c->sequence_parallel ? "sp" : "-",
+    snprintf(cells[2], 128, "%lld", (long long)c->vp);
+    snprintf(cells[3], 128, "%lld", (long long)c->mbs);
+    snprintf(cells[4], 128, "%d", c->zero);
+    snprintf(cells[5], 128, "%s", ppl_recompute_name(c->recompute));
+    snprintf(cells[6], 128, "%s%s", c->sequence_parallel ? "sp" : "-",
              c->flash_attention ? ",fa" : "");
-    ppl_format_time(e->step_time_s, cells[7], 64);
-    ppl_format_count(e->tokens_per_s, cells[8], 64);
-    snprintf(cells[9], 64, "%.1f%%", 100.0 * e->mfu);
-    snprintf(cells[10], 64, "%.1f/%.0f", e->memory.total / 1073741824.0,
+    ppl_format_time(e->step_time_s, cells[7], 128);
+    ppl_format_count(e->tokens_per_s, cells[8], 128);
+    snprintf(cells[9], 128, "%.1f%%", 100.0 * e->mfu);
+    snprintf(cells[10], 128, "%.1f/%.0f", e->memory.total / 1073741824.0,
              e->memory.capacity / 1073741824.0);
     double share = e->step_time_s > 0 ? e->time.exposed_comm / e->step_time_s : 0.0;
-    snprintf(cells[11], 64, "%.1f%%%s%s", 100.0 * share, e->bottleneck_level[0] ? " " : "",
+    snprintf(cells[11], 128, "%.1f%%%s%s", 100.0 * share, e->bottleneck_level[0] ? " " : "",
              e->bottleneck_level);
-    snprintf(cells[12], 64, "%s", e->bottleneck);
-    stage_layers_text(c, cells[13], 64);
+    snprintf(cells[12], 128, "%s", e->bottleneck);
+    stage_layers_text(c, cells[13], 128);
     const char *row[14];
     for (int i = 0; i < 14; i++)
         row[i] = cells[i];

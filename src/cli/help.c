@@ -130,7 +130,7 @@ static const char exit_codes[] =
     "  1  ran, but nothing feasible (no configuration fits, constraint unmet)\n"
     "  2  usage error (unknown flag, bad value)\n"
     "  3  invalid input file (parse or schema error)\n"
-    "  4  internal failure (solver error, out of memory, write failure, not built yet)\n";
+    "  4  internal failure (solver error, out of memory, write failure)\n";
 
 static void print_option(void *ctx, const ppl_option_info *o)
 {

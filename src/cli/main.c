@@ -57,14 +57,19 @@ static ppl_status dispatch(cli *c)
     case PPL_CMD_COLLECTIVE: return cmd_collective(c);
     case PPL_CMD_ESTIMATE: return cmd_estimate(c);
     case PPL_CMD_MEMORY: return cmd_memory(c);
+    case PPL_CMD_SIZE: return cmd_size(c);
+    case PPL_CMD_WHATIF: return cmd_whatif(c);
+    case PPL_CMD_TOPOLOGY_GENERATE: return cmd_generate(c);
     case PPL_CMD_PLAN: return cmd_plan(c);
     case PPL_CMD_VALIDATE: return cmd_validate(c);
     case PPL_CMD_MODELS: return cmd_models(c);
     case PPL_CMD_MODEL_SHOW: return cmd_model_show(c);
     case PPL_CMD_TOPOLOGIES: return cmd_topologies(c);
     case PPL_CMD_TOPOLOGY_SHOW: return cmd_topology_show(c);
-    default: return cmd_not_yet(c);
+    case PPL_CMD_NONE:
+    case PPL_CMD_COUNT: break;
     }
+    return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "no such command");
 }
 
 static int finish(int status)
