@@ -106,11 +106,14 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
         return bad(err, "--gpus", "%lld exceeds the topology's %lld GPUs", c->gpus, topo_gpus);
     if (c->tp > c->gpus || c->pp > c->gpus || c->cp > c->gpus)
         return bad(err, "--tp", "tp*pp*cp exceeds the %lld GPUs%s", c->gpus, 0);
-    if (c->tp * c->pp * c->cp * c->dp != c->gpus)
+    int64_t product, partial;
+    if (__builtin_mul_overflow(c->tp, c->pp, &partial) ||
+        __builtin_mul_overflow(partial, c->cp, &partial) ||
+        __builtin_mul_overflow(partial, c->dp, &product) || product != c->gpus)
         return ppl_error_set(err, PPL_EUSAGE, "", "--dp",
-                             "tp*pp*cp*dp = %lld*%lld*%lld*%lld = %lld, but gpus is %lld",
+                             "tp*pp*cp*dp = %lld*%lld*%lld*%lld, but gpus is %lld",
                              (long long)c->tp, (long long)c->pp, (long long)c->cp, (long long)c->dp,
-                             (long long)(c->tp * c->pp * c->cp * c->dp), (long long)c->gpus);
+                             (long long)c->gpus);
     if (m->heads % c->tp != 0)
         return bad(err, "--tp", "%lld does not divide the model's %lld attention heads", c->tp,
                    m->heads);

@@ -83,13 +83,14 @@ void ppl_buf_printf(ppl_buf *buf, const char *fmt, ...)
     va_end(ap);
 }
 
-static ppl_status write_all(FILE *f, const ppl_buf *buf)
+/* Writes and flushes; on failure returns the errno that stopped it (EIO if none). */
+static int write_all(FILE *f, const ppl_buf *buf)
 {
-    if (buf->len > 0 && fwrite(buf->data, 1, buf->len, f) != buf->len)
-        return PPL_EINTERNAL;
-    if (fflush(f) != 0 || ferror(f))
-        return PPL_EINTERNAL;
-    return PPL_OK;
+    errno = 0;
+    if ((buf->len > 0 && fwrite(buf->data, 1, buf->len, f) != buf->len) || fflush(f) != 0 ||
+        ferror(f))
+        return errno ? errno : EIO;
+    return 0;
 }
 
 ppl_status ppl_output_write(const char *path, const ppl_buf *buf, ppl_error *err)
@@ -97,9 +98,12 @@ ppl_status ppl_output_write(const char *path, const ppl_buf *buf, ppl_error *err
     if (buf->failed)
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory while building the output");
     if (!path || strcmp(path, "-") == 0) {
-        if (write_all(stdout, buf) != PPL_OK)
+        int e = write_all(stdout, buf);
+        if (e == EPIPE) /* the reader left (parplan ... | head): nothing to say to it */
+            return ppl_error_set(err, PPL_EINTERNAL, "", "", "%s", "");
+        if (e != 0)
             return ppl_error_set(err, PPL_EINTERNAL, "", "", "cannot write to standard output: %s",
-                                 strerror(errno ? errno : EIO));
+                                 strerror(e));
         return PPL_OK;
     }
     size_t n = strlen(path);
@@ -121,9 +125,8 @@ ppl_status ppl_output_write(const char *path, const ppl_buf *buf, ppl_error *err
         free(tmp);
         return ppl_error_set(err, PPL_EINTERNAL, path, "", "cannot write: %s", strerror(e));
     }
-    errno = 0;
-    ppl_status st = write_all(f, buf);
-    int e = errno ? errno : EIO;
+    int e = write_all(f, buf);
+    ppl_status st = e ? PPL_EINTERNAL : PPL_OK;
     if (fclose(f) != 0 && st == PPL_OK) {
         st = PPL_EINTERNAL;
         e = errno;

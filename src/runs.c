@@ -168,6 +168,38 @@ static ppl_status read_entry(jr_ctx *ctx, const json_t *entry, const char *path,
     return PPL_OK;
 }
 
+ppl_status ppl_runs_from_json(const json_t *root, const char *file, const ppl_diag *diag,
+                              ppl_run **runs_out, size_t *count_out, ppl_error *err)
+{
+    jr_ctx ctx = {.file = file, .err = err, .diag = diag};
+    *runs_out = NULL;
+    *count_out = 0;
+    if (!json_is_array(root)) {
+        char found[64];
+        jr_describe(root, found, sizeof found);
+        return jr_fail(&ctx, "(top level)", "expected an array of runs, found %s", found);
+    }
+    size_t n = json_array_size(root);
+    if (n == 0)
+        return jr_fail(&ctx, "(top level)", "expected at least one run, found an empty array");
+    ppl_run *runs = calloc(n, sizeof *runs);
+    if (!runs)
+        return ppl_error_set(err, PPL_EINTERNAL, file, "", "out of memory");
+    ppl_status st = PPL_OK;
+    for (size_t i = 0; i < n && st == PPL_OK; i++) {
+        char ipath[32];
+        jr_index(ipath, sizeof ipath, "", i);
+        st = read_entry(&ctx, json_array_get(root, i), ipath, &runs[i]);
+    }
+    if (st != PPL_OK) {
+        free(runs);
+        return st;
+    }
+    *runs_out = runs;
+    *count_out = n;
+    return PPL_OK;
+}
+
 ppl_status ppl_runs_load(const char *path, const ppl_diag *diag, ppl_run **runs_out,
                          size_t *count_out, ppl_error *err)
 {
@@ -177,37 +209,9 @@ ppl_status ppl_runs_load(const char *path, const ppl_diag *diag, ppl_run **runs_
     json_t *root = jr_load_file(&ctx, path);
     if (!root)
         return PPL_EINPUT;
-    ppl_status st = PPL_OK;
-    if (!json_is_array(root)) {
-        char found[64];
-        jr_describe(root, found, sizeof found);
-        st = jr_fail(&ctx, "(top level)", "expected an array of runs, found %s", found);
-        json_decref(root);
-        return st;
-    }
-    size_t n = json_array_size(root);
-    if (n == 0) {
-        json_decref(root);
-        return jr_fail(&ctx, "(top level)", "expected at least one run, found an empty array");
-    }
-    ppl_run *runs = calloc(n, sizeof *runs);
-    if (!runs) {
-        json_decref(root);
-        return ppl_error_set(err, PPL_EINTERNAL, path, "", "out of memory");
-    }
-    for (size_t i = 0; i < n && st == PPL_OK; i++) {
-        char ipath[32];
-        jr_index(ipath, sizeof ipath, "", i);
-        st = read_entry(&ctx, json_array_get(root, i), ipath, &runs[i]);
-    }
+    ppl_status st = ppl_runs_from_json(root, path, diag, runs_out, count_out, err);
     json_decref(root);
-    if (st != PPL_OK) {
-        free(runs);
-        return st;
-    }
-    *runs_out = runs;
-    *count_out = n;
-    return PPL_OK;
+    return st;
 }
 
 void ppl_runs_free(ppl_run *runs)

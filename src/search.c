@@ -305,7 +305,8 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     /* TP groups stay whole inside NVLink nodes: tp divides the node size (or, when
      * allowed across, is a multiple of it) */
     tp_all.n = 0;
-    for (int64_t tp = 1; tp <= gpus; tp++) {
+    /* tp divides the attention heads, so it never exceeds them */
+    for (int64_t tp = 1; tp <= gpus && tp <= m->heads; tp++) {
         int64_t node = ctx->net.node_gpus;
         bool inside = tp <= node && node % tp == 0;
         bool across = pin->allow_tp_across_servers && tp > node && tp % node == 0;

@@ -32,6 +32,10 @@ typedef struct ppl_run {
 
 ppl_status ppl_runs_load(const char *path, const ppl_diag *diag, ppl_run **runs, size_t *count,
                          ppl_error *err);
+/* The same from a JSON array already parsed; `file` names it in messages. */
+struct json_t;
+ppl_status ppl_runs_from_json(const struct json_t *root, const char *file, const ppl_diag *diag,
+                              ppl_run **runs, size_t *count, ppl_error *err);
 void ppl_runs_free(ppl_run *runs);
 
 #endif

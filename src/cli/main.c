@@ -8,6 +8,7 @@
 #include <glpk.h>
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,6 +90,8 @@ int main(int argc, char **argv)
 {
     ppl_args args;
     cli c;
+    /* a closed pipe is a write error (exit 4), not a signal */
+    signal(SIGPIPE, SIG_IGN);
     memset(&c, 0, sizeof c);
     c.args = &args;
     c.diag.warn = print_warning;

@@ -1,6 +1,7 @@
 # tap.sh - a tiny TAP producer for the CLI tests (sourced by test_*.sh).
 #
-# run CMD...      runs a command; sets $rc, $out (stdout) and $err (stderr)
+# run CMD...      runs a command; sets $rc, $out (stdout) and $err (stderr); when
+#                 PARPLAN_WRAPPER is set (valgrind ...), parplan runs under it
 # check DESC EXPR runs EXPR (a shell command list); prints ok/not ok with context
 # finish          prints the plan and exits non-zero when a check failed
 tap_n=0
@@ -9,6 +10,10 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/parplan-cli.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 run() {
+    if [ -n "${PARPLAN_WRAPPER:-}" ] && [ "$1" = "${P:-}" ]; then
+        # shellcheck disable=SC2086
+        set -- $PARPLAN_WRAPPER "$@"
+    fi
     "$@" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     out=$(cat "$tmp/out")

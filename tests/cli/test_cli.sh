@@ -21,121 +21,6 @@ run "$P"
 check "no command: overview, exit 2" '[ $rc -eq 2 ] && has "$out" "usage: parplan"'
 run "$P" plann
 check "unknown command: exit 2, one line" '[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "parplan: unknown command"'
-# memory (derivations in tests/unit/test_memory.c)
-run "$P" memory --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel --json
-printf '%s\n' "$out" >"$tmp/mem.json"
-check "memory --json: SPEC memory fields, every stage, fits" '[ $rc -eq 0 ] && python3 -c "
-import json,sys
-d=json.load(open(sys.argv[1])); m=d[\"memory\"]
-assert set(m) >= {\"weights\",\"gradients\",\"optimizer\",\"activations\",\"other\",\"total\",\"capacity\",\"fits\"}
-assert m[\"fits\"] and m[\"worst_stage\"]==0 and len(d[\"stages\"])==8
-assert abs(m[\"total\"]-sum(m[k] for k in (\"weights\",\"gradients\",\"optimizer\",\"activations\",\"other\")))<1
-assert d[\"config\"][\"stage_layers\"]==[12]*8 and d[\"config\"][\"microbatches\"]==96" "$tmp/mem.json"'
-run "$P" memory --model megatron-1t --topology dgx-a100-superpod --gpus 1 --tp 1 --pp 1 --mbs 1 --global-batch 1
-check "memory: a 1T model on one GPU does not fit (exit 1, table printed)" '[ $rc -eq 1 ] && has "$out" "does not fit" && [ -z "$err" ]'
-run "$P" memory --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --dp 8 --mbs 1 --global-batch 1536
-check "memory: an impossible split is a usage error naming --dp" '[ $rc -eq 2 ] && [ -z "$out" ] && has "$err" "--dp: tp*pp*cp*dp"'
-run "$P" memory --model llama3-405b --topology h100-64k --gpus 16384 --tp 8 --pp 16 --mbs 1 --global-batch 2048 --json
-printf '%s\n' "$out" >"$tmp/mem405.json"
-check "memory: 126 layers on 16 stages split 7, 8 x 14, 7" 'python3 -c "
-import json,sys; d=json.load(open(sys.argv[1])); assert d[\"config\"][\"stage_layers\"]==[7]+[8]*14+[7]" "$tmp/mem405.json"'
-
-# topology generate, whatif, size (issue: what-if analysis and sizing)
-run "$P" topology generate --servers 8192 --gpus-per-server 8 --gpu H100 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 32 -o "$tmp/g64k.json"
-check "generate: 65,536 H100 in a radix-64 three-tier fat tree" '[ $rc -eq 0 ] && [ -z "$out" ] && python3 -c "
-import json,sys; d=json.load(open(sys.argv[1])); assert [t[\"servers\"] for t in d[\"tiers\"]]==[32,128,8192]" "$tmp/g64k.json"'
-run "$P" topology show "$tmp/g64k.json" --json
-printf '%s\n' "$out" >"$tmp/g64k-show.json"
-check "generate: 2,048 leaf, 2,048 spine and 1,024 core switches (5k^2/4 for k = 64)" '[ $rc -eq 0 ] && python3 -c "
-import json,sys; d=json.load(open(sys.argv[1])); assert [t[\"switches\"] for t in d[\"topology\"][\"tiers\"]]==[2048,2048,1024] and d[\"topology\"][\"gpus\"]==65536" "$tmp/g64k-show.json"'
-run "$P" topology generate --servers 128 --gpus-per-server 8 --gpu H100 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 32 -o "$tmp/g4su.json"
-run "$P" topology show "$tmp/g4su.json"
-check "generate: a 4-SU DGX H100 SuperPOD has 32 leaf and 16 spine switches (RA-11333-001)" '[ $rc -eq 0 ] && printf "%s\n" "$out" | grep -Eq "^leaf .* 32$" && printf "%s\n" "$out" | grep -Eq "^spine .* 16$"'
-run "$P" topology generate --servers 8192 --gpus-per-server 8 --gpu H100 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 32 --tiers 2
-check "generate: too few tiers for the radix is a usage error" '[ $rc -eq 2 ] && [ -z "$out" ] && has "$err" "--tiers: 2 tiers of radix-64 switches hold at most 2048 servers"'
-run "$P" topology generate --servers 16 --gpus-per-server 8 --gpu X900 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 16
-check "generate: an unknown GPU kind names the known ones" '[ $rc -eq 2 ] && has "$err" "--gpu: unknown GPU kind" && has "$err" "H100"'
-
-G64="$tmp/g64k.json"
-for cmd in "plan --global-batch 4096 --top 1" "estimate --tp 8 --pp 8 --mbs 1 --global-batch 8192 --recompute full" "memory --tp 8 --pp 8 --mbs 1 --global-batch 8192 --recompute full" "whatif --global-batch 4096 --sweep gpus=65536" "size --global-batch 4096 --tokens 300e9 --days 30"; do
-    # shellcheck disable=SC2086
-    run "$P" $cmd --model gpt3-175b --topology "$G64"
-    check "the generated 65,536-GPU cluster works with ${cmd%% *}" '[ $rc -eq 0 ] && [ -n "$out" ]'
-done
-run "$P" collective --topology "$G64" --op allreduce --servers 8192 --sizes 1GiB
-check "the generated 65,536-GPU cluster works with collective" '[ $rc -eq 0 ] && has "$out" "65536 ranks"'
-
-run "$P" whatif --model gpt3-175b --topology h100-64k --global-batch 4096 --sweep gpus=1024,4096,16384,65536 --tokens 300e9 --json
-printf '%s\n' "$out" >"$tmp/wg.json"
-check "whatif: time to train falls as GPUs grow" '[ $rc -eq 0 ] && python3 -c "
-import json,sys; d=json.load(open(sys.argv[1])); t=[p[\"time_to_train_s\"] for p in d[\"points\"]]
-assert len(t)==4 and all(t[i]>=t[i+1] for i in range(3)), t
-assert d[\"points\"][0][\"values\"]=={\"gpus\":1024}" "$tmp/wg.json"'
-run "$P" whatif --model llama3-70b --topology dgx-h100-superpod --global-batch 1024 --sweep rails.nic_bandwidth=100Gb/s,200Gb/s,400Gb/s,800Gb/s --csv
-check "whatif: tokens/s does not fall as NIC bandwidth grows (CSV)" '[ $rc -eq 0 ] && printf "%s\n" "$out" | python3 -c "
-import csv,sys; rows=list(csv.DictReader(sys.stdin)); v=[float(r[\"tokens/s\"]) for r in rows]
-assert len(v)==4 and all(v[i]<=v[i+1] for i in range(3)), v"'
-run "$P" whatif --model gpt3-175b --topology h100-64k --gpus 4096 --global-batch 2048 --sweep rail_only=false,true --json
-printf '%s\n' "$out" >"$tmp/wr.json"
-check "whatif: rail-only leaves a dense GPT within a few percent (Wang et al.)" '[ $rc -eq 0 ] && python3 -c "
-import json,sys; d=json.load(open(sys.argv[1])); a,b=[p[\"result\"][\"step_time_s\"] for p in d[\"points\"]]
-assert b>=a and b<=a*1.05, (a,b)" "$tmp/wr.json"'
-run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --sweep rails.nic_bandwith=400Gb/s
-check "whatif: a misspelt key is a usage error naming it" '[ $rc -eq 2 ] && has "$err" "--sweep: unknown key '"'"'rails.nic_bandwith'"'"'"'
-run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --sweep nvlink.domain_gpus=3
-check "whatif: an impossible value is a usage error naming the path" '[ $rc -eq 2 ] && has "$err" "nvlink.domain_gpus"'
-run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --sweep tiers[0].oversubscription=1,2,4 --plot "$tmp/w.svg"
-check "whatif --plot writes an SVG chart" '[ $rc -eq 0 ] && grep -q "<svg" "$tmp/w.svg" && grep -q "polyline" "$tmp/w.svg"'
-
-run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 --global-batch 2048 --json
-printf '%s\n' "$out" >"$tmp/size.json"
-check "size: Llama 3 405B on 15.6T tokens in 67 days takes about 16K H100" '[ $rc -eq 0 ] && python3 -c "
-import json,sys; d=json.load(open(sys.argv[1])); g=d[\"gpus\"]
-assert 12288<=g<=20480, g
-assert d[\"days\"]<=67" "$tmp/size.json"'
-run "$P" size --model megatron-1t --topology dgx-a100-superpod --tokens 450e9 --days 84 --global-batch 3072 --stack legacy --flash-attention=no --recompute full --json
-printf '%s\n' "$out" >"$tmp/size1t.json"
-check "size: the 1T model on 450B tokens in 84 days, 2021 settings, near Megatron's 3,072 A100" '[ $rc -eq 0 ] && python3 -c "
-import json,sys; d=json.load(open(sys.argv[1])); g=d[\"gpus\"]; assert 2048<=g<=4096, g" "$tmp/size1t.json"'
-printf '{"name": "gpt-1.5t", "layers": 160, "hidden": 28160, "heads": 160, "vocab": 51200, "seq_len": 2048}\n' >"$tmp/m15.json"
-run "$P" size --model "$tmp/m15.json" --topology dgx-h100-superpod --fit-only
-check "size --fit-only: a 1.5T model needs a few hundred 80 GB GPUs" '[ $rc -eq 0 ] && python3 -c "
-import re,sys; g=int(re.match(r\"(\d+) GPUs hold\", sys.argv[1]).group(1)); assert 256<=g<=640, g" "$out"'
-run "$P" size --model megatron-1t --topology dgx-h100-superpod --tokens 1e15 --days 1 --global-batch 1024
-check "size: impossible in time is exit 1 with the best time reachable" '[ $rc -eq 1 ] && has "$err" "at best"'
-
-# estimate and validate
-run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel --json
-printf '%s\n' "$out" >"$tmp/est.json"
-check "estimate --json: SPEC result fields, consistent sums" '[ $rc -eq 0 ] && python3 -c "
-import json,sys
-d=json.load(open(sys.argv[1]))
-for k in (\"config\",\"step_time_s\",\"tokens_per_s\",\"model_tflops_per_gpu\",\"hardware_tflops_per_gpu\",\"mfu\",\"memory\",\"time\",\"traffic\",\"launch\"):
-    assert k in d, k
-t=d[\"time\"]
-assert set(t) >= {\"compute\",\"bubble\",\"tp_comm\",\"cp_comm\",\"pp_comm\",\"dp_comm\",\"ep_comm\",\"optimizer\",\"exposed_comm\"}
-s=t[\"compute\"]+t[\"bubble\"]+t[\"exposed_comm\"]+t[\"optimizer\"]+t[\"overhead\"]
-assert abs(s-d[\"step_time_s\"]) < 1e-6*d[\"step_time_s\"], (s, d[\"step_time_s\"])
-assert abs(d[\"tokens_per_s\"]*d[\"step_time_s\"]-1536*2048) < 1
-a=d[\"launch\"][\"megatron_args\"]; assert \"--sequence-parallel\" in a and a[a.index(\"--tensor-model-parallel-size\")+1]==\"8\"
-assert d[\"launch\"][\"deepspeed\"][\"gradient_accumulation_steps\"]==96" "$tmp/est.json"'
-run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536
-check "estimate: names the bottleneck, exits 1 when it does not fit" '[ $rc -eq 1 ] && has "$out" "bottleneck:" && has "$out" "does not fit"'
-run "$P" validate --runs "$ROOT/tests/data/calibration_runs.json" --json
-printf '%s\n' "$out" >"$tmp/val.json"
-check "validate: calibration runs within 8% mean and 20% max" '[ $rc -eq 0 ] && python3 -c "
-import json,sys
-d=json.load(open(sys.argv[1])); a=d[\"aggregate\"]
-assert a[\"runs\"]==18 and a[\"mean_abs_error\"]<=0.08 and a[\"max_abs_error\"]<=0.20, a
-r=d[\"results\"][0]; assert set(r)>={\"id\",\"predicted\",\"measured\",\"error\"}" "$tmp/val.json"'
-run "$P" validate --runs "$ROOT/tests/data/heldout_runs.json"
-check "validate: held-out Narayanan runs within 8% each" '[ $rc -eq 0 ] && python3 -c "
-import re,sys
-errs=[abs(float(x)) for x in re.findall(r\"([+-][0-9.]+)%\", sys.argv[1])]
-assert len(errs)==5 and max(errs)<=8, errs" "$out"'
-run "$P" validate --runs "$ROOT/tests/bad/model-empty.json"
-check "validate: a broken runs file is exit 3" '[ $rc -eq 3 ] && [ -z "$out" ]'
-
 run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 8 --tpp 8
 check "unknown option: exit 2, names it" '[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--tpp"'
 run "$P" estimate --model gpt3-175b --topology dgx-h100-superpod --global-batch 8 --pp 8 --mbs 1
@@ -290,5 +175,102 @@ run "$P" collective --topology dgx-h100-superpod --op allreduce --servers 1 --al
 check "collective: tree inside one node is a usage error" '[ $rc -eq 2 ] && has "$err" "--algo: tree does not apply"'
 run "$P" collective --topology dgx-h100-superpod --op alltoall --servers 999
 check "collective: more servers than the topology has" '[ $rc -eq 2 ] && has "$err" "--servers: 999 exceeds"'
+
+# topology generate, whatif, size (issue: what-if analysis and sizing)
+run "$P" topology generate --servers 8192 --gpus-per-server 8 --gpu H100 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 32 -o "$tmp/g64k.json"
+check "generate: 65,536 H100 in a radix-64 three-tier fat tree" '[ $rc -eq 0 ] && [ -z "$out" ] && python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); assert [t[\"servers\"] for t in d[\"tiers\"]]==[32,128,8192]" "$tmp/g64k.json"'
+run "$P" topology show "$tmp/g64k.json" --json
+printf '%s\n' "$out" >"$tmp/g64k-show.json"
+check "generate: 2,048 leaf, 2,048 spine and 1,024 core switches (5k^2/4 for k = 64)" '[ $rc -eq 0 ] && python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); assert [t[\"switches\"] for t in d[\"topology\"][\"tiers\"]]==[2048,2048,1024] and d[\"topology\"][\"gpus\"]==65536" "$tmp/g64k-show.json"'
+run "$P" topology generate --servers 128 --gpus-per-server 8 --gpu H100 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 32 -o "$tmp/g4su.json"
+run "$P" topology show "$tmp/g4su.json"
+check "generate: a 4-SU DGX H100 SuperPOD has 32 leaf and 16 spine switches (RA-11333-001)" '[ $rc -eq 0 ] && printf "%s\n" "$out" | grep -Eq "^leaf .* 32$" && printf "%s\n" "$out" | grep -Eq "^spine .* 16$"'
+run "$P" topology generate --servers 8192 --gpus-per-server 8 --gpu H100 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 32 --tiers 2
+check "generate: too few tiers for the radix is a usage error" '[ $rc -eq 2 ] && [ -z "$out" ] && has "$err" "--tiers: 2 tiers of radix-64 switches hold at most 2048 servers"'
+run "$P" topology generate --servers 16 --gpus-per-server 8 --gpu X900 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 16
+check "generate: an unknown GPU kind names the known ones" '[ $rc -eq 2 ] && has "$err" "--gpu: unknown GPU kind" && has "$err" "H100"'
+
+G64="$tmp/g64k.json"
+for cmd in "plan --global-batch 4096 --top 1" "estimate --tp 8 --pp 8 --mbs 1 --global-batch 8192 --recompute full" "memory --tp 8 --pp 8 --mbs 1 --global-batch 8192 --recompute full" "whatif --global-batch 4096 --sweep gpus=65536" "size --global-batch 4096 --tokens 300e9 --days 30"; do
+    # shellcheck disable=SC2086
+    run "$P" $cmd --model gpt3-175b --topology "$G64"
+    check "the generated 65,536-GPU cluster works with ${cmd%% *}" '[ $rc -eq 0 ] && [ -n "$out" ]'
+done
+run "$P" collective --topology "$G64" --op allreduce --servers 8192 --sizes 1GiB
+check "the generated 65,536-GPU cluster works with collective" '[ $rc -eq 0 ] && has "$out" "65536 ranks"'
+
+run "$P" whatif --model gpt3-175b --topology h100-64k --global-batch 4096 --sweep gpus=1024,4096,16384,65536 --tokens 300e9 --json
+printf '%s\n' "$out" >"$tmp/wg.json"
+check "whatif: time to train falls as GPUs grow" '[ $rc -eq 0 ] && python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); t=[p[\"time_to_train_s\"] for p in d[\"points\"]]
+assert len(t)==4 and all(t[i]>=t[i+1] for i in range(3)), t
+assert d[\"points\"][0][\"values\"]=={\"gpus\":1024}" "$tmp/wg.json"'
+run "$P" whatif --model llama3-70b --topology dgx-h100-superpod --global-batch 1024 --sweep rails.nic_bandwidth=100Gb/s,200Gb/s,400Gb/s,800Gb/s --csv
+check "whatif: tokens/s does not fall as NIC bandwidth grows (CSV)" '[ $rc -eq 0 ] && printf "%s\n" "$out" | python3 -c "
+import csv,sys; rows=list(csv.DictReader(sys.stdin)); v=[float(r[\"tokens/s\"]) for r in rows]
+assert len(v)==4 and all(v[i]<=v[i+1] for i in range(3)), v"'
+run "$P" whatif --model gpt3-175b --topology h100-64k --gpus 4096 --global-batch 2048 --sweep rail_only=false,true --json
+printf '%s\n' "$out" >"$tmp/wr.json"
+check "whatif: rail-only leaves a dense GPT within a few percent (Wang et al.)" '[ $rc -eq 0 ] && python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); a,b=[p[\"result\"][\"step_time_s\"] for p in d[\"points\"]]
+assert b>=a and b<=a*1.05, (a,b)" "$tmp/wr.json"'
+run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --sweep rails.nic_bandwith=400Gb/s
+check "whatif: a misspelt key is a usage error naming it" '[ $rc -eq 2 ] && has "$err" "--sweep: unknown key '"'"'rails.nic_bandwith'"'"'"'
+run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --sweep nvlink.domain_gpus=3
+check "whatif: an impossible value is a usage error naming the path" '[ $rc -eq 2 ] && has "$err" "nvlink.domain_gpus"'
+run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --sweep tiers[0].oversubscription=1,2,4 --plot "$tmp/w.svg"
+check "whatif --plot writes an SVG chart" '[ $rc -eq 0 ] && grep -q "<svg" "$tmp/w.svg" && grep -q "polyline" "$tmp/w.svg"'
+
+run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 --global-batch 2048 --json
+printf '%s\n' "$out" >"$tmp/size.json"
+check "size: Llama 3 405B on 15.6T tokens in 67 days takes about 16K H100" '[ $rc -eq 0 ] && python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); g=d[\"gpus\"]
+assert 12288<=g<=20480, g
+assert d[\"days\"]<=67" "$tmp/size.json"'
+run "$P" size --model megatron-1t --topology dgx-a100-superpod --tokens 450e9 --days 84 --global-batch 3072 --stack legacy --flash-attention=no --recompute full --json
+printf '%s\n' "$out" >"$tmp/size1t.json"
+check "size: the 1T model on 450B tokens in 84 days, 2021 settings, near Megatron's 3,072 A100" '[ $rc -eq 0 ] && python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); g=d[\"gpus\"]; assert 2048<=g<=4096, g" "$tmp/size1t.json"'
+printf '{"name": "gpt-1.5t", "layers": 160, "hidden": 28160, "heads": 160, "vocab": 51200, "seq_len": 2048}\n' >"$tmp/m15.json"
+run "$P" size --model "$tmp/m15.json" --topology dgx-h100-superpod --fit-only
+check "size --fit-only: a 1.5T model needs a few hundred 80 GB GPUs" '[ $rc -eq 0 ] && python3 -c "
+import re,sys; g=int(re.match(r\"(\d+) GPUs hold\", sys.argv[1]).group(1)); assert 256<=g<=640, g" "$out"'
+run "$P" size --model megatron-1t --topology dgx-h100-superpod --tokens 1e15 --days 1 --global-batch 1024
+check "size: impossible in time is exit 1 with the best time reachable" '[ $rc -eq 1 ] && has "$err" "at best"'
+
+
+# faults: nothing half-written, no crash, clean errors
+run "$P" model show gpt3-175b -o /proc/parplan-cannot-write
+check "-o where nothing can be created: exit 4, names the path" '[ $rc -eq 4 ] && [ -z "$out" ] && has "$err" "/proc/parplan-cannot-write: cannot write"'
+"$P" models >&- 2>"$tmp/err"
+rc=$?
+err=$(cat "$tmp/err")
+check "a closed stdout: exit 4 with a message" '[ $rc -eq 4 ] && has "$err" "cannot write to standard output"'
+( "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --top 2000 2>"$tmp/err"; echo $? >"$tmp/rc" ) | head -c 100 >/dev/null
+rc=$(cat "$tmp/rc")
+err=$(cat "$tmp/err")
+check "a broken pipe (plan | head): no signal death, no noise" '{ [ "$rc" -eq 0 ] || [ "$rc" -eq 4 ]; } && [ -z "$err" ]'
+( ulimit -v 12000; "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --top 100000 >"$tmp/out" 2>"$tmp/err" ); rc=$?
+err=$(cat "$tmp/err")
+check "out of memory in a search (ulimit -v): exit 4, says so, writes nothing" '[ $rc -eq 4 ] && [ ! -s "$tmp/out" ] && has "$err" "out of memory"'
+printf '{"gpu": "H100", "servers": 16777216, "gpus_per_server": 1024, "nvlink": {"bandwidth": "450 GB/s", "domain_gpus": 8}, "rails": {"count": 8, "nic_bandwidth": "400 Gb/s"}, "tiers": [{"servers": 32, "rail_optimized": true}, {"servers": 16777216}]}\n' >"$tmp/huge.json"
+run "$P" plan --model gpt3-175b --topology "$tmp/huge.json" --global-batch 4096 --allow-tp-across-servers --top 1
+check "17 billion GPUs: a clean nothing-to-plan, quickly" '[ $rc -eq 1 ] && has "$err" "divisibility"'
+run "$P" estimate --model gpt3-175b --topology "$tmp/huge.json" --tp 8 --pp 8 --dp 1099511627776 --mbs 1 --global-batch 8
+check "a split whose product overflows 64 bits is a usage error" '[ $rc -eq 2 ] && has "$err" "--dp:"'
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --gpus 1000000000000000000 --global-batch 8
+check "1e18 GPUs on the command line is a usage error" '[ $rc -eq 2 ] && has "$err" "--gpus"'
+run "$P" size --model gpt3-175b --topology "$tmp/huge.json" --global-batch 1099511627776 --tokens 1e15 --days 1
+check "a 2^40-sequence batch on 2^34 GPUs: a number, not a crash" '[ $rc -eq 0 ] || [ $rc -eq 1 ]'
+for cmd in "validate --runs $ROOT/tests/data/calibration_runs.json --json" "whatif --model llama3-70b --topology meta-24k-roce --global-batch 1024 --sweep transport.loss_rate=0,0.001 --json" "collective --topology meta-24k-roce --op alltoall --servers 512 --json" "size --model llama3-8b --topology dgx-h100-superpod --tokens 1T --days 10 --json"; do
+    # shellcheck disable=SC2086
+    run "$P" $cmd
+    first=$out
+    # shellcheck disable=SC2086
+    run "$P" $cmd
+    check "byte-identical output across runs: ${cmd%% *}" '[ $rc -eq 0 ] && [ "$out" = "$first" ]'
+done
 
 finish
