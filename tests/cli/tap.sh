@@ -3,6 +3,7 @@
 # run CMD...      runs a command; sets $rc, $out (stdout) and $err (stderr); when
 #                 PARPLAN_WRAPPER is set (valgrind ...), parplan runs under it
 # check DESC EXPR runs EXPR (a shell command list); prints ok/not ok with context
+# skip DESC WHY   records a check that cannot run here
 # finish          prints the plan and exits non-zero when a check failed
 tap_n=0
 tap_failed=0
@@ -43,6 +44,11 @@ check() {
         printf '%s\n' "$out" | head -5 | sed 's/^/#   out: /'
         printf '%s\n' "$err" | head -5 | sed 's/^/#   err: /'
     fi
+}
+
+skip() {
+    tap_n=$((tap_n + 1))
+    echo "ok $tap_n - $1 # SKIP $2"
 }
 
 finish() {
