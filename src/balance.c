@@ -128,27 +128,23 @@ ppl_status ppl_balance_stages(const ppl_eval_ctx *ctx, const ppl_config *c, int6
     if (p < 2 || c->vp > 1)
         return PPL_INFEASIBLE;
     double *coef = malloc((size_t)(4 * p) * sizeof *coef);
-    int64_t *probe = malloc((size_t)p * sizeof *probe);
-    if (!coef || !probe) {
-        free(coef);
-        free(probe);
+    if (!coef)
         return PPL_EINTERNAL;
-    }
     double *tau = coef, *cst = coef + p, *mu = coef + 2 * p, *cap = coef + 3 * p;
-    ppl_config trial = *c;
-    for (int64_t k = 0; k < p; k++)
-        probe[k] = ppl_stage_layers(c, k);
-    trial.layers_of = probe;
+    ppl_layout l;
+    ppl_micro mi;
+    ppl_layout_init(ctx, c, &l);
+    ppl_micro_comm_init(ctx, c, &l, &mi);
+    ppl_micro_compute_init(ctx, c, &mi);
+    /* each stage with one and with two layers: time and memory are linear in them
+     * (MoE models: the stage's share of MoE layers kept as it is) */
     for (int64_t k = 0; k < p; k++) {
-        int64_t keep = probe[k];
+        int64_t n, moe;
+        ppl_stage_layer_counts(ctx->model, c, k, &n, &moe);
+        int64_t moe1 = moe > 0 ? 1 : 0, moe2 = moe > 1 ? 2 : moe1;
         ppl_memory m1, m2;
-        probe[k] = 1;
-        double t1 = ppl_stage_time(ctx, &trial, k);
-        ppl_memory_stage(ctx->model, &ctx->figures, ctx->topo, &trial, &ctx->memory, k, &m1);
-        probe[k] = 2;
-        double t2 = ppl_stage_time(ctx, &trial, k);
-        ppl_memory_stage(ctx->model, &ctx->figures, ctx->topo, &trial, &ctx->memory, k, &m2);
-        probe[k] = keep;
+        double t1 = ppl_stage_time_cached(ctx, c, &l, &mi, k, 1, moe1, &m1);
+        double t2 = ppl_stage_time_cached(ctx, c, &l, &mi, k, 2, moe2, &m2);
         tau[k] = t2 - t1;
         cst[k] = t1 - tau[k];
         mu[k] = m2.total - m1.total;
@@ -156,6 +152,5 @@ ppl_status ppl_balance_stages(const ppl_eval_ctx *ctx, const ppl_config *c, int6
     }
     ppl_status st = ppl_balance_solve(p, ctx->model->layers, tau, cst, mu, cap, layers, NULL);
     free(coef);
-    free(probe);
     return st;
 }

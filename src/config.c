@@ -125,16 +125,25 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
         return bad(err, "--pp", "%lld exceeds the model's %lld layers", c->pp, m->layers);
     /* the stage split must cover the layers with at least one on every stage */
     int64_t total = 0;
-    for (int64_t k = 0; k < c->pp; k++) {
-        int64_t n = ppl_stage_layers(c, k);
-        if (n < 1)
+    if (c->layers_of) {
+        for (int64_t k = 0; k < c->pp; k++) {
+            int64_t n = c->layers_of[k];
+            if (n < 1)
+                return bad(err, "--first-stage-layers",
+                           "every pipeline stage needs at least one layer (stage %lld has %lld)", k,
+                           n);
+            total += n;
+        }
+    } else {
+        const ppl_stage_split *sp = &c->split;
+        if (sp->first < 1 || (c->pp > 1 && sp->last < 1) || (c->pp > 2 && sp->middle < 1) ||
+            sp->middle_extra < 0 || sp->middle_extra > (c->pp > 2 ? c->pp - 2 : 0))
             return bad(err, "--first-stage-layers",
-                       "every pipeline stage needs at least one layer (stage %lld has %lld)", k, n);
-        total += n;
+                       "every pipeline stage needs at least one layer%s%s", 0, 0);
+        total = sp->first;
+        if (c->pp > 1)
+            total += sp->last + (c->pp - 2) * sp->middle + sp->middle_extra;
     }
-    if (total != m->layers)
-        return bad(err, "--first-stage-layers", "the stages hold %lld layers, the model has %lld",
-                   total, m->layers);
     if (c->global_batch % (c->dp * c->mbs) != 0)
         return ppl_error_set(err, PPL_EUSAGE, "", "--global-batch",
                              "%lld is not a multiple of dp*mbs = %lld*%lld = %lld",

@@ -234,92 +234,113 @@ void ppl_stage_layer_counts(const ppl_model *m, const ppl_config *c, int64_t sta
     }
 }
 
-void ppl_memory_stage(const ppl_model *m, const ppl_model_figures *fig, const ppl_topology *topo,
-                      const ppl_config *c, const ppl_memory_opts *o, int64_t stage, ppl_memory *out)
+void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_memory_opts *o,
+                           ppl_memory_parts *p)
 {
-    (void)fig;
-    memset(out, 0, sizeof *out);
     const double t = (double)c->tp, h = (double)m->hidden, V = (double)m->vocab;
     const double s = (double)m->seq_len / (double)c->cp, b = (double)c->mbs;
-    const bool first = stage == 0, last = stage == c->pp - 1;
-    out->stage = stage;
-
-    int64_t layers, moe_layers;
-    ppl_stage_layer_counts(m, c, stage, &layers, &moe_layers);
-    out->layers = layers;
-    const double dense_layers = (double)(layers - moe_layers);
-
-    /* parameters per GPU: dense ones shard over dp*cp, experts over dp*cp/ep; the
-     * fp8 cache covers the transformer GEMMs (Megatron keeps the embedding and
-     * output layer in 16-bit) */
-    layer_params lp = per_gpu_layer_params(m, c);
     const double norm = m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h;
-    double dense = dense_layers * lp.dense + (double)moe_layers * lp.moe_shared;
-    double expert = (double)moe_layers * lp.moe_expert;
-    double gemm = dense_layers * lp.gemm_dense + (double)moe_layers * lp.gemm_moe;
-    if (first) {
-        double positions =
-            m->position_embedding == PPL_POSITION_LEARNED ? (double)m->seq_len * h : 0.0;
-        double embed = V * h / t + positions + (m->embedding_norm ? norm : 0.0);
-        dense += embed;
+    const double sp_div = c->sequence_parallel ? t : 1.0;
+    memset(p, 0, sizeof *p);
+    layer_params lp = per_gpu_layer_params(m, c);
+    p->layer_dense = lp.dense;
+    p->layer_moe_shared = lp.moe_shared;
+    p->layer_moe_expert = lp.moe_expert;
+    p->gemm_dense = lp.gemm_dense;
+    p->gemm_moe = lp.gemm_moe;
+    /* the embedding on the first stage; the output layer, or a tied embedding's
+     * copy when there is more than one stage, on the last */
+    double positions = m->position_embedding == PPL_POSITION_LEARNED ? (double)m->seq_len * h : 0.0;
+    p->embedding = V * h / t + positions + (m->embedding_norm ? norm : 0.0);
+    bool output_copy = !m->tied_embeddings || c->pp > 1;
+    p->output = (output_copy ? V * h / t : 0.0) + (m->final_norm ? norm : 0.0);
+    p->shard_dense = (double)(c->dp * c->cp);
+    p->shard_expert = p->shard_dense / (double)c->ep;
+
+    p->act_dense = ppl_activation_bytes_per_layer(m, c, o, false);
+    p->act_moe = m->has_moe ? ppl_activation_bytes_per_layer(m, c, o, true) : 0.0;
+    /* the embedding's dropout mask; its output is the first layer's input, counted
+     * with that layer */
+    p->act_first = m->dropout ? s * b * h / sp_div : 0.0;
+    /* output-layer input, and fp32 logits for the vocabulary-parallel loss */
+    p->act_last = 2.0 * s * b * h / sp_div + 4.0 * s * b * V / t;
+
+    /* other: framework, ZeRO-3 gathers, the layer being recomputed */
+    p->other = o->overhead_bytes >= 0
+                   ? o->overhead_bytes
+                   : o->cuda_context_bytes + o->nccl_group_bytes * parallel_groups(c);
+    double layer =
+        lp.dense > lp.moe_shared + lp.moe_expert ? lp.dense : lp.moe_shared + lp.moe_expert;
+    p->zero3_buffers = o->zero3_prefetch_layers * layer * o->weight_bytes;
+    if (c->recompute != PPL_RECOMPUTE_NONE) {
+        /* backward rebuilds one layer's activations (full) or its attention core */
+        act_terms rd = activation_terms(m, c, o, false);
+        act_terms rm = m->has_moe ? activation_terms(m, c, o, true) : rd;
+        if (c->recompute == PPL_RECOMPUTE_FULL) {
+            p->recompute_dense = full_layer_bytes(&rd, c, true);
+            p->recompute_moe = full_layer_bytes(&rm, c, true);
+        } else if (!c->flash_attention) {
+            p->recompute_dense = rd.scores;
+            p->recompute_moe = rm.scores;
+        }
     }
-    if (last) {
-        bool output_copy = !m->tied_embeddings || c->pp > 1;
-        dense += (output_copy ? V * h / t : 0.0) + (m->final_norm ? norm : 0.0);
-    }
+}
+
+void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memory_parts *p,
+                   double capacity, int64_t stage, int64_t layers, int64_t moe_layers,
+                   ppl_memory *out)
+{
+    const bool first = stage == 0, last = stage == c->pp - 1;
+    const double dense_layers = (double)(layers - moe_layers), moe = (double)moe_layers;
+    out->stage = stage;
+    out->layers = layers;
+    /* parameters per GPU: dense ones shard over dp*cp, experts over dp*cp/ep; the fp8
+     * cache covers the transformer GEMMs (Megatron keeps the embedding and output
+     * layer in 16-bit) */
+    double dense = dense_layers * p->layer_dense + moe * p->layer_moe_shared +
+                   (first ? p->embedding : 0.0) + (last ? p->output : 0.0);
+    double expert = moe * p->layer_moe_expert;
+    double gemm = dense_layers * p->gemm_dense + moe * p->gemm_moe;
     out->params = dense + expert;
     out->params_expert = expert;
-    double shard_dense = (double)(c->dp * c->cp);
-    double shard_expert = shard_dense / (double)c->ep;
     double w1, g1, o1, w2, g2, o2;
-    ppl_model_state_bytes(dense, c->zero, shard_dense, o, c->optimizer, c->precision, &w1, &g1,
+    ppl_model_state_bytes(dense, c->zero, p->shard_dense, o, c->optimizer, c->precision, &w1, &g1,
                           &o1);
-    ppl_model_state_bytes(expert, c->zero, shard_expert, o, c->optimizer, c->precision, &w2, &g2,
+    ppl_model_state_bytes(expert, c->zero, p->shard_expert, o, c->optimizer, c->precision, &w2, &g2,
                           &o2);
     out->weights = w1 + w2;
     out->gradients = g1 + g2;
     out->optimizer = o1 + o2;
     if (c->precision == PPL_PRECISION_FP8)
-        out->weights += o->fp8_weight_cache_bytes * gemm / (c->zero >= 3 ? shard_dense : 1.0);
+        out->weights += o->fp8_weight_cache_bytes * gemm / (c->zero >= 3 ? p->shard_dense : 1.0);
 
     /* activations: per layer x layers x microbatches in flight */
     double in_flight = ppl_in_flight_microbatches(c, stage);
     out->in_flight = in_flight;
-    double per_mb = dense_layers * ppl_activation_bytes_per_layer(m, c, o, false) +
-                    (double)moe_layers * ppl_activation_bytes_per_layer(m, c, o, true);
-    const double sp_div = c->sequence_parallel ? t : 1.0;
-    if (first && m->dropout) /* the embedding's dropout mask; its output is the first
-                                layer's input, counted with that layer */
-        per_mb += s * b * h / sp_div;
+    double per_mb = dense_layers * p->act_dense + moe * p->act_moe + (first ? p->act_first : 0.0);
     out->activations = in_flight * per_mb;
     if (last) {
-        /* output-layer input, and fp32 logits for the vocabulary-parallel loss */
         double held = c->schedule == PPL_SCHEDULE_GPIPE ? (double)c->microbatches : 1.0;
-        out->activations += held * (2.0 * s * b * h / sp_div + 4.0 * s * b * V / t);
+        out->activations += held * p->act_last;
     }
-
-    /* other: framework, ZeRO-3 gathers, the layer being recomputed, fragmentation */
-    double other = o->overhead_bytes >= 0
-                       ? o->overhead_bytes
-                       : o->cuda_context_bytes + o->nccl_group_bytes * parallel_groups(c);
-    if (c->zero >= 3) {
-        double layer =
-            lp.dense > lp.moe_shared + lp.moe_expert ? lp.dense : lp.moe_shared + lp.moe_expert;
-        other += o->zero3_prefetch_layers * layer * o->weight_bytes;
-    }
-    if (c->recompute != PPL_RECOMPUTE_NONE) {
-        /* backward rebuilds one layer's activations (full) or its attention core */
-        act_terms r = activation_terms(m, c, o, moe_layers > 0);
-        if (c->recompute == PPL_RECOMPUTE_FULL)
-            other += full_layer_bytes(&r, c, true);
-        else if (!c->flash_attention)
-            other += r.scores;
-    }
-    other += o->fragmentation * out->activations;
-    out->other = other;
+    out->other = p->other + (c->zero >= 3 ? p->zero3_buffers : 0.0) +
+                 (moe_layers > 0 ? p->recompute_moe : p->recompute_dense) +
+                 o->fragmentation * out->activations;
     out->total = out->weights + out->gradients + out->optimizer + out->activations + out->other;
-    out->capacity = topo->gpu.memory_bytes;
+    out->capacity = capacity;
     out->fits = out->total <= out->capacity;
+}
+
+void ppl_memory_stage(const ppl_model *m, const ppl_model_figures *fig, const ppl_topology *topo,
+                      const ppl_config *c, const ppl_memory_opts *o, int64_t stage, ppl_memory *out)
+{
+    (void)fig;
+    ppl_memory_parts parts;
+    int64_t layers, moe_layers;
+    memset(out, 0, sizeof *out);
+    ppl_memory_parts_init(m, c, o, &parts);
+    ppl_stage_layer_counts(m, c, stage, &layers, &moe_layers);
+    ppl_memory_at(c, o, &parts, topo->gpu.memory_bytes, stage, layers, moe_layers, out);
 }
 
 void ppl_memory_worst(const ppl_model *m, const ppl_model_figures *fig, const ppl_topology *topo,
@@ -328,14 +349,27 @@ void ppl_memory_worst(const ppl_model *m, const ppl_model_figures *fig, const pp
     /* In-flight microbatches fall with the stage index, so among stages with the
      * same layers the earliest is the heaviest: the candidates are the first stage,
      * the first middle stage of each size, and the last stage. */
+    (void)fig;
     int64_t candidates[4] = {0, 1, 1 + c->split.middle_extra, c->pp - 1};
-    ppl_memory_stage(m, fig, topo, c, o, 0, out);
-    for (int i = 1; i < 4; i++) {
-        int64_t k = candidates[i];
-        if (k <= 0 || k >= c->pp)
+    ppl_memory_parts parts;
+    ppl_memory_parts_init(m, c, o, &parts);
+    for (int i = 0; i < 4; i++) {
+        int64_t k = candidates[i], layers, moe_layers;
+        if (i > 0 && (k <= 0 || k >= c->pp))
             continue;
+        if (c->layers_of && i > 0 && i < 3)
+            continue; /* an explicit split: every stage below */
         ppl_memory cand;
-        ppl_memory_stage(m, fig, topo, c, o, k, &cand);
+        ppl_stage_layer_counts(m, c, k, &layers, &moe_layers);
+        ppl_memory_at(c, o, &parts, topo->gpu.memory_bytes, k, layers, moe_layers, &cand);
+        if (i == 0 || cand.total > out->total)
+            *out = cand;
+    }
+    for (int64_t k = 1; c->layers_of && k < c->pp - 1; k++) {
+        int64_t layers, moe_layers;
+        ppl_memory cand;
+        ppl_stage_layer_counts(m, c, k, &layers, &moe_layers);
+        ppl_memory_at(c, o, &parts, topo->gpu.memory_bytes, k, layers, moe_layers, &cand);
         if (cand.total > out->total)
             *out = cand;
     }

@@ -23,6 +23,7 @@
 #include "parplan/schedule.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -116,127 +117,192 @@ static void dp_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_gro
     *last_bucket = *reduce / buckets;
 }
 
-typedef struct stage_time {
-    double compute;               /* per microbatch */
-    double forward;               /* compute, forward only */
-    double backward;              /* compute, backward and recomputation */
-    double tp, cp, ep, pp, zero3; /* communication per microbatch */
-    double exposed;               /* communication per microbatch not hidden */
-    double total;                 /* compute + exposed */
-    double params, params_expert;
-} stage_time;
+void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l)
+{
+    /* groups in Megatron's rank order, TP innermost, then CP, DP (EP inside it), PP;
+     * the worst copy over the pipeline stages */
+    const int64_t pp_stride = c->tp * c->cp * c->dp;
+    const ppl_net *net = &ctx->net;
+    ppl_group_place_worst(net, c->tp, 1, 0, c->pp, pp_stride, &l->g_tp);
+    ppl_group_place_worst(net, c->cp, c->tp, 0, c->pp, pp_stride, &l->g_cp);
+    ppl_group_place_worst(net, c->dp * c->cp, c->tp, 0, c->pp, pp_stride, &l->g_dp);
+    ppl_group_place_worst(net, c->ep, c->tp * c->cp, 0, c->pp, pp_stride, &l->g_ep);
+    ppl_group_place_worst(net, c->dp * c->cp / c->ep, c->tp * c->ep, 0, c->pp, pp_stride,
+                          &l->g_edp);
+    ppl_group_place_worst(net, c->pp > 1 ? 2 : 1, pp_stride, 0, c->pp > 1 ? c->pp - 1 : 1,
+                          pp_stride, &l->g_pp);
+    ppl_group_place(net, c->pp > 1 ? 2 : 1, (c->pp - 1) * pp_stride, 0, &l->g_tie);
+}
 
-typedef struct config_costs {
-    ppl_layer_time dense, moe, head; /* per layer (and output layer), per microbatch */
-    ppl_group g_tp, g_cp, g_dp, g_ep, g_edp, g_pp, g_tie;
-    double act;        /* b*s*h bytes of one microbatch's activations */
-    double tp_one;     /* one TP all-reduce (or reduce-scatter + all-gather) */
-    double tp_count;   /* TP collectives per layer and microbatch */
-    double cp_f, cp_b; /* CP exchange per layer, forward and backward */
-    double ep_one;     /* one expert all-to-all */
-    double pp_one;     /* one pipeline send of a microbatch */
-} config_costs;
-
-/* Everything per layer or per microbatch that is the same on every stage. */
-static void config_costs_init(const ppl_eval_ctx *ctx, const ppl_config *c, config_costs *cc)
+void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                         ppl_micro *mi)
 {
     const ppl_model *m = ctx->model;
-    const ppl_topology *t = ctx->topo;
-    ppl_layer_time_of(m, t, c, &ctx->eff, false, &cc->dense);
-    memset(&cc->moe, 0, sizeof cc->moe);
-    if (m->has_moe)
-        ppl_layer_time_of(m, t, c, &ctx->eff, true, &cc->moe);
-    ppl_output_time_of(m, t, c, &ctx->eff, &cc->head);
-
-    /* groups in Megatron's rank order, TP innermost, then CP, DP (EP inside it), PP */
-    const int64_t pp_stride = c->tp * c->cp * c->dp;
-    ppl_group_place_worst(&ctx->net, c->tp, 1, 0, c->pp, pp_stride, &cc->g_tp);
-    ppl_group_place_worst(&ctx->net, c->cp, c->tp, 0, c->pp, pp_stride, &cc->g_cp);
-    ppl_group_place_worst(&ctx->net, c->dp * c->cp, c->tp, 0, c->pp, pp_stride, &cc->g_dp);
-    ppl_group_place_worst(&ctx->net, c->ep, c->tp * c->cp, 0, c->pp, pp_stride, &cc->g_ep);
-    ppl_group_place_worst(&ctx->net, c->dp * c->cp / c->ep, c->tp * c->ep, 0, c->pp, pp_stride,
-                          &cc->g_edp);
-    ppl_group_place_worst(&ctx->net, c->pp > 1 ? 2 : 1, pp_stride, 0, c->pp > 1 ? c->pp - 1 : 1,
-                          pp_stride, &cc->g_pp);
-    ppl_group_place(&ctx->net, c->pp > 1 ? 2 : 1, (c->pp - 1) * pp_stride, 0, &cc->g_tie);
-
-    /* per-microbatch communication of one layer */
     const double tokens = (double)c->mbs * (double)m->seq_len / (double)c->cp;
-    cc->act = tokens * (double)m->hidden * 2.0; /* b*s*h 16-bit */
-    cc->tp_one = 0.0;
+    mi->act = tokens * (double)m->hidden * 2.0; /* b*s*h 16-bit */
+    mi->tp_one = 0.0;
     if (c->tp > 1)
-        cc->tp_one = c->sequence_parallel
-                         ? coll(ctx, PPL_OP_REDUCESCATTER, &cc->g_tp, cc->act, 1, NULL) +
-                               coll(ctx, PPL_OP_ALLGATHER, &cc->g_tp, cc->act, 1, NULL)
-                         : coll(ctx, PPL_OP_ALLREDUCE, &cc->g_tp, cc->act, 1, NULL);
-    cc->tp_count = c->recompute == PPL_RECOMPUTE_FULL ? 6.0 : 4.0;
-    cc->cp_f = cc->cp_b = 0.0;
+        mi->tp_one = c->sequence_parallel
+                         ? coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, 1, NULL) +
+                               coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, 1, NULL)
+                         : coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, 1, NULL);
+    mi->cp_f = mi->cp_b = 0.0;
     if (c->cp > 1) {
         double d = (double)m->hidden / (double)m->heads;
         double kv = (double)m->kv_heads / (double)c->tp;
         double kv_bytes = 2.0 * (double)c->mbs * (double)m->seq_len * d * (kv < 1 ? 1 : kv) * 2.0;
-        cc->cp_f = coll(ctx, PPL_OP_ALLGATHER, &cc->g_cp, kv_bytes, 1, NULL);
-        cc->cp_b = cc->cp_f + coll(ctx, PPL_OP_REDUCESCATTER, &cc->g_cp, kv_bytes, 1, NULL);
+        mi->cp_f = coll(ctx, PPL_OP_ALLGATHER, &l->g_cp, kv_bytes, 1, NULL);
+        mi->cp_b = mi->cp_f + coll(ctx, PPL_OP_REDUCESCATTER, &l->g_cp, kv_bytes, 1, NULL);
     }
-    cc->ep_one = 0.0;
+    mi->ep_one = 0.0;
     if (c->ep > 1 && m->has_moe) {
         double dispatched = tokens * (double)m->moe.top_k * (double)m->hidden * 2.0 /
                             (c->sequence_parallel ? (double)c->tp : 1.0);
-        cc->ep_one = coll(ctx, PPL_OP_ALLTOALL, &cc->g_ep, dispatched, 1, NULL);
+        mi->ep_one = coll(ctx, PPL_OP_ALLTOALL, &l->g_ep, dispatched, 1, NULL);
     }
-    cc->pp_one = 0.0;
+    mi->pp_one = 0.0;
     if (c->pp > 1) {
-        double per_rank = c->tp > 1 ? cc->act / (double)c->tp : cc->act;
-        cc->pp_one = coll(ctx, PPL_OP_SENDRECV, &cc->g_pp, per_rank, 1, NULL);
+        double per_rank = c->tp > 1 ? mi->act / (double)c->tp : mi->act;
+        mi->pp_one = coll(ctx, PPL_OP_SENDRECV, &l->g_pp, per_rank, 1, NULL);
         if (c->tp > 1 && !c->sequence_parallel) /* scatter-gather: rebuild over NVLink */
-            cc->pp_one += coll(ctx, PPL_OP_ALLGATHER, &cc->g_tp, cc->act, 1, NULL);
+            mi->pp_one += coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, 1, NULL);
     }
 }
 
-/* Time of stage k per microbatch: compute and the communication not hidden. */
-static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const config_costs *cc,
-                       int64_t k, stage_time *s)
+void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_micro *mi)
 {
     const ppl_model *m = ctx->model;
-    const ppl_topology *t = ctx->topo;
+    ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, false, &mi->dense);
+    memset(&mi->moe, 0, sizeof mi->moe);
+    if (m->has_moe)
+        ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, true, &mi->moe);
+    ppl_output_time_of(m, ctx->topo, c, &ctx->eff, &mi->head);
+    mi->tp_count = c->recompute == PPL_RECOMPUTE_FULL ? 6.0 : 4.0;
+    ppl_memory_parts_init(m, c, &ctx->memory, &mi->mem);
+}
+
+/* Runs of consecutive stages that hold the same layers and play the same part. */
+void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_classes *cl)
+{
+    cl->n = 0;
+    cl->items = cl->inline_items;
+    cl->cap = PPL_INLINE_CLASSES;
+    for (int64_t k = 0; k < c->pp; k++) {
+        int64_t layers, moe;
+        ppl_stage_layer_counts(ctx->model, c, k, &layers, &moe);
+        bool first = k == 0, last = k == c->pp - 1;
+        ppl_stage_class *prev = cl->n ? &cl->items[cl->n - 1] : NULL;
+        if (prev && prev->layers == layers && prev->moe_layers == moe && !prev->is_first &&
+            !first && !last && !prev->is_last) {
+            prev->count++;
+            continue;
+        }
+        if (cl->n == cl->cap) {
+            size_t cap = cl->cap * 4;
+            ppl_stage_class *grown = malloc(cap * sizeof *grown);
+            if (!grown) { /* keep going with what fits: the run merges into the last class */
+                prev->count++;
+                continue;
+            }
+            memcpy(grown, cl->items, cl->n * sizeof *grown);
+            if (cl->items != cl->inline_items)
+                free(cl->items);
+            cl->items = grown;
+            cl->cap = cap;
+        }
+        ppl_stage_class *nc = &cl->items[cl->n++];
+        memset(nc, 0, sizeof *nc);
+        nc->first_stage = k;
+        nc->count = 1;
+        nc->layers = layers;
+        nc->moe_layers = moe;
+        nc->is_first = first;
+        nc->is_last = last;
+    }
+}
+
+void ppl_classes_free(ppl_classes *cl)
+{
+    if (cl->items != cl->inline_items)
+        free(cl->items);
+    cl->items = cl->inline_items;
+    cl->n = 0;
+}
+
+/* Data-parallel times of one class under the configuration's ZeRO stage, cached
+ * in the class (they depend on its parameters and the ZeRO stage only). */
+static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                     ppl_stage_class *k, const ppl_memory *mem)
+{
+    int kind = c->zero == 0 ? 0 : c->zero <= 2 ? 1 : 2;
+    if (k->dp_ready & (1 << kind))
+        return;
+    double dense = mem->params - mem->params_expert;
+    if (kind < 2) {
+        double reduce, gather, last, r2, g2, l2;
+        dp_times(ctx, c, &l->g_dp, dense, &reduce, &gather, &last, NULL);
+        dp_times(ctx, c, &l->g_edp, mem->params_expert, &r2, &g2, &l2, NULL);
+        reduce += r2;
+        gather += g2;
+        if (l2 > last)
+            last = l2;
+        if (c->pp > 1 && ctx->model->tied_embeddings && (k->is_first || k->is_last)) {
+            double tied = (double)ctx->model->vocab * (double)ctx->model->hidden / (double)c->tp;
+            reduce += coll(ctx, PPL_OP_ALLREDUCE, &l->g_tie, tied * grad_bytes(ctx, c), 1, NULL);
+        }
+        k->dp_reduce[kind] = reduce;
+        k->dp_gather[kind] = gather;
+        k->dp_last[kind] = last;
+    } else if (l->g_dp.n > 1 && k->layers > 0) {
+        double layer_params = dense / (double)k->layers;
+        k->z3_ag =
+            coll(ctx, PPL_OP_ALLGATHER, &l->g_dp, layer_params * ctx->memory.weight_bytes, 1, NULL);
+        k->z3_rs =
+            coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp, layer_params * grad_bytes(ctx, c), 1, NULL);
+    }
+    k->dp_ready |= 1 << kind;
+}
+
+static const char *level_name(const ppl_eval_ctx *ctx, const ppl_group *g)
+{
+    return g->tier < 0 ? "nvlink" : ctx->topo->tiers[g->tier].name;
+}
+
+typedef struct stage_time {
+    double compute, forward, backward; /* per microbatch */
+    double tp, cp, ep, pp, zero3;      /* communication per microbatch */
+    double exposed;                    /* communication per microbatch not hidden */
+    double total;                      /* compute + exposed */
+} stage_time;
+
+/* One stage of a class, per microbatch. */
+static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
+                       const ppl_stage_class *k, stage_time *s)
+{
     const ppl_stack_opts *so = &ctx->stack;
-    int64_t layers, moe_layers;
-    ppl_stage_layer_counts(m, c, k, &layers, &moe_layers);
-    double nd = (double)(layers - moe_layers), nm = (double)moe_layers;
-    bool last = k == c->pp - 1;
+    const double nd = (double)(k->layers - k->moe_layers), nm = (double)k->moe_layers;
+    const double layers = (double)k->layers;
     memset(s, 0, sizeof *s);
     s->forward =
-        nd * cc->dense.forward_s + nm * cc->moe.forward_s + (last ? cc->head.forward_s : 0.0);
-    s->backward =
-        nd * cc->dense.backward_s + nm * cc->moe.backward_s + (last ? cc->head.backward_s : 0.0);
+        nd * mi->dense.forward_s + nm * mi->moe.forward_s + (k->is_last ? mi->head.forward_s : 0.0);
+    s->backward = nd * mi->dense.backward_s + nm * mi->moe.backward_s +
+                  (k->is_last ? mi->head.backward_s : 0.0);
     s->compute = s->forward + s->backward;
-    s->tp = (double)layers * cc->tp_count * cc->tp_one;
-    double attn_f = nd * cc->dense.attention_s + nm * cc->moe.attention_s;
+    s->tp = layers * mi->tp_count * mi->tp_one;
+    double attn_f = nd * mi->dense.attention_s + nm * mi->moe.attention_s;
     double attn_b = (c->flash_attention ? 2.5 : 2.0) * attn_f;
-    s->cp = (double)layers * (cc->cp_f + cc->cp_b);
-    double cp_exposed =
-        pos((double)layers * cc->cp_f - attn_f) + pos((double)layers * cc->cp_b - attn_b);
-    s->ep = nm * cc->tp_count * cc->ep_one;
-    double sends = (double)((k < c->pp - 1) + (k > 0)) * (double)c->vp;
-    s->pp = sends * cc->pp_one;
-
-    ppl_memory mem;
-    ppl_memory_stage(m, &ctx->figures, t, c, &ctx->memory, k, &mem);
-    s->params = mem.params;
-    s->params_expert = mem.params_expert;
+    s->cp = layers * (mi->cp_f + mi->cp_b);
+    double cp_exposed = pos(layers * mi->cp_f - attn_f) + pos(layers * mi->cp_b - attn_b);
+    s->ep = nm * mi->tp_count * mi->ep_one;
+    double sends = (double)(!k->is_last + !k->is_first) * (double)c->vp;
+    s->pp = c->pp > 1 ? sends * mi->pp_one : 0.0;
     /* ZeRO-3: each layer's weights gathered forward and backward, gradients
      * reduce-scattered, every microbatch; prefetching hides what the layer's
      * compute covers */
-    if (c->zero >= 3 && cc->g_dp.n > 1 && layers > 0) {
-        double layer_params = (s->params - s->params_expert) / (double)layers;
-        double ag = coll(ctx, PPL_OP_ALLGATHER, &cc->g_dp, layer_params * ctx->memory.weight_bytes,
-                         1, NULL);
-        double rs =
-            coll(ctx, PPL_OP_REDUCESCATTER, &cc->g_dp, layer_params * grad_bytes(ctx, c), 1, NULL);
-        double per_layer_f = s->forward / (double)layers,
-               per_layer_b = s->backward / (double)layers;
-        s->zero3 = (double)layers * (2.0 * ag + rs);
-        double z3_exposed = (double)layers * (pos(ag - per_layer_f) + pos(ag + rs - per_layer_b));
+    if (c->zero >= 3 && k->layers > 0) {
+        double per_f = s->forward / layers, per_b = s->backward / layers;
+        s->zero3 = layers * (2.0 * k->z3_ag + k->z3_rs);
+        double z3_exposed = layers * (pos(k->z3_ag - per_f) + pos(k->z3_ag + k->z3_rs - per_b));
         s->exposed += z3_exposed + so->overlap_cost * (s->zero3 - z3_exposed);
     }
     double hidden = so->tp_overlap * s->tp + so->pp_overlap * s->pp + (s->cp - cp_exposed);
@@ -245,85 +311,69 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const confi
     s->total = s->compute + s->exposed;
 }
 
-double ppl_stage_time(const ppl_eval_ctx *ctx, const ppl_config *c, int64_t stage)
-{
-    config_costs cc;
-    stage_time s;
-    config_costs_init(ctx, c, &cc);
-    stage_eval(ctx, c, &cc, stage, &s);
-    return s.total;
-}
-
-static const char *level_name(const ppl_eval_ctx *ctx, const ppl_group *g)
-{
-    return g->tier < 0 ? "nvlink" : ctx->topo->tiers[g->tier].name;
-}
-
-void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estimate *out)
+bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                         const ppl_micro *mi, ppl_classes *cl, bool full, ppl_estimate *out)
 {
     const ppl_model *m = ctx->model;
-    const ppl_topology *t = ctx->topo;
     const ppl_stack_opts *so = &ctx->stack;
-    memset(out, 0, sizeof *out);
+    const double capacity = ctx->topo->gpu.memory_bytes;
     out->config = *c;
-    ppl_memory_worst(m, &ctx->figures, t, c, &ctx->memory, &out->memory);
-    config_costs cc;
-    config_costs_init(ctx, c, &cc);
 
-    /* per stage, per microbatch */
-    stage_time worst = {0};
+    /* memory: the first stage of each class is its heaviest */
+    stage_time worst = {0}, st;
     int64_t worst_k = 0;
-    double sum_total = 0.0;
-    double slack_backward = 0.0; /* backward of the stages before k, last microbatch */
-    double dp_exposed = 0.0, dp_total = 0.0, opt_time = 0.0;
-    for (int64_t k = 0; k < c->pp; k++) {
-        stage_time s;
-        stage_eval(ctx, c, &cc, k, &s);
-        bool last = k == c->pp - 1;
-        sum_total += s.total;
-        if (s.total > worst.total) {
-            worst = s;
-            worst_k = k;
+    double sum_total = 0.0, slack = 0.0, dp_exposed = 0.0, dp_total = 0.0, opt_time = 0.0;
+    double worst_params = 0.0, worst_expert = 0.0, worst_layers = 0.0;
+    for (size_t i = 0; i < cl->n; i++) {
+        ppl_stage_class *k = &cl->items[i];
+        ppl_memory mem;
+        ppl_memory_at(c, &ctx->memory, &mi->mem, capacity, k->first_stage, k->layers, k->moe_layers,
+                      &mem);
+        if (i == 0 || mem.total > out->memory.total)
+            out->memory = mem;
+        if (!full && !out->memory.fits)
+            continue; /* the caller only asks whether it fits; the rest is wasted */
+        class_dp(ctx, c, l, k, &mem);
+        stage_eval(ctx, c, mi, k, &st);
+        sum_total += (double)k->count * st.total;
+        if (st.total > worst.total) {
+            worst = st;
+            worst_k = k->first_stage;
+            worst_params = mem.params;
+            worst_expert = mem.params_expert;
+            worst_layers = (double)k->layers;
         }
-
-        /* data parallelism after this stage's last backward */
+        /* data parallelism after the class's last backward: the class's first stage
+         * has the least slack (the stages before it still draining the pipeline) */
         if (c->zero < 3) {
-            double reduce, gather, last_bucket, r2, g2, lb2;
-            dp_times(ctx, c, &cc.g_dp, s.params - s.params_expert, &reduce, &gather, &last_bucket,
-                     NULL);
-            dp_times(ctx, c, &cc.g_edp, s.params_expert, &r2, &g2, &lb2, NULL);
-            reduce += r2;
-            gather += g2;
-            last_bucket = last_bucket > lb2 ? last_bucket : lb2;
-            if (c->pp > 1 && m->tied_embeddings && (k == 0 || last)) {
-                double tied = (double)m->vocab * (double)m->hidden / (double)c->tp;
-                reduce +=
-                    coll(ctx, PPL_OP_ALLREDUCE, &cc.g_tie, tied * grad_bytes(ctx, c), 1, NULL);
-            }
+            int kind = c->zero == 0 ? 0 : 1;
+            double reduce = k->dp_reduce[kind], gather = k->dp_gather[kind];
             /* the reduction starts under this stage's last backward (stacks that
              * overlap it), goes on while earlier stages drain the pipeline, and
              * what is left shows; only the part under its own compute slows it */
             double own =
-                reduce < so->dp_overlap * s.backward ? reduce : so->dp_overlap * s.backward;
-            double exposed = pos(reduce - own - slack_backward);
-            if (so->dp_overlap > 0.0 && exposed < last_bucket)
-                exposed = last_bucket;
-            double gather_exposed = pos(gather - so->dp_overlap * s.forward);
+                reduce < so->dp_overlap * st.backward ? reduce : so->dp_overlap * st.backward;
+            double exposed = pos(reduce - own - slack);
+            if (so->dp_overlap > 0.0 && exposed < k->dp_last[kind])
+                exposed = k->dp_last[kind];
+            double gather_exposed = pos(gather - so->dp_overlap * st.forward);
             exposed += gather_exposed + so->overlap_cost * (own + gather - gather_exposed);
             if (exposed > dp_exposed)
                 dp_exposed = exposed;
             if (reduce + gather > dp_total)
                 dp_total = reduce + gather;
         }
-        slack_backward += s.backward;
+        slack += (double)k->count * st.backward;
         double shard = c->zero >= 1 ? (double)(c->dp * c->cp) : 1.0;
-        double opt =
-            ppl_optimizer_time((s.params - s.params_expert) / shard +
-                                   s.params_expert / (c->zero >= 1 ? shard / (double)c->ep : 1.0),
-                               t, &ctx->eff, c->optimizer);
+        double dense = mem.params - mem.params_expert;
+        double opt = ppl_optimizer_time(
+            dense / shard + mem.params_expert / (c->zero >= 1 ? shard / (double)c->ep : 1.0),
+            ctx->topo, &ctx->eff, c->optimizer);
         if (opt > opt_time)
             opt_time = opt;
     }
+    if (!out->memory.fits && !full)
+        return false;
 
     /* pipeline: (m-1) x slowest + one pass (1F1B, GPipe); interleaved: 1/v of a pass */
     const double mb = (double)c->microbatches;
@@ -341,46 +391,48 @@ void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estim
     out->time.overhead = so->step_overhead_s;
     out->time.exposed_comm = mb * worst.exposed + dp_exposed;
     out->step_time_s = pipe + dp_exposed + opt_time + so->step_overhead_s;
+    const double tokens_step = (double)c->global_batch * (double)m->seq_len;
+    out->tokens_per_s = tokens_step / out->step_time_s;
+    if (!full)
+        return out->memory.fits;
 
     /* traffic of the slowest stage's GPU over the step */
     ppl_traffic *tr = &out->traffic;
-    const double layers_w = (double)ppl_stage_layers(c, worst_k);
+    memset(tr, 0, sizeof *tr);
     if (c->tp > 1) {
-        double n = mb * layers_w * cc.tp_count;
+        double n = mb * worst_layers * mi->tp_count;
         if (c->sequence_parallel) {
-            coll(ctx, PPL_OP_REDUCESCATTER, &cc.g_tp, cc.act, n, tr);
-            coll(ctx, PPL_OP_ALLGATHER, &cc.g_tp, cc.act, n, tr);
+            coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, n, tr);
+            coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, n, tr);
         } else {
-            coll(ctx, PPL_OP_ALLREDUCE, &cc.g_tp, cc.act, n, tr);
+            coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, n, tr);
         }
     }
     if (c->pp > 1)
-        coll(ctx, PPL_OP_SENDRECV, &cc.g_pp, c->tp > 1 ? cc.act / (double)c->tp : cc.act,
+        coll(ctx, PPL_OP_SENDRECV, &l->g_pp, c->tp > 1 ? mi->act / (double)c->tp : mi->act,
              mb * 2.0 * (double)c->vp, tr);
     if (c->zero < 3) {
         double r, g, lb;
-        dp_times(ctx, c, &cc.g_dp, worst.params - worst.params_expert, &r, &g, &lb, tr);
-    } else if (cc.g_dp.n > 1 && layers_w > 0) {
-        double layer_params = (worst.params - worst.params_expert) / layers_w;
-        coll(ctx, PPL_OP_ALLGATHER, &cc.g_dp, layer_params * ctx->memory.weight_bytes,
-             2.0 * mb * layers_w, tr);
-        coll(ctx, PPL_OP_REDUCESCATTER, &cc.g_dp, layer_params * grad_bytes(ctx, c), mb * layers_w,
-             tr);
+        dp_times(ctx, c, &l->g_dp, worst_params - worst_expert, &r, &g, &lb, tr);
+    } else if (l->g_dp.n > 1 && worst_layers > 0) {
+        double layer_params = (worst_params - worst_expert) / worst_layers;
+        coll(ctx, PPL_OP_ALLGATHER, &l->g_dp, layer_params * ctx->memory.weight_bytes,
+             2.0 * mb * worst_layers, tr);
+        coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp, layer_params * grad_bytes(ctx, c),
+             mb * worst_layers, tr);
     }
 
     /* rates */
-    const double tokens_step = (double)c->global_batch * (double)m->seq_len;
     double model_flops = tokens_step * ctx->figures.flops_training_per_token;
     double extra = 0.0;
     if (c->recompute == PPL_RECOMPUTE_FULL)
         extra = ctx->figures.flops_full_recompute_per_token - ctx->figures.flops_training_per_token;
     else if (c->recompute == PPL_RECOMPUTE_SELECTIVE)
         extra = 4.0 * (double)m->seq_len * (double)m->hidden * (double)m->layers;
-    out->tokens_per_s = tokens_step / out->step_time_s;
     out->model_tflops_per_gpu = model_flops / out->step_time_s / (double)c->gpus / 1e12;
     out->hardware_tflops_per_gpu =
         (model_flops + tokens_step * extra) / out->step_time_s / (double)c->gpus / 1e12;
-    out->mfu = out->model_tflops_per_gpu * 1e12 / t->gpu.flops[PPL_PRECISION_BF16];
+    out->mfu = out->model_tflops_per_gpu * 1e12 / ctx->topo->gpu.flops[PPL_PRECISION_BF16];
 
     /* the largest share of the step names the bottleneck */
     struct {
@@ -390,11 +442,11 @@ void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estim
     } parts[] = {
         {"compute", out->time.compute, NULL},
         {"bubble", out->time.bubble, NULL},
-        {"tp_comm", mb * (1.0 - so->tp_overlap) * worst.tp, &cc.g_tp},
-        {"cp_comm", mb * worst.cp, &cc.g_cp},
-        {"ep_comm", mb * worst.ep, &cc.g_ep},
-        {"pp_comm", mb * (1.0 - so->pp_overlap) * worst.pp, &cc.g_pp},
-        {"dp_comm", dp_exposed + (c->zero >= 3 ? mb * worst.zero3 : 0.0), &cc.g_dp},
+        {"tp_comm", mb * (1.0 - so->tp_overlap) * worst.tp, &l->g_tp},
+        {"cp_comm", mb * worst.cp, &l->g_cp},
+        {"ep_comm", mb * worst.ep, &l->g_ep},
+        {"pp_comm", mb * (1.0 - so->pp_overlap) * worst.pp, &l->g_pp},
+        {"dp_comm", dp_exposed + (c->zero >= 3 ? mb * worst.zero3 : 0.0), &l->g_dp},
         {"optimizer", opt_time, NULL},
     };
     out->bottleneck = "compute";
@@ -411,4 +463,55 @@ void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estim
                      level_name(ctx, parts[i].g));
         }
     }
+    return out->memory.fits;
+}
+
+void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estimate *out)
+{
+    ppl_layout l;
+    ppl_micro mi;
+    ppl_classes cl;
+    memset(out, 0, sizeof *out);
+    ppl_layout_init(ctx, c, &l);
+    ppl_micro_comm_init(ctx, c, &l, &mi);
+    ppl_micro_compute_init(ctx, c, &mi);
+    ppl_classes_init(ctx, c, &cl);
+    ppl_estimate_cached(ctx, c, &l, &mi, &cl, true, out);
+    ppl_classes_free(&cl);
+}
+
+double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                             const ppl_micro *mi, int64_t stage, int64_t layers, int64_t moe_layers,
+                             ppl_memory *memory)
+{
+    ppl_stage_class k;
+    stage_time s;
+    memset(&k, 0, sizeof k);
+    k.first_stage = stage;
+    k.count = 1;
+    k.layers = layers;
+    k.moe_layers = moe_layers;
+    k.is_first = stage == 0;
+    k.is_last = stage == c->pp - 1;
+    ppl_memory mem;
+    ppl_memory_at(c, &ctx->memory, &mi->mem, ctx->topo->gpu.memory_bytes, stage, layers, moe_layers,
+                  &mem);
+    if (c->zero >= 3)
+        class_dp(ctx, c, l, &k, &mem);
+    stage_eval(ctx, c, mi, &k, &s);
+    if (memory)
+        *memory = mem;
+    return s.total;
+}
+
+double ppl_stage_time(const ppl_eval_ctx *ctx, const ppl_config *c, int64_t stage)
+{
+    ppl_layout l;
+    ppl_micro mi;
+    int64_t layers, moe_layers;
+    ppl_layout_init(ctx, c, &l);
+    ppl_micro_comm_init(ctx, c, &l, &mi);
+    ppl_micro_compute_init(ctx, c, &mi);
+    ppl_stage_layer_counts(ctx->model, c, stage, &layers, &moe_layers);
+    return ppl_stage_time_cached(ctx, c, &l, &mi, stage, layers, moe_layers, NULL);
 }

@@ -154,22 +154,17 @@ typedef struct search_state {
 
 /* Lower bound on the step time: the microbatches times the average stage's compute
  * (the slowest stage computes at least the average), plus the per-step cost. */
-static double step_lower_bound(const ppl_eval_ctx *ctx, const ppl_config *c)
+static double step_lower_bound(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi)
 {
-    ppl_layer_time dense, moe;
-    const ppl_model *m = ctx->model;
-    ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, false, &dense);
-    double per_layer = dense.forward_s + dense.backward_s;
-    if (m->has_moe) {
-        ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, true, &moe);
-        if (moe.forward_s + moe.backward_s < per_layer)
-            per_layer = moe.forward_s + moe.backward_s;
-    }
-    return (double)c->microbatches * (double)m->layers / (double)c->pp * per_layer +
+    double per_layer = mi->dense.forward_s + mi->dense.backward_s;
+    if (ctx->model->has_moe && mi->moe.forward_s + mi->moe.backward_s < per_layer)
+        per_layer = mi->moe.forward_s + mi->moe.backward_s;
+    return (double)c->microbatches * (double)ctx->model->layers / (double)c->pp * per_layer +
            ctx->stack.step_overhead_s;
 }
 
-static void evaluate(search_state *s, const ppl_config *c)
+static void evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
+                     ppl_classes *cl)
 {
     const ppl_eval_ctx *ctx = s->ctx;
     ppl_search_result *r = s->r;
@@ -177,27 +172,31 @@ static void evaluate(search_state *s, const ppl_config *c)
     r->candidates++;
     if (ppl_config_check(c, ctx->model, ctx->topo, &scratch) != PPL_OK)
         return;
-    bool full = s->best.count == s->best.cap;
-    if (!s->opts->no_prune && full && s->opts->objective == PPL_OBJECTIVE_TIME &&
-        step_lower_bound(ctx, c) > s->best.items[s->best.count - 1].step_time_s) {
+    bool full_list = s->best.count == s->best.cap;
+    const ppl_estimate *last = full_list ? &s->best.items[s->best.count - 1] : NULL;
+    if (!s->opts->no_prune && last && s->opts->objective == PPL_OBJECTIVE_TIME &&
+        step_lower_bound(ctx, c, mi) > last->step_time_s) {
         r->pruned++;
         return;
     }
-    ppl_memory mem;
-    ppl_memory_worst(ctx->model, &ctx->figures, ctx->topo, c, &ctx->memory, &mem);
-    r->evaluated++;
-    if (mem.total < r->smallest_memory)
-        r->smallest_memory = mem.total;
-    bool near = !mem.fits && c->pp > 1 && c->vp == 1 && !s->opts->no_balance &&
-                mem.total <= mem.capacity * (1.0 + NEAR_MISS);
-    if (!mem.fits && !near)
-        return;
     ppl_estimate est;
-    ppl_estimate_config(ctx, c, &est);
-    if (mem.fits) {
+    bool fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);
+    r->evaluated++;
+    if (est.memory.total < r->smallest_memory)
+        r->smallest_memory = est.memory.total;
+    if (fits) {
         r->feasible++;
+        /* only what can enter the list is costed in full */
+        if (last && compare(s->opts, &est, last) >= 0)
+            return;
+        ppl_estimate_cached(ctx, c, l, mi, cl, true, &est);
         keep(s->opts, &s->best, &est);
-    } else {
+        return;
+    }
+    bool near = c->pp > 1 && c->vp == 1 && !s->opts->no_balance &&
+                est.memory.total <= est.memory.capacity * (1.0 + NEAR_MISS);
+    if (near) {
+        ppl_estimate_cached(ctx, c, l, mi, cl, true, &est);
         keep(s->opts, &s->near, &est);
     }
 }
@@ -381,6 +380,10 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                 pinned_or(pin->mbs, &mbs_all, &mbss);
                 for (int e = 0; e < eps.n; e++) {
                     c.ep = eps.v[e];
+                    if (c.dp % c.ep != 0)
+                        continue;
+                    ppl_layout layout;
+                    ppl_layout_init(ctx, &c, &layout);
                     for (int f = 0; f < mbss.n; f++) {
                         c.mbs = mbss.v[f];
                         if (batch % (c.dp * c.mbs) != 0)
@@ -399,28 +402,36 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                         }
                         for (int g = 0; g < vps.n; g++) {
                             c.vp = vps.v[g];
-                            for (int z = 0; z < zeros.n; z++) {
-                                c.zero = (int)zeros.v[z];
-                                /* ZeRO-2/3 with pipelining: neither Megatron nor DeepSpeed */
-                                if (c.zero >= 2 && c.pp > 1 && pin->zero == PPL_UNSET)
-                                    continue;
+                            ppl_classes classes;
+                            ppl_classes_init(ctx, &c, &classes);
+                            for (int i = 0; i < sps.n; i++) {
+                                c.sequence_parallel = sps.v[i];
+                                ppl_micro micro;
+                                ppl_micro_comm_init(ctx, &c, &layout, &micro);
                                 for (int h = 0; h < recomputes.n; h++) {
                                     c.recompute = (ppl_recompute)recomputes.v[h];
-                                    for (int i = 0; i < sps.n; i++) {
-                                        c.sequence_parallel = sps.v[i];
-                                        for (int j = 0; j < flashes.n; j++) {
-                                            c.flash_attention = flashes.v[j];
-                                            /* with flash attention, selective recomputation
-                                             * saves and costs nothing more: one of the two */
-                                            if (c.flash_attention &&
-                                                c.recompute == PPL_RECOMPUTE_SELECTIVE &&
-                                                pin->recompute == PPL_UNSET)
+                                    for (int j = 0; j < flashes.n; j++) {
+                                        c.flash_attention = flashes.v[j];
+                                        /* with flash attention, selective recomputation saves
+                                         * and costs nothing more: one of the two */
+                                        if (c.flash_attention &&
+                                            c.recompute == PPL_RECOMPUTE_SELECTIVE &&
+                                            pin->recompute == PPL_UNSET)
+                                            continue;
+                                        c.zero = (int)zeros.v[0];
+                                        ppl_micro_compute_init(ctx, &c, &micro);
+                                        for (int z = 0; z < zeros.n; z++) {
+                                            c.zero = (int)zeros.v[z];
+                                            /* ZeRO-2/3 with pipelining: neither Megatron
+                                             * nor DeepSpeed */
+                                            if (c.zero >= 2 && c.pp > 1 && pin->zero == PPL_UNSET)
                                                 continue;
-                                            evaluate(&s, &c);
+                                            evaluate(&s, &c, &layout, &micro, &classes);
                                         }
                                     }
                                 }
                             }
+                            ppl_classes_free(&classes);
                         }
                     }
                 }

@@ -71,6 +71,29 @@ void ppl_model_state_bytes(double params, int zero, double shard, const ppl_memo
 void ppl_stage_layer_counts(const ppl_model *model, const ppl_config *config, int64_t stage,
                             int64_t *layers, int64_t *moe_layers);
 
+/* What a configuration's memory is made of, the same on every stage (per GPU):
+ * per-layer parameters and activations, the embedding and output layer, the
+ * fixed "other" terms.  ppl_memory_at assembles one stage from them; the search
+ * reuses them across stages and ZeRO stages. */
+typedef struct ppl_memory_parts {
+    double layer_dense, layer_moe_shared, layer_moe_expert; /* parameters per layer */
+    double gemm_dense, gemm_moe;                            /* of which GEMM weights */
+    double embedding, output;              /* parameters on the first / last stage */
+    double shard_dense, shard_expert;      /* ZeRO sharding ways */
+    double act_dense, act_moe;             /* activation bytes per layer and microbatch */
+    double act_first, act_last;            /* extra activations on the first / last stage */
+    double other;                          /* framework memory */
+    double zero3_buffers;                  /* gathered layers held with ZeRO-3 */
+    double recompute_dense, recompute_moe; /* the layer being recomputed */
+} ppl_memory_parts;
+
+void ppl_memory_parts_init(const ppl_model *model, const ppl_config *config,
+                           const ppl_memory_opts *opts, ppl_memory_parts *parts);
+/* One stage of `layers` layers (`moe_layers` of them MoE) from the parts. */
+void ppl_memory_at(const ppl_config *config, const ppl_memory_opts *opts,
+                   const ppl_memory_parts *parts, double capacity, int64_t stage, int64_t layers,
+                   int64_t moe_layers, ppl_memory *out);
+
 void ppl_memory_stage(const ppl_model *model, const ppl_model_figures *figures,
                       const ppl_topology *topo, const ppl_config *config,
                       const ppl_memory_opts *opts, int64_t stage, ppl_memory *out);

@@ -86,6 +86,63 @@ typedef struct ppl_estimate {
     char bottleneck_level[PPL_NAME_MAX];
 } ppl_estimate;
 
+/* The pieces an estimate is built from, cached by the search at the loop level
+ * they depend on; ppl_estimate_config builds them all for one configuration. */
+
+/* Where the parallel groups sit: per (tp, cp, pp, dp, ep). */
+typedef struct ppl_layout {
+    ppl_group g_tp, g_cp, g_dp, g_ep, g_edp, g_pp, g_tie;
+} ppl_layout;
+
+/* Per microbatch: communication (per layout, microbatch size, sequence
+ * parallelism) and compute and memory parts (also per recomputation, flash
+ * attention, precision). */
+typedef struct ppl_micro {
+    double act;        /* b*s*h bytes of one microbatch's activations */
+    double tp_one;     /* one TP all-reduce (or reduce-scatter + all-gather) */
+    double cp_f, cp_b; /* CP exchange per layer, forward and backward */
+    double ep_one;     /* one expert all-to-all */
+    double pp_one;     /* one pipeline send of a microbatch */
+    double tp_count;   /* TP collectives per layer and microbatch */
+    ppl_layer_time dense, moe, head;
+    ppl_memory_parts mem;
+} ppl_micro;
+
+/* A run of consecutive pipeline stages with the same layers and role. */
+typedef struct ppl_stage_class {
+    int64_t first_stage, count, layers, moe_layers;
+    bool is_first, is_last;
+    int dp_ready; /* data-parallel times computed, per ZeRO kind (bits) */
+    double dp_reduce[2], dp_gather[2], dp_last[2], z3_ag, z3_rs;
+} ppl_stage_class;
+
+#define PPL_INLINE_CLASSES 8
+typedef struct ppl_classes {
+    ppl_stage_class *items;
+    size_t n, cap;
+    ppl_stage_class inline_items[PPL_INLINE_CLASSES];
+} ppl_classes;
+
+void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_layout *layout);
+void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *config,
+                         const ppl_layout *layout, ppl_micro *micro);
+void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_micro *micro);
+void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_classes *classes);
+void ppl_classes_free(ppl_classes *classes);
+
+/* Assembles an estimate from the pieces.  With full false it stops at whether the
+ * configuration fits and its step time (no traffic, rates or bottleneck); returns
+ * whether it fits. */
+bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *config,
+                         const ppl_layout *layout, const ppl_micro *micro, ppl_classes *classes,
+                         bool full, ppl_estimate *out);
+
+/* Stage `stage` holding `layers` layers (`moe_layers` MoE) from the pieces: its
+ * time per microbatch, and its memory when asked. */
+double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *config,
+                             const ppl_layout *layout, const ppl_micro *micro, int64_t stage,
+                             int64_t layers, int64_t moe_layers, ppl_memory *memory);
+
 /* Time of one pipeline stage per microbatch (compute and exposed communication). */
 double ppl_stage_time(const ppl_eval_ctx *ctx, const ppl_config *config, int64_t stage);
 
