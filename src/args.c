@@ -88,7 +88,8 @@ typedef enum opt_id {
     O_FRAGMENTATION,
     O_STACK,
     O_FIT,
-    O_TIMING
+    O_TIMING,
+    O_RECOMPUTE_LAYERS
 } opt_id;
 
 #define C(x) (1u << (x))
@@ -151,6 +152,9 @@ static const opt_def options[] = {
      "sequence parallelism (with tp > 1)"},
     {O_FLASH, "--flash-attention", 0, K_OPTBOOL, CMDS_CONFIG, "[=yes|no]", 0, 0, NULL,
      "flash attention (no s x s score matrix kept)"},
+    {O_RECOMPUTE_LAYERS, "--recompute-layers", 0, K_INT, CMDS_CONFIG, "N", 1, 100000, NULL,
+     "with --recompute full: recompute only N layers of each stage (Megatron-LM "
+     "--recompute-method block); default all, or the fewest that fit when searched"},
     {O_FIRST_LAYERS, "--first-stage-layers", 0, K_INT, CMDS_CONFIG, "N", 1, 100000, NULL,
      "layers on the first pipeline stage (Megatron-LM --decoder-first-pipeline-num-layers)"},
     {O_LAST_LAYERS, "--last-stage-layers", 0, K_INT, CMDS_CONFIG, "N", 1, 100000, NULL,
@@ -319,6 +323,7 @@ void ppl_args_init(ppl_args *a)
     a->zero = a->recompute = a->sequence_parallel = a->flash_attention = PPL_UNSET;
     a->precision = PPL_PRECISION_BF16;
     a->first_stage_layers = a->last_stage_layers = PPL_UNSET;
+    a->recompute_layers = PPL_UNSET;
     a->overhead_bytes = -1;
     a->fragmentation = -1;
     a->optimizer = PPL_OPTIMIZER_ADAM;
@@ -458,6 +463,7 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
     case O_SCHEDULE: ep = &a->schedule; break;
     case O_STACK: ep = &a->stack; break;
     case O_FIRST_LAYERS: ip = &a->first_stage_layers; break;
+    case O_RECOMPUTE_LAYERS: ip = &a->recompute_layers; break;
     case O_LAST_LAYERS: ip = &a->last_stage_layers; break;
     case O_OBJECTIVE: ep = &a->objective; break;
     case O_OP: ep = &a->op; break;

@@ -14,6 +14,15 @@
 #include <stdio.h>
 #include <string.h>
 
+double ppl_recomputed_share(const ppl_config *c, int64_t layers)
+{
+    if (c->recompute != PPL_RECOMPUTE_FULL)
+        return 1.0;
+    if (c->recompute_layers <= 0 || c->recompute_layers >= layers || layers <= 0)
+        return 1.0;
+    return (double)c->recompute_layers / (double)layers;
+}
+
 int64_t ppl_stage_layers(const ppl_config *c, int64_t stage)
 {
     if (c->layers_of)
@@ -187,6 +196,14 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
         return ppl_error_set(err, PPL_EUSAGE, "", "--precision",
                              "fp8 is not supported by %s (no fp8 peak in the topology)",
                              t->gpu.name);
+    if (c->recompute_layers != 0) {
+        if (c->recompute != PPL_RECOMPUTE_FULL)
+            return bad(err, "--recompute-layers", "needs --recompute full%s%s", 0, 0);
+        if (c->recompute_layers < 0 || c->recompute_layers % c->vp != 0)
+            return bad(err, "--recompute-layers",
+                       "%lld is not a whole number of layers per virtual stage (vp %lld)",
+                       c->recompute_layers, c->vp);
+    }
     if (c->zero < 0 || c->zero > 3)
         return bad(err, "--zero", "expected 0 to 3, found %lld%s", c->zero, 0);
     return PPL_OK;
@@ -221,6 +238,7 @@ ppl_status ppl_config_from_args(const ppl_args *a, const ppl_model *m, const ppl
     }
     c->zero = a->zero == PPL_UNSET ? 0 : a->zero;
     c->recompute = a->recompute == PPL_UNSET ? PPL_RECOMPUTE_NONE : (ppl_recompute)a->recompute;
+    c->recompute_layers = a->recompute_layers == PPL_UNSET ? 0 : a->recompute_layers;
     c->sequence_parallel = a->sequence_parallel == 1;
     c->flash_attention = a->flash_attention == 1;
     c->precision = (ppl_precision)a->precision;

@@ -259,6 +259,11 @@ void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_me
 
     p->act_dense = ppl_activation_bytes_per_layer(m, c, o, false);
     p->act_moe = m->has_moe ? ppl_activation_bytes_per_layer(m, c, o, true) : 0.0;
+    /* the layers full recomputation leaves alone keep what no recomputation keeps */
+    ppl_config kept = *c;
+    kept.recompute = PPL_RECOMPUTE_NONE;
+    p->kept_dense = ppl_activation_bytes_per_layer(m, &kept, o, false);
+    p->kept_moe = m->has_moe ? ppl_activation_bytes_per_layer(m, &kept, o, true) : 0.0;
     /* the embedding's dropout mask; its output is the first layer's input, counted
      * with that layer */
     p->act_first = m->dropout ? s * b * h / sp_div : 0.0;
@@ -317,7 +322,9 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     /* activations: per layer x layers x microbatches in flight */
     double in_flight = ppl_in_flight_microbatches(c, stage);
     out->in_flight = in_flight;
-    double per_mb = dense_layers * p->act_dense + moe * p->act_moe + (first ? p->act_first : 0.0);
+    double f = ppl_recomputed_share(c, layers);
+    double per_mb = dense_layers * (f * p->act_dense + (1.0 - f) * p->kept_dense) +
+                    moe * (f * p->act_moe + (1.0 - f) * p->kept_moe) + (first ? p->act_first : 0.0);
     out->activations = in_flight * per_mb;
     if (last) {
         double held = c->schedule == PPL_SCHEDULE_GPIPE ? (double)c->microbatches : 1.0;

@@ -23,6 +23,10 @@ json_t *ppl_config_json(const ppl_config *c)
     json_object_set_new(o, "microbatches", json_integer(c->microbatches));
     json_object_set_new(o, "zero", json_integer(c->zero));
     json_object_set_new(o, "recompute", json_string(ppl_recompute_name(c->recompute)));
+    if (c->recompute == PPL_RECOMPUTE_FULL)
+        json_object_set_new(o, "recompute_layers",
+                            c->recompute_layers > 0 ? json_integer(c->recompute_layers)
+                                                    : json_null());
     json_object_set_new(o, "sequence_parallel", json_boolean(c->sequence_parallel));
     json_object_set_new(o, "flash_attention", json_boolean(c->flash_attention));
     json_object_set_new(o, "precision", json_string(ppl_precision_name(c->precision)));
@@ -55,12 +59,15 @@ json_t *ppl_memory_json(const ppl_memory *m)
 
 void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
 {
+    char layers[48] = "";
+    if (c->recompute == PPL_RECOMPUTE_FULL && c->recompute_layers > 0)
+        snprintf(layers, sizeof layers, " (%lld layers a stage)", (long long)c->recompute_layers);
     snprintf(buf, size,
              "tp %lld x pp %lld x dp %lld x cp %lld, ep %lld, vp %lld, mbs %lld, batch %lld "
-             "(%lld microbatches), ZeRO %d, recompute %s, SP %s, flash %s, %s, %s",
+             "(%lld microbatches), ZeRO %d, recompute %s%s, SP %s, flash %s, %s, %s",
              (long long)c->tp, (long long)c->pp, (long long)c->dp, (long long)c->cp,
              (long long)c->ep, (long long)c->vp, (long long)c->mbs, (long long)c->global_batch,
-             (long long)c->microbatches, c->zero, ppl_recompute_name(c->recompute),
+             (long long)c->microbatches, c->zero, ppl_recompute_name(c->recompute), layers,
              c->sequence_parallel ? "on" : "off", c->flash_attention ? "on" : "off",
              ppl_precision_name(c->precision),
              c->schedule == PPL_SCHEDULE_GPIPE ? "GPipe"
@@ -104,9 +111,16 @@ static json_t *launch_json(const ppl_config *c, const ppl_model *m)
     if (c->recompute == PPL_RECOMPUTE_FULL) {
         ARG("--recompute-granularity");
         ARG("full");
-        ARG("--recompute-method");
-        ARG("uniform");
-        ARGI("--recompute-num-layers", 1);
+        if (c->recompute_layers > 0) {
+            /* the first N layers of each (virtual) stage, the rest keep activations */
+            ARG("--recompute-method");
+            ARG("block");
+            ARGI("--recompute-num-layers", c->recompute_layers / c->vp);
+        } else {
+            ARG("--recompute-method");
+            ARG("uniform");
+            ARGI("--recompute-num-layers", 1);
+        }
     } else if (c->recompute == PPL_RECOMPUTE_SELECTIVE) {
         ARG("--recompute-granularity");
         ARG("selective");

@@ -283,17 +283,22 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
     const double nd = (double)(k->layers - k->moe_layers), nm = (double)k->moe_layers;
     const double layers = (double)k->layers;
     memset(s, 0, sizeof *s);
+    /* with block recomputation only a share f of the layers is recomputed */
+    const double f = ppl_recomputed_share(c, k->layers);
+    const double tp_count =
+        mi->tp_count - (c->recompute == PPL_RECOMPUTE_FULL ? 2.0 * (1.0 - f) : 0.0);
     s->forward =
         nd * mi->dense.forward_s + nm * mi->moe.forward_s + (k->is_last ? mi->head.forward_s : 0.0);
-    s->backward = nd * mi->dense.backward_s + nm * mi->moe.backward_s +
+    s->backward = nd * (mi->dense.backward_s - (1.0 - f) * mi->dense.recompute_s) +
+                  nm * (mi->moe.backward_s - (1.0 - f) * mi->moe.recompute_s) +
                   (k->is_last ? mi->head.backward_s : 0.0);
     s->compute = s->forward + s->backward;
-    s->tp = layers * mi->tp_count * mi->tp_one;
+    s->tp = layers * tp_count * mi->tp_one;
     double attn_f = nd * mi->dense.attention_s + nm * mi->moe.attention_s;
     double attn_b = (c->flash_attention ? 2.5 : 2.0) * attn_f;
     s->cp = layers * (mi->cp_f + mi->cp_b);
     double cp_exposed = pos(layers * mi->cp_f - attn_f) + pos(layers * mi->cp_b - attn_b);
-    s->ep = nm * mi->tp_count * mi->ep_one;
+    s->ep = nm * tp_count * mi->ep_one;
     double sends = (double)(!k->is_last + !k->is_first) * (double)c->vp;
     s->pp = c->pp > 1 ? sends * mi->pp_one : 0.0;
     /* ZeRO-3: each layer's weights gathered forward and backward, gradients
@@ -400,7 +405,9 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     ppl_traffic *tr = &out->traffic;
     memset(tr, 0, sizeof *tr);
     if (c->tp > 1) {
-        double n = mb * worst_layers * mi->tp_count;
+        double f = ppl_recomputed_share(c, (int64_t)worst_layers);
+        double n = mb * worst_layers *
+                   (mi->tp_count - (c->recompute == PPL_RECOMPUTE_FULL ? 2.0 * (1.0 - f) : 0.0));
         if (c->sequence_parallel) {
             coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, n, tr);
             coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, n, tr);
@@ -426,7 +433,9 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     double model_flops = tokens_step * ctx->figures.flops_training_per_token;
     double extra = 0.0;
     if (c->recompute == PPL_RECOMPUTE_FULL)
-        extra = ctx->figures.flops_full_recompute_per_token - ctx->figures.flops_training_per_token;
+        extra =
+            (ctx->figures.flops_full_recompute_per_token - ctx->figures.flops_training_per_token) *
+            ppl_recomputed_share(c, (m->layers + c->pp - 1) / c->pp);
     else if (c->recompute == PPL_RECOMPUTE_SELECTIVE)
         extra = 4.0 * (double)m->seq_len * (double)m->hidden * (double)m->layers;
     out->model_tflops_per_gpu = model_flops / out->step_time_s / (double)c->gpus / 1e12;

@@ -156,9 +156,11 @@ typedef struct search_state {
  * (the slowest stage computes at least the average), plus the per-step cost. */
 static double step_lower_bound(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi)
 {
-    double per_layer = mi->dense.forward_s + mi->dense.backward_s;
-    if (ctx->model->has_moe && mi->moe.forward_s + mi->moe.backward_s < per_layer)
-        per_layer = mi->moe.forward_s + mi->moe.backward_s;
+    /* recomputation left out: block recomputation may recompute few layers */
+    double per_layer = mi->dense.forward_s + mi->dense.backward_s - mi->dense.recompute_s;
+    double moe = mi->moe.forward_s + mi->moe.backward_s - mi->moe.recompute_s;
+    if (ctx->model->has_moe && moe < per_layer)
+        per_layer = moe;
     return (double)c->microbatches * (double)ctx->model->layers / (double)c->pp * per_layer +
            ctx->stack.step_overhead_s;
 }
@@ -184,6 +186,32 @@ static void evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, 
     r->evaluated++;
     if (est.memory.total < r->smallest_memory)
         r->smallest_memory = est.memory.total;
+    ppl_config fewer = *c;
+    if (fits && c->recompute == PPL_RECOMPUTE_FULL && s->opts->pins->recompute == PPL_UNSET &&
+        s->opts->pins->recompute_layers == PPL_UNSET) {
+        /* block recomputation: the fewest recomputed layers per stage that still fit
+         * (memory falls as more are recomputed, time rises), in whole chunks; a
+         * pinned --recompute full means every layer, as Megatron-LM's uniform method */
+        int64_t most = 0;
+        for (size_t i = 0; i < cl->n; i++)
+            if (cl->items[i].layers > most)
+                most = cl->items[i].layers;
+        int64_t lo = 0, hi = most / c->vp; /* chunks: hi fits (all), lo = none */
+        ppl_estimate probe;
+        while (hi - lo > 1) {
+            int64_t mid = (lo + hi) / 2;
+            fewer.recompute_layers = mid * c->vp;
+            if (ppl_estimate_cached(ctx, &fewer, l, mi, cl, false, &probe))
+                hi = mid;
+            else
+                lo = mid;
+        }
+        fewer.recompute_layers = hi * c->vp >= most ? 0 : hi * c->vp;
+        if (fewer.recompute_layers != 0) {
+            c = &fewer;
+            fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);
+        }
+    }
     if (fits) {
         r->feasible++;
         /* only what can enter the list is costed in full */
@@ -338,6 +366,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     c.precision = (ppl_precision)pin->precision;
     c.optimizer = (ppl_optimizer)pin->optimizer;
     c.schedule = (ppl_schedule)pin->schedule;
+    c.recompute_layers = pin->recompute_layers == PPL_UNSET ? 0 : pin->recompute_layers;
     for (int a = 0; a < tps.n; a++) {
         c.tp = tps.v[a];
         if (m->heads % c.tp != 0 || (m->kv_heads % c.tp != 0 && c.tp % m->kv_heads != 0))

@@ -85,6 +85,7 @@ typedef struct ppl_args {
     bool fit;                                      /* validate --fit */
     bool timing;                                   /* report wall time (not byte-identical) */
     int64_t first_stage_layers, last_stage_layers; /* PPL_UNSET when free */
+    int64_t recompute_layers;                      /* PPL_UNSET when free */
     double overhead_bytes; /* framework memory per GPU; < 0 when not given */
     double fragmentation;  /* allocator loss, fraction of activations; < 0 when not given */
     /* plan */

@@ -35,6 +35,9 @@ typedef struct ppl_config {
     int64_t microbatches; /* m = global_batch / (dp * mbs) */
     int zero;             /* 0..3 */
     ppl_recompute recompute;
+    /* with full recomputation, the layers of each stage that are recomputed (the
+     * rest keep their activations; Megatron-LM --recompute-method block); 0: all */
+    int64_t recompute_layers;
     bool sequence_parallel;
     bool flash_attention;
     ppl_precision precision;
@@ -45,6 +48,10 @@ typedef struct ppl_config {
      * caller and outlived by the config (the MILP balancer sets it) */
     const int64_t *layers_of;
 } ppl_config;
+
+/* The share of a stage's `layers` whose activations are recomputed under full
+ * recomputation (1 when all are, or when recomputation is not full). */
+double ppl_recomputed_share(const ppl_config *c, int64_t layers);
 
 /* Layers held by pipeline stage `stage` (0-based). */
 int64_t ppl_stage_layers(const ppl_config *c, int64_t stage);

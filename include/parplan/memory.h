@@ -81,6 +81,7 @@ typedef struct ppl_memory_parts {
     double embedding, output;              /* parameters on the first / last stage */
     double shard_dense, shard_expert;      /* ZeRO sharding ways */
     double act_dense, act_moe;             /* activation bytes per layer and microbatch */
+    double kept_dense, kept_moe;           /* the same without recomputation */
     double act_first, act_last;            /* extra activations on the first / last stage */
     double other;                          /* framework memory */
     double zero3_buffers;                  /* gathered layers held with ZeRO-3 */

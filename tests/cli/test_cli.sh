@@ -241,6 +241,15 @@ run "$P" size --model megatron-1t --topology dgx-h100-superpod --tokens 1e15 --d
 check "size: impossible in time is exit 1 with the best time reachable" '[ $rc -eq 1 ] && has "$err" "at best"'
 
 
+run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute-layers 3
+check "--recompute-layers without --recompute full is a usage error" '[ $rc -eq 2 ] && has "$err" "--recompute-layers: needs --recompute full"'
+run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute full --recompute-layers 3 --json
+printf '%s\n' "$out" >"$tmp/blk.json"
+check "block recomputation: Megatron-LM's block method and the layer count in the launch flags" '[ $rc -le 1 ] && python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); a=d[\"launch\"][\"megatron_args\"]
+assert a[a.index(\"--recompute-method\")+1]==\"block\" and a[a.index(\"--recompute-num-layers\")+1]==\"3\"
+assert d[\"config\"][\"recompute_layers\"]==3" "$tmp/blk.json"'
+
 # faults: nothing half-written, no crash, clean errors
 run "$P" model show gpt3-175b -o /proc/parplan-cannot-write
 check "-o where nothing can be created: exit 4, names the path" '[ $rc -eq 4 ] && [ -z "$out" ] && has "$err" "/proc/parplan-cannot-write: cannot write"'

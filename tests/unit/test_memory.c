@@ -127,6 +127,38 @@ static void test_korthikanti_table2(void **state)
     }
 }
 
+/*
+ * Block recomputation (Megatron-LM --recompute-method block): 3 of the first
+ * stage's 12 layers keep only their input (2sbh), the other 9 all of Table 2's
+ * 23 sbh (t = 8, no SP); 8 microbatches in flight, plus the embedding's dropout
+ * mask (sbh each):  8 x (3 x 2 + 9 x 23 + 1) sbh = 1712 sbh.
+ */
+static void test_block_recompute(void **state)
+{
+    (void)state;
+    ppl_model m = load_model("gpt3-175b");
+    ppl_topology t = load_topology("dgx-a100-superpod");
+    ppl_model_figures f;
+    ppl_model_derive(&m, &f);
+    ppl_memory_opts o;
+    ppl_memory_opts_init(&o);
+    ppl_config c = config(1024, 8, 8, 1, 1536, &m);
+    c.recompute = PPL_RECOMPUTE_FULL;
+    c.recompute_layers = 3;
+    ppl_memory first;
+    ppl_memory_stage(&m, &f, &t, &c, &o, 0, &first);
+    const double sbh = 2048.0 * 12288.0;
+    assert_close(first.activations, 1712.0 * sbh, 1e-12);
+    /* all of them recomputed: 8 x (12 x 2 + 1) = 200 sbh */
+    c.recompute_layers = 0;
+    ppl_memory_stage(&m, &f, &t, &c, &o, 0, &first);
+    assert_close(first.activations, 200.0 * sbh, 1e-12);
+    assert_close(ppl_recomputed_share(&c, 12), 1.0, 0);
+    c.recompute_layers = 3;
+    assert_close(ppl_recomputed_share(&c, 12), 0.25, 0);
+    assert_close(ppl_recomputed_share(&c, 2), 1.0, 0); /* more than the stage holds: all */
+}
+
 /* Microbatches in flight on stage k: 1F1B p - k (at most m); interleaved with v
  * chunks: (2(p - k - 1) + (v - 1)p + 1)/v, on stage 0 p(1 + (p-1)/(pv)); GPipe m. */
 static void test_in_flight(void **state)
@@ -341,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_in_flight),           cmocka_unit_test(test_1t_on_one_gpu),
         cmocka_unit_test(test_gqa_gated),           cmocka_unit_test(test_moe_expert_parallel),
         cmocka_unit_test(test_stage_split),         cmocka_unit_test(test_config_rules),
+        cmocka_unit_test(test_block_recompute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -173,6 +173,29 @@ static void test_scatter_gather(void **state)
     assert_close(e.traffic.rail + e.traffic.spine, 8.0 * 2097152.0, 1e-9);
 }
 
+/* Block recomputation costs in proportion: recomputing k of a stage's L layers adds
+ * k/L of full recomputation's extra backward time (and of its two extra TP
+ * all-reduces per layer). */
+static void test_block_recompute_time(void **state)
+{
+    (void)state;
+    ppl_model m = gpt(8, 4096, 32, 2048);
+    ppl_topology t = load("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_LEGACY);
+    ppl_config c = base(8, 8, 1, 1, 4, &m);
+    ppl_estimate none, all, quarter;
+    ppl_estimate_config(&ctx, &c, &none);
+    c.recompute = PPL_RECOMPUTE_FULL;
+    ppl_estimate_config(&ctx, &c, &all);
+    c.recompute_layers = 2;
+    ppl_estimate_config(&ctx, &c, &quarter);
+    assert_true(all.step_time_s > none.step_time_s);
+    assert_close(quarter.step_time_s - none.step_time_s,
+                 0.25 * (all.step_time_s - none.step_time_s), 1e-9);
+    assert_close(quarter.traffic.nvlink, none.traffic.nvlink * (4.0 + 2.0 * 0.25) / 4.0, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_hand_computed),
         cmocka_unit_test(test_tp_traffic),
         cmocka_unit_test(test_scatter_gather),
+        cmocka_unit_test(test_block_recompute_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
