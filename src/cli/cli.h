@@ -20,16 +20,25 @@ typedef struct cli {
 ppl_status cli_load_model(cli *c, const char *arg, ppl_model *model);
 ppl_status cli_load_topology(cli *c, const char *arg, ppl_topology *topo);
 
+/* An evaluation context with the stack and memory options of the flags. */
+void cli_eval_ctx(cli *c, ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo);
+
+/* Lists a catalogue: for each entry, entry() appends a JSON object to list (with
+ * --json) or a row to the table whose header is given. */
+typedef ppl_status (*cli_entry_fn)(cli *c, const char *name, struct json_t *list, ppl_table *t);
+ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size_t ncols,
+                            const char *align, const char *const *header, cli_entry_fn entry);
+
 /* Renders a JSON document into c->out and takes ownership of doc. */
 ppl_status cli_emit_json(cli *c, struct json_t *doc);
 
 void cli_help(ppl_command cmd, ppl_buf *out);
 void cli_version(ppl_buf *out);
 
-/* Loads --model and --topology and builds the pinned configuration
- * (estimate, memory). */
-ppl_status cli_setup(cli *c, ppl_model *model, ppl_model_figures *figures, ppl_topology *topo,
-                     ppl_config *config, ppl_memory_opts *opts);
+/* Loads --model and --topology, builds the evaluation context and the pinned
+ * configuration (estimate, memory). */
+ppl_status cli_setup(cli *c, ppl_model *model, ppl_topology *topo, ppl_eval_ctx *ctx,
+                     ppl_config *config);
 
 ppl_status cmd_collective(cli *c);
 ppl_status cmd_estimate(cli *c);

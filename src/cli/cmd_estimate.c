@@ -9,16 +9,12 @@
 ppl_status cmd_estimate(cli *c)
 {
     ppl_model model;
-    ppl_model_figures fig;
     ppl_topology topo;
+    ppl_eval_ctx ctx;
     ppl_config cfg;
-    ppl_memory_opts opts;
-    ppl_status st = cli_setup(c, &model, &fig, &topo, &cfg, &opts);
+    ppl_status st = cli_setup(c, &model, &topo, &ctx, &cfg);
     if (st != PPL_OK)
         return st;
-    ppl_eval_ctx ctx;
-    ppl_eval_ctx_init(&ctx, &model, &topo, (ppl_stack)c->args->stack);
-    ctx.memory = opts;
     ppl_estimate e;
     ppl_estimate_config(&ctx, &cfg, &e);
     ppl_status result = e.memory.fits ? PPL_OK : PPL_INFEASIBLE;

@@ -7,25 +7,15 @@
 
 #include "cli.h"
 
-static void memory_opts_from_args(const ppl_args *a, ppl_memory_opts *o)
-{
-    ppl_memory_opts_init(o);
-    if (a->overhead_bytes >= 0)
-        o->overhead_bytes = a->overhead_bytes;
-    if (a->fragmentation >= 0)
-        o->fragmentation = a->fragmentation;
-}
-
 /* Loads the model and topology and builds the pinned configuration. */
-ppl_status cli_setup(cli *c, ppl_model *model, ppl_model_figures *figures, ppl_topology *topo,
-                     ppl_config *config, ppl_memory_opts *opts)
+ppl_status cli_setup(cli *c, ppl_model *model, ppl_topology *topo, ppl_eval_ctx *ctx,
+                     ppl_config *config)
 {
     ppl_status st;
     if ((st = cli_load_model(c, c->args->model, model)) != PPL_OK ||
         (st = cli_load_topology(c, c->args->topology, topo)) != PPL_OK)
         return st;
-    ppl_model_derive(model, figures);
-    memory_opts_from_args(c->args, opts);
+    cli_eval_ctx(c, ctx, model, topo);
     return ppl_config_from_args(c->args, model, topo, config, &c->err);
 }
 
@@ -55,15 +45,16 @@ static void stage_row(ppl_table *t, const ppl_memory *m)
 ppl_status cmd_memory(cli *c)
 {
     ppl_model model;
-    ppl_model_figures fig;
     ppl_topology topo;
+    ppl_eval_ctx ctx;
     ppl_config cfg;
-    ppl_memory_opts opts;
-    ppl_status st = cli_setup(c, &model, &fig, &topo, &cfg, &opts);
+    ppl_status st = cli_setup(c, &model, &topo, &ctx, &cfg);
     if (st != PPL_OK)
         return st;
+    const ppl_model_figures *fig = &ctx.figures;
+    const ppl_memory_opts *opts = &ctx.memory;
     ppl_memory worst;
-    ppl_memory_worst(&model, &fig, &topo, &cfg, &opts, &worst);
+    ppl_memory_worst(&model, fig, &topo, &cfg, opts, &worst);
     ppl_status result = worst.fits ? PPL_OK : PPL_INFEASIBLE;
 
     if (c->args->json) {
@@ -77,7 +68,7 @@ ppl_status cmd_memory(cli *c)
         json_t *stages = json_array();
         for (int64_t k = 0; k < cfg.pp; k++) {
             ppl_memory m;
-            ppl_memory_stage(&model, &fig, &topo, &cfg, &opts, k, &m);
+            ppl_memory_stage(&model, fig, &topo, &cfg, opts, k, &m);
             json_t *e = ppl_memory_json(&m);
             json_object_del(e, "worst_stage");
             json_object_set_new(e, "stage", json_integer(k));
@@ -134,7 +125,7 @@ ppl_status cmd_memory(cli *c)
     ppl_table_row(&t, header);
     for (int64_t k = 0; k < cfg.pp; k++) {
         ppl_memory m;
-        ppl_memory_stage(&model, &fig, &topo, &cfg, &opts, k, &m);
+        ppl_memory_stage(&model, fig, &topo, &cfg, opts, k, &m);
         stage_row(&t, &m);
     }
     ppl_table_render(&t, out, "  ");

@@ -183,82 +183,52 @@ ppl_status cmd_model_show(cli *c)
     return PPL_OK;
 }
 
-ppl_status cmd_models(cli *c)
+static ppl_status model_entry(cli *c, const char *name, json_t *list, ppl_table *t)
 {
-    char **names;
-    size_t count;
-    ppl_status st = ppl_catalog_list(PPL_CATALOG_MODELS, &names, &count, &c->err);
+    ppl_model m;
+    ppl_model_figures f;
+    ppl_status st = cli_load_model(c, name, &m);
     if (st != PPL_OK)
         return st;
-    json_t *doc = NULL, *list = NULL;
-    ppl_table t;
-    ppl_table_init(&t, 10, "lrrrrrrrrr");
-    if (c->args->json) {
-        doc = ppl_json_document();
-        list = json_array();
-        if (!doc || !list) {
-            json_decref(doc);
-            json_decref(list);
-            ppl_catalog_free(names, count);
-            return cli_emit_json(c, NULL);
-        }
-        json_object_set_new(doc, "models", list);
-    } else {
-        static const char *const header[] = {
-            "model", "layers", "hidden", "heads",  "kv",
-            "ffn",   "vocab",  "seq",    "params", "train FLOP/token"};
-        ppl_table_row(&t, header);
+    ppl_model_derive(&m, &f);
+    if (list) {
+        json_t *e = json_object();
+        json_object_set_new(e, "name", json_string(m.name));
+        json_object_set_new(e, "params", json_count(f.params_total));
+        json_object_set_new(e, "active_params", json_count(f.params_active));
+        json_object_set_new(e, "flops_per_token", json_real(f.flops_training_per_token));
+        json_object_set_new(e, "source", json_string(m.source));
+        json_array_append_new(list, e);
+        return PPL_OK;
     }
-    for (size_t i = 0; i < count && st == PPL_OK; i++) {
-        ppl_model m;
-        ppl_model_figures f;
-        if ((st = cli_load_model(c, names[i], &m)) != PPL_OK)
-            break;
-        ppl_model_derive(&m, &f);
-        if (list) {
-            json_t *e = json_object();
-            json_object_set_new(e, "name", json_string(m.name));
-            json_object_set_new(e, "params", json_count(f.params_total));
-            json_object_set_new(e, "active_params", json_count(f.params_active));
-            json_object_set_new(e, "flops_per_token", json_real(f.flops_training_per_token));
-            json_object_set_new(e, "source", json_string(m.source));
-            json_array_append_new(list, e);
-            continue;
-        }
-        char cells[10][96];
-        snprintf(cells[0], sizeof cells[0], "%s", m.name);
-        snprintf(cells[1], sizeof cells[1], "%lld", (long long)m.layers);
-        snprintf(cells[2], sizeof cells[2], "%lld", (long long)m.hidden);
-        snprintf(cells[3], sizeof cells[3], "%lld", (long long)m.heads);
-        snprintf(cells[4], sizeof cells[4], "%lld", (long long)m.kv_heads);
-        snprintf(cells[5], sizeof cells[5], "%lld",
-                 (long long)(m.has_moe ? m.moe.ffn_hidden : m.ffn_hidden));
-        snprintf(cells[6], sizeof cells[6], "%lld", (long long)m.vocab);
-        snprintf(cells[7], sizeof cells[7], "%lld", (long long)m.seq_len);
-        char total[24], active[24];
-        ppl_format_params(f.params_total, total, sizeof total);
-        ppl_format_params(f.params_active, active, sizeof active);
-        if (m.has_moe)
-            snprintf(cells[8], sizeof cells[8], "%s (%s active)", total, active);
-        else
-            snprintf(cells[8], sizeof cells[8], "%s", total);
-        snprintf(cells[9], sizeof cells[9], "%.3g", f.flops_training_per_token);
-        const char *row[10];
-        for (int k = 0; k < 10; k++)
-            row[k] = cells[k];
-        ppl_table_row(&t, row);
-    }
-    ppl_catalog_free(names, count);
-    if (st != PPL_OK) {
-        json_decref(doc);
-        ppl_table_free(&t);
-        return st;
-    }
-    if (doc) {
-        ppl_table_free(&t);
-        return cli_emit_json(c, doc);
-    }
-    ppl_table_render(&t, &c->out, "");
-    ppl_table_free(&t);
+    char cells[10][96];
+    snprintf(cells[0], sizeof cells[0], "%s", m.name);
+    snprintf(cells[1], sizeof cells[1], "%lld", (long long)m.layers);
+    snprintf(cells[2], sizeof cells[2], "%lld", (long long)m.hidden);
+    snprintf(cells[3], sizeof cells[3], "%lld", (long long)m.heads);
+    snprintf(cells[4], sizeof cells[4], "%lld", (long long)m.kv_heads);
+    snprintf(cells[5], sizeof cells[5], "%lld",
+             (long long)(m.has_moe ? m.moe.ffn_hidden : m.ffn_hidden));
+    snprintf(cells[6], sizeof cells[6], "%lld", (long long)m.vocab);
+    snprintf(cells[7], sizeof cells[7], "%lld", (long long)m.seq_len);
+    char total[24], active[24];
+    ppl_format_params(f.params_total, total, sizeof total);
+    ppl_format_params(f.params_active, active, sizeof active);
+    if (m.has_moe)
+        snprintf(cells[8], sizeof cells[8], "%s (%s active)", total, active);
+    else
+        snprintf(cells[8], sizeof cells[8], "%s", total);
+    snprintf(cells[9], sizeof cells[9], "%.3g", f.flops_training_per_token);
+    const char *row[10];
+    for (int k = 0; k < 10; k++)
+        row[k] = cells[k];
+    ppl_table_row(t, row);
     return PPL_OK;
+}
+
+ppl_status cmd_models(cli *c)
+{
+    static const char *const header[] = {"model", "layers", "hidden", "heads",  "kv",
+                                         "ffn",   "vocab",  "seq",    "params", "train FLOP/token"};
+    return cli_list_catalog(c, PPL_CATALOG_MODELS, "models", 10, "lrrrrrrrrr", header, model_entry);
 }

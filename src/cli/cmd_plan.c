@@ -94,11 +94,7 @@ ppl_status cmd_plan(cli *c)
         (st = cli_load_topology(c, a->topology, &topo)) != PPL_OK)
         return st;
     ppl_eval_ctx ctx;
-    ppl_eval_ctx_init(&ctx, &model, &topo, (ppl_stack)a->stack);
-    if (a->overhead_bytes >= 0)
-        ctx.memory.overhead_bytes = a->overhead_bytes;
-    if (a->fragmentation >= 0)
-        ctx.memory.fragmentation = a->fragmentation;
+    cli_eval_ctx(c, &ctx, &model, &topo);
     if (a->precision == PPL_PRECISION_FP8 && topo.gpu.flops[PPL_PRECISION_FP8] <= 0)
         return ppl_error_set(&c->err, PPL_EUSAGE, "", "--precision",
                              "fp8 is not supported by %s (no fp8 peak in the topology)",

@@ -183,71 +183,43 @@ ppl_status cmd_topology_show(cli *c)
     return PPL_OK;
 }
 
-ppl_status cmd_topologies(cli *c)
+static ppl_status topology_entry(cli *c, const char *name, json_t *list, ppl_table *tab)
 {
-    char **names;
-    size_t count;
-    ppl_status st = ppl_catalog_list(PPL_CATALOG_TOPOLOGIES, &names, &count, &c->err);
+    ppl_topology t;
+    ppl_topology_figures f;
+    ppl_status st = cli_load_topology(c, name, &t);
     if (st != PPL_OK)
         return st;
-    json_t *doc = NULL, *list = NULL;
-    ppl_table tab;
-    ppl_table_init(&tab, 7, "lrllrlr");
-    if (c->args->json) {
-        doc = ppl_json_document();
-        list = json_array();
-        if (!doc || !list) {
-            json_decref(doc);
-            json_decref(list);
-            ppl_catalog_free(names, count);
-            return cli_emit_json(c, NULL);
-        }
-        json_object_set_new(doc, "topologies", list);
-    } else {
-        static const char *const header[] = {
-            "topology", "GPUs", "GPU", "servers x GPUs", "NVLink", "NIC/GPU", "bisection/GPU"};
-        ppl_table_row(&tab, header);
+    ppl_topology_derive(&t, &f);
+    if (list) {
+        json_t *e = json_object();
+        json_object_set_new(e, "name", json_string(t.name));
+        json_object_set_new(e, "gpus", json_integer(f.gpus));
+        json_object_set_new(e, "gpu", json_string(t.gpu.name));
+        json_object_set_new(e, "source", json_string(t.source));
+        json_array_append_new(list, e);
+        return PPL_OK;
     }
-    for (size_t i = 0; i < count; i++) {
-        ppl_topology t;
-        ppl_topology_figures f;
-        if ((st = cli_load_topology(c, names[i], &t)) != PPL_OK)
-            break;
-        ppl_topology_derive(&t, &f);
-        if (list) {
-            json_t *e = json_object();
-            json_object_set_new(e, "name", json_string(t.name));
-            json_object_set_new(e, "gpus", json_integer(f.gpus));
-            json_object_set_new(e, "gpu", json_string(t.gpu.name));
-            json_object_set_new(e, "source", json_string(t.source));
-            json_array_append_new(list, e);
-            continue;
-        }
-        char gpus[32], shape[48], nv[48], nic[32], bis[32], bw[32];
-        snprintf(gpus, sizeof gpus, "%lld", (long long)f.gpus);
-        snprintf(shape, sizeof shape, "%lld x %lld", (long long)t.servers,
-                 (long long)t.gpus_per_server);
-        ppl_format_bandwidth(t.nvlink.bandwidth_bps, bw, sizeof bw);
-        snprintf(nv, sizeof nv, "%lld GPUs, %s", (long long)t.nvlink.domain_gpus, bw);
-        ppl_format_bandwidth(f.nic_bandwidth_per_gpu_bps, nic, sizeof nic);
-        if (f.bisection_bps > 0)
-            ppl_format_bandwidth(f.bisection_bps / ((double)f.gpus / 2.0), bis, sizeof bis);
-        else
-            snprintf(bis, sizeof bis, "-");
-        const char *row[7] = {t.name, gpus, t.gpu.name, shape, nv, nic, bis};
-        ppl_table_row(&tab, row);
-    }
-    ppl_catalog_free(names, count);
-    if (st != PPL_OK) {
-        json_decref(doc);
-        ppl_table_free(&tab);
-        return st;
-    }
-    if (doc) {
-        ppl_table_free(&tab);
-        return cli_emit_json(c, doc);
-    }
-    ppl_table_render(&tab, &c->out, "");
-    ppl_table_free(&tab);
+    char gpus[32], shape[48], nv[48], nic[32], bis[32], bw[32];
+    snprintf(gpus, sizeof gpus, "%lld", (long long)f.gpus);
+    snprintf(shape, sizeof shape, "%lld x %lld", (long long)t.servers,
+             (long long)t.gpus_per_server);
+    ppl_format_bandwidth(t.nvlink.bandwidth_bps, bw, sizeof bw);
+    snprintf(nv, sizeof nv, "%lld GPUs, %s", (long long)t.nvlink.domain_gpus, bw);
+    ppl_format_bandwidth(f.nic_bandwidth_per_gpu_bps, nic, sizeof nic);
+    if (f.bisection_bps > 0)
+        ppl_format_bandwidth(f.bisection_bps / ((double)f.gpus / 2.0), bis, sizeof bis);
+    else
+        snprintf(bis, sizeof bis, "-");
+    const char *row[7] = {t.name, gpus, t.gpu.name, shape, nv, nic, bis};
+    ppl_table_row(tab, row);
     return PPL_OK;
+}
+
+ppl_status cmd_topologies(cli *c)
+{
+    static const char *const header[] = {"topology", "GPUs",    "GPU",          "servers x GPUs",
+                                         "NVLink",   "NIC/GPU", "bisection/GPU"};
+    return cli_list_catalog(c, PPL_CATALOG_TOPOLOGIES, "topologies", 7, "lrllrlr", header,
+                            topology_entry);
 }

@@ -158,21 +158,12 @@ static ppl_status load_topology_json(cli *c, const char *arg, json_t **out, char
     return PPL_OK;
 }
 
-static void init_ctx(cli *c, ppl_eval_ctx *ctx, const ppl_model *m, const ppl_topology *t)
-{
-    ppl_eval_ctx_init(ctx, m, t, (ppl_stack)c->args->stack);
-    if (c->args->overhead_bytes >= 0)
-        ctx->memory.overhead_bytes = c->args->overhead_bytes;
-    if (c->args->fragmentation >= 0)
-        ctx->memory.fragmentation = c->args->fragmentation;
-}
-
 /* The best plan for pins on a topology; PPL_INFEASIBLE when nothing fits. */
 static ppl_status best_plan(cli *c, const ppl_model *m, const ppl_topology *t, const ppl_args *pins,
                             ppl_estimate *out)
 {
     ppl_eval_ctx ctx;
-    init_ctx(c, &ctx, m, t);
+    cli_eval_ctx(c, &ctx, m, t);
     ppl_search_opts o = {.pins = pins, .top = 1, .objective = pins->objective};
     ppl_search_result r;
     ppl_error err;

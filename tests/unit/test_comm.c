@@ -8,17 +8,6 @@
 
 #include "parplan/comm.h"
 
-static ppl_topology load(const char *name)
-{
-    char path[1024];
-    ppl_topology t;
-    ppl_error err;
-    snprintf(path, sizeof path, "%s/topologies/%s.json", PPL_TEST_SOURCE_ROOT, name);
-    if (ppl_topology_load(path, NULL, NULL, &t, &err) != PPL_OK)
-        fail_msg("%s: %s", path, err.message);
-    return t;
-}
-
 static double busbw(const ppl_topology *t, ppl_collective_op op, int64_t servers, int64_t per,
                     double bytes, ppl_algo algo)
 {
@@ -54,7 +43,7 @@ static double time_of(const ppl_topology *t, ppl_collective_op op, int64_t serve
 static void test_ring_one_rail(void **state)
 {
     (void)state;
-    ppl_topology t = load("dgx-h100-superpod");
+    ppl_topology t = test_topology("dgx-h100-superpod");
     double expected = 246.4e-6 + 1.75 * 1073741824.0 / 48e9;
     assert_close(time_of(&t, PPL_OP_ALLREDUCE, 8, 1, 1073741824.0, PPL_ALGO_RING), expected, 1e-12);
     /* all 8 bytes-per-step on the network, all under the leaf */
@@ -73,7 +62,8 @@ static void test_ring_one_rail(void **state)
 static void test_measured_nccl(void **state)
 {
     (void)state;
-    ppl_topology a100 = load("dgx-a100-superpod"), h100 = load("dgx-h100-superpod");
+    ppl_topology a100 = test_topology("dgx-a100-superpod"),
+                 h100 = test_topology("dgx-h100-superpod");
     double S = 8589934592.0;
     /* one 8xA100 server ~230 GB/s (nccl-tests #149) */
     assert_close(busbw(&a100, PPL_OP_ALLREDUCE, 1, 8, S, PPL_ALGO_AUTO), 230e9, 0.05);
@@ -91,7 +81,7 @@ static void test_measured_nccl(void **state)
 static void test_tree_vs_ring(void **state)
 {
     (void)state;
-    ppl_topology t = load("dgx-a100-superpod");
+    ppl_topology t = test_topology("dgx-a100-superpod");
     double small = 65536.0;
     assert_true(time_of(&t, PPL_OP_ALLREDUCE, 64, 8, small, PPL_ALGO_TREE) <
                 time_of(&t, PPL_OP_ALLREDUCE, 64, 8, small, PPL_ALGO_RING));
@@ -119,7 +109,7 @@ static void test_loss(void **state)
     assert_close(ppl_goodput_go_back_n(1e-3, 123.07), 0.890, 0.001);
     assert_close(ppl_goodput_go_back_n(1e-3, 100.0), 0.909, 0.001);
     assert_close(ppl_goodput_go_back_n(1e-2, 123.07), 0.446, 0.002);
-    ppl_topology t = load("meta-24k-roce");
+    ppl_topology t = test_topology("meta-24k-roce");
     t.transport.loss_rate = 1e-3;
     ppl_net net;
     ppl_net_init(&net, &t);
@@ -153,7 +143,7 @@ static void test_ecmp(void **state)
 static void test_oversubscribed_spine(void **state)
 {
     (void)state;
-    ppl_topology t = load("dgx-h100-superpod");
+    ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_topology o = t;
     o.tiers[0].oversubscription = 4.0;
     double S = 1073741824.0;
@@ -168,7 +158,7 @@ static void test_oversubscribed_spine(void **state)
 static void test_rail_only(void **state)
 {
     (void)state;
-    ppl_topology t = load("h100-64k"), r = load("h100-64k-rail-only");
+    ppl_topology t = test_topology("h100-64k"), r = test_topology("h100-64k-rail-only");
     for (int64_t servers = 2; servers <= 1024; servers *= 4)
         for (double S = 65536.0; S <= 4294967296.0; S *= 16.0) {
             assert_close(time_of(&r, PPL_OP_ALLREDUCE, servers, 8, S, PPL_ALGO_HIERARCHICAL),
@@ -195,7 +185,7 @@ static void test_rail_only(void **state)
 static void test_placement(void **state)
 {
     (void)state;
-    ppl_topology t = load("dgx-h100-superpod");
+    ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_net net;
     ppl_group g;
     ppl_net_init(&net, &t);
@@ -210,7 +200,7 @@ static void test_placement(void **state)
     /* pipeline neighbours 256 GPUs apart: stage 0 and 1 in different SUs */
     ppl_group_place(&net, 2, 256, 0, &g);
     assert_int_equal(g.tier, 1);
-    ppl_topology nvl = load("gb200-nvl72");
+    ppl_topology nvl = test_topology("gb200-nvl72");
     ppl_net_init(&net, &nvl);
     ppl_group_place(&net, 16, 1, 0, &g);
     assert_int_equal(g.tier, -1);

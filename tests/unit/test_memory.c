@@ -6,46 +6,6 @@
 #include "parplan/config.h"
 #include "parplan/memory.h"
 
-static ppl_model load_model(const char *name)
-{
-    char path[1024];
-    ppl_model m;
-    ppl_error err;
-    snprintf(path, sizeof path, "%s/models/%s.json", PPL_TEST_SOURCE_ROOT, name);
-    if (ppl_model_load(path, NULL, NULL, &m, &err) != PPL_OK)
-        fail_msg("%s: %s", path, err.message);
-    return m;
-}
-
-static ppl_topology load_topology(const char *name)
-{
-    char path[1024];
-    ppl_topology t;
-    ppl_error err;
-    snprintf(path, sizeof path, "%s/topologies/%s.json", PPL_TEST_SOURCE_ROOT, name);
-    if (ppl_topology_load(path, NULL, NULL, &t, &err) != PPL_OK)
-        fail_msg("%s: %s", path, err.message);
-    return t;
-}
-
-static ppl_config config(int64_t gpus, int64_t tp, int64_t pp, int64_t mbs, int64_t batch,
-                         const ppl_model *m)
-{
-    ppl_config c;
-    memset(&c, 0, sizeof c);
-    c.gpus = gpus;
-    c.tp = tp;
-    c.pp = pp;
-    c.cp = c.ep = c.vp = 1;
-    c.dp = gpus / (tp * pp);
-    c.mbs = mbs;
-    c.global_batch = batch;
-    c.microbatches = batch / (c.dp * mbs);
-    c.precision = PPL_PRECISION_BF16;
-    c.split = ppl_stage_split_default(m->layers, pp);
-    return c;
-}
-
 /*
  * ZeRO (Rajbhandari et al. SC'20) §5.1 worked example: Psi = 7.5B parameters, Nd = 64,
  * K = 12 (mixed-precision Adam):
@@ -91,8 +51,8 @@ static void test_zero_worked_example(void **state)
 static void test_korthikanti_table2(void **state)
 {
     (void)state;
-    ppl_model m = load_model("gpt3-175b");
-    ppl_topology t = load_topology("dgx-a100-superpod");
+    ppl_model m = test_model("gpt3-175b");
+    ppl_topology t = test_topology("dgx-a100-superpod");
     ppl_model_figures f;
     ppl_model_derive(&m, &f);
     ppl_memory_opts o;
@@ -111,7 +71,7 @@ static void test_korthikanti_table2(void **state)
         {PPL_RECOMPUTE_FULL, false, false, 2.0, 0.05},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        ppl_config c = config(1024, 8, 8, 1, 1536, &m);
+        ppl_config c = test_config(1024, 8, 8, 1, 1536, &m);
         c.recompute = rows[i].recompute;
         c.sequence_parallel = rows[i].sp;
         c.flash_attention = rows[i].flash;
@@ -136,13 +96,13 @@ static void test_korthikanti_table2(void **state)
 static void test_block_recompute(void **state)
 {
     (void)state;
-    ppl_model m = load_model("gpt3-175b");
-    ppl_topology t = load_topology("dgx-a100-superpod");
+    ppl_model m = test_model("gpt3-175b");
+    ppl_topology t = test_topology("dgx-a100-superpod");
     ppl_model_figures f;
     ppl_model_derive(&m, &f);
     ppl_memory_opts o;
     ppl_memory_opts_init(&o);
-    ppl_config c = config(1024, 8, 8, 1, 1536, &m);
+    ppl_config c = test_config(1024, 8, 8, 1, 1536, &m);
     c.recompute = PPL_RECOMPUTE_FULL;
     c.recompute_layers = 3;
     ppl_memory first;
@@ -164,8 +124,8 @@ static void test_block_recompute(void **state)
 static void test_in_flight(void **state)
 {
     (void)state;
-    ppl_model m = load_model("gpt3-175b");
-    ppl_config c = config(64, 8, 8, 1, 64, &m); /* dp 1, m = 64 */
+    ppl_model m = test_model("gpt3-175b");
+    ppl_config c = test_config(64, 8, 8, 1, 64, &m); /* dp 1, m = 64 */
     for (int k = 0; k < 8; k++)
         assert_close(ppl_in_flight_microbatches(&c, k), 8.0 - k, 0);
     c.vp = 3; /* p = 8, v = 3: stage 0 holds 31 chunks of 4 layers = 10.33 stages' worth */
@@ -183,13 +143,13 @@ static void test_in_flight(void **state)
 static void test_1t_on_one_gpu(void **state)
 {
     (void)state;
-    ppl_model m = load_model("megatron-1t");
-    ppl_topology t = load_topology("dgx-a100-superpod");
+    ppl_model m = test_model("megatron-1t");
+    ppl_topology t = test_topology("dgx-a100-superpod");
     ppl_model_figures f;
     ppl_model_derive(&m, &f);
     ppl_memory_opts o;
     ppl_memory_opts_init(&o);
-    ppl_config c = config(1, 1, 1, 1, 1, &m);
+    ppl_config c = test_config(1, 1, 1, 1, 1, &m);
     ppl_memory mem;
     ppl_memory_worst(&m, &f, &t, &c, &o, &mem);
     assert_close(mem.params, f.params_total, 1e-15);
@@ -209,10 +169,10 @@ static void test_1t_on_one_gpu(void **state)
 static void test_gqa_gated(void **state)
 {
     (void)state;
-    ppl_model m = load_model("llama3-70b");
+    ppl_model m = test_model("llama3-70b");
     ppl_memory_opts o;
     ppl_memory_opts_init(&o);
-    ppl_config c = config(64, 8, 1, 1, 8, &m);
+    ppl_config c = test_config(64, 8, 1, 1, 8, &m);
     c.sequence_parallel = true;
     c.flash_attention = true;
     double sb = 8192.0;
@@ -231,13 +191,13 @@ static void test_gqa_gated(void **state)
 static void test_moe_expert_parallel(void **state)
 {
     (void)state;
-    ppl_model m = load_model("mixtral-8x7b");
-    ppl_topology t = load_topology("dgx-h100-superpod");
+    ppl_model m = test_model("mixtral-8x7b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_model_figures f;
     ppl_model_derive(&m, &f);
     ppl_memory_opts o;
     ppl_memory_opts_init(&o);
-    ppl_config c = config(8, 1, 1, 1, 8, &m);
+    ppl_config c = test_config(8, 1, 1, 1, 8, &m);
     c.ep = 8;
     ppl_memory mem;
     ppl_memory_stage(&m, &f, &t, &c, &o, 0, &mem);
@@ -303,8 +263,8 @@ static ppl_status from_flags(const ppl_model *m, const ppl_topology *t, ppl_conf
 static void test_config_rules(void **state)
 {
     (void)state;
-    ppl_model m = load_model("gpt3-175b");
-    ppl_topology a100 = load_topology("dgx-a100-superpod");
+    ppl_model m = test_model("gpt3-175b");
+    ppl_topology a100 = test_topology("dgx-a100-superpod");
     ppl_config c;
     ppl_error err;
     assert_int_equal(from_flags(&m, &a100, &c, &err,
@@ -355,8 +315,8 @@ static void test_config_rules(void **state)
                      err.message, bad[i].flag, bad[i].text);
     }
     /* uneven stages pinned at one end: 126 layers, 16 stages, first 7 -> last 7 */
-    ppl_model l = load_model("llama3-405b");
-    ppl_topology h = load_topology("h100-64k");
+    ppl_model l = test_model("llama3-405b");
+    ppl_topology h = test_topology("h100-64k");
     assert_int_equal(from_flags(&l, &h, &c, &err,
                                 FLAGS("--gpus", "16384", "--tp", "8", "--pp", "16", "--mbs", "1",
                                       "--global-batch", "2048", "--first-stage-layers", "7")),

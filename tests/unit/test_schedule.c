@@ -6,17 +6,6 @@
 
 #include "parplan/schedule.h"
 
-static ppl_topology load(const char *name)
-{
-    char path[1024];
-    ppl_topology t;
-    ppl_error err;
-    snprintf(path, sizeof path, "%s/topologies/%s.json", PPL_TEST_SOURCE_ROOT, name);
-    if (ppl_topology_load(path, NULL, NULL, &t, &err) != PPL_OK)
-        fail_msg("%s: %s", path, err.message);
-    return t;
-}
-
 /* A GPT of L layers, hidden h, whose output layer is negligible (vocabulary 8). */
 static ppl_model gpt(int64_t L, int64_t h, int64_t a, int64_t s)
 {
@@ -35,24 +24,6 @@ static ppl_model gpt(int64_t L, int64_t h, int64_t a, int64_t s)
     return m;
 }
 
-static ppl_config base(int64_t gpus, int64_t tp, int64_t pp, int64_t mbs, int64_t batch,
-                       const ppl_model *m)
-{
-    ppl_config c;
-    memset(&c, 0, sizeof c);
-    c.gpus = gpus;
-    c.tp = tp;
-    c.pp = pp;
-    c.cp = c.ep = c.vp = 1;
-    c.dp = gpus / (tp * pp);
-    c.mbs = mbs;
-    c.global_batch = batch;
-    c.microbatches = batch / (c.dp * mbs);
-    c.precision = PPL_PRECISION_BF16;
-    c.split = ppl_stage_split_default(m->layers, pp);
-    return c;
-}
-
 /*
  * 1F1B with p equal stages: the pipeline takes (m + p - 1) stage times for m
  * microbatches, a bubble of (p-1)/m of the ideal (Narayanan et al. SC'21 §2.2.1);
@@ -64,12 +35,12 @@ static void test_bubble(void **state)
 {
     (void)state;
     ppl_model m = gpt(32, 4096, 32, 2048);
-    ppl_topology t = load("dgx-h100-superpod");
+    ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
     ctx.stack.pp_overlap = 1.0;
     ctx.stack.overlap_cost = 0.0;
-    ppl_config c = base(8, 1, 8, 1, 64, &m);
+    ppl_config c = test_config(8, 1, 8, 1, 64, &m);
     ppl_estimate e;
     ppl_estimate_config(&ctx, &c, &e);
     assert_close(e.time.bubble / e.time.compute, 7.0 / 64.0, 0.01);
@@ -104,10 +75,10 @@ static void test_hand_computed(void **state)
 {
     (void)state;
     ppl_model m = gpt(1, 4096, 32, 2048);
-    ppl_topology t = load("dgx-h100-superpod");
+    ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
-    ppl_config c = base(1, 1, 1, 1, 1, &m);
+    ppl_config c = test_config(1, 1, 1, 1, 1, &m);
     ppl_estimate e;
     ppl_estimate_config(&ctx, &c, &e);
     double eff = 0.615 * 4096.0 / (4096.0 + 58.0);
@@ -138,10 +109,10 @@ static void test_tp_traffic(void **state)
 {
     (void)state;
     ppl_model m = gpt(2, 4096, 32, 2048);
-    ppl_topology t = load("dgx-h100-superpod");
+    ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_LEGACY);
-    ppl_config c = base(8, 8, 1, 1, 4, &m);
+    ppl_config c = test_config(8, 8, 1, 1, 4, &m);
     ppl_estimate e;
     ppl_estimate_config(&ctx, &c, &e);
     assert_close(e.traffic.nvlink, 939524096.0, 1e-9);
@@ -164,10 +135,10 @@ static void test_scatter_gather(void **state)
 {
     (void)state;
     ppl_model m = gpt(2, 4096, 32, 2048);
-    ppl_topology t = load("dgx-h100-superpod");
+    ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_LEGACY);
-    ppl_config c = base(16, 8, 2, 1, 4, &m);
+    ppl_config c = test_config(16, 8, 2, 1, 4, &m);
     ppl_estimate e;
     ppl_estimate_config(&ctx, &c, &e);
     assert_close(e.traffic.rail + e.traffic.spine, 8.0 * 2097152.0, 1e-9);
@@ -180,10 +151,10 @@ static void test_block_recompute_time(void **state)
 {
     (void)state;
     ppl_model m = gpt(8, 4096, 32, 2048);
-    ppl_topology t = load("dgx-h100-superpod");
+    ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_LEGACY);
-    ppl_config c = base(8, 8, 1, 1, 4, &m);
+    ppl_config c = test_config(8, 8, 1, 1, 4, &m);
     ppl_estimate none, all, quarter;
     ppl_estimate_config(&ctx, &c, &none);
     c.recompute = PPL_RECOMPUTE_FULL;

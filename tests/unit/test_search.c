@@ -8,28 +8,6 @@
 
 #include "parplan/search.h"
 
-static ppl_model load_model(const char *name)
-{
-    char path[1024];
-    ppl_model m;
-    ppl_error err;
-    snprintf(path, sizeof path, "%s/models/%s.json", PPL_TEST_SOURCE_ROOT, name);
-    if (ppl_model_load(path, NULL, NULL, &m, &err) != PPL_OK)
-        fail_msg("%s: %s", path, err.message);
-    return m;
-}
-
-static ppl_topology load_topology(const char *name)
-{
-    char path[1024];
-    ppl_topology t;
-    ppl_error err;
-    snprintf(path, sizeof path, "%s/topologies/%s.json", PPL_TEST_SOURCE_ROOT, name);
-    if (ppl_topology_load(path, NULL, NULL, &t, &err) != PPL_OK)
-        fail_msg("%s: %s", path, err.message);
-    return t;
-}
-
 static void same_lists(const ppl_search_result *a, const ppl_search_result *b)
 {
     assert_int_equal(a->count, b->count);
@@ -66,8 +44,8 @@ static void test_pruned_equals_brute_force(void **state)
     };
     size_t pruned = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        ppl_model m = load_model(cases[i].model);
-        ppl_topology t = load_topology(cases[i].topo);
+        ppl_model m = test_model(cases[i].model);
+        ppl_topology t = test_topology(cases[i].topo);
         ppl_eval_ctx ctx;
         ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
         ppl_args pins;
@@ -183,8 +161,8 @@ static void test_milp_equals_brute_force(void **state)
 static void test_balance_llama(void **state)
 {
     (void)state;
-    ppl_model m = load_model("llama3-405b");
-    ppl_topology t = load_topology("h100-64k");
+    ppl_model m = test_model("llama3-405b");
+    ppl_topology t = test_topology("h100-64k");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
     ppl_config c;
@@ -220,8 +198,8 @@ static void test_balance_llama(void **state)
 static void test_deterministic(void **state)
 {
     (void)state;
-    ppl_model m = load_model("gpt3-175b");
-    ppl_topology t = load_topology("dgx-h100-superpod");
+    ppl_model m = test_model("gpt3-175b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
     ppl_args pins;
@@ -243,8 +221,8 @@ static void test_deterministic(void **state)
 static void test_1t_no_slower_than_published(void **state)
 {
     (void)state;
-    ppl_model m = load_model("megatron-1t");
-    ppl_topology t = load_topology("dgx-a100-superpod");
+    ppl_model m = test_model("megatron-1t");
+    ppl_topology t = test_topology("dgx-a100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
     ppl_args pins;
@@ -267,8 +245,8 @@ static void test_1t_no_slower_than_published(void **state)
 static void test_nothing_fits(void **state)
 {
     (void)state;
-    ppl_model m = load_model("megatron-1t");
-    ppl_topology t = load_topology("dgx-h100-superpod");
+    ppl_model m = test_model("megatron-1t");
+    ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
     ppl_args pins;

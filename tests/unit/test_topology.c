@@ -30,16 +30,6 @@ static ppl_status load_text(const char *text, ppl_topology *t, ppl_error *err)
     return st;
 }
 
-static void load_catalogue(const char *name, ppl_topology *t)
-{
-    char path[1024];
-    ppl_error err;
-    ppl_diag diag = {.warn = collect, .ctx = NULL};
-    snprintf(path, sizeof path, "%s/topologies/%s.json", PPL_TEST_SOURCE_ROOT, name);
-    if (ppl_topology_load(path, NULL, &diag, t, &err) != PPL_OK)
-        fail_msg("%s: %s: %s", path, err.key, err.message);
-}
-
 #define GPU                                                                                        \
     "\"gpu\": {\"memory\": \"80 GiB\", \"flops\": {\"bf16\": \"989 TFLOP/s\"}, "                   \
     "\"hbm_bandwidth\": \"3.35 TB/s\"}"
@@ -58,7 +48,7 @@ static void test_dgx_h100_superpod(void **state)
     (void)state;
     ppl_topology t;
     ppl_topology_figures f;
-    load_catalogue("dgx-h100-superpod", &t);
+    t = test_topology("dgx-h100-superpod");
     ppl_topology_derive(&t, &f);
     assert_int_equal(f.gpus, 1024);
     assert_int_equal(t.ntiers, 2);
@@ -80,7 +70,7 @@ static void test_h100_64k_fat_tree(void **state)
     (void)state;
     ppl_topology t;
     ppl_topology_figures f;
-    load_catalogue("h100-64k", &t);
+    t = test_topology("h100-64k");
     ppl_topology_derive(&t, &f);
     assert_int_equal(f.gpus, 65536);
     assert_int_equal(f.tiers[0].switches, 2048);
@@ -88,7 +78,7 @@ static void test_h100_64k_fat_tree(void **state)
     assert_int_equal(f.tiers[2].switches, 1024);
     assert_int_equal(f.switches, 5120);
     ppl_topology r;
-    load_catalogue("h100-64k-rail-only", &r);
+    r = test_topology("h100-64k-rail-only");
     assert_true(r.rail_only);
     assert_false(t.rail_only);
 }
@@ -103,7 +93,7 @@ static void test_meta_oversubscription(void **state)
     (void)state;
     ppl_topology t;
     ppl_topology_figures f;
-    load_catalogue("meta-24k-roce", &t);
+    t = test_topology("meta-24k-roce");
     ppl_topology_derive(&t, &f);
     assert_int_equal(f.gpus, 24576);
     assert_int_equal(f.tiers[1].gpus_per_group, 3072);
@@ -118,11 +108,11 @@ static void test_multi_server_nvlink(void **state)
     (void)state;
     ppl_topology t;
     ppl_topology_figures f;
-    load_catalogue("gb200-nvl72", &t);
+    t = test_topology("gb200-nvl72");
     ppl_topology_derive(&t, &f);
     assert_int_equal(t.nvlink.domain_gpus, 72);
     assert_int_equal(f.nvlink_domains, f.gpus / 72);
-    load_catalogue("gh200-nvl256", &t);
+    t = test_topology("gh200-nvl256");
     assert_int_equal(t.nvlink.domain_gpus, 256);
 }
 

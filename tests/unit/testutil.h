@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "parplan/parplan.h"
+
 #define assert_close(actual, expected, rel_tol)                                                    \
     do {                                                                                           \
         double a_ = (double)(actual), e_ = (double)(expected);                                     \
@@ -32,5 +34,47 @@
         if (!h_ || !strstr(h_, n_))                                                                \
             fail_msg("'%s' does not contain '%s'", h_ ? h_ : "(null)", n_);                        \
     } while (0)
+
+/* A catalogue model or topology of the source tree; fails the test if it does not load. */
+static inline ppl_model test_model(const char *name)
+{
+    char path[1024];
+    ppl_model m;
+    ppl_error err;
+    snprintf(path, sizeof path, "%s/models/%s.json", PPL_TEST_SOURCE_ROOT, name);
+    if (ppl_model_load(path, NULL, NULL, &m, &err) != PPL_OK)
+        fail_msg("%s: %s", path, err.message);
+    return m;
+}
+
+static inline ppl_topology test_topology(const char *name)
+{
+    char path[1024];
+    ppl_topology t;
+    ppl_error err;
+    snprintf(path, sizeof path, "%s/topologies/%s.json", PPL_TEST_SOURCE_ROOT, name);
+    if (ppl_topology_load(path, NULL, NULL, &t, &err) != PPL_OK)
+        fail_msg("%s: %s", path, err.message);
+    return t;
+}
+
+/* tp x pp on `gpus` GPUs (dp the rest), everything else off: the default split. */
+static inline ppl_config test_config(int64_t gpus, int64_t tp, int64_t pp, int64_t mbs,
+                                     int64_t batch, const ppl_model *m)
+{
+    ppl_config c;
+    memset(&c, 0, sizeof c);
+    c.gpus = gpus;
+    c.tp = tp;
+    c.pp = pp;
+    c.cp = c.ep = c.vp = 1;
+    c.dp = gpus / (tp * pp);
+    c.mbs = mbs;
+    c.global_batch = batch;
+    c.microbatches = batch / (c.dp * mbs);
+    c.precision = PPL_PRECISION_BF16;
+    c.split = ppl_stage_split_default(m->layers, pp);
+    return c;
+}
 
 #endif
