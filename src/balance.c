@@ -21,6 +21,86 @@
 
 #include "parplan/search.h"
 
+/*
+ * A starting solution for the branch and bound.  For a bound z on the slowest
+ * stage, stage k takes at most n_k(z) = min(ub_k, floor((z - c_k) / tau_k))
+ * layers, and z is achievable iff every n_k(z) >= 1 and sum n_k(z) >= L (take
+ * layers back from any stage down to one: that never raises a stage's time).
+ * Bisection on z finds the smallest such z; GLPK starts from the split and
+ * proves it optimal (or improves on it) instead of searching from nothing,
+ * which on deep pipelines took most of a plan's time.
+ */
+static int64_t layers_at(double z, double tau, double c, int64_t ub)
+{
+    if (tau <= 0)
+        return z >= c ? ub : 0;
+    double n = floor((z - c) / tau * (1.0 + 1e-12));
+    if (n < 0)
+        return 0;
+    return n >= (double)ub ? ub : (int64_t)n;
+}
+
+static int threshold_split(int64_t p, int64_t L, const double *tau, const double *c,
+                           const int64_t *ub, int64_t *n)
+{
+    double lo = 0.0, hi = 0.0;
+    for (int64_t k = 0; k < p; k++) {
+        double top = tau[k] * (double)ub[k] + c[k];
+        if (top > hi)
+            hi = top;
+    }
+    for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+        double mid = 0.5 * (lo + hi);
+        int64_t sum = 0;
+        int ok = 1;
+        for (int64_t k = 0; k < p && ok; k++) {
+            int64_t nk = layers_at(mid, tau[k], c[k], ub[k]);
+            ok = nk >= 1;
+            sum += nk;
+        }
+        if (ok && sum >= L)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    int64_t sum = 0;
+    for (int64_t k = 0; k < p; k++) {
+        n[k] = layers_at(hi, tau[k], c[k], ub[k]);
+        if (n[k] < 1)
+            return 0;
+        sum += n[k];
+    }
+    if (sum < L)
+        return 0;
+    /* give back the surplus from the slowest stages first */
+    while (sum > L) {
+        int64_t worst = -1;
+        for (int64_t k = 0; k < p; k++)
+            if (n[k] > 1 && (worst < 0 || tau[k] * (double)n[k] + c[k] >
+                                              tau[worst] * (double)n[worst] + c[worst]))
+                worst = k;
+        if (worst < 0)
+            return 0;
+        n[worst]--;
+        sum--;
+    }
+    return 1;
+}
+
+struct incumbent {
+    const double *x; /* x[1..p+1]: layers per stage, then z */
+    int given;
+};
+
+static void give_incumbent(glp_tree *tree, void *info)
+{
+    struct incumbent *inc = info;
+    if (glp_ios_reason(tree) == GLP_IHEUR && !inc->given && inc->x) {
+        inc->given = 1;
+        glp_ios_heur_sol(tree, inc->x);
+    }
+}
+
 ppl_status ppl_balance_solve(int64_t p, int64_t L, const double *tau, const double *c,
                              const double *mu, const double *cap, int64_t *out, double *objective)
 {
@@ -101,13 +181,44 @@ ppl_status ppl_balance_solve(int64_t p, int64_t L, const double *tau, const doub
     glp_load_matrix(lp, nz, ia, ja, ar);
     glp_iocp parm;
     glp_init_iocp(&parm);
-    parm.presolve = GLP_ON;
     parm.msg_lev = GLP_MSG_OFF;
+    struct incumbent inc = {.x = NULL, .given = 0};
+    if (threshold_split(p, L, tau, c, ub, out)) {
+        inc.x = ar; /* the matrix is loaded: reuse its storage for x[1..p+1] */
+        double zmax = 0.0;
+        for (int64_t k = 0; k < p; k++) {
+            ar[k + 1] = (double)out[k];
+            double zk = (tau[k] * (double)out[k] + c[k]) / scale;
+            if (zk > zmax)
+                zmax = zk;
+        }
+        ar[p + 1] = zmax;
+        parm.cb_func = give_incumbent;
+        parm.cb_info = &inc;
+    }
+    /* no presolver: the starting split is given in the original columns; the
+     * relaxation is solved first, as glp_intopt then requires */
+    glp_smcp lp_parm;
+    glp_init_smcp(&lp_parm);
+    lp_parm.msg_lev = GLP_MSG_OFF;
+    int lp_rc = glp_simplex(lp, &lp_parm);
+    if (lp_rc != 0 || glp_get_status(lp) != GLP_OPT) {
+        st = lp_rc == 0 && glp_get_status(lp) == GLP_NOFEAS ? PPL_INFEASIBLE : PPL_EINTERNAL;
+        glp_delete_prob(lp);
+        goto out_free;
+    }
     int rc = glp_intopt(lp, &parm);
     int status = glp_mip_status(lp);
     if (rc == 0 && status == GLP_OPT) {
-        for (int64_t k = 0; k < p; k++)
+        int64_t sum = 0;
+        for (int64_t k = 0; k < p; k++) {
             out[k] = (int64_t)llround(glp_mip_col_val(lp, (int)k + 1));
+            if (out[k] < 1 || out[k] > ub[k])
+                st = PPL_EINTERNAL;
+            sum += out[k];
+        }
+        if (sum != L)
+            st = PPL_EINTERNAL; /* never hand back a split that loses layers */
         if (objective)
             *objective = glp_mip_obj_val(lp) * scale;
     } else {
