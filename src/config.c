@@ -153,6 +153,9 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
         if (c->pp > 1)
             total += sp->last + (c->pp - 2) * sp->middle + sp->middle_extra;
     }
+    if (total != m->layers)
+        return bad(err, "--first-stage-layers", "the stages hold %lld layers, the model has %lld",
+                   total, m->layers);
     if (c->global_batch % (c->dp * c->mbs) != 0)
         return ppl_error_set(err, PPL_EUSAGE, "", "--global-batch",
                              "%lld is not a multiple of dp*mbs = %lld*%lld = %lld",

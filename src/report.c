@@ -57,6 +57,15 @@ json_t *ppl_memory_json(const ppl_memory *m)
     return o;
 }
 
+const char *ppl_recompute_label(const ppl_config *c, char *buf, size_t size)
+{
+    if (c->recompute == PPL_RECOMPUTE_FULL && c->recompute_layers > 0)
+        snprintf(buf, size, "full:%lld", (long long)c->recompute_layers);
+    else
+        snprintf(buf, size, "%s", ppl_recompute_name(c->recompute));
+    return buf;
+}
+
 void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
 {
     char layers[48] = "";

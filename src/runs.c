@@ -72,13 +72,14 @@ static ppl_status read_bool_pin(jr_ctx *ctx, const json_t *cfg, const char *path
                                 int *out)
 {
     json_t *v = json_object_get(cfg, key);
-    bool b;
+    bool b = false;
     if (!v || json_is_null(v)) {
         *out = PPL_UNSET;
         return PPL_OK;
     }
     ppl_status st = jr_bool(ctx, cfg, path, key, JR_OPTIONAL, false, &b);
-    *out = b ? 1 : 0;
+    if (st == PPL_OK)
+        *out = b ? 1 : 0; /* b is unset when the value was not a boolean */
     return st;
 }
 
@@ -118,6 +119,21 @@ static ppl_status read_config(jr_ctx *ctx, const json_t *entry, const char *path
                       PPL_OPTIMIZER_ADAM, &a->optimizer)))
         return st;
     a->zero = (int)zero;
+    /* a run's pinned split must multiply out to its GPUs (an unpinned cp takes the rest) */
+    if (a->gpus != PPL_UNSET && a->tp != PPL_UNSET && a->pp != PPL_UNSET && a->dp != PPL_UNSET) {
+        int64_t cp = a->cp != PPL_UNSET ? a->cp : 1, prod;
+        bool over = __builtin_mul_overflow(a->tp, a->pp, &prod) ||
+                    __builtin_mul_overflow(prod, a->dp, &prod) ||
+                    __builtin_mul_overflow(prod, cp, &prod);
+        if (over || (a->cp != PPL_UNSET ? prod != a->gpus : a->gpus % prod != 0)) {
+            char cps[32] = "";
+            if (a->cp != PPL_UNSET)
+                snprintf(cps, sizeof cps, "*%lld", (long long)a->cp);
+            return jr_fail(ctx, cpath, "tp*pp*dp%s = %lld*%lld*%lld%s does not make up gpus (%lld)",
+                           a->cp != PPL_UNSET ? "*cp" : "", (long long)a->tp, (long long)a->pp,
+                           (long long)a->dp, cps, (long long)a->gpus);
+        }
+    }
     return PPL_OK;
 }
 

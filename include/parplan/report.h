@@ -34,4 +34,8 @@ void ppl_estimate_text(const ppl_estimate *estimate, ppl_buf *out);
 /* "tp 8 x pp 8 x dp 16, vp 1, mbs 1, ..." one line describing a configuration. */
 void ppl_config_describe(const ppl_config *config, char *buf, size_t size);
 
+/* The recomputation mode as tables show it: "none", "selective", "full", or
+ * "full:N" when only N layers of each stage are recomputed.  Returns buf. */
+const char *ppl_recompute_label(const ppl_config *config, char *buf, size_t size);
+
 #endif

@@ -62,10 +62,7 @@ static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e)
     snprintf(cells[2], 128, "%lld", (long long)c->vp);
     snprintf(cells[3], 128, "%lld", (long long)c->mbs);
     snprintf(cells[4], 128, "%d", c->zero);
-    if (c->recompute == PPL_RECOMPUTE_FULL && c->recompute_layers > 0)
-        snprintf(cells[5], 128, "full:%lld", (long long)c->recompute_layers);
-    else
-        snprintf(cells[5], 128, "%s", ppl_recompute_name(c->recompute));
+    ppl_recompute_label(c, cells[5], 128);
     snprintf(cells[6], 128, "%s%s", c->sequence_parallel ? "sp" : "-",
              c->flash_attention ? ",fa" : "");
     ppl_format_time(e->step_time_s, cells[7], 128);

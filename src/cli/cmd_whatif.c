@@ -191,9 +191,10 @@ static double default_batch(const ppl_model *m)
 
 static void short_config(const ppl_config *c, char *buf, size_t size)
 {
+    char rc[32];
     snprintf(buf, size, "%lld/%lld/%lld/%lld/%lld vp%lld mbs%lld z%d %s%s%s", (long long)c->tp,
              (long long)c->pp, (long long)c->dp, (long long)c->cp, (long long)c->ep,
-             (long long)c->vp, (long long)c->mbs, c->zero, ppl_recompute_name(c->recompute),
+             (long long)c->vp, (long long)c->mbs, c->zero, ppl_recompute_label(c, rc, sizeof rc),
              c->sequence_parallel ? " sp" : "", c->flash_attention ? " fa" : "");
 }
 

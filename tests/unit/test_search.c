@@ -192,6 +192,10 @@ static void test_balance_llama(void **state)
     c.layers_of = layers;
     ppl_error err;
     assert_int_equal(ppl_config_check(&c, &m, &t, &err), PPL_OK);
+    /* a split that loses a layer (125 of 126) is refused, naming the count */
+    layers[3]--;
+    assert_int_equal(ppl_config_check(&c, &m, &t, &err), PPL_EUSAGE);
+    assert_non_null(strstr(err.message, "the stages hold 125 layers, the model has 126"));
 }
 
 /* The same search twice gives the same results to the bit. */
