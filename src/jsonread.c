@@ -180,6 +180,20 @@ ppl_status jr_get(jr_ctx *ctx, const json_t *obj, const char *path, const char *
     return PPL_OK;
 }
 
+ppl_status jr_object(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
+                     jr_need need, const char *const *known, json_t **out, char *sub_path,
+                     size_t sub_size)
+{
+    ppl_status st = jr_get(ctx, obj, path, key, need, out);
+    jr_path(sub_path, sub_size, path, key);
+    if (st != PPL_OK || !*out)
+        return st;
+    if ((st = jr_expect_object(ctx, *out, sub_path)) != PPL_OK)
+        return st;
+    jr_warn_unknown_keys(ctx, *out, sub_path, known);
+    return PPL_OK;
+}
+
 static const char *int_expectation(int64_t min, char *buf, size_t size)
 {
     if (min == 1)

@@ -63,6 +63,13 @@ void jr_warn_unknown_keys(jr_ctx *ctx, const json_t *obj, const char *path,
 ppl_status jr_get(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
                   json_t **out);
 
+/* The object at key, its keys checked against known (NULL-terminated; unknown ones
+ * warn); *out is NULL when an optional object is absent.  sub_path receives the
+ * object's key path for the reads that follow. */
+ppl_status jr_object(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
+                     jr_need need, const char *const *known, json_t **out, char *sub_path,
+                     size_t sub_size);
+
 ppl_status jr_int(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
                   int64_t def, int64_t min, int64_t max, int64_t *out);
 ppl_status jr_real(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,

@@ -79,16 +79,11 @@ static ppl_status read_moe(jr_ctx *ctx, const json_t *obj, const char *path, ppl
 {
     char mpath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
     json_t *v;
-    ppl_status st = jr_get(ctx, obj, path, "moe", JR_OPTIONAL, &v);
-    if (st != PPL_OK || !v) {
-        m->has_moe = false;
+    ppl_status st =
+        jr_object(ctx, obj, path, "moe", JR_OPTIONAL, moe_keys, &v, mpath, sizeof mpath);
+    m->has_moe = v != NULL;
+    if (st != PPL_OK || !v)
         return st;
-    }
-    jr_path(mpath, sizeof mpath, path, "moe");
-    if ((st = jr_expect_object(ctx, v, mpath)) != PPL_OK)
-        return st;
-    jr_warn_unknown_keys(ctx, v, mpath, moe_keys);
-    m->has_moe = true;
     if ((st = jr_int(ctx, v, mpath, "experts", JR_REQUIRED, 0, 1, MAX_EXPERTS, &m->moe.experts)) ||
         (st = jr_int(ctx, v, mpath, "top_k", JR_REQUIRED, 0, 1, MAX_EXPERTS, &m->moe.top_k)) ||
         (st = jr_int(ctx, v, mpath, "ffn_hidden", JR_OPTIONAL, m->ffn_hidden, 1, MAX_FFN,

@@ -87,13 +87,10 @@ static ppl_status read_config(jr_ctx *ctx, const json_t *entry, const char *path
 {
     char cpath[PPL_ERROR_KEY_MAX];
     json_t *cfg;
-    ppl_status st = jr_get(ctx, entry, path, "config", JR_REQUIRED, &cfg);
+    ppl_status st =
+        jr_object(ctx, entry, path, "config", JR_REQUIRED, config_keys, &cfg, cpath, sizeof cpath);
     if (st != PPL_OK)
         return st;
-    jr_path(cpath, sizeof cpath, path, "config");
-    if ((st = jr_expect_object(ctx, cfg, cpath)))
-        return st;
-    jr_warn_unknown_keys(ctx, cfg, cpath, config_keys);
     ppl_args *a = &r->pins;
     ppl_args_init(a);
     int64_t zero = PPL_UNSET, microbatches;
@@ -141,13 +138,10 @@ static ppl_status read_measured(jr_ctx *ctx, const json_t *entry, const char *pa
 {
     char mpath[PPL_ERROR_KEY_MAX];
     json_t *meas;
-    ppl_status st = jr_get(ctx, entry, path, "measured", JR_REQUIRED, &meas);
+    ppl_status st = jr_object(ctx, entry, path, "measured", JR_REQUIRED, measured_keys, &meas,
+                              mpath, sizeof mpath);
     if (st != PPL_OK)
         return st;
-    jr_path(mpath, sizeof mpath, path, "measured");
-    if ((st = jr_expect_object(ctx, meas, mpath)))
-        return st;
-    jr_warn_unknown_keys(ctx, meas, mpath, measured_keys);
     if ((st = jr_real(ctx, meas, mpath, "step_time_s", JR_OPTIONAL, 0, JR_POSITIVE(1e9),
                       &r->step_time_s)) ||
         (st = jr_real(ctx, meas, mpath, "tflops_per_gpu", JR_OPTIONAL, 0, JR_POSITIVE(1e9),

@@ -68,21 +68,6 @@ static const char *const tier_keys[] = {"name",    "servers", "rail_optimized", 
 static const char *const transport_keys[] = {"protocol",   "mtu", "loss_rate",
                                              "retransmit", "rtt", NULL};
 
-/* Gets a required (or optional) sub-object and checks its keys; *out NULL if absent. */
-static ppl_status sub_object(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
-                             jr_need need, const char *const *known, json_t **out, char *sub_path,
-                             size_t sub_size)
-{
-    ppl_status st = jr_get(ctx, obj, path, key, need, out);
-    jr_path(sub_path, sub_size, path, key);
-    if (st != PPL_OK || !*out)
-        return st;
-    if ((st = jr_expect_object(ctx, *out, sub_path)) != PPL_OK)
-        return st;
-    jr_warn_unknown_keys(ctx, *out, sub_path, known);
-    return PPL_OK;
-}
-
 static void gpu_from_spec(const ppl_gpu_spec *spec, ppl_gpu *gpu)
 {
     snprintf(gpu->name, sizeof gpu->name, "%s", spec->full_name);
@@ -112,7 +97,7 @@ static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl
         gpu_from_spec(spec, gpu);
         return PPL_OK;
     }
-    if ((st = sub_object(ctx, obj, path, "gpu", JR_REQUIRED, gpu_keys, &g, gpath, sizeof gpath)))
+    if ((st = jr_object(ctx, obj, path, "gpu", JR_REQUIRED, gpu_keys, &g, gpath, sizeof gpath)))
         return st;
     if ((st = jr_string(ctx, g, gpath, "name", JR_OPTIONAL, "gpu", gpu->name, sizeof gpu->name)))
         return st;
@@ -130,7 +115,7 @@ static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl
                           gpu->hbm_bandwidth_bps, JR_POSITIVE(MAX_BANDWIDTH_BPS),
                           &gpu->hbm_bandwidth_bps)))
         return st;
-    if ((st = sub_object(ctx, g, gpath, "flops", need, precision_names, &fl, fpath, sizeof fpath)))
+    if ((st = jr_object(ctx, g, gpath, "flops", need, precision_names, &fl, fpath, sizeof fpath)))
         return st;
     if (fl) {
         double given[PPL_PRECISION_COUNT];
@@ -245,8 +230,8 @@ static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, p
     char npath[PPL_ERROR_KEY_MAX], rpath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
     json_t *nv, *rails;
     ppl_status st;
-    if ((st = sub_object(ctx, obj, path, "nvlink", JR_REQUIRED, nvlink_keys, &nv, npath,
-                         sizeof npath)) ||
+    if ((st = jr_object(ctx, obj, path, "nvlink", JR_REQUIRED, nvlink_keys, &nv, npath,
+                        sizeof npath)) ||
         (st = jr_int(ctx, nv, npath, "domain_gpus", JR_OPTIONAL, t->gpus_per_server, 1,
                      MAX_DOMAIN_GPUS, &t->nvlink.domain_gpus)) ||
         (st = jr_quantity(ctx, nv, npath, "bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0,
@@ -273,8 +258,8 @@ static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, p
                            "servers (%lld)",
                            (long long)d, (long long)(d / g), (long long)t->servers);
     }
-    if ((st = sub_object(ctx, obj, path, "rails", JR_REQUIRED, rails_keys, &rails, rpath,
-                         sizeof rpath)) ||
+    if ((st = jr_object(ctx, obj, path, "rails", JR_REQUIRED, rails_keys, &rails, rpath,
+                        sizeof rpath)) ||
         (st = jr_int(ctx, rails, rpath, "count", JR_OPTIONAL, t->gpus_per_server, 1,
                      MAX_GPUS_PER_SERVER, &t->rails.count)) ||
         (st = jr_quantity(ctx, rails, rpath, "nic_bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0,
@@ -300,8 +285,8 @@ static ppl_status read_transport(jr_ctx *ctx, const json_t *obj, const char *pat
     json_t *x;
     int protocol = PPL_PROTOCOL_INFINIBAND, retransmit = PPL_RETRANSMIT_GO_BACK_N;
     ppl_status st;
-    if ((st = sub_object(ctx, obj, path, "transport", JR_OPTIONAL, transport_keys, &x, xpath,
-                         sizeof xpath)))
+    if ((st = jr_object(ctx, obj, path, "transport", JR_OPTIONAL, transport_keys, &x, xpath,
+                        sizeof xpath)))
         return st;
     /* an absent transport reads as an empty object: every key takes its default
      * (json_object_get on NULL finds nothing) */
