@@ -107,6 +107,15 @@ static ppl_status bad(ppl_error *err, const char *flag, const char *fmt, long lo
     return ppl_error_set(err, PPL_EUSAGE, "", flag, "%s", msg);
 }
 
+ppl_status ppl_precision_check(int precision, const ppl_topology *t, ppl_error *err)
+{
+    if (precision == PPL_PRECISION_FP8 && t->gpu.flops[PPL_PRECISION_FP8] <= 0)
+        return ppl_error_set(err, PPL_EUSAGE, "", "--precision",
+                             "fp8 is not supported by %s (no fp8 peak in the topology)",
+                             t->gpu.name);
+    return PPL_OK;
+}
+
 ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_topology *t,
                             ppl_error *err)
 {
@@ -195,10 +204,9 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
     }
     if (c->sequence_parallel && c->tp < 2)
         return bad(err, "--sequence-parallel", "needs --tp of at least 2 (tp is %lld)%s", c->tp, 0);
-    if (c->precision == PPL_PRECISION_FP8 && t->gpu.flops[PPL_PRECISION_FP8] <= 0)
-        return ppl_error_set(err, PPL_EUSAGE, "", "--precision",
-                             "fp8 is not supported by %s (no fp8 peak in the topology)",
-                             t->gpu.name);
+    ppl_status st = ppl_precision_check(c->precision, t, err);
+    if (st != PPL_OK)
+        return st;
     if (c->recompute_layers != 0) {
         if (c->recompute != PPL_RECOMPUTE_FULL)
             return bad(err, "--recompute-layers", "needs --recompute full%s%s", 0, 0);

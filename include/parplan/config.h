@@ -77,6 +77,9 @@ ppl_stage_split ppl_stage_split_default(int64_t layers, int64_t pp);
 ppl_status ppl_config_from_args(const ppl_args *args, const ppl_model *model,
                                 const ppl_topology *topo, ppl_config *config, ppl_error *err);
 
+/* Refuses fp8 on a GPU without an fp8 peak (a usage error naming --precision). */
+ppl_status ppl_precision_check(int precision, const ppl_topology *topo, ppl_error *err);
+
 /* Checks a complete configuration (used by the search as well). */
 ppl_status ppl_config_check(const ppl_config *c, const ppl_model *model, const ppl_topology *topo,
                             ppl_error *err);

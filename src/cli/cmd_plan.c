@@ -92,10 +92,8 @@ ppl_status cmd_plan(cli *c)
         return st;
     ppl_eval_ctx ctx;
     cli_eval_ctx(c, &ctx, &model, &topo);
-    if (a->precision == PPL_PRECISION_FP8 && topo.gpu.flops[PPL_PRECISION_FP8] <= 0)
-        return ppl_error_set(&c->err, PPL_EUSAGE, "", "--precision",
-                             "fp8 is not supported by %s (no fp8 peak in the topology)",
-                             topo.gpu.name);
+    if ((st = ppl_precision_check(a->precision, &topo, &c->err)) != PPL_OK)
+        return st;
     progress_state prog = {0};
     ppl_search_opts o = {.pins = a,
                          .top = (size_t)a->top,
