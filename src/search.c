@@ -484,6 +484,17 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     return PPL_OK;
 }
 
+void ppl_search_take_best(ppl_search_result *r, ppl_estimate *best, int64_t **split)
+{
+    *best = r->results[0];
+    *split = NULL;
+    for (size_t i = 0; i < r->nsplits && best->config.layers_of; i++)
+        if (r->splits[i] == best->config.layers_of) {
+            *split = r->splits[i];
+            r->splits[i] = NULL; /* ppl_search_free leaves it to the caller */
+        }
+}
+
 void ppl_search_free(ppl_search_result *r)
 {
     for (size_t i = 0; i < r->nsplits; i++)

@@ -58,5 +58,9 @@ ppl_status ppl_balance_stages(const ppl_eval_ctx *ctx, const ppl_config *config,
 ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *opts, ppl_search_result *out,
                       ppl_error *err);
 void ppl_search_free(ppl_search_result *result);
+/* Moves the best result out of a search: *best is results[0], and when its stage
+ * split is a balanced one the split's storage moves to *split (the caller frees
+ * it; NULL otherwise), so best->config stays valid after ppl_search_free. */
+void ppl_search_take_best(ppl_search_result *result, ppl_estimate *best, int64_t **split);
 
 #endif

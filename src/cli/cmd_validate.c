@@ -93,17 +93,19 @@ static void current_params(fit_params *p, const ppl_topology *a100, const ppl_to
     p->active = true;
 }
 
-/* Best configuration of one run under the given constants. */
+/* Best configuration of one run under the given constants; a balanced stage split
+ * it uses is returned in *split, which the caller frees after the last use of best. */
 static ppl_status predict(const ppl_run *r, const fit_params *p, ppl_estimate *best,
-                          ppl_search_result *stats, ppl_error *err)
+                          int64_t **split, ppl_search_result *stats, ppl_error *err)
 {
     ppl_eval_ctx ctx;
     ctx_for(r, p, &ctx);
     ppl_search_opts o = {.pins = &r->pins, .top = 1, .objective = PPL_OBJECTIVE_TIME};
     ppl_search_result res;
     ppl_status st = ppl_search(&ctx, &o, &res, err);
+    *split = NULL;
     if (st == PPL_OK)
-        *best = res.results[0];
+        ppl_search_take_best(&res, best, split);
     if (stats) {
         *stats = res;
         stats->results = NULL;
@@ -147,16 +149,21 @@ static double fit_objective(const ppl_run *runs, size_t n, const ppl_config *con
 static ppl_status fit(cli *c, const ppl_run *runs, size_t n, fit_params *p)
 {
     ppl_config *configs = calloc(n, sizeof *configs);
-    if (!configs)
-        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    int64_t **splits = calloc(n, sizeof *splits); /* the balanced splits configs use */
+    ppl_status st = PPL_OK;
+    if (!configs || !splits) {
+        st = ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+        goto out;
+    }
     for (int round = 0; round < 3; round++) {
         for (size_t i = 0; i < n; i++) {
             ppl_estimate best;
             ppl_error err;
-            if (predict(&runs[i], p, &best, NULL, &err) != PPL_OK) {
-                free(configs);
-                return ppl_error_set(&c->err, PPL_INFEASIBLE, "", "", "%s: %s", runs[i].id,
-                                     "no configuration fits; cannot fit");
+            free(splits[i]);
+            if (predict(&runs[i], p, &best, &splits[i], NULL, &err) != PPL_OK) {
+                st = ppl_error_set(&c->err, PPL_INFEASIBLE, "", "", "%s: %s", runs[i].id,
+                                   "no configuration fits; cannot fit");
+                goto out;
             }
             configs[i] = best.config;
         }
@@ -186,8 +193,12 @@ static ppl_status fit(cli *c, const ppl_run *runs, size_t n, fit_params *p)
         }
         fprintf(stderr, "parplan: fit round %d: objective %.4f\n", round + 1, current);
     }
+out:
+    for (size_t i = 0; splits && i < n; i++)
+        free(splits[i]);
+    free(splits);
     free(configs);
-    return PPL_OK;
+    return st;
 }
 
 static void describe_short(const ppl_config *c, char *buf, size_t size)
@@ -196,9 +207,9 @@ static void describe_short(const ppl_config *c, char *buf, size_t size)
     if (c->cp > 1)
         snprintf(cp, sizeof cp, " cp%lld", (long long)c->cp);
     snprintf(buf, size, "tp%lld pp%lld dp%lld%s vp%lld mbs%lld z%d %s%s%s", (long long)c->tp,
-             (long long)c->pp, (long long)c->dp, cp, (long long)c->vp,
-             (long long)c->mbs, c->zero, ppl_recompute_label(c, rc, sizeof rc),
-             c->sequence_parallel ? " sp" : "", c->flash_attention ? " flash" : "");
+             (long long)c->pp, (long long)c->dp, cp, (long long)c->vp, (long long)c->mbs, c->zero,
+             ppl_recompute_label(c, rc, sizeof rc), c->sequence_parallel ? " sp" : "",
+             c->flash_attention ? " flash" : "");
 }
 
 ppl_status cmd_validate(cli *c)
@@ -241,11 +252,12 @@ ppl_status cmd_validate(cli *c)
         ppl_estimate best;
         ppl_error err;
         ppl_search_result stats;
-        st = predict(r, &params, &best, &stats, &err);
+        int64_t *split;
+        st = predict(r, &params, &best, &split, &stats, &err);
         if (st != PPL_OK) {
             const char *why = st == PPL_INFEASIBLE ? stats.empty_reason : err.message;
-            ppl_error_set(&c->err, st == PPL_INFEASIBLE ? PPL_INFEASIBLE : st, c->args->runs, "",
-                          "run '%s': %s", r->id, why ? why : "no prediction");
+            ppl_error_set(&c->err, st, c->args->runs, "", "run '%s': %s", r->id,
+                          why ? why : "no prediction");
             json_decref(doc);
             ppl_table_free(&t);
             ppl_runs_free(runs);
@@ -276,6 +288,7 @@ ppl_status cmd_validate(cli *c)
             json_object_set_new(e, "error", r->step_time_s > 0 ? json_real(error) : json_null());
             json_object_set_new(e, "searched", json_integer((json_int_t)stats.evaluated));
             json_array_append_new(list, e);
+            free(split);
             continue;
         }
         char meas[32], pred[32], errs[32], cfg[128];
@@ -289,6 +302,7 @@ ppl_status cmd_validate(cli *c)
                  best.hardware_tflops_per_gpu);
         const char *row[8] = {r->id, meas, pred, errs, tf, tfp, ppl_stack_name(r->stack), cfg};
         ppl_table_row(&t, row);
+        free(split);
     }
     double mean = used ? sum / (double)used : 0.0;
     if (doc) {

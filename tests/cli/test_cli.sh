@@ -129,6 +129,13 @@ check "validate: held-out Narayanan runs within 8% each" '[ $rc -eq 0 ] && pytho
 import re,sys
 errs=[abs(float(x)) for x in re.findall(r\"([+-][0-9.]+)%\", sys.argv[1])]
 assert len(errs)==5 and max(errs)<=8, errs" "$out"'
+# a prediction with a balanced (uneven) stage split: the split outlives the search
+# that chose it (a use after free under ASan and valgrind before)
+run "$P" validate --runs "$ROOT/tests/data/balanced_split_run.json" --json
+check "validate: a balanced split is reported whole" '[ $rc -eq 0 ] && python3 -c "
+import json,sys
+s=json.loads(sys.argv[1])[\"results\"][0][\"predicted\"][\"config\"][\"stage_layers\"]
+assert len(s)==12 and sum(s)==70 and min(s)>=1 and max(s)-min(s)>0, s" "$out"'
 run "$P" validate --runs "$ROOT/tests/bad/model-empty.json"
 check "validate: a broken runs file is exit 3" '[ $rc -eq 3 ] && [ -z "$out" ]'
 
