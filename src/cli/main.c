@@ -157,7 +157,9 @@ int main(int argc, char **argv)
         return finish(st);
     }
     st = dispatch(&c);
-    if (st == PPL_OK || st == PPL_INFEASIBLE) {
+    /* an infeasible result is written when the command has something to say
+     * (estimate, memory); an empty one must not replace an -o file with nothing */
+    if (st == PPL_OK || (st == PPL_INFEASIBLE && c.out.len > 0)) {
         ppl_status wst = ppl_output_write(args.output_path, &c.out, &c.err);
         if (wst != PPL_OK)
             st = wst;

@@ -168,6 +168,9 @@ run "$P" estimate --model gpt3-175b --topology "$ROOT/tests/bad/topo-rtt-zero.js
 check "estimate: a broken topology file is exit 3 naming the key" '[ $rc -eq 3 ] && has "$err" "transport.rtt"'
 run "$P" estimate --model gpt3-175b --topology dgx-h100-superpod --tp 8 --pp 8 --mbs 1 --global-batch 8 -o "$tmp/est.txt"
 check "a command that fails writes no -o file" '[ $rc -ne 0 ] && [ ! -e "$tmp/est.txt" ]'
+printf 'earlier plan\n' >"$tmp/keep.json"
+run "$P" plan --model megatron-1t --topology dgx-a100-superpod --gpus 8 --global-batch 8 -o "$tmp/keep.json"
+check "plan with nothing feasible leaves an existing -o file as it was" '[ $rc -eq 1 ] && [ "$(cat "$tmp/keep.json")" = "earlier plan" ] && has "$err" "nothing fits"'
 
 # collective (derivations in tests/unit/test_comm.c)
 run "$P" collective --topology dgx-h100-superpod --op allreduce --servers 1 --sizes 1MiB:1GiB
