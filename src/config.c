@@ -100,12 +100,8 @@ ppl_stage_split ppl_stage_split_default(int64_t L, int64_t pp)
     return s;
 }
 
-static ppl_status bad(ppl_error *err, const char *flag, const char *fmt, long long a, long long b)
-{
-    char msg[PPL_ERROR_MSG_MAX];
-    snprintf(msg, sizeof msg, fmt, a, b);
-    return ppl_error_set(err, PPL_EUSAGE, "", flag, "%s", msg);
-}
+/* A usage error naming the flag at fault. */
+#define bad(err, flag, ...) ppl_error_set((err), PPL_EUSAGE, "", (flag), __VA_ARGS__)
 
 ppl_status ppl_precision_check(int precision, const ppl_topology *t, ppl_error *err)
 {
@@ -121,9 +117,10 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
 {
     int64_t topo_gpus = t->servers * t->gpus_per_server;
     if (c->gpus > topo_gpus)
-        return bad(err, "--gpus", "%lld exceeds the topology's %lld GPUs", c->gpus, topo_gpus);
+        return bad(err, "--gpus", "%lld exceeds the topology's %lld GPUs", (long long)c->gpus,
+                   (long long)topo_gpus);
     if (c->tp > c->gpus || c->pp > c->gpus || c->cp > c->gpus)
-        return bad(err, "--tp", "tp*pp*cp exceeds the %lld GPUs%s", c->gpus, 0);
+        return bad(err, "--tp", "tp*pp*cp exceeds the %lld GPUs", (long long)c->gpus);
     int64_t product, partial;
     if (__builtin_mul_overflow(c->tp, c->pp, &partial) ||
         __builtin_mul_overflow(partial, c->cp, &partial) ||
@@ -133,14 +130,15 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
                              (long long)c->tp, (long long)c->pp, (long long)c->cp, (long long)c->dp,
                              (long long)c->gpus);
     if (m->heads % c->tp != 0)
-        return bad(err, "--tp", "%lld does not divide the model's %lld attention heads", c->tp,
-                   m->heads);
+        return bad(err, "--tp", "%lld does not divide the model's %lld attention heads",
+                   (long long)c->tp, (long long)m->heads);
     if (m->kv_heads % c->tp != 0 && c->tp % m->kv_heads != 0)
         return bad(err, "--tp",
-                   "%lld neither divides nor is a multiple of the %lld key/value heads", c->tp,
-                   m->kv_heads);
+                   "%lld neither divides nor is a multiple of the %lld key/value heads",
+                   (long long)c->tp, (long long)m->kv_heads);
     if (c->pp > m->layers)
-        return bad(err, "--pp", "%lld exceeds the model's %lld layers", c->pp, m->layers);
+        return bad(err, "--pp", "%lld exceeds the model's %lld layers", (long long)c->pp,
+                   (long long)m->layers);
     /* the stage split must cover the layers with at least one on every stage */
     int64_t total = 0;
     if (c->layers_of) {
@@ -148,8 +146,8 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
             int64_t n = c->layers_of[k];
             if (n < 1)
                 return bad(err, "--first-stage-layers",
-                           "every pipeline stage needs at least one layer (stage %lld has %lld)", k,
-                           n);
+                           "every pipeline stage needs at least one layer (stage %lld has %lld)",
+                           (long long)k, (long long)n);
             total += n;
         }
     } else {
@@ -157,14 +155,14 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
         if (sp->first < 1 || (c->pp > 1 && sp->last < 1) || (c->pp > 2 && sp->middle < 1) ||
             sp->middle_extra < 0 || sp->middle_extra > (c->pp > 2 ? c->pp - 2 : 0))
             return bad(err, "--first-stage-layers",
-                       "every pipeline stage needs at least one layer%s%s", 0, 0);
+                       "every pipeline stage needs at least one layer");
         total = sp->first;
         if (c->pp > 1)
             total += sp->last + (c->pp - 2) * sp->middle + sp->middle_extra;
     }
     if (total != m->layers)
         return bad(err, "--first-stage-layers", "the stages hold %lld layers, the model has %lld",
-                   total, m->layers);
+                   (long long)total, (long long)m->layers);
     if (c->global_batch % (c->dp * c->mbs) != 0)
         return ppl_error_set(err, PPL_EUSAGE, "", "--global-batch",
                              "%lld is not a multiple of dp*mbs = %lld*%lld = %lld",
@@ -172,51 +170,53 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
                              (long long)(c->dp * c->mbs));
     if (c->vp > 1) {
         if (c->pp < 2)
-            return bad(err, "--vp", "interleaving needs --pp of at least 2 (vp is %lld)%s", c->vp,
-                       0);
+            return bad(err, "--vp", "interleaving needs --pp of at least 2 (vp is %lld)",
+                       (long long)c->vp);
         if (c->schedule == PPL_SCHEDULE_GPIPE)
-            return bad(err, "--vp", "interleaving (vp %lld) is a 1F1B schedule, not GPipe%s", c->vp,
-                       0);
+            return bad(err, "--vp", "interleaving (vp %lld) is a 1F1B schedule, not GPipe",
+                       (long long)c->vp);
         int64_t chunked = ppl_interleaved_stage_layers(c);
         if (chunked == 0 || chunked % c->vp != 0)
             return bad(err, "--vp",
                        "interleaving needs stages whose layers divide into vp chunks: %lld "
                        "chunks of the %lld-layer stages",
-                       c->vp, chunked > 0 ? chunked : m->layers / c->pp);
+                       (long long)c->vp, (long long)(chunked > 0 ? chunked : m->layers / c->pp));
         if (c->microbatches % c->pp != 0)
             return bad(err, "--vp",
                        "interleaving needs the microbatches (%lld) to be a multiple of pp (%lld)",
-                       c->microbatches, c->pp);
+                       (long long)c->microbatches, (long long)c->pp);
     }
     if (c->cp > 1 && m->seq_len % (2 * c->cp) != 0)
         return bad(err, "--cp", "the sequence (%lld) must split into 2*cp = %lld equal chunks",
-                   m->seq_len, 2 * c->cp);
+                   (long long)m->seq_len, (long long)(2 * c->cp));
     if (c->ep > 1) {
         if (!m->has_moe)
-            return bad(err, "--ep", "%lld, but the model has no experts%s", c->ep, 0);
+            return bad(err, "--ep", "%lld, but the model has no experts", (long long)c->ep);
         if (m->moe.experts % c->ep != 0)
-            return bad(err, "--ep", "%lld does not divide the %lld experts", c->ep, m->moe.experts);
+            return bad(err, "--ep", "%lld does not divide the %lld experts", (long long)c->ep,
+                       (long long)m->moe.experts);
         if (c->dp % c->ep != 0)
             return bad(err, "--ep",
                        "%lld does not divide dp (%lld): experts are spread over "
                        "data-parallel ranks",
-                       c->ep, c->dp);
+                       (long long)c->ep, (long long)c->dp);
     }
     if (c->sequence_parallel && c->tp < 2)
-        return bad(err, "--sequence-parallel", "needs --tp of at least 2 (tp is %lld)%s", c->tp, 0);
+        return bad(err, "--sequence-parallel", "needs --tp of at least 2 (tp is %lld)",
+                   (long long)c->tp);
     ppl_status st = ppl_precision_check(c->precision, t, err);
     if (st != PPL_OK)
         return st;
     if (c->recompute_layers != 0) {
         if (c->recompute != PPL_RECOMPUTE_FULL)
-            return bad(err, "--recompute-layers", "needs --recompute full%s%s", 0, 0);
+            return bad(err, "--recompute-layers", "needs --recompute full");
         if (c->recompute_layers < 0 || c->recompute_layers % c->vp != 0)
             return bad(err, "--recompute-layers",
                        "%lld is not a whole number of layers per virtual stage (vp %lld)",
-                       c->recompute_layers, c->vp);
+                       (long long)c->recompute_layers, (long long)c->vp);
     }
     if (c->zero < 0 || c->zero > 3)
-        return bad(err, "--zero", "expected 0 to 3, found %lld%s", c->zero, 0);
+        return bad(err, "--zero", "expected 0 to 3, found %lld", (long long)c->zero);
     return PPL_OK;
 }
 
@@ -256,18 +256,19 @@ ppl_status ppl_config_from_args(const ppl_args *a, const ppl_model *m, const ppl
     c->optimizer = (ppl_optimizer)a->optimizer;
     c->schedule = (ppl_schedule)a->schedule;
     if (c->dp < 1 || c->mbs < 1)
-        return bad(err, "--dp", "expected at least 1%s%s", 0, 0);
+        return bad(err, "--dp", "expected at least 1");
     c->microbatches = c->global_batch / (c->dp * c->mbs);
 
     if (c->pp > m->layers)
-        return bad(err, "--pp", "%lld exceeds the model's %lld layers", c->pp, m->layers);
+        return bad(err, "--pp", "%lld exceeds the model's %lld layers", (long long)c->pp,
+                   (long long)m->layers);
     c->split = ppl_stage_split_default(m->layers, c->pp);
     if (a->first_stage_layers != PPL_UNSET || a->last_stage_layers != PPL_UNSET) {
         if (c->pp < 2)
             return bad(err,
                        a->first_stage_layers != PPL_UNSET ? "--first-stage-layers"
                                                           : "--last-stage-layers",
-                       "needs --pp of at least 2 (pp is %lld)%s", c->pp, 0);
+                       "needs --pp of at least 2 (pp is %lld)", (long long)c->pp);
         int64_t first = pin(a->first_stage_layers, -1), last = pin(a->last_stage_layers, -1);
         int64_t rest_stages = c->pp - 2;
         if (first < 0 || last < 0) {
@@ -285,8 +286,8 @@ ppl_status ppl_config_from_args(const ppl_args *a, const ppl_model *m, const ppl
             int64_t other = m->layers - fixed - (best > 0 ? best : 0) * rest_stages;
             if (best < 0 || other < 1)
                 return bad(err, first >= 0 ? "--first-stage-layers" : "--last-stage-layers",
-                           "%lld leaves no even split of the other %lld layers", fixed,
-                           m->layers - fixed);
+                           "%lld leaves no even split of the other %lld layers", (long long)fixed,
+                           (long long)(m->layers - fixed));
             first = first >= 0 ? first : other;
             last = last >= 0 ? last : other;
             c->split.middle = best > 0 ? best : 0;
