@@ -225,6 +225,55 @@ static int64_t pin(int64_t value, int64_t fallback)
     return value == PPL_UNSET ? fallback : value;
 }
 
+/* The stage split with --first-stage-layers and/or --last-stage-layers pinned
+ * (PPL_UNSET: free): one end pinned, the other takes what keeps the middle
+ * stages equal; both pinned, the middle stages share the rest evenly. */
+ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_pin, int64_t last_pin,
+                                  ppl_stage_split *split, ppl_error *err)
+{
+    *split = ppl_stage_split_default(layers, pp);
+    if (first_pin == PPL_UNSET && last_pin == PPL_UNSET)
+        return PPL_OK;
+    if (pp < 2)
+        return bad(err, first_pin != PPL_UNSET ? "--first-stage-layers" : "--last-stage-layers",
+                   "needs --pp of at least 2 (pp is %lld)", (long long)pp);
+    int64_t first = pin(first_pin, -1), last = pin(last_pin, -1);
+    int64_t rest_stages = pp - 2;
+    if (first < 0 || last < 0) {
+        /* one end pinned: the other takes what keeps the middle stages equal */
+        int64_t fixed = first >= 0 ? first : last;
+        int64_t best = -1;
+        for (int64_t mid = 1; rest_stages > 0 && mid * rest_stages <= layers - fixed; mid++) {
+            int64_t other = layers - fixed - mid * rest_stages;
+            if (other >= 1 && other <= mid + 1)
+                best = mid;
+        }
+        if (rest_stages == 0)
+            best = 0;
+        int64_t other = layers - fixed - (best > 0 ? best : 0) * rest_stages;
+        if (best < 0 || other < 1)
+            return bad(err, first >= 0 ? "--first-stage-layers" : "--last-stage-layers",
+                       "%lld leaves no even split of the other %lld layers", (long long)fixed,
+                       (long long)(layers - fixed));
+        first = first >= 0 ? first : other;
+        last = last >= 0 ? last : other;
+        split->middle = best > 0 ? best : 0;
+    } else {
+        int64_t rest = layers - first - last;
+        if (rest_stages == 0 ? rest != 0 : (rest < rest_stages || rest % rest_stages != 0))
+            return ppl_error_set(err, PPL_EUSAGE, "", "--first-stage-layers",
+                                 "%lld + %lld leaves %lld layers, which %lld middle stages "
+                                 "cannot share evenly",
+                                 (long long)first, (long long)last, (long long)rest,
+                                 (long long)rest_stages);
+        split->middle = rest_stages > 0 ? rest / rest_stages : 0;
+    }
+    split->first = first;
+    split->last = last;
+    split->middle_extra = 0;
+    return PPL_OK;
+}
+
 ppl_status ppl_config_from_args(const ppl_args *a, const ppl_model *m, const ppl_topology *t,
                                 ppl_config *c, ppl_error *err)
 {
@@ -262,48 +311,9 @@ ppl_status ppl_config_from_args(const ppl_args *a, const ppl_model *m, const ppl
     if (c->pp > m->layers)
         return bad(err, "--pp", "%lld exceeds the model's %lld layers", (long long)c->pp,
                    (long long)m->layers);
-    c->split = ppl_stage_split_default(m->layers, c->pp);
-    if (a->first_stage_layers != PPL_UNSET || a->last_stage_layers != PPL_UNSET) {
-        if (c->pp < 2)
-            return bad(err,
-                       a->first_stage_layers != PPL_UNSET ? "--first-stage-layers"
-                                                          : "--last-stage-layers",
-                       "needs --pp of at least 2 (pp is %lld)", (long long)c->pp);
-        int64_t first = pin(a->first_stage_layers, -1), last = pin(a->last_stage_layers, -1);
-        int64_t rest_stages = c->pp - 2;
-        if (first < 0 || last < 0) {
-            /* one end pinned: the other takes what keeps the middle stages equal */
-            int64_t fixed = first >= 0 ? first : last;
-            int64_t best = -1;
-            for (int64_t mid = 1; rest_stages > 0 && mid * rest_stages <= m->layers - fixed;
-                 mid++) {
-                int64_t other = m->layers - fixed - mid * rest_stages;
-                if (other >= 1 && other <= mid + 1)
-                    best = mid;
-            }
-            if (rest_stages == 0)
-                best = 0;
-            int64_t other = m->layers - fixed - (best > 0 ? best : 0) * rest_stages;
-            if (best < 0 || other < 1)
-                return bad(err, first >= 0 ? "--first-stage-layers" : "--last-stage-layers",
-                           "%lld leaves no even split of the other %lld layers", (long long)fixed,
-                           (long long)(m->layers - fixed));
-            first = first >= 0 ? first : other;
-            last = last >= 0 ? last : other;
-            c->split.middle = best > 0 ? best : 0;
-        } else {
-            int64_t rest = m->layers - first - last;
-            if (rest_stages == 0 ? rest != 0 : (rest < rest_stages || rest % rest_stages != 0))
-                return ppl_error_set(err, PPL_EUSAGE, "", "--first-stage-layers",
-                                     "%lld + %lld leaves %lld layers, which %lld middle stages "
-                                     "cannot share evenly",
-                                     (long long)first, (long long)last, (long long)rest,
-                                     (long long)rest_stages);
-            c->split.middle = rest_stages > 0 ? rest / rest_stages : 0;
-        }
-        c->split.first = first;
-        c->split.last = last;
-        c->split.middle_extra = 0;
-    }
+    ppl_status st = ppl_stage_split_pinned(m->layers, c->pp, a->first_stage_layers,
+                                           a->last_stage_layers, &c->split, err);
+    if (st != PPL_OK)
+        return st;
     return ppl_config_check(c, m, t, err);
 }

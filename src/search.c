@@ -241,6 +241,7 @@ static void balance(search_state *s)
         free(todo);
         return; /* no rebalancing; the results stand */
     }
+    const size_t kept = s->best.count; /* todo[kept..] are near-misses */
     memcpy(todo, s->best.items, s->best.count * sizeof *todo);
     memcpy(todo + s->best.count, s->near.items, s->near.count * sizeof *todo);
     for (size_t i = 0; i < total; i++) {
@@ -283,9 +284,9 @@ static void balance(search_state *s)
             memmove(&s->best.items[j], &s->best.items[j + 1],
                     (s->best.count - j - 1) * sizeof *s->best.items);
             s->best.count--;
-        } else {
-            r->feasible++;
         }
+        if (i >= kept)
+            r->feasible++; /* a near-miss that fits once balanced */
         r->splits[r->nsplits++] = layers;
         keep(s->opts, &s->best, &est);
     }
@@ -386,17 +387,10 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                 c.dp = gpus / (c.tp * c.cp * c.pp);
                 if (pin->dp != PPL_UNSET && pin->dp != c.dp)
                     continue;
-                c.split = ppl_stage_split_default(m->layers, c.pp);
-                if (pin->first_stage_layers != PPL_UNSET || pin->last_stage_layers != PPL_UNSET) {
-                    ppl_args fl = *pin;
-                    fl.tp = c.tp, fl.pp = c.pp, fl.cp = c.cp, fl.dp = c.dp, fl.gpus = gpus;
-                    ppl_config tmp;
-                    ppl_error e2;
-                    if (ppl_config_from_args(&fl, m, t, &tmp, &e2) != PPL_OK &&
-                        strcmp(e2.key, "--first-stage-layers") == 0)
-                        continue;
-                    c.split = tmp.split;
-                }
+                ppl_error split_err;
+                if (ppl_stage_split_pinned(m->layers, c.pp, pin->first_stage_layers,
+                                           pin->last_stage_layers, &c.split, &split_err) != PPL_OK)
+                    continue; /* the pinned ends leave this pp no split */
                 ep_all.n = 0;
                 if (m->has_moe)
                     divisors(c.dp, m->moe.experts, &ep_all);
@@ -467,7 +461,9 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
             }
         }
     }
-    if (!o->no_balance)
+    /* a split the user pinned stays as pinned */
+    if (!o->no_balance && pin->first_stage_layers == PPL_UNSET &&
+        pin->last_stage_layers == PPL_UNSET)
         balance(&s);
     free(s.near.items);
     r->results = s.best.items;

@@ -67,6 +67,11 @@ int64_t ppl_interleaved_stage_layers(const ppl_config *c);
  * lighter, as Llama 3 ran 126 layers on 16 stages: 7, 14 x 8, 7), else the
  * remainder spread over the first middle stages. */
 ppl_stage_split ppl_stage_split_default(int64_t layers, int64_t pp);
+/* The split with the first and/or last stage's layers pinned (PPL_UNSET: free);
+ * a usage error naming the flag when the rest cannot be shared evenly. */
+ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_stage_layers,
+                                  int64_t last_stage_layers, ppl_stage_split *split,
+                                  ppl_error *err);
 
 /*
  * Builds the configuration that estimate and memory evaluate from the user's

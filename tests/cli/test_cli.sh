@@ -140,6 +140,14 @@ run "$P" validate --runs "$ROOT/tests/bad/model-empty.json"
 check "validate: a broken runs file is exit 3" '[ $rc -eq 3 ] && [ -z "$out" ]'
 
 # plan
+# pinned stage ends: either end binds, and the stage balancer keeps the pinned split
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 8 --global-batch 64 --pp 4 --last-stage-layers 31
+check "plan: a --last-stage-layers no split can honour finds nothing (exit 1)" '[ $rc -eq 1 ] && [ -z "$out" ]'
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 8 --global-batch 64 --pp 2 --first-stage-layers 28 --top 3 --json
+check "plan: a pinned --first-stage-layers split is kept as pinned" '[ $rc -eq 0 ] && python3 -c "
+import json,sys
+r=json.loads(sys.argv[1])[\"results\"]
+assert len(r)==3 and all(x[\"config\"][\"stage_layers\"]==[28,4] for x in r), r" "$out"'
 run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --top 5 --json
 printf '%s\n' "$out" >"$tmp/plan.json"
 check "plan --json: 5 ranked results, search figures, no wall time by default" '[ $rc -eq 0 ] && python3 -c "
