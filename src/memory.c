@@ -338,10 +338,9 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     out->fits = out->total <= out->capacity;
 }
 
-void ppl_memory_stage(const ppl_model *m, const ppl_model_figures *fig, const ppl_topology *topo,
-                      const ppl_config *c, const ppl_memory_opts *o, int64_t stage, ppl_memory *out)
+void ppl_memory_stage(const ppl_model *m, const ppl_topology *topo, const ppl_config *c,
+                      const ppl_memory_opts *o, int64_t stage, ppl_memory *out)
 {
-    (void)fig;
     ppl_memory_parts parts;
     int64_t layers, moe_layers;
     memset(out, 0, sizeof *out);
@@ -350,34 +349,19 @@ void ppl_memory_stage(const ppl_model *m, const ppl_model_figures *fig, const pp
     ppl_memory_at(c, o, &parts, topo->gpu.memory_bytes, stage, layers, moe_layers, out);
 }
 
-void ppl_memory_worst(const ppl_model *m, const ppl_model_figures *fig, const ppl_topology *topo,
-                      const ppl_config *c, const ppl_memory_opts *o, ppl_memory *out)
+void ppl_memory_worst(const ppl_model *m, const ppl_topology *topo, const ppl_config *c,
+                      const ppl_memory_opts *o, ppl_memory *out)
 {
-    /* In-flight microbatches fall with the stage index, so among stages with the
-     * same layers the earliest is the heaviest: the candidates are the first stage,
-     * the first middle stage of each size, and the last stage. */
-    (void)fig;
-    int64_t candidates[4] = {0, 1, 1 + c->split.middle_extra, c->pp - 1};
+    /* Every stage: layers, MoE layers (every k-th layer lands unevenly) and the
+     * microbatches in flight all vary with the stage; ties go to the earliest. */
     ppl_memory_parts parts;
     ppl_memory_parts_init(m, c, o, &parts);
-    for (int i = 0; i < 4; i++) {
-        int64_t k = candidates[i], layers, moe_layers;
-        if (i > 0 && (k <= 0 || k >= c->pp))
-            continue;
-        if (c->layers_of && i > 0 && i < 3)
-            continue; /* an explicit split: every stage below */
-        ppl_memory cand;
-        ppl_stage_layer_counts(m, c, k, &layers, &moe_layers);
-        ppl_memory_at(c, o, &parts, topo->gpu.memory_bytes, k, layers, moe_layers, &cand);
-        if (i == 0 || cand.total > out->total)
-            *out = cand;
-    }
-    for (int64_t k = 1; c->layers_of && k < c->pp - 1; k++) {
+    for (int64_t k = 0; k < c->pp; k++) {
         int64_t layers, moe_layers;
         ppl_memory cand;
         ppl_stage_layer_counts(m, c, k, &layers, &moe_layers);
         ppl_memory_at(c, o, &parts, topo->gpu.memory_bytes, k, layers, moe_layers, &cand);
-        if (cand.total > out->total)
+        if (k == 0 || cand.total > out->total)
             *out = cand;
     }
 }

@@ -260,18 +260,16 @@ static void balance(search_state *s)
         for (int64_t k = 0; k < c.pp; k++)
             same = same && layers[k] == ppl_stage_layers(&c, k);
         c.layers_of = layers;
-        ppl_memory mem;
         if (same || ppl_config_check(&c, ctx->model, ctx->topo, &scratch) != PPL_OK) {
             free(layers);
             continue;
         }
-        ppl_memory_worst(ctx->model, &ctx->figures, ctx->topo, &c, &ctx->memory, &mem);
-        if (!mem.fits) {
+        ppl_estimate est; /* its memory is the worst stage's */
+        ppl_estimate_config(ctx, &c, &est);
+        if (!est.memory.fits) {
             free(layers);
             continue;
         }
-        ppl_estimate est;
-        ppl_estimate_config(ctx, &c, &est);
         /* replace the default-split version when faster (or when it did not fit) */
         size_t j = 0;
         while (j < s->best.count && !same_knobs(&s->best.items[j].config, &c))

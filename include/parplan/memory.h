@@ -95,13 +95,11 @@ void ppl_memory_at(const ppl_config *config, const ppl_memory_opts *opts,
                    const ppl_memory_parts *parts, double capacity, int64_t stage, int64_t layers,
                    int64_t moe_layers, ppl_memory *out);
 
-void ppl_memory_stage(const ppl_model *model, const ppl_model_figures *figures,
-                      const ppl_topology *topo, const ppl_config *config,
+void ppl_memory_stage(const ppl_model *model, const ppl_topology *topo, const ppl_config *config,
                       const ppl_memory_opts *opts, int64_t stage, ppl_memory *out);
 
 /* The stage with the largest total (ties: the earliest). */
-void ppl_memory_worst(const ppl_model *model, const ppl_model_figures *figures,
-                      const ppl_topology *topo, const ppl_config *config,
+void ppl_memory_worst(const ppl_model *model, const ppl_topology *topo, const ppl_config *config,
                       const ppl_memory_opts *opts, ppl_memory *out);
 
 #endif

@@ -51,10 +51,9 @@ ppl_status cmd_memory(cli *c)
     ppl_status st = cli_setup(c, &model, &topo, &ctx, &cfg);
     if (st != PPL_OK)
         return st;
-    const ppl_model_figures *fig = &ctx.figures;
     const ppl_memory_opts *opts = &ctx.memory;
     ppl_memory worst;
-    ppl_memory_worst(&model, fig, &topo, &cfg, opts, &worst);
+    ppl_memory_worst(&model, &topo, &cfg, opts, &worst);
     ppl_status result = worst.fits ? PPL_OK : PPL_INFEASIBLE;
 
     if (c->args->json) {
@@ -68,7 +67,7 @@ ppl_status cmd_memory(cli *c)
         json_t *stages = json_array();
         for (int64_t k = 0; k < cfg.pp; k++) {
             ppl_memory m;
-            ppl_memory_stage(&model, fig, &topo, &cfg, opts, k, &m);
+            ppl_memory_stage(&model, &topo, &cfg, opts, k, &m);
             json_t *e = ppl_memory_json(&m);
             json_object_del(e, "worst_stage");
             json_object_set_new(e, "stage", json_integer(k));
@@ -125,7 +124,7 @@ ppl_status cmd_memory(cli *c)
     ppl_table_row(&t, header);
     for (int64_t k = 0; k < cfg.pp; k++) {
         ppl_memory m;
-        ppl_memory_stage(&model, fig, &topo, &cfg, opts, k, &m);
+        ppl_memory_stage(&model, &topo, &cfg, opts, k, &m);
         stage_row(&t, &m);
     }
     ppl_table_render(&t, out, "  ");

@@ -80,7 +80,7 @@ static void test_korthikanti_table2(void **state)
             assert_close(ppl_activation_bytes_per_layer(&m, &c, &o, false),
                          rows[i].per_layer_sbh * sbh, 1e-12);
         ppl_memory first;
-        ppl_memory_stage(&m, &f, &t, &c, &o, 0, &first);
+        ppl_memory_stage(&m, &t, &c, &o, 0, &first);
         assert_int_equal(first.layers, 12);
         assert_close(first.in_flight, 8.0, 0);
         assert_close(first.activations, rows[i].per_layer_sbh * sbh * L, rows[i].tolerance);
@@ -106,12 +106,12 @@ static void test_block_recompute(void **state)
     c.recompute = PPL_RECOMPUTE_FULL;
     c.recompute_layers = 3;
     ppl_memory first;
-    ppl_memory_stage(&m, &f, &t, &c, &o, 0, &first);
+    ppl_memory_stage(&m, &t, &c, &o, 0, &first);
     const double sbh = 2048.0 * 12288.0;
     assert_close(first.activations, 1712.0 * sbh, 1e-12);
     /* all of them recomputed: 8 x (12 x 2 + 1) = 200 sbh */
     c.recompute_layers = 0;
-    ppl_memory_stage(&m, &f, &t, &c, &o, 0, &first);
+    ppl_memory_stage(&m, &t, &c, &o, 0, &first);
     assert_close(first.activations, 200.0 * sbh, 1e-12);
     assert_close(ppl_recomputed_share(&c, 12), 1.0, 0);
     c.recompute_layers = 3;
@@ -151,7 +151,7 @@ static void test_1t_on_one_gpu(void **state)
     ppl_memory_opts_init(&o);
     ppl_config c = test_config(1, 1, 1, 1, 1, &m);
     ppl_memory mem;
-    ppl_memory_worst(&m, &f, &t, &c, &o, &mem);
+    ppl_memory_worst(&m, &t, &c, &o, &mem);
     assert_close(mem.params, f.params_total, 1e-15);
     assert_close((mem.weights + mem.gradients + mem.optimizer) / mem.params, 16.0, 1e-12);
     assert_false(mem.fits);
@@ -200,14 +200,43 @@ static void test_moe_expert_parallel(void **state)
     ppl_config c = test_config(8, 1, 1, 1, 8, &m);
     c.ep = 8;
     ppl_memory mem;
-    ppl_memory_stage(&m, &f, &t, &c, &o, 0, &mem);
+    ppl_memory_stage(&m, &t, &c, &o, 0, &mem);
     assert_close(mem.params, 32.0 * 218144768.0 + 2.0 * 131072000.0 + 4096.0, 1e-12);
     /* ZeRO-1 shards dense state 8 ways but experts over dp/ep = 1 */
     c.zero = 1;
     ppl_memory z;
-    ppl_memory_stage(&m, &f, &t, &c, &o, 0, &z);
+    ppl_memory_stage(&m, &t, &c, &o, 0, &z);
     double expert = 32.0 * 176160768.0, dense = mem.params - expert;
     assert_close(z.optimizer, 12.0 * (dense / 8.0 + expert), 1e-12);
+}
+
+/* MoE every third layer: 32 layers on 8 stages of 4 put 2 MoE layers on some
+ * stages and 1 on others, so the heaviest stage need not be the first, the first
+ * middle one or the last; the worst is the largest of all stages (ties: earliest). */
+static void test_worst_stage_moe_every(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("mixtral-8x7b");
+    m.moe.every = 3;
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_memory_opts o;
+    ppl_memory_opts_init(&o);
+    ppl_config c = test_config(64, 8, 8, 1, 8, &m);
+    /* small activations, so the stages' model states decide */
+    c.recompute = PPL_RECOMPUTE_FULL;
+    c.sequence_parallel = c.flash_attention = true;
+    ppl_memory worst, stage;
+    ppl_memory_worst(&m, &t, &c, &o, &worst);
+    int64_t heaviest = 0;
+    double most = -1.0;
+    for (int64_t k = 0; k < c.pp; k++) {
+        ppl_memory_stage(&m, &t, &c, &o, k, &stage);
+        if (stage.total > most)
+            most = stage.total, heaviest = k;
+    }
+    assert_int_equal(worst.stage, heaviest);
+    assert_close(worst.total, most, 1e-12);
+    assert_true(heaviest != 0); /* the case that needs every stage looked at */
 }
 
 /* Llama 3 ran 126 layers on 16 stages as 7, 8 x 14, 7 (first and last one short). */
@@ -333,7 +362,7 @@ int main(void)
         cmocka_unit_test(test_in_flight),           cmocka_unit_test(test_1t_on_one_gpu),
         cmocka_unit_test(test_gqa_gated),           cmocka_unit_test(test_moe_expert_parallel),
         cmocka_unit_test(test_stage_split),         cmocka_unit_test(test_config_rules),
-        cmocka_unit_test(test_block_recompute),
+        cmocka_unit_test(test_block_recompute),     cmocka_unit_test(test_worst_stage_moe_every),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
