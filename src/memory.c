@@ -169,10 +169,10 @@ static int64_t moe_layers_in(const ppl_model *m, int64_t first, int64_t count)
 }
 
 typedef struct layer_params {
-    double dense;                /* one dense layer, per GPU */
-    double moe_shared;           /* a MoE layer's attention, norms, router, per GPU */
-    double moe_expert;           /* a MoE layer's local experts, per GPU */
-    double gemm_dense, gemm_moe; /* GEMM weights among them (for the fp8 cache) */
+    double dense;      /* one dense layer, per GPU */
+    double moe_shared; /* a MoE layer's attention, norms, router, per GPU */
+    double moe_expert; /* a MoE layer's local experts, per GPU */
+    double gemm_dense, gemm_moe_shared, gemm_moe_expert; /* GEMM weights among them */
 } layer_params;
 
 static layer_params per_gpu_layer_params(const ppl_model *m, const ppl_config *c)
@@ -189,7 +189,7 @@ static layer_params per_gpu_layer_params(const ppl_model *m, const ppl_config *c
     double mlp_b = m->bias ? (m->gated_mlp ? 2.0 : 1.0) * f / t + h : 0.0;
     p.dense = attn_w + attn_b + mlp_w + mlp_b + 2.0 * norm;
     p.gemm_dense = attn_w + mlp_w;
-    p.moe_shared = p.moe_expert = p.gemm_moe = 0.0;
+    p.moe_shared = p.moe_expert = p.gemm_moe_shared = p.gemm_moe_expert = 0.0;
     if (m->has_moe) {
         double fe = (double)m->moe.ffn_hidden, E = (double)m->moe.experts;
         double local = E / (double)c->ep;
@@ -197,7 +197,8 @@ static layer_params per_gpu_layer_params(const ppl_model *m, const ppl_config *c
         double expert_b = m->bias ? (m->gated_mlp ? 2.0 : 1.0) * fe / t + h : 0.0;
         p.moe_shared = attn_w + attn_b + 2.0 * norm + h * E;
         p.moe_expert = local * (expert_w + expert_b);
-        p.gemm_moe = attn_w + local * expert_w;
+        p.gemm_moe_shared = attn_w;
+        p.gemm_moe_expert = local * expert_w;
     }
     return p;
 }
@@ -247,7 +248,8 @@ void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_me
     p->layer_moe_shared = lp.moe_shared;
     p->layer_moe_expert = lp.moe_expert;
     p->gemm_dense = lp.gemm_dense;
-    p->gemm_moe = lp.gemm_moe;
+    p->gemm_moe_shared = lp.gemm_moe_shared;
+    p->gemm_moe_expert = lp.gemm_moe_expert;
     /* the embedding on the first stage; the output layer, or a tied embedding's
      * copy when there is more than one stage, on the last */
     double positions = m->position_embedding == PPL_POSITION_LEARNED ? (double)m->seq_len * h : 0.0;
@@ -305,7 +307,8 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     double dense = dense_layers * p->layer_dense + moe * p->layer_moe_shared +
                    (first ? p->embedding : 0.0) + (last ? p->output : 0.0);
     double expert = moe * p->layer_moe_expert;
-    double gemm = dense_layers * p->gemm_dense + moe * p->gemm_moe;
+    double gemm_dense = dense_layers * p->gemm_dense + moe * p->gemm_moe_shared;
+    double gemm_expert = moe * p->gemm_moe_expert;
     out->params = dense + expert;
     out->params_expert = expert;
     double w1, g1, o1, w2, g2, o2;
@@ -316,8 +319,10 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     out->weights = w1 + w2;
     out->gradients = g1 + g2;
     out->optimizer = o1 + o2;
-    if (c->precision == PPL_PRECISION_FP8)
-        out->weights += o->fp8_weight_cache_bytes * gemm / (c->zero >= 3 ? p->shard_dense : 1.0);
+    if (c->precision == PPL_PRECISION_FP8) /* ZeRO-3 shards the cache as the weights */
+        out->weights +=
+            o->fp8_weight_cache_bytes * (gemm_dense / (c->zero >= 3 ? p->shard_dense : 1.0) +
+                                         gemm_expert / (c->zero >= 3 ? p->shard_expert : 1.0));
 
     /* activations: per layer x layers x microbatches in flight */
     double in_flight = ppl_in_flight_microbatches(c, stage);

@@ -77,7 +77,7 @@ void ppl_stage_layer_counts(const ppl_model *model, const ppl_config *config, in
  * reuses them across stages and ZeRO stages. */
 typedef struct ppl_memory_parts {
     double layer_dense, layer_moe_shared, layer_moe_expert; /* parameters per layer */
-    double gemm_dense, gemm_moe;                            /* of which GEMM weights */
+    double gemm_dense, gemm_moe_shared, gemm_moe_expert;    /* of which GEMM weights */
     double embedding, output;              /* parameters on the first / last stage */
     double shard_dense, shard_expert;      /* ZeRO sharding ways */
     double act_dense, act_moe;             /* activation bytes per layer and microbatch */

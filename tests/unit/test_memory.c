@@ -208,6 +208,20 @@ static void test_moe_expert_parallel(void **state)
     ppl_memory_stage(&m, &t, &c, &o, 0, &z);
     double expert = 32.0 * 176160768.0, dense = mem.params - expert;
     assert_close(z.optimizer, 12.0 * (dense / 8.0 + expert), 1e-12);
+
+    /* fp8 under ZeRO-3 on 64 GPUs (dp 64, ep 8): the 2-byte fp8 cache (weight and
+     * transpose) is sharded as the weights are, dense GEMMs 64 ways, experts 8 ways.
+     * Per layer, attention GEMMs 2 h^2 + 2 h kv = 2*4096^2 + 2*4096*1024 = 41,943,040;
+     * one local expert 3 h f = 3*4096*14336 = 176,160,768; 32 layers:
+     * 2 * (32*41,943,040/64 + 32*176,160,768/8) = 2 * (20,971,520 + 704,643,072). */
+    ppl_config z3 = test_config(64, 1, 1, 1, 64, &m);
+    z3.ep = 8;
+    z3.zero = 3;
+    ppl_memory bf16, fp8;
+    ppl_memory_stage(&m, &t, &z3, &o, 0, &bf16);
+    z3.precision = PPL_PRECISION_FP8;
+    ppl_memory_stage(&m, &t, &z3, &o, 0, &fp8);
+    assert_close(fp8.weights - bf16.weights, 2.0 * (20971520.0 + 704643072.0), 1e-9);
 }
 
 /* MoE every third layer: 32 layers on 8 stages of 4 put 2 MoE layers on some
