@@ -51,7 +51,7 @@ static const efficiency_row table[] = {
 static const efficiency_row *row_for(const ppl_topology *t)
 {
     for (size_t i = 0; i + 1 < NROWS; i++)
-        if (strstr(t->gpu.name, table[i].family))
+        if (ppl_gpu_name_has(t->gpu.name, table[i].family))
             return &table[i];
     return &table[NROWS - 1];
 }

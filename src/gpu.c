@@ -49,6 +49,15 @@ const ppl_gpu_spec *ppl_gpu_lookup(const char *name)
     return NULL;
 }
 
+bool ppl_gpu_name_has(const char *name, const char *family)
+{
+    size_t n = strlen(family);
+    for (; *name; name++)
+        if (strncasecmp(name, family, n) == 0)
+            return true;
+    return false;
+}
+
 void ppl_gpu_kinds(char *buf, size_t size)
 {
     size_t used = 0;

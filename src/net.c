@@ -130,7 +130,7 @@ void ppl_net_init(ppl_net *net, const ppl_topology *t)
         t->nvlink.domain_gpus > t->gpus_per_server ? t->nvlink.domain_gpus : t->gpus_per_server;
     double eff = GENERIC_NVLINK_EFFICIENCY, cap = 0.0;
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-        if (strstr(t->gpu.name, families[i].name_part)) {
+        if (ppl_gpu_name_has(t->gpu.name, families[i].name_part)) {
             eff = families[i].efficiency;
             cap = families[i].busbw_cap_bps;
             break;

@@ -118,19 +118,21 @@ static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl
     if ((st = jr_object(ctx, g, gpath, "flops", need, precision_names, &fl, fpath, sizeof fpath)))
         return st;
     if (fl) {
-        double given[PPL_PRECISION_COUNT];
+        double given[PPL_PRECISION_COUNT]; /* 0: not given (a peak must be positive) */
         for (int p = 0; p < PPL_PRECISION_COUNT; p++)
             if ((st = jr_quantity(ctx, fl, fpath, precision_names[p], PPL_UNIT_FLOPS, JR_OPTIONAL,
                                   0, JR_POSITIVE(MAX_FLOPS), &given[p])))
                 return st;
-        for (int p = 0; p < PPL_PRECISION_COUNT; p++)
-            gpu->flops[p] = given[p];
         /* bf16 and fp16 run on the same tensor cores at the same rate on every GPU
          * parplan knows; one stands in for the other when only one is given */
-        if (gpu->flops[PPL_PRECISION_BF16] == 0)
-            gpu->flops[PPL_PRECISION_BF16] = gpu->flops[PPL_PRECISION_FP16];
-        if (gpu->flops[PPL_PRECISION_FP16] == 0)
-            gpu->flops[PPL_PRECISION_FP16] = gpu->flops[PPL_PRECISION_BF16];
+        if (given[PPL_PRECISION_BF16] == 0)
+            given[PPL_PRECISION_BF16] = given[PPL_PRECISION_FP16];
+        if (given[PPL_PRECISION_FP16] == 0)
+            given[PPL_PRECISION_FP16] = given[PPL_PRECISION_BF16];
+        /* a precision left out keeps the datasheet figure of a known kind (0 else) */
+        for (int p = 0; p < PPL_PRECISION_COUNT; p++)
+            if (given[p] > 0)
+                gpu->flops[p] = given[p];
     }
     if (gpu->flops[PPL_PRECISION_BF16] == 0) {
         jr_path(full, sizeof full, fpath, "bf16");

@@ -126,6 +126,9 @@ typedef struct ppl_gpu_spec {
 
 /* "H100", "h100" or "H100-SXM5-80GB"; NULL when unknown. */
 const ppl_gpu_spec *ppl_gpu_lookup(const char *name);
+/* Whether a GPU's name contains a family's ("a100-sxm4" has "A100"), ignoring case:
+ * how the per-family tables (NVLink efficiency, compute efficiency) find a row. */
+bool ppl_gpu_name_has(const char *name, const char *family);
 /* "A100, H100, H200, B200, GB200" */
 void ppl_gpu_kinds(char *buf, size_t size);
 

@@ -143,6 +143,30 @@ static void test_defaults(void **state)
     assert_close(f.bisection_bps, 800e9, 1e-15);
 }
 
+/* A gpu object naming a known kind takes the datasheet for what it leaves out:
+ * H100 with only a bf16 peak keeps its fp8 peak (1979 TFLOP/s dense, gpu.c) and
+ * fp16 follows the given bf16.  Names match families in any case: "a100" is an
+ * A100, whose NVLink all-reduce NCCL caps at 235 GB/s (net.c). */
+static void test_known_gpu_defaults(void **state)
+{
+    (void)state;
+    ppl_topology t;
+    ppl_error err;
+    assert_int_equal(
+        load_text("{\"gpu\": {\"name\": \"H100\", \"flops\": {\"bf16\": \"900 TFLOP/s\"}},"
+                  " \"servers\": 4, \"gpus_per_server\": 8,"
+                  " \"nvlink\": {\"bandwidth\": \"450 GB/s\"},"
+                  " \"rails\": {\"nic_bandwidth\": \"400 Gb/s\"}}",
+                  &t, &err),
+        PPL_OK);
+    assert_close(t.gpu.flops[PPL_PRECISION_BF16], 900e12, 1e-15);
+    assert_close(t.gpu.flops[PPL_PRECISION_FP16], 900e12, 1e-15);
+    assert_close(t.gpu.flops[PPL_PRECISION_FP8], 1979e12, 1e-15);
+    assert_true(ppl_gpu_name_has("a100-sxm4-80gb", "A100"));
+    assert_true(ppl_gpu_name_has("NVIDIA H800 PCIe", "h800"));
+    assert_false(ppl_gpu_name_has("H100", "A100"));
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -186,6 +210,7 @@ int main(void)
         cmocka_unit_test(test_meta_oversubscription),
         cmocka_unit_test(test_multi_server_nvlink),
         cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_known_gpu_defaults),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
