@@ -28,16 +28,11 @@
 #include <math.h>
 #include <string.h>
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 /* members of a strided set that fall inside the block of `block` GPUs holding `first` */
 static int64_t members_in_block(int64_t n, int64_t stride, int64_t first, int64_t block)
 {
     int64_t end = (first / block + 1) * block;
-    int64_t k = ceil_div(end - first, stride);
+    int64_t k = ppl_ceil_div(end - first, stride);
     return k < n ? k : n;
 }
 
@@ -49,7 +44,7 @@ void ppl_group_place(const ppl_net *net, int64_t n, int64_t stride, int64_t base
         stride = 1;
     g->n = n;
     g->m = members_in_block(n, stride, base, net->node_gpus);
-    g->nodes = ceil_div(n, g->m);
+    g->nodes = ppl_ceil_div(n, g->m);
     int64_t last = base + (n - 1) * stride;
     g->tier = -1;
     for (int i = t->ntiers - 1; i >= 0; i--)
@@ -92,7 +87,7 @@ void ppl_group_servers(const ppl_net *net, int64_t servers, int64_t per_server, 
     int64_t per_node = net->node_gpus / t->gpus_per_server; /* servers in one NVLink node */
     g->n = servers * per_server;
     g->m = per_server * (servers < per_node ? servers : per_node);
-    g->nodes = ceil_div(servers, per_node);
+    g->nodes = ppl_ceil_div(servers, per_node);
     g->tier = -1;
     for (int i = t->ntiers - 1; i >= 0; i--) {
         int64_t inside = t->tiers[i].servers < servers ? t->tiers[i].servers : servers;
@@ -229,7 +224,7 @@ static void hierarchical(const ppl_net *net, const ppl_group *g, double S, ppl_c
     across.n = g->nodes;
     across.m = 1;
     for (int i = 0; i < PPL_MAX_TIERS; i++) {
-        across.members_in_tier[i] = ceil_div(g->members_in_tier[i], g->m);
+        across.members_in_tier[i] = ppl_ceil_div(g->members_in_tier[i], g->m);
         if (across.members_in_tier[i] < 1)
             across.members_in_tier[i] = 1;
     }

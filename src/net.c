@@ -162,12 +162,11 @@ void ppl_net_init(ppl_net *net, const ppl_topology *t)
         latency += (i == 0 ? 1.0 : 2.0) * tier->latency_s;
         net->path_latency_s[i] = t->rails.latency_s + latency;
         net->os_below[i + 1] = net->os_below[i] * tier->oversubscription;
-        double o = tier->oversubscription;
-        int64_t up = (int64_t)floor((double)t->switch_radix / (o + 1.0));
+        int64_t down, up;
+        ppl_switch_ports(t->switch_radix, tier->oversubscription, i == t->ntiers - 1, &down, &up);
         net->uplinks_per_switch[i] = up < 1 ? 1 : up;
         /* a rail-optimized switch serves one rail of its group's servers */
         int64_t gpus_per_port = t->gpus_per_server / t->rails.count;
-        int64_t down = i == t->ntiers - 1 ? t->switch_radix : t->switch_radix - up;
         int64_t reach = tier->rail_optimized ? tier->servers * gpus_per_port
                                              : tier->servers * t->gpus_per_server;
         net->gpus_per_switch[i] = reach < down * gpus_per_port ? reach : down * gpus_per_port;

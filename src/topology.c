@@ -347,9 +347,12 @@ ppl_status ppl_topology_load(const char *path, const char *display, const ppl_di
     return st;
 }
 
-static int64_t ceil_div(int64_t a, int64_t b)
+void ppl_switch_ports(int64_t radix, double oversubscription, bool top, int64_t *down, int64_t *up)
 {
-    return (a + b - 1) / b;
+    int64_t d =
+        top ? radix : (int64_t)floor((double)radix * oversubscription / (oversubscription + 1.0));
+    *down = d < 1 ? 1 : d;
+    *up = radix - *down;
 }
 
 void ppl_topology_derive(const ppl_topology *t, ppl_topology_figures *out)
@@ -377,14 +380,13 @@ void ppl_topology_derive(const ppl_topology *t, ppl_topology_figures *out)
         else
             ports_in_group = out->tiers[i - 1].uplink_cables / f->groups;
         double o = tier->oversubscription;
-        int64_t down = top ? R : (int64_t)floor((double)R * o / (o + 1.0));
-        if (down < 1)
-            down = 1;
+        int64_t down, up;
+        ppl_switch_ports(R, o, top, &down, &up);
         int64_t per_group;
         if (tier->rail_optimized)
-            per_group = rails * ceil_div(ceil_div(ports_in_group, rails), down);
+            per_group = rails * ppl_ceil_div(ppl_ceil_div(ports_in_group, rails), down);
         else
-            per_group = ceil_div(ports_in_group, down);
+            per_group = ppl_ceil_div(ports_in_group, down);
         f->switches = per_group * f->groups;
         f->uplink_cables = top ? 0 : f->groups * (int64_t)ceil((double)ports_in_group / o);
         out->switches += f->switches;

@@ -126,6 +126,17 @@ typedef struct ppl_gpu_spec {
 
 /* "H100", "h100" or "H100-SXM5-80GB"; NULL when unknown. */
 const ppl_gpu_spec *ppl_gpu_lookup(const char *name);
+/* Ports of a radix-R switch facing down and up at a tier of the given down:up
+ * oversubscription o: down = floor(R o / (o + 1)) (at least 1), so the ratio is
+ * never worse than declared; the top tier's switches face down only. */
+void ppl_switch_ports(int64_t radix, double oversubscription, bool top, int64_t *down, int64_t *up);
+
+/* Ceiling of a / b for positive integers. */
+static inline int64_t ppl_ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
 /* Whether a GPU's name contains a family's ("a100-sxm4" has "A100"), ignoring case:
  * how the per-family tables (NVLink efficiency, compute efficiency) find a row. */
 bool ppl_gpu_name_has(const char *name, const char *family);

@@ -88,9 +88,9 @@ ppl_status cmd_generate(cli *c)
     }
     if (ntiers == 0) {
         /* the leaf: one switch per rail when the leaf group fits its down ports */
-        int64_t down = (int64_t)floor((double)R * os[0] / (os[0] + 1.0));
-        int64_t switches = K <= down ? rails : (K * rails + down - 1) / down;
-        int64_t up = R - down;
+        int64_t down, up;
+        ppl_switch_ports(R, os[0], false, &down, &up);
+        int64_t switches = K <= down ? rails : ppl_ceil_div(K * rails, down);
         sizes[ntiers++] = K;
         while (sizes[ntiers - 1] < S) {
             if (ntiers == PPL_MAX_TIERS)
@@ -111,7 +111,8 @@ ppl_status cmd_generate(cli *c)
                 break;
             }
             /* a middle tier's switch links to each inner switch of its group once */
-            int64_t d = (int64_t)floor((double)R * os[ntiers] / (os[ntiers] + 1.0));
+            int64_t d, d_up;
+            ppl_switch_ports(R, os[ntiers], false, &d, &d_up);
             int64_t next = inner * (d / switches);
             if (next <= inner)
                 return ppl_error_set(
@@ -131,7 +132,7 @@ ppl_status cmd_generate(cli *c)
                                      (long long)S, ntiers);
             sizes[ntiers++] = next;
             switches = up; /* switches of the new group: the inner switches' uplinks / d x d */
-            up = R - d;
+            up = d_up;
         }
         if (want && ntiers != want)
             return ppl_error_set(&c->err, PPL_EUSAGE, "", "--tiers",

@@ -151,6 +151,17 @@ static void test_oversubscribed_spine(void **state)
                 1.5 * time_of(&t, PPL_OP_ALLTOALL, 64, 8, S, PPL_ALGO_AUTO));
     assert_close(time_of(&o, PPL_OP_ALLREDUCE, 64, 1, S, PPL_ALGO_RING),
                  time_of(&t, PPL_OP_ALLREDUCE, 64, 1, S, PPL_ALGO_RING), 1e-12);
+
+    /* the network model and the switch counts split ports alike, fractional ratios
+     * too: radix 64 at 1.5:1 is floor(64 x 1.5 / 2.5) = 38 down, 26 up (38:26 <= 1.5) */
+    o.tiers[0].oversubscription = 1.5;
+    ppl_net net;
+    ppl_net_init(&net, &o);
+    int64_t down, up;
+    ppl_switch_ports(64, 1.5, false, &down, &up);
+    assert_int_equal(down, 38);
+    assert_int_equal(up, 26);
+    assert_int_equal(net.uplinks_per_switch[0], 26);
 }
 
 /* Rail-only (Wang et al. 2023): the hierarchical all-reduce never leaves its rail,
