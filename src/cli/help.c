@@ -63,7 +63,8 @@ static const help_text texts[] = {
      "\\\n"
      "      --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel\n"
      "  parplan memory --model llama3-405b --topology h100-64k --gpus 16384 --tp 8 --pp 16 \\\n"
-     "      --mbs 1 --global-batch 2048 --first-stage-layers 7 --last-stage-layers 7 --json\n"},
+     "      --mbs 1 --global-batch 2048 --first-stage-layers 7 --last-stage-layers 7 \\\n"
+     "      --sequence-parallel --flash-attention --recompute full --json\n"},
     {PPL_CMD_WHATIF,
      "parplan whatif --model M --topology T --sweep KEY=V1,V2,... [--sweep ...] [--tokens N]",
      "For every point of the sweep grid, finds the best plan.  KEY is gpus,\n"
@@ -95,7 +96,7 @@ static const help_text texts[] = {
      "size, per-GPU bandwidth after oversubscription, switch and cable counts, and the\n"
      "bisection bandwidth of the network.  T is a catalogue name or a JSON file.\n",
      "  parplan topology show dgx-h100-superpod\n"
-     "  parplan topology show ./my-cluster.json --json\n"},
+     "  parplan topology show topologies/meta-24k-roce.json --json\n"},
     {PPL_CMD_TOPOLOGY_GENERATE,
      "parplan topology generate --servers N --gpus-per-server G --gpu NAME --rails R \\\n"
      "    --nic-bandwidth BW --leaf-servers K [--tiers ...] [--oversubscription X] \\\n"
@@ -121,7 +122,8 @@ static const help_text texts[] = {
     {PPL_CMD_VALIDATE, "parplan validate --runs FILE [--json]",
      "Predicts every run of a measured-runs file (SPEC format) and reports the error\n"
      "of each and in aggregate.  Unknown configuration fields are searched over.\n",
-     "  parplan validate --runs calibration/runs.json\n"},
+     "  parplan validate --runs tests/data/calibration_runs.json\n"
+     "  parplan validate --runs tests/data/heldout_runs.json --fit --json\n"},
 };
 
 static const char exit_codes[] =

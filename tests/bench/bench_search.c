@@ -1,9 +1,10 @@
 /*
- * bench_search.c - search speed, measured (meson test --benchmark).
+ * bench_search.c - search speed, measured (meson test --benchmark -v).
  *
  * Prints, never fails on time:
- *   1. the inner loop: configurations fully costed per second on one thread
- *      (ppl_estimate_config over the feasible space of a 1T model on 65,536 GPUs);
+ *   1. the inner loop: configurations costed per second on one thread (ppl_search
+ *      over the whole space of a 1T model on 65,536 GPUs, without pruning or
+ *      rebalancing, repeated for 2 s), then ppl_estimate_config one at a time;
  *   2. a full plan of megatron-1t with every knob free on clusters of 1K to 256K
  *      H100 (h100-64k's fabric, scaled): configurations, wall time, peak RSS.
  */

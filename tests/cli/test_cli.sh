@@ -17,6 +17,27 @@ for cmd in plan estimate memory whatif size collective "topology show" "topology
     check "$cmd --help: usage, options, examples, exit codes" '[ $rc -eq 0 ] && has "$out" "usage: parplan $cmd" && has "$out" "options:" && has "$out" "examples:" && has "$out" "exit status:" && [ -z "$err" ]'
 done
 
+# every example the help shows runs as written (exit 0), from a scratch folder that
+# sees the source tree's catalogues and test data; -o files land there
+mkdir -p "$tmp/ex" && ln -s "$ROOT/tests" "$tmp/ex/tests" && ln -s "$ROOT/topologies" "$tmp/ex/topologies"
+for cmd in "" plan estimate memory whatif size collective "topology show" "topology generate" \
+    topologies models "model show" validate; do
+    # shellcheck disable=SC2086
+    "$P" $cmd --help | awk '/^examples:/ { f = 1; next } /^$/ { f = 0 } f' | sed 's/^  //' |
+        awk '{ l = $0; if (buf != "") sub(/^ +/, "", l)
+               if (sub(/ *\\$/, "", l)) { buf = buf l " "; next }
+               print buf l; buf = "" }'
+done >"$tmp/examples.txt"
+check "the help shows at least 20 examples" '[ "$(grep -c "^parplan " "$tmp/examples.txt")" -ge 20 ]'
+while IFS= read -r example <&3; do
+    eval "set -- $example"
+    shift # "parplan"
+    cd "$tmp/ex" && run "$P" "$@"
+    cd "$ROOT" || exit 1
+    # (stderr may carry progress, as validate --fit's rounds; never a warning)
+    check "help example runs: $example" '[ $rc -eq 0 ] && ! has "$err" "warning"'
+done 3<"$tmp/examples.txt"
+
 run "$P"
 check "no command: overview, exit 2" '[ $rc -eq 2 ] && has "$out" "usage: parplan"'
 run "$P" plann
@@ -169,6 +190,8 @@ check "plan: an impossible batch says the rules emptied the space" '[ $rc -eq 1 
 scripts_dir="$ROOT/scripts"
 run "$scripts_dir/launch-megatron" "$tmp/plan.json" --node-rank 1 --master-addr n0
 check "launch-megatron: torchrun for a node of the plan" '[ $rc -eq 0 ] && has "$out" "torchrun --nproc_per_node 8 --nnodes 128 --node_rank 1 --master_addr n0" && has "$out" "--tensor-model-parallel-size" && has "$out" "--num-layers 96"'
+run "$scripts_dir/launch-megatron" --help
+check "launch-megatron --help: the usage on stdout, exit 0" '[ $rc -eq 0 ] && has "$out" "--node-rank R" && ! has "$out" "set -eu" && [ -z "$err" ]'
 run "$scripts_dir/launch-megatron" "$tmp/plan.json" --rank 9
 check "launch-megatron: a rank the plan lacks is refused" '[ $rc -ne 0 ] && has "$err" "the plan has 5 results"'
 
@@ -247,7 +270,7 @@ check "size: Llama 3 405B on 15.6T tokens in 67 days takes about 16K H100" '[ $r
 import json,sys; d=json.load(open(sys.argv[1])); g=d[\"gpus\"]
 assert 12288<=g<=20480, g
 assert d[\"days\"]<=67" "$tmp/size.json"'
-run "$P" size --model megatron-1t --topology dgx-a100-superpod --tokens 450e9 --days 84 --global-batch 3072 --stack legacy --flash-attention=no --recompute full --json
+run "$P" size --model megatron-1t --topology dgx-a100-superpod --tokens 450e9 --days 84 --global-batch 3072 --stack legacy --flash-attention=no --recompute full --zero 0 --sequence-parallel=no --json
 printf '%s\n' "$out" >"$tmp/size1t.json"
 check "size: the 1T model on 450B tokens in 84 days, 2021 settings, near Megatron's 3,072 A100" '[ $rc -eq 0 ] && python3 -c "
 import json,sys; d=json.load(open(sys.argv[1])); g=d[\"gpus\"]; assert 2048<=g<=4096, g" "$tmp/size1t.json"'
