@@ -100,14 +100,14 @@ typedef enum opt_id {
 #define CMDS_SEARCH (C(PPL_CMD_PLAN) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE))
 #define CMDS_DATA (CMDS_ALL & ~C(PPL_CMD_TOPOLOGY_GENERATE))
 
-static const char *const recompute_names[] = {"none", "selective", "full", NULL};
-static const char *const precision_names[] = {"bf16", "fp16", "fp8", NULL};
-static const char *const optimizer_names[] = {"adam", "sgd", NULL};
+const char *const ppl_recompute_names[] = {"none", "selective", "full", NULL};
+const char *const ppl_precision_names[] = {"bf16", "fp16", "fp8", NULL};
+const char *const ppl_optimizer_names[] = {"adam", "sgd", NULL};
 static const char *const objective_names[] = {"time", "cost", "memory", NULL};
 static const char *const op_names[] = {"allreduce", "allgather", "reducescatter",
                                        "alltoall",  "sendrecv",  NULL};
 static const char *const schedule_names[] = {"1f1b", "gpipe", NULL};
-static const char *const stack_names[] = {"modern", "legacy", NULL};
+const char *const ppl_stack_names[] = {"modern", "legacy", NULL};
 static const char *const algo_names[] = {"auto",   "ring", "tree", "hierarchical",
                                          "direct", "pxn",  "p2p",  NULL};
 
@@ -146,7 +146,7 @@ static const opt_def options[] = {
      "global batch, in sequences per step"},
     {O_ZERO, "--zero", 0, K_INT, CMDS_CONFIG, "Z", 0, 3, NULL,
      "ZeRO stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights"},
-    {O_RECOMPUTE, "--recompute", 0, K_ENUM, CMDS_CONFIG, "MODE", 0, 0, recompute_names,
+    {O_RECOMPUTE, "--recompute", 0, K_ENUM, CMDS_CONFIG, "MODE", 0, 0, ppl_recompute_names,
      "activation recomputation: none, selective or full"},
     {O_SP, "--sequence-parallel", 0, K_OPTBOOL, CMDS_CONFIG, "[=yes|no]", 0, 0, NULL,
      "sequence parallelism (with tp > 1)"},
@@ -161,11 +161,11 @@ static const opt_def options[] = {
      "layers on the last pipeline stage (--decoder-last-pipeline-num-layers)"},
     {O_SCHEDULE, "--schedule", 0, K_ENUM, CMDS_CONFIG, "S", 0, 0, schedule_names,
      "pipeline schedule: 1f1b (default; interleaved with --vp > 1) or gpipe"},
-    {O_PRECISION, "--precision", 0, K_ENUM, CMDS_CONFIG, "P", 0, 0, precision_names,
+    {O_PRECISION, "--precision", 0, K_ENUM, CMDS_CONFIG, "P", 0, 0, ppl_precision_names,
      "bf16 (default), fp16 or fp8"},
-    {O_OPTIMIZER, "--optimizer", 0, K_ENUM, CMDS_CONFIG, "O", 0, 0, optimizer_names,
+    {O_OPTIMIZER, "--optimizer", 0, K_ENUM, CMDS_CONFIG, "O", 0, 0, ppl_optimizer_names,
      "adam (default) or sgd"},
-    {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG, "S", 0, 0, stack_names,
+    {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG, "S", 0, 0, ppl_stack_names,
      "training software: modern (Megatron-Core/TE, NeMo, FSDP; default) or legacy "
      "(Megatron-LM 2021-22: no TP/DP overlap)"},
     {O_OVERHEAD, "--overhead-memory", 0, K_BYTES, CMDS_CONFIG, "SIZE", 0, 0, NULL,
@@ -266,11 +266,15 @@ static const char *enum_name(const char *const *names, int value)
 }
 const char *ppl_recompute_name(int v)
 {
-    return enum_name(recompute_names, v);
+    return enum_name(ppl_recompute_names, v);
 }
 const char *ppl_optimizer_name(int v)
 {
-    return enum_name(optimizer_names, v);
+    return enum_name(ppl_optimizer_names, v);
+}
+const char *ppl_objective_name(int v)
+{
+    return enum_name(objective_names, v);
 }
 const char *ppl_collective_op_name(int v)
 {

@@ -52,7 +52,8 @@ static bool running_from_build_tree(void)
     return strncmp(exe, PPL_BUILD_ROOT, root_len) == 0 && exe[root_len] == '/';
 }
 
-ppl_status ppl_catalog_dir(ppl_catalog_kind kind, char *buf, size_t size, ppl_error *err)
+/* The catalogue directory in use for kind; PPL_EINPUT when none exists. */
+static ppl_status catalog_dir(ppl_catalog_kind kind, char *buf, size_t size, ppl_error *err)
 {
     const char *env = getenv("PARPLAN_DATA_DIR");
     if (env && env[0]) {
@@ -112,7 +113,7 @@ ppl_status ppl_catalog_resolve(ppl_catalog_kind kind, const char *arg, char *pat
     }
     char dir[PATH_MAX];
     ppl_error dir_err;
-    if (valid_name(arg) && ppl_catalog_dir(kind, dir, sizeof dir, &dir_err) == PPL_OK) {
+    if (valid_name(arg) && catalog_dir(kind, dir, sizeof dir, &dir_err) == PPL_OK) {
         int n = snprintf(path, size, "%s/%s.json", dir, arg);
         if (n > 0 && (size_t)n < size && is_file(path))
             return PPL_OK;
@@ -144,7 +145,7 @@ ppl_status ppl_catalog_list(ppl_catalog_kind kind, char ***names_out, size_t *co
                             ppl_error *err)
 {
     char dir[PATH_MAX];
-    ppl_status st = ppl_catalog_dir(kind, dir, sizeof dir, err);
+    ppl_status st = catalog_dir(kind, dir, sizeof dir, err);
     *names_out = NULL;
     *count_out = 0;
     if (st != PPL_OK)

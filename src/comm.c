@@ -214,6 +214,20 @@ static void tree(const ppl_net *net, const ppl_group *g, double S, ppl_coll *out
     split_network(g, network, out);
 }
 
+/* NCCL's tuner for all-reduce: the faster of ring and (across nodes) tree; a tie
+ * keeps the ring. */
+static void ring_or_tree(const ppl_net *net, const ppl_group *g, double S, bool multi,
+                         ppl_coll *out)
+{
+    ring(net, PPL_OP_ALLREDUCE, g, S, out);
+    if (multi) {
+        ppl_coll tr;
+        tree(net, g, S, &tr);
+        if (tr.time_s < out->time_s)
+            *out = tr;
+    }
+}
+
 /* Reduce-scatter inside the node, all-reduce of S/m across nodes on each rail (ring
  * or tree, the faster), all-gather inside the node. */
 static void hierarchical(const ppl_net *net, const ppl_group *g, double S, ppl_coll *out)
@@ -228,15 +242,13 @@ static void hierarchical(const ppl_net *net, const ppl_group *g, double S, ppl_c
         if (across.members_in_tier[i] < 1)
             across.members_in_tier[i] = 1;
     }
-    ppl_coll r, tr;
-    ring(net, PPL_OP_ALLREDUCE, &across, S / m, &r);
-    tree(net, &across, S / m, &tr);
-    const ppl_coll *inter = tr.time_s < r.time_s ? &tr : &r;
-    out->time_s = 2.0 * intra + inter->time_s;
+    ppl_coll inter;
+    ring_or_tree(net, &across, S / m, true, &inter);
+    out->time_s = 2.0 * intra + inter.time_s;
     out->algo = PPL_ALGO_HIERARCHICAL;
     out->nvlink_bytes = 2.0 * (m - 1.0) / m * S;
-    out->rail_bytes = inter->rail_bytes;
-    out->spine_bytes = inter->spine_bytes;
+    out->rail_bytes = inter.rail_bytes;
+    out->spine_bytes = inter.spine_bytes;
 }
 
 /* Bytes per GPU that must climb through tier j's uplinks (j >= 1) in an all-to-all:
@@ -344,14 +356,7 @@ bool ppl_collective(const ppl_net *net, ppl_collective_op op, const ppl_group *g
             hierarchical(net, g, bytes, out);
             return true;
         }
-        /* auto: NCCL's tuner picks the faster of ring and tree */
-        ring(net, op, g, bytes, out);
-        if (multi) {
-            ppl_coll tr;
-            tree(net, g, bytes, &tr);
-            if (tr.time_s < out->time_s)
-                *out = tr;
-        }
+        ring_or_tree(net, g, bytes, multi, out);
         return true;
     }
     case PPL_OP_ALLGATHER:

@@ -139,7 +139,6 @@ void ppl_net_init(ppl_net *net, const ppl_topology *t)
     net->nvlink_busbw_cap = cap > 0 ? cap : net->nvlink_bw;
 
     const double p = t->transport.loss_rate;
-    net->nic_line_bw = t->rails.nic_bandwidth_bps;
     net->packets_in_flight =
         t->rails.nic_bandwidth_bps * t->transport.rtt_s / (double)t->transport.mtu_bytes + 1.0;
     net->transport_goodput = t->transport.retransmit == PPL_RETRANSMIT_GO_BACK_N

@@ -34,10 +34,6 @@ static const char *const config_keys[] = {"gpus",
                                           NULL};
 static const char *const measured_keys[] = {"step_time_s", "tflops_per_gpu", "mfu", "memory_bytes",
                                             NULL};
-static const char *const recompute_names[] = {"none", "selective", "full", NULL};
-static const char *const precision_names[] = {"bf16", "fp16", "fp8", NULL};
-static const char *const optimizer_names[] = {"adam", "sgd", NULL};
-static const char *const stack_names[] = {"modern", "legacy", NULL};
 
 /* A model or topology given as a catalogue name or as an object. */
 static ppl_status load_part(jr_ctx *ctx, const json_t *entry, const char *path, const char *key,
@@ -106,13 +102,13 @@ static ppl_status read_config(jr_ctx *ctx, const json_t *entry, const char *path
         (st = jr_int(ctx, cfg, cpath, "global_batch", JR_REQUIRED, 0, 1, big, &a->global_batch)) ||
         (st = read_pin(ctx, cfg, cpath, "microbatches", big, &microbatches)) ||
         (st = jr_int(ctx, cfg, cpath, "zero", JR_OPTIONAL, PPL_UNSET, 0, 3, &zero)) ||
-        (st = jr_enum(ctx, cfg, cpath, "recompute", JR_OPTIONAL, recompute_names, PPL_UNSET,
+        (st = jr_enum(ctx, cfg, cpath, "recompute", JR_OPTIONAL, ppl_recompute_names, PPL_UNSET,
                       &a->recompute)) ||
         (st = read_bool_pin(ctx, cfg, cpath, "sequence_parallel", &a->sequence_parallel)) ||
         (st = read_bool_pin(ctx, cfg, cpath, "flash_attention", &a->flash_attention)) ||
-        (st = jr_enum(ctx, cfg, cpath, "precision", JR_OPTIONAL, precision_names,
+        (st = jr_enum(ctx, cfg, cpath, "precision", JR_OPTIONAL, ppl_precision_names,
                       PPL_PRECISION_BF16, &a->precision)) ||
-        (st = jr_enum(ctx, cfg, cpath, "optimizer", JR_OPTIONAL, optimizer_names,
+        (st = jr_enum(ctx, cfg, cpath, "optimizer", JR_OPTIONAL, ppl_optimizer_names,
                       PPL_OPTIMIZER_ADAM, &a->optimizer)))
         return st;
     a->zero = (int)zero;
@@ -168,7 +164,7 @@ static ppl_status read_entry(jr_ctx *ctx, const json_t *entry, const char *path,
         (st = load_part(ctx, entry, path, "model", PPL_CATALOG_MODELS, &r->model)) ||
         (st = load_part(ctx, entry, path, "topology", PPL_CATALOG_TOPOLOGIES, &r->topology)) ||
         (st = read_config(ctx, entry, path, r)) || (st = read_measured(ctx, entry, path, r)) ||
-        (st = jr_enum(ctx, entry, path, "stack", JR_OPTIONAL, stack_names, PPL_UNSET, &stack)))
+        (st = jr_enum(ctx, entry, path, "stack", JR_OPTIONAL, ppl_stack_names, PPL_UNSET, &stack)))
         return st;
     r->stack_given = stack != PPL_UNSET;
     /* without a stated stack: flash attention marks a stack of its era (2022+) */

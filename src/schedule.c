@@ -512,15 +512,3 @@ double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const
         *memory = mem;
     return s.total;
 }
-
-double ppl_stage_time(const ppl_eval_ctx *ctx, const ppl_config *c, int64_t stage)
-{
-    ppl_layout l;
-    ppl_micro mi;
-    int64_t layers, moe_layers;
-    ppl_layout_init(ctx, c, &l);
-    ppl_micro_comm_init(ctx, c, &l, &mi);
-    ppl_micro_compute_init(ctx, c, &mi);
-    ppl_stage_layer_counts(ctx->model, c, stage, &layers, &moe_layers);
-    return ppl_stage_time_cached(ctx, c, &l, &mi, stage, layers, moe_layers, NULL);
-}

@@ -19,8 +19,6 @@ typedef enum ppl_catalog_kind {
     PPL_CATALOG_TOPOLOGIES = 1
 } ppl_catalog_kind;
 
-/* The catalogue directory in use for kind; PPL_EINPUT when none exists. */
-ppl_status ppl_catalog_dir(ppl_catalog_kind kind, char *buf, size_t size, ppl_error *err);
 
 /* Maps a name or path to a readable file path; PPL_EUSAGE when it names nothing. */
 ppl_status ppl_catalog_resolve(ppl_catalog_kind kind, const char *arg, char *path, size_t size,

@@ -141,8 +141,16 @@ const char *ppl_command_summary(ppl_command cmd);
 void ppl_command_options(ppl_command cmd, void (*fn)(void *ctx, const ppl_option_info *opt),
                          void *ctx);
 
+/* The values of --recompute, --precision, --optimizer and --stack, in enum order
+ * (NULL-terminated); measured-runs files take the same words. */
+extern const char *const ppl_recompute_names[];
+extern const char *const ppl_precision_names[];
+extern const char *const ppl_optimizer_names[];
+extern const char *const ppl_stack_names[];
+
 const char *ppl_recompute_name(int recompute);
 const char *ppl_optimizer_name(int optimizer);
+const char *ppl_objective_name(int objective);
 const char *ppl_collective_op_name(int op);
 const char *ppl_algo_name(int algo);
 

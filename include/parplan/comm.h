@@ -45,7 +45,6 @@ typedef struct ppl_net {
     int64_t node_gpus;                    /* GPUs that reach each other over NVLink */
     double nvlink_bw;                     /* effective per GPU (NCCL's per-link figures) */
     double nvlink_busbw_cap;              /* NCCL's cap on the bus bandwidth (A100: 235 GB/s) */
-    double nic_line_bw;                   /* one NIC's line rate */
     double nic_bw;                        /* per GPU: its share of the NICs x goodput x transport */
     double transport_goodput;             /* loss recovery: go-back-N or selective */
     double packets_in_flight;             /* W = line rate x RTT / MTU + 1 */

@@ -143,9 +143,6 @@ double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *config,
                              const ppl_layout *layout, const ppl_micro *micro, int64_t stage,
                              int64_t layers, int64_t moe_layers, ppl_memory *memory);
 
-/* Time of one pipeline stage per microbatch (compute and exposed communication). */
-double ppl_stage_time(const ppl_eval_ctx *ctx, const ppl_config *config, int64_t stage);
-
 /* Evaluates one checked configuration. */
 void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_estimate *out);
 

@@ -210,12 +210,5 @@ ppl_status cmd_generate(cli *c)
         return ppl_error_set(&c->err, PPL_EUSAGE, "", "",
                              "these flags give an invalid topology: %s", line);
     }
-    char *text = json_dumps(t, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-    json_decref(t);
-    if (!text)
-        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
-    ppl_buf_append(&c->out, text, strlen(text));
-    ppl_buf_append(&c->out, "\n", 1);
-    free(text);
-    return PPL_OK;
+    return cli_emit_json(c, t);
 }

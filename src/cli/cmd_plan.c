@@ -135,10 +135,7 @@ ppl_status cmd_plan(cli *c)
         json_object_set_new(doc, "topology", json_string(topo.name));
         json_object_set_new(doc, "stack", json_string(ppl_stack_name(ctx.stack.stack)));
         json_object_set_new(doc, "gpus_per_server", json_integer(topo.gpus_per_server));
-        json_object_set_new(doc, "objective",
-                            json_string(a->objective == PPL_OBJECTIVE_COST     ? "cost"
-                                        : a->objective == PPL_OBJECTIVE_MEMORY ? "memory"
-                                                                               : "time"));
+        json_object_set_new(doc, "objective", json_string(ppl_objective_name(a->objective)));
         json_object_set_new(search, "candidates", json_integer((json_int_t)r.candidates));
         json_object_set_new(search, "evaluated", json_integer((json_int_t)r.evaluated));
         json_object_set_new(search, "feasible", json_integer((json_int_t)r.feasible));
