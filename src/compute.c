@@ -66,18 +66,11 @@ const char *ppl_gpu_family(const ppl_topology *t)
     return row_for(t)->family;
 }
 
-static double kv_columns_per_gpu(const ppl_model *m, int64_t tp)
-{
-    double d = (double)m->hidden / (double)m->heads;
-    double kv = (double)m->kv_heads / (double)tp;
-    return d * (kv < 1.0 ? 1.0 : kv);
-}
-
 void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_layer_work *w)
 {
     const double t = (double)c->tp, h = (double)m->hidden, a = (double)m->heads;
     const double s = (double)m->seq_len, T = (double)c->mbs * s / (double)c->cp;
-    const double kvd = kv_columns_per_gpu(m, c->tp);
+    const double kvd = ppl_kv_columns_per_gpu(m, c->tp);
     const double mats = m->gated_mlp ? 3.0 : 2.0;
     double weights = h * (h / t + 2.0 * kvd) + (h / t) * h; /* QKV and projection */
     double act_bytes;                                       /* activation function, per token */

@@ -80,13 +80,6 @@ typedef struct act_terms {
     double scores;  /* the s x s attention terms, per GPU */
 } act_terms;
 
-static double kv_columns_per_gpu(const ppl_model *m, int64_t tp)
-{
-    double d = (double)m->hidden / (double)m->heads;
-    double kv_heads = (double)m->kv_heads / (double)tp;
-    return d * (kv_heads < 1.0 ? 1.0 : kv_heads); /* replicated when tp > kv_heads */
-}
-
 /* MLP tensors inside the TP region, per GPU, for one pass of width f. */
 static double mlp_inside(const ppl_model *m, double sb, double f, double t, double gemm_in)
 {
@@ -110,7 +103,7 @@ static act_terms activation_terms(const ppl_model *m, const ppl_config *c, const
     r.outside = 4.0 * sb * h + gemm_in * sb * h + gemm_in * sb * h + 2.0 * mask * sb * h;
     /* inside: Q, K, V, projection input */
     r.inside =
-        2.0 * sb * h / t + 2.0 * 2.0 * sb * kv_columns_per_gpu(m, c->tp) + gemm_in * sb * h / t;
+        2.0 * sb * h / t + 2.0 * 2.0 * sb * ppl_kv_columns_per_gpu(m, c->tp) + gemm_in * sb * h / t;
     if (moe) {
         double k = (double)m->moe.top_k, fe = (double)m->moe.ffn_hidden;
         /* per visited expert: its permuted input and its MLP; router logits fp32 */
@@ -179,7 +172,7 @@ static layer_params per_gpu_layer_params(const ppl_model *m, const ppl_config *c
 {
     layer_params p;
     const double t = (double)c->tp, h = (double)m->hidden;
-    const double kvd = kv_columns_per_gpu(m, c->tp);
+    const double kvd = ppl_kv_columns_per_gpu(m, c->tp);
     const double mats = m->gated_mlp ? 3.0 : 2.0;
     const double norm = m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h;
     double attn_w = h * h / t + 2.0 * h * kvd + h * h / t;

@@ -248,3 +248,10 @@ void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
     out->flops_training_per_token = 3.0 * out->flops_forward_per_token;
     out->flops_full_recompute_per_token = 4.0 * layer_flops + 3.0 * output_flops;
 }
+
+double ppl_kv_columns_per_gpu(const ppl_model *m, int64_t tp)
+{
+    double d = (double)m->hidden / (double)m->heads;
+    double kv_heads = (double)m->kv_heads / (double)tp;
+    return d * (kv_heads < 1.0 ? 1.0 : kv_heads); /* replicated when tp > kv_heads */
+}

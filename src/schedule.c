@@ -148,9 +148,9 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
                          : coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, 1, NULL);
     mi->cp_f = mi->cp_b = 0.0;
     if (c->cp > 1) {
-        double d = (double)m->hidden / (double)m->heads;
-        double kv = (double)m->kv_heads / (double)c->tp;
-        double kv_bytes = 2.0 * (double)c->mbs * (double)m->seq_len * d * (kv < 1 ? 1 : kv) * 2.0;
+        /* K and V of the whole sequence, 16-bit */
+        double kv_bytes =
+            2.0 * (double)c->mbs * (double)m->seq_len * ppl_kv_columns_per_gpu(m, c->tp) * 2.0;
         mi->cp_f = coll(ctx, PPL_OP_ALLGATHER, &l->g_cp, kv_bytes, 1, NULL);
         mi->cp_b = mi->cp_f + coll(ctx, PPL_OP_REDUCESCATTER, &l->g_cp, kv_bytes, 1, NULL);
     }

@@ -98,4 +98,8 @@ double ppl_gpt_params_eq2(double layers, double hidden, double vocab, double seq
 const char *ppl_norm_name(ppl_norm_kind kind);
 const char *ppl_position_name(ppl_position_kind kind);
 
+/* Key (or value) columns each of tp GPUs holds: head_dim x kv_heads/tp, at least one
+ * head (K/V heads are replicated when tp exceeds them). */
+double ppl_kv_columns_per_gpu(const ppl_model *model, int64_t tp);
+
 #endif
