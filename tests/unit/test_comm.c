@@ -8,18 +8,6 @@
 
 #include "parplan/comm.h"
 
-static double busbw(const ppl_topology *t, ppl_collective_op op, int64_t servers, int64_t per,
-                    double bytes, ppl_algo algo)
-{
-    ppl_net net;
-    ppl_group g;
-    ppl_coll r;
-    ppl_net_init(&net, t);
-    ppl_group_servers(&net, servers, per, &g);
-    assert_true(ppl_collective(&net, op, &g, bytes, algo, &r));
-    return bytes / r.time_s * ppl_busbw_factor(op, g.n);
-}
-
 static double time_of(const ppl_topology *t, ppl_collective_op op, int64_t servers, int64_t per,
                       double bytes, ppl_algo algo)
 {
@@ -30,6 +18,13 @@ static double time_of(const ppl_topology *t, ppl_collective_op op, int64_t serve
     ppl_group_servers(&net, servers, per, &g);
     assert_true(ppl_collective(&net, op, &g, bytes, algo, &r));
     return r.time_s;
+}
+
+/* nccl-tests' bus bandwidth of the same collective (the group is servers x per GPUs) */
+static double busbw(const ppl_topology *t, ppl_collective_op op, int64_t servers, int64_t per,
+                    double bytes, ppl_algo algo)
+{
+    return bytes / time_of(t, op, servers, per, bytes, algo) * ppl_busbw_factor(op, servers * per);
 }
 
 /*

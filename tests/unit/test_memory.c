@@ -53,8 +53,6 @@ static void test_korthikanti_table2(void **state)
     (void)state;
     ppl_model m = test_model("gpt3-175b");
     ppl_topology t = test_topology("dgx-a100-superpod");
-    ppl_model_figures f;
-    ppl_model_derive(&m, &f);
     ppl_memory_opts o;
     ppl_memory_opts_init(&o);
     const double sbh = 2048.0 * 12288.0, L = 96;
@@ -98,8 +96,6 @@ static void test_block_recompute(void **state)
     (void)state;
     ppl_model m = test_model("gpt3-175b");
     ppl_topology t = test_topology("dgx-a100-superpod");
-    ppl_model_figures f;
-    ppl_model_derive(&m, &f);
     ppl_memory_opts o;
     ppl_memory_opts_init(&o);
     ppl_config c = test_config(1024, 8, 8, 1, 1536, &m);
@@ -193,8 +189,6 @@ static void test_moe_expert_parallel(void **state)
     (void)state;
     ppl_model m = test_model("mixtral-8x7b");
     ppl_topology t = test_topology("dgx-h100-superpod");
-    ppl_model_figures f;
-    ppl_model_derive(&m, &f);
     ppl_memory_opts o;
     ppl_memory_opts_init(&o);
     ppl_config c = test_config(8, 1, 1, 1, 8, &m);
