@@ -3,7 +3,8 @@
 # parplan_deps PKG...   installs the Debian packages that are missing (apt, with a
 #                       lock timeout; sudo when not root); progress goes to stderr
 # parplan_build DIR [meson setup options...]
-#                       configures DIR once, then builds it; output to stderr
+#                       configures DIR once (an existing DIR takes the options
+#                       anew), then builds it; output to stderr
 
 PARPLAN_BUILD_PACKAGES="gcc libc6-dev meson ninja-build pkg-config libjansson-dev libglpk-dev"
 
@@ -40,6 +41,9 @@ parplan_build() {
     shift
     if [ ! -f "$build_dir/build.ninja" ]; then
         meson setup "$build_dir" "$@" >&2 || return 1
+    elif [ $# -gt 0 ]; then
+        # e.g. build/ made by scripts/parplan (no unit tests), then scripts/test
+        meson configure "$build_dir" "$@" >&2 || return 1
     fi
     meson compile -C "$build_dir" >&2 || return 1
 }
