@@ -105,8 +105,10 @@ ppl_status ppl_catalog_resolve(ppl_catalog_kind kind, const char *arg, char *pat
     if (looks_like_path(arg)) {
         if (strlen(arg) >= size)
             return ppl_error_set(err, PPL_EUSAGE, "", flag, "path is too long");
+        /* a path that names nothing is a missing input file (exit 3), as in
+         * every loader; what the file holds is the loader's to check */
         if (!is_file(arg))
-            return ppl_error_set(err, PPL_EUSAGE, "", flag, "'%s': %s", arg,
+            return ppl_error_set(err, PPL_EINPUT, arg, "", "cannot open: %s",
                                  is_dir(arg) ? "is a directory" : strerror(ENOENT));
         snprintf(path, size, "%s", arg);
         return PPL_OK;

@@ -52,7 +52,18 @@ json_t *jr_load_file(jr_ctx *ctx, const char *path)
         ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "", "is a directory, not a JSON file");
         return NULL;
     }
-    if (S_ISREG(st.st_mode) && st.st_size > JR_MAX_FILE_BYTES) {
+    if (!S_ISREG(st.st_mode)) {
+        /* a FIFO would block until a writer came, a device could read forever:
+         * neither is a file one plans from (copy it to a file first) */
+        ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "", "is a %s, not a regular file",
+                      S_ISFIFO(st.st_mode)  ? "FIFO"
+                      : S_ISCHR(st.st_mode) ? "character device"
+                      : S_ISBLK(st.st_mode) ? "block device"
+                      : S_ISSOCK(st.st_mode) ? "socket"
+                                            : "special file");
+        return NULL;
+    }
+    if (st.st_size > JR_MAX_FILE_BYTES) {
         ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "",
                       "file is %lld bytes; input files are limited to %ld", (long long)st.st_size,
                       JR_MAX_FILE_BYTES);

@@ -4,6 +4,8 @@
 #include "parplan/output.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -83,14 +85,132 @@ void ppl_buf_printf(ppl_buf *buf, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Writes and flushes; on failure returns the errno that stopped it (EIO if none). */
-static int write_all(FILE *f, const ppl_buf *buf)
+/* Writes the whole buffer to fd from its current offset; 0 or the errno. */
+static int write_fd(int fd, const ppl_buf *buf)
 {
-    errno = 0;
-    if ((buf->len > 0 && fwrite(buf->data, 1, buf->len, f) != buf->len) || fflush(f) != 0 ||
-        ferror(f))
-        return errno ? errno : EIO;
+    size_t done = 0;
+    while (done < buf->len) {
+        ssize_t n = write(fd, buf->data + done, buf->len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? errno : EIO;
+        done += (size_t)n;
+    }
     return 0;
+}
+
+static ppl_status write_failed(ppl_error *err, const char *path, int e)
+{
+    return ppl_error_set(err, PPL_EINTERNAL, path, "", "cannot write: %s", strerror(e));
+}
+
+/* Follows symbolic links from path to the file they name (which need not exist
+ * yet: a dangling link names the file to create).  ELOOP after 40 links, as the
+ * kernel (path_resolution(7)). */
+static int resolve_links(const char *path, char *out, size_t size)
+{
+    char cur[PATH_MAX], target[PATH_MAX];
+    if (snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur)
+        return ENAMETOOLONG;
+    for (int hops = 0;; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            break;
+        if (hops == 40)
+            return ELOOP;
+        ssize_t n = readlink(cur, target, sizeof target - 1);
+        if (n < 0)
+            return errno;
+        target[n] = '\0';
+        if (target[0] == '/') {
+            memcpy(cur, target, (size_t)n + 1);
+        } else { /* relative to the link's own directory */
+            char *slash = strrchr(cur, '/');
+            size_t dir = slash ? (size_t)(slash - cur) + 1 : 0;
+            if (dir + (size_t)n >= sizeof cur)
+                return ENAMETOOLONG;
+            memcpy(cur + dir, target, (size_t)n + 1);
+        }
+    }
+    if (snprintf(out, size, "%s", cur) >= (int)size)
+        return ENAMETOOLONG;
+    return 0;
+}
+
+/* Rewrites a regular file in place (it keeps its inode, so its hard links, mode
+ * and owner): the new length is reserved first, so a full disk or a file-size
+ * limit fails before a byte of the old content changes. */
+static int write_in_place(const char *path, const ppl_buf *buf)
+{
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+        return errno;
+    int e = buf->len > 0 ? posix_fallocate(fd, 0, (off_t)buf->len) : 0;
+    if (e == 0)
+        e = write_fd(fd, buf);
+    if (e == 0 && ftruncate(fd, (off_t)buf->len) != 0)
+        e = errno;
+    if (close(fd) != 0 && e == 0)
+        e = errno;
+    return e;
+}
+
+/* Writes a new file beside path and renames it over path: readers see the old
+ * content or the new, never a part.  An existing file's mode and owner carry
+ * over (the owner where the process may set it); a new one gets the mode a plain
+ * create would.  Returns 0 or the errno; *no_temp when the directory refused the
+ * temporary file (nothing was written). */
+static int write_by_rename(const char *path, const struct stat *old, const ppl_buf *buf,
+                           bool *no_temp)
+{
+    char tmp[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    int dir = slash ? (int)(slash - path) + 1 : 0;
+    *no_temp = false;
+    if (snprintf(tmp, sizeof tmp, "%.*s.parplan.tmp.XXXXXX", dir, path) >= (int)sizeof tmp)
+        return ENAMETOOLONG;
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        *no_temp = true;
+        return errno;
+    }
+    int e = write_fd(fd, buf);
+    if (e == 0 && old) {
+        if (fchown(fd, old->st_uid, old->st_gid) != 0 && errno != EPERM)
+            e = errno;
+        if (e == 0 && fchmod(fd, old->st_mode & 07777) != 0)
+            e = errno;
+    } else if (e == 0) {
+        mode_t mask = umask(0);
+        umask(mask);
+        if (fchmod(fd, 0666 & ~mask) != 0)
+            e = errno;
+    }
+    if (close(fd) != 0 && e == 0)
+        e = errno;
+    if (e == 0 && rename(tmp, path) != 0)
+        e = errno;
+    if (e != 0)
+        unlink(tmp);
+    return e;
+}
+
+ppl_status ppl_output_check(const char *path, ppl_error *err)
+{
+    struct stat st;
+    if (!path || strcmp(path, "-") == 0 || stat(path, &st) != 0)
+        return PPL_OK;
+    if (S_ISDIR(st.st_mode))
+        return ppl_error_set(err, PPL_EUSAGE, path, "", "is a directory: name a file to write");
+    return PPL_OK;
+}
+
+bool ppl_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 ppl_status ppl_output_write(const char *path, const ppl_buf *buf, ppl_error *err)
@@ -98,7 +218,7 @@ ppl_status ppl_output_write(const char *path, const ppl_buf *buf, ppl_error *err
     if (buf->failed)
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory while building the output");
     if (!path || strcmp(path, "-") == 0) {
-        int e = write_all(stdout, buf);
+        int e = fflush(stdout) == 0 ? write_fd(STDOUT_FILENO, buf) : errno;
         if (e == EPIPE) /* the reader left (parplan ... | head): nothing to say to it */
             return ppl_error_set(err, PPL_EINTERNAL, "", "", "%s", "");
         if (e != 0)
@@ -106,49 +226,38 @@ ppl_status ppl_output_write(const char *path, const ppl_buf *buf, ppl_error *err
                                  strerror(e));
         return PPL_OK;
     }
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp)
-        return ppl_error_set(err, PPL_EINTERNAL, path, "", "out of memory");
-    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        return ppl_error_set(err, PPL_EINTERNAL, path, "", "cannot write: %s", strerror(e));
+    ppl_status st = ppl_output_check(path, err);
+    if (st != PPL_OK)
+        return st;
+    char real[PATH_MAX];
+    int e = resolve_links(path, real, sizeof real);
+    if (e != 0)
+        return write_failed(err, path, e);
+    struct stat old;
+    bool no_temp;
+    if (stat(real, &old) != 0) {
+        e = write_by_rename(real, NULL, buf, &no_temp);
+        return e ? write_failed(err, path, e) : PPL_OK;
     }
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return ppl_error_set(err, PPL_EINTERNAL, path, "", "cannot write: %s", strerror(e));
+    if (!S_ISREG(old.st_mode)) {
+        /* a FIFO, a terminal, /dev/null: written through, never replaced */
+        int fd = open(real, O_WRONLY);
+        if (fd < 0)
+            return write_failed(err, path, errno);
+        e = write_fd(fd, buf);
+        if (close(fd) != 0 && e == 0)
+            e = errno;
+        return e ? write_failed(err, path, e) : PPL_OK;
     }
-    int e = write_all(f, buf);
-    ppl_status st = e ? PPL_EINTERNAL : PPL_OK;
-    if (fclose(f) != 0 && st == PPL_OK) {
-        st = PPL_EINTERNAL;
-        e = errno;
+    if (old.st_nlink > 1) { /* a rename would part the file from its other names */
+        e = write_in_place(real, buf);
+    } else {
+        e = write_by_rename(real, &old, buf, &no_temp);
+        /* a writable file in a directory that takes no new file */
+        if (e != 0 && no_temp && access(real, W_OK) == 0)
+            e = write_in_place(real, buf);
     }
-    /* mkstemp creates 0600; give the file the mode a plain create would have */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (st == PPL_OK && chmod(tmp, 0666 & ~mask) != 0) {
-        st = PPL_EINTERNAL;
-        e = errno;
-    }
-    if (st == PPL_OK && rename(tmp, path) != 0) {
-        st = PPL_EINTERNAL;
-        e = errno;
-    }
-    if (st != PPL_OK) {
-        unlink(tmp);
-        free(tmp);
-        return ppl_error_set(err, PPL_EINTERNAL, path, "", "cannot write: %s", strerror(e));
-    }
-    free(tmp);
-    return PPL_OK;
+    return e ? write_failed(err, path, e) : PPL_OK;
 }
 
 json_t *ppl_json_document(void)

@@ -33,8 +33,24 @@ void ppl_buf_printf(ppl_buf *buf, const char *fmt, ...)
 #endif
     ;
 
-/* Writes buf to stdout (path NULL or "-") or atomically to path. */
+/* Writes buf to stdout (path NULL or "-") or to path, never half:
+ *   - a regular file is replaced atomically (a temporary file beside it, renamed
+ *     over it) keeping its mode and, where the process may set it, its owner; one
+ *     with other hard links, or in a directory that takes no new file, is
+ *     rewritten in place after its new length is reserved;
+ *   - a symbolic link is followed: the file it names is written;
+ *   - a FIFO or device (-o /dev/null) is written through, never replaced;
+ *   - a directory is a usage error (PPL_EUSAGE);
+ * a write that fails (full disk, file-size limit) leaves the old file as it was
+ * and no temporary file behind (PPL_EINTERNAL). */
 ppl_status ppl_output_write(const char *path, const ppl_buf *buf, ppl_error *err);
+
+/* PPL_EUSAGE when path cannot be an output at all (a directory): checked before a
+ * command's work, so a long search does not end in a refused write. */
+ppl_status ppl_output_check(const char *path, ppl_error *err);
+
+/* True when both paths exist and name the same file (after symbolic links). */
+bool ppl_same_file(const char *a, const char *b);
 
 /* Returns the parplan version ("0.1.0"). */
 const char *ppl_version(void);

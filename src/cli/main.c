@@ -14,9 +14,15 @@
 
 #include "cli.h"
 
+/* Warnings shown before the rest are only counted: a file with thousands of
+ * unknown keys must not bury the answer (or the one line of an error). */
+#define MAX_WARNINGS 20
+
 static void print_warning(void *ctx, const char *file, const char *key, const char *message)
 {
-    (void)ctx;
+    long *count = ctx;
+    if (++*count > MAX_WARNINGS)
+        return;
     if (file[0] && key[0])
         fprintf(stderr, "parplan: warning: %s: %s: %s\n", file, key, message);
     else if (file[0] || key[0])
@@ -113,6 +119,51 @@ static ppl_status dispatch(cli *c)
     return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "no such command");
 }
 
+/* Checks -o and --plot before any work: a directory, or a file the command reads
+ * (the model, the topology, the runs; the catalogue name resolved), is exit 2 and
+ * stays as it is. */
+static ppl_status check_outputs(cli *c)
+{
+    const ppl_args *a = c->args;
+    const char *outs[] = {a->output_path, a->plot_path};
+    const char *flags[] = {"-o", "--plot"};
+    struct input {
+        const char *arg, *flag;
+        int kind; /* ppl_catalog_kind, or -1: a plain path */
+    } ins[] = {{a->model, "--model", PPL_CATALOG_MODELS},
+               {a->topology, "--topology", PPL_CATALOG_TOPOLOGIES},
+               {a->runs, "--runs", -1},
+               {a->positional, "", -1}};
+    for (size_t i = 0; i < 2; i++) {
+        if (!outs[i] || strcmp(outs[i], "-") == 0)
+            continue;
+        ppl_status st = ppl_output_check(outs[i], &c->err);
+        if (st != PPL_OK) {
+            snprintf(c->err.key, sizeof c->err.key, "%s", flags[i]);
+            return st;
+        }
+        if (i == 1 && ppl_same_file(outs[0], outs[1]))
+            return ppl_error_set(&c->err, PPL_EUSAGE, "", "--plot", "%s is also the -o file",
+                                 outs[1]);
+        for (size_t k = 0; k < sizeof ins / sizeof *ins; k++) {
+            char path[PATH_MAX];
+            ppl_error ignored;
+            if (!ins[k].arg)
+                continue;
+            if (ins[k].kind < 0 ||
+                ppl_catalog_resolve((ppl_catalog_kind)ins[k].kind, ins[k].arg, path, sizeof path,
+                                    &ignored) != PPL_OK)
+                snprintf(path, sizeof path, "%s", ins[k].arg);
+            if (ppl_same_file(outs[i], path))
+                return ppl_error_set(&c->err, PPL_EUSAGE, "", flags[i],
+                                     "%s is the file this command reads%s%s: writing it would "
+                                     "destroy the input",
+                                     outs[i], ins[k].flag[0] ? " as " : "", ins[k].flag);
+        }
+    }
+    return PPL_OK;
+}
+
 static int finish(int status)
 {
     glp_free_env();
@@ -130,11 +181,15 @@ int main(int argc, char **argv)
 {
     ppl_args args;
     cli c;
-    /* a closed pipe is a write error (exit 4), not a signal */
+    /* a closed pipe, or a write past the file-size limit (ulimit -f), is a write
+     * error (exit 4), not a signal that kills the process mid-write */
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
+    long warnings = 0;
     memset(&c, 0, sizeof c);
     c.args = &args;
     c.diag.warn = print_warning;
+    c.diag.ctx = &warnings;
     ppl_buf_init(&c.out);
 
     ppl_status st = ppl_args_parse(argc, argv, &args, &c.err);
@@ -156,7 +211,9 @@ int main(int argc, char **argv)
             st = PPL_EUSAGE;
         return finish(st);
     }
-    st = dispatch(&c);
+    st = check_outputs(&c);
+    if (st == PPL_OK)
+        st = dispatch(&c);
     /* an infeasible result is written when the command has something to say
      * (estimate, memory); an empty one must not replace an -o file with nothing */
     if (st == PPL_OK || (st == PPL_INFEASIBLE && c.out.len > 0)) {
@@ -164,6 +221,8 @@ int main(int argc, char **argv)
         if (wst != PPL_OK)
             st = wst;
     }
+    if (warnings > MAX_WARNINGS)
+        fprintf(stderr, "parplan: warning: %ld more warnings not shown\n", warnings - MAX_WARNINGS);
     if (st != PPL_OK && c.err.message[0])
         report(&c.err);
     ppl_buf_free(&c.out);

@@ -1,0 +1,124 @@
+#!/bin/sh
+# test_files.sh PARPLAN SOURCE_ROOT - what -o does to the file it names, and what
+# becomes of inputs that are not regular files (issue 12, items 2 and 6).  Works
+# in a temp folder with mkfifo, ln and chmod; never touches a real device.
+P=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+ROOT=$2
+. "$ROOT/tests/cli/tap.sh"
+d="$tmp/files"
+mkdir -p "$d"
+left_temps() { find "$d" -name '*.parplan.tmp.*' | wc -l | tr -d ' '; }
+
+# -o keeps a regular file's mode; the content is the new output
+echo old >"$d/private"
+chmod 600 "$d/private"
+run "$P" models -o "$d/private"
+check "-o on a mode-0600 file: replaced, still 0600" '[ $rc -eq 0 ] && [ "$(stat -c %a "$d/private")" = 600 ] && grep -q gpt3-175b "$d/private"'
+
+# a symbolic link is followed: the target is written, the link stays a link
+echo old >"$d/target"
+ln -s target "$d/link"
+run "$P" models -o "$d/link"
+check "-o on a symlink: the link stays, its target is written" '[ $rc -eq 0 ] && [ -L "$d/link" ] && grep -q gpt3-175b "$d/target"'
+ln -s made-by-parplan "$d/dangling"
+run "$P" models -o "$d/dangling"
+check "-o on a dangling symlink: creates what it names" '[ $rc -eq 0 ] && [ -L "$d/dangling" ] && grep -q gpt3-175b "$d/made-by-parplan"'
+
+# hard links stay one file
+echo old >"$d/one"
+ln "$d/one" "$d/two"
+run "$P" models -o "$d/one"
+check "-o on a file with two names: both names see the output" '[ $rc -eq 0 ] && [ "$(stat -c %h "$d/one")" = 2 ] && grep -q gpt3-175b "$d/two"'
+
+# a FIFO is written through, never replaced by a regular file
+mkfifo "$d/fifo"
+cat "$d/fifo" >"$d/from-fifo" &
+reader=$!
+run "$P" models -o "$d/fifo"
+wait $reader
+check "-o on a FIFO: written through, still a FIFO" '[ $rc -eq 0 ] && [ -p "$d/fifo" ] && grep -q gpt3-175b "$d/from-fifo"'
+
+# -o - is standard output
+run "$P" models -o -
+check "-o -: standard output" '[ $rc -eq 0 ] && has "$out" gpt3-175b && [ ! -e ./- ]'
+
+# a directory is a usage error, checked before any work
+mkdir "$d/dir"
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 -o "$d/dir"
+check "-o on a directory: exit 2, one line, the directory intact" '[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "is a directory" && [ -d "$d/dir" ]'
+
+# -o naming an input is refused and the input stays as it was
+cp "$ROOT/models/gpt3-175b.json" "$d/model.json"
+run "$P" estimate --model "$d/model.json" --topology dgx-h100-superpod --tp 8 --pp 8 --mbs 1 --global-batch 64 -o "$d/model.json"
+check "-o naming the --model file: exit 2, the model intact" '[ $rc -eq 2 ] && has "$err" "--model" && cmp -s "$d/model.json" "$ROOT/models/gpt3-175b.json"'
+ln -s model.json "$d/model-link"
+run "$P" model show "$d/model.json" -o "$d/model-link"
+check "-o reaching an input through a symlink: exit 2, the input intact" '[ $rc -eq 2 ] && cmp -s "$d/model.json" "$ROOT/models/gpt3-175b.json"'
+cp "$ROOT/topologies/dgx-h100-superpod.json" "$d/topo.json"
+run "$P" plan --model gpt3-175b --topology "$d/topo.json" --global-batch 1536 --top 1 -o "$d/topo.json"
+check "-o naming the --topology file: exit 2, the topology intact" '[ $rc -eq 2 ] && has "$err" "--topology" && cmp -s "$d/topo.json" "$ROOT/topologies/dgx-h100-superpod.json"'
+run "$P" plan --model gpt3-175b --topology "$ROOT/topologies/dgx-h100-superpod.json" --global-batch 1536 --top 1 -o "$ROOT/topologies/dgx-h100-superpod.json"
+check "-o naming a catalogue topology by path: exit 2" '[ $rc -eq 2 ]'
+cp "$ROOT/tests/data/balanced_split_run.json" "$d/runs.json"
+cp "$d/runs.json" "$d/runs.orig"
+run "$P" validate --runs "$d/runs.json" -o "$d/runs.json"
+check "-o naming the --runs file: exit 2, the runs intact" '[ $rc -eq 2 ] && has "$err" "--runs" && cmp -s "$d/runs.json" "$d/runs.orig"'
+
+# a write that fails part way leaves neither a truncated file nor a temp file
+echo "earlier output" >"$d/kept"
+(ulimit -f 1 && exec "$P" models --json -o "$d/kept") >"$tmp/out" 2>"$tmp/err"
+rc=$? out=$(cat "$tmp/out") err=$(cat "$tmp/err")
+check "-o past the file-size limit: exit 4, the old file whole, no temp file" '[ $rc -eq 4 ] && has "$err" "cannot write" && [ "$(cat "$d/kept")" = "earlier output" ] && [ "$(left_temps)" = 0 ]'
+(ulimit -f 1 && exec "$P" models --json -o "$d/new") >"$tmp/out" 2>"$tmp/err"
+rc=$? out=$(cat "$tmp/out") err=$(cat "$tmp/err")
+check "-o of a new file past the file-size limit: exit 4, no file, no temp" '[ $rc -eq 4 ] && [ ! -e "$d/new" ] && [ "$(left_temps)" = 0 ]'
+echo "earlier output" >"$d/linked"
+ln "$d/linked" "$d/linked2"
+(ulimit -f 1 && exec "$P" models --json -o "$d/linked") >"$tmp/out" 2>"$tmp/err"
+rc=$? out=$(cat "$tmp/out") err=$(cat "$tmp/err")
+check "-o on a hard-linked file past the limit: exit 4, the old content whole" '[ $rc -eq 4 ] && [ "$(cat "$d/linked2")" = "earlier output" ]'
+
+# ---- inputs that are not regular files: refused at once, never a hang
+mkfifo "$d/in-fifo"
+for flag in --model --topology; do
+    case $flag in
+    --model) run timeout 10 "$P" plan --model "$d/in-fifo" --topology dgx-h100-superpod --global-batch 64 ;;
+    --topology) run timeout 10 "$P" plan --model gpt3-175b --topology "$d/in-fifo" --global-batch 64 ;;
+    esac
+    check "a FIFO as $flag: exit 3 at once, one line" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "not a regular file"'
+done
+run timeout 10 "$P" validate --runs "$d/in-fifo"
+check "a FIFO as --runs: exit 3 at once" '[ $rc -eq 3 ] && has "$err" "not a regular file"'
+run timeout 10 "$P" whatif --model gpt3-175b --topology "$d/in-fifo" --sweep gpus=64
+check "a FIFO as whatif --topology: exit 3 at once" '[ $rc -eq 3 ] && has "$err" "not a regular file"'
+run timeout 10 "$P" model show "$d/in-fifo"
+check "a FIFO as model show's file: exit 3 at once" '[ $rc -eq 3 ] && has "$err" "not a regular file"'
+# a character device: /dev/zero is only read (opened, refused), never written
+run timeout 10 "$P" topology show /dev/zero
+check "a character device as a topology: exit 3 at once" '[ $rc -eq 3 ] && has "$err" "not a regular file"'
+
+# a missing path: exit 3 and one line, whatever the command
+for cmd in "model show" "topology show" plan estimate memory whatif size validate; do
+    case $cmd in
+    "model show") run "$P" model show "$d/missing.json" ;;
+    "topology show") run "$P" topology show "$d/missing.json" ;;
+    plan) run "$P" plan --model "$d/missing.json" --topology dgx-h100-superpod --global-batch 64 ;;
+    estimate | memory) run "$P" $cmd --model gpt3-175b --topology "$d/missing.json" --tp 8 --pp 8 --mbs 1 --global-batch 64 ;;
+    whatif) run "$P" whatif --model "$d/missing.json" --topology dgx-h100-superpod --sweep gpus=64 ;;
+    size) run "$P" size --model gpt3-175b --topology "$d/missing.json" --tokens 1e9 --days 10 ;;
+    validate) run "$P" validate --runs "$d/missing.json" ;;
+    esac
+    check "$cmd with a missing file: exit 3, one line naming it" '[ $rc -eq 3 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "missing.json"'
+done
+
+# repeated warnings are capped, with a count of the rest
+{
+    printf '{"layers": 2, "hidden": 64, "heads": 4, "vocab": 100, "seq_len": 32'
+    i=0
+    while [ $i -lt 500 ]; do printf ', "junk%d": 1' $i; i=$((i + 1)); done
+    printf '}\n'
+} >"$d/noisy.json"
+run "$P" model show "$d/noisy.json"
+check "500 unknown keys: a few warnings and a count of the rest" '[ $rc -eq 0 ] && [ "$(lines "$err")" -le 21 ] && has "$err" "more warnings not shown"'
+
+finish
