@@ -399,17 +399,46 @@ static ppl_status parse_enum(const opt_def *o, const char *v, int *out, ppl_erro
     return ppl_error_set(err, PPL_EUSAGE, "", o->name, "expected %s, found '%s'", list, show);
 }
 
+/* Upper ends of what a flag may say, far above any real figure, so that every
+ * time derived from them stays finite: 1e18 tokens (a thousand times the largest
+ * corpora), 100 years, a million per GPU-hour, 1 PiB per GPU. */
+#define MAX_TOKENS 1e18
+#define MAX_DAYS 36500.0
+#define MAX_PRICE 1e6
+#define MAX_FLAG_BYTES 1125899906842624.0
+/* A NIC of 1 Gb/s to 1 PB/s: the range a topology file accepts (topology.c). */
+#define MIN_NIC_BPS 1.25e8
+#define MAX_NIC_BPS 1e15
+
+/* A quantity flag: positive (or zero when allow_zero) and within [min, max]. */
 static ppl_status parse_quantity(const opt_def *o, const char *v, ppl_unit unit, bool allow_zero,
-                                 double *out, ppl_error *err)
+                                 double min, double max, double *out, ppl_error *err)
 {
-    char show[48], why[160];
+    char show[48], why[160], bound[32];
     double value;
     shown(v, show, sizeof show);
     if (ppl_parse_quantity(v, unit, &value, why, sizeof why) != PPL_OK)
         return ppl_error_set(err, PPL_EUSAGE, "", o->name, "%s, found '%s'", why, show);
+    if (unit == PPL_UNIT_BANDWIDTH) {
+        /* "400" is far more often 400 Gb/s written without its unit than 400 B/s */
+        char *end;
+        strtod(v, &end);
+        while (*end == ' ')
+            end++;
+        if (*end == '\0')
+            return ppl_error_set(err, PPL_EUSAGE, "", o->name,
+                                 "'%s' has no unit: write it with one, as in '%s Gb/s' or "
+                                 "'%s GB/s'",
+                                 show, show, show);
+    }
     if (!(value > 0) && !(allow_zero && value == 0))
         return ppl_error_set(err, PPL_EUSAGE, "", o->name, "expected a positive value, found '%s'",
                              show);
+    if ((value > 0 && value < min) || value > max) {
+        ppl_format_quantity(unit, value < min ? min : max, bound, sizeof bound);
+        return ppl_error_set(err, PPL_EUSAGE, "", o->name, "expected %s %s, found '%s'",
+                             value < min ? "at least" : "at most", bound, show);
+    }
     *out = value;
     return PPL_OK;
 }
@@ -419,7 +448,8 @@ static ppl_status parse_sizes(const opt_def *o, const char *v, ppl_args *a, ppl_
     char lo[64];
     const char *colon = strchr(v, ':');
     if (!colon) {
-        ppl_status st = parse_quantity(o, v, PPL_UNIT_BYTES, false, &a->size_min_bytes, err);
+        ppl_status st =
+            parse_quantity(o, v, PPL_UNIT_BYTES, false, 0, MAX_FLAG_BYTES, &a->size_min_bytes, err);
         a->size_max_bytes = a->size_min_bytes;
         return st;
     }
@@ -429,9 +459,11 @@ static ppl_status parse_sizes(const opt_def *o, const char *v, ppl_args *a, ppl_
                              "expected SIZE or LO:HI such as 1MiB:8GiB");
     memcpy(lo, v, n);
     lo[n] = '\0';
-    ppl_status st = parse_quantity(o, lo, PPL_UNIT_BYTES, false, &a->size_min_bytes, err);
+    ppl_status st =
+        parse_quantity(o, lo, PPL_UNIT_BYTES, false, 0, MAX_FLAG_BYTES, &a->size_min_bytes, err);
     if (st == PPL_OK)
-        st = parse_quantity(o, colon + 1, PPL_UNIT_BYTES, false, &a->size_max_bytes, err);
+        st = parse_quantity(o, colon + 1, PPL_UNIT_BYTES, false, 0, MAX_FLAG_BYTES,
+                            &a->size_max_bytes, err);
     if (st == PPL_OK && a->size_max_bytes < a->size_min_bytes)
         return ppl_error_set(err, PPL_EUSAGE, "", o->name, "the range ends below where it starts");
     if (st == PPL_OK && a->size_max_bytes / a->size_min_bytes > 1e15)
@@ -488,15 +520,20 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
     case O_TIERS: a->tiers = v; return PPL_OK;
     case O_OVERSUB: a->oversubscription = v; return PPL_OK;
     case O_NAME: a->name = v; return PPL_OK;
-    case O_TOKENS: return parse_quantity(o, v, PPL_UNIT_COUNT, false, &a->tokens, err);
-    case O_DAYS: return parse_quantity(o, v, PPL_UNIT_COUNT, false, &a->days, err);
-    case O_PRICE: return parse_quantity(o, v, PPL_UNIT_COUNT, false, &a->gpu_hour_price, err);
+    case O_TOKENS:
+        return parse_quantity(o, v, PPL_UNIT_COUNT, false, 0, MAX_TOKENS, &a->tokens, err);
+    case O_DAYS: return parse_quantity(o, v, PPL_UNIT_COUNT, false, 0, MAX_DAYS, &a->days, err);
+    case O_PRICE:
+        return parse_quantity(o, v, PPL_UNIT_COUNT, false, 0, MAX_PRICE, &a->gpu_hour_price, err);
     case O_NIC_BW:
-        return parse_quantity(o, v, PPL_UNIT_BANDWIDTH, false, &a->nic_bandwidth_bps, err);
-    case O_OVERHEAD: return parse_quantity(o, v, PPL_UNIT_BYTES, true, &a->overhead_bytes, err);
+        return parse_quantity(o, v, PPL_UNIT_BANDWIDTH, false, MIN_NIC_BPS, MAX_NIC_BPS,
+                              &a->nic_bandwidth_bps, err);
+    case O_OVERHEAD:
+        return parse_quantity(o, v, PPL_UNIT_BYTES, true, 0, MAX_FLAG_BYTES, &a->overhead_bytes,
+                              err);
     case O_FRAGMENTATION: {
         double f = -1;
-        ppl_status st = parse_quantity(o, v, PPL_UNIT_COUNT, true, &f, err);
+        ppl_status st = parse_quantity(o, v, PPL_UNIT_COUNT, true, 0, 1.0, &f, err);
         if (st == PPL_OK && f >= 1.0)
             return ppl_error_set(err, PPL_EUSAGE, "", o->name,
                                  "expected a fraction below 1, found %g", f);

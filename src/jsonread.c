@@ -56,11 +56,11 @@ json_t *jr_load_file(jr_ctx *ctx, const char *path)
         /* a FIFO would block until a writer came, a device could read forever:
          * neither is a file one plans from (copy it to a file first) */
         ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "", "is a %s, not a regular file",
-                      S_ISFIFO(st.st_mode)  ? "FIFO"
-                      : S_ISCHR(st.st_mode) ? "character device"
-                      : S_ISBLK(st.st_mode) ? "block device"
+                      S_ISFIFO(st.st_mode)   ? "FIFO"
+                      : S_ISCHR(st.st_mode)  ? "character device"
+                      : S_ISBLK(st.st_mode)  ? "block device"
                       : S_ISSOCK(st.st_mode) ? "socket"
-                                            : "special file");
+                                             : "special file");
         return NULL;
     }
     if (st.st_size > JR_MAX_FILE_BYTES) {
@@ -317,10 +317,23 @@ ppl_status jr_quantity_value(jr_ctx *ctx, const json_t *v, const char *path, ppl
         return jr_fail(ctx, path, "expected %s such as %s, found %s", ppl_unit_noun(unit),
                        ppl_unit_example(unit), found);
     }
-    ppl_status st = check_range(ctx, path, value, range);
-    if (st == PPL_OK)
-        *out = value;
-    return st;
+    bool low = range.min_open ? !(value > range.min) : !(value >= range.min);
+    bool high = range.max_open ? !(value < range.max) : !(value <= range.max);
+    if (low || high) {
+        /* bounds in the quantity's unit; a plain number below the range is most
+         * likely a figure written without its unit ("nic_bandwidth": 400) */
+        char bound[32], hint[96] = "";
+        ppl_format_quantity(unit, low ? range.min : range.max, bound, sizeof bound);
+        if (low && json_is_number(v) && unit != PPL_UNIT_COUNT)
+            snprintf(hint, sizeof hint, " (a plain number is in %s; give a unit, as in %s)",
+                     ppl_unit_base(unit), ppl_unit_example(unit));
+        return jr_fail(ctx, path, "expected %s %s, found %.6g %s%s",
+                       low ? (range.min_open ? "above" : "at least")
+                           : (range.max_open ? "below" : "at most"),
+                       bound, value, ppl_unit_base(unit), hint);
+    }
+    *out = value;
+    return PPL_OK;
 }
 
 ppl_status jr_quantity(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,

@@ -34,6 +34,7 @@ typedef struct jr_range {
 
 #define JR_POSITIVE(max) ((jr_range){0.0, (max), true, false})
 #define JR_NON_NEGATIVE(max) ((jr_range){0.0, (max), false, false})
+#define JR_BETWEEN(min, max) ((jr_range){(min), (max), false, false})
 #define JR_FRACTION ((jr_range){0.0, 1.0, false, true}) /* 0 <= x < 1 */
 
 /* Reads and parses a whole file; syntax errors carry line and column. */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -274,6 +275,14 @@ json_t *ppl_json_document(void)
     json_object_set_new(tool, "version", json_string(ppl_version()));
     json_object_set_new(doc, "tool", tool);
     return doc;
+}
+
+json_t *ppl_json_real(double value)
+{
+    /* jansson refuses NaN and infinities (json_real returns NULL, and the key
+     * set with it silently vanishes): such a figure is a bug upstream, shown as
+     * null rather than dropped */
+    return isfinite(value) ? json_real(value) : json_null();
 }
 
 void ppl_json_render(const json_t *doc, ppl_buf *buf)

@@ -489,6 +489,47 @@ void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estim
     ppl_classes_free(&cl);
 }
 
+ppl_status ppl_estimate_check(const ppl_estimate *e, ppl_error *err)
+{
+    const struct {
+        const char *name;
+        double value;
+    } figures[] = {
+        {"step_time_s", e->step_time_s},
+        {"tokens_per_s", e->tokens_per_s},
+        {"model_tflops_per_gpu", e->model_tflops_per_gpu},
+        {"hardware_tflops_per_gpu", e->hardware_tflops_per_gpu},
+        {"mfu", e->mfu},
+        {"time.compute", e->time.compute},
+        {"time.bubble", e->time.bubble},
+        {"time.tp_comm", e->time.tp_comm},
+        {"time.cp_comm", e->time.cp_comm},
+        {"time.pp_comm", e->time.pp_comm},
+        {"time.dp_comm", e->time.dp_comm},
+        {"time.ep_comm", e->time.ep_comm},
+        {"time.optimizer", e->time.optimizer},
+        {"time.exposed_comm", e->time.exposed_comm},
+        {"time.overhead", e->time.overhead},
+        {"memory.weights", e->memory.weights},
+        {"memory.gradients", e->memory.gradients},
+        {"memory.optimizer", e->memory.optimizer},
+        {"memory.activations", e->memory.activations},
+        {"memory.other", e->memory.other},
+        {"memory.total", e->memory.total},
+        {"traffic.nvlink", e->traffic.nvlink},
+        {"traffic.rail", e->traffic.rail},
+        {"traffic.spine", e->traffic.spine},
+    };
+    for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
+        if (!isfinite(figures[i].value) || figures[i].value < 0.0)
+            return ppl_error_set(err, PPL_EINTERNAL, "", "",
+                                 "the cost model gave %s = %g for tp %lld, pp %lld, dp %lld: "
+                                 "not shown (a bug: please report it with the inputs)",
+                                 figures[i].name, figures[i].value, (long long)e->config.tp,
+                                 (long long)e->config.pp, (long long)e->config.dp);
+    return PPL_OK;
+}
+
 double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                              const ppl_micro *mi, int64_t stage, int64_t layers, int64_t moe_layers,
                              ppl_memory *memory)

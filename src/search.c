@@ -150,7 +150,23 @@ typedef struct search_state {
     ppl_search_result *r;
     top_list best, near;
     double last_progress;
+    ppl_error unsound; /* the first estimate with a non-finite figure */
+    bool has_unsound;
 } search_state;
+
+/* True when every figure of e is finite; the first that is not is kept, and the
+ * search ends in that error instead of ranking it. */
+static bool sound(search_state *s, const ppl_estimate *e)
+{
+    ppl_error err;
+    if (ppl_estimate_check(e, &err) == PPL_OK)
+        return true;
+    if (!s->has_unsound) {
+        s->unsound = err;
+        s->has_unsound = true;
+    }
+    return false;
+}
 
 /* Lower bound on the step time: the microbatches times the average stage's compute
  * (the slowest stage computes at least the average), plus the per-step cost. */
@@ -184,6 +200,10 @@ static void evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, 
     ppl_estimate est;
     bool fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);
     r->evaluated++;
+    if (!isfinite(est.step_time_s) || !isfinite(est.memory.total)) {
+        sound(s, &est); /* a NaN neither fits nor ranks: report it */
+        return;
+    }
     if (est.memory.total < r->smallest_memory)
         r->smallest_memory = est.memory.total;
     ppl_config fewer = *c;
@@ -197,7 +217,7 @@ static void evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, 
             if (cl->items[i].layers > most)
                 most = cl->items[i].layers;
         int64_t lo = 0, hi = most / c->vp; /* chunks: hi fits (all), lo = none */
-        ppl_estimate probe, at_hi; /* at_hi: the estimate at hi, once a probe set it */
+        ppl_estimate probe, at_hi;         /* at_hi: the estimate at hi, once a probe set it */
         bool probed = false;
         while (hi - lo > 1) {
             int64_t mid = (lo + hi) / 2;
@@ -225,14 +245,16 @@ static void evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, 
         if (last && compare(s->opts, &est, last) >= 0)
             return;
         ppl_estimate_cached(ctx, c, l, mi, cl, true, &est);
-        keep(s->opts, &s->best, &est);
+        if (sound(s, &est))
+            keep(s->opts, &s->best, &est);
         return;
     }
     bool near = c->pp > 1 && c->vp == 1 && !s->opts->no_balance &&
                 est.memory.total <= est.memory.capacity * (1.0 + NEAR_MISS);
     if (near) {
         ppl_estimate_cached(ctx, c, l, mi, cl, true, &est);
-        keep(s->opts, &s->near, &est);
+        if (sound(s, &est))
+            keep(s->opts, &s->near, &est);
     }
 }
 
@@ -273,7 +295,7 @@ static void balance(search_state *s)
         }
         ppl_estimate est; /* its memory is the worst stage's */
         ppl_estimate_config(ctx, &c, &est);
-        if (!est.memory.fits) {
+        if (!est.memory.fits || !sound(s, &est)) {
             free(layers);
             continue;
         }
@@ -477,6 +499,10 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     for (size_t i = 0; i < r->count; i++)
         r->balanced += r->results[i].config.layers_of != NULL;
     r->seconds = wall_seconds() - start;
+    if (s.has_unsound) {
+        *err = s.unsound;
+        return PPL_EINTERNAL;
+    }
     if (r->count == 0) {
         r->empty_reason = r->evaluated == 0 ? "no configuration satisfies the divisibility rules"
                                             : "no configuration fits in GPU memory";

@@ -22,9 +22,24 @@
 #define MAX_SERVERS (1LL << 24)
 #define MAX_GPUS_PER_SERVER 1024
 #define MAX_DOMAIN_GPUS (1LL << 20)
+/* What a topology may state, per figure: wide enough for any machine built or
+ * announced, narrow enough that every time the model derives stays finite (a
+ * 1e-300 B/s link made step times overflow to infinity).  The lower ends sit far
+ * below any hardware one trains on:
+ *   memory     1 GiB      (P100, 2016: 16 GiB; the smallest data-centre GPUs: 16 GiB)
+ *   HBM        10 GB/s    (one DDR4 channel is 25 GB/s; HBM stacks are TB/s)
+ *   FLOP rate  1 TFLOP/s  (V100, 2017: 125 TFLOP/s fp16; a server CPU: a few)
+ *   links      1 Gb/s     (1 GbE, the slowest network a cluster was ever wired with)
+ *   RTT        100 ns     (one switch hop alone is about that)
+ * and the upper ends far above any (1 PiB per GPU, 1 EFLOP/s, 1 PB/s, 1 s). */
+#define MIN_MEMORY_BYTES 1073741824.0
 #define MAX_MEMORY_BYTES 1125899906842624.0 /* 1 PiB */
+#define MIN_HBM_BPS 1e10
+#define MIN_FLOPS 1e12
 #define MAX_FLOPS 1e18
+#define MIN_LINK_BPS 1.25e8 /* 1 Gb/s */
 #define MAX_BANDWIDTH_BPS 1e15
+#define MIN_RTT_S 1e-7
 #define MAX_LATENCY_S 1.0
 #define MAX_OVERSUBSCRIPTION 1000.0
 #define DEFAULT_SWITCH_RADIX 64 /* NVIDIA QM9700 NDR switch: 64 ports of 400 Gb/s */
@@ -110,9 +125,9 @@ static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl
         snprintf(gpu->name, sizeof gpu->name, "%s", keep);
     }
     if ((st = jr_quantity(ctx, g, gpath, "memory", PPL_UNIT_BYTES, need, gpu->memory_bytes,
-                          JR_POSITIVE(MAX_MEMORY_BYTES), &gpu->memory_bytes)) ||
+                          JR_BETWEEN(MIN_MEMORY_BYTES, MAX_MEMORY_BYTES), &gpu->memory_bytes)) ||
         (st = jr_quantity(ctx, g, gpath, "hbm_bandwidth", PPL_UNIT_BANDWIDTH, need,
-                          gpu->hbm_bandwidth_bps, JR_POSITIVE(MAX_BANDWIDTH_BPS),
+                          gpu->hbm_bandwidth_bps, JR_BETWEEN(MIN_HBM_BPS, MAX_BANDWIDTH_BPS),
                           &gpu->hbm_bandwidth_bps)))
         return st;
     if ((st = jr_object(ctx, g, gpath, "flops", need, precision_names, &fl, fpath, sizeof fpath)))
@@ -121,7 +136,7 @@ static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl
         double given[PPL_PRECISION_COUNT]; /* 0: not given (a peak must be positive) */
         for (int p = 0; p < PPL_PRECISION_COUNT; p++)
             if ((st = jr_quantity(ctx, fl, fpath, precision_names[p], PPL_UNIT_FLOPS, JR_OPTIONAL,
-                                  0, JR_POSITIVE(MAX_FLOPS), &given[p])))
+                                  0, JR_BETWEEN(MIN_FLOPS, MAX_FLOPS), &given[p])))
                 return st;
         /* bf16 and fp16 run on the same tensor cores at the same rate on every GPU
          * parplan knows; one stands in for the other when only one is given */
@@ -237,7 +252,7 @@ static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, p
         (st = jr_int(ctx, nv, npath, "domain_gpus", JR_OPTIONAL, t->gpus_per_server, 1,
                      MAX_DOMAIN_GPUS, &t->nvlink.domain_gpus)) ||
         (st = jr_quantity(ctx, nv, npath, "bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0,
-                          JR_POSITIVE(MAX_BANDWIDTH_BPS), &t->nvlink.bandwidth_bps)) ||
+                          JR_BETWEEN(MIN_LINK_BPS, MAX_BANDWIDTH_BPS), &t->nvlink.bandwidth_bps)) ||
         (st = jr_quantity(ctx, nv, npath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
                           DEFAULT_NVLINK_LATENCY_S, JR_NON_NEGATIVE(MAX_LATENCY_S),
                           &t->nvlink.latency_s)))
@@ -265,7 +280,8 @@ static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, p
         (st = jr_int(ctx, rails, rpath, "count", JR_OPTIONAL, t->gpus_per_server, 1,
                      MAX_GPUS_PER_SERVER, &t->rails.count)) ||
         (st = jr_quantity(ctx, rails, rpath, "nic_bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0,
-                          JR_POSITIVE(MAX_BANDWIDTH_BPS), &t->rails.nic_bandwidth_bps)) ||
+                          JR_BETWEEN(MIN_LINK_BPS, MAX_BANDWIDTH_BPS),
+                          &t->rails.nic_bandwidth_bps)) ||
         (st = jr_quantity(ctx, rails, rpath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
                           DEFAULT_RAIL_LATENCY_S, JR_NON_NEGATIVE(MAX_LATENCY_S),
                           &t->rails.latency_s)))
@@ -301,7 +317,7 @@ static ppl_status read_transport(jr_ctx *ctx, const json_t *obj, const char *pat
         (st = jr_enum(ctx, x, xpath, "retransmit", JR_OPTIONAL, retransmit_names,
                       PPL_RETRANSMIT_GO_BACK_N, &retransmit)) ||
         (st = jr_quantity(ctx, x, xpath, "rtt", PPL_UNIT_TIME, JR_OPTIONAL, DEFAULT_RTT_S,
-                          JR_POSITIVE(MAX_LATENCY_S), &t->transport.rtt_s)))
+                          JR_BETWEEN(MIN_RTT_S, MAX_LATENCY_S), &t->transport.rtt_s)))
         return st;
     t->transport.protocol = (ppl_protocol)protocol;
     t->transport.retransmit = (ppl_retransmit)retransmit;

@@ -115,6 +115,18 @@ const char *ppl_unit_example(ppl_unit unit)
     return "\"15.6T\"";
 }
 
+const char *ppl_unit_base(ppl_unit unit)
+{
+    switch (unit) {
+    case PPL_UNIT_BYTES: return "bytes";
+    case PPL_UNIT_BANDWIDTH: return "B/s";
+    case PPL_UNIT_TIME: return "s";
+    case PPL_UNIT_FLOPS: return "FLOP/s";
+    case PPL_UNIT_COUNT: break;
+    }
+    return "";
+}
+
 /* Length of a decimal number at s ([+]digits[.digits][e[+-]digits]), 0 if none. */
 static size_t scan_number(const char *s)
 {
@@ -233,6 +245,18 @@ void ppl_format_bytes(double bytes, char *buf, size_t size)
                               {1099511627776.0, "TiB"},
                               {1125899906842624.0, "PiB"}};
     format_with(bytes, s, sizeof s / sizeof s[0], buf, size);
+}
+
+void ppl_format_quantity(ppl_unit unit, double value, char *buf, size_t size)
+{
+    switch (unit) {
+    case PPL_UNIT_BYTES: ppl_format_bytes(value, buf, size); return;
+    case PPL_UNIT_BANDWIDTH: ppl_format_bandwidth(value, buf, size); return;
+    case PPL_UNIT_TIME: ppl_format_time(value, buf, size); return;
+    case PPL_UNIT_FLOPS: ppl_format_flops(value, buf, size); return;
+    case PPL_UNIT_COUNT: break;
+    }
+    snprintf(buf, size, "%.6g", value);
 }
 
 void ppl_format_bandwidth(double bytes_per_s, char *buf, size_t size)

@@ -19,8 +19,8 @@ typedef enum ppl_catalog_kind {
     PPL_CATALOG_TOPOLOGIES = 1
 } ppl_catalog_kind;
 
-
-/* Maps a name or path to a readable file path; PPL_EUSAGE when it names nothing. */
+/* Maps a name or path to a readable file path: PPL_EINPUT for a path that names
+ * nothing, PPL_EUSAGE for a name that is neither in the catalogue nor a file. */
 ppl_status ppl_catalog_resolve(ppl_catalog_kind kind, const char *arg, char *path, size_t size,
                                ppl_error *err);
 

@@ -57,6 +57,9 @@ const char *ppl_version(void);
 
 /* A new JSON object with "schema_version" and "tool" set (SPEC "Output JSON"). */
 struct json_t *ppl_json_document(void);
+/* A JSON number; null for NaN or an infinity, so that a key is never dropped
+ * (callers check figures finite first: see ppl_estimate_check). */
+struct json_t *ppl_json_real(double value);
 /* Appends the document, indented, with stable number formatting and a newline. */
 void ppl_json_render(const struct json_t *doc, ppl_buf *buf);
 

@@ -146,4 +146,10 @@ double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *config,
 /* Evaluates one checked configuration. */
 void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_estimate *out);
 
+/* PPL_OK when every figure of the estimate (times, rates, memory, traffic) is
+ * finite and none is negative; else PPL_EINTERNAL naming the first that is not.
+ * Loaded quantities are range-checked, so a failure here is a model bug: no
+ * such figure is printed or ranked. */
+ppl_status ppl_estimate_check(const ppl_estimate *estimate, ppl_error *err);
+
 #endif

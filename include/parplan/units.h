@@ -23,6 +23,8 @@ typedef enum ppl_unit {
 
 /* What the unit measures, for messages: "a byte size", "a bandwidth", ... */
 const char *ppl_unit_noun(ppl_unit unit);
+/* The base unit's symbol, for messages: "bytes", "B/s", "s", "FLOP/s", "". */
+const char *ppl_unit_base(ppl_unit unit);
 /* An example string in that unit, for messages: "\"80 GiB\"". */
 const char *ppl_unit_example(ppl_unit unit);
 
@@ -41,6 +43,8 @@ void ppl_format_time(double seconds, char *buf, size_t size);          /* "1.25 
 void ppl_format_flops(double flops_per_s, char *buf, size_t size);     /* "989 TFLOP/s" */
 void ppl_format_count(double count, char *buf, size_t size);           /* "175 B", "8.19 K" */
 void ppl_format_params(double params, char *buf, size_t size);         /* "174.62 B" */
-void ppl_format_bitrate(double bytes_per_s, char *buf, size_t size);   /* "400 Gb/s" */
+void ppl_format_quantity(ppl_unit unit, double value, char *buf,
+                         size_t size);                               /* any of the above */
+void ppl_format_bitrate(double bytes_per_s, char *buf, size_t size); /* "400 Gb/s" */
 
 #endif

@@ -78,10 +78,10 @@ ppl_status cmd_collective(cli *c)
         double busbw = algbw * ppl_busbw_factor((ppl_collective_op)a->op, g.n);
         if (results) {
             json_t *e = json_object();
-            json_object_set_new(e, "bytes", json_real(bytes));
-            json_object_set_new(e, "time_s", json_real(r.time_s));
-            json_object_set_new(e, "algbw", json_real(algbw));
-            json_object_set_new(e, "busbw", json_real(busbw));
+            json_object_set_new(e, "bytes", ppl_json_real(bytes));
+            json_object_set_new(e, "time_s", ppl_json_real(r.time_s));
+            json_object_set_new(e, "algbw", ppl_json_real(algbw));
+            json_object_set_new(e, "busbw", ppl_json_real(busbw));
             json_object_set_new(e, "algorithm", json_string(ppl_algo_name(r.algo)));
             json_array_append_new(results, e);
         } else {

@@ -17,6 +17,8 @@ ppl_status cmd_estimate(cli *c)
         return st;
     ppl_estimate e;
     ppl_estimate_config(&ctx, &cfg, &e);
+    if ((st = ppl_estimate_check(&e, &c->err)) != PPL_OK)
+        return st;
     ppl_status result = e.memory.fits ? PPL_OK : PPL_INFEASIBLE;
     if (c->args->json) {
         json_t *doc = ppl_json_document();

@@ -185,7 +185,7 @@ ppl_status cmd_generate(cli *c)
         json_object_set_new(e, "name", json_string(tn));
         json_object_set_new(e, "servers", json_integer(sizes[i]));
         json_object_set_new(e, "rail_optimized", json_boolean(i == 0 && rails > 1));
-        json_object_set_new(e, "oversubscription", json_real(i == ntiers - 1 ? 1.0 : os[i]));
+        json_object_set_new(e, "oversubscription", ppl_json_real(i == ntiers - 1 ? 1.0 : os[i]));
         json_object_set_new(e, "latency", json_string("1 us"));
         json_array_append_new(tiers, e);
     }
@@ -195,7 +195,7 @@ ppl_status cmd_generate(cli *c)
     json_t *x = json_object();
     json_object_set_new(x, "protocol", json_string("infiniband"));
     json_object_set_new(x, "mtu", json_integer(4096));
-    json_object_set_new(x, "loss_rate", json_real(0.0));
+    json_object_set_new(x, "loss_rate", ppl_json_real(0.0));
     json_object_set_new(x, "retransmit", json_string("go-back-n"));
     json_object_set_new(x, "rtt", json_string("10 us"));
     json_object_set_new(t, "transport", x);

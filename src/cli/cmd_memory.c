@@ -72,8 +72,8 @@ ppl_status cmd_memory(cli *c)
             json_object_del(e, "worst_stage");
             json_object_set_new(e, "stage", json_integer(k));
             json_object_set_new(e, "layers", json_integer(m.layers));
-            json_object_set_new(e, "in_flight_microbatches", json_real(m.in_flight));
-            json_object_set_new(e, "params", json_real(m.params));
+            json_object_set_new(e, "in_flight_microbatches", ppl_json_real(m.in_flight));
+            json_object_set_new(e, "params", ppl_json_real(m.params));
             json_array_append_new(stages, e);
         }
         json_object_set_new(doc, "stages", stages);

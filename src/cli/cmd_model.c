@@ -80,10 +80,10 @@ static ppl_status show_json(cli *c, const ppl_model *m, const ppl_model_figures 
     json_object_set_new(b, "moe_layer_active", json_count(f->params_moe_layer_active));
     json_object_set_new(doc, "params_breakdown", b);
     json_t *fl = json_object();
-    json_object_set_new(fl, "forward", json_real(f->flops_forward_per_token));
-    json_object_set_new(fl, "training", json_real(f->flops_training_per_token));
+    json_object_set_new(fl, "forward", ppl_json_real(f->flops_forward_per_token));
+    json_object_set_new(fl, "training", ppl_json_real(f->flops_training_per_token));
     json_object_set_new(fl, "training_full_recompute",
-                        json_real(f->flops_full_recompute_per_token));
+                        ppl_json_real(f->flops_full_recompute_per_token));
     json_object_set_new(doc, "flops_per_token", fl);
     json_t *w = json_object();
     json_object_set_new(w, "bf16", json_count(2.0 * f->params_total));
@@ -196,7 +196,7 @@ static ppl_status model_entry(cli *c, const char *name, json_t *list, ppl_table 
         json_object_set_new(e, "name", json_string(m.name));
         json_object_set_new(e, "params", json_count(f.params_total));
         json_object_set_new(e, "active_params", json_count(f.params_active));
-        json_object_set_new(e, "flops_per_token", json_real(f.flops_training_per_token));
+        json_object_set_new(e, "flops_per_token", ppl_json_real(f.flops_training_per_token));
         json_object_set_new(e, "source", json_string(m.source));
         json_array_append_new(list, e);
         return PPL_OK;

@@ -143,15 +143,16 @@ ppl_status cmd_plan(cli *c)
         json_object_set_new(search, "balanced", json_integer((json_int_t)r.balanced));
         /* wall time varies run to run: reported with --timing, else null, so that
          * the same input gives byte-identical output */
-        json_object_set_new(search, "seconds", a->timing ? json_real(r.seconds) : json_null());
+        json_object_set_new(search, "seconds", a->timing ? ppl_json_real(r.seconds) : json_null());
         json_object_set_new(doc, "search", search);
         for (size_t i = 0; i < r.count; i++) {
             json_t *e = ppl_estimate_json(&r.results[i], &model);
             json_object_set_new(e, "rank", json_integer((json_int_t)i + 1));
             if (a->gpu_hour_price > 0)
-                json_object_set_new(e, "cost_per_million_tokens",
-                                    json_real(a->gpu_hour_price * (double)r.results[i].config.gpus /
-                                              3600.0 / r.results[i].tokens_per_s * 1e6));
+                json_object_set_new(
+                    e, "cost_per_million_tokens",
+                    ppl_json_real(a->gpu_hour_price * (double)r.results[i].config.gpus / 3600.0 /
+                                  r.results[i].tokens_per_s * 1e6));
             json_array_append_new(list, e);
         }
         json_object_set_new(doc, "results", list);

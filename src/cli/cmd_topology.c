@@ -17,25 +17,25 @@ static json_t *topology_json(const ppl_topology *t, const ppl_topology_figures *
     json_object_set_new(o, "gpus", json_integer(f->gpus));
     json_t *gpu = json_object(), *flops = json_object();
     json_object_set_new(gpu, "name", json_string(t->gpu.name));
-    json_object_set_new(gpu, "memory", json_real(t->gpu.memory_bytes));
+    json_object_set_new(gpu, "memory", ppl_json_real(t->gpu.memory_bytes));
     for (int p = 0; p < PPL_PRECISION_COUNT; p++)
         if (t->gpu.flops[p] > 0)
             json_object_set_new(flops, ppl_precision_name((ppl_precision)p),
-                                json_real(t->gpu.flops[p]));
+                                ppl_json_real(t->gpu.flops[p]));
     json_object_set_new(gpu, "flops", flops);
-    json_object_set_new(gpu, "hbm_bandwidth", json_real(t->gpu.hbm_bandwidth_bps));
+    json_object_set_new(gpu, "hbm_bandwidth", ppl_json_real(t->gpu.hbm_bandwidth_bps));
     json_object_set_new(o, "gpu", gpu);
     json_t *nv = json_object();
     json_object_set_new(nv, "domain_gpus", json_integer(t->nvlink.domain_gpus));
     json_object_set_new(nv, "domains", json_integer(f->nvlink_domains));
-    json_object_set_new(nv, "bandwidth", json_real(t->nvlink.bandwidth_bps));
-    json_object_set_new(nv, "latency", json_real(t->nvlink.latency_s));
+    json_object_set_new(nv, "bandwidth", ppl_json_real(t->nvlink.bandwidth_bps));
+    json_object_set_new(nv, "latency", ppl_json_real(t->nvlink.latency_s));
     json_object_set_new(o, "nvlink", nv);
     json_t *rails = json_object();
     json_object_set_new(rails, "count", json_integer(t->rails.count));
-    json_object_set_new(rails, "nic_bandwidth", json_real(t->rails.nic_bandwidth_bps));
-    json_object_set_new(rails, "gpu_bandwidth", json_real(f->nic_bandwidth_per_gpu_bps));
-    json_object_set_new(rails, "latency", json_real(t->rails.latency_s));
+    json_object_set_new(rails, "nic_bandwidth", ppl_json_real(t->rails.nic_bandwidth_bps));
+    json_object_set_new(rails, "gpu_bandwidth", ppl_json_real(f->nic_bandwidth_per_gpu_bps));
+    json_object_set_new(rails, "latency", ppl_json_real(t->rails.latency_s));
     json_object_set_new(o, "rails", rails);
     json_t *tiers = json_array();
     for (int i = 0; i < t->ntiers; i++) {
@@ -47,9 +47,9 @@ static json_t *topology_json(const ppl_topology *t, const ppl_topology_figures *
         json_object_set_new(e, "gpus", json_integer(tf->gpus_per_group));
         json_object_set_new(e, "groups", json_integer(tf->groups));
         json_object_set_new(e, "rail_optimized", json_boolean(tier->rail_optimized));
-        json_object_set_new(e, "oversubscription", json_real(tier->oversubscription));
-        json_object_set_new(e, "latency", json_real(tier->latency_s));
-        json_object_set_new(e, "gpu_bandwidth", json_real(tf->gpu_bandwidth_bps));
+        json_object_set_new(e, "oversubscription", ppl_json_real(tier->oversubscription));
+        json_object_set_new(e, "latency", ppl_json_real(tier->latency_s));
+        json_object_set_new(e, "gpu_bandwidth", ppl_json_real(tf->gpu_bandwidth_bps));
         json_object_set_new(e, "switches", json_integer(tf->switches));
         json_object_set_new(e, "uplink_cables", json_integer(tf->uplink_cables));
         json_array_append_new(tiers, e);
@@ -60,9 +60,9 @@ static json_t *topology_json(const ppl_topology *t, const ppl_topology_figures *
     json_t *x = json_object();
     json_object_set_new(x, "protocol", json_string(ppl_protocol_name(t->transport.protocol)));
     json_object_set_new(x, "mtu", json_integer(t->transport.mtu_bytes));
-    json_object_set_new(x, "loss_rate", json_real(t->transport.loss_rate));
+    json_object_set_new(x, "loss_rate", ppl_json_real(t->transport.loss_rate));
     json_object_set_new(x, "retransmit", json_string(ppl_retransmit_name(t->transport.retransmit)));
-    json_object_set_new(x, "rtt", json_real(t->transport.rtt_s));
+    json_object_set_new(x, "rtt", ppl_json_real(t->transport.rtt_s));
     json_object_set_new(o, "transport", x);
     return o;
 }
@@ -73,10 +73,11 @@ static ppl_status show_json(cli *c, const ppl_topology *t, const ppl_topology_fi
     if (!doc)
         return cli_emit_json(c, NULL);
     json_object_set_new(doc, "topology", topology_json(t, f));
-    json_object_set_new(doc, "injection_bandwidth", json_real(f->injection_bps));
-    json_object_set_new(doc, "bisection_bandwidth", json_real(f->bisection_bps));
-    json_object_set_new(doc, "bisection_bandwidth_per_gpu",
-                        json_real(f->gpus > 0 ? f->bisection_bps / ((double)f->gpus / 2.0) : 0.0));
+    json_object_set_new(doc, "injection_bandwidth", ppl_json_real(f->injection_bps));
+    json_object_set_new(doc, "bisection_bandwidth", ppl_json_real(f->bisection_bps));
+    json_object_set_new(
+        doc, "bisection_bandwidth_per_gpu",
+        ppl_json_real(f->gpus > 0 ? f->bisection_bps / ((double)f->gpus / 2.0) : 0.0));
     json_object_set_new(doc, "switches", json_integer(f->switches));
     json_object_set_new(doc, "cables", json_integer(f->cables));
     return cli_emit_json(c, doc);

@@ -277,15 +277,16 @@ ppl_status cmd_validate(cli *c)
             json_object_set_new(e, "stack", json_string(ppl_stack_name(r->stack)));
             json_object_set_new(e, "predicted", ppl_estimate_json(&best, &r->model));
             if (r->step_time_s > 0)
-                json_object_set_new(meas, "step_time_s", json_real(r->step_time_s));
+                json_object_set_new(meas, "step_time_s", ppl_json_real(r->step_time_s));
             if (r->tflops_per_gpu > 0)
-                json_object_set_new(meas, "tflops_per_gpu", json_real(r->tflops_per_gpu));
+                json_object_set_new(meas, "tflops_per_gpu", ppl_json_real(r->tflops_per_gpu));
             if (r->mfu > 0)
-                json_object_set_new(meas, "mfu", json_real(r->mfu));
+                json_object_set_new(meas, "mfu", ppl_json_real(r->mfu));
             if (r->memory_bytes > 0)
-                json_object_set_new(meas, "memory_bytes", json_real(r->memory_bytes));
+                json_object_set_new(meas, "memory_bytes", ppl_json_real(r->memory_bytes));
             json_object_set_new(e, "measured", meas);
-            json_object_set_new(e, "error", r->step_time_s > 0 ? json_real(error) : json_null());
+            json_object_set_new(e, "error",
+                                r->step_time_s > 0 ? ppl_json_real(error) : json_null());
             json_object_set_new(e, "searched", json_integer((json_int_t)stats.evaluated));
             json_array_append_new(list, e);
             free(split);
@@ -308,13 +309,13 @@ ppl_status cmd_validate(cli *c)
     if (doc) {
         json_t *agg = json_object();
         json_object_set_new(agg, "runs", json_integer((json_int_t)used));
-        json_object_set_new(agg, "mean_abs_error", json_real(mean));
-        json_object_set_new(agg, "max_abs_error", json_real(worst));
+        json_object_set_new(agg, "mean_abs_error", ppl_json_real(mean));
+        json_object_set_new(agg, "max_abs_error", ppl_json_real(worst));
         json_object_set_new(doc, "aggregate", agg);
         if (params.active) {
             json_t *fitted = json_object();
             for (int k = 0; k < F_COUNT; k++)
-                json_object_set_new(fitted, fit_names[k], json_real(params.v[k]));
+                json_object_set_new(fitted, fit_names[k], ppl_json_real(params.v[k]));
             json_object_set_new(doc, "fitted", fitted);
         }
         ppl_table_free(&t);

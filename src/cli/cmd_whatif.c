@@ -98,7 +98,7 @@ static json_t *value_json(const char *v)
     if (*v && *end == '\0' && isfinite(d)) {
         if (d == floor(d) && fabs(d) < 9e15)
             return json_integer((json_int_t)d);
-        return json_real(d);
+        return ppl_json_real(d);
     }
     if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0)
         return json_true();
@@ -405,7 +405,7 @@ ppl_status cmd_whatif(cli *c)
         json_object_set_new(doc, "model", json_string(model.name));
         json_object_set_new(doc, "topology", json_string(base.name));
         if (ttt)
-            json_object_set_new(doc, "tokens", json_real(a->tokens));
+            json_object_set_new(doc, "tokens", ppl_json_real(a->tokens));
         for (size_t p = 0; p < npts; p++) {
             json_t *e = json_object(), *values = json_object();
             for (int i = 0; i < a->nsweeps; i++)
@@ -414,10 +414,10 @@ ppl_status cmd_whatif(cli *c)
             json_object_set_new(e, "result",
                                 pts[p].ok ? ppl_estimate_json(&pts[p].e, &model) : json_null());
             if (ttt && pts[p].ok) {
-                json_object_set_new(e, "time_to_train_s", json_real(pts[p].time_to_train_s));
+                json_object_set_new(e, "time_to_train_s", ppl_json_real(pts[p].time_to_train_s));
                 json_object_set_new(
                     e, "gpu_hours",
-                    json_real(pts[p].time_to_train_s * (double)pts[p].e.config.gpus / 3600.0));
+                    ppl_json_real(pts[p].time_to_train_s * (double)pts[p].e.config.gpus / 3600.0));
             }
             json_array_append_new(list, e);
         }
@@ -618,12 +618,12 @@ ppl_status cmd_size(cli *c)
         json_object_set_new(doc, "topology", json_string(topo.name));
         json_object_set_new(doc, "gpus", json_integer(answer));
         if (!a->fit_only) {
-            json_object_set_new(doc, "tokens", json_real(a->tokens));
-            json_object_set_new(doc, "days", json_real(seconds / 86400.0));
-            json_object_set_new(doc, "days_allowed", json_real(a->days));
-            json_object_set_new(doc, "gpu_hours", json_real(gpu_hours));
+            json_object_set_new(doc, "tokens", ppl_json_real(a->tokens));
+            json_object_set_new(doc, "days", ppl_json_real(seconds / 86400.0));
+            json_object_set_new(doc, "days_allowed", ppl_json_real(a->days));
+            json_object_set_new(doc, "gpu_hours", ppl_json_real(gpu_hours));
             if (a->gpu_hour_price > 0)
-                json_object_set_new(doc, "cost", json_real(gpu_hours * a->gpu_hour_price));
+                json_object_set_new(doc, "cost", ppl_json_real(gpu_hours * a->gpu_hour_price));
         }
         json_object_set_new(doc, "result", ppl_estimate_json(&best, &model));
         return cli_emit_json(c, doc);

@@ -150,9 +150,8 @@ static ppl_status check_outputs(cli *c)
             ppl_error ignored;
             if (!ins[k].arg)
                 continue;
-            if (ins[k].kind < 0 ||
-                ppl_catalog_resolve((ppl_catalog_kind)ins[k].kind, ins[k].arg, path, sizeof path,
-                                    &ignored) != PPL_OK)
+            if (ins[k].kind < 0 || ppl_catalog_resolve((ppl_catalog_kind)ins[k].kind, ins[k].arg,
+                                                       path, sizeof path, &ignored) != PPL_OK)
                 snprintf(path, sizeof path, "%s", ins[k].arg);
             if (ppl_same_file(outs[i], path))
                 return ppl_error_set(&c->err, PPL_EUSAGE, "", flags[i],

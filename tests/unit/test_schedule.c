@@ -167,6 +167,37 @@ static void test_block_recompute_time(void **state)
     assert_close(quarter.traffic.nvlink, none.traffic.nvlink * (4.0 + 2.0 * 0.25) / 4.0, 1e-9);
 }
 
+/*
+ * Nothing non-finite is shown or ranked: an estimate whose figures are all
+ * finite and non-negative passes ppl_estimate_check; a NaN, an infinity or a
+ * negative time in any one of them is PPL_EINTERNAL naming that figure.
+ */
+static void test_estimate_check(void **state)
+{
+    (void)state;
+    ppl_model m = gpt(32, 4096, 32, 2048);
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_config c = test_config(1024, 8, 8, 1, 1024, &m);
+    ppl_estimate e, bad;
+    ppl_error err;
+    ppl_estimate_config(&ctx, &c, &e);
+    assert_int_equal(ppl_estimate_check(&e, &err), PPL_OK);
+    bad = e;
+    bad.step_time_s = NAN;
+    assert_int_equal(ppl_estimate_check(&bad, &err), PPL_EINTERNAL);
+    assert_non_null(strstr(err.message, "step_time_s"));
+    bad = e;
+    bad.time.dp_comm = INFINITY;
+    assert_int_equal(ppl_estimate_check(&bad, &err), PPL_EINTERNAL);
+    assert_non_null(strstr(err.message, "time.dp_comm"));
+    bad = e;
+    bad.traffic.spine = -1.0;
+    assert_int_equal(ppl_estimate_check(&bad, &err), PPL_EINTERNAL);
+    assert_non_null(strstr(err.message, "traffic.spine"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -175,6 +206,7 @@ int main(void)
         cmocka_unit_test(test_tp_traffic),
         cmocka_unit_test(test_scatter_gather),
         cmocka_unit_test(test_block_recompute_time),
+        cmocka_unit_test(test_estimate_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
