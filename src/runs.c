@@ -79,6 +79,58 @@ static ppl_status read_bool_pin(jr_ctx *ctx, const json_t *cfg, const char *path
     return st;
 }
 
+/* config.stage_layers: transformer layers per pipeline stage, first to last.  It
+ * must make up the model's layers over pp stages of at least one layer, and only
+ * the first and last stage may differ from the rest (what Megatron-LM's
+ * --decoder-first/last-pipeline-num-layers express); it pins those two. */
+static ppl_status read_stage_layers(jr_ctx *ctx, const json_t *cfg, const char *cpath, ppl_run *r)
+{
+    char full[PPL_ERROR_KEY_MAX], item[PPL_ERROR_KEY_MAX], found[64];
+    json_t *v;
+    ppl_status st = jr_get(ctx, cfg, cpath, "stage_layers", JR_OPTIONAL, &v);
+    if (st != PPL_OK || !v)
+        return st;
+    jr_path(full, sizeof full, cpath, "stage_layers");
+    size_t n = json_array_size(v);
+    if (!json_is_array(v) || n == 0) {
+        jr_describe(v, found, sizeof found);
+        return jr_fail(ctx, full,
+                       "expected an array of layer counts, first stage to last, found %s", found);
+    }
+    ppl_args *a = &r->pins;
+    const int64_t layers = r->model.layers;
+    if (a->pp != PPL_UNSET && (int64_t)n != a->pp)
+        return jr_fail(ctx, full, "%zu stages, but pp is %lld", n, (long long)a->pp);
+    int64_t sum = 0, count[3] = {0, 0, 0}; /* first, a middle one, last */
+    for (size_t i = 0; i < n; i++) {
+        const json_t *e = json_array_get(v, i);
+        jr_index(item, sizeof item, full, i);
+        if (!json_is_integer(e) || json_integer_value(e) < 1 || json_integer_value(e) > layers) {
+            jr_describe(e, found, sizeof found);
+            return jr_fail(ctx, item, "expected a layer count from 1 to %lld, found %s",
+                           (long long)layers, found);
+        }
+        int64_t k = (int64_t)json_integer_value(e);
+        sum += k;
+        size_t slot = i == 0 ? 0 : i + 1 == n ? 2 : 1;
+        if (slot == 1 && count[1] != 0 && k != count[1])
+            return jr_fail(ctx, item,
+                           "%lld, but stage 1 has %lld: only the first and last stage may "
+                           "differ from the others",
+                           (long long)k, (long long)count[1]);
+        count[slot] = k;
+    }
+    if (sum != layers)
+        return jr_fail(ctx, full, "the stages hold %lld layers, but %s has %lld", (long long)sum,
+                       r->model.name, (long long)layers);
+    a->pp = (int64_t)n;
+    if (n >= 2) {
+        a->first_stage_layers = count[0];
+        a->last_stage_layers = count[2];
+    }
+    return PPL_OK;
+}
+
 static ppl_status read_config(jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
 {
     char cpath[PPL_ERROR_KEY_MAX];
@@ -112,6 +164,8 @@ static ppl_status read_config(jr_ctx *ctx, const json_t *entry, const char *path
                       PPL_OPTIMIZER_ADAM, &a->optimizer)))
         return st;
     a->zero = (int)zero;
+    if ((st = read_stage_layers(ctx, cfg, cpath, r)) != PPL_OK)
+        return st;
     /* a run's pinned split must multiply out to its GPUs (an unpinned cp takes the rest) */
     if (a->gpus != PPL_UNSET && a->tp != PPL_UNSET && a->pp != PPL_UNSET && a->dp != PPL_UNSET) {
         int64_t cp = a->cp != PPL_UNSET ? a->cp : 1, prod;
@@ -160,12 +214,19 @@ static ppl_status read_entry(jr_ctx *ctx, const json_t *entry, const char *path,
     if ((st = jr_expect_object(ctx, entry, path)))
         return st;
     jr_warn_unknown_keys(ctx, entry, path, entry_keys);
-    if ((st = jr_string(ctx, entry, path, "id", JR_REQUIRED, "", r->id, sizeof r->id)) ||
-        (st = load_part(ctx, entry, path, "model", PPL_CATALOG_MODELS, &r->model)) ||
+    if ((st = jr_string(ctx, entry, path, "id", JR_REQUIRED, "", r->id, sizeof r->id)))
+        return st;
+    if ((st = load_part(ctx, entry, path, "model", PPL_CATALOG_MODELS, &r->model)) ||
         (st = load_part(ctx, entry, path, "topology", PPL_CATALOG_TOPOLOGIES, &r->topology)) ||
         (st = read_config(ctx, entry, path, r)) || (st = read_measured(ctx, entry, path, r)) ||
-        (st = jr_enum(ctx, entry, path, "stack", JR_OPTIONAL, ppl_stack_names, PPL_UNSET, &stack)))
+        (st =
+             jr_enum(ctx, entry, path, "stack", JR_OPTIONAL, ppl_stack_names, PPL_UNSET, &stack))) {
+        /* name the run, not only its index */
+        size_t len = strnlen(ctx->err->message, sizeof ctx->err->message - 1);
+        snprintf(ctx->err->message + len, sizeof ctx->err->message - len, " (run \"%.60s\")",
+                 r->id);
         return st;
+    }
     r->stack_given = stack != PPL_UNSET;
     /* without a stated stack: flash attention marks a stack of its era (2022+) */
     r->stack = r->stack_given                 ? (ppl_stack)stack
