@@ -40,6 +40,32 @@ static void divisors(int64_t n, int64_t limit, choices *out)
             add(out, d);
 }
 
+/* All divisors of n, largest first: n/d for d = 1, 2, ... up to sqrt(n), then the
+ * small ones d back down to 1. */
+typedef struct divisor_list {
+    int64_t *v;
+    size_t n;
+} divisor_list;
+
+static ppl_status divisors_descending(int64_t n, divisor_list *out)
+{
+    int64_t small[1 << 14]; /* n <= 2^40 has fewer than 2^14 divisors below sqrt(n) */
+    size_t ns = 0;
+    for (int64_t d = 1; d <= n / d && ns < sizeof small / sizeof *small; d++)
+        if (n % d == 0)
+            small[ns++] = d;
+    out->n = 0;
+    out->v = malloc(2 * (ns ? ns : 1) * sizeof *out->v);
+    if (!out->v)
+        return PPL_EINTERNAL;
+    for (size_t i = 0; i < ns; i++)
+        if (n / small[i] != small[i])
+            out->v[out->n++] = n / small[i];
+    for (size_t i = ns; i-- > 0;)
+        out->v[out->n++] = small[i];
+    return PPL_OK;
+}
+
 static void pinned_or(int64_t pin, const choices *free_choices, choices *out)
 {
     if (pin != PPL_UNSET) {
@@ -88,7 +114,8 @@ static int compare(const ppl_search_opts *o, const ppl_estimate *a, const ppl_es
     if (x > y)
         return 1;
     const ppl_config *p = &a->config, *q = &b->config;
-    int64_t ka[] = {p->tp,
+    int64_t ka[] = {p->gpus,
+                    p->tp,
                     p->pp,
                     p->cp,
                     p->ep,
@@ -99,7 +126,8 @@ static int compare(const ppl_search_opts *o, const ppl_estimate *a, const ppl_es
                     p->sequence_parallel,
                     p->flash_attention,
                     p->layers_of != NULL};
-    int64_t kb[] = {q->tp,
+    int64_t kb[] = {q->gpus,
+                    q->tp,
                     q->pp,
                     q->cp,
                     q->ep,
@@ -139,9 +167,10 @@ static void keep(const ppl_search_opts *o, top_list *l, const ppl_estimate *e)
 /* The same knobs, whatever the stage split. */
 static bool same_knobs(const ppl_config *a, const ppl_config *b)
 {
-    return a->tp == b->tp && a->pp == b->pp && a->cp == b->cp && a->ep == b->ep && a->vp == b->vp &&
-           a->mbs == b->mbs && a->zero == b->zero && a->recompute == b->recompute &&
-           a->sequence_parallel == b->sequence_parallel && a->flash_attention == b->flash_attention;
+    return a->gpus == b->gpus && a->tp == b->tp && a->pp == b->pp && a->cp == b->cp &&
+           a->ep == b->ep && a->vp == b->vp && a->mbs == b->mbs && a->zero == b->zero &&
+           a->recompute == b->recompute && a->sequence_parallel == b->sequence_parallel &&
+           a->flash_attention == b->flash_attention;
 }
 
 typedef struct search_state {
@@ -328,6 +357,95 @@ static void progress(search_state *s, double fraction)
     }
 }
 
+/* The knobs that search_replica enumerates for every (tp, cp, pp, dp). */
+typedef struct inner_choices {
+    choices sps, recomputes, flashes, zeros;
+} inner_choices;
+
+/* Every configuration of one replica shape c (tp, cp, pp, dp and gpus set): ep,
+ * microbatch size, interleaving, sequence parallelism, recomputation, flash
+ * attention and ZeRO stage. */
+static void search_replica(search_state *s, ppl_config c, const inner_choices *k)
+{
+    const ppl_eval_ctx *ctx = s->ctx;
+    const ppl_model *m = ctx->model;
+    const ppl_args *pin = s->opts->pins;
+    const int64_t batch = pin->global_batch;
+    const choices *sps = &k->sps, *recomputes = &k->recomputes, *flashes = &k->flashes,
+                  *zeros = &k->zeros;
+    choices eps, ep_all, vps, mbss, mbs_all;
+    ppl_error split_err;
+    if (ppl_stage_split_pinned(m->layers, c.pp, pin->first_stage_layers, pin->last_stage_layers,
+                               &c.split, &split_err) != PPL_OK)
+        return; /* the pinned ends leave this pp no split */
+    ep_all.n = 0;
+    if (m->has_moe)
+        divisors(c.dp, m->moe.experts, &ep_all);
+    else
+        add(&ep_all, 1);
+    pinned_or(pin->ep, &ep_all, &eps);
+    mbs_all.n = 0;
+    if (batch % c.dp == 0)
+        divisors(batch / c.dp, MAX_MBS, &mbs_all);
+    pinned_or(pin->mbs, &mbs_all, &mbss);
+    for (int e = 0; e < eps.n; e++) {
+        c.ep = eps.v[e];
+        if (c.dp % c.ep != 0)
+            continue;
+        ppl_layout layout;
+        ppl_layout_init(ctx, &c, &layout);
+        for (int f = 0; f < mbss.n; f++) {
+            c.mbs = mbss.v[f];
+            if (batch % (c.dp * c.mbs) != 0)
+                continue;
+            c.microbatches = batch / (c.dp * c.mbs);
+            vps.n = 0;
+            add(&vps, 1);
+            int64_t chunked = ppl_interleaved_stage_layers(&c);
+            if (c.pp > 1 && c.microbatches % c.pp == 0)
+                for (int64_t v = 2; v <= chunked; v++)
+                    if (chunked % v == 0)
+                        add(&vps, v);
+            if (pin->vp != PPL_UNSET) {
+                vps.n = 0;
+                add(&vps, pin->vp);
+            }
+            for (int g = 0; g < vps.n; g++) {
+                c.vp = vps.v[g];
+                ppl_classes classes;
+                ppl_classes_init(ctx, &c, &classes);
+                for (int i = 0; i < sps->n; i++) {
+                    c.sequence_parallel = sps->v[i];
+                    ppl_micro micro;
+                    ppl_micro_comm_init(ctx, &c, &layout, &micro);
+                    for (int h = 0; h < recomputes->n; h++) {
+                        c.recompute = (ppl_recompute)recomputes->v[h];
+                        for (int j = 0; j < flashes->n; j++) {
+                            c.flash_attention = flashes->v[j];
+                            /* with flash attention, selective recomputation saves
+                             * and costs nothing more: one of the two */
+                            if (c.flash_attention && c.recompute == PPL_RECOMPUTE_SELECTIVE &&
+                                pin->recompute == PPL_UNSET)
+                                continue;
+                            c.zero = (int)zeros->v[0];
+                            ppl_micro_compute_init(ctx, &c, &micro);
+                            for (int z = 0; z < zeros->n; z++) {
+                                c.zero = (int)zeros->v[z];
+                                /* ZeRO-2/3 with pipelining: neither Megatron
+                                 * nor DeepSpeed */
+                                if (c.zero >= 2 && c.pp > 1 && pin->zero == PPL_UNSET)
+                                    continue;
+                                evaluate(s, &c, &layout, &micro, &classes);
+                            }
+                        }
+                    }
+                }
+                ppl_classes_free(&classes);
+            }
+        }
+    }
+}
+
 ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_search_result *r,
                       ppl_error *err)
 {
@@ -355,8 +473,16 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     }
 
     const int64_t batch = pin->global_batch;
-    choices tp_all, tps, cps, cp_all, pps, pp_all, eps, ep_all, vps, mbss, mbs_all;
-    choices zeros, recomputes, sps, flashes;
+    /* with gpus a ceiling (whatif's gpus=N), every GPU count up to it is a candidate */
+    const bool up_to = o->gpus_at_most;
+    choices tp_all, tps, cps, cp_all, pps, pp_all;
+    inner_choices inner;
+    divisor_list batch_divisors = {NULL, 0};
+    if (up_to && divisors_descending(batch, &batch_divisors) != PPL_OK) {
+        free(s.best.items);
+        free(s.near.items);
+        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
+    }
     /* TP groups stay whole inside NVLink nodes: tp divides the node size (or, when
      * allowed across, is a multiple of it) */
     tp_all.n = 0;
@@ -365,7 +491,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         int64_t node = ctx->net.node_gpus;
         bool inside = tp <= node && node % tp == 0;
         bool across = pin->allow_tp_across_servers && tp > node && tp % node == 0;
-        if (gpus % tp == 0 && (inside || across))
+        if ((up_to || gpus % tp == 0) && (inside || across))
             add(&tp_all, tp);
     }
     pinned_or(pin->tp, &tp_all, &tps);
@@ -374,18 +500,10 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         if (cp == 1 || (m->seq_len >= 8192 && m->seq_len % (2 * cp) == 0))
             add(&cp_all, cp);
     pinned_or(pin->cp, &cp_all, &cps);
-    zeros.n = recomputes.n = 0;
-    for (int z = 0; z <= 3; z++)
-        add(&zeros, z);
-    for (int rc = 0; rc < 3; rc++)
-        add(&recomputes, rc);
-    {
-        choices tmp = zeros;
-        pinned_or(pin->zero, &tmp, &zeros);
-        tmp = recomputes;
-        pinned_or(pin->recompute, &tmp, &recomputes);
-    }
-    flags(pin->flash_attention, true, &flashes);
+    choices all_zeros = {{0, 1, 2, 3}, 4}, all_recomputes = {{0, 1, 2}, 3};
+    pinned_or(pin->zero, &all_zeros, &inner.zeros);
+    pinned_or(pin->recompute, &all_recomputes, &inner.recomputes);
+    flags(pin->flash_attention, true, &inner.flashes);
 
     ppl_config c;
     memset(&c, 0, sizeof c);
@@ -399,95 +517,47 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         c.tp = tps.v[a];
         if (m->heads % c.tp != 0 || (m->kv_heads % c.tp != 0 && c.tp % m->kv_heads != 0))
             continue;
-        flags(pin->sequence_parallel, c.tp > 1, &sps);
+        flags(pin->sequence_parallel, c.tp > 1, &inner.sps);
         for (int b = 0; b < cps.n; b++) {
             c.cp = cps.v[b];
-            if (gpus % (c.tp * c.cp) != 0)
+            if (c.tp * c.cp > gpus || (!up_to && gpus % (c.tp * c.cp) != 0))
                 continue;
-            divisors(gpus / (c.tp * c.cp), m->layers, &pp_all);
+            /* pp divides gpus / (tp cp); under a ceiling any pp up to it will do */
+            int64_t pp_room = gpus / (c.tp * c.cp);
+            if (!up_to)
+                divisors(pp_room, m->layers, &pp_all);
             pinned_or(pin->pp, &pp_all, &pps);
-            for (int d = 0; d < pps.n; d++) {
-                progress(&s, ((double)a + ((double)b + (double)d / pps.n) / cps.n) / tps.n);
-                c.pp = pps.v[d];
-                if (gpus % (c.tp * c.cp * c.pp) != 0)
+            int64_t npp = pin->pp != PPL_UNSET || !up_to ? pps.n
+                          : pp_room < m->layers          ? pp_room
+                                                         : m->layers;
+            for (int64_t d = 0; d < npp; d++) {
+                progress(&s, ((double)a + ((double)b + (double)d / (double)npp) / cps.n) / tps.n);
+                c.pp = up_to && pin->pp == PPL_UNSET ? d + 1 : pps.v[d];
+                if (c.tp * c.cp * c.pp > gpus || (!up_to && gpus % (c.tp * c.cp * c.pp) != 0))
                     continue;
-                c.dp = gpus / (c.tp * c.cp * c.pp);
-                if (pin->dp != PPL_UNSET && pin->dp != c.dp)
-                    continue;
-                ppl_error split_err;
-                if (ppl_stage_split_pinned(m->layers, c.pp, pin->first_stage_layers,
-                                           pin->last_stage_layers, &c.split, &split_err) != PPL_OK)
-                    continue; /* the pinned ends leave this pp no split */
-                ep_all.n = 0;
-                if (m->has_moe)
-                    divisors(c.dp, m->moe.experts, &ep_all);
-                else
-                    add(&ep_all, 1);
-                pinned_or(pin->ep, &ep_all, &eps);
-                mbs_all.n = 0;
-                if (batch % c.dp == 0)
-                    divisors(batch / c.dp, MAX_MBS, &mbs_all);
-                pinned_or(pin->mbs, &mbs_all, &mbss);
-                for (int e = 0; e < eps.n; e++) {
-                    c.ep = eps.v[e];
-                    if (c.dp % c.ep != 0)
-                        continue;
-                    ppl_layout layout;
-                    ppl_layout_init(ctx, &c, &layout);
-                    for (int f = 0; f < mbss.n; f++) {
-                        c.mbs = mbss.v[f];
-                        if (batch % (c.dp * c.mbs) != 0)
-                            continue;
-                        c.microbatches = batch / (c.dp * c.mbs);
-                        vps.n = 0;
-                        add(&vps, 1);
-                        int64_t chunked = ppl_interleaved_stage_layers(&c);
-                        if (c.pp > 1 && c.microbatches % c.pp == 0)
-                            for (int64_t v = 2; v <= chunked; v++)
-                                if (chunked % v == 0)
-                                    add(&vps, v);
-                        if (pin->vp != PPL_UNSET) {
-                            vps.n = 0;
-                            add(&vps, pin->vp);
-                        }
-                        for (int g = 0; g < vps.n; g++) {
-                            c.vp = vps.v[g];
-                            ppl_classes classes;
-                            ppl_classes_init(ctx, &c, &classes);
-                            for (int i = 0; i < sps.n; i++) {
-                                c.sequence_parallel = sps.v[i];
-                                ppl_micro micro;
-                                ppl_micro_comm_init(ctx, &c, &layout, &micro);
-                                for (int h = 0; h < recomputes.n; h++) {
-                                    c.recompute = (ppl_recompute)recomputes.v[h];
-                                    for (int j = 0; j < flashes.n; j++) {
-                                        c.flash_attention = flashes.v[j];
-                                        /* with flash attention, selective recomputation saves
-                                         * and costs nothing more: one of the two */
-                                        if (c.flash_attention &&
-                                            c.recompute == PPL_RECOMPUTE_SELECTIVE &&
-                                            pin->recompute == PPL_UNSET)
-                                            continue;
-                                        c.zero = (int)zeros.v[0];
-                                        ppl_micro_compute_init(ctx, &c, &micro);
-                                        for (int z = 0; z < zeros.n; z++) {
-                                            c.zero = (int)zeros.v[z];
-                                            /* ZeRO-2/3 with pipelining: neither Megatron
-                                             * nor DeepSpeed */
-                                            if (c.zero >= 2 && c.pp > 1 && pin->zero == PPL_UNSET)
-                                                continue;
-                                            evaluate(&s, &c, &layout, &micro, &classes);
-                                        }
-                                    }
-                                }
-                            }
-                            ppl_classes_free(&classes);
-                        }
+                /* dp = gpus / (tp cp pp); under a ceiling, every dp that divides the
+                 * batch and fits under it, most GPUs first (they prune the rest) */
+                int64_t room = gpus / (c.tp * c.cp * c.pp);
+                const int64_t *dps = &room;
+                size_t ndps = 1;
+                if (up_to) {
+                    dps = batch_divisors.v; /* descending: skip those above room */
+                    ndps = batch_divisors.n;
+                    while (ndps > 0 && *dps > room) {
+                        dps++;
+                        ndps--;
                     }
+                }
+                for (size_t e = 0; e < ndps; e++) {
+                    c.dp = dps[e];
+                    c.gpus = c.tp * c.cp * c.pp * c.dp;
+                    if (pin->dp == PPL_UNSET || pin->dp == c.dp)
+                        search_replica(&s, c, &inner);
                 }
             }
         }
     }
+    free(batch_divisors.v);
     /* a split the user pinned stays as pinned */
     if (!o->no_balance && pin->first_stage_layers == PPL_UNSET &&
         pin->last_stage_layers == PPL_UNSET)

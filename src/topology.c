@@ -208,6 +208,14 @@ static ppl_status read_tiers(jr_ctx *ctx, const json_t *obj, const char *path, p
                               DEFAULT_TIER_LATENCY_S, JR_NON_NEGATIVE(MAX_LATENCY_S),
                               &tier->latency_s)))
             return st;
+        /* tiers are named in every breakdown (exposed comm, traffic, what-if
+         * paths): a name must say which one */
+        jr_path(full, sizeof full, ipath, "name");
+        if (!tier->name[0])
+            return jr_fail(ctx, full, "expected a tier name, found \"\"");
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(t->tiers[k].name, tier->name) == 0)
+                return jr_fail(ctx, full, "\"%s\" is also the name of tiers[%zu]", tier->name, k);
         jr_path(full, sizeof full, ipath, "servers");
         if (i > 0) {
             const ppl_tier *inner = &t->tiers[i - 1];

@@ -23,6 +23,8 @@ typedef struct ppl_search_opts {
     int objective;        /* ppl_objective */
     bool no_prune;        /* cost every candidate (tests compare with the pruned search) */
     bool no_balance;      /* keep the default stage split (no integer program) */
+    bool gpus_at_most;    /* pins->gpus is a ceiling: every GPU count up to it is a
+                             candidate (whatif's gpus=N: what the cluster offers) */
     /* called now and then with the share of the space covered (0..1) */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;

@@ -14,6 +14,7 @@ typedef struct cli {
     ppl_diag diag;
     ppl_error err;
     ppl_buf out;
+    bool batch_noted; /* the assumed global batch was said on stderr */
 } cli;
 
 /* Resolves a --model/--topology argument (name or path) and loads it. */

@@ -160,11 +160,12 @@ static ppl_status load_topology_json(cli *c, const char *arg, json_t **out, char
 
 /* The best plan for pins on a topology; PPL_INFEASIBLE when nothing fits. */
 static ppl_status best_plan(cli *c, const ppl_model *m, const ppl_topology *t, const ppl_args *pins,
-                            ppl_estimate *out)
+                            bool gpus_at_most, ppl_estimate *out)
 {
     ppl_eval_ctx ctx;
     cli_eval_ctx(c, &ctx, m, t);
-    ppl_search_opts o = {.pins = pins, .top = 1, .objective = pins->objective};
+    ppl_search_opts o = {
+        .pins = pins, .top = 1, .objective = pins->objective, .gpus_at_most = gpus_at_most};
     ppl_search_result r;
     ppl_error err;
     ppl_status st = ppl_search(&ctx, &o, &r, &err);
@@ -182,11 +183,24 @@ static ppl_status best_plan(cli *c, const ppl_model *m, const ppl_topology *t, c
     return st;
 }
 
-static double default_batch(const ppl_model *m)
+/* The global batch when --global-batch is not given: about 4M tokens per step
+ * (GPT-3's 3.2M, Llama 2's 4M), in a power of two of sequences.  Said on stderr,
+ * in the output and in the JSON (global_batch_assumed), never silently. */
+static int64_t default_batch(cli *c, const ppl_model *m, bool *assumed)
 {
-    /* about 4M tokens per step, in a power of two of sequences */
+    *assumed = c->args->global_batch == PPL_UNSET;
+    if (!*assumed)
+        return c->args->global_batch;
     double seqs = 4194304.0 / (double)m->seq_len;
-    return seqs < 1 ? 1 : pow(2.0, round(log2(seqs)));
+    int64_t b = seqs < 1 ? 1 : (int64_t)pow(2.0, round(log2(seqs)));
+    if (!c->batch_noted) {
+        c->batch_noted = true;
+        fprintf(stderr,
+                "parplan: note: no --global-batch: assuming %lld sequences of %lld tokens "
+                "(%.3g M tokens) per step\n",
+                (long long)b, (long long)m->seq_len, (double)b * (double)m->seq_len / 1e6);
+    }
+    return b;
 }
 
 static void short_config(const ppl_config *c, char *buf, size_t size)
@@ -314,13 +328,15 @@ ppl_status cmd_whatif(cli *c)
             rest /= (size_t)sw[i].nvalues;
         }
     }
-    bool gpus_swept = false;
-    for (int i = 0; i < a->nsweeps; i++)
+    bool gpus_swept = false, batch_swept = false, batch_assumed = false;
+    for (int i = 0; i < a->nsweeps; i++) {
         gpus_swept = gpus_swept || strcmp(sw[i].key, "gpus") == 0;
+        batch_swept = batch_swept || strcmp(sw[i].key, "global_batch") == 0;
+    }
+    int64_t batch = batch_swept ? PPL_UNSET : default_batch(c, &model, &batch_assumed);
     for (size_t p = 0; p < npts && st == PPL_OK; p++) {
         ppl_args pins = *a;
-        if (pins.global_batch == PPL_UNSET)
-            pins.global_batch = (int64_t)default_batch(&model);
+        pins.global_batch = batch;
         json_t *patched = json_deep_copy(topo_json);
         for (int i = 0; i < a->nsweeps; i++) {
             const char *k = sw[i].key, *v = sw[i].values[pts[p].idx[i]];
@@ -361,24 +377,10 @@ ppl_status cmd_whatif(cli *c)
                                (long long)(t.servers * t.gpus_per_server));
             break;
         }
-        ppl_status ps = best_plan(c, &model, &t, &pins, &pts[p].e);
-        /* "gpus=N" is what the cluster offers: a plan may leave some idle when fewer
-         * train faster at this global batch (halving while it helps) */
-        if (pins.gpus != PPL_UNSET && gpus_swept) {
-            ppl_args fewer = pins;
-            ppl_estimate e2;
-            while (ps != PPL_EINTERNAL && fewer.gpus % 2 == 0 &&
-                   fewer.gpus / 2 >= t.gpus_per_server) {
-                fewer.gpus /= 2;
-                ppl_status s2 = best_plan(c, &model, &t, &fewer, &e2);
-                if (s2 != PPL_OK)
-                    break;
-                if (ps == PPL_OK && e2.step_time_s >= pts[p].e.step_time_s)
-                    break;
-                pts[p].e = e2;
-                ps = PPL_OK;
-            }
-        }
+        /* "gpus=N" is what the cluster offers: a plan may leave some idle when
+         * fewer train faster at this global batch, so every count up to N is a
+         * candidate */
+        ppl_status ps = best_plan(c, &model, &t, &pins, gpus_swept, &pts[p].e);
         if (ps == PPL_OK) {
             pts[p].ok = true;
             if (a->tokens > 0)
@@ -404,6 +406,9 @@ ppl_status cmd_whatif(cli *c)
         json_t *doc = ppl_json_document(), *list = json_array();
         json_object_set_new(doc, "model", json_string(model.name));
         json_object_set_new(doc, "topology", json_string(base.name));
+        if (!batch_swept)
+            json_object_set_new(doc, "global_batch", json_integer(batch));
+        json_object_set_new(doc, "global_batch_assumed", json_boolean(batch_assumed));
         if (ttt)
             json_object_set_new(doc, "tokens", ppl_json_real(a->tokens));
         for (size_t p = 0; p < npts; p++) {
@@ -425,18 +430,20 @@ ppl_status cmd_whatif(cli *c)
         free(pts);
         return cli_emit_json(c, doc);
     }
-    size_t ncols = (size_t)a->nsweeps + 5 + (ttt ? 2 : 0);
+    size_t ncols = (size_t)a->nsweeps + 5 + (batch_swept ? 0 : 1) + (ttt ? 2 : 0);
     ppl_table tab;
     char align[PPL_TABLE_MAX_COLS + 1];
     memset(align, 'r', sizeof align);
     align[ncols] = '\0';
-    align[(size_t)a->nsweeps + 4] = 'l';
+    align[(size_t)a->nsweeps + (batch_swept ? 4 : 5)] = 'l';
     ppl_table_init(&tab, ncols, align);
     const char *head[PPL_TABLE_MAX_COLS];
     size_t h = 0;
     for (int i = 0; i < a->nsweeps; i++)
         head[h++] = sw[i].key;
     head[h++] = "GPUs";
+    if (!batch_swept)
+        head[h++] = batch_assumed ? "batch (assumed)" : "batch";
     head[h++] = "step";
     head[h++] = "tokens/s";
     head[h++] = "MFU";
@@ -461,6 +468,8 @@ ppl_status cmd_whatif(cli *c)
         const ppl_estimate *e = &pts[p].e;
         if (pts[p].ok) {
             snprintf(cells[k++], 96, "%lld", (long long)e->config.gpus);
+            if (!batch_swept)
+                snprintf(cells[k++], 96, "%lld", (long long)e->config.global_batch);
             if (a->csv) {
                 snprintf(cells[k++], 96, "%.6g", e->step_time_s);
                 snprintf(cells[k++], 96, "%.6g", e->tokens_per_s);
@@ -481,6 +490,8 @@ ppl_status cmd_whatif(cli *c)
             }
         } else {
             snprintf(cells[k++], 96, "-");
+            if (!batch_swept)
+                snprintf(cells[k++], 96, "%lld", (long long)batch);
             snprintf(cells[k++], 96, "-");
             snprintf(cells[k++], 96, "-");
             snprintf(cells[k++], 96, "-");
@@ -517,9 +528,9 @@ static ppl_status plan_at(cli *c, const ppl_model *m, const ppl_topology *t, int
 {
     ppl_args pins = *c->args;
     pins.gpus = gpus;
-    if (pins.global_batch == PPL_UNSET)
-        pins.global_batch = (int64_t)default_batch(m);
-    ppl_status st = best_plan(c, m, t, &pins, e);
+    bool assumed;
+    pins.global_batch = default_batch(c, m, &assumed);
+    ppl_status st = best_plan(c, m, t, &pins, false, e);
     *meets = false;
     if (st == PPL_OK && !c->args->fit_only)
         *meets = c->args->tokens / e->tokens_per_s <= c->args->days * 86400.0;
@@ -539,17 +550,16 @@ ppl_status cmd_size(cli *c)
         return st;
     const int64_t per = topo.gpus_per_server, servers = topo.servers;
     ppl_estimate best, e;
-    bool meets = false, found = false;
+    bool meets = false, found = false, batch_assumed = a->global_batch == PPL_UNSET;
     int64_t answer = 0;
     if (a->fit_only) {
         /* one replica: the fewest GPUs (tp x pp x cp) any configuration fits on */
         ppl_args pins = *a;
         pins.dp = 1;
+        pins.global_batch = default_batch(c, &model, &batch_assumed);
         for (int64_t g = 1; g <= servers * per && !found; g = g < per ? g * 2 : g + per) {
             pins.gpus = g;
-            if (pins.global_batch == PPL_UNSET)
-                pins.global_batch = 1024;
-            st = best_plan(c, &model, &topo, &pins, &e);
+            st = best_plan(c, &model, &topo, &pins, false, &e);
             if (st == PPL_OK) {
                 found = true;
                 best = e;
@@ -617,6 +627,8 @@ ppl_status cmd_size(cli *c)
         json_object_set_new(doc, "model", json_string(model.name));
         json_object_set_new(doc, "topology", json_string(topo.name));
         json_object_set_new(doc, "gpus", json_integer(answer));
+        json_object_set_new(doc, "global_batch", json_integer(best.config.global_batch));
+        json_object_set_new(doc, "global_batch_assumed", json_boolean(batch_assumed));
         if (!a->fit_only) {
             json_object_set_new(doc, "tokens", ppl_json_real(a->tokens));
             json_object_set_new(doc, "days", ppl_json_real(seconds / 86400.0));
@@ -630,17 +642,22 @@ ppl_status cmd_size(cli *c)
     }
     char desc[512];
     ppl_config_describe(&best.config, desc, sizeof desc);
+    char batch_note[96] = "";
+    if (batch_assumed)
+        snprintf(batch_note, sizeof batch_note,
+                 " at an assumed global batch of %lld (give --global-batch)",
+                 (long long)best.config.global_batch);
     if (a->fit_only) {
-        ppl_buf_printf(&c->out, "%lld GPUs hold one replica of %s on %s\n", (long long)answer,
-                       model.name, topo.name);
+        ppl_buf_printf(&c->out, "%lld GPUs hold one replica of %s on %s%s\n", (long long)answer,
+                       model.name, topo.name, batch_note);
     } else {
         char when[32];
         ppl_format_time(seconds, when, sizeof when);
         ppl_buf_printf(&c->out,
-                       "%lld GPUs of %s train %s on %.4g tokens in %s (%.4g allowed), "
+                       "%lld GPUs of %s train %s on %.4g tokens in %s (%.4g allowed)%s, "
                        "%.4g GPU-hours",
                        (long long)answer, topo.name, model.name, a->tokens, when, a->days,
-                       gpu_hours);
+                       batch_note, gpu_hours);
         if (a->gpu_hour_price > 0)
             ppl_buf_printf(&c->out, ", cost %.4g", gpu_hours * a->gpu_hour_price);
         ppl_buf_printf(&c->out, "\n");

@@ -70,7 +70,9 @@ static const help_text texts[] = {
      "For every point of the sweep grid, finds the best plan.  KEY is gpus,\n"
      "global_batch or a topology path such as rails.nic_bandwidth, nvlink.domain_gpus,\n"
      "tiers[1].oversubscription, rail_only, transport.loss_rate; with --tokens, also\n"
-     "the time to train.\n",
+     "the time to train.  gpus=N offers up to N GPUs: the best plan may use fewer\n"
+     "(GPUs column).  Without --global-batch the batch is about 4M tokens per step,\n"
+     "a power of two of sequences; the table, stderr and the JSON say so.\n",
      "  parplan whatif --model gpt3-175b --topology h100-64k --global-batch 4096 \\\n"
      "      --sweep gpus=1024,4096,16384,65536 --tokens 300e9\n"
      "  parplan whatif --model llama3-70b --topology dgx-h100-superpod --global-batch 1024 \\\n"
@@ -78,9 +80,13 @@ static const help_text texts[] = {
     {PPL_CMD_SIZE, "parplan size --model M --topology T --tokens N --days D [--global-batch B]",
      "Finds the smallest GPU count of the topology whose best plan trains N tokens\n"
      "within D days, and prints that plan.  --fit-only instead finds the fewest GPUs\n"
-     "that hold one replica of the model at all.\n",
-     "  parplan size --model megatron-1t --topology dgx-a100-superpod --tokens 450e9 --days 84\n"
-     "  parplan size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67\n"},
+     "that hold one replica of the model at all.  Without --global-batch the batch\n"
+     "is about 4M tokens per step, a power of two of sequences, and the output says\n"
+     "so; the answer depends on it (Llama 3 405B trained at 2048 x 8192 tokens).\n",
+     "  parplan size --model megatron-1t --topology dgx-a100-superpod --tokens 450e9 --days 84 \\\n"
+     "      --global-batch 3072\n"
+     "  parplan size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 \\\n"
+     "      --global-batch 2048\n"},
     {PPL_CMD_COLLECTIVE,
      "parplan collective --topology T --op OP --servers S [--gpus-per-server g] [--algo A] "
      "[--sizes SIZE|LO:HI]",

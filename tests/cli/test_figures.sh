@@ -38,4 +38,40 @@ vals += [r[\"traffic\"][k] for k in (\"nvlink\", \"rail\", \"spine\")]
 assert all(isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 for v in vals), vals
 "'
 
+# ---- item 5: no silent assumptions
+run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67
+check "size without --global-batch: the assumed batch on stderr and in the answer" '[ $rc -eq 0 ] && has "$err" "assuming 512 sequences of 8192 tokens" && has "$out" "assumed global batch of 512"'
+run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 --json
+check "size --json without --global-batch: global_batch and global_batch_assumed" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"global_batch\"] == 512 and d[\"global_batch_assumed\"] is True, d
+"'
+# Llama 3 405B: 16,384 H100 at Meta's 2048 x 8192-token batch (Dubey et al. 2024, Table 4)
+run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 --global-batch 2048 --json
+check "size at Meta's batch: 16384 GPUs, batch not assumed" '[ $rc -eq 0 ] && [ -z "$err" ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"gpus\"] == 16384 and d[\"global_batch\"] == 2048 and d[\"global_batch_assumed\"] is False, d
+"'
+run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --sweep gpus=1024
+check "whatif without --global-batch: the batch column says assumed, stderr says it" '[ $rc -eq 0 ] && has "$out" "batch (assumed)" && has "$out" 2048 && has "$err" "assuming 2048 sequences"'
+run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --sweep gpus=1024 --json
+check "whatif --json: global_batch and global_batch_assumed" '[ $rc -eq 0 ] && has "$out" "\"global_batch_assumed\": true" && has "$out" "\"global_batch\": 2048"'
+# gpt3-175b at a batch of 1536: 1000 GPUs offer 960 that work (8 x 20 x 6)
+run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --sweep gpus=1000
+check "whatif gpus=1000: some count up to 1000 fits, not 'nothing fits'" '[ $rc -eq 0 ] && ! has "$out" "nothing fits" && [ "$(printf "%s\n" "$out" | awk "NR == 2 { print \$2 }")" -le 1000 ]'
+
+# ---- item 7: validate checks a run's stage_layers
+printf '%s\n' '[{"id": "r1", "model": "llama3-8b", "topology": "dgx-h100-superpod", "config": {"gpus": 64, "tp": 8, "pp": 4, "dp": 2, "mbs": 1, "global_batch": 512, "stage_layers": [10, 6, 6, 10]}, "measured": {"step_time_s": 1.0}}]' >"$d/split.json"
+run "$P" validate --runs "$d/split.json" --json
+check "validate predicts the stage_layers a run states" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"results\"][0][\"predicted\"][\"config\"][\"stage_layers\"] == [10, 6, 6, 10], d
+"'
+sed 's/\[10, 6, 6, 10\]/[10, 6, 6, -10]/' "$d/split.json" >"$d/split-bad.json"
+run "$P" validate --runs "$d/split-bad.json"
+check "validate with a negative stage: exit 3 naming the run and key" '[ $rc -eq 3 ] && has "$err" "stage_layers[3]" && has "$err" "run \"r1\""'
+
 finish

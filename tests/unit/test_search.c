@@ -267,6 +267,45 @@ static void test_nothing_fits(void **state)
     ppl_search_free(&r);
 }
 
+/* A GPU ceiling (whatif's gpus=N) offers every count up to N: its best plan is
+ * the best of the searches at each exact count 1..N, by brute force, and may
+ * leave GPUs idle (N = 44, batch 64: 40 GPUs, pp 5 x cp 8, beat any 41-44). */
+static void test_gpus_at_most_equals_each_count(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("llama3-8b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_args pins;
+    ppl_args_init(&pins);
+    pins.global_batch = 64;
+    const int64_t ceiling = 44;
+    double best = INFINITY;
+    int64_t best_gpus = 0;
+    ppl_error err;
+    for (int64_t g = 1; g <= ceiling; g++) {
+        pins.gpus = g;
+        ppl_search_opts o = {.pins = &pins, .top = 1};
+        ppl_search_result r;
+        ppl_status st = ppl_search(&ctx, &o, &r, &err);
+        assert_true(st == PPL_OK || st == PPL_INFEASIBLE);
+        if (st == PPL_OK && r.results[0].step_time_s < best) {
+            best = r.results[0].step_time_s;
+            best_gpus = g;
+        }
+        ppl_search_free(&r);
+    }
+    pins.gpus = ceiling;
+    ppl_search_opts o = {.pins = &pins, .top = 1, .gpus_at_most = true};
+    ppl_search_result r;
+    assert_int_equal(ppl_search(&ctx, &o, &r, &err), PPL_OK);
+    assert_true(r.results[0].step_time_s == best);
+    assert_int_equal(r.results[0].config.gpus, best_gpus);
+    assert_true(best_gpus < ceiling);
+    ppl_search_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_1t_no_slower_than_published),
         cmocka_unit_test(test_nothing_fits),
+        cmocka_unit_test(test_gpus_at_most_equals_each_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
