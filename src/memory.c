@@ -31,10 +31,16 @@
  * stage (§4.2.3); GPipe keeps all m.
  *
  * Model states (Rajbhandari et al. SC'20 "ZeRO", §3.1 and §5.1): 2 bytes of 16-bit
- * weights, 2 of gradients, 12 of optimizer state (fp32 master weights 4, momentum 4,
- * variance 4); ZeRO-1 shards the 12, ZeRO-2 also the gradients, ZeRO-3 also the
- * weights, across the data-parallel ranks.  Megatron-LM lays out the parameters:
- * column-parallel weights and biases split over t, row-parallel biases and norms
+ * weights, the gradients, and the optimizer state (fp32 master weights 4, momentum 4,
+ * variance 4); ZeRO-1 shards the optimizer state, ZeRO-2 also the gradients, ZeRO-3
+ * also the weights, across the data-parallel ranks.  The gradients are what
+ * Megatron-LM keeps (README, "Distributed Optimizer": bytes per parameter, non-
+ * distributed / distributed over d): bf16 params with fp32 main gradients, 18 /
+ * 6 + 12/d (arguments.py sets accumulate_allreduce_grads_in_fp32 with --bf16, and
+ * fp8 trains with --bf16); fp16 params with fp16 gradients, 20 / 4 + 16/d, the
+ * optimizer holding an fp32 copy of the gradients beside the master weights.  The
+ * time model reduces the same gradient bytes (ppl_grad_bytes).  Megatron-LM lays out the
+ * parameters: column-parallel weights and biases split over t, row-parallel biases and norms
  * replicated, the vocabulary-parallel embedding on the first stage and, when the
  * pipeline has more than one stage, a copy of a tied embedding on the last
  * (megatron/core/models/common/language_module: shared_embedding_or_output_weight).
@@ -50,7 +56,9 @@ void ppl_memory_opts_init(ppl_memory_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->weight_bytes = 2.0;
-    o->grad_bytes = 2.0;
+    o->main_grad_bytes = 4.0;
+    o->half_grad_bytes = 2.0;
+    o->fp16_grad_copy_bytes = 4.0;
     o->master_bytes = 4.0;
     o->adam_bytes = 8.0;
     o->sgd_bytes = 4.0;
@@ -196,15 +204,20 @@ static layer_params per_gpu_layer_params(const ppl_model *m, const ppl_config *c
     return p;
 }
 
+double ppl_grad_bytes(const ppl_memory_opts *o, ppl_precision precision)
+{
+    return precision == PPL_PRECISION_FP16 ? o->half_grad_bytes : o->main_grad_bytes;
+}
+
 void ppl_model_state_bytes(double params, int zero, double shard, const ppl_memory_opts *o,
                            ppl_optimizer optimizer, ppl_precision precision, double *weights,
                            double *gradients, double *optimizer_state)
 {
-    double state =
-        o->master_bytes + (optimizer == PPL_OPTIMIZER_SGD ? o->sgd_bytes : o->adam_bytes);
-    (void)precision;
+    double state = o->master_bytes +
+                   (optimizer == PPL_OPTIMIZER_SGD ? o->sgd_bytes : o->adam_bytes) +
+                   (precision == PPL_PRECISION_FP16 ? o->fp16_grad_copy_bytes : 0.0);
     *weights = o->weight_bytes * params / (zero >= 3 ? shard : 1.0);
-    *gradients = o->grad_bytes * params / (zero >= 2 ? shard : 1.0);
+    *gradients = ppl_grad_bytes(o, precision) * params / (zero >= 2 ? shard : 1.0);
     *optimizer_state = state * params / (zero >= 1 ? shard : 1.0);
 }
 

@@ -31,10 +31,6 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack)
 {
     memset(o, 0, sizeof *o);
     o->stack = stack;
-    /* fp32 main gradients are reduced for bf16 training (Megatron-LM arguments.py
-     * forces accumulate_allreduce_grads_in_fp32 with --bf16); fp16 training reduces
-     * 16-bit gradients: see grad_bytes() */
-    o->grad_reduce_bytes = 4.0;
     /* Megatron-Core DDP buckets of 40M parameters */
     o->bucket_params = 40e6;
     /* fitted by parplan validate --fit on the calibration runs (see compute.c):
@@ -90,10 +86,11 @@ static double coll(const ppl_eval_ctx *ctx, ppl_collective_op op, const ppl_grou
     return count * r.time_s;
 }
 
-/* Bytes per reduced gradient element: fp16 training reduces fp16 gradients. */
+/* Bytes per reduced gradient element: those the memory model keeps (fp32 main
+ * gradients for bf16 and fp8, fp16 ones for fp16 training). */
 static double grad_bytes(const ppl_eval_ctx *ctx, const ppl_config *c)
 {
-    return c->precision == PPL_PRECISION_FP16 ? 2.0 : ctx->stack.grad_reduce_bytes;
+    return ppl_grad_bytes(&ctx->memory, c->precision);
 }
 
 /* Bucketed reduction of `params` gradients (and, with ZeRO-1/2, the parameter

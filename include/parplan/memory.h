@@ -26,7 +26,9 @@
 /* Named constants of the memory model; ppl_memory_opts_init sets the defaults. */
 typedef struct ppl_memory_opts {
     double weight_bytes;           /* 2: bf16/fp16 weights */
-    double grad_bytes;             /* 2: 16-bit gradients (ZeRO §3.1); 4 for fp32 main grads */
+    double main_grad_bytes;        /* 4: fp32 main gradients (bf16 and fp8 training) */
+    double half_grad_bytes;        /* 2: fp16 gradients (fp16 training) */
+    double fp16_grad_copy_bytes;   /* 4: the fp32 gradient copy of fp16's optimizer */
     double master_bytes;           /* 4: fp32 master weights */
     double adam_bytes;             /* 8: fp32 momentum and variance */
     double sgd_bytes;              /* 4: fp32 momentum */
@@ -60,6 +62,10 @@ double ppl_activation_bytes_per_layer(const ppl_model *model, const ppl_config *
 /* Microbatches in flight on a stage under the configuration's schedule, in units
  * of the stage's layers' activations (Korthikanti Eq.5; interleaving §4.2.3). */
 double ppl_in_flight_microbatches(const ppl_config *config, int64_t stage);
+
+/* Bytes per gradient element kept and reduced across data parallelism: fp32 main
+ * gradients for bf16 and fp8 training, fp16 ones for fp16 (Megatron-LM). */
+double ppl_grad_bytes(const ppl_memory_opts *opts, ppl_precision precision);
 
 /* Model-state bytes for `params` parameters under ZeRO `zero` sharded `shard` ways:
  * ZeRO's worked example (P = 7.5e9, Nd = 64) gives 120, 31.4, 16.6, 1.9 GB. */

@@ -29,14 +29,13 @@ typedef enum ppl_stack {
 
 typedef struct ppl_stack_opts {
     ppl_stack stack;
-    double tp_overlap;   /* share of tensor-parallel communication hidden under GEMMs */
-    double dp_overlap;   /* share of one microbatch's backward that hides the gradient reduction */
-    double pp_overlap;   /* share of pipeline send/recv hidden under compute */
-    double overlap_cost; /* compute slowdown per second of communication hidden under it
-                            (NCCL kernels take SMs and HBM bandwidth from the GEMMs) */
-    double grad_reduce_bytes; /* bytes per gradient element reduced across data parallelism */
-    double bucket_params;     /* gradients per reduction bucket */
-    double step_overhead_s;   /* per-step cost outside the model (data, logging, launch) */
+    double tp_overlap;    /* share of tensor-parallel communication hidden under GEMMs */
+    double dp_overlap;    /* share of one microbatch's backward that hides the gradient reduction */
+    double pp_overlap;    /* share of pipeline send/recv hidden under compute */
+    double overlap_cost;  /* compute slowdown per second of communication hidden under it
+                             (NCCL kernels take SMs and HBM bandwidth from the GEMMs) */
+    double bucket_params; /* gradients per reduction bucket */
+    double step_overhead_s; /* per-step cost outside the model (data, logging, launch) */
 } ppl_stack_opts;
 
 void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack);
