@@ -43,7 +43,7 @@ parplan_build() {
         meson setup "$build_dir" "$@" >&2 || return 1
     elif [ $# -gt 0 ]; then
         # e.g. build/ made by scripts/parplan (no unit tests), then scripts/test
-        meson configure "$build_dir" "$@" >&2 || return 1
+        meson setup --reconfigure "$build_dir" "$@" >&2 || return 1
     fi
     meson compile -C "$build_dir" >&2 || return 1
 }

@@ -203,7 +203,8 @@ ppl_status ppl_output_check(const char *path, ppl_error *err)
     if (!path || strcmp(path, "-") == 0 || stat(path, &st) != 0)
         return PPL_OK;
     if (S_ISDIR(st.st_mode))
-        return ppl_error_set(err, PPL_EUSAGE, path, "", "is a directory: name a file to write");
+        return ppl_error_set(err, PPL_EUSAGE, "", "", "%s is a directory: name a file to write",
+                             path);
     return PPL_OK;
 }
 

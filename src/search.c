@@ -229,7 +229,8 @@ static void evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, 
     ppl_estimate est;
     bool fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);
     r->evaluated++;
-    if (!isfinite(est.step_time_s) || !isfinite(est.memory.total)) {
+    /* the step time is costed only for what fits */
+    if (!isfinite(est.memory.total) || (fits && !isfinite(est.step_time_s))) {
         sound(s, &est); /* a NaN neither fits nor ranks: report it */
         return;
     }
@@ -524,6 +525,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                 continue;
             /* pp divides gpus / (tp cp); under a ceiling any pp up to it will do */
             int64_t pp_room = gpus / (c.tp * c.cp);
+            pp_all.n = 0;
             if (!up_to)
                 divisors(pp_room, m->layers, &pp_all);
             pinned_or(pin->pp, &pp_all, &pps);
