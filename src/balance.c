@@ -13,6 +13,14 @@
  * stage evaluated with one and with two layers), so the split is balanced in the
  * same terms that rank it.  Llama 3 405B's 126 layers on 16 stages is the example:
  * an even split does not exist, and the first and last stages carry extra work.
+ *
+ * The search builds only what Megatron-LM's first/last-stage flags express: equal
+ * middle stages and two free ends (ppl_balance_ends).  That problem needs no
+ * integer program: for each middle count m, the ends share R = L - (p-2)m layers
+ * and the slower end is fastest where their two lines cross, so a scan over m is
+ * exact.  ppl_balance_solve, the integer program over any split, says what a
+ * launcher that places every stage's layers (--pipeline-model-parallel-layout)
+ * would gain.
  */
 #include <glpk.h>
 #include <math.h>
@@ -264,4 +272,85 @@ ppl_status ppl_balance_stages(const ppl_eval_ctx *ctx, const ppl_config *c, int6
     ppl_status st = ppl_balance_solve(p, ctx->model->layers, tau, cst, mu, cap, layers, NULL);
     free(coef);
     return st;
+}
+
+/* Per microbatch time tau n + c and memory mu n + f <= cap of a stage of n layers,
+ * from the models themselves (the stage evaluated with one and with two layers). */
+typedef struct stage_line {
+    double tau, c;
+    int64_t ub; /* the most layers that fit in memory */
+} stage_line;
+
+static stage_line line_of(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                          const ppl_micro *mi, int64_t stage, int64_t limit)
+{
+    int64_t n, moe;
+    ppl_stage_layer_counts(ctx->model, c, stage, &n, &moe);
+    int64_t moe1 = moe > 0 ? 1 : 0, moe2 = moe > 1 ? 2 : moe1;
+    ppl_memory m1, m2;
+    double t1 = ppl_stage_time_cached(ctx, c, l, mi, stage, 1, moe1, &m1);
+    double t2 = ppl_stage_time_cached(ctx, c, l, mi, stage, 2, moe2, &m2);
+    stage_line r = {t2 - t1, 2.0 * t1 - t2, limit};
+    double mu = m2.total - m1.total, room = m1.capacity - (m1.total - mu);
+    if (room < mu)
+        r.ub = 0;
+    else if (mu > 0 && room / mu < (double)limit)
+        r.ub = (int64_t)floor(room / mu);
+    return r;
+}
+
+static double at(const stage_line *s, int64_t n)
+{
+    return s->tau * (double)n + s->c;
+}
+
+/* The best first-stage count for first + last = R: the slower of the two ends is
+ * fastest where their lines cross; the integers either side, within bounds. */
+static int64_t best_first(const stage_line *f, const stage_line *l, int64_t R, double *worst)
+{
+    int64_t lo = R - l->ub > 1 ? R - l->ub : 1, hi = f->ub < R - 1 ? f->ub : R - 1;
+    *worst = INFINITY;
+    if (lo > hi)
+        return 0;
+    double x = f->tau + l->tau > 0 ? (l->tau * (double)R + l->c - f->c) / (f->tau + l->tau) : lo;
+    int64_t cand[4] = {lo, hi, (int64_t)floor(x), (int64_t)ceil(x)}, best = 0;
+    for (int i = 0; i < 4; i++) {
+        int64_t a = cand[i] < lo ? lo : cand[i] > hi ? hi : cand[i];
+        double w = fmax(at(f, a), at(l, R - a));
+        if (w < *worst || (w == *worst && a < best)) {
+            *worst = w;
+            best = a;
+        }
+    }
+    return best;
+}
+
+ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                            const ppl_micro *mi, ppl_stage_split *out)
+{
+    const int64_t p = c->pp, L = ctx->model->layers;
+    if (p < 2 || c->vp > 1 || L < p)
+        return PPL_INFEASIBLE;
+    stage_line f = line_of(ctx, c, l, mi, 0, L), last = line_of(ctx, c, l, mi, p - 1, L);
+    double best = INFINITY;
+    if (p == 2) {
+        int64_t first = best_first(&f, &last, L, &best);
+        if (first == 0)
+            return PPL_INFEASIBLE;
+        *out = (ppl_stage_split){first, L - first, 0};
+        return PPL_OK;
+    }
+    /* stage 1 holds the most microbatches in flight of the middle stages: its
+     * memory bounds theirs */
+    stage_line mid = line_of(ctx, c, l, mi, 1, L);
+    for (int64_t m = 1; m <= mid.ub && (p - 2) * m <= L - 2; m++) {
+        double ends;
+        int64_t R = L - (p - 2) * m, first = best_first(&f, &last, R, &ends);
+        double worst = fmax(ends, at(&mid, m));
+        if (first > 0 && worst < best) {
+            best = worst;
+            *out = (ppl_stage_split){first, R - first, m};
+        }
+    }
+    return isfinite(best) ? PPL_OK : PPL_INFEASIBLE;
 }

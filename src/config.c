@@ -4,8 +4,8 @@
  * The divisibility rules are Megatron-LM's (megatron/training/arguments.py):
  * tp divides the attention heads and the key/value groups (or is a multiple of
  * them: K/V heads are then replicated), the global batch divides into
- * dp x mbs x m, the interleaved schedule needs equal stages divisible by vp and
- * m a multiple of pp, context parallelism splits the sequence in 2*cp chunks
+ * dp x mbs x m, the interleaved schedule needs each stage's layers divisible by
+ * vp and m a multiple of pp, context parallelism splits the sequence in 2*cp chunks
  * (load-balanced causal attention), expert parallelism divides the experts and
  * the data-parallel ranks.
  */
@@ -25,57 +25,67 @@ double ppl_recomputed_share(const ppl_config *c, int64_t layers)
 
 int64_t ppl_stage_layers(const ppl_config *c, int64_t stage)
 {
-    if (c->layers_of)
-        return c->layers_of[stage];
     if (c->pp == 1 || stage == 0)
         return c->split.first;
     if (stage == c->pp - 1)
         return c->split.last;
-    return c->split.middle + (stage - 1 < c->split.middle_extra ? 1 : 0);
+    return c->split.middle;
 }
 
 int64_t ppl_stage_first_layer(const ppl_config *c, int64_t stage)
 {
-    if (stage == 0)
-        return 0;
-    if (c->layers_of) {
-        int64_t first = 0;
-        for (int64_t k = 0; k < stage; k++)
-            first += c->layers_of[k];
-        return first;
-    }
-    int64_t k = stage - 1;
-    return c->split.first + k * c->split.middle +
-           (k < c->split.middle_extra ? k : c->split.middle_extra);
+    return stage == 0 ? 0 : c->split.first + (stage - 1) * c->split.middle;
 }
 
-int64_t ppl_interleaved_stage_layers(const ppl_config *c)
+ppl_split_form ppl_split_form_of(const ppl_config *c, int64_t vp, bool *embedding, bool *loss)
 {
-    if (c->layers_of)
-        return 0; /* a balanced, uneven split is a 1F1B split */
-    /* Megatron-Core interleaves equal chunks; uneven first and last stages (Llama 3
-     * ran 126 layers as 7, 8 x 14, 7 with interleaving) only shorten their edge chunks */
-    if (c->split.middle_extra != 0)
-        return 0;
-    if (c->pp == 2)
-        return c->split.first == c->split.last ? c->split.first : 0;
-    if (c->split.first > c->split.middle || c->split.last > c->split.middle)
-        return 0;
-    return c->split.middle;
+    const ppl_stage_split *s = &c->split;
+    *embedding = *loss = false;
+    if (vp < 1 || (vp > 1 && c->pp < 2))
+        return PPL_SPLIT_NONE;
+    if (!ppl_split_uneven(c))
+        return s->first % vp == 0 ? PPL_SPLIT_EVEN : PPL_SPLIT_NONE;
+    /* --decoder-first/last-pipeline-num-layers: every stage divides into vp chunks */
+    if (s->first % vp == 0 && s->last % vp == 0 && (c->pp == 2 || s->middle % vp == 0))
+        return PPL_SPLIT_ENDS;
+    /* --account-for-embedding/loss-in-pipeline-split: the embedding and the loss
+     * count as a layer of the first and last stage, so ends one layer short of
+     * the others make equal stages */
+    int64_t n = c->pp > 2 ? s->middle : (s->first > s->last ? s->first : s->last);
+    int64_t e = n - s->first, l = n - s->last;
+    if (e < 0 || e > 1 || l < 0 || l > 1 || n % vp != 0)
+        return PPL_SPLIT_NONE;
+    *embedding = e == 1;
+    *loss = l == 1;
+    return PPL_SPLIT_ACCOUNT;
+}
+
+bool ppl_split_allows_vp(const ppl_config *c, int64_t vp)
+{
+    bool e, l;
+    return ppl_split_form_of(c, vp, &e, &l) != PPL_SPLIT_NONE;
+}
+
+bool ppl_split_uneven(const ppl_config *c)
+{
+    if (c->pp < 2)
+        return false;
+    int64_t even = c->pp == 2 ? c->split.first : c->split.middle;
+    return c->split.first != even || c->split.last != even;
 }
 
 ppl_stage_split ppl_stage_split_default(int64_t L, int64_t pp)
 {
-    ppl_stage_split s = {L, L, 0, 0};
+    ppl_stage_split s = {L, L, 0};
     if (pp <= 1)
         return s;
-    if (L % pp == 0) {
-        s.first = s.last = s.middle = L / pp;
-        return s;
-    }
     if (pp == 2) {
         s.first = L / 2;
         s.last = L - s.first;
+        return s;
+    }
+    if (L % pp == 0) {
+        s.first = s.last = s.middle = L / pp;
         return s;
     }
     /* first + (pp-2)*middle + last = L with first, last <= middle, as even as can be */
@@ -90,13 +100,11 @@ ppl_stage_split ppl_stage_split_default(int64_t L, int64_t pp)
             return s;
         }
     }
-    int64_t base = L / pp, rem = L % pp;
-    s.first = s.last = s.middle = base;
-    s.middle_extra = rem;
-    if (rem > pp - 2) {
-        s.first += rem - (pp - 2);
-        s.middle_extra = pp - 2;
-    }
+    /* no lighter ends (5 layers on 4 stages): the ends take the remainder */
+    s.middle = L / pp;
+    int64_t r = L - (pp - 2) * s.middle;
+    s.last = r / 2;
+    s.first = r - s.last;
     return s;
 }
 
@@ -140,26 +148,12 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
         return bad(err, "--pp", "%lld exceeds the model's %lld layers", (long long)c->pp,
                    (long long)m->layers);
     /* the stage split must cover the layers with at least one on every stage */
-    int64_t total = 0;
-    if (c->layers_of) {
-        for (int64_t k = 0; k < c->pp; k++) {
-            int64_t n = c->layers_of[k];
-            if (n < 1)
-                return bad(err, "--first-stage-layers",
-                           "every pipeline stage needs at least one layer (stage %lld has %lld)",
-                           (long long)k, (long long)n);
-            total += n;
-        }
-    } else {
-        const ppl_stage_split *sp = &c->split;
-        if (sp->first < 1 || (c->pp > 1 && sp->last < 1) || (c->pp > 2 && sp->middle < 1) ||
-            sp->middle_extra < 0 || sp->middle_extra > (c->pp > 2 ? c->pp - 2 : 0))
-            return bad(err, "--first-stage-layers",
-                       "every pipeline stage needs at least one layer");
-        total = sp->first;
-        if (c->pp > 1)
-            total += sp->last + (c->pp - 2) * sp->middle + sp->middle_extra;
-    }
+    const ppl_stage_split *sp = &c->split;
+    if (sp->first < 1 || (c->pp > 1 && sp->last < 1) || (c->pp > 2 && sp->middle < 1))
+        return bad(err, "--first-stage-layers", "every pipeline stage needs at least one layer");
+    int64_t total = sp->first;
+    if (c->pp > 1)
+        total += sp->last + (c->pp - 2) * sp->middle;
     if (total != m->layers)
         return bad(err, "--first-stage-layers", "the stages hold %lld layers, the model has %lld",
                    (long long)total, (long long)m->layers);
@@ -175,12 +169,12 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
         if (c->schedule == PPL_SCHEDULE_GPIPE)
             return bad(err, "--vp", "interleaving (vp %lld) is a 1F1B schedule, not GPipe",
                        (long long)c->vp);
-        int64_t chunked = ppl_interleaved_stage_layers(c);
-        if (chunked == 0 || chunked % c->vp != 0)
+        if (!ppl_split_allows_vp(c, c->vp))
             return bad(err, "--vp",
-                       "interleaving needs stages whose layers divide into vp chunks: %lld "
-                       "chunks of the %lld-layer stages",
-                       (long long)c->vp, (long long)(chunked > 0 ? chunked : m->layers / c->pp));
+                       "interleaving needs every stage's layers to divide into vp chunks "
+                       "(Megatron-Core): %lld chunks of stages of %lld, %lld and %lld layers",
+                       (long long)c->vp, (long long)c->split.first, (long long)c->split.middle,
+                       (long long)c->split.last);
         if (c->microbatches % c->pp != 0)
             return bad(err, "--vp",
                        "interleaving needs the microbatches (%lld) to be a multiple of pp (%lld)",
@@ -270,7 +264,6 @@ ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_pin,
     }
     split->first = first;
     split->last = last;
-    split->middle_extra = 0;
     return PPL_OK;
 }
 

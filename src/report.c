@@ -102,17 +102,21 @@ static json_t *launch_json(const ppl_config *c, const ppl_model *m)
         ARGI("--context-parallel-size", c->cp);
     if (c->ep > 1)
         ARGI("--expert-model-parallel-size", c->ep);
-    bool uneven = c->pp > 1 && c->split.middle_extra == 0 &&
-                  (c->split.first != c->split.middle || c->split.last != c->split.middle) &&
-                  !(c->pp == 2 && c->split.first == c->split.last);
-    if (c->vp > 1 && !uneven)
+    /* the stage split as Megatron-LM builds it (transformer_config.py, "Uneven PP") */
+    bool embedding, loss;
+    ppl_split_form form = ppl_split_form_of(c, c->vp, &embedding, &loss);
+    if (c->vp > 1 && form == PPL_SPLIT_EVEN)
         ARGI("--num-layers-per-virtual-pipeline-stage", m->layers / (c->pp * c->vp));
     else if (c->vp > 1)
         ARGI("--num-virtual-stages-per-pipeline-rank", c->vp);
-    if (uneven) {
+    if (form == PPL_SPLIT_ENDS) {
         ARGI("--decoder-first-pipeline-num-layers", c->split.first);
         ARGI("--decoder-last-pipeline-num-layers", c->split.last);
     }
+    if (embedding)
+        ARG("--account-for-embedding-in-pipeline-split");
+    if (loss)
+        ARG("--account-for-loss-in-pipeline-split");
     ARGI("--micro-batch-size", c->mbs);
     ARGI("--global-batch-size", c->global_batch);
     if (c->sequence_parallel)

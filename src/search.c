@@ -4,9 +4,12 @@
  * Pruning never changes the answer: a configuration is costed only if it passes
  * the divisibility rules, fits in memory, and its step-time lower bound (the
  * microbatches times the average stage's compute, plus the per-step cost; every
- * estimate is at least that) does not exceed the worst result kept.  Afterwards
- * each kept result, and each configuration that missed memory by a little, gets
- * its stage split from the integer program of balance.c when that is faster.
+ * estimate is at least that) does not exceed the worst result kept.  Every
+ * configuration with a pipeline is costed with the default split and with the
+ * split of ppl_balance_ends (first and last stage free, the middle ones equal: what
+ * Megatron-LM's flags build), and enters the list with the faster of the two
+ * that fits; the bound holds for any split, so the answer does not depend on how
+ * many results are kept.
  */
 #include "parplan/search.h"
 
@@ -17,8 +20,6 @@
 
 #define MAX_CHOICES 64
 #define MAX_MBS 16
-/* configurations over memory by at most this share may fit once rebalanced */
-#define NEAR_MISS 0.15
 
 typedef struct choices {
     int64_t v[MAX_CHOICES];
@@ -125,7 +126,8 @@ static int compare(const ppl_search_opts *o, const ppl_estimate *a, const ppl_es
                     p->recompute,
                     p->sequence_parallel,
                     p->flash_attention,
-                    p->layers_of != NULL};
+                    p->split.first,
+                    p->split.last};
     int64_t kb[] = {q->gpus,
                     q->tp,
                     q->pp,
@@ -137,7 +139,8 @@ static int compare(const ppl_search_opts *o, const ppl_estimate *a, const ppl_es
                     q->recompute,
                     q->sequence_parallel,
                     q->flash_attention,
-                    q->layers_of != NULL};
+                    q->split.first,
+                    q->split.last};
     for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
         if (ka[i] != kb[i])
             return ka[i] < kb[i] ? -1 : 1;
@@ -149,8 +152,21 @@ typedef struct top_list {
     size_t count, cap;
 } top_list;
 
+static bool same_knobs(const ppl_config *a, const ppl_config *b);
+
+/* Keeps e among the best; one entry per setting of the knobs, at its faster
+ * stage split (the default or the balanced one). */
 static void keep(const ppl_search_opts *o, top_list *l, const ppl_estimate *e)
 {
+    for (size_t j = 0; j < l->count; j++) {
+        if (!same_knobs(&l->items[j].config, &e->config))
+            continue;
+        if (compare(o, e, &l->items[j]) >= 0)
+            return;
+        memmove(&l->items[j], &l->items[j + 1], (l->count - j - 1) * sizeof *l->items);
+        l->count--;
+        break;
+    }
     size_t n = l->count;
     if (n == l->cap && compare(o, e, &l->items[n - 1]) >= 0)
         return;
@@ -177,7 +193,7 @@ typedef struct search_state {
     const ppl_eval_ctx *ctx;
     const ppl_search_opts *opts;
     ppl_search_result *r;
-    top_list best, near;
+    top_list best;
     double last_progress;
     ppl_error unsound; /* the first estimate with a non-finite figure */
     bool has_unsound;
@@ -210,22 +226,13 @@ static double step_lower_bound(const ppl_eval_ctx *ctx, const ppl_config *c, con
            ctx->stack.step_overhead_s;
 }
 
-static void evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
-                     ppl_classes *cl)
+/* Costs one configuration at its stage split (block recomputation searched) and
+ * keeps it when it fits and ranks. */
+static void cost(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
+                 ppl_classes *cl)
 {
     const ppl_eval_ctx *ctx = s->ctx;
     ppl_search_result *r = s->r;
-    ppl_error scratch;
-    r->candidates++;
-    if (ppl_config_check(c, ctx->model, ctx->topo, &scratch) != PPL_OK)
-        return;
-    bool full_list = s->best.count == s->best.cap;
-    const ppl_estimate *last = full_list ? &s->best.items[s->best.count - 1] : NULL;
-    if (!s->opts->no_prune && last && s->opts->objective == PPL_OBJECTIVE_TIME &&
-        step_lower_bound(ctx, c, mi) > last->step_time_s) {
-        r->pruned++;
-        return;
-    }
     ppl_estimate est;
     bool fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);
     r->evaluated++;
@@ -272,82 +279,53 @@ static void evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, 
     if (fits) {
         r->feasible++;
         /* only what can enter the list is costed in full */
+        const ppl_estimate *last =
+            s->best.count == s->best.cap ? &s->best.items[s->best.count - 1] : NULL;
         if (last && compare(s->opts, &est, last) >= 0)
             return;
         ppl_estimate_cached(ctx, c, l, mi, cl, true, &est);
         if (sound(s, &est))
             keep(s->opts, &s->best, &est);
-        return;
-    }
-    bool near = c->pp > 1 && c->vp == 1 && !s->opts->no_balance &&
-                est.memory.total <= est.memory.capacity * (1.0 + NEAR_MISS);
-    if (near) {
-        ppl_estimate_cached(ctx, c, l, mi, cl, true, &est);
-        if (sound(s, &est))
-            keep(s->opts, &s->near, &est);
     }
 }
 
-/* Rebalances the stage split of kept and near-miss configurations. */
-static void balance(search_state *s)
+static bool same_split(const ppl_stage_split *a, const ppl_stage_split *b)
+{
+    return a->first == b->first && a->middle == b->middle && a->last == b->last;
+}
+
+static void evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
+                     ppl_classes *cl)
 {
     const ppl_eval_ctx *ctx = s->ctx;
     ppl_search_result *r = s->r;
-    size_t total = s->best.count + s->near.count;
-    ppl_estimate *todo = malloc((total ? total : 1) * sizeof *todo);
-    r->splits = calloc(total ? total : 1, sizeof *r->splits);
-    if (!todo || !r->splits) {
-        free(todo);
-        return; /* no rebalancing; the results stand */
+    ppl_error scratch;
+    r->candidates++;
+    if (ppl_config_check(c, ctx->model, ctx->topo, &scratch) != PPL_OK)
+        return;
+    /* the bound holds for every stage split */
+    bool full_list = s->best.count == s->best.cap;
+    const ppl_estimate *last = full_list ? &s->best.items[s->best.count - 1] : NULL;
+    if (!s->opts->no_prune && last && s->opts->objective == PPL_OBJECTIVE_TIME &&
+        step_lower_bound(ctx, c, mi) > last->step_time_s) {
+        r->pruned++;
+        return;
     }
-    const size_t kept = s->best.count; /* todo[kept..] are near-misses */
-    memcpy(todo, s->best.items, s->best.count * sizeof *todo);
-    memcpy(todo + s->best.count, s->near.items, s->near.count * sizeof *todo);
-    for (size_t i = 0; i < total; i++) {
-        ppl_config c = todo[i].config;
-        if (c.pp < 2 || c.vp > 1)
-            continue;
-        int64_t *layers = malloc((size_t)c.pp * sizeof *layers);
-        if (!layers)
-            continue;
-        ppl_error scratch;
-        if (ppl_balance_stages(ctx, &c, layers) != PPL_OK) {
-            free(layers);
-            continue;
-        }
-        bool same = true;
-        for (int64_t k = 0; k < c.pp; k++)
-            same = same && layers[k] == ppl_stage_layers(&c, k);
-        c.layers_of = layers;
-        if (same || ppl_config_check(&c, ctx->model, ctx->topo, &scratch) != PPL_OK) {
-            free(layers);
-            continue;
-        }
-        ppl_estimate est; /* its memory is the worst stage's */
-        ppl_estimate_config(ctx, &c, &est);
-        if (!est.memory.fits || !sound(s, &est)) {
-            free(layers);
-            continue;
-        }
-        /* replace the default-split version when faster (or when it did not fit) */
-        size_t j = 0;
-        while (j < s->best.count && !same_knobs(&s->best.items[j].config, &c))
-            j++;
-        if (j < s->best.count && compare(s->opts, &est, &s->best.items[j]) >= 0) {
-            free(layers);
-            continue;
-        }
-        if (j < s->best.count) {
-            memmove(&s->best.items[j], &s->best.items[j + 1],
-                    (s->best.count - j - 1) * sizeof *s->best.items);
-            s->best.count--;
-        }
-        if (i >= kept)
-            r->feasible++; /* a near-miss that fits once balanced */
-        r->splits[r->nsplits++] = layers;
-        keep(s->opts, &s->best, &est);
-    }
-    free(todo);
+    cost(s, c, l, mi, cl);
+    /* the balanced split, unless the user pinned the ends */
+    const ppl_args *pin = s->opts->pins;
+    if (s->opts->no_balance || c->pp < 2 || c->vp > 1 || pin->first_stage_layers != PPL_UNSET ||
+        pin->last_stage_layers != PPL_UNSET)
+        return;
+    ppl_config b = *c;
+    if (ppl_balance_ends(ctx, c, l, mi, &b.split) != PPL_OK || same_split(&b.split, &c->split) ||
+        ppl_config_check(&b, ctx->model, ctx->topo, &scratch) != PPL_OK)
+        return;
+    ppl_classes classes;
+    ppl_classes_init(ctx, &b, &classes);
+    r->candidates++;
+    cost(s, &b, l, mi, &classes);
+    ppl_classes_free(&classes);
 }
 
 static void progress(search_state *s, double fraction)
@@ -402,10 +380,10 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
             c.microbatches = batch / (c.dp * c.mbs);
             vps.n = 0;
             add(&vps, 1);
-            int64_t chunked = ppl_interleaved_stage_layers(&c);
+            int64_t widest = c.split.first > c.split.middle ? c.split.first : c.split.middle;
             if (c.pp > 1 && c.microbatches % c.pp == 0)
-                for (int64_t v = 2; v <= chunked; v++)
-                    if (chunked % v == 0)
+                for (int64_t v = 2; v <= widest + 1; v++)
+                    if (ppl_split_allows_vp(&c, v))
                         add(&vps, v);
             if (pin->vp != PPL_UNSET) {
                 vps.n = 0;
@@ -464,14 +442,9 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                              (long long)gpus, (long long)all);
     search_state s = {.ctx = ctx, .opts = o, .r = r};
     s.best.cap = o->top > 0 ? o->top : 1;
-    s.near.cap = s.best.cap;
     s.best.items = calloc(s.best.cap, sizeof *s.best.items);
-    s.near.items = calloc(s.near.cap, sizeof *s.near.items);
-    if (!s.best.items || !s.near.items) {
-        free(s.best.items);
-        free(s.near.items);
+    if (!s.best.items)
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
-    }
 
     const int64_t batch = pin->global_batch;
     /* with gpus a ceiling (whatif's gpus=N), every GPU count up to it is a candidate */
@@ -481,7 +454,6 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     divisor_list batch_divisors = {NULL, 0};
     if (up_to && divisors_descending(batch, &batch_divisors) != PPL_OK) {
         free(s.best.items);
-        free(s.near.items);
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     }
     /* TP groups stay whole inside NVLink nodes: tp divides the node size (or, when
@@ -560,16 +532,14 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         }
     }
     free(batch_divisors.v);
-    /* a split the user pinned stays as pinned */
-    if (!o->no_balance && pin->first_stage_layers == PPL_UNSET &&
-        pin->last_stage_layers == PPL_UNSET)
-        balance(&s);
-    free(s.near.items);
     r->results = s.best.items;
     r->count = s.best.count;
     r->balanced = 0;
-    for (size_t i = 0; i < r->count; i++)
-        r->balanced += r->results[i].config.layers_of != NULL;
+    for (size_t i = 0; i < r->count; i++) {
+        const ppl_config *c = &r->results[i].config;
+        ppl_stage_split d = ppl_stage_split_default(m->layers, c->pp);
+        r->balanced += !same_split(&d, &c->split);
+    }
     r->seconds = wall_seconds() - start;
     if (s.has_unsound) {
         *err = s.unsound;
@@ -583,22 +553,8 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     return PPL_OK;
 }
 
-void ppl_search_take_best(ppl_search_result *r, ppl_estimate *best, int64_t **split)
-{
-    *best = r->results[0];
-    *split = NULL;
-    for (size_t i = 0; i < r->nsplits && best->config.layers_of; i++)
-        if (r->splits[i] == best->config.layers_of) {
-            *split = r->splits[i];
-            r->splits[i] = NULL; /* ppl_search_free leaves it to the caller */
-        }
-}
-
 void ppl_search_free(ppl_search_result *r)
 {
-    for (size_t i = 0; i < r->nsplits; i++)
-        free(r->splits[i]);
-    free(r->splits);
     free(r->results);
     memset(r, 0, sizeof *r);
 }

@@ -3,9 +3,10 @@
  *
  * gpus = tp * pp * cp * dp (SPEC); expert parallelism is carved out of the data-
  * parallel ranks (ep divides dp), as in Megatron-Core.  Pipeline stages hold
- * contiguous layers: the first and the last stage may differ from the middle ones
- * (Megatron-LM --decoder-first/last-pipeline-num-layers); when the layers still do
- * not divide, the first `middle_extra` middle stages take one layer more.
+ * contiguous layers: the first and the last stage may differ from the middle ones,
+ * which are equal; that is every split Megatron-LM's
+ * --decoder-first/last-pipeline-num-layers can build, and the only ones parplan
+ * costs, so a plan's split is always one its launch flags express.
  */
 #ifndef PARPLAN_CONFIG_H
 #define PARPLAN_CONFIG_H
@@ -24,10 +25,9 @@ typedef enum ppl_schedule {
 } ppl_schedule;
 
 typedef struct ppl_stage_split {
-    int64_t first;        /* layers on stage 0 */
-    int64_t last;         /* layers on stage pp-1 (== first when pp == 1) */
-    int64_t middle;       /* layers on each middle stage */
-    int64_t middle_extra; /* the first middle_extra middle stages hold middle + 1 */
+    int64_t first;  /* layers on stage 0 */
+    int64_t last;   /* layers on stage pp-1 (== first when pp == 1) */
+    int64_t middle; /* layers on each middle stage (0 when pp < 3) */
 } ppl_stage_split;
 
 typedef struct ppl_config {
@@ -44,9 +44,6 @@ typedef struct ppl_config {
     ppl_optimizer optimizer;
     ppl_schedule schedule;
     ppl_stage_split split;
-    /* explicit layers per stage (pp entries), or NULL to use split; owned by the
-     * caller and outlived by the config (the MILP balancer sets it) */
-    const int64_t *layers_of;
 } ppl_config;
 
 /* The share of a stage's `layers` whose activations are recomputed under full
@@ -58,14 +55,33 @@ int64_t ppl_stage_layers(const ppl_config *c, int64_t stage);
 /* Index of the first layer of stage `stage` (vp == 1). */
 int64_t ppl_stage_first_layer(const ppl_config *c, int64_t stage);
 
-/* Layers of a full pipeline stage when the split allows interleaving (the middle
- * stages' layers; first and last may be shorter), else 0. */
-int64_t ppl_interleaved_stage_layers(const ppl_config *c);
+/* Whether the split can be interleaved vp ways, as Megatron-Core builds it
+ * (megatron/core/transformer/transformer_config.py, "Uneven PP" and
+ * account_for_embedding/loss_in_pipeline_split): the first, every middle and the
+ * last stage's layers each divisible by vp, or ends one layer short of equal
+ * stages whose layers vp divides (the embedding and the loss counted as layers). */
+bool ppl_split_allows_vp(const ppl_config *c, int64_t vp);
+
+/* Which Megatron-LM flags build the split interleaved vp ways (vp 1: none):
+ * EVEN needs none; ENDS --decoder-first/last-pipeline-num-layers; ACCOUNT
+ * --account-for-embedding-in-pipeline-split (*embedding) and/or
+ * --account-for-loss-in-pipeline-split (*loss); NONE: no flags can. */
+typedef enum ppl_split_form {
+    PPL_SPLIT_NONE = 0,
+    PPL_SPLIT_EVEN,
+    PPL_SPLIT_ENDS,
+    PPL_SPLIT_ACCOUNT
+} ppl_split_form;
+ppl_split_form ppl_split_form_of(const ppl_config *c, int64_t vp, bool *embedding, bool *loss);
+
+/* True when the split is not pp equal stages (Megatron needs the first/last
+ * stage flags for it). */
+bool ppl_split_uneven(const ppl_config *c);
 
 /* The default split of L layers over pp stages: equal when pp divides L; else the
- * Megatron-expressible split closest to even (first and last stages a little
- * lighter, as Llama 3 ran 126 layers on 16 stages: 7, 14 x 8, 7), else the
- * remainder spread over the first middle stages. */
+ * split closest to even with equal middle stages, the first and last stages a
+ * little lighter where that is possible (Llama 3 ran 126 layers on 16 stages as
+ * 7, 8 x 14, 7), else a little heavier. */
 ppl_stage_split ppl_stage_split_default(int64_t layers, int64_t pp);
 /* The split with the first and/or last stage's layers pinned (PPL_UNSET: free);
  * a usage error naming the flag when the rest cannot be shared evenly. */

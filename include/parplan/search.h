@@ -33,13 +33,11 @@ typedef struct ppl_search_opts {
 typedef struct ppl_search_result {
     ppl_estimate *results; /* best first, `count` of them (free with ppl_search_free) */
     size_t count;
-    int64_t **splits; /* stage layers owned by the results (balanced splits) */
-    size_t nsplits;
     size_t candidates; /* configurations enumerated, valid or not */
     size_t evaluated;  /* passed the rules and the bound: memory computed */
     size_t feasible;   /* of those, fitting in memory */
     size_t pruned;     /* skipped by the step-time lower bound */
-    size_t balanced;   /* results whose stage split the integer program chose */
+    size_t balanced;   /* results whose stage split is not the default one */
     double seconds;
     double smallest_memory; /* bytes: the least memory any valid configuration needed */
     double capacity;
@@ -57,12 +55,16 @@ ppl_status ppl_balance_solve(int64_t stages, int64_t layers, const double *tau, 
  * configuration (pp > 1, vp == 1); fills layers[pp]. */
 ppl_status ppl_balance_stages(const ppl_eval_ctx *ctx, const ppl_config *config, int64_t *layers);
 
+/* The split Megatron-LM's first/last-stage flags express (equal middle stages,
+ * free ends) whose slowest stage is fastest by the same per-stage lines, each
+ * stage within memory; exact (a scan over the middle stages' layers).
+ * PPL_INFEASIBLE when no such split fits (pp < 2, vp > 1, or memory). */
+ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *config,
+                            const ppl_layout *layout, const ppl_micro *micro,
+                            ppl_stage_split *split);
+
 ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *opts, ppl_search_result *out,
                       ppl_error *err);
 void ppl_search_free(ppl_search_result *result);
-/* Moves the best result out of a search: *best is results[0], and when its stage
- * split is a balanced one the split's storage moves to *split (the caller frees
- * it; NULL otherwise), so best->config stays valid after ppl_search_free. */
-void ppl_search_take_best(ppl_search_result *result, ppl_estimate *best, int64_t **split);
 
 #endif

@@ -93,19 +93,17 @@ static void current_params(fit_params *p, const ppl_topology *a100, const ppl_to
     p->active = true;
 }
 
-/* Best configuration of one run under the given constants; a balanced stage split
- * it uses is returned in *split, which the caller frees after the last use of best. */
+/* Best configuration of one run under the given constants. */
 static ppl_status predict(const ppl_run *r, const fit_params *p, ppl_estimate *best,
-                          int64_t **split, ppl_search_result *stats, ppl_error *err)
+                          ppl_search_result *stats, ppl_error *err)
 {
     ppl_eval_ctx ctx;
     ctx_for(r, p, &ctx);
     ppl_search_opts o = {.pins = &r->pins, .top = 1, .objective = PPL_OBJECTIVE_TIME};
     ppl_search_result res;
     ppl_status st = ppl_search(&ctx, &o, &res, err);
-    *split = NULL;
     if (st == PPL_OK)
-        ppl_search_take_best(&res, best, split);
+        *best = res.results[0];
     if (stats) {
         *stats = res;
         stats->results = NULL;
@@ -149,9 +147,8 @@ static double fit_objective(const ppl_run *runs, size_t n, const ppl_config *con
 static ppl_status fit(cli *c, const ppl_run *runs, size_t n, fit_params *p)
 {
     ppl_config *configs = calloc(n, sizeof *configs);
-    int64_t **splits = calloc(n, sizeof *splits); /* the balanced splits configs use */
     ppl_status st = PPL_OK;
-    if (!configs || !splits) {
+    if (!configs) {
         st = ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
         goto out;
     }
@@ -159,8 +156,7 @@ static ppl_status fit(cli *c, const ppl_run *runs, size_t n, fit_params *p)
         for (size_t i = 0; i < n; i++) {
             ppl_estimate best;
             ppl_error err;
-            free(splits[i]);
-            if (predict(&runs[i], p, &best, &splits[i], NULL, &err) != PPL_OK) {
+            if (predict(&runs[i], p, &best, NULL, &err) != PPL_OK) {
                 st = ppl_error_set(&c->err, PPL_INFEASIBLE, "", "", "%s: %s", runs[i].id,
                                    "no configuration fits; cannot fit");
                 goto out;
@@ -194,9 +190,6 @@ static ppl_status fit(cli *c, const ppl_run *runs, size_t n, fit_params *p)
         fprintf(stderr, "parplan: fit round %d: objective %.4f\n", round + 1, current);
     }
 out:
-    for (size_t i = 0; splits && i < n; i++)
-        free(splits[i]);
-    free(splits);
     free(configs);
     return st;
 }
@@ -252,8 +245,7 @@ ppl_status cmd_validate(cli *c)
         ppl_estimate best;
         ppl_error err;
         ppl_search_result stats;
-        int64_t *split;
-        st = predict(r, &params, &best, &split, &stats, &err);
+        st = predict(r, &params, &best, &stats, &err);
         if (st != PPL_OK) {
             const char *why = st == PPL_INFEASIBLE ? stats.empty_reason : err.message;
             ppl_error_set(&c->err, st, c->args->runs, "", "run '%s': %s", r->id,
@@ -289,7 +281,6 @@ ppl_status cmd_validate(cli *c)
                                 r->step_time_s > 0 ? ppl_json_real(error) : json_null());
             json_object_set_new(e, "searched", json_integer((json_int_t)stats.evaluated));
             json_array_append_new(list, e);
-            free(split);
             continue;
         }
         char meas[32], pred[32], errs[32], cfg[128];
@@ -303,7 +294,6 @@ ppl_status cmd_validate(cli *c)
                  best.hardware_tflops_per_gpu);
         const char *row[8] = {r->id, meas, pred, errs, tf, tfp, ppl_stack_name(r->stack), cfg};
         ppl_table_row(&t, row);
-        free(split);
     }
     double mean = used ? sum / (double)used : 0.0;
     if (doc) {

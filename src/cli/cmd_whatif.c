@@ -171,11 +171,6 @@ static ppl_status best_plan(cli *c, const ppl_model *m, const ppl_topology *t, c
     ppl_status st = ppl_search(&ctx, &o, &r, &err);
     if (st == PPL_OK) {
         *out = r.results[0];
-        out->config.layers_of = NULL; /* the split storage goes with r */
-        if (r.results[0].config.layers_of) {
-            /* keep the balanced split's figures, describe it by its default form */
-            out->config.split = ppl_stage_split_default(m->layers, out->config.pp);
-        }
     } else if (st != PPL_INFEASIBLE) {
         c->err = err;
     }

@@ -155,9 +155,11 @@ static void test_milp_equals_brute_force(void **state)
     assert_true(infeasible > 0);
 }
 
-/* Llama 3 405B on 16 stages: 126 layers cannot split evenly; the balanced split
- * holds every layer, and the stages carrying the embedding and the output layer
- * take no more than the others (Llama 3 ran 7, 8 x 14, 7). */
+/* Llama 3 405B on 16 stages: 126 layers cannot split evenly.  The integer program
+ * over any split holds every layer, and the stages carrying the embedding and the
+ * output layer take no more than the others (Llama 3 ran 7, 8 x 14, 7).  The
+ * split of the first/last-stage flags (ppl_balance_ends) is no slower by the same
+ * stage lines than any other split of that form: checked against all of them. */
 static void test_balance_llama(void **state)
 {
     (void)state;
@@ -189,11 +191,37 @@ static void test_balance_llama(void **state)
     }
     assert_int_equal(sum, 126);
     assert_true(layers[15] <= middle);
-    c.layers_of = layers;
+
+    ppl_layout l;
+    ppl_micro mi;
+    ppl_layout_init(&ctx, &c, &l);
+    ppl_micro_comm_init(&ctx, &c, &l, &mi);
+    ppl_micro_compute_init(&ctx, &c, &mi);
+    ppl_stage_split b;
+    assert_int_equal(ppl_balance_ends(&ctx, &c, &l, &mi, &b), PPL_OK);
+    assert_int_equal(b.first + 14 * b.middle + b.last, 126);
+    /* the slowest of stage 0, 1 and 15 per microbatch, as the balancer costs it */
+    double t0[2], t1[2], t15[2];
+    ppl_memory mem;
+    for (int n = 0; n < 2; n++) {
+        t0[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 0, n + 1, 0, &mem);
+        t1[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 1, n + 1, 0, &mem);
+        t15[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 15, n + 1, 0, &mem);
+    }
+#define LINE(t, n) ((t)[0] + ((t)[1] - (t)[0]) * ((double)(n)-1.0))
+    double got = fmax(fmax(LINE(t0, b.first), LINE(t1, b.middle)), LINE(t15, b.last));
+    for (int64_t mid = 1; 14 * mid <= 124; mid++)
+        for (int64_t f = 1; f < 126 - 14 * mid; f++) {
+            int64_t last = 126 - 14 * mid - f;
+            double w = fmax(fmax(LINE(t0, f), LINE(t1, mid)), LINE(t15, last));
+            assert_true(got <= w * (1.0 + 1e-12));
+        }
+#undef LINE
+    c.split = b;
     ppl_error err;
     assert_int_equal(ppl_config_check(&c, &m, &t, &err), PPL_OK);
     /* a split that loses a layer (125 of 126) is refused, naming the count */
-    layers[3]--;
+    c.split.first--;
     assert_int_equal(ppl_config_check(&c, &m, &t, &err), PPL_EUSAGE);
     assert_non_null(strstr(err.message, "the stages hold 125 layers, the model has 126"));
 }
@@ -306,6 +334,57 @@ static void test_gpus_at_most_equals_each_count(void **state)
     ppl_search_free(&r);
 }
 
+/* The best plan is a contract: the same for --top 1 and --top 10 (the stage
+ * re-split costs every candidate, not only those already in the list), over a
+ * grid of models and clusters, whole and at a ceiling of GPUs. */
+static void test_top1_equals_top10(void **state)
+{
+    (void)state;
+    const char *models[] = {"gpt3-175b",   "bloom-176b",   "llama3-70b",
+                            "llama3-405b", "mixtral-8x7b", "megatron-1t"};
+    struct {
+        const char *topo;
+        int64_t gpus, batch;
+    } clusters[] = {{"dgx-a100-superpod", 384, 2048},
+                    {"dgx-h100-superpod", 1024, 1536},
+                    {"meta-24k-roce", 2048, 1024},
+                    {"gb200-nvl72", 576, 1152}};
+    size_t compared = 0;
+    for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+        ppl_model m = test_model(models[i]);
+        for (size_t j = 0; j < sizeof clusters / sizeof *clusters; j++) {
+            ppl_topology t = test_topology(clusters[j].topo);
+            ppl_eval_ctx ctx;
+            ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+            ppl_args pins;
+            ppl_args_init(&pins);
+            pins.gpus = clusters[j].gpus;
+            pins.global_batch = clusters[j].batch;
+            ppl_search_opts one = {.pins = &pins, .top = 1}, ten = {.pins = &pins, .top = 10};
+            ppl_search_result a, b;
+            ppl_error err;
+            ppl_status sa = ppl_search(&ctx, &one, &a, &err);
+            ppl_status sb = ppl_search(&ctx, &ten, &b, &err);
+            assert_int_equal(sa, sb);
+            if (sa == PPL_OK) {
+                const ppl_config *x = &a.results[0].config, *y = &b.results[0].config;
+                assert_true(a.results[0].step_time_s == b.results[0].step_time_s);
+                assert_int_equal(x->tp, y->tp);
+                assert_int_equal(x->pp, y->pp);
+                assert_int_equal(x->dp, y->dp);
+                assert_int_equal(x->vp, y->vp);
+                assert_int_equal(x->mbs, y->mbs);
+                assert_int_equal(x->split.first, y->split.first);
+                assert_int_equal(x->split.last, y->split.last);
+                compared++;
+            }
+            ppl_search_free(&a);
+            ppl_search_free(&b);
+        }
+    }
+    assert_true(compared >= 12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_1t_no_slower_than_published),
         cmocka_unit_test(test_nothing_fits),
         cmocka_unit_test(test_gpus_at_most_equals_each_count),
+        cmocka_unit_test(test_top1_equals_top10),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
