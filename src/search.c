@@ -470,7 +470,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     pinned_or(pin->tp, &tp_all, &tps);
     cp_all.n = 0;
     for (int64_t cp = 1; cp <= 32; cp *= 2)
-        if (cp == 1 || (m->seq_len >= 8192 && m->seq_len % (2 * cp) == 0))
+        if (m->seq_len % (2 * cp) == 0 || cp == 1)
             add(&cp_all, cp);
     pinned_or(pin->cp, &cp_all, &cps);
     choices all_zeros = {{0, 1, 2, 3}, 4}, all_recomputes = {{0, 1, 2}, 3};

@@ -185,7 +185,8 @@ run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536
 check "plan: a table with ranks, layout, step time and memory" '[ $rc -eq 0 ] && has "$out" "tp/pp/dp/cp/ep" && has "$out" "mem GiB" && [ "$(printf "%s\n" "$out" | grep -c "^[1-3] ")" -eq 3 ]'
 run "$P" plan --model megatron-1t --topology dgx-h100-superpod --gpus 8 --global-batch 8
 check "plan: nothing fits is exit 1 with the memory needed" '[ $rc -eq 1 ] && [ -z "$out" ] && has "$err" "nothing fits" && has "$err" "per GPU"'
-run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 7 --tp 8
+# 1024 GPUs as tp 8 x pp 8 x cp 1 leave dp 16, which a batch of 7 sequences cannot feed
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 7 --tp 8 --pp 8 --cp 1
 check "plan: an impossible batch says the rules emptied the space" '[ $rc -eq 1 ] && has "$err" "divisibility"'
 scripts_dir="$ROOT/scripts"
 run "$scripts_dir/launch-megatron" "$tmp/plan.json" --node-rank 1 --master-addr n0
