@@ -226,7 +226,9 @@ static const opt_def options[] = {
     {O_FIT, "--fit", 0, K_FLAG, C(PPL_CMD_VALIDATE), NULL, 0, 0, NULL,
      "fit the efficiency constants to the runs and print them"},
     {O_TIMING, "--timing", 0, K_FLAG, C(PPL_CMD_PLAN) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), NULL,
-     0, 0, NULL, "report the search's wall time in --json (output then varies run to run)"},
+     0, 0, NULL,
+     "report the search's wall time in the table and in --json (else null there); output "
+     "then varies run to run"},
     {O_JSON, "--json", 0, K_FLAG, CMDS_DATA, NULL, 0, 0, NULL, "write JSON instead of a table"},
     {O_OUTPUT, "--output", 'o', K_STRING, CMDS_ALL, "FILE", 0, 0, NULL,
      "write the output to FILE (atomically) instead of stdout"},

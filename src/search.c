@@ -89,6 +89,36 @@ static void flags(int pin, bool allow_on, choices *out)
         add(out, 1);
 }
 
+static const ppl_family families[] = {
+    {"tp_across_servers",
+     "tensor parallelism across servers runs its all-reduces over the NICs, not NVLink",
+     "--allow-tp-across-servers"},
+    {"sharded_with_pp",
+     "ZeRO-2/3 with pipelining: Megatron-LM's distributed optimizer shards only the "
+     "optimizer state, and DeepSpeed's pipeline engine refuses stages 2 and 3",
+     "--zero 2 or --zero 3 (pinned)"},
+};
+
+/* The default search's rules, one per family (the enumeration applies them). */
+static bool tp_across_servers(const ppl_eval_ctx *ctx, int64_t tp)
+{
+    return tp > ctx->net.node_gpus;
+}
+
+static bool sharded_with_pp(const ppl_config *c)
+{
+    return c->zero >= 2 && c->pp > 1;
+}
+
+const ppl_family *ppl_search_outside(const ppl_eval_ctx *ctx, const ppl_config *c)
+{
+    if (tp_across_servers(ctx, c->tp))
+        return &families[0];
+    if (sharded_with_pp(c))
+        return &families[1];
+    return NULL;
+}
+
 static double wall_seconds(void)
 {
     struct timespec ts;
@@ -410,9 +440,8 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                             ppl_micro_compute_init(ctx, &c, &micro);
                             for (int z = 0; z < zeros->n; z++) {
                                 c.zero = (int)zeros->v[z];
-                                /* ZeRO-2/3 with pipelining: neither Megatron
-                                 * nor DeepSpeed */
-                                if (c.zero >= 2 && c.pp > 1 && pin->zero == PPL_UNSET)
+                                if (sharded_with_pp(&c) && pin->zero == PPL_UNSET &&
+                                    !s->opts->allow_sharded_with_pp)
                                     continue;
                                 evaluate(s, &c, &layout, &micro, &classes);
                             }
@@ -462,8 +491,8 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     /* tp divides the attention heads, so it never exceeds them */
     for (int64_t tp = 1; tp <= gpus && tp <= m->heads; tp++) {
         int64_t node = ctx->net.node_gpus;
-        bool inside = tp <= node && node % tp == 0;
-        bool across = pin->allow_tp_across_servers && tp > node && tp % node == 0;
+        bool inside = !tp_across_servers(ctx, tp) && node % tp == 0;
+        bool across = pin->allow_tp_across_servers && tp_across_servers(ctx, tp) && tp % node == 0;
         if ((up_to || gpus % tp == 0) && (inside || across))
             add(&tp_all, tp);
     }

@@ -18,13 +18,14 @@
 #include "parplan/schedule.h"
 
 typedef struct ppl_search_opts {
-    const ppl_args *pins; /* pinned knobs (PPL_UNSET where free) */
-    size_t top;           /* how many to keep */
-    int objective;        /* ppl_objective */
-    bool no_prune;        /* cost every candidate (tests compare with the pruned search) */
-    bool no_balance;      /* keep the default stage split (no integer program) */
-    bool gpus_at_most;    /* pins->gpus is a ceiling: every GPU count up to it is a
-                             candidate (whatif's gpus=N: what the cluster offers) */
+    const ppl_args *pins;       /* pinned knobs (PPL_UNSET where free) */
+    size_t top;                 /* how many to keep */
+    int objective;              /* ppl_objective */
+    bool no_prune;              /* cost every candidate (tests compare with the pruned search) */
+    bool no_balance;            /* keep the default stage split (no integer program) */
+    bool gpus_at_most;          /* pins->gpus is a ceiling: every GPU count up to it is a
+                                   candidate (whatif's gpus=N: what the cluster offers) */
+    bool allow_sharded_with_pp; /* ZeRO-2/3 with pipelining, left out by default */
     /* called now and then with the share of the space covered (0..1) */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
@@ -65,6 +66,18 @@ ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *config,
 
 ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *opts, ppl_search_result *out,
                       ppl_error *err);
+
+/* The families of configurations the default search leaves out, why, and what
+ * lets them in (a flag of plan, or a pin). */
+typedef struct ppl_family {
+    const char *name;  /* "tp_across_servers", "sharded_with_pp" */
+    const char *why;   /* why it is left out */
+    const char *allow; /* the flag or pin that searches it */
+} ppl_family;
+
+/* The family outside the default search that the configuration belongs to, or
+ * NULL when the default search covers it. */
+const ppl_family *ppl_search_outside(const ppl_eval_ctx *ctx, const ppl_config *config);
 void ppl_search_free(ppl_search_result *result);
 
 #endif

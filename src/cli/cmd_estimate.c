@@ -19,6 +19,12 @@ ppl_status cmd_estimate(cli *c)
     ppl_estimate_config(&ctx, &cfg, &e);
     if ((st = ppl_estimate_check(&e, &c->err)) != PPL_OK)
         return st;
+    const ppl_family *outside = ppl_search_outside(&ctx, &cfg);
+    if (outside)
+        ppl_diag_warn(&c->diag, "", "",
+                      "this configuration lies outside plan's default search (%s); plan searches "
+                      "it with %s",
+                      outside->why, outside->allow);
     ppl_status result = e.memory.fits ? PPL_OK : PPL_INFEASIBLE;
     if (c->args->json) {
         json_t *doc = ppl_json_document();

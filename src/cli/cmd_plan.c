@@ -81,6 +81,43 @@ static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e)
     ppl_table_row(t, row);
 }
 
+/* A family the default search leaves out, and its best when let in. */
+typedef struct left_out {
+    const ppl_family *family;
+    ppl_estimate best;
+} left_out;
+
+/* Searches each family the default search leaves out (unless the flags already
+ * let it in); fills `out` with those whose best beats the plan's #1. */
+static size_t families_that_win(cli *c, const ppl_eval_ctx *ctx, const ppl_estimate *first,
+                                left_out *out)
+{
+    const ppl_args *a = c->args;
+    size_t n = 0;
+    for (int k = 0; k < 2; k++) {
+        ppl_args pins = *a;
+        ppl_search_opts o = {.pins = &pins, .top = 1, .objective = a->objective};
+        if (k == 0 && !a->allow_tp_across_servers && a->tp == PPL_UNSET)
+            pins.allow_tp_across_servers = true;
+        else if (k == 1 && a->zero == PPL_UNSET)
+            o.allow_sharded_with_pp = true;
+        else
+            continue;
+        ppl_search_result r;
+        ppl_error err;
+        if (ppl_search(ctx, &o, &r, &err) == PPL_OK) {
+            const ppl_family *f = ppl_search_outside(ctx, &r.results[0].config);
+            if (f && r.results[0].step_time_s < first->step_time_s) {
+                out[n].family = f;
+                out[n].best = r.results[0];
+                n++;
+            }
+        }
+        ppl_search_free(&r);
+    }
+    return n;
+}
+
 ppl_status cmd_plan(cli *c)
 {
     const ppl_args *a = c->args;
@@ -129,6 +166,9 @@ ppl_status cmd_plan(cli *c)
         ppl_search_free(&r);
         return st;
     }
+    left_out wins[2];
+    size_t nwins =
+        a->objective == PPL_OBJECTIVE_TIME ? families_that_win(c, &ctx, &r.results[0], wins) : 0;
     if (a->json) {
         json_t *doc = ppl_json_document(), *list = json_array(), *search = json_object();
         json_object_set_new(doc, "model", json_string(model.name));
@@ -156,6 +196,19 @@ ppl_status cmd_plan(cli *c)
             json_array_append_new(list, e);
         }
         json_object_set_new(doc, "results", list);
+        /* what the default search left out and would have won */
+        json_t *outside = json_array();
+        for (size_t i = 0; i < nwins; i++) {
+            json_t *w = json_object();
+            json_object_set_new(w, "family", json_string(wins[i].family->name));
+            json_object_set_new(w, "why", json_string(wins[i].family->why));
+            json_object_set_new(w, "allow", json_string(wins[i].family->allow));
+            json_object_set_new(w, "speedup",
+                                ppl_json_real(r.results[0].step_time_s / wins[i].best.step_time_s));
+            json_object_set_new(w, "result", ppl_estimate_json(&wins[i].best, &model));
+            json_array_append_new(outside, w);
+        }
+        json_object_set_new(doc, "not_searched", outside);
         ppl_search_free(&r);
         return cli_emit_json(c, doc);
     }
@@ -166,8 +219,11 @@ ppl_status cmd_plan(cli *c)
         (long long)a->global_batch, ppl_stack_name(ctx.stack.stack));
     ppl_buf_printf(out,
                    "search    %zu configurations, %zu costed, %zu fit, %zu pruned by the "
-                   "step-time bound, %zu rebalanced\n\n",
+                   "step-time bound, %zu rebalanced",
                    r.candidates, r.evaluated, r.feasible, r.pruned, r.balanced);
+    if (a->timing)
+        ppl_buf_printf(out, ", %.3f s", r.seconds);
+    ppl_buf_printf(out, "\n\n");
     ppl_table t;
     ppl_table_init(&t, 14, "rlrrrllrrrrlll");
     static const char *const header[] = {
@@ -186,6 +242,18 @@ ppl_status cmd_plan(cli *c)
     }
     ppl_buf_printf(out, "\nopt: sp = sequence parallelism, fa = flash attention; exposed comm: "
                         "share of the step, and the level of the largest part\n");
+    for (size_t i = 0; i < nwins; i++) {
+        const ppl_estimate *w = &wins[i].best;
+        char step[32];
+        ppl_format_time(w->step_time_s, step, sizeof step);
+        ppl_buf_printf(out,
+                       "not searched: %lld/%lld/%lld/%lld/%lld zero %d would take %s a step, "
+                       "%.1f%% faster than #1; left out because %s; allow it with %s\n",
+                       (long long)w->config.tp, (long long)w->config.pp, (long long)w->config.dp,
+                       (long long)w->config.cp, (long long)w->config.ep, w->config.zero, step,
+                       100.0 * (r.results[0].step_time_s / w->step_time_s - 1.0),
+                       wins[i].family->why, wins[i].family->allow);
+    }
     ppl_search_free(&r);
     return PPL_OK;
 }

@@ -158,9 +158,39 @@ static ppl_status load_topology_json(cli *c, const char *arg, json_t **out, char
     return PPL_OK;
 }
 
-/* The best plan for pins on a topology; PPL_INFEASIBLE when nothing fits. */
+/* What the searches behind an answer did: summed over the plans searched. */
+typedef struct search_stats {
+    size_t plans, candidates, evaluated, feasible;
+    double seconds;
+} search_stats;
+
+static void stats_add(search_stats *acc, const ppl_search_result *r)
+{
+    acc->plans++;
+    acc->candidates += r->candidates;
+    acc->evaluated += r->evaluated;
+    acc->feasible += r->feasible;
+    acc->seconds += r->seconds;
+}
+
+/* SPEC-style search figures; wall time only with --timing (else null, so that
+ * the same input gives byte-identical output). */
+static json_t *stats_json(const search_stats *s, bool timing)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "plans", json_integer((json_int_t)s->plans));
+    json_object_set_new(o, "candidates", json_integer((json_int_t)s->candidates));
+    json_object_set_new(o, "evaluated", json_integer((json_int_t)s->evaluated));
+    json_object_set_new(o, "feasible", json_integer((json_int_t)s->feasible));
+    json_object_set_new(o, "seconds", timing ? ppl_json_real(s->seconds) : json_null());
+    return o;
+}
+
+/* The best plan for pins on a topology (every GPU count up to pins->gpus when
+ * gpus_at_most); PPL_INFEASIBLE when nothing fits.  The search's figures are
+ * added to acc. */
 static ppl_status best_plan(cli *c, const ppl_model *m, const ppl_topology *t, const ppl_args *pins,
-                            bool gpus_at_most, ppl_estimate *out)
+                            bool gpus_at_most, ppl_estimate *out, search_stats *acc)
 {
     ppl_eval_ctx ctx;
     cli_eval_ctx(c, &ctx, m, t);
@@ -174,6 +204,7 @@ static ppl_status best_plan(cli *c, const ppl_model *m, const ppl_topology *t, c
     } else if (st != PPL_INFEASIBLE) {
         c->err = err;
     }
+    stats_add(acc, &r);
     ppl_search_free(&r);
     return st;
 }
@@ -214,6 +245,7 @@ typedef struct point {
     bool ok;
     ppl_estimate e;
     double time_to_train_s;
+    search_stats search;
 } point;
 
 static void svg_plot(cli *c, const sweep *sw, int nsw, const point *pts, size_t npts, bool ttt)
@@ -375,7 +407,7 @@ ppl_status cmd_whatif(cli *c)
         /* "gpus=N" is what the cluster offers: a plan may leave some idle when
          * fewer train faster at this global batch, so every count up to N is a
          * candidate */
-        ppl_status ps = best_plan(c, &model, &t, &pins, gpus_swept, &pts[p].e);
+        ppl_status ps = best_plan(c, &model, &t, &pins, gpus_swept, &pts[p].e, &pts[p].search);
         if (ps == PPL_OK) {
             pts[p].ok = true;
             if (a->tokens > 0)
@@ -413,6 +445,7 @@ ppl_status cmd_whatif(cli *c)
             json_object_set_new(e, "values", values);
             json_object_set_new(e, "result",
                                 pts[p].ok ? ppl_estimate_json(&pts[p].e, &model) : json_null());
+            json_object_set_new(e, "search", stats_json(&pts[p].search, a->timing));
             if (ttt && pts[p].ok) {
                 json_object_set_new(e, "time_to_train_s", ppl_json_real(pts[p].time_to_train_s));
                 json_object_set_new(
@@ -511,6 +544,16 @@ ppl_status cmd_whatif(cli *c)
     if (!a->csv)
         ppl_table_render(&tab, &c->out, "");
     ppl_table_free(&tab);
+    if (a->timing && !a->csv) {
+        search_stats all = {0};
+        for (size_t p = 0; p < npts; p++) {
+            all.plans += pts[p].search.plans;
+            all.evaluated += pts[p].search.evaluated;
+            all.seconds += pts[p].search.seconds;
+        }
+        ppl_buf_printf(&c->out, "\nsearch: %zu points, %zu configurations costed in %.3f s\n", npts,
+                       all.evaluated, all.seconds);
+    }
     free(pts);
     return PPL_OK;
 }
@@ -519,13 +562,13 @@ ppl_status cmd_whatif(cli *c)
 
 /* The best plan on the first `gpus` GPUs; feasible when it trains in time. */
 static ppl_status plan_at(cli *c, const ppl_model *m, const ppl_topology *t, int64_t gpus,
-                          ppl_estimate *e, bool *meets)
+                          ppl_estimate *e, bool *meets, search_stats *acc)
 {
     ppl_args pins = *c->args;
     pins.gpus = gpus;
     bool assumed;
     pins.global_batch = default_batch(c, m, &assumed);
-    ppl_status st = best_plan(c, m, t, &pins, false, e);
+    ppl_status st = best_plan(c, m, t, &pins, false, e, acc);
     *meets = false;
     if (st == PPL_OK && !c->args->fit_only)
         *meets = c->args->tokens / e->tokens_per_s <= c->args->days * 86400.0;
@@ -545,6 +588,7 @@ ppl_status cmd_size(cli *c)
         return st;
     const int64_t per = topo.gpus_per_server, servers = topo.servers;
     ppl_estimate best, e;
+    search_stats stats = {0};
     bool meets = false, found = false, batch_assumed = a->global_batch == PPL_UNSET;
     int64_t answer = 0;
     if (a->fit_only) {
@@ -554,7 +598,7 @@ ppl_status cmd_size(cli *c)
         pins.global_batch = default_batch(c, &model, &batch_assumed);
         for (int64_t g = 1; g <= servers * per && !found; g = g < per ? g * 2 : g + per) {
             pins.gpus = g;
-            st = best_plan(c, &model, &topo, &pins, false, &e);
+            st = best_plan(c, &model, &topo, &pins, false, &e, &stats);
             if (st == PPL_OK) {
                 found = true;
                 best = e;
@@ -567,7 +611,7 @@ ppl_status cmd_size(cli *c)
         /* doubling, then bisection on whole servers (below a server: 1, 2, 4 GPUs) */
         int64_t lo = 0, hi = 0;
         for (int64_t s = 1; s <= servers; s = s * 2 > servers && s < servers ? servers : s * 2) {
-            if ((st = plan_at(c, &model, &topo, s * per, &e, &meets)) != PPL_OK)
+            if ((st = plan_at(c, &model, &topo, s * per, &e, &meets, &stats)) != PPL_OK)
                 return st;
             if (meets) {
                 hi = s;
@@ -582,7 +626,7 @@ ppl_status cmd_size(cli *c)
         if (found) {
             while (hi - lo > 1) {
                 int64_t mid = lo + (hi - lo) / 2;
-                if ((st = plan_at(c, &model, &topo, mid * per, &e, &meets)) != PPL_OK)
+                if ((st = plan_at(c, &model, &topo, mid * per, &e, &meets, &stats)) != PPL_OK)
                     return st;
                 if (meets) {
                     hi = mid;
@@ -600,7 +644,7 @@ ppl_status cmd_size(cli *c)
                                  "one replica of %s does not fit on all %lld GPUs of %s",
                                  model.name, (long long)(servers * per), topo.name);
         /* the best the whole cluster can do */
-        st = plan_at(c, &model, &topo, servers * per, &e, &meets);
+        st = plan_at(c, &model, &topo, servers * per, &e, &meets, &stats);
         if (st != PPL_OK)
             return st;
         char when[32];
@@ -633,6 +677,7 @@ ppl_status cmd_size(cli *c)
                 json_object_set_new(doc, "cost", ppl_json_real(gpu_hours * a->gpu_hour_price));
         }
         json_object_set_new(doc, "result", ppl_estimate_json(&best, &model));
+        json_object_set_new(doc, "search", stats_json(&stats, a->timing));
         return cli_emit_json(c, doc);
     }
     char desc[512];
@@ -657,7 +702,11 @@ ppl_status cmd_size(cli *c)
             ppl_buf_printf(&c->out, ", cost %.4g", gpu_hours * a->gpu_hour_price);
         ppl_buf_printf(&c->out, "\n");
     }
-    ppl_buf_printf(&c->out, "config   %s\n\n", desc);
+    ppl_buf_printf(&c->out, "config   %s\n", desc);
+    if (a->timing)
+        ppl_buf_printf(&c->out, "search   %zu plans, %zu configurations costed in %.3f s\n",
+                       stats.plans, stats.evaluated, stats.seconds);
+    ppl_buf_printf(&c->out, "\n");
     ppl_estimate_text(&best, &c->out);
     return PPL_OK;
 }

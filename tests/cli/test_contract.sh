@@ -55,4 +55,49 @@ v=$out
 vm=$(printf '%s' "$v" | python3 -c "import json, sys; print(json.load(sys.stdin)['results'][0]['id'])")
 check "validate predicts the balanced-split run" '[ $rc -eq 0 ] && [ -n "$vm" ]'
 
+# the search says what it leaves out: llama3-405b on 128 H100, TP 16 across two
+# servers and ZeRO-2 with pipelining both beat the default search's #1
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 2048 --top 1
+check "plan names a left-out family that would beat #1, and its flag" '[ $rc -eq 0 ] && has "$out" "not searched: 16/" && has "$out" "--allow-tp-across-servers"'
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 2048 --top 1 --json
+check "plan --json: not_searched lists the family, what allows it and its speedup" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+fams = {w[\"family\"]: w for w in d[\"not_searched\"]}
+w = fams[\"tp_across_servers\"]
+assert w[\"allow\"] == \"--allow-tp-across-servers\" and w[\"speedup\"] > 1, w
+assert w[\"result\"][\"config\"][\"tp\"] == 16
+assert w[\"result\"][\"step_time_s\"] < d[\"results\"][0][\"step_time_s\"]
+"'
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 2048 --top 1 --allow-tp-across-servers --json
+check "with the flag, the left-out plan is the #1" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"results\"][0][\"config\"][\"tp\"] == 16, d[\"results\"][0][\"config\"]
+"'
+run "$P" estimate --model llama3-405b --topology dgx-h100-superpod --gpus 128 --tp 16 --pp 8 --mbs 1 --global-batch 2048 --recompute full --sequence-parallel --flash-attention
+check "estimate warns when its configuration lies outside the default search" 'has "$err" "outside plan'"'"'s default search" && has "$err" "--allow-tp-across-servers"'
+run "$P" estimate --model gpt3-175b --topology dgx-h100-superpod --tp 8 --pp 8 --mbs 1 --global-batch 1536 --zero 1 --recompute full
+check "estimate inside the default search: no such warning" '[ $rc -eq 0 ] && ! has "$err" "outside"'
+
+# --timing is what its help says: the search's wall time, in the table and the JSON
+run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --sweep gpus=512,1024 --timing
+check "whatif --timing prints the search's wall time" '[ $rc -eq 0 ] && has "$out" "configurations costed in"'
+run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --sweep gpus=512,1024
+check "whatif without --timing: no wall time" '[ $rc -eq 0 ] && ! has "$out" "configurations costed in"'
+run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --sweep gpus=512 --json
+check "whatif --json: each point carries its search figures, seconds null without --timing" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+s = json.load(sys.stdin)[\"points\"][0][\"search\"]
+assert s[\"evaluated\"] > 0 and s[\"plans\"] == 1 and s[\"seconds\"] is None, s
+"'
+run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 --global-batch 2048 --timing --json
+check "size --timing --json: the searches' figures and wall time" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+s = json.load(sys.stdin)[\"search\"]
+assert s[\"plans\"] > 1 and s[\"seconds\"] > 0, s
+"'
+run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 --global-batch 2048 --timing
+check "size --timing prints the search line" '[ $rc -eq 0 ] && has "$out" "configurations costed in"'
+
 finish
