@@ -85,9 +85,20 @@ void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
 }
 
 /* Megatron-LM flags and a DeepSpeed config for the configuration. */
-static json_t *launch_json(const ppl_config *c, const ppl_model *m)
+/*
+ * Megatron-LM's flags for a configuration, checked against its own argument rules
+ * (megatron/training/arguments.py validate_args and
+ * megatron/core/transformer/transformer_config.py, main at d98e8a64dd, 2026).  The
+ * oldest release that has every flag emitted is named alongside: the uneven-stage
+ * flags came with core_v0.9, --num-virtual-stages-per-pipeline-rank, the
+ * account-for-embedding/loss flags and --attention-backend with core_v0.11, and
+ * Megatron-FSDP (--use-megatron-fsdp) with core_v0.14.
+ */
+static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
 {
+    const ppl_config *c = &e->config;
     json_t *launch = json_object(), *args = json_array(), *ds = json_object();
+    const char *min_version = "core_v0.11";
 #define ARG(s) json_array_append_new(args, json_string(s))
 #define ARGI(s, v)                                                                                 \
     do {                                                                                           \
@@ -117,6 +128,8 @@ static json_t *launch_json(const ppl_config *c, const ppl_model *m)
         ARG("--account-for-embedding-in-pipeline-split");
     if (loss)
         ARG("--account-for-loss-in-pipeline-split");
+    /* (interleaving with pp 2 relies on overlap_p2p_comm, on by default:
+     * arguments.py asks pp > 2 only when --no-overlap-p2p-communication) */
     ARGI("--micro-batch-size", c->mbs);
     ARGI("--global-batch-size", c->global_batch);
     if (c->sequence_parallel)
@@ -138,10 +151,32 @@ static json_t *launch_json(const ppl_config *c, const ppl_model *m)
         ARG("--recompute-granularity");
         ARG("selective");
     }
-    if (c->zero >= 1)
+    /* ZeRO-1 is the distributed optimizer; 2 and 3 are Megatron-FSDP's sharding
+     * strategies, which need the fsdp_dtensor checkpoint format (arguments.py) */
+    if (c->zero == 1) {
         ARG("--use-distributed-optimizer");
-    if (c->flash_attention)
-        ARG("--use-flash-attn");
+    } else if (c->zero >= 2) {
+        ARG("--use-megatron-fsdp");
+        ARG("--data-parallel-sharding-strategy");
+        ARG(c->zero == 2 ? "optim_grads" : "optim_grads_params");
+        ARG("--ckpt-format");
+        ARG("fsdp_dtensor");
+        min_version = "core_v0.14";
+    }
+    /* the overlap the time model assumes of a modern stack: gradient reduction
+     * (and, sharded, the parameter gather) behind compute; TP communication
+     * behind GEMMs, which Megatron does only with sequence parallelism */
+    if (e->stack == PPL_STACK_MODERN) {
+        if (c->dp > 1) {
+            ARG("--overlap-grad-reduce");
+            if (c->zero >= 1)
+                ARG("--overlap-param-gather");
+        }
+        if (c->tp > 1 && c->sequence_parallel)
+            ARG("--tp-comm-overlap");
+    }
+    ARG("--attention-backend");
+    ARG(c->flash_attention ? "flash" : "unfused");
     if (c->precision == PPL_PRECISION_FP16)
         ARG("--fp16");
     else
@@ -149,6 +184,10 @@ static json_t *launch_json(const ppl_config *c, const ppl_model *m)
     if (c->precision == PPL_PRECISION_FP8) {
         ARG("--fp8-format");
         ARG("hybrid");
+    }
+    if (c->optimizer == PPL_OPTIMIZER_SGD) {
+        ARG("--optimizer");
+        ARG("sgd");
     }
     /* the model itself */
     ARGI("--num-layers", m->layers);
@@ -182,12 +221,37 @@ static json_t *launch_json(const ppl_config *c, const ppl_model *m)
         ARG("0.0");
     }
     if (m->has_moe) {
+        /* as costed: all-to-all token dispatch, grouped expert GEMMs */
         ARGI("--num-experts", m->moe.experts);
         ARGI("--moe-router-topk", m->moe.top_k);
+        if (m->moe.ffn_hidden != m->ffn_hidden)
+            ARGI("--moe-ffn-hidden-size", m->moe.ffn_hidden);
+        if (m->moe.every > 1)
+            ARGI("--moe-layer-freq", m->moe.every);
+        ARG("--moe-token-dispatcher-type");
+        ARG("alltoall");
+        ARG("--moe-grouped-gemm");
     }
 #undef ARG
 #undef ARGI
-    json_object_set_new(launch, "megatron_args", args);
+    if (c->schedule == PPL_SCHEDULE_GPIPE) {
+        /* Megatron-LM pipelines run 1F1B (interleaved or not): no flag builds GPipe */
+        json_decref(args);
+        json_object_set_new(launch, "megatron_args", json_null());
+        json_object_set_new(launch, "megatron_error",
+                            json_string("Megatron-LM has no GPipe schedule; pin --schedule 1f1b "
+                                        "for a plan it can run"));
+    } else {
+        json_object_set_new(launch, "megatron_args", args);
+    }
+    json_t *env = json_object();
+    /* arguments.py asserts CUDA_DEVICE_MAX_CONNECTIONS=1 with tp or cp > 1 before
+     * Blackwell (harmless after it), and Megatron-FSDP asserts it is not 1 */
+    if ((c->tp > 1 || c->cp > 1) && c->zero < 2)
+        json_object_set_new(env, "CUDA_DEVICE_MAX_CONNECTIONS", json_string("1"));
+    json_object_set_new(launch, "env", env);
+    json_object_set_new(launch, "megatron_lm", json_string(min_version));
+
     json_t *zero = json_object();
     json_object_set_new(zero, "stage", json_integer(c->zero));
     json_object_set_new(ds, "train_batch_size", json_integer(c->global_batch));
@@ -197,7 +261,22 @@ static json_t *launch_json(const ppl_config *c, const ppl_model *m)
     json_t *enabled = json_object();
     json_object_set_new(enabled, "enabled", json_true());
     json_object_set_new(ds, c->precision == PPL_PRECISION_FP16 ? "fp16" : "bf16", enabled);
-    json_object_set_new(launch, "deepspeed", ds);
+    if (c->zero >= 2 && c->pp > 1) {
+        /* deepspeed/runtime/pipe/engine.py: the pipeline engine takes ZeRO 0 and 1 */
+        json_decref(ds);
+        json_object_set_new(launch, "deepspeed", json_null());
+        json_object_set_new(launch, "deepspeed_error",
+                            json_string("DeepSpeed's pipeline engine runs ZeRO stages 0 and 1 "
+                                        "only"));
+    } else {
+        json_object_set_new(launch, "deepspeed", ds);
+        char note[160];
+        snprintf(note, sizeof note,
+                 "train_batch_size = micro batch x accumulation x dp holds with an mpu that "
+                 "reports dp = %lld (tp x pp x cp ranks are not data parallel)",
+                 (long long)c->dp);
+        json_object_set_new(launch, "deepspeed_note", json_string(note));
+    }
     return launch;
 }
 
@@ -230,7 +309,7 @@ json_t *ppl_estimate_json(const ppl_estimate *e, const ppl_model *m)
     json_object_set_new(o, "traffic", tr);
     json_object_set_new(o, "bottleneck", json_string(e->bottleneck));
     json_object_set_new(o, "bottleneck_level", json_string(e->bottleneck_level));
-    json_object_set_new(o, "launch", launch_json(&e->config, m));
+    json_object_set_new(o, "launch", launch_json(e, m));
     return o;
 }
 

@@ -320,6 +320,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     const ppl_stack_opts *so = &ctx->stack;
     const double capacity = ctx->topo->gpu.memory_bytes;
     out->config = *c;
+    out->stack = so->stack;
 
     /* memory: the first stage of each class is its heaviest */
     stage_time worst = {0}, st;

@@ -79,6 +79,7 @@ typedef struct ppl_estimate {
     double hardware_tflops_per_gpu;
     double mfu; /* model FLOPs over the 16-bit dense peak */
     int64_t slowest_stage;
+    ppl_stack stack;        /* the software whose overlaps the figures assume */
     const char *bottleneck; /* "compute", "bubble", "tp_comm", ... */
     /* where the largest exposed communication runs: "nvlink" or a tier's name (a
      * copy, so that the estimate outlives its topology) */

@@ -190,7 +190,7 @@ run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 7 --
 check "plan: an impossible batch says the rules emptied the space" '[ $rc -eq 1 ] && has "$err" "divisibility"'
 scripts_dir="$ROOT/scripts"
 run "$scripts_dir/launch-megatron" "$tmp/plan.json" --node-rank 1 --master-addr n0
-check "launch-megatron: torchrun for a node of the plan" '[ $rc -eq 0 ] && has "$out" "torchrun --nproc_per_node 8 --nnodes 128 --node_rank 1 --master_addr n0" && has "$out" "--tensor-model-parallel-size" && has "$out" "--num-layers 96"'
+check "launch-megatron: torchrun for a node of the plan, with the environment Megatron needs" '[ $rc -eq 0 ] && has "$out" "env CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc_per_node 8 --nnodes 128 --node_rank 1 --master_addr n0" && has "$out" "--tensor-model-parallel-size" && has "$out" "--num-layers 96"'
 run "$scripts_dir/launch-megatron" --help
 check "launch-megatron --help: the usage on stdout, exit 0" '[ $rc -eq 0 ] && has "$out" "--node-rank R" && ! has "$out" "set -eu" && [ -z "$err" ]'
 run "$scripts_dir/launch-megatron" "$tmp/plan.json" --rank 9

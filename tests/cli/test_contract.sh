@@ -100,4 +100,42 @@ assert s[\"plans\"] > 1 and s[\"seconds\"] > 0, s
 run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 --global-batch 2048 --timing
 check "size --timing prints the search line" '[ $rc -eq 0 ] && has "$out" "configurations costed in"'
 
+# ---- the launch output runs the plan that was costed: Megatron-LM's own checks
+# (tests/cli/megatron_check.py, with their file:line) applied to the flags alone
+# give back the plan's dp, microbatches, stage split, vp, recompute, SP, ZeRO stage
+# and optimizer, for every result of plans over models, clusters and pins
+megatron_ok() { printf '%s' "$1" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; }
+for case in "bloom-176b dgx-a100-superpod 384 2048" "llama3-405b dgx-h100-superpod 1024 1024" \
+    "mixtral-8x7b dgx-h100-superpod 256 1024" "gpt3-175b gb200-nvl72 576 1152" \
+    "llama3-70b meta-24k-roce 512 512"; do
+    set -- $case
+    run "$P" plan --model "$1" --topology "$2" --gpus "$3" --global-batch "$4" --top 10 --json
+    check "$1 on $3 GPUs of $2: Megatron builds all 10 plans as costed" 'megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
+done
+for pins in "--zero 2" "--zero 3" "--optimizer sgd" "--recompute selective" "--precision fp16" \
+    "--tp 8 --pp 8 --cp 2 --vp 8" "--tp 8 --pp 16 --vp 2"; do
+    # shellcheck disable=SC2086
+    run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --global-batch 1024 --top 3 $pins --json
+    check "llama3-405b pinned $pins: Megatron builds the plans as costed" '[ $rc -eq 0 ] && megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
+done
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --global-batch 1024 --top 1 --zero 3 --json
+check "ZeRO-3 is Megatron-FSDP, with no CUDA_DEVICE_MAX_CONNECTIONS=1" 'has "$out" "\"--use-megatron-fsdp\"" && has "$out" "\"optim_grads_params\"" && ! has "$out" "CUDA_DEVICE_MAX_CONNECTIONS"'
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --global-batch 1024 --top 1 --zero 3 --pp 8 --json
+check "ZeRO-3 with pipelining: no DeepSpeed config, and why" '[ $rc -eq 0 ] && has "$out" "\"deepspeed\": null" && has "$out" "pipeline engine runs ZeRO stages 0 and 1"'
+run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 128 --top 1 --schedule gpipe --json
+check "GPipe: no Megatron flags, and why" '[ $rc -eq 0 ] && has "$out" "\"megatron_args\": null" && has "$out" "no GPipe schedule"'
+run "$P" plan --model mixtral-8x7b --topology dgx-h100-superpod --gpus 64 --global-batch 256 --top 1 --json
+check "MoE flags as costed: all-to-all dispatch, grouped GEMM" 'has "$out" "\"alltoall\"" && has "$out" "\"--moe-grouped-gemm\"" && has "$out" "\"--num-experts\""'
+check "flash attention through --attention-backend, not --use-flash-attn" 'has "$out" "\"--attention-backend\"" && ! has "$out" "--use-flash-attn"'
+check "the launch names the Megatron-LM release it needs" 'has "$out" "\"megatron_lm\": \"core_v0.1"'
+
+# launch-megatron starts exactly the plan's GPUs and passes training arguments on
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 12 --global-batch 96 --top 1 --json -o "$tmp/p12.json"
+run "$ROOT/scripts/launch-megatron" "$tmp/p12.json" -- --train-iters 10 --lr 1e-4
+check "launch-megatron: 12 GPUs of 8-GPU servers start as 2 nodes x 6" '[ $rc -eq 0 ] && has "$out" "--nproc_per_node 6 --nnodes 2"'
+check "launch-megatron: arguments after -- go to the training script" 'has "$out" "--train-iters 10 --lr 1e-4"'
+run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 128 --top 1 --schedule gpipe --json -o "$tmp/gpipe.json"
+run "$ROOT/scripts/launch-megatron" "$tmp/gpipe.json"
+check "launch-megatron refuses a plan Megatron cannot run, saying why" '[ $rc -ne 0 ] && has "$err" "no GPipe schedule"'
+
 finish

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""megatron_check.py - what Megatron-LM would build from a plan's launch flags.
+
+Reads a parplan plan (--json) on stdin.  For every result it derives, from
+launch.megatron_args and launch.env alone, what Megatron-LM would run: data
+parallelism, microbatches, the layers of each pipeline stage, interleaving,
+recomputation, sequence parallelism, ZeRO stage and optimizer, applying
+Megatron-LM's own argument checks (file:line at main d98e8a64dd, 2026).  Each
+derived value must equal the plan's config.  Prints one line per result and
+exits 1 on the first mismatch or refused flag set.  Usage:
+    megatron_check.py < plan.json
+"""
+import json
+import sys
+
+ARGS = "megatron/training/arguments.py"
+TC = "megatron/core/transformer/transformer_config.py"
+NMB = "megatron/core/num_microbatches_calculator.py"
+
+
+class Refused(Exception):
+    pass
+
+
+def need(cond, where, why):
+    if not cond:
+        raise Refused(f"{where}: {why}")
+
+
+def parse(argv):
+    """--flag value pairs and bare --flags, as argparse would take them."""
+    flags, i = {}, 0
+    while i < len(argv):
+        key = argv[i]
+        assert key.startswith("--"), key
+        if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
+            flags[key] = argv[i + 1]
+            i += 2
+        else:
+            flags[key] = True
+            i += 1
+    return flags
+
+
+def build(flags, env, gpus):
+    num = lambda k, d=None: int(flags[k]) if k in flags else d
+    layers, heads = num("--num-layers"), num("--num-attention-heads")
+    kv_heads = num("--num-query-groups", heads) if "--group-query-attention" in flags else heads
+    tp, pp, cp = num("--tensor-model-parallel-size", 1), num("--pipeline-model-parallel-size", 1), \
+        num("--context-parallel-size", 1)
+    need(heads % tp == 0, f"{TC}:1446", "heads divisible by tp")
+    need(kv_heads % tp == 0 or tp % kv_heads == 0, f"{TC}:1461-1468",
+         "query groups a multiple or divisor of tp")
+    # ARGS:442-448 dp = world // (tp pp cp); torchrun starts exactly `gpus` ranks
+    need(gpus % (tp * pp * cp) == 0, f"{ARGS}:448", "world size divisible by tp*pp*cp")
+    dp = gpus // (tp * pp * cp)
+    mbs, gb = num("--micro-batch-size"), num("--global-batch-size")
+    need(gb % (mbs * dp) == 0, f"{NMB}:381", "global batch divisible by mbs*dp")
+    microbatches = gb // (mbs * dp)
+
+    vp_layers = num("--num-layers-per-virtual-pipeline-stage")
+    vp_ranks = num("--num-virtual-stages-per-pipeline-rank")
+    need(vp_layers is None or vp_ranks is None, f"{ARGS}:929-938", "one virtual-pipeline flag")
+    first, last = num("--decoder-first-pipeline-num-layers"), num("--decoder-last-pipeline-num-layers")
+    emb = "--account-for-embedding-in-pipeline-split" in flags
+    loss = "--account-for-loss-in-pipeline-split" in flags
+    vp = 1
+    if vp_layers is not None:
+        need(first is None and last is None, f"{ARGS}:955-956",
+             "uneven stages need --num-virtual-stages-per-pipeline-rank")
+        per_stage = (layers + emb + loss) // pp
+        need(per_stage % vp_layers == 0, f"{ARGS}:972-973", "stage layers divisible by chunk")
+        vp = per_stage // vp_layers
+    elif vp_ranks is not None:
+        vp = vp_ranks
+    if first is not None or last is not None:
+        need(not (emb or loss), f"{TC}:2229-2239", "first/last flags exclude the account flags")
+        rest, mid_stages = layers, pp
+        for n in (first, last):
+            if n is not None:
+                need(n > 0, f"{TC}:2303-2323", "an end stage needs a layer")
+                need(vp == 1 or n % vp == 0, f"{TC}:2305-2335", "end stage divisible by vp")
+                rest, mid_stages = rest - n, mid_stages - 1
+        need(bool(rest) == bool(mid_stages), f"{TC}:2339-2344", "middle layers for middle stages")
+        need(not mid_stages or rest % mid_stages == 0, f"{TC}:2348-2353", "even middle stages")
+        middle = rest // mid_stages if mid_stages else 0
+        need(not mid_stages or middle % vp == 0, f"{TC}:2357-2367", "middle divisible by vp")
+        stages = [first if first is not None else middle] + [middle] * (pp - 2) + \
+            ([last if last is not None else middle] if pp > 1 else [])
+    else:
+        total = layers + emb + loss
+        where = f"{TC}:2370-2410" if (emb or loss) else f"{ARGS}:985-998"
+        need(total % pp == 0, where, "layers (with embedding/loss) divisible by pp")
+        per = total // pp
+        need(vp == 1 or per % vp == 0, where, "stage layers divisible by vp")
+        stages = [per] * pp
+        if pp > 1:
+            stages[0] -= emb
+            stages[-1] -= loss
+        else:
+            stages[0] -= emb + loss
+    need(sum(stages) == layers and min(stages) >= 1, TC, "stages hold every layer")
+
+    gran = flags.get("--recompute-granularity")
+    method = flags.get("--recompute-method")
+    if gran == "selective":
+        need(method is None, f"{ARGS}:1425-1428", "no recompute method with selective")
+        recompute, recompute_layers = "selective", None
+    elif gran == "full":
+        recompute = "full"
+        n = num("--recompute-num-layers")
+        recompute_layers = None if method == "uniform" else n * vp
+    else:
+        recompute, recompute_layers = "none", None
+
+    sp = "--sequence-parallel" in flags and tp > 1  # ARGS:1433-1439 off when tp == 1
+    if "--tp-comm-overlap" in flags:
+        need(sp, f"{ARGS}:1441-1442", "TP comm overlap needs sequence parallelism")
+    fsdp = "--use-megatron-fsdp" in flags
+    if fsdp:
+        need(flags.get("--ckpt-format") == "fsdp_dtensor", f"{ARGS}:1169-1170", "fsdp_dtensor")
+        need(env.get("CUDA_DEVICE_MAX_CONNECTIONS") != "1", f"{ARGS}:1166-1167",
+             "FSDP with CUDA_DEVICE_MAX_CONNECTIONS unset or > 1")
+        strategy = flags.get("--data-parallel-sharding-strategy", "optim_grads_params")
+        zero = {"optim": 1, "optim_grads": 2, "optim_grads_params": 3}[strategy]
+    else:
+        zero = 1 if "--use-distributed-optimizer" in flags else 0
+    if "--overlap-param-gather" in flags:
+        need("--use-distributed-optimizer" in flags or fsdp, f"{ARGS}:1024-1027",
+             "param gather overlap needs a sharded optimizer")
+        need("--overlap-grad-reduce" in flags, f"{ARGS}:1028-1029", "with --overlap-grad-reduce")
+    if (tp > 1 or cp > 1) and not fsdp:
+        need(env.get("CUDA_DEVICE_MAX_CONNECTIONS") == "1", f"{ARGS}:1453-1479",
+             "CUDA_DEVICE_MAX_CONNECTIONS=1 with tp or cp > 1 (before Blackwell)")
+    optimizer = flags.get("--optimizer", "adam")
+    return {"dp": dp, "microbatches": microbatches, "stage_layers": stages, "vp": vp,
+            "recompute": recompute, "recompute_layers": recompute_layers,
+            "sequence_parallel": sp, "zero": zero, "optimizer": optimizer, "tp": tp, "pp": pp,
+            "cp": cp, "mbs": mbs, "global_batch": gb}
+
+
+def main():
+    plan = json.load(sys.stdin)
+    status = 0
+    for r in plan["results"]:
+        c = r["config"]
+        launch = r["launch"]
+        if launch["megatron_args"] is None:
+            ok = c["schedule"] == "gpipe" and "GPipe" in launch["megatron_error"]
+            print(f"{'ok' if ok else 'MISMATCH'} rank {r['rank']}: no flags ({launch['megatron_error']})")
+            status |= not ok
+            continue
+        try:
+            got = build(parse(launch["megatron_args"]), launch["env"], c["gpus"])
+        except Refused as e:
+            print(f"REFUSED rank {r['rank']}: {e}")
+            return 1
+        want = {k: c.get(k) for k in got}
+        want["sequence_parallel"] = c["sequence_parallel"] and c["tp"] > 1
+        if c["recompute"] != "full":
+            want["recompute_layers"] = None
+        bad = {k: (got[k], want[k]) for k in got if got[k] != want[k]}
+        print(f"{'MISMATCH' if bad else 'ok'} rank {r['rank']}: {bad if bad else 'as planned'}")
+        status |= bool(bad)
+    return status
+
+
+sys.exit(main())
