@@ -85,6 +85,19 @@ void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
 }
 
 /* Megatron-LM flags and a DeepSpeed config for the configuration. */
+/* A launcher's part of the launch object, or null with why it cannot run the plan. */
+static void launcher_part(json_t *launch, const char *key, json_t *value, const char *error_key,
+                          const char *why)
+{
+    if (why) {
+        json_decref(value);
+        json_object_set_new(launch, key, json_null());
+        json_object_set_new(launch, error_key, json_string(why));
+    } else {
+        json_object_set_new(launch, key, value);
+    }
+}
+
 /*
  * Megatron-LM's flags for a configuration, checked against its own argument rules
  * (megatron/training/arguments.py validate_args and
@@ -234,16 +247,12 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     }
 #undef ARG
 #undef ARGI
-    if (c->schedule == PPL_SCHEDULE_GPIPE) {
-        /* Megatron-LM pipelines run 1F1B (interleaved or not): no flag builds GPipe */
-        json_decref(args);
-        json_object_set_new(launch, "megatron_args", json_null());
-        json_object_set_new(launch, "megatron_error",
-                            json_string("Megatron-LM has no GPipe schedule; pin --schedule 1f1b "
-                                        "for a plan it can run"));
-    } else {
-        json_object_set_new(launch, "megatron_args", args);
-    }
+    /* Megatron-LM pipelines run 1F1B (interleaved or not): no flag builds GPipe */
+    launcher_part(launch, "megatron_args", args, "megatron_error",
+                  c->schedule == PPL_SCHEDULE_GPIPE
+                      ? "Megatron-LM has no GPipe schedule; pin --schedule 1f1b for a plan it "
+                        "can run"
+                      : NULL);
     json_t *env = json_object();
     /* arguments.py asserts CUDA_DEVICE_MAX_CONNECTIONS=1 with tp or cp > 1 before
      * Blackwell (harmless after it), and Megatron-FSDP asserts it is not 1 */
@@ -261,15 +270,11 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     json_t *enabled = json_object();
     json_object_set_new(enabled, "enabled", json_true());
     json_object_set_new(ds, c->precision == PPL_PRECISION_FP16 ? "fp16" : "bf16", enabled);
-    if (c->zero >= 2 && c->pp > 1) {
-        /* deepspeed/runtime/pipe/engine.py: the pipeline engine takes ZeRO 0 and 1 */
-        json_decref(ds);
-        json_object_set_new(launch, "deepspeed", json_null());
-        json_object_set_new(launch, "deepspeed_error",
-                            json_string("DeepSpeed's pipeline engine runs ZeRO stages 0 and 1 "
-                                        "only"));
-    } else {
-        json_object_set_new(launch, "deepspeed", ds);
+    /* deepspeed/runtime/pipe/engine.py: the pipeline engine takes ZeRO 0 and 1 */
+    bool ds_refused = c->zero >= 2 && c->pp > 1;
+    launcher_part(launch, "deepspeed", ds, "deepspeed_error",
+                  ds_refused ? "DeepSpeed's pipeline engine runs ZeRO stages 0 and 1 only" : NULL);
+    if (!ds_refused) {
         char note[160];
         snprintf(note, sizeof note,
                  "train_batch_size = micro batch x accumulation x dp holds with an mpu that "
