@@ -49,11 +49,22 @@ run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 -
 s=$out
 check "size's plan is what estimate gives for it" 'same_as_estimate "$s" result "[\"result\"]" llama3-405b h100-64k'
 
-# validate's prediction for a run, re-costed by estimate on the run's cluster
-run "$P" validate --runs "$ROOT/tests/data/balanced_split_run.json" --json
+# validate goes through the same best-plan search: its prediction for Llama 3 405B
+# on 16,384 GPUs (held-out run, every knob it states pinned) is plan's #1 with the
+# same pins, and estimate's figure for that configuration
+run "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --json
 v=$out
-vm=$(printf '%s' "$v" | python3 -c "import json, sys; print(json.load(sys.stdin)['results'][0]['id'])")
-check "validate predicts the balanced-split run" '[ $rc -eq 0 ] && [ -n "$vm" ]'
+sel=$(printf '%s' "$v" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+i = [r['id'] for r in d['results']].index('llama3_405b_16384')
+print(i)")
+run "$P" plan --model llama3-405b --topology meta-24k-roce --gpus 16384 --tp 8 --pp 16 --dp 128 --cp 1 --ep 1 --mbs 1 --global-batch 2048 --sequence-parallel --flash-attention --precision bf16 --top 1 --json
+pv=$out
+vs=$(printf '%s' "$v" | step_of "['results'][$sel]['predicted']['step_time_s']")
+ps=$(printf '%s' "$pv" | step_of "['results'][0]['step_time_s']")
+check "validate's prediction is plan's #1 under the run's pins" '[ -n "$vs" ] && [ "$vs" = "$ps" ]'
+check "validate's prediction is what estimate gives for it" 'same_as_estimate "$v" "results.$sel.predicted" "[\"results\"][$sel][\"predicted\"]" llama3-405b meta-24k-roce'
 
 # the search says what it leaves out: llama3-405b on 128 H100, TP 16 across two
 # servers and ZeRO-2 with pipelining both beat the default search's #1
