@@ -88,6 +88,7 @@ typedef enum opt_id {
     O_FRAGMENTATION,
     O_STACK,
     O_FIT,
+    O_CV,
     O_TIMING,
     O_RECOMPUTE_LAYERS
 } opt_id;
@@ -223,6 +224,8 @@ static const opt_def options[] = {
      "name written into the topology"},
     {O_RUNS, "--runs", 0, K_STRING, C(PPL_CMD_VALIDATE), "FILE", 0, 0, NULL,
      "measured runs (JSON array, SPEC format)"},
+    {O_CV, "--cv", 0, K_INT, C(PPL_CMD_VALIDATE), "K", 2, 1000, NULL,
+     "K-fold cross-validation: fit on the other folds, predict each run held out"},
     {O_FIT, "--fit", 0, K_FLAG, C(PPL_CMD_VALIDATE), NULL, 0, 0, NULL,
      "fit the efficiency constants to the runs and print them"},
     {O_TIMING, "--timing", 0, K_FLAG, C(PPL_CMD_PLAN) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), NULL,
@@ -489,6 +492,7 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
     case O_MBS: ip = &a->mbs; break;
     case O_GLOBAL_BATCH: ip = &a->global_batch; break;
     case O_TOP: ip = &a->top; break;
+    case O_CV: ip = &a->cv_folds; break;
     case O_SERVERS: ip = &a->servers; break;
     case O_GPS: ip = &a->gpus_per_server; break;
     case O_RAILS: ip = &a->rails; break;

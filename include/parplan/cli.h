@@ -83,6 +83,7 @@ typedef struct ppl_args {
     int schedule;                                  /* ppl_schedule */
     int stack;                                     /* ppl_stack */
     bool fit;                                      /* validate --fit */
+    int64_t cv_folds;                              /* validate --cv K; 0 when not given */
     bool timing;                                   /* report wall time (not byte-identical) */
     int64_t first_stage_layers, last_stage_layers; /* PPL_UNSET when free */
     int64_t recompute_layers;                      /* PPL_UNSET when free */
