@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parplan/schedule.h"
 #include "parplan/topology.h"
 #include "parplan/units.h"
 
@@ -108,7 +109,6 @@ static const char *const objective_names[] = {"time", "cost", "memory", NULL};
 static const char *const op_names[] = {"allreduce", "allgather", "reducescatter",
                                        "alltoall",  "sendrecv",  NULL};
 static const char *const schedule_names[] = {"1f1b", "gpipe", NULL};
-const char *const ppl_stack_names[] = {"modern", "legacy", NULL};
 static const char *const algo_names[] = {"auto",   "ring", "tree", "hierarchical",
                                          "direct", "pxn",  "p2p",  NULL};
 
@@ -167,8 +167,10 @@ static const opt_def options[] = {
     {O_OPTIMIZER, "--optimizer", 0, K_ENUM, CMDS_CONFIG, "O", 0, 0, ppl_optimizer_names,
      "adam (default) or sgd"},
     {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG, "S", 0, 0, ppl_stack_names,
-     "training software: modern (Megatron-Core/TE, NeMo, FSDP; default) or legacy "
-     "(Megatron-LM 2021-22: no TP/DP overlap)"},
+     "training software, by what ran: nemo-2025 (default), megatron-core, fsdp "
+     "(overlap communication); megatron-lm-2023, megatron-lm-2022, megatron-lm-2021, "
+     "megatron-deepspeed, deepspeed-zero3-2021 (do not); modern and legacy name the "
+     "newest and the oldest"},
     {O_OVERHEAD, "--overhead-memory", 0, K_BYTES, CMDS_CONFIG, "SIZE", 0, 0, NULL,
      "fixed framework memory per GPU (default: CUDA context + NCCL per group)"},
     {O_FRAGMENTATION, "--fragmentation", 0, K_REAL, CMDS_CONFIG, "F", 0, 0, NULL,
@@ -781,5 +783,6 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
     }
     if (a->help)
         return PPL_OK;
+    a->stack = ppl_stack_from_name_index(a->stack);
     return check_required(a, err);
 }

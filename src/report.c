@@ -179,7 +179,7 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     /* the overlap the time model assumes of a modern stack: gradient reduction
      * (and, sharded, the parameter gather) behind compute; TP communication
      * behind GEMMs, which Megatron does only with sequence parallelism */
-    if (e->stack == PPL_STACK_MODERN) {
+    if (ppl_stack_overlaps(e->stack)) {
         if (c->dp > 1) {
             ARG("--overlap-grad-reduce");
             if (c->zero >= 1)

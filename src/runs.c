@@ -12,8 +12,10 @@
 #include "jsonread.h"
 #include "parplan/catalog.h"
 
-static const char *const entry_keys[] = {"id",       "source",     "model", "topology", "config",
-                                         "measured", "confidence", "notes", "stack",    NULL};
+static const char *const entry_keys[] = {"id",         "source",   "model", "topology",
+                                         "config",     "measured", "notes", "stack",
+                                         "confidence", "software", NULL};
+static const char *const software_keys[] = {"framework", "version", NULL};
 static const char *const config_keys[] = {"gpus",
                                           "tp",
                                           "pp",
@@ -207,6 +209,33 @@ static ppl_status read_measured(jr_ctx *ctx, const json_t *entry, const char *pa
     return PPL_OK;
 }
 
+/* software: {framework, version}: the stack profile of what ran (SPEC 1.1);
+ * without it, a guess from the configuration, marked as an assumption. */
+static ppl_status read_software(jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
+{
+    char spath[PPL_ERROR_KEY_MAX], framework[48] = "", version[32] = "";
+    json_t *sw;
+    ppl_status st = jr_object(ctx, entry, path, "software", JR_OPTIONAL, software_keys, &sw, spath,
+                              sizeof spath);
+    if (st != PPL_OK)
+        return st;
+    bool known = false;
+    if (sw) {
+        if ((st = jr_string(ctx, sw, spath, "framework", JR_REQUIRED, "", framework,
+                            sizeof framework)) ||
+            (st = jr_string(ctx, sw, spath, "version", JR_OPTIONAL, "", version, sizeof version)))
+            return st;
+        snprintf(r->software, sizeof r->software, "%s%s%s", framework, version[0] ? " " : "",
+                 version);
+        r->stack = ppl_stack_for_software(framework, version, &known);
+    }
+    if (!known) /* flash attention marks a stack of its era (2022+) */
+        r->stack =
+            r->pins.flash_attention == 0 ? PPL_STACK_MEGATRON_LM_2021 : PPL_STACK_MEGATRON_CORE;
+    r->stack_assumed = !known;
+    return PPL_OK;
+}
+
 static ppl_status read_entry(jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
 {
     ppl_status st;
@@ -219,6 +248,7 @@ static ppl_status read_entry(jr_ctx *ctx, const json_t *entry, const char *path,
     if ((st = load_part(ctx, entry, path, "model", PPL_CATALOG_MODELS, &r->model)) ||
         (st = load_part(ctx, entry, path, "topology", PPL_CATALOG_TOPOLOGIES, &r->topology)) ||
         (st = read_config(ctx, entry, path, r)) || (st = read_measured(ctx, entry, path, r)) ||
+        (st = read_software(ctx, entry, path, r)) ||
         (st =
              jr_enum(ctx, entry, path, "stack", JR_OPTIONAL, ppl_stack_names, PPL_UNSET, &stack))) {
         /* name the run, not only its index */
@@ -227,11 +257,10 @@ static ppl_status read_entry(jr_ctx *ctx, const json_t *entry, const char *path,
                  r->id);
         return st;
     }
-    r->stack_given = stack != PPL_UNSET;
-    /* without a stated stack: flash attention marks a stack of its era (2022+) */
-    r->stack = r->stack_given                 ? (ppl_stack)stack
-               : r->pins.flash_attention == 0 ? PPL_STACK_LEGACY
-                                              : PPL_STACK_MODERN;
+    if (stack != PPL_UNSET) { /* a stack named outright wins over software */
+        r->stack = ppl_stack_from_name_index(stack);
+        r->stack_assumed = false;
+    }
     return PPL_OK;
 }
 

@@ -27,6 +27,93 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The profiles: what ran, and whether it overlaps communication with compute.
+ * Megatron-Core (2023+) overlaps the gradient reduction with the backward
+ * (--overlap-grad-reduce), TP communication with GEMMs (Transformer Engine's
+ * userbuffers) and pipeline sends with compute; Megatron-LM up to its 2023
+ * releases as run without those flags (MegaScale's baseline, Jiang et al. NSDI'24
+ * §6), Megatron-DeepSpeed and DeepSpeed 2021 hide none of their own. */
+static const struct {
+    const char *name, *summary;
+    bool overlaps;
+} profiles[PPL_STACK_COUNT] = {
+    [PPL_STACK_NEMO_2025] = {"nemo-2025", "NeMo / Megatron-Bridge 2025+", true},
+    [PPL_STACK_MEGATRON_CORE] = {"megatron-core", "Megatron-Core 2023-2025, NeMo 24.x", true},
+    [PPL_STACK_FSDP] = {"fsdp", "PyTorch FSDP (llm-foundry 2023)", true},
+    [PPL_STACK_MEGATRON_LM_2023] = {"megatron-lm-2023", "Megatron-LM 2023 without overlap", false},
+    [PPL_STACK_MEGATRON_LM_2022] = {"megatron-lm-2022", "Megatron-LM 2022", false},
+    [PPL_STACK_MEGATRON_LM_2021] = {"megatron-lm-2021", "Megatron-LM 2021", false},
+    [PPL_STACK_MEGATRON_DEEPSPEED] = {"megatron-deepspeed", "Megatron-DeepSpeed 2021-22", false},
+    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", "DeepSpeed ZeRO-3 2021", false},
+};
+
+const char *const ppl_stack_names[] = {"nemo-2025",
+                                       "megatron-core",
+                                       "fsdp",
+                                       "megatron-lm-2023",
+                                       "megatron-lm-2022",
+                                       "megatron-lm-2021",
+                                       "megatron-deepspeed",
+                                       "deepspeed-zero3-2021",
+                                       "modern",
+                                       "legacy",
+                                       NULL};
+
+ppl_stack ppl_stack_from_name_index(int index)
+{
+    if (index == PPL_STACK_COUNT)
+        return PPL_STACK_MODERN;
+    if (index == PPL_STACK_COUNT + 1)
+        return PPL_STACK_LEGACY;
+    return (unsigned)index < PPL_STACK_COUNT ? (ppl_stack)index : PPL_STACK_MODERN;
+}
+
+const char *ppl_stack_name(ppl_stack stack)
+{
+    return (unsigned)stack < PPL_STACK_COUNT ? profiles[stack].name : "?";
+}
+
+const char *ppl_stack_summary(ppl_stack stack)
+{
+    return (unsigned)stack < PPL_STACK_COUNT ? profiles[stack].summary : "?";
+}
+
+bool ppl_stack_overlaps(ppl_stack stack)
+{
+    return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].overlaps;
+}
+
+ppl_stack ppl_stack_for_software(const char *framework, const char *version, bool *known)
+{
+    const char *f = framework ? framework : "", *v = version ? version : "";
+    int year = 0;
+    if (v[0] >= '0' && v[0] <= '9')
+        year = atoi(v);
+    if (year > 0 && year < 100)
+        year += 2000; /* NeMo containers: "24.07", "25.09" */
+    *known = true;
+    if (strcmp(f, "megatron-lm") == 0) {
+        if (year == 2021)
+            return PPL_STACK_MEGATRON_LM_2021;
+        if (year == 2022)
+            return PPL_STACK_MEGATRON_LM_2022;
+        if (year == 2023)
+            return PPL_STACK_MEGATRON_LM_2023;
+    }
+    if (strcmp(f, "megatron-deepspeed") == 0)
+        return PPL_STACK_MEGATRON_DEEPSPEED;
+    if (strcmp(f, "deepspeed") == 0 && year > 0 && year <= 2021)
+        return PPL_STACK_DEEPSPEED_ZERO3_2021;
+    if (strcmp(f, "megatron-core") == 0 || (strcmp(f, "nemo") == 0 && year > 0 && year < 2025))
+        return PPL_STACK_MEGATRON_CORE;
+    if (strcmp(f, "megatron-bridge") == 0 || strcmp(f, "nemo") == 0)
+        return PPL_STACK_NEMO_2025;
+    if (strcmp(f, "llm-foundry") == 0 || strcmp(f, "fsdp") == 0)
+        return PPL_STACK_FSDP;
+    *known = false;
+    return PPL_STACK_MEGATRON_CORE; /* the most common stack of large runs since 2023 */
+}
+
 void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack)
 {
     memset(o, 0, sizeof *o);
@@ -34,22 +121,17 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack)
     /* Megatron-Core DDP buckets of 40M parameters */
     o->bucket_params = 40e6;
     /* fitted by parplan validate --fit on the calibration runs (see compute.c):
-     * modern stacks hide TP communication under GEMMs (Transformer Engine's
+     * stacks that overlap hide TP communication under GEMMs (Transformer Engine's
      * userbuffers overlap) and pipeline sends under compute, and overlap the
      * gradient reduction with about half of the last microbatch's backward;
-     * legacy stacks hide nothing of their own */
+     * the others hide nothing of their own */
     o->step_overhead_s = 0.057;
     o->overlap_cost = 0.10;
-    if (stack == PPL_STACK_MODERN) {
+    if (ppl_stack_overlaps(stack)) {
         o->tp_overlap = 1.0;
         o->dp_overlap = 0.56;
         o->pp_overlap = 1.0;
     }
-}
-
-const char *ppl_stack_name(ppl_stack stack)
-{
-    return stack == PPL_STACK_LEGACY ? "legacy" : "modern";
 }
 
 void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo,

@@ -142,12 +142,11 @@ const char *ppl_command_summary(ppl_command cmd);
 void ppl_command_options(ppl_command cmd, void (*fn)(void *ctx, const ppl_option_info *opt),
                          void *ctx);
 
-/* The values of --recompute, --precision, --optimizer and --stack, in enum order
+/* The values of --recompute, --precision and --optimizer, in enum order
  * (NULL-terminated); measured-runs files take the same words. */
 extern const char *const ppl_recompute_names[];
 extern const char *const ppl_precision_names[];
 extern const char *const ppl_optimizer_names[];
-extern const char *const ppl_stack_names[];
 
 const char *ppl_recompute_name(int recompute);
 const char *ppl_optimizer_name(int optimizer);

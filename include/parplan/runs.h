@@ -3,9 +3,11 @@
  *
  * Each entry names a model and a topology (catalogue names or inline objects), the
  * configuration as far as it is known (missing or null fields are searched over)
- * and what was measured.  An optional `stack` ("modern" or "legacy") says what the
- * training software overlaps; without it a run that used flash attention is taken
- * to run on a stack of that era (modern), any other on a legacy one.
+ * and what was measured.  `software` ({framework, version}, SPEC 1.1) says what ran
+ * and picks the stack profile (ppl_stack_for_software); a `stack` key names a
+ * profile outright.  Without either, or for software parplan does not know, the
+ * profile is an assumption (stack_assumed): a run that used flash attention is
+ * taken as Megatron-Core, any other as Megatron-LM 2021.
  */
 #ifndef PARPLAN_RUNS_H
 #define PARPLAN_RUNS_H
@@ -23,7 +25,8 @@ typedef struct ppl_run {
     ppl_topology topology;
     ppl_args pins; /* known configuration fields; PPL_UNSET where unknown */
     ppl_stack stack;
-    bool stack_given;
+    bool stack_assumed;    /* neither a known `software` nor a `stack` named it */
+    char software[96];     /* "megatron-lm 2021", as the file says it; "" when absent */
     double step_time_s;    /* measured; 0 when absent */
     double tflops_per_gpu; /* measured; 0 when absent */
     double mfu;            /* measured; 0 when absent */

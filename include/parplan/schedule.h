@@ -21,10 +21,24 @@
 #include "parplan/config.h"
 #include "parplan/memory.h"
 
-/* What the training software overlaps: a property of the stack, not of the GPU. */
+/*
+ * The training software, by what ran: each profile says what its era overlaps
+ * (a property of the stack, not of the GPU).  validate maps a run's `software`
+ * to one; plan and estimate take --stack PROFILE (default the newest).
+ */
 typedef enum ppl_stack {
-    PPL_STACK_MODERN = 0, /* Megatron-Core / Transformer Engine, NeMo, FSDP (2023+) */
-    PPL_STACK_LEGACY = 1  /* Megatron-LM 2021-2022, Megatron-DeepSpeed */
+    PPL_STACK_NEMO_2025 = 0,        /* NeMo / Megatron-Bridge 2025+ (the default) */
+    PPL_STACK_MEGATRON_CORE,        /* Megatron-Core 2023-2025, NeMo 24.x */
+    PPL_STACK_FSDP,                 /* PyTorch FSDP: llm-foundry 2023 */
+    PPL_STACK_MEGATRON_LM_2023,     /* Megatron-LM 2023 without overlap (MegaScale's baseline) */
+    PPL_STACK_MEGATRON_LM_2022,     /* Megatron-LM 2022: sequence parallelism, selective */
+    PPL_STACK_MEGATRON_LM_2021,     /* Megatron-LM 2021 (Narayanan et al. SC'21) */
+    PPL_STACK_MEGATRON_DEEPSPEED,   /* Megatron-DeepSpeed 2021-22 (MT-NLG, BLOOM) */
+    PPL_STACK_DEEPSPEED_ZERO3_2021, /* DeepSpeed ZeRO-3, 2021 */
+    PPL_STACK_COUNT,
+    /* the names of parplan 0.1: the newest and the oldest profile */
+    PPL_STACK_MODERN = PPL_STACK_NEMO_2025,
+    PPL_STACK_LEGACY = PPL_STACK_MEGATRON_LM_2021
 } ppl_stack;
 
 typedef struct ppl_stack_opts {
@@ -39,7 +53,20 @@ typedef struct ppl_stack_opts {
 } ppl_stack_opts;
 
 void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack);
+/* "nemo-2025", "megatron-lm-2021", ... */
 const char *ppl_stack_name(ppl_stack stack);
+/* One line on what the profile stands for. */
+const char *ppl_stack_summary(ppl_stack stack);
+/* Whether the profile overlaps communication with compute (Megatron-Core and later). */
+bool ppl_stack_overlaps(ppl_stack stack);
+/* The profile of what a run's `software` names (framework, version); *known false
+ * when the pair is not one parplan knows, and the profile is a guess. */
+ppl_stack ppl_stack_for_software(const char *framework, const char *version, bool *known);
+/* Names accepted for --stack and a runs file's `stack`: the profiles, then the
+ * aliases "modern" and "legacy" (NULL-terminated); ppl_stack_from_name_index
+ * turns an index into the profile. */
+extern const char *const ppl_stack_names[];
+ppl_stack ppl_stack_from_name_index(int index);
 
 /* Everything an evaluation needs that does not change between configurations. */
 typedef struct ppl_eval_ctx {

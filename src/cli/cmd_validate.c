@@ -61,7 +61,7 @@ static void ctx_for(const ppl_run *r, const fit_params *p, ppl_eval_ctx *ctx)
     }
     ctx->eff.width_half = p->v[F_WIDTH];
     ctx->eff.hbm = p->v[F_HBM];
-    if (r->stack == PPL_STACK_MODERN) {
+    if (ppl_stack_overlaps(r->stack)) {
         ctx->stack.tp_overlap = p->v[F_TP_OVERLAP];
         ctx->stack.dp_overlap = p->v[F_DP_OVERLAP];
         ctx->stack.pp_overlap = p->v[F_PP_OVERLAP];
@@ -316,7 +316,7 @@ ppl_status cmd_validate(cli *c)
         ppl_table_row(&t, header);
     }
     double sum = 0.0, worst = 0.0;
-    size_t used = 0, within10 = 0, failed = 0;
+    size_t used = 0, within10 = 0, failed = 0, assumed = 0;
     for (size_t i = 0; i < n; i++) {
         const ppl_run *r = &runs[i];
         const prediction *p = &pred[i];
@@ -335,6 +335,9 @@ ppl_status cmd_validate(cli *c)
             json_t *e = json_object(), *meas = json_object();
             json_object_set_new(e, "id", json_string(r->id));
             json_object_set_new(e, "stack", json_string(ppl_stack_name(r->stack)));
+            json_object_set_new(e, "stack_assumed", json_boolean(r->stack_assumed));
+            if (r->software[0])
+                json_object_set_new(e, "software", json_string(r->software));
             json_object_set_new(e, "predicted",
                                 p->ok ? ppl_estimate_json(best, &r->model) : json_null());
             if (!p->ok)
@@ -370,7 +373,11 @@ ppl_status cmd_validate(cli *c)
             snprintf(tfp, sizeof tfp, "-");
             snprintf(cfg, sizeof cfg, "not predicted: %s", p->why);
         }
-        const char *row[8] = {r->id, meas, prd, errs, tf, tfp, ppl_stack_name(r->stack), cfg};
+        char stack[48];
+        snprintf(stack, sizeof stack, "%s%s", ppl_stack_name(r->stack),
+                 r->stack_assumed ? "*" : "");
+        assumed += r->stack_assumed;
+        const char *row[8] = {r->id, meas, prd, errs, tf, tfp, stack, cfg};
         ppl_table_row(&t, row);
     }
     double mean = used ? sum / (double)used : 0.0;
@@ -403,6 +410,10 @@ ppl_status cmd_validate(cli *c)
                        100.0 * mean, 100.0 * worst, 100.0 * share);
         if (failed > 0)
             ppl_buf_printf(&c->out, "not predicted: %zu run%s\n", failed, failed == 1 ? "" : "s");
+        if (assumed > 0)
+            ppl_buf_printf(&c->out,
+                           "* stack assumed: the run names no software parplan knows (flash "
+                           "attention taken as megatron-core, none as megatron-lm-2021)\n");
         if (a->fit && folds == 0) {
             ppl_buf_printf(&c->out, "\nfitted constants:\n");
             for (int k = 0; k < F_COUNT; k++)
