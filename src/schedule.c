@@ -132,6 +132,24 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack)
         o->dp_overlap = 0.56;
         o->pp_overlap = 1.0;
     }
+    /* ZeRO-3: FSDP and Megatron-FSDP gather a layer (a unit, a bucket) at a time and
+     * prefetch the next under the current one's compute; DeepSpeed's 2021 stage 3
+     * gathered each parameter tensor on demand, one NCCL collective apiece, and hid
+     * little of it (Narayanan et al. SC'21 Table 2: 174.6B on 768 and on 1,536
+     * A100 took the same 66.75 s a step) */
+    o->zero3_per_tensor = stack == PPL_STACK_DEEPSPEED_ZERO3_2021;
+    o->zero3_overlap = stack == PPL_STACK_DEEPSPEED_ZERO3_2021 ? 0.0 : 1.0;
+}
+
+/* Parameter tensors of one transformer layer, each its own collective when a
+ * stack gathers per tensor: QKV and output projection, the MLP's matrices (three
+ * when gated), their biases, and the two norms' weights (and biases). */
+static double tensors_per_layer(const ppl_model *m)
+{
+    double weights = 2.0 + (m->gated_mlp ? 3.0 : 2.0);
+    double biases = m->bias ? weights : 0.0;
+    double norms = m->norm == PPL_NORM_LAYERNORM ? 4.0 : 2.0;
+    return weights + biases + norms;
 }
 
 void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo,
@@ -334,10 +352,13 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
         k->dp_last[kind] = last;
     } else if (l->g_dp.n > 1 && k->layers > 0) {
         double layer_params = dense / (double)k->layers;
-        k->z3_ag =
-            coll(ctx, PPL_OP_ALLGATHER, &l->g_dp, layer_params * ctx->memory.weight_bytes, 1, NULL);
-        k->z3_rs =
-            coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp, layer_params * grad_bytes(ctx, c), 1, NULL);
+        /* per tensor: as many collectives, each a share of the layer (each pays
+         * the collective's latency; the bytes are the layer's either way) */
+        double n = ctx->stack.zero3_per_tensor ? tensors_per_layer(ctx->model) : 1.0;
+        k->z3_ag = coll(ctx, PPL_OP_ALLGATHER, &l->g_dp,
+                        layer_params * ctx->memory.weight_bytes / n, n, NULL);
+        k->z3_rs = coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp,
+                        layer_params * grad_bytes(ctx, c) / n, n, NULL);
     }
     k->dp_ready |= 1 << kind;
 }
@@ -384,7 +405,8 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
      * reduce-scattered, every microbatch; prefetching hides what the layer's
      * compute covers */
     if (c->zero >= 3 && k->layers > 0) {
-        double per_f = s->forward / layers, per_b = s->backward / layers;
+        double per_f = so->zero3_overlap * s->forward / layers,
+               per_b = so->zero3_overlap * s->backward / layers;
         s->zero3 = layers * (2.0 * k->z3_ag + k->z3_rs);
         double z3_exposed = layers * (pos(k->z3_ag - per_f) + pos(k->z3_ag + k->z3_rs - per_b));
         s->exposed += z3_exposed + so->overlap_cost * (s->zero3 - z3_exposed);

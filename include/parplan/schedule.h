@@ -50,6 +50,11 @@ typedef struct ppl_stack_opts {
                              (NCCL kernels take SMs and HBM bandwidth from the GEMMs) */
     double bucket_params; /* gradients per reduction bucket */
     double step_overhead_s; /* per-step cost outside the model (data, logging, launch) */
+    /* ZeRO-3 / FSDP: how the stack issues a layer's gathers and reductions, and how
+     * much of a layer's compute its prefetch hides them under */
+    bool zero3_per_tensor; /* one collective per parameter tensor (DeepSpeed 2021), else
+                              one per layer (FSDP unit, Megatron-FSDP bucket) */
+    double zero3_overlap;  /* share of the layer's compute that hides its collectives */
 } ppl_stack_opts;
 
 void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack);
