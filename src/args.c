@@ -90,6 +90,7 @@ typedef enum opt_id {
     O_STACK,
     O_FIT,
     O_CV,
+    O_CONSTANTS,
     O_TIMING,
     O_RECOMPUTE_LAYERS
 } opt_id;
@@ -226,6 +227,9 @@ static const opt_def options[] = {
      "name written into the topology"},
     {O_RUNS, "--runs", 0, K_STRING, C(PPL_CMD_VALIDATE), "FILE", 0, 0, NULL,
      "measured runs (JSON array, SPEC format)"},
+    {O_CONSTANTS, "--constants", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_VALIDATE), "FILE", 0, 0, NULL,
+     "fitted constants to cost with (what validate --fit --json writes); default the "
+     "committed ones"},
     {O_CV, "--cv", 0, K_INT, C(PPL_CMD_VALIDATE), "K", 2, 1000, NULL,
      "K-fold cross-validation: fit on the other folds, predict each run held out"},
     {O_FIT, "--fit", 0, K_FLAG, C(PPL_CMD_VALIDATE), NULL, 0, 0, NULL,
@@ -523,6 +527,7 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
     case O_MODEL: a->model = v; return PPL_OK;
     case O_TOPOLOGY: a->topology = v; return PPL_OK;
     case O_RUNS: a->runs = v; return PPL_OK;
+    case O_CONSTANTS: a->constants_path = v; return PPL_OK;
     case O_PLOT: a->plot_path = v; return PPL_OK;
     case O_GPU: a->gpu_name = v; return PPL_OK;
     case O_TIERS: a->tiers = v; return PPL_OK;

@@ -21,49 +21,42 @@
 
 #include <string.h>
 
-typedef struct efficiency_row {
-    const char *family; /* matched against gpu.name */
-    ppl_gpu_efficiency eff;
-} efficiency_row;
-
 /*
- * Fitted on the calibration runs with `parplan validate --runs runs.json --fit`
- * (A100: Megatron-LM SC'21 and 2022, BLOOM; H100: Megatron-LM 2023, NeMo 24.07,
- * MPT).  Shared across families: width_half and hbm; the attention efficiency is
- * fitted on H100 (the A100 runs predate flash attention) and the unfused batched
- * GEMMs on A100 (the H100 runs all use flash attention).  Families without
- * published runs in that file (H200, B200, ...) take the H100 fractions of their
- * own peaks: an assumption, not a measurement.
+ * GPU families by the generation of their kernels: the A100 row takes the constants
+ * fitted on A100 runs, every later GPU the H100 ones (fractions of its own peaks:
+ * an assumption for H200, B200, ..., which no calibration run measured).  The
+ * attention efficiency is fitted on H100 (the A100 runs predate flash attention)
+ * and the unfused batched GEMMs on A100 (the H100 runs all use flash attention).
  */
-static const efficiency_row table[] = {
-    /*          gemm   gemm_fp8 width_half attention bmm   hbm */
-    {"A100", {0.720, 0.000, 58.0, 0.257, 0.421, 0.92}},
-    {"A800", {0.720, 0.000, 58.0, 0.257, 0.421, 0.92}},
-    {"H100", {0.615, 0.496, 58.0, 0.257, 0.421, 0.92}},
-    {"H200", {0.615, 0.496, 58.0, 0.257, 0.421, 0.92}},
-    {"H800", {0.615, 0.496, 58.0, 0.257, 0.421, 0.92}},
-    {"B200", {0.615, 0.496, 58.0, 0.257, 0.421, 0.92}},
-    {"B300", {0.615, 0.496, 58.0, 0.257, 0.421, 0.92}},
-    {"generic", {0.615, 0.496, 58.0, 0.257, 0.421, 0.92}},
-};
-#define NROWS (sizeof table / sizeof table[0])
+static const struct {
+    const char *family; /* matched against gpu.name */
+    bool ampere;
+} families[] = {{"A100", true},  {"A800", true},  {"H100", false}, {"H200", false},
+                {"H800", false}, {"B200", false}, {"B300", false}, {"generic", false}};
+#define NFAMILIES (sizeof families / sizeof families[0])
 
-static const efficiency_row *row_for(const ppl_topology *t)
+static size_t family_of(const ppl_topology *t)
 {
-    for (size_t i = 0; i + 1 < NROWS; i++)
-        if (ppl_gpu_name_has(t->gpu.name, table[i].family))
-            return &table[i];
-    return &table[NROWS - 1];
+    for (size_t i = 0; i + 1 < NFAMILIES; i++)
+        if (ppl_gpu_name_has(t->gpu.name, families[i].family))
+            return i;
+    return NFAMILIES - 1;
 }
 
-void ppl_gpu_efficiency_for(const ppl_topology *t, ppl_gpu_efficiency *out)
+void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_gpu_efficiency *out)
 {
-    *out = row_for(t)->eff;
+    bool ampere = families[family_of(t)].ampere;
+    out->gemm = ampere ? k->a100_gemm : k->h100_gemm;
+    out->gemm_fp8 = ampere ? 0.0 : k->h100_gemm_fp8;
+    out->width_half = k->width_half;
+    out->attention = k->h100_attention;
+    out->bmm = k->a100_bmm;
+    out->hbm = k->hbm;
 }
 
 const char *ppl_gpu_family(const ppl_topology *t)
 {
-    return row_for(t)->family;
+    return families[family_of(t)].family;
 }
 
 void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_layer_work *w)

@@ -114,23 +114,22 @@ ppl_stack ppl_stack_for_software(const char *framework, const char *version, boo
     return PPL_STACK_MEGATRON_CORE; /* the most common stack of large runs since 2023 */
 }
 
-void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack)
+void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants *k)
 {
     memset(o, 0, sizeof *o);
     o->stack = stack;
     /* Megatron-Core DDP buckets of 40M parameters */
     o->bucket_params = 40e6;
-    /* fitted by parplan validate --fit on the calibration runs (see compute.c):
-     * stacks that overlap hide TP communication under GEMMs (Transformer Engine's
-     * userbuffers overlap) and pipeline sends under compute, and overlap the
-     * gradient reduction with about half of the last microbatch's backward;
-     * the others hide nothing of their own */
-    o->step_overhead_s = 0.057;
-    o->overlap_cost = 0.10;
+    /* fitted (constants.c): stacks that overlap hide TP communication under GEMMs
+     * (Transformer Engine's userbuffers overlap) and pipeline sends under compute,
+     * and the gradient reduction under part of the last microbatch's backward; the
+     * others hide nothing of their own */
+    o->step_overhead_s = k->step_overhead_s;
+    o->overlap_cost = k->overlap_cost;
     if (ppl_stack_overlaps(stack)) {
-        o->tp_overlap = 1.0;
-        o->dp_overlap = 0.56;
-        o->pp_overlap = 1.0;
+        o->tp_overlap = k->tp_overlap;
+        o->dp_overlap = k->dp_overlap;
+        o->pp_overlap = k->pp_overlap;
     }
     /* ZeRO-3: FSDP and Megatron-FSDP gather a layer (a unit, a bucket) at a time and
      * prefetch the next under the current one's compute; DeepSpeed's 2021 stage 3
@@ -160,9 +159,14 @@ void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topo
     ctx->topo = topo;
     ppl_model_derive(model, &ctx->figures);
     ppl_net_init(&ctx->net, topo);
-    ppl_gpu_efficiency_for(topo, &ctx->eff);
     ppl_memory_opts_init(&ctx->memory);
-    ppl_stack_opts_init(&ctx->stack, stack);
+    ppl_eval_ctx_set_constants(ctx, ppl_constants_committed(), stack);
+}
+
+void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_stack stack)
+{
+    ppl_gpu_efficiency_for(ctx->topo, k, &ctx->eff);
+    ppl_stack_opts_init(&ctx->stack, stack, k);
 }
 
 static double pos(double x)
@@ -357,8 +361,8 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
         double n = ctx->stack.zero3_per_tensor ? tensors_per_layer(ctx->model) : 1.0;
         k->z3_ag = coll(ctx, PPL_OP_ALLGATHER, &l->g_dp,
                         layer_params * ctx->memory.weight_bytes / n, n, NULL);
-        k->z3_rs = coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp,
-                        layer_params * grad_bytes(ctx, c) / n, n, NULL);
+        k->z3_rs = coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp, layer_params * grad_bytes(ctx, c) / n,
+                        n, NULL);
     }
     k->dp_ready |= 1 << kind;
 }

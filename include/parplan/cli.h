@@ -72,6 +72,7 @@ typedef struct ppl_args {
     const char *model;
     const char *topology;
     const char *runs;
+    const char *constants_path; /* --constants FILE, or NULL */
     /* configuration pins; PPL_UNSET when free */
     int64_t gpus, tp, pp, dp, cp, ep, vp, mbs, global_batch;
     int zero;                                      /* 0..3 or PPL_UNSET */

@@ -17,6 +17,7 @@
 
 #include "parplan/config.h"
 #include "parplan/model.h"
+#include "parplan/constants.h"
 #include "parplan/topology.h"
 
 /* Efficiencies of one GPU family (fractions of the datasheet peaks). */
@@ -29,8 +30,10 @@ typedef struct ppl_gpu_efficiency {
     double hbm;        /* element-wise kernels, of the HBM bandwidth */
 } ppl_gpu_efficiency;
 
-/* The table entry for the topology's GPU (matched on gpu.name), else the generic one. */
-void ppl_gpu_efficiency_for(const ppl_topology *topo, ppl_gpu_efficiency *out);
+/* The efficiencies of the topology's GPU (its family matched on gpu.name) under the
+ * fitted constants k. */
+void ppl_gpu_efficiency_for(const ppl_topology *topo, const ppl_constants *k,
+                            ppl_gpu_efficiency *out);
 /* Name of the family the topology's GPU falls in ("A100", "H100", ..., "generic"). */
 const char *ppl_gpu_family(const ppl_topology *topo);
 

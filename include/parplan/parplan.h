@@ -14,6 +14,7 @@
 #include "parplan/comm.h"
 #include "parplan/compute.h"
 #include "parplan/config.h"
+#include "parplan/constants.h"
 #include "parplan/error.h"
 #include "parplan/memory.h"
 #include "parplan/model.h"

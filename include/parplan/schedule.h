@@ -57,7 +57,8 @@ typedef struct ppl_stack_opts {
     double zero3_overlap;  /* share of the layer's compute that hides its collectives */
 } ppl_stack_opts;
 
-void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack);
+/* The profile's options under the fitted constants k. */
+void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack, const ppl_constants *k);
 /* "nemo-2025", "megatron-lm-2021", ... */
 const char *ppl_stack_name(ppl_stack stack);
 /* One line on what the profile stands for. */
@@ -84,8 +85,11 @@ typedef struct ppl_eval_ctx {
     ppl_stack_opts stack;
 } ppl_eval_ctx;
 
+/* A context under the committed constants (constants.c). */
 void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo,
                        ppl_stack stack);
+/* The same context under other constants (--constants FILE, a fit). */
+void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_stack stack);
 
 typedef struct ppl_step_time {
     double compute; /* compute on the critical path: m x the slowest stage */

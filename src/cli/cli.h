@@ -14,6 +14,7 @@ typedef struct cli {
     ppl_diag diag;
     ppl_error err;
     ppl_buf out;
+    ppl_constants constants; /* the committed ones, or --constants FILE's */
     bool batch_noted; /* the assumed global batch was said on stderr */
 } cli;
 

@@ -13,88 +13,21 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cli.h"
 
-/* The constants the fit adjusts, and where each lives. */
-enum {
-    F_A100_GEMM,
-    F_A100_BMM,
-    F_H100_GEMM,
-    F_H100_FP8,
-    F_H100_ATTN,
-    F_WIDTH,
-    F_HBM,
-    F_TP_OVERLAP,
-    F_DP_OVERLAP,
-    F_PP_OVERLAP,
-    F_OVERLAP_COST,
-    F_OVERHEAD,
-    F_COUNT
-};
-static const char *const fit_names[F_COUNT] = {
-    "A100 gemm",         "A100 bmm",          "H100 gemm",    "H100 gemm_fp8",
-    "H100 attention",    "width_half",        "hbm",          "modern tp_overlap",
-    "modern dp_overlap", "modern pp_overlap", "overlap_cost", "step_overhead_s"};
-static const double fit_lo[F_COUNT] = {0.2, 0.05, 0.2, 0.2, 0.1, 0, 0.3, 0, 0, 0, 0, 0};
-static const double fit_hi[F_COUNT] = {1, 1, 1, 1, 1, 5000, 1, 1, 1, 1, 1, 2};
-
-typedef struct fit_params {
-    double v[F_COUNT];
-    bool active;
-} fit_params;
-
-static void ctx_for(const ppl_run *r, const fit_params *p, ppl_eval_ctx *ctx)
+/* The constants a prediction runs under: the committed ones, a --constants file,
+ * or a fit's. */
+static void ctx_for(const ppl_run *r, const ppl_constants *k, ppl_eval_ctx *ctx)
 {
     ppl_eval_ctx_init(ctx, &r->model, &r->topology, r->stack);
-    if (!p->active)
-        return;
-    const char *family = ppl_gpu_family(&r->topology);
-    if (strcmp(family, "A100") == 0 || strcmp(family, "A800") == 0) {
-        ctx->eff.gemm = p->v[F_A100_GEMM];
-        ctx->eff.bmm = p->v[F_A100_BMM];
-    } else {
-        ctx->eff.gemm = p->v[F_H100_GEMM];
-        ctx->eff.gemm_fp8 = p->v[F_H100_FP8];
-        ctx->eff.attention = p->v[F_H100_ATTN];
-    }
-    ctx->eff.width_half = p->v[F_WIDTH];
-    ctx->eff.hbm = p->v[F_HBM];
-    if (ppl_stack_overlaps(r->stack)) {
-        ctx->stack.tp_overlap = p->v[F_TP_OVERLAP];
-        ctx->stack.dp_overlap = p->v[F_DP_OVERLAP];
-        ctx->stack.pp_overlap = p->v[F_PP_OVERLAP];
-    }
-    ctx->stack.overlap_cost = p->v[F_OVERLAP_COST];
-    ctx->stack.step_overhead_s = p->v[F_OVERHEAD];
-}
-
-static void current_params(fit_params *p, const ppl_topology *a100, const ppl_topology *h100)
-{
-    ppl_gpu_efficiency ea, eh;
-    ppl_stack_opts modern;
-    ppl_gpu_efficiency_for(a100, &ea);
-    ppl_gpu_efficiency_for(h100, &eh);
-    ppl_stack_opts_init(&modern, PPL_STACK_MODERN);
-    double v[F_COUNT] = {ea.gemm,
-                         ea.bmm,
-                         eh.gemm,
-                         eh.gemm_fp8,
-                         eh.attention,
-                         eh.width_half,
-                         eh.hbm,
-                         modern.tp_overlap,
-                         modern.dp_overlap,
-                         modern.pp_overlap,
-                         modern.overlap_cost,
-                         modern.step_overhead_s};
-    memcpy(p->v, v, sizeof v);
-    p->active = true;
+    ppl_eval_ctx_set_constants(ctx, k, r->stack);
 }
 
 /* Best configuration of one run under the given constants. */
-static ppl_status predict(const ppl_run *r, const fit_params *p, ppl_estimate *best,
+static ppl_status predict(const ppl_run *r, const ppl_constants *p, ppl_estimate *best,
                           ppl_search_result *stats, ppl_error *err)
 {
     ppl_eval_ctx ctx;
@@ -115,7 +48,7 @@ static ppl_status predict(const ppl_run *r, const fit_params *p, ppl_estimate *b
 /* Mean and max absolute relative step-time error with configurations fixed, over
  * the runs with a measured step time and a configuration (use[i]). */
 static double fixed_error(const ppl_run *runs, size_t n, const ppl_config *configs, const bool *use,
-                          const fit_params *p, double *max_err)
+                          const ppl_constants *p, double *max_err)
 {
     double sum = 0.0, worst = 0.0;
     size_t used = 0;
@@ -138,7 +71,7 @@ static double fixed_error(const ppl_run *runs, size_t n, const ppl_config *confi
 }
 
 static double fit_objective(const ppl_run *runs, size_t n, const ppl_config *configs,
-                            const bool *use, const fit_params *p)
+                            const bool *use, const ppl_constants *p)
 {
     double worst;
     double mean = fixed_error(runs, n, configs, use, p, &worst);
@@ -148,8 +81,50 @@ static double fit_objective(const ppl_run *runs, size_t n, const ppl_config *con
 /* Fits p to the runs: choose each run's best configuration under the current
  * constants, then move one constant at a time while the error falls; three
  * rounds.  A run no configuration fits is left out of that round. */
-static ppl_status fit(cli *c, const ppl_run *runs, size_t n, fit_params *p, const char *what)
+/* How far constant k can move, with the configurations fixed, before the mean
+ * error rises by half a point: [lo, hi].  A range that reaches a bound of the
+ * constant means the runs do not pin it down. */
+typedef struct pin_range {
+    double lo, hi, mean;
+} pin_range;
+
+static void sensitivity(const ppl_run *runs, size_t n, const ppl_config *configs, const bool *use,
+                        const ppl_constants *p, pin_range *out)
 {
+    size_t ninfo;
+    const ppl_constant_info *info = ppl_constant_infos(&ninfo);
+    double base = fixed_error(runs, n, configs, use, p, NULL);
+    for (size_t k = 0; k < ninfo; k++) {
+        double v = *ppl_constant_at((ppl_constants *)p, &info[k]);
+        out[k].mean = base;
+        for (int dir = -1; dir <= 1; dir += 2) {
+            double ok = v;
+            for (int j = 1; j <= 100; j++) {
+                ppl_constants q = *p;
+                double *w = ppl_constant_at(&q, &info[k]);
+                double step = v != 0.0 ? v * 0.03 * j : (info[k].hi - info[k].lo) * 0.01 * j;
+                *w = v + dir * step;
+                if (*w < info[k].lo || *w > info[k].hi) {
+                    ok = dir < 0 ? info[k].lo : info[k].hi;
+                    break;
+                }
+                if (fixed_error(runs, n, configs, use, &q, NULL) > base + 0.005)
+                    break;
+                ok = *w;
+            }
+            if (dir < 0)
+                out[k].lo = ok;
+            else
+                out[k].hi = ok;
+        }
+    }
+}
+
+static ppl_status fit(cli *c, const ppl_run *runs, size_t n, ppl_constants *p, const char *what,
+                      pin_range *ranges)
+{
+    size_t ninfo;
+    const ppl_constant_info *info = ppl_constant_infos(&ninfo);
     ppl_config *configs = calloc(n ? n : 1, sizeof *configs);
     bool *use = calloc(n ? n : 1, sizeof *use);
     if (!configs || !use) {
@@ -170,15 +145,13 @@ static ppl_status fit(cli *c, const ppl_run *runs, size_t n, fit_params *p, cons
             bool improved = true;
             while (improved) {
                 improved = false;
-                for (int k = 0; k < F_COUNT; k++) {
+                for (size_t k = 0; k < ninfo; k++) {
                     for (int dir = -1; dir <= 1; dir += 2) {
-                        fit_params q = *p;
-                        double base = q.v[k] != 0.0 ? q.v[k] : (fit_hi[k] - fit_lo[k]) * 0.05;
-                        q.v[k] = base * (1.0 + dir * step);
-                        if (q.v[k] < fit_lo[k])
-                            q.v[k] = fit_lo[k];
-                        if (q.v[k] > fit_hi[k])
-                            q.v[k] = fit_hi[k];
+                        ppl_constants q = *p;
+                        double *v = ppl_constant_at(&q, &info[k]);
+                        double base = *v != 0.0 ? *v : (info[k].hi - info[k].lo) * 0.05;
+                        *v = base * (1.0 + dir * step);
+                        *v = *v < info[k].lo ? info[k].lo : *v > info[k].hi ? info[k].hi : *v;
                         double value = fit_objective(runs, n, configs, use, &q);
                         if (value < current - 1e-9) {
                             current = value;
@@ -191,6 +164,8 @@ static ppl_status fit(cli *c, const ppl_run *runs, size_t n, fit_params *p, cons
         }
         fprintf(stderr, "parplan: %sfit round %d: objective %.4f\n", what, round + 1, current);
     }
+    if (ranges)
+        sensitivity(runs, n, configs, use, p, ranges);
     free(configs);
     free(use);
     return PPL_OK;
@@ -207,6 +182,19 @@ static void describe_short(const ppl_config *c, char *buf, size_t size)
              c->flash_attention ? " flash" : "");
 }
 
+/* FNV-1a (64-bit) of a file, in hex: which runs file a fit saw. */
+static void file_hash(const char *path, char *out, size_t size)
+{
+    uint64_t h = 14695981039346656037ULL;
+    FILE *f = fopen(path, "rb");
+    int ch;
+    while (f && (ch = getc(f)) != EOF)
+        h = (h ^ (uint64_t)(unsigned char)ch) * 1099511628211ULL;
+    if (f)
+        fclose(f);
+    snprintf(out, size, "%016llx", (unsigned long long)h);
+}
+
 /* One run's prediction: its best configuration, or why there is none. */
 typedef struct prediction {
     bool ok;
@@ -216,7 +204,7 @@ typedef struct prediction {
     char why[PPL_ERROR_MSG_MAX];
 } prediction;
 
-static void predict_one(const ppl_run *r, const fit_params *p, prediction *out)
+static void predict_one(const ppl_run *r, const ppl_constants *p, prediction *out)
 {
     ppl_error err;
     ppl_search_result stats;
@@ -233,9 +221,10 @@ static void predict_one(const ppl_run *r, const fit_params *p, prediction *out)
 }
 
 /* K-fold cross-validation: run i is in fold i mod K; each fold is predicted with
- * the constants fitted on the others, starting from the committed ones. */
+ * the constants fitted on the others, starting from the hand-set values (ppl_constants_start) or
+ * --constants. */
 static ppl_status cross_validate(cli *c, const ppl_run *runs, size_t n, int k,
-                                 const fit_params *start, prediction *out)
+                                 const ppl_constants *start, prediction *out)
 {
     ppl_run *train = malloc((n ? n : 1) * sizeof *train);
     if (!train)
@@ -245,10 +234,10 @@ static ppl_status cross_validate(cli *c, const ppl_run *runs, size_t n, int k,
         for (size_t i = 0; i < n; i++)
             if ((int)(i % (size_t)k) != f)
                 train[m++] = runs[i];
-        fit_params p = *start;
+        ppl_constants p = *start;
         char what[32];
         snprintf(what, sizeof what, "cv fold %d/%d: ", f + 1, k);
-        ppl_status st = fit(c, train, m, &p, what);
+        ppl_status st = fit(c, train, m, &p, what, NULL);
         if (st != PPL_OK) {
             free(train);
             return st;
@@ -275,21 +264,24 @@ ppl_status cmd_validate(cli *c)
         ppl_runs_free(runs);
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
     }
-    fit_params params = {.active = false};
+    char runs_hash[24];
+    file_hash(a->runs, runs_hash, sizeof runs_hash);
+    /* the committed constants, or those of --constants; a fit starts from them */
+    ppl_constants params = c->constants;
+    if ((a->fit || a->cv_folds > 0) && !a->constants_path)
+        params = *ppl_constants_start();
     int folds = a->cv_folds > 0 ? (int)a->cv_folds : 0;
     if (folds > 0 && (size_t)folds > n)
         folds = (int)n;
-    if (a->fit || folds > 0) {
-        /* start from the tables in compute.c and schedule.c */
-        ppl_topology a100 = runs[0].topology, h100 = runs[0].topology;
-        snprintf(a100.gpu.name, sizeof a100.gpu.name, "A100");
-        snprintf(h100.gpu.name, sizeof h100.gpu.name, "H100");
-        current_params(&params, &a100, &h100);
-    }
     if (folds > 0)
         st = cross_validate(c, runs, n, folds, &params, pred);
-    else if (a->fit)
-        st = fit(c, runs, n, &params, "");
+    size_t ninfo;
+    const ppl_constant_info *info = ppl_constant_infos(&ninfo);
+    pin_range ranges[32];
+    if (ninfo > sizeof ranges / sizeof *ranges)
+        ninfo = sizeof ranges / sizeof *ranges;
+    if (folds == 0 && a->fit)
+        st = fit(c, runs, n, &params, "", ranges);
     if (st != PPL_OK) {
         free(pred);
         ppl_runs_free(runs);
@@ -395,10 +387,27 @@ ppl_status cmd_validate(cli *c)
             json_object_set_new(agg, "folds", json_integer(folds));
         json_object_set_new(doc, "aggregate", agg);
         if (a->fit && folds == 0) {
-            json_t *fitted = json_object();
-            for (int k = 0; k < F_COUNT; k++)
-                json_object_set_new(fitted, fit_names[k], ppl_json_real(params.v[k]));
-            json_object_set_new(doc, "fitted", fitted);
+            /* a constants file (--constants): the values and how they were fitted */
+            json_object_set_new(doc, "constants", ppl_constants_json(&params));
+            json_t *rec = json_object(), *pins = json_object();
+            json_object_set_new(rec, "runs", json_string(a->runs));
+            json_object_set_new(rec, "runs_fnv1a64", json_string(runs_hash));
+            json_object_set_new(rec, "start",
+                                json_string(a->constants_path ? a->constants_path : "hand-set"));
+            json_object_set_new(rec, "optimiser",
+                                json_string("coordinate descent, multiplicative steps 0.3 "
+                                            "halving to 0.005, objective mean + 0.25 max "
+                                            "absolute error, configurations re-chosen in each "
+                                            "of 3 rounds"));
+            json_object_set_new(rec, "mean_abs_error", ppl_json_real(mean));
+            for (size_t k = 0; k < ninfo; k++) {
+                json_t *r = json_array();
+                json_array_append_new(r, ppl_json_real(ranges[k].lo));
+                json_array_append_new(r, ppl_json_real(ranges[k].hi));
+                json_object_set_new(pins, info[k].name, r);
+            }
+            json_object_set_new(rec, "within_half_a_point", pins);
+            json_object_set_new(doc, "fit", rec);
         }
         st = cli_emit_json(c, doc);
     } else {
@@ -415,9 +424,22 @@ ppl_status cmd_validate(cli *c)
                            "* stack assumed: the run names no software parplan knows (flash "
                            "attention taken as megatron-core, none as megatron-lm-2021)\n");
         if (a->fit && folds == 0) {
-            ppl_buf_printf(&c->out, "\nfitted constants:\n");
-            for (int k = 0; k < F_COUNT; k++)
-                ppl_buf_printf(&c->out, "  %-20s %.4f\n", fit_names[k], params.v[k]);
+            ppl_buf_printf(&c->out, "\nfitted constants (validate --fit --json writes a "
+                                    "constants file for --constants):\n");
+            ppl_buf_printf(&c->out, "  %-16s %10s  %-21s  %s\n", "constant", "value",
+                           "range (+0.5 point)", "unit");
+            for (size_t k = 0; k < ninfo; k++) {
+                const ppl_constant_info *f = &info[k];
+                /* loose: half a point of error lets it move by half its value */
+                double v = *ppl_constant_at(&params, f);
+                bool loose = v > 0 ? v - ranges[k].lo > 0.5 * v || ranges[k].hi - v > 0.5 * v
+                                   : ranges[k].hi > 0.1 * (f->hi - f->lo);
+                char range[48];
+                snprintf(range, sizeof range, "%.4g..%.4g", ranges[k].lo, ranges[k].hi);
+                ppl_buf_printf(&c->out, "  %-16s %10.4f  %-21s  %s%s\n", f->name,
+                               *ppl_constant_at(&params, f), range, f->unit,
+                               loose ? "  (not pinned down by these runs)" : "");
+            }
         }
     }
     ppl_table_free(&t);

@@ -52,6 +52,7 @@ ppl_status cli_load_topology(cli *c, const char *arg, ppl_topology *topo)
 void cli_eval_ctx(cli *c, ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo)
 {
     ppl_eval_ctx_init(ctx, model, topo, (ppl_stack)c->args->stack);
+    ppl_eval_ctx_set_constants(ctx, &c->constants, (ppl_stack)c->args->stack);
     if (c->args->overhead_bytes >= 0)
         ctx->memory.overhead_bytes = c->args->overhead_bytes;
     if (c->args->fragmentation >= 0)
@@ -133,6 +134,7 @@ static ppl_status check_outputs(cli *c)
     } ins[] = {{a->model, "--model", PPL_CATALOG_MODELS},
                {a->topology, "--topology", PPL_CATALOG_TOPOLOGIES},
                {a->runs, "--runs", -1},
+               {a->constants_path, "--constants", -1},
                {a->positional, "", -1}};
     for (size_t i = 0; i < 2; i++) {
         if (!outs[i] || strcmp(outs[i], "-") == 0)
@@ -210,7 +212,10 @@ int main(int argc, char **argv)
             st = PPL_EUSAGE;
         return finish(st);
     }
+    c.constants = *ppl_constants_committed();
     st = check_outputs(&c);
+    if (st == PPL_OK && args.constants_path)
+        st = ppl_constants_load(args.constants_path, &c.diag, &c.constants, &c.err);
     if (st == PPL_OK)
         st = dispatch(&c);
     /* an infeasible result is written when the command has something to say

@@ -1,0 +1,82 @@
+#!/bin/sh
+# test_calibration.sh PARPLAN SOURCE_ROOT - honest calibration (issue 14): stack
+# profiles from what ran, cross-validation, constants in one file with their record.
+P=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+ROOT=$2
+. "$ROOT/tests/cli/tap.sh"
+d="$tmp/cal"
+mkdir -p "$d"
+
+# a run's software picks its stack profile; an unknown one is an assumption
+run "$P" validate --runs "$ROOT/tests/data/runs-heldout.json" --json
+check "validate maps software to profiles (megatron-lm 2021 -> megatron-lm-2021)" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+r = {x[\"id\"]: x for x in json.load(sys.stdin)[\"results\"]}
+assert r[\"narayanan21_t1_529.6B\"][\"stack\"] == \"megatron-lm-2021\", r[\"narayanan21_t1_529.6B\"][\"stack\"]
+assert r[\"mbridge26.04.01_h100_LLAMA3_70B_64gpu_FP8\"][\"stack\"] == \"nemo-2025\"
+assert r[\"mpt_13b_h100_80gb_128gpu_seq2048_mbs16\"][\"stack\"] == \"fsdp\"
+assert not any(x[\"stack_assumed\"] for x in r.values())
+"'
+run "$P" validate --runs "$ROOT/tests/data/runs.json"
+check "a run whose software parplan does not know is marked as an assumption" '[ $rc -eq 0 ] && has "$out" "megatron-core*" && has "$out" "* stack assumed"'
+run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute full --stack megatron-lm-2021 --json
+check "--stack takes a profile name" '[ $rc -eq 0 ] && has "$out" "\"stack\": \"megatron-lm-2021\""'
+run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute full --stack legacy --json
+check "--stack legacy still names the oldest profile" '[ $rc -eq 0 ] && has "$out" "\"stack\": \"megatron-lm-2021\""'
+
+# cross-validation: each fold predicted with constants fitted on the others
+run "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --cv 2 --json
+check "validate --cv 2: every run carries its fold, the aggregate says cross-validated" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"aggregate\"][\"constants\"] == \"cross-validated\" and d[\"aggregate\"][\"folds\"] == 2
+assert all(r[\"fold\"] in (1, 2) for r in d[\"results\"])
+assert 0 <= d[\"aggregate\"][\"within_10_percent\"] <= 1
+"'
+
+# a fit writes a constants file with its record; --constants reads it back
+run "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --fit --json -o "$d/k.json"
+check "validate --fit --json: the constants and how they were fitted" '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d[\"constants\"]) == 12, d[\"constants\"]
+f = d[\"fit\"]
+assert f[\"start\"] == \"hand-set\" and len(f[\"runs_fnv1a64\"]) == 16 and f[\"mean_abs_error\"] >= 0
+assert all(lo <= d[\"constants\"][k] <= hi for k, (lo, hi) in f[\"within_half_a_point\"].items())
+" "$d/k.json"'
+run "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --fit --json -o "$d/k2.json"
+check "the fit is deterministic: the same file twice" '[ $rc -eq 0 ] && cmp -s "$d/k.json" "$d/k2.json"'
+run "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --constants "$d/k.json" --json
+check "validate --constants FILE reproduces the fit's error" '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+a = json.load(open(sys.argv[1]))[\"fit\"][\"mean_abs_error\"]
+b = json.loads(sys.argv[2])[\"aggregate\"][\"mean_abs_error\"]
+assert abs(a - b) < 1e-9, (a, b)
+" "$d/k.json" "$out"'
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --top 1 --constants "$d/k.json"
+check "plan --constants FILE costs with them" '[ $rc -eq 0 ] && has "$out" "gpt3-175b"'
+printf '{"constants": {"h100_gemm": 0.7, "h100_gem": 0.6}}\n' >"$d/typo.json"
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --constants "$d/typo.json"
+check "a misspelt constant is exit 3 naming it" '[ $rc -eq 3 ] && has "$err" "constants.h100_gem: unknown constant"'
+printf '{"constants": {"h100_gemm": 7}}\n' >"$d/range.json"
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --constants "$d/range.json"
+check "a constant outside its bounds is exit 3 naming it" '[ $rc -eq 3 ] && has "$err" "constants.h100_gemm"'
+
+# SPEC 1.1: validate never stops at one run it cannot predict
+python3 - "$ROOT/tests/data/heldout_runs.json" "$d/with-bad.json" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1]))
+bad = dict(runs[0], id="cannot-fit")
+bad["config"] = dict(bad["config"], gpus=8, tp=1, pp=1, dp=8, mbs=1, global_batch=8)
+bad["model"] = "megatron-1t"
+json.dump(runs[:2] + [bad], open(sys.argv[2], "w"))
+PY
+run "$P" validate --runs "$d/with-bad.json" --json
+check "a run that cannot be predicted: predicted null with why, the others reported, exit 1" '[ $rc -eq 1 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+r = json.load(sys.stdin)[\"results\"]
+assert len(r) == 3 and r[2][\"predicted\"] is None and r[2][\"error_message\"]
+assert r[0][\"predicted\"] is not None
+"'
+
+finish
