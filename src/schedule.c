@@ -36,16 +36,48 @@
 static const struct {
     const char *name, *summary;
     bool overlaps;
+    ppl_stack_support can;
 } profiles[PPL_STACK_COUNT] = {
-    [PPL_STACK_NEMO_2025] = {"nemo-2025", "NeMo / Megatron-Bridge 2025+", true},
-    [PPL_STACK_MEGATRON_CORE] = {"megatron-core", "Megatron-Core 2023-2025, NeMo 24.x", true},
-    [PPL_STACK_FSDP] = {"fsdp", "PyTorch FSDP (llm-foundry 2023)", true},
-    [PPL_STACK_MEGATRON_LM_2023] = {"megatron-lm-2023", "Megatron-LM 2023 without overlap", false},
-    [PPL_STACK_MEGATRON_LM_2022] = {"megatron-lm-2022", "Megatron-LM 2022", false},
-    [PPL_STACK_MEGATRON_LM_2021] = {"megatron-lm-2021", "Megatron-LM 2021", false},
-    [PPL_STACK_MEGATRON_DEEPSPEED] = {"megatron-deepspeed", "Megatron-DeepSpeed 2021-22", false},
-    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", "DeepSpeed ZeRO-3 2021", false},
+    /*                                                               cp    sp     sel    flash  vp
+       zero */
+    [PPL_STACK_NEMO_2025] = {"nemo-2025",
+                             "NeMo / Megatron-Bridge 2025+",
+                             true,
+                             {true, true, true, true, true, 3}},
+    [PPL_STACK_MEGATRON_CORE] = {"megatron-core",
+                                 "Megatron-Core 2023-2025, NeMo 24.x",
+                                 true,
+                                 {true, true, true, true, true, 1}},
+    [PPL_STACK_FSDP] = {"fsdp",
+                        "PyTorch FSDP (llm-foundry 2023)",
+                        true,
+                        {false, false, true, true, false, 3}},
+    [PPL_STACK_MEGATRON_LM_2023] = {"megatron-lm-2023",
+                                    "Megatron-LM 2023 without overlap",
+                                    false,
+                                    {false, true, true, true, true, 1}},
+    [PPL_STACK_MEGATRON_LM_2022] = {"megatron-lm-2022",
+                                    "Megatron-LM 2022",
+                                    false,
+                                    {false, true, true, false, true, 1}},
+    [PPL_STACK_MEGATRON_LM_2021] = {"megatron-lm-2021",
+                                    "Megatron-LM 2021",
+                                    false,
+                                    {false, false, false, false, true, 0}},
+    [PPL_STACK_MEGATRON_DEEPSPEED] = {"megatron-deepspeed",
+                                      "Megatron-DeepSpeed 2021-22",
+                                      false,
+                                      {false, false, false, false, false, 1}},
+    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021",
+                                        "DeepSpeed ZeRO-3 2021",
+                                        false,
+                                        {false, false, false, false, false, 3}},
 };
+
+const ppl_stack_support *ppl_stack_supports(ppl_stack stack)
+{
+    return &profiles[(unsigned)stack < PPL_STACK_COUNT ? stack : PPL_STACK_NEMO_2025].can;
+}
 
 const char *const ppl_stack_names[] = {"nemo-2025",
                                        "megatron-core",

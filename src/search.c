@@ -411,7 +411,8 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
             vps.n = 0;
             add(&vps, 1);
             int64_t widest = c.split.first > c.split.middle ? c.split.first : c.split.middle;
-            if (c.pp > 1 && c.microbatches % c.pp == 0)
+            if (c.pp > 1 && c.microbatches % c.pp == 0 &&
+                ppl_stack_supports(ctx->stack.stack)->interleaving)
                 for (int64_t v = 2; v <= widest + 1; v++)
                     if (ppl_split_allows_vp(&c, v))
                         add(&vps, v);
@@ -497,15 +498,18 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
             add(&tp_all, tp);
     }
     pinned_or(pin->tp, &tp_all, &tps);
+    /* only what the stack can run, unless a flag pins it */
+    const ppl_stack_support *can = ppl_stack_supports(ctx->stack.stack);
     cp_all.n = 0;
-    for (int64_t cp = 1; cp <= 32; cp *= 2)
+    for (int64_t cp = 1; cp <= (can->context_parallel ? 32 : 1); cp *= 2)
         if (m->seq_len % (2 * cp) == 0 || cp == 1)
             add(&cp_all, cp);
     pinned_or(pin->cp, &cp_all, &cps);
-    choices all_zeros = {{0, 1, 2, 3}, 4}, all_recomputes = {{0, 1, 2}, 3};
+    choices all_zeros = {{0, 1, 2, 3}, 1 + can->max_zero}, all_recomputes = {{0, 2, 1}, 3};
+    all_recomputes.n = can->selective_recompute ? 3 : 2;
     pinned_or(pin->zero, &all_zeros, &inner.zeros);
     pinned_or(pin->recompute, &all_recomputes, &inner.recomputes);
-    flags(pin->flash_attention, true, &inner.flashes);
+    flags(pin->flash_attention, can->flash_attention, &inner.flashes);
 
     ppl_config c;
     memset(&c, 0, sizeof c);
@@ -519,7 +523,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         c.tp = tps.v[a];
         if (m->heads % c.tp != 0 || (m->kv_heads % c.tp != 0 && c.tp % m->kv_heads != 0))
             continue;
-        flags(pin->sequence_parallel, c.tp > 1, &inner.sps);
+        flags(pin->sequence_parallel, c.tp > 1 && can->sequence_parallel, &inner.sps);
         for (int b = 0; b < cps.n; b++) {
             c.cp = cps.v[b];
             if (c.tp * c.cp > gpus || (!up_to && gpus % (c.tp * c.cp) != 0))

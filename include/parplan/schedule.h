@@ -65,6 +65,18 @@ const char *ppl_stack_name(ppl_stack stack);
 const char *ppl_stack_summary(ppl_stack stack);
 /* Whether the profile overlaps communication with compute (Megatron-Core and later). */
 bool ppl_stack_overlaps(ppl_stack stack);
+
+/* What a profile's software could run: the search covers nothing else unless a
+ * flag pins it (validate predicts what ran, plan what the stack can build). */
+typedef struct ppl_stack_support {
+    bool context_parallel;    /* Megatron-Core 2024+ */
+    bool sequence_parallel;   /* Megatron-LM 2022+ */
+    bool selective_recompute; /* Megatron-LM 2022+ */
+    bool flash_attention;     /* 2023+ stacks */
+    bool interleaving;        /* Megatron's interleaved 1F1B (not DeepSpeed's pipeline engine) */
+    int max_zero;             /* the deepest sharding it has: 0 none, 1 optimizer, ..., 3 */
+} ppl_stack_support;
+const ppl_stack_support *ppl_stack_supports(ppl_stack stack);
 /* The profile of what a run's `software` names (framework, version); *known false
  * when the pair is not one parplan knows, and the profile is a guess. */
 ppl_stack ppl_stack_for_software(const char *framework, const char *version, bool *known);

@@ -200,9 +200,15 @@ typedef struct prediction {
     bool ok;
     ppl_estimate best;
     size_t searched;
-    int fold; /* with --cv: the fold the run was held out in; else -1 */
+    int fold;         /* with --cv: the fold the run was held out in; else -1 */
+    bool over_memory; /* fits only within the memory model's uncertainty */
     char why[PPL_ERROR_MSG_MAX];
 } prediction;
+
+/* The memory model's stated uncertainty: a run that was made, whose configuration
+ * the model puts over the GPU's memory by less than this, is predicted as if it fit
+ * (and marked), rather than flipped to another schedule or left unpredicted. */
+#define MEMORY_UNCERTAINTY 0.10
 
 static void predict_one(const ppl_run *r, const ppl_constants *p, prediction *out)
 {
@@ -210,6 +216,18 @@ static void predict_one(const ppl_run *r, const ppl_constants *p, prediction *ou
     ppl_search_result stats;
     ppl_error_clear(&err);
     ppl_status st = predict(r, p, &out->best, &stats, &err);
+    out->over_memory = false;
+    if (st == PPL_INFEASIBLE && stats.evaluated > 0) {
+        ppl_run roomier = *r;
+        roomier.topology.gpu.memory_bytes *= 1.0 + MEMORY_UNCERTAINTY;
+        ppl_search_result again;
+        ppl_error err2;
+        if (predict(&roomier, p, &out->best, &again, &err2) == PPL_OK) {
+            st = PPL_OK;
+            stats = again;
+            out->over_memory = true;
+        }
+    }
     out->ok = st == PPL_OK;
     out->searched = stats.evaluated;
     out->why[0] = '\0';
@@ -308,7 +326,7 @@ ppl_status cmd_validate(cli *c)
         ppl_table_row(&t, header);
     }
     double sum = 0.0, worst = 0.0;
-    size_t used = 0, within10 = 0, failed = 0, assumed = 0;
+    size_t used = 0, within10 = 0, failed = 0, assumed = 0, over = 0;
     for (size_t i = 0; i < n; i++) {
         const ppl_run *r = &runs[i];
         const prediction *p = &pred[i];
@@ -346,6 +364,7 @@ ppl_status cmd_validate(cli *c)
             json_object_set_new(e, "error", isfinite(error) ? ppl_json_real(error) : json_null());
             if (p->fold > 0)
                 json_object_set_new(e, "fold", json_integer(p->fold));
+            json_object_set_new(e, "over_memory", json_boolean(p->over_memory));
             json_object_set_new(e, "searched", json_integer((json_int_t)p->searched));
             json_array_append_new(list, e);
             continue;
@@ -357,6 +376,12 @@ ppl_status cmd_validate(cli *c)
             snprintf(prd, sizeof prd, "%.3f s", best->step_time_s);
             snprintf(errs, sizeof errs, isfinite(error) ? "%+.1f%%" : "-", 100.0 * error);
             describe_short(&best->config, cfg, sizeof cfg);
+            if (p->over_memory) {
+                size_t len = strlen(cfg);
+                snprintf(cfg + len, sizeof cfg - len, " (memory +%.0f%%)",
+                         100.0 * MEMORY_UNCERTAINTY);
+                over += 1;
+            }
             snprintf(tfp, sizeof tfp, "%.0f (%.0f hw)", best->model_tflops_per_gpu,
                      best->hardware_tflops_per_gpu);
         } else {
@@ -419,6 +444,11 @@ ppl_status cmd_validate(cli *c)
                        100.0 * mean, 100.0 * worst, 100.0 * share);
         if (failed > 0)
             ppl_buf_printf(&c->out, "not predicted: %zu run%s\n", failed, failed == 1 ? "" : "s");
+        if (over > 0)
+            ppl_buf_printf(&c->out,
+                           "(memory +%.0f%%): the model puts the run over the GPU's memory by "
+                           "less than its uncertainty; predicted as if it fit\n",
+                           100.0 * MEMORY_UNCERTAINTY);
         if (assumed > 0)
             ppl_buf_printf(&c->out,
                            "* stack assumed: the run names no software parplan knows (flash "
@@ -432,8 +462,10 @@ ppl_status cmd_validate(cli *c)
                 const ppl_constant_info *f = &info[k];
                 /* loose: half a point of error lets it move by half its value */
                 double v = *ppl_constant_at(&params, f);
-                bool loose = v > 0 ? v - ranges[k].lo > 0.5 * v || ranges[k].hi - v > 0.5 * v
-                                   : ranges[k].hi > 0.1 * (f->hi - f->lo);
+                double span = f->hi - f->lo;
+                bool loose = v > 1e-3 * span
+                                 ? v - ranges[k].lo > 0.5 * v || ranges[k].hi - v > 0.5 * v
+                                 : ranges[k].hi > 0.1 * span; /* at zero: may it leave it? */
                 char range[48];
                 snprintf(range, sizeof range, "%.4g..%.4g", ranges[k].lo, ranges[k].hi);
                 ppl_buf_printf(&c->out, "  %-16s %10.4f  %-21s  %s%s\n", f->name,

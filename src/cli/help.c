@@ -125,10 +125,17 @@ static const help_text texts[] = {
      "gated MLPs, untied embeddings and mixture-of-experts; FLOPs Korthikanti et al.\n"
      "2022 Eq.7.  M is a catalogue name or a JSON file.\n",
      "  parplan model show gpt3-175b\n  parplan model show mixtral-8x7b --json\n"},
-    {PPL_CMD_VALIDATE, "parplan validate --runs FILE [--json]",
+    {PPL_CMD_VALIDATE, "parplan validate --runs FILE [--fit | --cv K] [--constants FILE] [--json]",
      "Predicts every run of a measured-runs file (SPEC format) and reports the error\n"
-     "of each and in aggregate.  Unknown configuration fields are searched over.\n",
-     "  parplan validate --runs tests/data/calibration_runs.json\n"
+     "of each and in aggregate (mean, max, share within 10%).  Unknown configuration\n"
+     "fields are searched over; a run's software picks its stack profile.  --fit fits\n"
+     "the constants from hand-set values (--json writes a constants file with the\n"
+     "record of the fit, for --constants); --cv K predicts each of K folds with the\n"
+     "constants fitted on the others.  A run that cannot be predicted is reported as\n"
+     "such, and the exit status is then 1.\n",
+     "  parplan validate --runs tests/data/runs-heldout.json\n"
+     "  parplan validate --runs tests/data/runs-heldout.json --json\n"
+     "  parplan validate --runs tests/data/heldout_runs.json --cv 2\n"
      "  parplan validate --runs tests/data/heldout_runs.json --fit --json\n"},
 };
 
