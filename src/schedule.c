@@ -136,8 +136,10 @@ ppl_stack ppl_stack_for_software(const char *framework, const char *version, boo
         return PPL_STACK_MEGATRON_DEEPSPEED;
     if (strcmp(f, "deepspeed") == 0 && year > 0 && year <= 2021)
         return PPL_STACK_DEEPSPEED_ZERO3_2021;
-    if (strcmp(f, "megatron-core") == 0 || (strcmp(f, "nemo") == 0 && year > 0 && year < 2025))
+    if ((strcmp(f, "megatron-core") == 0 || strcmp(f, "nemo") == 0) && year > 0 && year < 2025)
         return PPL_STACK_MEGATRON_CORE;
+    if (strcmp(f, "megatron-core") == 0)
+        return PPL_STACK_NEMO_2025; /* 2025+ releases: the kernels of their era */
     if (strcmp(f, "megatron-bridge") == 0 || strcmp(f, "nemo") == 0)
         return PPL_STACK_NEMO_2025;
     if (strcmp(f, "llm-foundry") == 0 || strcmp(f, "fsdp") == 0)
@@ -198,6 +200,11 @@ void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topo
 void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_stack stack)
 {
     ppl_gpu_efficiency_for(ctx->topo, k, &ctx->eff);
+    /* fp8 GEMMs by kernel generation: 2025+ stacks run them closer to peak (the
+     * NeMo 24.07 and Megatron-Bridge 25-26 runs of the same models disagree by
+     * about a fifth otherwise) */
+    if (stack == PPL_STACK_NEMO_2025 && ctx->eff.gemm_fp8 > 0)
+        ctx->eff.gemm_fp8 = k->h100_gemm_fp8_2025;
     ppl_stack_opts_init(&ctx->stack, stack, k);
 }
 

@@ -89,7 +89,7 @@ static void flags(int pin, bool allow_on, choices *out)
         add(out, 1);
 }
 
-static const ppl_family families[] = {
+static const ppl_family families[PPL_FAMILY_COUNT] = {
     {"tp_across_servers",
      "tensor parallelism across servers runs its all-reduces over the NICs, not NVLink",
      "--allow-tp-across-servers"},
@@ -110,12 +110,21 @@ static bool sharded_with_pp(const ppl_config *c)
     return c->zero >= 2 && c->pp > 1;
 }
 
+bool ppl_search_in_family(const ppl_eval_ctx *ctx, ppl_family_id id, const ppl_config *c)
+{
+    return id == PPL_FAMILY_TP_ACROSS_SERVERS ? tp_across_servers(ctx, c->tp) : sharded_with_pp(c);
+}
+
+const ppl_family *ppl_search_family(ppl_family_id id)
+{
+    return &families[id];
+}
+
 const ppl_family *ppl_search_outside(const ppl_eval_ctx *ctx, const ppl_config *c)
 {
-    if (tp_across_servers(ctx, c->tp))
-        return &families[0];
-    if (sharded_with_pp(c))
-        return &families[1];
+    for (int id = 0; id < PPL_FAMILY_COUNT; id++)
+        if (ppl_search_in_family(ctx, (ppl_family_id)id, c))
+            return &families[id];
     return NULL;
 }
 

@@ -75,6 +75,15 @@ typedef struct ppl_family {
     const char *allow; /* the flag or pin that searches it */
 } ppl_family;
 
+typedef enum ppl_family_id {
+    PPL_FAMILY_TP_ACROSS_SERVERS = 0,
+    PPL_FAMILY_SHARDED_WITH_PP,
+    PPL_FAMILY_COUNT
+} ppl_family_id;
+const ppl_family *ppl_search_family(ppl_family_id id);
+/* Whether the configuration belongs to the family. */
+bool ppl_search_in_family(const ppl_eval_ctx *ctx, ppl_family_id id, const ppl_config *config);
+
 /* The family outside the default search that the configuration belongs to, or
  * NULL when the default search covers it. */
 const ppl_family *ppl_search_outside(const ppl_eval_ctx *ctx, const ppl_config *config);

@@ -105,10 +105,12 @@ static size_t families_that_win(cli *c, const ppl_eval_ctx *ctx, const ppl_estim
             continue;
         ppl_search_result r;
         ppl_error err;
+        /* the family searched here, whatever else the flags let in */
+        ppl_family_id id = k == 0 ? PPL_FAMILY_TP_ACROSS_SERVERS : PPL_FAMILY_SHARDED_WITH_PP;
         if (ppl_search(ctx, &o, &r, &err) == PPL_OK) {
-            const ppl_family *f = ppl_search_outside(ctx, &r.results[0].config);
-            if (f && r.results[0].step_time_s < first->step_time_s) {
-                out[n].family = f;
+            if (ppl_search_in_family(ctx, id, &r.results[0].config) &&
+                r.results[0].step_time_s < first->step_time_s) {
+                out[n].family = ppl_search_family(id);
                 out[n].best = r.results[0];
                 n++;
             }

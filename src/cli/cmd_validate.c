@@ -456,7 +456,7 @@ ppl_status cmd_validate(cli *c)
         if (a->fit && folds == 0) {
             ppl_buf_printf(&c->out, "\nfitted constants (validate --fit --json writes a "
                                     "constants file for --constants):\n");
-            ppl_buf_printf(&c->out, "  %-16s %10s  %-21s  %s\n", "constant", "value",
+            ppl_buf_printf(&c->out, "  %-18s %10s  %-21s  %s\n", "constant", "value",
                            "range (+0.5 point)", "unit");
             for (size_t k = 0; k < ninfo; k++) {
                 const ppl_constant_info *f = &info[k];
@@ -468,7 +468,7 @@ ppl_status cmd_validate(cli *c)
                                  : ranges[k].hi > 0.1 * span; /* at zero: may it leave it? */
                 char range[48];
                 snprintf(range, sizeof range, "%.4g..%.4g", ranges[k].lo, ranges[k].hi);
-                ppl_buf_printf(&c->out, "  %-16s %10.4f  %-21s  %s%s\n", f->name,
+                ppl_buf_printf(&c->out, "  %-18s %10.4f  %-21s  %s%s\n", f->name,
                                *ppl_constant_at(&params, f), range, f->unit,
                                loose ? "  (not pinned down by these runs)" : "");
             }
