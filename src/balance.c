@@ -291,6 +291,8 @@ static stage_line line_of(const ppl_eval_ctx *ctx, const ppl_config *c, const pp
     double t1 = ppl_stage_time_cached(ctx, c, l, mi, stage, 1, moe1, &m1);
     double t2 = ppl_stage_time_cached(ctx, c, l, mi, stage, 2, moe2, &m2);
     stage_line r = {t2 - t1, 2.0 * t1 - t2, limit};
+    if (!isfinite(r.tau) || !isfinite(r.c)) /* no line: no stage to balance */
+        r.ub = 0;
     double mu = m2.total - m1.total, room = m1.capacity - (m1.total - mu);
     if (room < mu)
         r.ub = 0;
@@ -313,6 +315,7 @@ static int64_t best_first(const stage_line *f, const stage_line *l, int64_t R, d
     if (lo > hi)
         return 0;
     double x = f->tau + l->tau > 0 ? (l->tau * (double)R + l->c - f->c) / (f->tau + l->tau) : lo;
+    x = isfinite(x) ? fmin(fmax(x, (double)lo), (double)hi) : (double)lo; /* cast in range */
     int64_t cand[4] = {lo, hi, (int64_t)floor(x), (int64_t)ceil(x)}, best = 0;
     for (int i = 0; i < 4; i++) {
         int64_t a = cand[i] < lo ? lo : cand[i] > hi ? hi : cand[i];

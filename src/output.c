@@ -144,10 +144,16 @@ static int resolve_links(const char *path, char *out, size_t size)
  * limit fails before a byte of the old content changes. */
 static int write_in_place(const char *path, const ppl_buf *buf)
 {
-    int fd = open(path, O_WRONLY);
+    /* read-write: glibc emulates fallocate where the filesystem lacks it by reading
+     * each block (NFSv3, ext3, FUSE), which a write-only descriptor cannot */
+    int fd = open(path, O_RDWR);
+    if (fd < 0 && errno == EACCES)
+        fd = open(path, O_WRONLY);
     if (fd < 0)
         return errno;
     int e = buf->len > 0 ? posix_fallocate(fd, 0, (off_t)buf->len) : 0;
+    if (e == EOPNOTSUPP || e == EINVAL || e == EBADF)
+        e = 0; /* cannot reserve here: write all the same, as a shell would */
     if (e == 0)
         e = write_fd(fd, buf);
     if (e == 0 && ftruncate(fd, (off_t)buf->len) != 0)
@@ -215,11 +221,32 @@ bool ppl_same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+/* The descriptor an -o path names outright: /dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N (what a shell's >(...) passes); -1 for any other path.  Such a
+ * path is written through its descriptor, as the shell opened it (appending or
+ * not), never reopened or replaced. */
+static int named_descriptor(const char *path)
+{
+    if (strcmp(path, "/dev/stdout") == 0)
+        return STDOUT_FILENO;
+    if (strcmp(path, "/dev/stderr") == 0)
+        return STDERR_FILENO;
+    const char *n = strncmp(path, "/dev/fd/", 8) == 0          ? path + 8
+                    : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14
+                                                               : NULL;
+    if (!n || *n < '0' || *n > '9')
+        return -1;
+    char *end;
+    long fd = strtol(n, &end, 10);
+    return *end == '\0' && fd >= 0 && fd <= 1 << 20 ? (int)fd : -1;
+}
+
 ppl_status ppl_output_write(const char *path, const ppl_buf *buf, ppl_error *err)
 {
     if (buf->failed)
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory while building the output");
-    if (!path || strcmp(path, "-") == 0) {
+    int named = path ? named_descriptor(path) : STDOUT_FILENO;
+    if (!path || strcmp(path, "-") == 0 || named == STDOUT_FILENO) {
         int e = fflush(stdout) == 0 ? write_fd(STDOUT_FILENO, buf) : errno;
         if (e == EPIPE) /* the reader left (parplan ... | head): nothing to say to it */
             return ppl_error_set(err, PPL_EINTERNAL, "", "", "%s", "");
@@ -228,22 +255,18 @@ ppl_status ppl_output_write(const char *path, const ppl_buf *buf, ppl_error *err
                                  strerror(e));
         return PPL_OK;
     }
+    if (named >= 0) {
+        int e = write_fd(named, buf);
+        return e ? write_failed(err, path, e) : PPL_OK;
+    }
     ppl_status st = ppl_output_check(path, err);
     if (st != PPL_OK)
         return st;
-    char real[PATH_MAX];
-    int e = resolve_links(path, real, sizeof real);
-    if (e != 0)
-        return write_failed(err, path, e);
     struct stat old;
-    bool no_temp;
-    if (stat(real, &old) != 0) {
-        e = write_by_rename(real, NULL, buf, &no_temp);
-        return e ? write_failed(err, path, e) : PPL_OK;
-    }
-    if (!S_ISREG(old.st_mode)) {
+    int e;
+    if (stat(path, &old) == 0 && !S_ISREG(old.st_mode)) {
         /* a FIFO, a terminal, /dev/null: written through, never replaced */
-        int fd = open(real, O_WRONLY);
+        int fd = open(path, O_WRONLY);
         if (fd < 0)
             return write_failed(err, path, errno);
         e = write_fd(fd, buf);
@@ -251,12 +274,23 @@ ppl_status ppl_output_write(const char *path, const ppl_buf *buf, ppl_error *err
             e = errno;
         return e ? write_failed(err, path, e) : PPL_OK;
     }
+    /* a regular file (or none yet): where it lives, after symbolic links, is
+     * where its replacement is made */
+    char real[PATH_MAX];
+    if ((e = resolve_links(path, real, sizeof real)) != 0)
+        return write_failed(err, path, e);
+    bool no_temp;
+    if (stat(real, &old) != 0) {
+        e = write_by_rename(real, NULL, buf, &no_temp);
+        return e ? write_failed(err, path, e) : PPL_OK;
+    }
     if (old.st_nlink > 1) { /* a rename would part the file from its other names */
         e = write_in_place(real, buf);
     } else {
         e = write_by_rename(real, &old, buf, &no_temp);
-        /* a writable file in a directory that takes no new file */
-        if (e != 0 && no_temp && access(real, W_OK) == 0)
+        /* a writable file in a directory that takes no new file, or no rename
+         * over it (another user's file in a sticky directory such as /tmp) */
+        if (e != 0 && (no_temp || e == EPERM || e == EACCES) && access(real, W_OK) == 0)
             e = write_in_place(real, buf);
     }
     return e ? write_failed(err, path, e) : PPL_OK;

@@ -119,8 +119,14 @@ ppl_stack ppl_stack_for_software(const char *framework, const char *version, boo
 {
     const char *f = framework ? framework : "", *v = version ? version : "";
     int year = 0;
-    if (v[0] >= '0' && v[0] <= '9')
+    if (v[0] == 'v' || v[0] == 'V')
+        v++;
+    if (strcmp(f, "megatron-core") == 0 && strncmp(v, "0.", 2) == 0 && v[2] >= '0' && v[2] <= '9') {
+        /* Megatron-Core's own numbering: 0.1-0.9 came out in 2023-24, 0.10 on in 2025 */
+        year = atoi(v + 2) >= 10 ? 2025 : 2024;
+    } else if (v[0] >= '0' && v[0] <= '9') {
         year = atoi(v);
+    }
     if (year > 0 && year < 100)
         year += 2000; /* NeMo containers: "24.07", "25.09" */
     *known = true;
@@ -138,7 +144,7 @@ ppl_stack ppl_stack_for_software(const char *framework, const char *version, boo
         return PPL_STACK_DEEPSPEED_ZERO3_2021;
     if ((strcmp(f, "megatron-core") == 0 || strcmp(f, "nemo") == 0) && year > 0 && year < 2025)
         return PPL_STACK_MEGATRON_CORE;
-    if (strcmp(f, "megatron-core") == 0)
+    if (strcmp(f, "megatron-core") == 0 && year >= 2025)
         return PPL_STACK_NEMO_2025; /* 2025+ releases: the kernels of their era */
     if (strcmp(f, "megatron-bridge") == 0 || strcmp(f, "nemo") == 0)
         return PPL_STACK_NEMO_2025;

@@ -277,7 +277,13 @@ static void cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
     r->evaluated++;
     /* the step time is costed only for what fits */
     if (!isfinite(est.memory.total) || (fits && !isfinite(est.step_time_s))) {
-        sound(s, &est); /* a NaN neither fits nor ranks: report it */
+        /* a NaN neither fits nor ranks: report the figures this pass computed */
+        ppl_estimate part;
+        memset(&part, 0, sizeof part);
+        part.config = est.config;
+        part.memory.total = est.memory.total;
+        part.step_time_s = fits ? est.step_time_s : 0.0;
+        sound(s, &part);
         return;
     }
     if (est.memory.total < r->smallest_memory)

@@ -104,13 +104,13 @@ static void sensitivity(const ppl_run *runs, size_t n, const ppl_config *configs
                 double *w = ppl_constant_at(&q, &info[k]);
                 double step = v != 0.0 ? v * 0.03 * j : (info[k].hi - info[k].lo) * 0.01 * j;
                 *w = v + dir * step;
-                if (*w < info[k].lo || *w > info[k].hi) {
-                    ok = dir < 0 ? info[k].lo : info[k].hi;
-                    break;
-                }
+                bool at_bound = *w <= info[k].lo || *w >= info[k].hi;
+                *w = *w < info[k].lo ? info[k].lo : *w > info[k].hi ? info[k].hi : *w;
                 if (fixed_error(runs, n, configs, use, &q, NULL) > base + 0.005)
                     break;
                 ok = *w;
+                if (at_bound)
+                    break;
             }
             if (dir < 0)
                 out[k].lo = ok;
@@ -226,6 +226,9 @@ static void predict_one(const ppl_run *r, const ppl_constants *p, prediction *ou
             st = PPL_OK;
             stats = again;
             out->over_memory = true;
+            /* report the real GPU: over its memory, by what the model says */
+            out->best.memory.capacity = r->topology.gpu.memory_bytes;
+            out->best.memory.fits = false;
         }
     }
     out->ok = st == PPL_OK;
@@ -295,12 +298,16 @@ ppl_status cmd_validate(cli *c)
         st = cross_validate(c, runs, n, folds, &params, pred);
     size_t ninfo;
     const ppl_constant_info *info = ppl_constant_infos(&ninfo);
-    pin_range ranges[32];
-    if (ninfo > sizeof ranges / sizeof *ranges)
-        ninfo = sizeof ranges / sizeof *ranges;
+    pin_range *ranges = calloc(ninfo, sizeof *ranges);
+    if (!ranges) {
+        free(pred);
+        ppl_runs_free(runs);
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    }
     if (folds == 0 && a->fit)
         st = fit(c, runs, n, &params, "", ranges);
     if (st != PPL_OK) {
+        free(ranges);
         free(pred);
         ppl_runs_free(runs);
         return st;
@@ -475,6 +482,7 @@ ppl_status cmd_validate(cli *c)
         }
     }
     ppl_table_free(&t);
+    free(ranges);
     free(pred);
     ppl_runs_free(runs);
     if (st == PPL_OK && failed > 0) {

@@ -62,6 +62,34 @@ printf '{"constants": {"h100_gemm": 7}}\n' >"$d/range.json"
 run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --constants "$d/range.json"
 check "a constant outside its bounds is exit 3 naming it" '[ $rc -eq 3 ] && has "$err" "constants.h100_gemm"'
 
+# Megatron-Core's own release numbers map to their era; the +10% memory retry
+# still reports the real GPU
+python3 - "$ROOT/tests/data/runs.json" "$d/mcore.json" <<'PY'
+import json, sys
+runs = [r for r in json.load(open(sys.argv[1])) if r["id"] == "megatron_llama_example_LLAMA3-70B_64gpu"]
+a = dict(runs[0], id="old", software={"framework": "megatron-core", "version": "0.8.0"})
+b = dict(runs[0], id="new", software={"framework": "megatron-core", "version": "v0.12.1"})
+c = dict(runs[0], id="odd", software={"framework": "megatron-core", "version": "main"})
+json.dump([a, b, c], open(sys.argv[2], "w"))
+PY
+run "$P" validate --runs "$d/mcore.json" --json
+check "megatron-core 0.8 -> megatron-core, 0.12 -> nemo-2025, an unreadable version is an assumption" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+r = {x[\"id\"]: x for x in json.load(sys.stdin)[\"results\"]}
+assert r[\"old\"][\"stack\"] == \"megatron-core\" and not r[\"old\"][\"stack_assumed\"]
+assert r[\"new\"][\"stack\"] == \"nemo-2025\" and not r[\"new\"][\"stack_assumed\"]
+assert r[\"odd\"][\"stack_assumed\"]
+"'
+run "$P" validate --runs "$ROOT/tests/data/runs.json" --json
+check "a run predicted within the memory uncertainty reports the real GPU's capacity, not fitting" 'printf "%s" "$out" | python3 -c "
+import json, sys
+over = [x for x in json.load(sys.stdin)[\"results\"] if x[\"over_memory\"]]
+assert over, \"no run over memory\"
+for x in over:
+    m = x[\"predicted\"][\"memory\"]
+    assert m[\"fits\"] is False and m[\"total\"] > m[\"capacity\"], m
+"'
+
 # SPEC 1.1: validate never stops at one run it cannot predict
 python3 - "$ROOT/tests/data/heldout_runs.json" "$d/with-bad.json" <<'PY'
 import json, sys

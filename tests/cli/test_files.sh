@@ -78,6 +78,15 @@ ln "$d/linked" "$d/linked2"
 rc=$? out=$(cat "$tmp/out") err=$(cat "$tmp/err")
 check "-o on a hard-linked file past the limit: exit 4, the old content whole" '[ $rc -eq 4 ] && [ "$(cat "$d/linked2")" = "earlier output" ]'
 
+# /dev/stdout and /dev/fd/N are written through their descriptor, as the shell
+# opened it: appending stays appending, a pipe stays a pipe
+echo "earlier line" >"$d/appended"
+"$P" models -o /dev/stdout >>"$d/appended" 2>"$tmp/err"
+rc=$? err=$(cat "$tmp/err") out=""
+check "-o /dev/stdout into >>: appended, the earlier line kept" '[ $rc -eq 0 ] && [ "$(head -n 1 "$d/appended")" = "earlier line" ] && grep -q gpt3-175b "$d/appended"'
+run sh -c "\"$P\" models -o /dev/stdout | head -n 1"
+check "-o /dev/stdout into a pipe: written through" '[ $rc -eq 0 ] && has "$out" model'
+
 # ---- inputs that are not regular files: refused at once, never a hang
 mkfifo "$d/in-fifo"
 for flag in --model --topology; do
