@@ -37,13 +37,22 @@ int64_t ppl_stage_first_layer(const ppl_config *c, int64_t stage)
     return stage == 0 ? 0 : c->split.first + (stage - 1) * c->split.middle;
 }
 
+/* True when the split is not pp equal stages. */
+static bool split_uneven(const ppl_config *c)
+{
+    if (c->pp < 2)
+        return false;
+    int64_t even = c->pp == 2 ? c->split.first : c->split.middle;
+    return c->split.first != even || c->split.last != even;
+}
+
 ppl_split_form ppl_split_form_of(const ppl_config *c, int64_t vp, bool *embedding, bool *loss)
 {
     const ppl_stage_split *s = &c->split;
     *embedding = *loss = false;
     if (vp < 1 || (vp > 1 && c->pp < 2))
         return PPL_SPLIT_NONE;
-    if (!ppl_split_uneven(c))
+    if (!split_uneven(c))
         return s->first % vp == 0 ? PPL_SPLIT_EVEN : PPL_SPLIT_NONE;
     /* --decoder-first/last-pipeline-num-layers: every stage divides into vp chunks */
     if (s->first % vp == 0 && s->last % vp == 0 && (c->pp == 2 || s->middle % vp == 0))
@@ -64,14 +73,6 @@ bool ppl_split_allows_vp(const ppl_config *c, int64_t vp)
 {
     bool e, l;
     return ppl_split_form_of(c, vp, &e, &l) != PPL_SPLIT_NONE;
-}
-
-bool ppl_split_uneven(const ppl_config *c)
-{
-    if (c->pp < 2)
-        return false;
-    int64_t even = c->pp == 2 ? c->split.first : c->split.middle;
-    return c->split.first != even || c->split.last != even;
 }
 
 ppl_stage_split ppl_stage_split_default(int64_t L, int64_t pp)

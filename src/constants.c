@@ -87,12 +87,12 @@ static const ppl_constants start = {
     .step_overhead_s = 0.05,
 };
 
-static const char record[] =
-    "fitted by parplan validate --runs tests/data/runs-fit.json --fit (47 runs, FNV-1a 64 "
-    "63e1529fb5cd5e1b), from the hand-set start, coordinate descent with the configurations "
-    "re-chosen in each of 3 rounds; in-sample mean step-time error 6.3%; held out: "
-    "tests/data/runs-heldout.json (11 runs): 5.3% mean, 14.5% max; validate --runs "
-    "tests/data/runs.json --cv 5: mean 7.1%, max 37.3%, 79% within 10%";
+/* The record of the committed fit: parplan validate --runs tests/data/runs-fit.json
+ * --fit (47 runs, FNV-1a 64 63e1529fb5cd5e1b), from the hand-set start above,
+ * coordinate descent with the configurations re-chosen in each of 3 rounds;
+ * in-sample mean step-time error 6.3%.  Held out, tests/data/runs-heldout.json (11
+ * runs): 5.3% mean, 14.5% max.  validate --runs tests/data/runs.json --cv 5: mean
+ * 7.1%, max 37.3%, 79% within 10%. */
 
 const ppl_constant_info *ppl_constant_infos(size_t *count)
 {
@@ -113,11 +113,6 @@ const ppl_constants *ppl_constants_committed(void)
 const ppl_constants *ppl_constants_start(void)
 {
     return &start;
-}
-
-const char *ppl_constants_record(void)
-{
-    return record;
 }
 
 ppl_status ppl_constants_load(const char *path, const ppl_diag *diag, ppl_constants *out,

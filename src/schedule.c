@@ -34,44 +34,21 @@
  * releases as run without those flags (MegaScale's baseline, Jiang et al. NSDI'24
  * §6), Megatron-DeepSpeed and DeepSpeed 2021 hide none of their own. */
 static const struct {
-    const char *name, *summary;
+    const char *name; /* what each stands for: the ppl_stack enum */
     bool overlaps;
     ppl_stack_support can;
 } profiles[PPL_STACK_COUNT] = {
-    /*                                                               cp    sp     sel    flash  vp
-       zero */
-    [PPL_STACK_NEMO_2025] = {"nemo-2025",
-                             "NeMo / Megatron-Bridge 2025+",
-                             true,
-                             {true, true, true, true, true, 3}},
-    [PPL_STACK_MEGATRON_CORE] = {"megatron-core",
-                                 "Megatron-Core 2023-2025, NeMo 24.x",
-                                 true,
-                                 {true, true, true, true, true, 1}},
-    [PPL_STACK_FSDP] = {"fsdp",
-                        "PyTorch FSDP (llm-foundry 2023)",
-                        true,
-                        {false, false, true, true, false, 3}},
-    [PPL_STACK_MEGATRON_LM_2023] = {"megatron-lm-2023",
-                                    "Megatron-LM 2023 without overlap",
-                                    false,
-                                    {false, true, true, true, true, 1}},
-    [PPL_STACK_MEGATRON_LM_2022] = {"megatron-lm-2022",
-                                    "Megatron-LM 2022",
-                                    false,
-                                    {false, true, true, false, true, 1}},
-    [PPL_STACK_MEGATRON_LM_2021] = {"megatron-lm-2021",
-                                    "Megatron-LM 2021",
-                                    false,
-                                    {false, false, false, false, true, 0}},
-    [PPL_STACK_MEGATRON_DEEPSPEED] = {"megatron-deepspeed",
-                                      "Megatron-DeepSpeed 2021-22",
-                                      false,
-                                      {false, false, false, false, false, 1}},
-    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021",
-                                        "DeepSpeed ZeRO-3 2021",
-                                        false,
-                                        {false, false, false, false, false, 3}},
+    /* clang-format off */
+    /*                                                 overlaps  cp     sp     sel    flash  vp     zero */
+    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  {true,  true,  true,  true,  true,  3}},
+    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  {true,  true,  true,  true,  true,  1}},
+    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  {false, false, true,  true,  false, 3}},
+    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, {false, true,  true,  true,  true,  1}},
+    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, {false, true,  true,  false, true,  1}},
+    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, {false, false, false, false, true,  0}},
+    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, {false, false, false, false, false, 1}},
+    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, {false, false, false, false, false, 3}},
+    /* clang-format on */
 };
 
 const ppl_stack_support *ppl_stack_supports(ppl_stack stack)
@@ -103,11 +80,6 @@ ppl_stack ppl_stack_from_name_index(int index)
 const char *ppl_stack_name(ppl_stack stack)
 {
     return (unsigned)stack < PPL_STACK_COUNT ? profiles[stack].name : "?";
-}
-
-const char *ppl_stack_summary(ppl_stack stack)
-{
-    return (unsigned)stack < PPL_STACK_COUNT ? profiles[stack].summary : "?";
 }
 
 bool ppl_stack_overlaps(ppl_stack stack)

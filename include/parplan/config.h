@@ -74,10 +74,6 @@ typedef enum ppl_split_form {
 } ppl_split_form;
 ppl_split_form ppl_split_form_of(const ppl_config *c, int64_t vp, bool *embedding, bool *loss);
 
-/* True when the split is not pp equal stages (Megatron needs the first/last
- * stage flags for it). */
-bool ppl_split_uneven(const ppl_config *c);
-
 /* The default split of L layers over pp stages: equal when pp divides L; else the
  * split closest to even with equal middle stages, the first and last stages a
  * little lighter where that is possible (Llama 3 ran 126 layers on 16 stages as

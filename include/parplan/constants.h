@@ -52,9 +52,6 @@ double *ppl_constant_at(ppl_constants *k, const ppl_constant_info *info);
 const ppl_constants *ppl_constants_committed(void);
 /* Where a fit starts unless told otherwise: round, hand-set values. */
 const ppl_constants *ppl_constants_start(void);
-/* How the committed constants were fitted: runs file, its SHA-256, the runs left
- * out, the optimiser, the in-sample and cross-validated error. */
-const char *ppl_constants_record(void);
 
 /* Reads a constants file: {"constants": {NAME: VALUE, ...}, "fit": {...}}; names
  * left out keep the committed value; an unknown name or a value outside its

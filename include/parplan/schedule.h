@@ -61,8 +61,6 @@ typedef struct ppl_stack_opts {
 void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack, const ppl_constants *k);
 /* "nemo-2025", "megatron-lm-2021", ... */
 const char *ppl_stack_name(ppl_stack stack);
-/* One line on what the profile stands for. */
-const char *ppl_stack_summary(ppl_stack stack);
 /* Whether the profile overlaps communication with compute (Megatron-Core and later). */
 bool ppl_stack_overlaps(ppl_stack stack);
 

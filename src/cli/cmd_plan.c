@@ -94,19 +94,19 @@ static size_t families_that_win(cli *c, const ppl_eval_ctx *ctx, const ppl_estim
 {
     const ppl_args *a = c->args;
     size_t n = 0;
-    for (int k = 0; k < 2; k++) {
+    for (int f = 0; f < PPL_FAMILY_COUNT; f++) {
+        ppl_family_id id = (ppl_family_id)f;
         ppl_args pins = *a;
         ppl_search_opts o = {.pins = &pins, .top = 1, .objective = a->objective};
-        if (k == 0 && !a->allow_tp_across_servers && a->tp == PPL_UNSET)
+        if (id == PPL_FAMILY_TP_ACROSS_SERVERS && !a->allow_tp_across_servers && a->tp == PPL_UNSET)
             pins.allow_tp_across_servers = true;
-        else if (k == 1 && a->zero == PPL_UNSET)
+        else if (id == PPL_FAMILY_SHARDED_WITH_PP && a->zero == PPL_UNSET)
             o.allow_sharded_with_pp = true;
         else
-            continue;
+            continue; /* the flags let it in already, or pin it out */
         ppl_search_result r;
         ppl_error err;
-        /* the family searched here, whatever else the flags let in */
-        ppl_family_id id = k == 0 ? PPL_FAMILY_TP_ACROSS_SERVERS : PPL_FAMILY_SHARDED_WITH_PP;
+        /* only the family searched here counts, whatever else the flags let in */
         if (ppl_search(ctx, &o, &r, &err) == PPL_OK) {
             if (ppl_search_in_family(ctx, id, &r.results[0].config) &&
                 r.results[0].step_time_s < first->step_time_s) {
@@ -168,7 +168,7 @@ ppl_status cmd_plan(cli *c)
         ppl_search_free(&r);
         return st;
     }
-    left_out wins[2];
+    left_out wins[PPL_FAMILY_COUNT];
     size_t nwins =
         a->objective == PPL_OBJECTIVE_TIME ? families_that_win(c, &ctx, &r.results[0], wins) : 0;
     if (a->json) {

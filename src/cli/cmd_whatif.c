@@ -545,14 +545,14 @@ ppl_status cmd_whatif(cli *c)
         ppl_table_render(&tab, &c->out, "");
     ppl_table_free(&tab);
     if (a->timing && !a->csv) {
-        search_stats all = {0};
+        size_t evaluated = 0;
+        double seconds = 0.0;
         for (size_t p = 0; p < npts; p++) {
-            all.plans += pts[p].search.plans;
-            all.evaluated += pts[p].search.evaluated;
-            all.seconds += pts[p].search.seconds;
+            evaluated += pts[p].search.evaluated;
+            seconds += pts[p].search.seconds;
         }
         ppl_buf_printf(&c->out, "\nsearch: %zu points, %zu configurations costed in %.3f s\n", npts,
-                       all.evaluated, all.seconds);
+                       evaluated, seconds);
     }
     free(pts);
     return PPL_OK;
