@@ -40,6 +40,8 @@ static const ppl_constant_info infos[] = {
     C(overlap_cost, "s of compute per s hidden", 0.0, 1.0,
       "compute slowdown per second of communication hidden under it (SMs and HBM taken)"),
     C(step_overhead_s, "s", 0.0, 2.0, "per-step cost outside the model (data, logging, launch)"),
+    C(zero3_2021_bus, "fraction of the ring's bus bandwidth", 0.05, 1.0,
+      "DeepSpeed 2021 ZeRO-3 (deepspeed-zero3-2021): per-tensor blocking gathers and scatters"),
 };
 #undef C
 
@@ -65,6 +67,7 @@ static const ppl_constants committed = {
     .pp_overlap = 0.2672,
     .overlap_cost = 0.09299,
     .step_overhead_s = 0.06039,
+    .zero3_2021_bus = 1.0,
 };
 
 /* Where a fit starts unless given --constants: round, physically plausible values
@@ -85,6 +88,7 @@ static const ppl_constants start = {
     .pp_overlap = 1.0,
     .overlap_cost = 0.1,
     .step_overhead_s = 0.05,
+    .zero3_2021_bus = 0.5,
 };
 
 /* The record of the committed fit: parplan validate --runs tests/data/runs-fit.json

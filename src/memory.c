@@ -206,7 +206,8 @@ static layer_params per_gpu_layer_params(const ppl_model *m, const ppl_config *c
 
 double ppl_grad_bytes(const ppl_memory_opts *o, ppl_precision precision)
 {
-    return precision == PPL_PRECISION_FP16 ? o->half_grad_bytes : o->main_grad_bytes;
+    return precision == PPL_PRECISION_FP16 || o->half_grads ? o->half_grad_bytes
+                                                            : o->main_grad_bytes;
 }
 
 void ppl_model_state_bytes(double params, int zero, double shard, const ppl_memory_opts *o,

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "parplan/units.h"
 
@@ -104,8 +105,9 @@ static void launcher_part(json_t *launch, const char *key, json_t *value, const 
  * megatron/core/transformer/transformer_config.py, main at d98e8a64dd, 2026).  The
  * oldest release that has every flag emitted is named alongside: the uneven-stage
  * flags came with core_v0.9, --num-virtual-stages-per-pipeline-rank, the
- * account-for-embedding/loss flags and --attention-backend with core_v0.11, and
- * Megatron-FSDP (--use-megatron-fsdp) with core_v0.14.
+ * account-for-embedding/loss flags and --attention-backend with core_v0.11,
+ * --grad-reduce-in-bf16 with core_v0.12 and Megatron-FSDP (--use-megatron-fsdp)
+ * with core_v0.14.
  */
 static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
 {
@@ -190,10 +192,17 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     }
     ARG("--attention-backend");
     ARG(c->flash_attention ? "flash" : "unfused");
-    if (c->precision == PPL_PRECISION_FP16)
+    if (c->precision == PPL_PRECISION_FP16) {
         ARG("--fp16");
-    else
+    } else {
         ARG("--bf16");
+        /* the profile's 16-bit gradients (arguments.py: else fp32 main grads) */
+        if (ppl_stack_half_grads(e->stack)) {
+            ARG("--grad-reduce-in-bf16");
+            if (strcmp(min_version, "core_v0.12") < 0)
+                min_version = "core_v0.12";
+        }
+    }
     if (c->precision == PPL_PRECISION_FP8) {
         ARG("--fp8-format");
         ARG("hybrid");

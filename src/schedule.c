@@ -36,20 +36,35 @@
 static const struct {
     const char *name; /* what each stands for: the ppl_stack enum */
     bool overlaps;
+    bool half_grads; /* bf16 gradient buffers and reduction (see below) */
     ppl_stack_support can;
 } profiles[PPL_STACK_COUNT] = {
     /* clang-format off */
-    /*                                                 overlaps  cp     sp     sel    flash  vp     zero */
-    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  {true,  true,  true,  true,  true,  3}},
-    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  {true,  true,  true,  true,  true,  1}},
-    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  {false, false, true,  true,  false, 3}},
-    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, {false, true,  true,  true,  true,  1}},
-    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, {false, true,  true,  false, true,  1}},
-    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, {false, false, false, false, true,  0}},
-    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, {false, false, false, false, false, 1}},
-    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, {false, false, false, false, false, 3}},
+    /*                                                 overlaps half   cp     sp     sel    flash  vp     zero */
+    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  {true,  true,  true,  true,  true,  3}},
+    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, {true,  true,  true,  true,  true,  1}},
+    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  {true,  true,  true,  true,  true,  1}},
+    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, {false, false, true,  true,  false, 3}},
+    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, {false, true,  true,  true,  true,  1}},
+    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, {false, true,  true,  false, true,  1}},
+    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, {false, false, false, false, true,  0}},
+    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, {false, false, false, false, false, 1}},
+    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, {false, false, false, false, false, 3}},
     /* clang-format on */
 };
+
+/* Gradient precision under bf16 (and fp8) training.  Megatron-LM keeps fp32 main
+ * gradients and reduces them in fp32 unless told --grad-reduce-in-bf16
+ * (megatron/training/arguments.py, validate_args: "bfloat16 requires gradient
+ * accumulation and all-reduce to be done in fp32").  NVIDIA's performance
+ * configurations turn that off: NeMo 24.x launcher configs set
+ * optim.grad_sync_dtype: bf16, NeMo 2 / Megatron-Bridge performance recipes
+ * grad_reduce_in_fp32 = False, and Megatron-LM's examples/llama scripts, which
+ * follow them, pass --grad-reduce-in-bf16.  The half_grads profiles are those. */
+bool ppl_stack_half_grads(ppl_stack stack)
+{
+    return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].half_grads;
+}
 
 const ppl_stack_support *ppl_stack_supports(ppl_stack stack)
 {
@@ -58,6 +73,7 @@ const ppl_stack_support *ppl_stack_supports(ppl_stack stack)
 
 const char *const ppl_stack_names[] = {"nemo-2025",
                                        "megatron-core",
+                                       "nemo-2024",
                                        "fsdp",
                                        "megatron-lm-2023",
                                        "megatron-lm-2022",
@@ -114,8 +130,10 @@ ppl_stack ppl_stack_for_software(const char *framework, const char *version, boo
         return PPL_STACK_MEGATRON_DEEPSPEED;
     if (strcmp(f, "deepspeed") == 0 && year > 0 && year <= 2021)
         return PPL_STACK_DEEPSPEED_ZERO3_2021;
-    if ((strcmp(f, "megatron-core") == 0 || strcmp(f, "nemo") == 0) && year > 0 && year < 2025)
+    if (strcmp(f, "megatron-core") == 0 && year > 0 && year < 2025)
         return PPL_STACK_MEGATRON_CORE;
+    if (strcmp(f, "nemo") == 0 && year > 0 && year < 2025)
+        return PPL_STACK_NEMO_2024;
     if (strcmp(f, "megatron-core") == 0 && year >= 2025)
         return PPL_STACK_NEMO_2025; /* 2025+ releases: the kernels of their era */
     if (strcmp(f, "megatron-bridge") == 0 || strcmp(f, "nemo") == 0)
@@ -150,6 +168,7 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
      * A100 took the same 66.75 s a step) */
     o->zero3_per_tensor = stack == PPL_STACK_DEEPSPEED_ZERO3_2021;
     o->zero3_overlap = stack == PPL_STACK_DEEPSPEED_ZERO3_2021 ? 0.0 : 1.0;
+    o->zero3_bus = stack == PPL_STACK_DEEPSPEED_ZERO3_2021 ? k->zero3_2021_bus : 1.0;
 }
 
 /* Parameter tensors of one transformer layer, each its own collective when a
@@ -183,6 +202,7 @@ void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_s
      * about a fifth otherwise) */
     if (stack == PPL_STACK_NEMO_2025 && ctx->eff.gemm_fp8 > 0)
         ctx->eff.gemm_fp8 = k->h100_gemm_fp8_2025;
+    ctx->memory.half_grads = ppl_stack_half_grads(stack);
     ppl_stack_opts_init(&ctx->stack, stack, k);
 }
 
@@ -376,10 +396,11 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
         /* per tensor: as many collectives, each a share of the layer (each pays
          * the collective's latency; the bytes are the layer's either way) */
         double n = ctx->stack.zero3_per_tensor ? tensors_per_layer(ctx->model) : 1.0;
+        double bus = ctx->stack.zero3_bus;
         k->z3_ag = coll(ctx, PPL_OP_ALLGATHER, &l->g_dp,
-                        layer_params * ctx->memory.weight_bytes / n, n, NULL);
-        k->z3_rs = coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp, layer_params * grad_bytes(ctx, c) / n,
-                        n, NULL);
+                        layer_params * ctx->memory.weight_bytes / n / bus, n, NULL);
+        k->z3_rs = coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp,
+                        layer_params * grad_bytes(ctx, c) / n / bus, n, NULL);
     }
     k->dp_ready |= 1 << kind;
 }

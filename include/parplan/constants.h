@@ -34,6 +34,7 @@ typedef struct ppl_constants {
     double pp_overlap;         /* overlapping stacks: share of pipeline sends hidden */
     double overlap_cost;       /* compute slowdown per second of communication hidden under it */
     double step_overhead_s;    /* per-step cost outside the model, seconds */
+    double zero3_2021_bus;     /* DeepSpeed 2021 ZeRO-3 collectives, of the ring's bus bandwidth */
 } ppl_constants;
 
 typedef struct ppl_constant_info {

@@ -28,6 +28,7 @@ typedef struct ppl_memory_opts {
     double weight_bytes;           /* 2: bf16/fp16 weights */
     double main_grad_bytes;        /* 4: fp32 main gradients (bf16 and fp8 training) */
     double half_grad_bytes;        /* 2: fp16 gradients (fp16 training) */
+    bool half_grads;               /* bf16 and fp8 training keep 16-bit gradients too */
     double fp16_grad_copy_bytes;   /* 4: the fp32 gradient copy of fp16's optimizer */
     double master_bytes;           /* 4: fp32 master weights */
     double adam_bytes;             /* 8: fp32 momentum and variance */

@@ -28,7 +28,8 @@
  */
 typedef enum ppl_stack {
     PPL_STACK_NEMO_2025 = 0,        /* NeMo / Megatron-Bridge 2025+ (the default) */
-    PPL_STACK_MEGATRON_CORE,        /* Megatron-Core 2023-2025, NeMo 24.x */
+    PPL_STACK_MEGATRON_CORE,        /* Megatron-Core / Megatron-LM 2023-24 */
+    PPL_STACK_NEMO_2024,            /* NeMo 24.x: Megatron-Core 2024, 16-bit gradients */
     PPL_STACK_FSDP,                 /* PyTorch FSDP: llm-foundry 2023 */
     PPL_STACK_MEGATRON_LM_2023,     /* Megatron-LM 2023 without overlap (MegaScale's baseline) */
     PPL_STACK_MEGATRON_LM_2022,     /* Megatron-LM 2022: sequence parallelism, selective */
@@ -55,6 +56,7 @@ typedef struct ppl_stack_opts {
     bool zero3_per_tensor; /* one collective per parameter tensor (DeepSpeed 2021), else
                               one per layer (FSDP unit, Megatron-FSDP bucket) */
     double zero3_overlap;  /* share of the layer's compute that hides its collectives */
+    double zero3_bus;      /* share of the ring's bus bandwidth its collectives reach */
 } ppl_stack_opts;
 
 /* The profile's options under the fitted constants k. */
@@ -63,6 +65,9 @@ void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack, const ppl_consta
 const char *ppl_stack_name(ppl_stack stack);
 /* Whether the profile overlaps communication with compute (Megatron-Core and later). */
 bool ppl_stack_overlaps(ppl_stack stack);
+/* Whether the profile keeps and reduces bf16 gradients in bf16 and fp8 training
+ * (NVIDIA's performance configurations), not in fp32 (Megatron-LM's default). */
+bool ppl_stack_half_grads(ppl_stack stack);
 
 /* What a profile's software could run: the search covers nothing else unless a
  * flag pins it (validate predicts what ran, plan what the stack can build). */

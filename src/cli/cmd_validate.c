@@ -45,6 +45,45 @@ static ppl_status predict(const ppl_run *r, const ppl_constants *p, ppl_estimate
     return st;
 }
 
+/* The memory model's stated uncertainty.  A run was made, so a configuration the
+ * model puts over the GPU's memory by less than this may be what ran: it counts as
+ * feasible, ranked as if slower by the share of memory it is over, rather than
+ * the run flipping to another schedule or going unpredicted. */
+#define MEMORY_UNCERTAINTY 0.10
+
+/* What the run most likely was: the best configuration that fits, or the best one
+ * within the memory uncertainty when it is faster even after its penalty.  *over
+ * says the second was taken and is over the GPU's memory. */
+static ppl_status predict_as_made(const ppl_run *r, const ppl_constants *p, ppl_estimate *best,
+                                  ppl_search_result *stats, ppl_error *err, bool *over)
+{
+    ppl_search_result s1 = {0}, s2 = {0};
+    ppl_status st = predict(r, p, best, &s1, err);
+    *over = false;
+    if (stats)
+        *stats = s1;
+    if (st != PPL_OK && !(st == PPL_INFEASIBLE && s1.evaluated > 0))
+        return st;
+    ppl_run roomier = *r;
+    roomier.topology.gpu.memory_bytes *= 1.0 + MEMORY_UNCERTAINTY;
+    ppl_estimate near;
+    ppl_error err2;
+    if (predict(&roomier, p, &near, &s2, &err2) != PPL_OK)
+        return st;
+    double capacity = r->topology.gpu.memory_bytes;
+    double share = near.memory.total / capacity - 1.0;
+    if (share <= 0.0 || (st == PPL_OK && near.step_time_s * (1.0 + share) >= best->step_time_s))
+        return st;
+    *best = near;
+    *over = true;
+    /* report the real GPU: over its memory, by what the model says */
+    best->memory.capacity = capacity;
+    best->memory.fits = false;
+    if (stats)
+        *stats = s2;
+    return PPL_OK;
+}
+
 /* Mean and max absolute relative step-time error with configurations fixed, over
  * the runs with a measured step time and a configuration (use[i]). */
 static double fixed_error(const ppl_run *runs, size_t n, const ppl_config *configs, const bool *use,
@@ -136,7 +175,8 @@ static ppl_status fit(cli *c, const ppl_run *runs, size_t n, ppl_constants *p, c
         for (size_t i = 0; i < n; i++) {
             ppl_estimate best;
             ppl_error err;
-            use[i] = predict(&runs[i], p, &best, NULL, &err) == PPL_OK;
+            bool over;
+            use[i] = predict_as_made(&runs[i], p, &best, NULL, &err, &over) == PPL_OK;
             if (use[i])
                 configs[i] = best.config;
         }
@@ -205,32 +245,12 @@ typedef struct prediction {
     char why[PPL_ERROR_MSG_MAX];
 } prediction;
 
-/* The memory model's stated uncertainty: a run that was made, whose configuration
- * the model puts over the GPU's memory by less than this, is predicted as if it fit
- * (and marked), rather than flipped to another schedule or left unpredicted. */
-#define MEMORY_UNCERTAINTY 0.10
-
 static void predict_one(const ppl_run *r, const ppl_constants *p, prediction *out)
 {
     ppl_error err;
-    ppl_search_result stats;
+    ppl_search_result stats = {0};
     ppl_error_clear(&err);
-    ppl_status st = predict(r, p, &out->best, &stats, &err);
-    out->over_memory = false;
-    if (st == PPL_INFEASIBLE && stats.evaluated > 0) {
-        ppl_run roomier = *r;
-        roomier.topology.gpu.memory_bytes *= 1.0 + MEMORY_UNCERTAINTY;
-        ppl_search_result again;
-        ppl_error err2;
-        if (predict(&roomier, p, &out->best, &again, &err2) == PPL_OK) {
-            st = PPL_OK;
-            stats = again;
-            out->over_memory = true;
-            /* report the real GPU: over its memory, by what the model says */
-            out->best.memory.capacity = r->topology.gpu.memory_bytes;
-            out->best.memory.fits = false;
-        }
-    }
+    ppl_status st = predict_as_made(r, p, &out->best, &stats, &err, &out->over_memory);
     out->ok = st == PPL_OK;
     out->searched = stats.evaluated;
     out->why[0] = '\0';
