@@ -168,8 +168,8 @@ static const opt_def options[] = {
     {O_OPTIMIZER, "--optimizer", 0, K_ENUM, CMDS_CONFIG, "O", 0, 0, ppl_optimizer_names,
      "adam (default) or sgd"},
     {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG, "S", 0, 0, ppl_stack_names,
-     "training software, by what ran: nemo-2025 (default), megatron-core, fsdp "
-     "(overlap communication); megatron-lm-2023, megatron-lm-2022, megatron-lm-2021, "
+     "training software, by what ran: nemo-2025 (default), megatron-core, nemo-2024, "
+     "fsdp (overlap communication); megatron-lm-2023, megatron-lm-2022, megatron-lm-2021, "
      "megatron-deepspeed, deepspeed-zero3-2021 (do not); modern and legacy name the "
      "newest and the oldest"},
     {O_OVERHEAD, "--overhead-memory", 0, K_BYTES, CMDS_CONFIG, "SIZE", 0, 0, NULL,

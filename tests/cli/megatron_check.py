@@ -132,6 +132,10 @@ def build(flags, env, gpus):
     if (tp > 1 or cp > 1) and not fsdp:
         need(env.get("CUDA_DEVICE_MAX_CONNECTIONS") == "1", f"{ARGS}:1453-1479",
              "CUDA_DEVICE_MAX_CONNECTIONS=1 with tp or cp > 1 (before Blackwell)")
+    # ARGS:1204-1216: bf16 keeps fp32 main gradients unless --grad-reduce-in-bf16
+    # (ARGS:3053, first in core_v0.12.0); the flag means nothing without --bf16
+    if "--grad-reduce-in-bf16" in flags:
+        need("--bf16" in flags, f"{ARGS}:1213", "--grad-reduce-in-bf16 only under --bf16")
     optimizer = flags.get("--optimizer", "adam")
     return {"dp": dp, "microbatches": microbatches, "stage_layers": stages, "vp": vp,
             "recompute": recompute, "recompute_layers": recompute_layers,
@@ -155,6 +159,12 @@ def main():
         except Refused as e:
             print(f"REFUSED rank {r['rank']}: {e}")
             return 1
+        if "--grad-reduce-in-bf16" in launch["megatron_args"]:
+            v = launch["megatron_lm"]
+            minor = int(v.split(".")[1]) if v.startswith("core_v0.") else 99
+            if minor < 12:
+                print(f"REFUSED rank {r['rank']}: --grad-reduce-in-bf16 needs core_v0.12, not {v}")
+                return 1
         want = {k: c.get(k) for k in got}
         want["sequence_parallel"] = c["sequence_parallel"] and c["tp"] > 1
         if c["recompute"] != "full":

@@ -14,6 +14,7 @@ import json, sys
 r = {x[\"id\"]: x for x in json.load(sys.stdin)[\"results\"]}
 assert r[\"narayanan21_t1_529.6B\"][\"stack\"] == \"megatron-lm-2021\", r[\"narayanan21_t1_529.6B\"][\"stack\"]
 assert r[\"mbridge26.04.01_h100_LLAMA3_70B_64gpu_FP8\"][\"stack\"] == \"nemo-2025\"
+assert r[\"nemo2407_GPT3-175B_128gpu_gbs256\"][\"stack\"] == \"nemo-2024\"
 assert r[\"mpt_13b_h100_80gb_128gpu_seq2048_mbs16\"][\"stack\"] == \"fsdp\"
 assert not any(x[\"stack_assumed\"] for x in r.values())
 "'

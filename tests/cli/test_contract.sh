@@ -144,6 +144,25 @@ for pins in "--zero 2" "--zero 3" "--optimizer sgd" "--recompute selective" "--p
     run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --global-batch 1024 --top 3 $pins --json
     check "llama3-405b pinned $pins: Megatron builds the plans as costed" '[ $rc -eq 0 ] && megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
 done
+# gradient precision: nemo-2025 keeps 16-bit gradients, as NVIDIA's performance
+# recipes run (grad_reduce_in_fp32 = False), and says so to Megatron-LM; the
+# megatron-core profile keeps Megatron-LM's fp32 main gradients.  Llama 3 70B,
+# tp8 pp8 on 64 GPUs: 70.55e9 / 64 = 1.10e9 parameters a GPU (first stage a little
+# more, with the embedding), so 2 B and 4 B a parameter differ by about 2.2 GB.
+est="--model llama3-70b --topology dgx-h100-superpod --gpus 64 --tp 8 --pp 8 --mbs 1 --global-batch 64 --json"
+# shellcheck disable=SC2086
+run "$P" estimate $est --stack nemo-2025
+new=$out
+# shellcheck disable=SC2086
+run "$P" estimate $est --stack megatron-core
+check "nemo-2025 reduces bf16 gradients in bf16 (--grad-reduce-in-bf16, core_v0.12); megatron-core in fp32" 'printf "%s" "$new" | python3 -c "
+import json, sys
+n, m = json.load(sys.stdin), json.loads(sys.argv[1])
+assert \"--grad-reduce-in-bf16\" in n[\"launch\"][\"megatron_args\"] and n[\"launch\"][\"megatron_lm\"] >= \"core_v0.12\"
+assert \"--grad-reduce-in-bf16\" not in m[\"launch\"][\"megatron_args\"]
+g, h = n[\"memory\"][\"gradients\"], m[\"memory\"][\"gradients\"]
+assert abs(h / g - 2) < 1e-9 and 2.0e9 < h - g < 2.6e9, (g, h)
+" "$out"'
 run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --global-batch 1024 --top 1 --zero 3 --json
 check "ZeRO-3 is Megatron-FSDP, with no CUDA_DEVICE_MAX_CONNECTIONS=1" 'has "$out" "\"--use-megatron-fsdp\"" && has "$out" "\"optim_grads_params\"" && ! has "$out" "CUDA_DEVICE_MAX_CONNECTIONS"'
 run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --global-batch 1024 --top 1 --zero 3 --pp 8 --json

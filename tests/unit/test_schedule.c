@@ -207,6 +207,49 @@ static void test_estimate_check(void **state)
     assert_non_null(strstr(err.message, "traffic.spine"));
 }
 
+/* DeepSpeed 2021's ZeRO-3 (deepspeed-zero3-2021) reaches a share b of the ring's
+ * bus bandwidth (zero3_2021_bus).  Each collective costs latency + bytes / (b x
+ * busbw) (NCCL's model, comm.c), so the data-parallel time is L + B / b with L the
+ * latencies and B the bandwidth term at b = 1; then
+ *   dp(0.5) - dp(1) = B and dp(0.25) - dp(1) = 3B:
+ * the share scales the bytes, never the latencies.  16 A100 (2 servers), fp16,
+ * one microbatch: per layer 2 gathers of 12h^2 x 2 B and one reduce-scatter of
+ * 12h^2 x 2 B (fp16 gradients). */
+static void test_zero3_2021_bus(void **state)
+{
+    (void)state;
+    ppl_model m = gpt(2, 4096, 32, 2048);
+    ppl_topology t = test_topology("dgx-a100-superpod");
+    ppl_config c = test_config(16, 1, 1, 1, 16, &m);
+    c.zero = 3;
+    c.precision = PPL_PRECISION_FP16;
+    double dp[3];
+    const double bus[3] = {1.0, 0.5, 0.25};
+    for (int i = 0; i < 3; i++) {
+        ppl_eval_ctx ctx;
+        ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_DEEPSPEED_ZERO3_2021);
+        ppl_constants k = *ppl_constants_committed();
+        k.zero3_2021_bus = bus[i];
+        ppl_eval_ctx_set_constants(&ctx, &k, PPL_STACK_DEEPSPEED_ZERO3_2021);
+        ppl_estimate e;
+        ppl_estimate_config(&ctx, &c, &e);
+        dp[i] = e.time.dp_comm;
+    }
+    double B = dp[1] - dp[0];
+    assert_true(B > 0.0);
+    assert_close(dp[2] - dp[0], 3.0 * B, 1e-9);
+    /* other stacks are untouched by the constant */
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_FSDP);
+    ppl_constants k = *ppl_constants_committed();
+    ppl_estimate e1, e2;
+    ppl_estimate_config(&ctx, &c, &e1);
+    k.zero3_2021_bus = 0.25;
+    ppl_eval_ctx_set_constants(&ctx, &k, PPL_STACK_FSDP);
+    ppl_estimate_config(&ctx, &c, &e2);
+    assert_close(e1.time.dp_comm, e2.time.dp_comm, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_scatter_gather),
         cmocka_unit_test(test_block_recompute_time),
         cmocka_unit_test(test_estimate_check),
+        cmocka_unit_test(test_zero3_2021_bus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
