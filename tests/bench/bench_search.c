@@ -1,12 +1,17 @@
 /*
  * bench_search.c - search speed, measured (meson test --benchmark -v).
  *
- * Prints, never fails on time:
+ * Prints:
  *   1. the inner loop: configurations costed per second on one thread (ppl_search
  *      over the whole space of a 1T model on 65,536 GPUs, without pruning or
  *      rebalancing, repeated for 2 s), then ppl_estimate_config one at a time;
  *   2. a full plan of megatron-1t with every knob free on clusters of 1K to 256K
  *      H100 (h100-64k's fabric, scaled): configurations, wall time, peak RSS.
+ * With --check it also prints TAP lines against floors far below what this
+ * 2-core machine measures (5.8 M configurations/s, 0.01 s, 4.5 MiB), so that only
+ * a real regression fails: >= 0.5 M configurations per second on one thread, the
+ * 65,536-GPU full plan under 0.5 s, peak RSS under 50 MiB.  The test suite runs it
+ * so on builds without sanitizers (tests/meson.build).
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -59,8 +64,14 @@ static int load(ppl_model *m, ppl_topology *t, const char *model, int64_t server
     return 0;
 }
 
-int main(void)
+#define FLOOR_CONFIGS_PER_S 0.5e6
+#define CEIL_PLAN_64K_S 0.5
+#define CEIL_RSS_KIB (50L * 1024L)
+
+int main(int argc, char **argv)
 {
+    int check = argc > 1 && strcmp(argv[1], "--check") == 0;
+    double rate = 0.0, plan_64k_s = -1.0;
     ppl_model m;
     ppl_topology t;
     if (load(&m, &t, "megatron-1t", 8192))
@@ -87,6 +98,7 @@ int main(void)
         ppl_search_free(&r);
         elapsed = now() - start;
     } while (elapsed < 2.0);
+    rate = (double)costed / elapsed;
     printf("inner loop: %zu configurations costed (memory, and step time for the %zu that fit) "
            "in %.3f s over %zu searches: %.0f per second on one thread\n",
            costed, feasible, elapsed, rounds, (double)costed / elapsed);
@@ -127,10 +139,23 @@ int main(void)
         double t0 = now();
         ppl_status st = ppl_search(&c2, &o2, &r, &err);
         double wall = now() - t0;
+        if (sizes[i] * 8 == 65536)
+            plan_64k_s = wall;
         printf("%8lld %12zu %10zu %10zu %10.3f s %7ld KiB%s\n", (long long)(sizes[i] * 8),
                r.candidates, r.evaluated, r.pruned, wall, peak_rss_kib(),
                st == PPL_OK ? "" : "  (nothing fits)");
         ppl_search_free(&r);
     }
-    return 0;
+    if (!check)
+        return 0;
+    long rss = peak_rss_kib();
+    int ok1 = rate >= FLOOR_CONFIGS_PER_S, ok2 = plan_64k_s >= 0.0 && plan_64k_s < CEIL_PLAN_64K_S,
+        ok3 = rss < CEIL_RSS_KIB;
+    printf("1..3\n");
+    printf("%s 1 - inner loop %.0f configurations/s >= %.0f\n", ok1 ? "ok" : "not ok", rate,
+           FLOOR_CONFIGS_PER_S);
+    printf("%s 2 - full plan on 65,536 GPUs in %.3f s < %.1f s\n", ok2 ? "ok" : "not ok",
+           plan_64k_s, CEIL_PLAN_64K_S);
+    printf("%s 3 - peak RSS %ld KiB < %ld KiB\n", ok3 ? "ok" : "not ok", rss, CEIL_RSS_KIB);
+    return ok1 && ok2 && ok3 ? 0 : 1;
 }
