@@ -103,16 +103,6 @@ typedef enum opt_id {
 #define CMDS_SEARCH (C(PPL_CMD_PLAN) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE))
 #define CMDS_DATA (CMDS_ALL & ~C(PPL_CMD_TOPOLOGY_GENERATE))
 
-const char *const ppl_recompute_names[] = {"none", "selective", "full", NULL};
-const char *const ppl_precision_names[] = {"bf16", "fp16", "fp8", NULL};
-const char *const ppl_optimizer_names[] = {"adam", "sgd", NULL};
-static const char *const objective_names[] = {"time", "cost", "memory", NULL};
-static const char *const op_names[] = {"allreduce", "allgather", "reducescatter",
-                                       "alltoall",  "sendrecv",  NULL};
-static const char *const schedule_names[] = {"1f1b", "gpipe", NULL};
-static const char *const algo_names[] = {"auto",   "ring", "tree", "hierarchical",
-                                         "direct", "pxn",  "p2p",  NULL};
-
 typedef struct opt_def {
     opt_id id;
     const char *name;
@@ -161,7 +151,7 @@ static const opt_def options[] = {
      "layers on the first pipeline stage (Megatron-LM --decoder-first-pipeline-num-layers)"},
     {O_LAST_LAYERS, "--last-stage-layers", 0, K_INT, CMDS_CONFIG, "N", 1, 100000, NULL,
      "layers on the last pipeline stage (--decoder-last-pipeline-num-layers)"},
-    {O_SCHEDULE, "--schedule", 0, K_ENUM, CMDS_CONFIG, "S", 0, 0, schedule_names,
+    {O_SCHEDULE, "--schedule", 0, K_ENUM, CMDS_CONFIG, "S", 0, 0, ppl_schedule_names,
      "pipeline schedule: 1f1b (default; interleaved with --vp > 1) or gpipe"},
     {O_PRECISION, "--precision", 0, K_ENUM, CMDS_CONFIG, "P", 0, 0, ppl_precision_names,
      "bf16 (default), fp16 or fp8"},
@@ -178,7 +168,7 @@ static const opt_def options[] = {
      "allocator loss as a fraction of activations (default 0.05)"},
     {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN), "K", 1, 100000, NULL,
      "how many ranked configurations to print (default 10)"},
-    {O_OBJECTIVE, "--objective", 0, K_ENUM, CMDS_SEARCH, "OBJ", 0, 0, objective_names,
+    {O_OBJECTIVE, "--objective", 0, K_ENUM, CMDS_SEARCH, "OBJ", 0, 0, ppl_objective_names,
      "rank by time (default), cost or memory"},
     {O_ALLOW_TP, "--allow-tp-across-servers", 0, K_FLAG, CMDS_SEARCH, NULL, 0, 0, NULL,
      "let tensor parallelism leave the NVLink domain"},
@@ -195,9 +185,9 @@ static const opt_def options[] = {
      "print CSV instead of a table"},
     {O_PLOT, "--plot", 0, K_STRING, C(PPL_CMD_WHATIF), "FILE.svg", 0, 0, NULL,
      "also draw the swept figure as an SVG chart"},
-    {O_OP, "--op", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), "OP", 0, 0, op_names,
+    {O_OP, "--op", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), "OP", 0, 0, ppl_collective_op_names,
      "allreduce, allgather, reducescatter, alltoall or sendrecv"},
-    {O_ALGO, "--algo", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), "A", 0, 0, algo_names,
+    {O_ALGO, "--algo", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), "A", 0, 0, ppl_algo_names,
      "auto (default), ring, tree, hierarchical (all-reduce), direct or pxn (all-to-all)"},
     {O_SERVERS, "--servers", 0, K_INT, C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_TOPOLOGY_GENERATE), "S", 1,
      MAX_SERVERS_ARG, NULL, "servers taking part / in the cluster"},
@@ -268,34 +258,6 @@ static const command_def commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-static const char *enum_name(const char *const *names, int value)
-{
-    for (int i = 0; names[i]; i++)
-        if (i == value)
-            return names[i];
-    return "?";
-}
-const char *ppl_recompute_name(int v)
-{
-    return enum_name(ppl_recompute_names, v);
-}
-const char *ppl_optimizer_name(int v)
-{
-    return enum_name(ppl_optimizer_names, v);
-}
-const char *ppl_objective_name(int v)
-{
-    return enum_name(objective_names, v);
-}
-const char *ppl_collective_op_name(int v)
-{
-    return enum_name(op_names, v);
-}
-const char *ppl_algo_name(int v)
-{
-    return enum_name(algo_names, v);
-}
-
 const char *ppl_command_name(ppl_command cmd)
 {
     static const char *const full[] = {
@@ -334,14 +296,9 @@ void ppl_command_options(ppl_command cmd, void (*fn)(void *ctx, const ppl_option
 void ppl_args_init(ppl_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->gpus = a->tp = a->pp = a->dp = a->cp = a->ep = a->vp = a->mbs = a->global_batch = PPL_UNSET;
-    a->zero = a->recompute = a->sequence_parallel = a->flash_attention = PPL_UNSET;
-    a->precision = PPL_PRECISION_BF16;
-    a->first_stage_layers = a->last_stage_layers = PPL_UNSET;
-    a->recompute_layers = PPL_UNSET;
+    ppl_pins_init(&a->pins);
     a->overhead_bytes = -1;
     a->fragmentation = -1;
-    a->optimizer = PPL_OPTIMIZER_ADAM;
     a->top = 10;
     a->objective = PPL_OBJECTIVE_TIME;
     a->op = PPL_OP_ALLREDUCE;
@@ -488,15 +445,15 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
     int64_t *ip = NULL;
     int *ep = NULL;
     switch (o->id) {
-    case O_GPUS: ip = &a->gpus; break;
-    case O_TP: ip = &a->tp; break;
-    case O_PP: ip = &a->pp; break;
-    case O_DP: ip = &a->dp; break;
-    case O_CP: ip = &a->cp; break;
-    case O_EP: ip = &a->ep; break;
-    case O_VP: ip = &a->vp; break;
-    case O_MBS: ip = &a->mbs; break;
-    case O_GLOBAL_BATCH: ip = &a->global_batch; break;
+    case O_GPUS: ip = &a->pins.gpus; break;
+    case O_TP: ip = &a->pins.tp; break;
+    case O_PP: ip = &a->pins.pp; break;
+    case O_DP: ip = &a->pins.dp; break;
+    case O_CP: ip = &a->pins.cp; break;
+    case O_EP: ip = &a->pins.ep; break;
+    case O_VP: ip = &a->pins.vp; break;
+    case O_MBS: ip = &a->pins.mbs; break;
+    case O_GLOBAL_BATCH: ip = &a->pins.global_batch; break;
     case O_TOP: ip = &a->top; break;
     case O_CV: ip = &a->cv_folds; break;
     case O_SERVERS: ip = &a->servers; break;
@@ -505,14 +462,14 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
     case O_LEAF_SERVERS: ip = &a->leaf_servers; break;
     case O_NVLINK_DOMAIN: ip = &a->nvlink_domain; break;
     case O_RADIX: ip = &a->switch_radix; break;
-    case O_RECOMPUTE: ep = &a->recompute; break;
-    case O_PRECISION: ep = &a->precision; break;
-    case O_OPTIMIZER: ep = &a->optimizer; break;
-    case O_SCHEDULE: ep = &a->schedule; break;
+    case O_RECOMPUTE: ep = &a->pins.recompute; break;
+    case O_PRECISION: ep = &a->pins.precision; break;
+    case O_OPTIMIZER: ep = &a->pins.optimizer; break;
+    case O_SCHEDULE: ep = &a->pins.schedule; break;
     case O_STACK: ep = &a->stack; break;
-    case O_FIRST_LAYERS: ip = &a->first_stage_layers; break;
-    case O_RECOMPUTE_LAYERS: ip = &a->recompute_layers; break;
-    case O_LAST_LAYERS: ip = &a->last_stage_layers; break;
+    case O_FIRST_LAYERS: ip = &a->pins.first_stage_layers; break;
+    case O_RECOMPUTE_LAYERS: ip = &a->pins.recompute_layers; break;
+    case O_LAST_LAYERS: ip = &a->pins.last_stage_layers; break;
     case O_OBJECTIVE: ep = &a->objective; break;
     case O_OP: ep = &a->op; break;
     case O_ALGO: ep = &a->algo; break;
@@ -520,7 +477,7 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
         int64_t z;
         ppl_status st = parse_int(o, v, &z, err);
         if (st == PPL_OK)
-            a->zero = (int)z;
+            a->pins.zero = (int)z;
         return st;
     }
     case O_OUTPUT: a->output_path = v; return PPL_OK;
@@ -619,8 +576,8 @@ static ppl_status set_flag(const opt_def *o, const char *value, ppl_args *a, ppl
     case O_CSV: a->csv = true; break;
     case O_FIT: a->fit = true; break;
     case O_TIMING: a->timing = true; break;
-    case O_SP: a->sequence_parallel = on; break;
-    case O_FLASH: a->flash_attention = on; break;
+    case O_SP: a->pins.sequence_parallel = on; break;
+    case O_FLASH: a->pins.flash_attention = on; break;
     case O_RAIL_ONLY: a->rail_only = on; break;
     default: break;
     }
@@ -637,11 +594,11 @@ static ppl_status check_required(const ppl_args *a, ppl_error *err)
     } needs[] = {
         {CMDS_CONFIG, a->model != NULL, "--model"},
         {CMDS_CONFIG | C(PPL_CMD_COLLECTIVE), a->topology != NULL, "--topology"},
-        {C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), a->global_batch != PPL_UNSET,
-         "--global-batch"},
-        {C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), a->tp != PPL_UNSET, "--tp"},
-        {C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), a->pp != PPL_UNSET, "--pp"},
-        {C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), a->mbs != PPL_UNSET, "--mbs"},
+        {C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY),
+         a->pins.global_batch != PPL_UNSET, "--global-batch"},
+        {C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), a->pins.tp != PPL_UNSET, "--tp"},
+        {C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), a->pins.pp != PPL_UNSET, "--pp"},
+        {C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), a->pins.mbs != PPL_UNSET, "--mbs"},
         {C(PPL_CMD_WHATIF), a->nsweeps > 0, "--sweep"},
         {C(PPL_CMD_SIZE), a->fit_only || a->tokens > 0, "--tokens"},
         {C(PPL_CMD_SIZE), a->fit_only || a->days > 0, "--days"},

@@ -28,6 +28,20 @@
 #include <math.h>
 #include <string.h>
 
+const char *const ppl_collective_op_names[] = {"allreduce", "allgather", "reducescatter",
+                                               "alltoall",  "sendrecv",  NULL};
+const char *const ppl_algo_names[] = {"auto",   "ring", "tree", "hierarchical",
+                                      "direct", "pxn",  "p2p",  NULL};
+
+const char *ppl_collective_op_name(int v)
+{
+    return (unsigned)v <= PPL_OP_SENDRECV ? ppl_collective_op_names[v] : "?";
+}
+const char *ppl_algo_name(int v)
+{
+    return (unsigned)v <= PPL_ALGO_P2P ? ppl_algo_names[v] : "?";
+}
+
 /* members of a strided set that fall inside the block of `block` GPUs holding `first` */
 static int64_t members_in_block(int64_t n, int64_t stride, int64_t first, int64_t block)
 {

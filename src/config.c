@@ -268,7 +268,36 @@ ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_pin,
     return PPL_OK;
 }
 
-ppl_status ppl_config_from_args(const ppl_args *a, const ppl_model *m, const ppl_topology *t,
+const char *const ppl_recompute_names[] = {"none", "selective", "full", NULL};
+const char *const ppl_precision_names[] = {"bf16", "fp16", "fp8", NULL};
+const char *const ppl_optimizer_names[] = {"adam", "sgd", NULL};
+const char *const ppl_schedule_names[] = {"1f1b", "gpipe", NULL};
+
+const char *ppl_recompute_name(int v)
+{
+    return (unsigned)v < 3 ? ppl_recompute_names[v] : "?";
+}
+const char *ppl_optimizer_name(int v)
+{
+    return (unsigned)v < 2 ? ppl_optimizer_names[v] : "?";
+}
+const char *ppl_schedule_name(int v)
+{
+    return (unsigned)v < 2 ? ppl_schedule_names[v] : "?";
+}
+
+void ppl_pins_init(ppl_pins *p)
+{
+    memset(p, 0, sizeof *p);
+    p->gpus = p->tp = p->pp = p->dp = p->cp = p->ep = p->vp = p->mbs = p->global_batch = PPL_UNSET;
+    p->zero = p->recompute = p->sequence_parallel = p->flash_attention = PPL_UNSET;
+    p->precision = PPL_PRECISION_BF16;
+    p->optimizer = PPL_OPTIMIZER_ADAM;
+    p->schedule = PPL_SCHEDULE_1F1B;
+    p->first_stage_layers = p->last_stage_layers = p->recompute_layers = PPL_UNSET;
+}
+
+ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl_topology *t,
                                 ppl_config *c, ppl_error *err)
 {
     memset(c, 0, sizeof *c);

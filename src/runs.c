@@ -99,7 +99,7 @@ static ppl_status read_stage_layers(jr_ctx *ctx, const json_t *cfg, const char *
         return jr_fail(ctx, full,
                        "expected an array of layer counts, first stage to last, found %s", found);
     }
-    ppl_args *a = &r->pins;
+    ppl_pins *a = &r->pins;
     const int64_t layers = r->model.layers;
     if (a->pp != PPL_UNSET && (int64_t)n != a->pp)
         return jr_fail(ctx, full, "%zu stages, but pp is %lld", n, (long long)a->pp);
@@ -141,8 +141,8 @@ static ppl_status read_config(jr_ctx *ctx, const json_t *entry, const char *path
         jr_object(ctx, entry, path, "config", JR_REQUIRED, config_keys, &cfg, cpath, sizeof cpath);
     if (st != PPL_OK)
         return st;
-    ppl_args *a = &r->pins;
-    ppl_args_init(a);
+    ppl_pins *a = &r->pins;
+    ppl_pins_init(a);
     int64_t zero = PPL_UNSET, microbatches;
     const int64_t big = 1LL << 40;
     if ((st = read_pin(ctx, cfg, cpath, "gpus", big, &a->gpus)) ||

@@ -18,6 +18,13 @@
 #include <string.h>
 #include <time.h>
 
+const char *const ppl_objective_names[] = {"time", "cost", "memory", NULL};
+
+const char *ppl_objective_name(int v)
+{
+    return (unsigned)v <= PPL_OBJECTIVE_MEMORY ? ppl_objective_names[v] : "?";
+}
+
 #define MAX_CHOICES 64
 #define MAX_MBS 16
 
@@ -358,7 +365,7 @@ static void evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, 
     }
     cost(s, c, l, mi, cl);
     /* the balanced split, unless the user pinned the ends */
-    const ppl_args *pin = s->opts->pins;
+    const ppl_pins *pin = s->opts->pins;
     if (s->opts->no_balance || c->pp < 2 || c->vp > 1 || pin->first_stage_layers != PPL_UNSET ||
         pin->last_stage_layers != PPL_UNSET)
         return;
@@ -393,7 +400,7 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
 {
     const ppl_eval_ctx *ctx = s->ctx;
     const ppl_model *m = ctx->model;
-    const ppl_args *pin = s->opts->pins;
+    const ppl_pins *pin = s->opts->pins;
     const int64_t batch = pin->global_batch;
     const choices *sps = &k->sps, *recomputes = &k->recomputes, *flashes = &k->flashes,
                   *zeros = &k->zeros;
@@ -473,7 +480,7 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
 ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_search_result *r,
                       ppl_error *err)
 {
-    const ppl_args *pin = o->pins;
+    const ppl_pins *pin = o->pins;
     const ppl_model *m = ctx->model;
     const ppl_topology *t = ctx->topo;
     double start = wall_seconds();
@@ -508,7 +515,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     for (int64_t tp = 1; tp <= gpus && tp <= m->heads; tp++) {
         int64_t node = ctx->net.node_gpus;
         bool inside = !tp_across_servers(ctx, tp) && node % tp == 0;
-        bool across = pin->allow_tp_across_servers && tp_across_servers(ctx, tp) && tp % node == 0;
+        bool across = o->allow_tp_across_servers && tp_across_servers(ctx, tp) && tp % node == 0;
         if ((up_to || gpus % tp == 0) && (inside || across))
             add(&tp_all, tp);
     }

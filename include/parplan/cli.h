@@ -11,7 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "parplan/comm.h"
+#include "parplan/config.h"
 #include "parplan/error.h"
+#include "parplan/search.h"
 
 typedef enum ppl_command {
     PPL_CMD_NONE = 0,
@@ -30,36 +33,6 @@ typedef enum ppl_command {
     PPL_CMD_COUNT
 } ppl_command;
 
-typedef enum ppl_recompute {
-    PPL_RECOMPUTE_NONE = 0,
-    PPL_RECOMPUTE_SELECTIVE = 1,
-    PPL_RECOMPUTE_FULL = 2
-} ppl_recompute;
-
-typedef enum ppl_optimizer { PPL_OPTIMIZER_ADAM = 0, PPL_OPTIMIZER_SGD = 1 } ppl_optimizer;
-typedef enum ppl_objective {
-    PPL_OBJECTIVE_TIME = 0,
-    PPL_OBJECTIVE_COST = 1,
-    PPL_OBJECTIVE_MEMORY = 2
-} ppl_objective;
-typedef enum ppl_collective_op {
-    PPL_OP_ALLREDUCE = 0,
-    PPL_OP_ALLGATHER,
-    PPL_OP_REDUCESCATTER,
-    PPL_OP_ALLTOALL,
-    PPL_OP_SENDRECV
-} ppl_collective_op;
-typedef enum ppl_algo {
-    PPL_ALGO_AUTO = 0,
-    PPL_ALGO_RING,
-    PPL_ALGO_TREE,
-    PPL_ALGO_HIERARCHICAL,
-    PPL_ALGO_DIRECT, /* all-to-all straight to each peer */
-    PPL_ALGO_PXN,    /* all-to-all through NVLink to the destination rail first */
-    PPL_ALGO_P2P     /* send/recv */
-} ppl_algo;
-
-#define PPL_UNSET (-1) /* an integer knob the user did not pin */
 #define PPL_MAX_SWEEPS 8
 
 typedef struct ppl_args {
@@ -73,23 +46,13 @@ typedef struct ppl_args {
     const char *topology;
     const char *runs;
     const char *constants_path; /* --constants FILE, or NULL */
-    /* configuration pins; PPL_UNSET when free */
-    int64_t gpus, tp, pp, dp, cp, ep, vp, mbs, global_batch;
-    int zero;                                      /* 0..3 or PPL_UNSET */
-    int recompute;                                 /* ppl_recompute or PPL_UNSET */
-    int sequence_parallel;                         /* 0, 1 or PPL_UNSET */
-    int flash_attention;                           /* 0, 1 or PPL_UNSET */
-    int precision;                                 /* ppl_precision (bf16, fp16, fp8) */
-    int optimizer;                                 /* ppl_optimizer */
-    int schedule;                                  /* ppl_schedule */
-    int stack;                                     /* ppl_stack */
-    bool fit;                                      /* validate --fit */
-    int64_t cv_folds;                              /* validate --cv K; 0 when not given */
-    bool timing;                                   /* report wall time (not byte-identical) */
-    int64_t first_stage_layers, last_stage_layers; /* PPL_UNSET when free */
-    int64_t recompute_layers;                      /* PPL_UNSET when free */
-    double overhead_bytes; /* framework memory per GPU; < 0 when not given */
-    double fragmentation;  /* allocator loss, fraction of activations; < 0 when not given */
+    ppl_pins pins;              /* the configuration knobs; PPL_UNSET where free */
+    int stack;                  /* ppl_stack */
+    bool fit;                   /* validate --fit */
+    int64_t cv_folds;           /* validate --cv K; 0 when not given */
+    bool timing;                /* report wall time (not byte-identical) */
+    double overhead_bytes;      /* framework memory per GPU; < 0 when not given */
+    double fragmentation;       /* allocator loss, fraction of activations; < 0 when not given */
     /* plan */
     int64_t top;
     int objective;
@@ -142,17 +105,5 @@ const char *ppl_command_summary(ppl_command cmd);
 /* Calls fn for each option the command accepts, in help order. */
 void ppl_command_options(ppl_command cmd, void (*fn)(void *ctx, const ppl_option_info *opt),
                          void *ctx);
-
-/* The values of --recompute, --precision and --optimizer, in enum order
- * (NULL-terminated); measured-runs files take the same words. */
-extern const char *const ppl_recompute_names[];
-extern const char *const ppl_precision_names[];
-extern const char *const ppl_optimizer_names[];
-
-const char *ppl_recompute_name(int recompute);
-const char *ppl_optimizer_name(int optimizer);
-const char *ppl_objective_name(int objective);
-const char *ppl_collective_op_name(int op);
-const char *ppl_algo_name(int algo);
 
 #endif

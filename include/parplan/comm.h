@@ -22,8 +22,31 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "parplan/cli.h"
 #include "parplan/topology.h"
+
+typedef enum ppl_collective_op {
+    PPL_OP_ALLREDUCE = 0,
+    PPL_OP_ALLGATHER,
+    PPL_OP_REDUCESCATTER,
+    PPL_OP_ALLTOALL,
+    PPL_OP_SENDRECV
+} ppl_collective_op;
+
+typedef enum ppl_algo {
+    PPL_ALGO_AUTO = 0,
+    PPL_ALGO_RING,
+    PPL_ALGO_TREE,
+    PPL_ALGO_HIERARCHICAL,
+    PPL_ALGO_DIRECT, /* all-to-all straight to each peer */
+    PPL_ALGO_PXN,    /* all-to-all through NVLink to the destination rail first */
+    PPL_ALGO_P2P     /* send/recv */
+} ppl_algo;
+
+/* "allreduce", ... and "auto", "ring", ..., in enum order, NULL-terminated. */
+extern const char *const ppl_collective_op_names[];
+extern const char *const ppl_algo_names[];
+const char *ppl_collective_op_name(int op); /* "?" out of range */
+const char *ppl_algo_name(int algo);
 
 /* NCCL's per-step software latencies for the Simple protocol (src/graph/tuning.cc). */
 #define PPL_NCCL_BASE_LATENCY_S 8.4e-6

@@ -14,7 +14,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "parplan/cli.h"
 #include "parplan/error.h"
 #include "parplan/model.h"
 #include "parplan/topology.h"
@@ -23,6 +22,49 @@ typedef enum ppl_schedule {
     PPL_SCHEDULE_1F1B = 0, /* PipeDream-Flush / Megatron 1F1B (interleaved when vp > 1) */
     PPL_SCHEDULE_GPIPE = 1 /* all forwards, then all backwards */
 } ppl_schedule;
+
+typedef enum ppl_recompute {
+    PPL_RECOMPUTE_NONE = 0,
+    PPL_RECOMPUTE_SELECTIVE = 1,
+    PPL_RECOMPUTE_FULL = 2
+} ppl_recompute;
+
+typedef enum ppl_optimizer { PPL_OPTIMIZER_ADAM = 0, PPL_OPTIMIZER_SGD = 1 } ppl_optimizer;
+
+/* The words of each knob's values, in enum order, NULL-terminated: the command
+ * line and measured-runs files take the same ones. */
+extern const char *const ppl_recompute_names[];
+extern const char *const ppl_precision_names[]; /* the training precisions: bf16, fp16, fp8 */
+extern const char *const ppl_optimizer_names[];
+extern const char *const ppl_schedule_names[];
+const char *ppl_recompute_name(int recompute); /* "?" out of range */
+const char *ppl_optimizer_name(int optimizer);
+const char *ppl_schedule_name(int schedule);
+
+#define PPL_UNSET (-1) /* an integer knob nobody pinned */
+
+/*
+ * What the user, or a measured run, fixed of a configuration; PPL_UNSET where the
+ * search is free.  precision, optimizer and schedule always hold a value (bf16,
+ * Adam, 1F1B unless given).  Errors about a pin name the knob as its field is
+ * named here ("tp", "first_stage_layers"); the command line maps a knob to its
+ * flag.
+ */
+typedef struct ppl_pins {
+    int64_t gpus, tp, pp, dp, cp, ep, vp, mbs, global_batch;
+    int zero;              /* 0..3 */
+    int recompute;         /* ppl_recompute */
+    int sequence_parallel; /* 0 or 1 */
+    int flash_attention;   /* 0 or 1 */
+    int precision;         /* ppl_precision */
+    int optimizer;         /* ppl_optimizer */
+    int schedule;          /* ppl_schedule */
+    int64_t first_stage_layers, last_stage_layers;
+    int64_t recompute_layers;
+} ppl_pins;
+
+/* Every knob free; bf16, Adam, 1F1B. */
+void ppl_pins_init(ppl_pins *pins);
 
 typedef struct ppl_stage_split {
     int64_t first;  /* layers on stage 0 */
@@ -89,12 +131,12 @@ ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_stag
  * Builds the configuration that estimate and memory evaluate from the user's
  * pins, with SPEC defaults (all GPUs of the topology, dp = gpus/(tp*pp*cp), ZeRO 0,
  * no recomputation, no sequence parallelism, no flash attention, vp 1), and checks
- * every divisibility rule.  A violation is PPL_EUSAGE with the flag as the key.
+ * every divisibility rule.  A violation is PPL_EUSAGE with the knob as the key.
  */
-ppl_status ppl_config_from_args(const ppl_args *args, const ppl_model *model,
+ppl_status ppl_config_from_pins(const ppl_pins *pins, const ppl_model *model,
                                 const ppl_topology *topo, ppl_config *config, ppl_error *err);
 
-/* Refuses fp8 on a GPU without an fp8 peak (a usage error naming --precision). */
+/* Refuses fp8 on a GPU without an fp8 peak (a usage error naming precision). */
 ppl_status ppl_precision_check(int precision, const ppl_topology *topo, ppl_error *err);
 
 /* Checks a complete configuration (used by the search as well). */

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "parplan/cli.h"
+#include "parplan/config.h"
 #include "parplan/model.h"
 #include "parplan/schedule.h"
 #include "parplan/topology.h"
@@ -23,7 +23,7 @@ typedef struct ppl_run {
     char id[128];
     ppl_model model;
     ppl_topology topology;
-    ppl_args pins; /* known configuration fields; PPL_UNSET where unknown */
+    ppl_pins pins; /* known configuration fields; PPL_UNSET where unknown */
     ppl_stack stack;
     bool stack_assumed;    /* neither a known `software` nor a `stack` named it */
     char software[96];     /* "megatron-lm 2021", as the file says it; "" when absent */

@@ -14,18 +14,29 @@
 
 #include <stddef.h>
 
-#include "parplan/cli.h"
+#include "parplan/config.h"
 #include "parplan/schedule.h"
 
+typedef enum ppl_objective {
+    PPL_OBJECTIVE_TIME = 0,
+    PPL_OBJECTIVE_COST = 1,
+    PPL_OBJECTIVE_MEMORY = 2
+} ppl_objective;
+
+/* "time", "cost", "memory", NULL-terminated. */
+extern const char *const ppl_objective_names[];
+const char *ppl_objective_name(int objective); /* "?" out of range */
+
 typedef struct ppl_search_opts {
-    const ppl_args *pins;       /* pinned knobs (PPL_UNSET where free) */
-    size_t top;                 /* how many to keep */
-    int objective;              /* ppl_objective */
-    bool no_prune;              /* cost every candidate (tests compare with the pruned search) */
-    bool no_balance;            /* keep the default stage split (no integer program) */
-    bool gpus_at_most;          /* pins->gpus is a ceiling: every GPU count up to it is a
-                                   candidate (whatif's gpus=N: what the cluster offers) */
-    bool allow_sharded_with_pp; /* ZeRO-2/3 with pipelining, left out by default */
+    const ppl_pins *pins;         /* pinned knobs (PPL_UNSET where free) */
+    size_t top;                   /* how many to keep */
+    int objective;                /* ppl_objective */
+    bool allow_tp_across_servers; /* tensor parallelism beyond the NVLink domain */
+    bool no_prune;                /* cost every candidate (tests compare with the pruned search) */
+    bool no_balance;              /* keep the default stage split (no integer program) */
+    bool gpus_at_most;            /* pins->gpus is a ceiling: every GPU count up to it is a
+                                     candidate (whatif's gpus=N: what the cluster offers) */
+    bool allow_sharded_with_pp;   /* ZeRO-2/3 with pipelining, left out by default */
     /* called now and then with the share of the space covered (0..1) */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;

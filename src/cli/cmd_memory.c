@@ -16,7 +16,7 @@ ppl_status cli_setup(cli *c, ppl_model *model, ppl_topology *topo, ppl_eval_ctx 
         (st = cli_load_topology(c, c->args->topology, topo)) != PPL_OK)
         return st;
     cli_eval_ctx(c, ctx, model, topo);
-    return ppl_config_from_args(c->args, model, topo, config, &c->err);
+    return ppl_config_from_pins(&c->args->pins, model, topo, config, &c->err);
 }
 
 static void gib(double bytes, char *buf, size_t size)

@@ -96,11 +96,14 @@ static size_t families_that_win(cli *c, const ppl_eval_ctx *ctx, const ppl_estim
     size_t n = 0;
     for (int f = 0; f < PPL_FAMILY_COUNT; f++) {
         ppl_family_id id = (ppl_family_id)f;
-        ppl_args pins = *a;
-        ppl_search_opts o = {.pins = &pins, .top = 1, .objective = a->objective};
-        if (id == PPL_FAMILY_TP_ACROSS_SERVERS && !a->allow_tp_across_servers && a->tp == PPL_UNSET)
-            pins.allow_tp_across_servers = true;
-        else if (id == PPL_FAMILY_SHARDED_WITH_PP && a->zero == PPL_UNSET)
+        ppl_search_opts o = {.pins = &a->pins,
+                             .top = 1,
+                             .objective = a->objective,
+                             .allow_tp_across_servers = a->allow_tp_across_servers};
+        if (id == PPL_FAMILY_TP_ACROSS_SERVERS && !a->allow_tp_across_servers &&
+            a->pins.tp == PPL_UNSET)
+            o.allow_tp_across_servers = true;
+        else if (id == PPL_FAMILY_SHARDED_WITH_PP && a->pins.zero == PPL_UNSET)
             o.allow_sharded_with_pp = true;
         else
             continue; /* the flags let it in already, or pin it out */
@@ -131,12 +134,13 @@ ppl_status cmd_plan(cli *c)
         return st;
     ppl_eval_ctx ctx;
     cli_eval_ctx(c, &ctx, &model, &topo);
-    if ((st = ppl_precision_check(a->precision, &topo, &c->err)) != PPL_OK)
+    if ((st = ppl_precision_check(a->pins.precision, &topo, &c->err)) != PPL_OK)
         return st;
     progress_state prog = {0};
-    ppl_search_opts o = {.pins = a,
+    ppl_search_opts o = {.pins = &a->pins,
                          .top = (size_t)a->top,
                          .objective = a->objective,
+                         .allow_tp_across_servers = a->allow_tp_across_servers,
                          .progress = show_progress,
                          .progress_ctx = &prog};
     ppl_search_result r;
@@ -148,13 +152,14 @@ ppl_status cmd_plan(cli *c)
         ppl_format_bytes(r.smallest_memory, need, sizeof need);
         ppl_format_bytes(r.capacity, cap, sizeof cap);
         if (r.evaluated == 0)
-            ppl_error_set(
-                &c->err, PPL_INFEASIBLE, "", "",
-                "nothing to plan: %zu configurations enumerated, none satisfies the "
-                "divisibility rules (global batch %lld, %lld GPUs); try another "
-                "--global-batch or --gpus",
-                r.candidates, (long long)a->global_batch,
-                (long long)(a->gpus != PPL_UNSET ? a->gpus : topo.servers * topo.gpus_per_server));
+            ppl_error_set(&c->err, PPL_INFEASIBLE, "", "",
+                          "nothing to plan: %zu configurations enumerated, none satisfies the "
+                          "divisibility rules (global batch %lld, %lld GPUs); try another "
+                          "--global-batch or --gpus",
+                          r.candidates, (long long)a->pins.global_batch,
+                          (long long)(a->pins.gpus != PPL_UNSET
+                                          ? a->pins.gpus
+                                          : topo.servers * topo.gpus_per_server));
         else
             ppl_error_set(&c->err, PPL_INFEASIBLE, "", "",
                           "nothing fits: the smallest configuration needs %s per GPU, the GPU has "
@@ -217,8 +222,8 @@ ppl_status cmd_plan(cli *c)
     ppl_buf *out = &c->out;
     ppl_buf_printf(
         out, "plan      %s on %s: %lld GPUs, global batch %lld, %s stack\n", model.name, topo.name,
-        (long long)(a->gpus != PPL_UNSET ? a->gpus : topo.servers * topo.gpus_per_server),
-        (long long)a->global_batch, ppl_stack_name(ctx.stack.stack));
+        (long long)(a->pins.gpus != PPL_UNSET ? a->pins.gpus : topo.servers * topo.gpus_per_server),
+        (long long)a->pins.global_batch, ppl_stack_name(ctx.stack.stack));
     ppl_buf_printf(out,
                    "search    %zu configurations, %zu costed, %zu fit, %zu pruned by the "
                    "step-time bound, %zu rebalanced",

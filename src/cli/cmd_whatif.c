@@ -189,13 +189,16 @@ static json_t *stats_json(const search_stats *s, bool timing)
 /* The best plan for pins on a topology (every GPU count up to pins->gpus when
  * gpus_at_most); PPL_INFEASIBLE when nothing fits.  The search's figures are
  * added to acc. */
-static ppl_status best_plan(cli *c, const ppl_model *m, const ppl_topology *t, const ppl_args *pins,
+static ppl_status best_plan(cli *c, const ppl_model *m, const ppl_topology *t, const ppl_pins *pins,
                             bool gpus_at_most, ppl_estimate *out, search_stats *acc)
 {
     ppl_eval_ctx ctx;
     cli_eval_ctx(c, &ctx, m, t);
-    ppl_search_opts o = {
-        .pins = pins, .top = 1, .objective = pins->objective, .gpus_at_most = gpus_at_most};
+    ppl_search_opts o = {.pins = pins,
+                         .top = 1,
+                         .objective = c->args->objective,
+                         .allow_tp_across_servers = c->args->allow_tp_across_servers,
+                         .gpus_at_most = gpus_at_most};
     ppl_search_result r;
     ppl_error err;
     ppl_status st = ppl_search(&ctx, &o, &r, &err);
@@ -214,9 +217,9 @@ static ppl_status best_plan(cli *c, const ppl_model *m, const ppl_topology *t, c
  * in the output and in the JSON (global_batch_assumed), never silently. */
 static int64_t default_batch(cli *c, const ppl_model *m, bool *assumed)
 {
-    *assumed = c->args->global_batch == PPL_UNSET;
+    *assumed = c->args->pins.global_batch == PPL_UNSET;
     if (!*assumed)
-        return c->args->global_batch;
+        return c->args->pins.global_batch;
     double seqs = 4194304.0 / (double)m->seq_len;
     int64_t b = seqs < 1 ? 1 : (int64_t)pow(2.0, round(log2(seqs)));
     if (!c->batch_noted) {
@@ -362,7 +365,7 @@ ppl_status cmd_whatif(cli *c)
     }
     int64_t batch = batch_swept ? PPL_UNSET : default_batch(c, &model, &batch_assumed);
     for (size_t p = 0; p < npts && st == PPL_OK; p++) {
-        ppl_args pins = *a;
+        ppl_pins pins = a->pins;
         pins.global_batch = batch;
         json_t *patched = json_deep_copy(topo_json);
         for (int i = 0; i < a->nsweeps; i++) {
@@ -564,7 +567,7 @@ ppl_status cmd_whatif(cli *c)
 static ppl_status plan_at(cli *c, const ppl_model *m, const ppl_topology *t, int64_t gpus,
                           ppl_estimate *e, bool *meets, search_stats *acc)
 {
-    ppl_args pins = *c->args;
+    ppl_pins pins = c->args->pins;
     pins.gpus = gpus;
     bool assumed;
     pins.global_batch = default_batch(c, m, &assumed);
@@ -589,11 +592,11 @@ ppl_status cmd_size(cli *c)
     const int64_t per = topo.gpus_per_server, servers = topo.servers;
     ppl_estimate best, e;
     search_stats stats = {0};
-    bool meets = false, found = false, batch_assumed = a->global_batch == PPL_UNSET;
+    bool meets = false, found = false, batch_assumed = a->pins.global_batch == PPL_UNSET;
     int64_t answer = 0;
     if (a->fit_only) {
         /* one replica: the fewest GPUs (tp x pp x cp) any configuration fits on */
-        ppl_args pins = *a;
+        ppl_pins pins = a->pins;
         pins.dp = 1;
         pins.global_batch = default_batch(c, &model, &batch_assumed);
         for (int64_t g = 1; g <= servers * per && !found; g = g < per ? g * 2 : g + per) {

@@ -81,8 +81,8 @@ int main(int argc, char **argv)
 
     /* 1. the inner loop: the search costing every configuration of the full 1T space
      * on 65,536 GPUs (no pruning, no rebalancing), on one thread, repeated for 2 s */
-    ppl_args pins;
-    ppl_args_init(&pins);
+    ppl_pins pins;
+    ppl_pins_init(&pins);
     pins.global_batch = 8192;
     ppl_search_opts o = {.pins = &pins, .top = 10, .no_prune = true, .no_balance = true};
     ppl_search_result r;
@@ -132,8 +132,8 @@ int main(int argc, char **argv)
             return 1;
         ppl_eval_ctx c2;
         ppl_eval_ctx_init(&c2, &m, &t, PPL_STACK_MODERN);
-        ppl_args p2;
-        ppl_args_init(&p2);
+        ppl_pins p2;
+        ppl_pins_init(&p2);
         p2.global_batch = 8192;
         ppl_search_opts o2 = {.pins = &p2, .top = 10};
         double t0 = now();

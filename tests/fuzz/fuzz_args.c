@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ppl_config c;
         if (mj && tj && ppl_model_from_json(mj, "m", "", NULL, &m, &err) == PPL_OK &&
             ppl_topology_from_json(tj, "t", "", NULL, &t, &err) == PPL_OK &&
-            ppl_config_from_args(&a, &m, &t, &c, &err) == PPL_OK) {
+            ppl_config_from_pins(&a.pins, &m, &t, &c, &err) == PPL_OK) {
             ppl_eval_ctx ctx;
             ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
             ppl_estimate e;

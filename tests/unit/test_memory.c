@@ -325,7 +325,7 @@ static ppl_status from_flags(const ppl_model *m, const ppl_topology *t, ppl_conf
     ppl_args a;
     if (ppl_args_parse(argc, argv, &a, err) != PPL_OK)
         fail_msg("bad test argv: %s", err->message);
-    return ppl_config_from_args(&a, m, t, c, err);
+    return ppl_config_from_pins(&a.pins, m, t, c, err);
 }
 
 #define FLAGS(...)                                                                                 \

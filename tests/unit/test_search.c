@@ -48,8 +48,8 @@ static void test_pruned_equals_brute_force(void **state)
         ppl_topology t = test_topology(cases[i].topo);
         ppl_eval_ctx ctx;
         ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
-        ppl_args pins;
-        ppl_args_init(&pins);
+        ppl_pins pins;
+        ppl_pins_init(&pins);
         pins.gpus = cases[i].gpus;
         pins.global_batch = cases[i].batch;
         ppl_search_opts fast = {.pins = &pins, .top = 10};
@@ -234,8 +234,8 @@ static void test_deterministic(void **state)
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
-    ppl_args pins;
-    ppl_args_init(&pins);
+    ppl_pins pins;
+    ppl_pins_init(&pins);
     pins.global_batch = 1536;
     ppl_search_opts o = {.pins = &pins, .top = 10};
     ppl_search_result a, b;
@@ -257,8 +257,8 @@ static void test_1t_no_slower_than_published(void **state)
     ppl_topology t = test_topology("dgx-a100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
-    ppl_args pins;
-    ppl_args_init(&pins);
+    ppl_pins pins;
+    ppl_pins_init(&pins);
     pins.gpus = 3072;
     pins.global_batch = 3072;
     ppl_search_opts o = {.pins = &pins, .top = 1};
@@ -281,8 +281,8 @@ static void test_nothing_fits(void **state)
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
-    ppl_args pins;
-    ppl_args_init(&pins);
+    ppl_pins pins;
+    ppl_pins_init(&pins);
     pins.gpus = 8;
     pins.global_batch = 8;
     ppl_search_opts o = {.pins = &pins, .top = 5};
@@ -305,8 +305,8 @@ static void test_gpus_at_most_equals_each_count(void **state)
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
-    ppl_args pins;
-    ppl_args_init(&pins);
+    ppl_pins pins;
+    ppl_pins_init(&pins);
     pins.global_batch = 64;
     const int64_t ceiling = 44;
     double best = INFINITY;
@@ -356,8 +356,8 @@ static void test_top1_equals_top10(void **state)
             ppl_topology t = test_topology(clusters[j].topo);
             ppl_eval_ctx ctx;
             ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
-            ppl_args pins;
-            ppl_args_init(&pins);
+            ppl_pins pins;
+            ppl_pins_init(&pins);
             pins.gpus = clusters[j].gpus;
             pins.global_batch = clusters[j].batch;
             ppl_search_opts one = {.pins = &pins, .top = 1}, ten = {.pins = &pins, .top = 10};
