@@ -99,12 +99,11 @@ ppl_status ppl_catalog_resolve(ppl_catalog_kind kind, const char *arg, char *pat
                                ppl_error *err)
 {
     const char *what = kind == PPL_CATALOG_MODELS ? "model" : "topology";
-    const char *flag = kind == PPL_CATALOG_MODELS ? "--model" : "--topology";
     if (!arg || !arg[0])
-        return ppl_error_set(err, PPL_EUSAGE, "", flag, "expected a %s name or file path", what);
+        return ppl_error_set(err, PPL_EUSAGE, "", what, "expected a %s name or file path", what);
     if (looks_like_path(arg)) {
         if (strlen(arg) >= size)
-            return ppl_error_set(err, PPL_EUSAGE, "", flag, "path is too long");
+            return ppl_error_set(err, PPL_EUSAGE, "", what, "path is too long");
         /* a path that names nothing is a missing input file (exit 3), as in
          * every loader; what the file holds is the loader's to check */
         if (!is_file(arg))
@@ -124,7 +123,7 @@ ppl_status ppl_catalog_resolve(ppl_catalog_kind kind, const char *arg, char *pat
         snprintf(path, size, "%s", arg);
         return PPL_OK;
     }
-    return ppl_error_set(err, PPL_EUSAGE, "", flag,
+    return ppl_error_set(err, PPL_EUSAGE, "", what,
                          "'%s' is neither a catalogue %s nor a file (see 'parplan %s')", arg, what,
                          kind == PPL_CATALOG_MODELS ? "models" : "topologies");
 }

@@ -109,13 +109,13 @@ ppl_stage_split ppl_stage_split_default(int64_t L, int64_t pp)
     return s;
 }
 
-/* A usage error naming the flag at fault. */
+/* A usage error naming the knob at fault (the command line maps it to its flag). */
 #define bad(err, flag, ...) ppl_error_set((err), PPL_EUSAGE, "", (flag), __VA_ARGS__)
 
 ppl_status ppl_precision_check(int precision, const ppl_topology *t, ppl_error *err)
 {
     if (precision == PPL_PRECISION_FP8 && t->gpu.flops[PPL_PRECISION_FP8] <= 0)
-        return ppl_error_set(err, PPL_EUSAGE, "", "--precision",
+        return ppl_error_set(err, PPL_EUSAGE, "", "precision",
                              "fp8 is not supported by %s (no fp8 peak in the topology)",
                              t->gpu.name);
     return PPL_OK;
@@ -126,92 +126,91 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
 {
     int64_t topo_gpus = t->servers * t->gpus_per_server;
     if (c->gpus > topo_gpus)
-        return bad(err, "--gpus", "%lld exceeds the topology's %lld GPUs", (long long)c->gpus,
+        return bad(err, "gpus", "%lld exceeds the topology's %lld GPUs", (long long)c->gpus,
                    (long long)topo_gpus);
     if (c->tp > c->gpus || c->pp > c->gpus || c->cp > c->gpus)
-        return bad(err, "--tp", "tp*pp*cp exceeds the %lld GPUs", (long long)c->gpus);
+        return bad(err, "tp", "tp*pp*cp exceeds the %lld GPUs", (long long)c->gpus);
     int64_t product, partial;
     if (__builtin_mul_overflow(c->tp, c->pp, &partial) ||
         __builtin_mul_overflow(partial, c->cp, &partial) ||
         __builtin_mul_overflow(partial, c->dp, &product) || product != c->gpus)
-        return ppl_error_set(err, PPL_EUSAGE, "", "--dp",
+        return ppl_error_set(err, PPL_EUSAGE, "", "dp",
                              "tp*pp*cp*dp = %lld*%lld*%lld*%lld, but gpus is %lld",
                              (long long)c->tp, (long long)c->pp, (long long)c->cp, (long long)c->dp,
                              (long long)c->gpus);
     if (m->heads % c->tp != 0)
-        return bad(err, "--tp", "%lld does not divide the model's %lld attention heads",
+        return bad(err, "tp", "%lld does not divide the model's %lld attention heads",
                    (long long)c->tp, (long long)m->heads);
     if (m->kv_heads % c->tp != 0 && c->tp % m->kv_heads != 0)
-        return bad(err, "--tp",
-                   "%lld neither divides nor is a multiple of the %lld key/value heads",
+        return bad(err, "tp", "%lld neither divides nor is a multiple of the %lld key/value heads",
                    (long long)c->tp, (long long)m->kv_heads);
     if (c->pp > m->layers)
-        return bad(err, "--pp", "%lld exceeds the model's %lld layers", (long long)c->pp,
+        return bad(err, "pp", "%lld exceeds the model's %lld layers", (long long)c->pp,
                    (long long)m->layers);
     /* the stage split must cover the layers with at least one on every stage */
     const ppl_stage_split *sp = &c->split;
     if (sp->first < 1 || (c->pp > 1 && sp->last < 1) || (c->pp > 2 && sp->middle < 1))
-        return bad(err, "--first-stage-layers", "every pipeline stage needs at least one layer");
+        return bad(err, "first_stage_layers", "every pipeline stage needs at least one layer");
     int64_t total = sp->first;
     if (c->pp > 1)
         total += sp->last + (c->pp - 2) * sp->middle;
     if (total != m->layers)
-        return bad(err, "--first-stage-layers", "the stages hold %lld layers, the model has %lld",
+        return bad(err, "first_stage_layers", "the stages hold %lld layers, the model has %lld",
                    (long long)total, (long long)m->layers);
     if (c->global_batch % (c->dp * c->mbs) != 0)
-        return ppl_error_set(err, PPL_EUSAGE, "", "--global-batch",
+        return ppl_error_set(err, PPL_EUSAGE, "", "global_batch",
                              "%lld is not a multiple of dp*mbs = %lld*%lld = %lld",
                              (long long)c->global_batch, (long long)c->dp, (long long)c->mbs,
                              (long long)(c->dp * c->mbs));
     if (c->vp > 1) {
         if (c->pp < 2)
-            return bad(err, "--vp", "interleaving needs --pp of at least 2 (vp is %lld)",
+            return bad(err, "vp", "interleaving needs at least 2 pipeline stages (vp is %lld)",
                        (long long)c->vp);
         if (c->schedule == PPL_SCHEDULE_GPIPE)
-            return bad(err, "--vp", "interleaving (vp %lld) is a 1F1B schedule, not GPipe",
+            return bad(err, "vp", "interleaving (vp %lld) is a 1F1B schedule, not GPipe",
                        (long long)c->vp);
         if (!ppl_split_allows_vp(c, c->vp))
-            return bad(err, "--vp",
+            return bad(err, "vp",
                        "interleaving needs every stage's layers to divide into vp chunks "
                        "(Megatron-Core): %lld chunks of stages of %lld, %lld and %lld layers",
                        (long long)c->vp, (long long)c->split.first, (long long)c->split.middle,
                        (long long)c->split.last);
         if (c->microbatches % c->pp != 0)
-            return bad(err, "--vp",
+            return bad(err, "vp",
                        "interleaving needs the microbatches (%lld) to be a multiple of pp (%lld)",
                        (long long)c->microbatches, (long long)c->pp);
     }
     if (c->cp > 1 && m->seq_len % (2 * c->cp) != 0)
-        return bad(err, "--cp", "the sequence (%lld) must split into 2*cp = %lld equal chunks",
+        return bad(err, "cp", "the sequence (%lld) must split into 2*cp = %lld equal chunks",
                    (long long)m->seq_len, (long long)(2 * c->cp));
     if (c->ep > 1) {
         if (!m->has_moe)
-            return bad(err, "--ep", "%lld, but the model has no experts", (long long)c->ep);
+            return bad(err, "ep", "%lld, but the model has no experts", (long long)c->ep);
         if (m->moe.experts % c->ep != 0)
-            return bad(err, "--ep", "%lld does not divide the %lld experts", (long long)c->ep,
+            return bad(err, "ep", "%lld does not divide the %lld experts", (long long)c->ep,
                        (long long)m->moe.experts);
         if (c->dp % c->ep != 0)
-            return bad(err, "--ep",
+            return bad(err, "ep",
                        "%lld does not divide dp (%lld): experts are spread over "
                        "data-parallel ranks",
                        (long long)c->ep, (long long)c->dp);
     }
     if (c->sequence_parallel && c->tp < 2)
-        return bad(err, "--sequence-parallel", "needs --tp of at least 2 (tp is %lld)",
+        return bad(err, "sequence_parallel", "needs tensor parallelism of at least 2 (tp is %lld)",
                    (long long)c->tp);
     ppl_status st = ppl_precision_check(c->precision, t, err);
     if (st != PPL_OK)
         return st;
     if (c->recompute_layers != 0) {
         if (c->recompute != PPL_RECOMPUTE_FULL)
-            return bad(err, "--recompute-layers", "needs --recompute full");
+            return bad(err, "recompute_layers", "needs full recomputation");
         if (c->recompute_layers < 0 || c->recompute_layers % c->vp != 0)
-            return bad(err, "--recompute-layers",
+            return bad(err, "recompute_layers",
                        "%lld is not a whole number of layers per virtual stage (vp %lld)",
                        (long long)c->recompute_layers, (long long)c->vp);
     }
     if (c->zero < 0 || c->zero > 3)
-        return bad(err, "--zero", "expected 0 to 3, found %lld", (long long)c->zero);
+        return bad(err, "zero", "expected 0 to 3, found %lld", (long long)c->zero);
     return PPL_OK;
 }
 
@@ -230,8 +229,8 @@ ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_pin,
     if (first_pin == PPL_UNSET && last_pin == PPL_UNSET)
         return PPL_OK;
     if (pp < 2)
-        return bad(err, first_pin != PPL_UNSET ? "--first-stage-layers" : "--last-stage-layers",
-                   "needs --pp of at least 2 (pp is %lld)", (long long)pp);
+        return bad(err, first_pin != PPL_UNSET ? "first_stage_layers" : "last_stage_layers",
+                   "needs at least 2 pipeline stages (pp is %lld)", (long long)pp);
     int64_t first = pin(first_pin, -1), last = pin(last_pin, -1);
     int64_t rest_stages = pp - 2;
     if (first < 0 || last < 0) {
@@ -247,7 +246,7 @@ ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_pin,
             best = 0;
         int64_t other = layers - fixed - (best > 0 ? best : 0) * rest_stages;
         if (best < 0 || other < 1)
-            return bad(err, first >= 0 ? "--first-stage-layers" : "--last-stage-layers",
+            return bad(err, first >= 0 ? "first_stage_layers" : "last_stage_layers",
                        "%lld leaves no even split of the other %lld layers", (long long)fixed,
                        (long long)(layers - fixed));
         first = first >= 0 ? first : other;
@@ -256,7 +255,7 @@ ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_pin,
     } else {
         int64_t rest = layers - first - last;
         if (rest_stages == 0 ? rest != 0 : (rest < rest_stages || rest % rest_stages != 0))
-            return ppl_error_set(err, PPL_EUSAGE, "", "--first-stage-layers",
+            return ppl_error_set(err, PPL_EUSAGE, "", "first_stage_layers",
                                  "%lld + %lld leaves %lld layers, which %lld middle stages "
                                  "cannot share evenly",
                                  (long long)first, (long long)last, (long long)rest,
@@ -312,7 +311,7 @@ ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl
     int64_t model_parallel = c->tp * c->pp * c->cp;
     if (a->dp == PPL_UNSET) {
         if (model_parallel > c->gpus || c->gpus % model_parallel != 0)
-            return ppl_error_set(err, PPL_EUSAGE, "", "--gpus",
+            return ppl_error_set(err, PPL_EUSAGE, "", "gpus",
                                  "tp*pp*cp = %lld does not divide the %lld GPUs",
                                  (long long)model_parallel, (long long)c->gpus);
         c->dp = c->gpus / model_parallel;
@@ -328,11 +327,11 @@ ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl
     c->optimizer = (ppl_optimizer)a->optimizer;
     c->schedule = (ppl_schedule)a->schedule;
     if (c->dp < 1 || c->mbs < 1)
-        return bad(err, "--dp", "expected at least 1");
+        return bad(err, "dp", "expected at least 1");
     c->microbatches = c->global_batch / (c->dp * c->mbs);
 
     if (c->pp > m->layers)
-        return bad(err, "--pp", "%lld exceeds the model's %lld layers", (long long)c->pp,
+        return bad(err, "pp", "%lld exceeds the model's %lld layers", (long long)c->pp,
                    (long long)m->layers);
     ppl_status st = ppl_stage_split_pinned(m->layers, c->pp, a->first_stage_layers,
                                            a->last_stage_layers, &c->split, err);

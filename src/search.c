@@ -490,7 +490,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     const int64_t all = t->servers * t->gpus_per_server;
     const int64_t gpus = pin->gpus != PPL_UNSET ? pin->gpus : all;
     if (gpus > all)
-        return ppl_error_set(err, PPL_EUSAGE, "", "--gpus", "%lld exceeds the topology's %lld GPUs",
+        return ppl_error_set(err, PPL_EUSAGE, "", "gpus", "%lld exceeds the topology's %lld GPUs",
                              (long long)gpus, (long long)all);
     search_state s = {.ctx = ctx, .opts = o, .r = r};
     s.best.cap = o->top > 0 ? o->top : 1;

@@ -171,9 +171,52 @@ static int finish(int status)
     return status;
 }
 
-static void report(const ppl_error *err)
+/* The library names a configuration knob ("first_stage_layers") where the user
+ * gave a flag: say the flag. */
+static void knob_to_flag(ppl_error *err)
+{
+    static const char *const knobs[] = {"gpus",
+                                        "tp",
+                                        "pp",
+                                        "dp",
+                                        "cp",
+                                        "ep",
+                                        "vp",
+                                        "mbs",
+                                        "global_batch",
+                                        "zero",
+                                        "recompute",
+                                        "sequence_parallel",
+                                        "flash_attention",
+                                        "precision",
+                                        "optimizer",
+                                        "schedule",
+                                        "first_stage_layers",
+                                        "last_stage_layers",
+                                        "recompute_layers",
+                                        "model",
+                                        "topology",
+                                        NULL};
+    if (err->status != PPL_EUSAGE || err->file[0])
+        return;
+    for (size_t i = 0; knobs[i]; i++)
+        if (strcmp(err->key, knobs[i]) == 0) {
+            char flag[PPL_ERROR_KEY_MAX];
+            size_t n = 0;
+            flag[n++] = '-';
+            flag[n++] = '-';
+            for (const char *k = knobs[i]; *k && n + 1 < sizeof flag; k++)
+                flag[n++] = *k == '_' ? '-' : *k;
+            flag[n] = '\0';
+            memcpy(err->key, flag, n + 1);
+            return;
+        }
+}
+
+static void report(ppl_error *err)
 {
     char line[PPL_ERROR_FILE_MAX + PPL_ERROR_KEY_MAX + PPL_ERROR_MSG_MAX + 16];
+    knob_to_flag(err);
     ppl_error_format(err, line, sizeof line);
     fprintf(stderr, "parplan: %s\n", line);
 }

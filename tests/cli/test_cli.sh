@@ -284,7 +284,7 @@ check "size: impossible in time is exit 1 with the best time reachable" '[ $rc -
 
 
 run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute-layers 3
-check "--recompute-layers without --recompute full is a usage error" '[ $rc -eq 2 ] && has "$err" "--recompute-layers: needs --recompute full"'
+check "--recompute-layers without --recompute full is a usage error" '[ $rc -eq 2 ] && has "$err" "--recompute-layers: needs full recomputation"'
 run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute full --recompute-layers 3 --json
 printf '%s\n' "$out" >"$tmp/blk.json"
 check "block recomputation: Megatron-LM's block method and the layer count in the launch flags" '[ $rc -le 1 ] && python3 -c "
