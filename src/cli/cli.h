@@ -7,6 +7,7 @@
 #ifndef PARPLAN_CLI_INTERNAL_H
 #define PARPLAN_CLI_INTERNAL_H
 
+#include "args.h"
 #include "parplan/parplan.h"
 
 typedef struct cli {
@@ -15,7 +16,7 @@ typedef struct cli {
     ppl_error err;
     ppl_buf out;
     ppl_constants constants; /* the committed ones, or --constants FILE's */
-    bool batch_noted; /* the assumed global batch was said on stderr */
+    bool batch_noted;        /* the assumed global batch was said on stderr */
 } cli;
 
 /* Resolves a --model/--topology argument (name or path) and loads it. */

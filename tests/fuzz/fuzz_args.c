@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "parplan/parplan.h"
 
 static const char model_json[] =

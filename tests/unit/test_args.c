@@ -3,7 +3,7 @@
  */
 #include "testutil.h"
 
-#include "parplan/cli.h"
+#include "args.h"
 #include "parplan/topology.h"
 
 #define PARSE(args, err, ...) parse_argv((args), (err), (char *[]){"parplan", __VA_ARGS__, NULL})

@@ -3,6 +3,7 @@
  */
 #include "testutil.h"
 
+#include "args.h" /* configurations pinned by flags, as the command line does */
 #include "parplan/config.h"
 #include "parplan/memory.h"
 

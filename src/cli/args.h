@@ -1,12 +1,13 @@
 /*
- * parplan/cli.h - the command line: commands, options, parsing into ppl_args.
+ * args.h - the command line: commands, options, parsing into ppl_args.
  *
- * The parser lives in the library so that tests and fuzzers can drive it without
- * a process.  It never prints: a usage problem comes back as PPL_EUSAGE with the
+ * The parser is the command line's own (libparplan_cli, beside libparplan, which
+ * never sees it), built as a library so that tests and fuzzers can drive it
+ * without a process.  It never prints: a usage problem comes back as PPL_EUSAGE with the
  * offending flag as the error key.  Strings in ppl_args point into argv.
  */
-#ifndef PARPLAN_CLI_H
-#define PARPLAN_CLI_H
+#ifndef PARPLAN_CLI_ARGS_H
+#define PARPLAN_CLI_ARGS_H
 
 #include <stdbool.h>
 #include <stdint.h>

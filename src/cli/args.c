@@ -1,12 +1,12 @@
 /*
- * args.c - command-line parsing into ppl_args (see parplan/cli.h).
+ * args.c - command-line parsing into ppl_args (see args.h).
  *
  * One table lists every option: its name, what it takes, which commands accept
  * it and its help line.  Values are converted and range-checked here, so a
  * command body only ever sees valid numbers.  `--flag=value` and `--flag value`
  * are both accepted; optional booleans take `--flag`, `--flag=yes`, `--flag=no`.
  */
-#include "parplan/cli.h"
+#include "args.h"
 
 #include <math.h>
 #include <stdio.h>
