@@ -63,17 +63,19 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
 {
     const double t = (double)c->tp, h = (double)m->hidden, a = (double)m->heads;
     const double s = (double)m->seq_len, T = (double)c->mbs * s / (double)c->cp;
-    const double kvd = ppl_kv_columns_per_gpu(m, c->tp);
-    const double mats = m->gated_mlp ? 3.0 : 2.0;
-    double weights = h * (h / t + 2.0 * kvd) + (h / t) * h; /* QKV and projection */
-    double act_bytes;                                       /* activation function, per token */
+    ppl_layer_shape shape;
+    ppl_layer_shape_of(m, c->tp, &shape);
+    const double kvd = shape.kv_cols;
+    double weights = shape.attn_weights; /* QKV and projection */
+    double act_bytes;                    /* activation function, per token */
     if (moe) {
         double k = (double)m->moe.top_k, fe = (double)m->moe.ffn_hidden;
-        weights += k * mats * h * fe / t + h * (double)m->moe.experts / t;
+        /* each token through k experts; the router's GEMM split as its input is */
+        weights += k * shape.expert_weights + shape.router / t;
         act_bytes = k * (m->gated_mlp ? 6.0 : 4.0) * fe / t;
     } else {
         double f = (double)m->ffn_hidden;
-        weights += mats * h * f / t;
+        weights += shape.mlp_weights;
         act_bytes = (m->gated_mlp ? 6.0 : 4.0) * f / t;
     }
     w->gemm_flops = 2.0 * T * weights;

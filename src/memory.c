@@ -179,27 +179,17 @@ typedef struct layer_params {
 static layer_params per_gpu_layer_params(const ppl_model *m, const ppl_config *c)
 {
     layer_params p;
-    const double t = (double)c->tp, h = (double)m->hidden;
-    const double kvd = ppl_kv_columns_per_gpu(m, c->tp);
-    const double mats = m->gated_mlp ? 3.0 : 2.0;
-    const double norm = m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h;
-    double attn_w = h * h / t + 2.0 * h * kvd + h * h / t;
-    double attn_b = m->bias ? h / t + 2.0 * kvd + h : 0.0;
-    double f = (double)m->ffn_hidden;
-    double mlp_w = mats * h * f / t;
-    double mlp_b = m->bias ? (m->gated_mlp ? 2.0 : 1.0) * f / t + h : 0.0;
-    p.dense = attn_w + attn_b + mlp_w + mlp_b + 2.0 * norm;
-    p.gemm_dense = attn_w + mlp_w;
+    ppl_layer_shape s;
+    ppl_layer_shape_of(m, c->tp, &s);
+    p.dense = s.attn_weights + s.attn_bias + s.mlp_weights + s.mlp_bias + s.norms;
+    p.gemm_dense = s.attn_weights + s.mlp_weights;
     p.moe_shared = p.moe_expert = p.gemm_moe_shared = p.gemm_moe_expert = 0.0;
     if (m->has_moe) {
-        double fe = (double)m->moe.ffn_hidden, E = (double)m->moe.experts;
-        double local = E / (double)c->ep;
-        double expert_w = mats * h * fe / t;
-        double expert_b = m->bias ? (m->gated_mlp ? 2.0 : 1.0) * fe / t + h : 0.0;
-        p.moe_shared = attn_w + attn_b + 2.0 * norm + h * E;
-        p.moe_expert = local * (expert_w + expert_b);
-        p.gemm_moe_shared = attn_w;
-        p.gemm_moe_expert = local * expert_w;
+        double local = (double)m->moe.experts / (double)c->ep;
+        p.moe_shared = s.attn_weights + s.attn_bias + s.norms + s.router;
+        p.moe_expert = local * (s.expert_weights + s.expert_bias);
+        p.gemm_moe_shared = s.attn_weights;
+        p.gemm_moe_expert = local * s.expert_weights;
     }
     return p;
 }

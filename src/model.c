@@ -191,40 +191,30 @@ double ppl_gpt_params_eq2(double L, double h, double V, double s)
 
 void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
 {
-    const double h = (double)m->hidden, a = (double)m->heads, kv = (double)m->kv_heads;
-    const double V = (double)m->vocab, s = (double)m->seq_len, f = (double)m->ffn_hidden;
-    const double d = h / a;       /* head dimension */
-    const double q_dim = a * d;   /* = h */
-    const double kv_dim = kv * d; /* each of K and V */
-    const double mlp_mats = m->gated_mlp ? 3.0 : 2.0;
+    const double h = (double)m->hidden, V = (double)m->vocab, s = (double)m->seq_len;
     const double norm_size = m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h;
+    ppl_layer_shape shape; /* the whole layer: one rank of one */
+    ppl_layer_shape_of(m, 1, &shape);
     memset(out, 0, sizeof *out);
 
     /* attention: Q, K, V and output projection, with their biases */
-    double attn_weights = h * q_dim + 2.0 * h * kv_dim + q_dim * h;
-    double attn_bias = m->bias ? q_dim + 2.0 * kv_dim + h : 0.0;
-    /* one MLP of hidden size ffn: weights and biases */
-#define MLP_WEIGHTS(ffn) (mlp_mats * h * (ffn))
-#define MLP_BIAS(ffn) (m->bias ? ((m->gated_mlp ? 2.0 : 1.0) * (ffn) + h) : 0.0)
-    double norms = 2.0 * norm_size;
-    double dense_mlp = MLP_WEIGHTS(f) + MLP_BIAS(f);
-    out->params_attention = attn_weights + attn_bias;
+    double attn_weights = shape.attn_weights;
+    double norms = shape.norms;
+    double dense_mlp = shape.mlp_weights + shape.mlp_bias;
+    out->params_attention = attn_weights + shape.attn_bias;
     out->params_norms = norms;
     out->params_dense_layer = out->params_attention + dense_mlp + norms;
 
     double L = (double)m->layers, moe_layers = 0.0;
     double moe_total = 0.0, moe_active = 0.0, moe_flops_weights = 0.0;
     if (m->has_moe) {
-        double fe = (double)m->moe.ffn_hidden, E = (double)m->moe.experts, k = (double)m->moe.top_k;
-        double expert = MLP_WEIGHTS(fe) + MLP_BIAS(fe);
-        double router = h * E;
+        double E = (double)m->moe.experts, k = (double)m->moe.top_k;
+        double expert = shape.expert_weights + shape.expert_bias;
         moe_layers = floor(L / (double)m->moe.every);
-        moe_total = out->params_attention + norms + E * expert + router;
-        moe_active = out->params_attention + norms + k * expert + router;
-        moe_flops_weights = attn_weights + k * MLP_WEIGHTS(fe) + router;
+        moe_total = out->params_attention + norms + E * expert + shape.router;
+        moe_active = out->params_attention + norms + k * expert + shape.router;
+        moe_flops_weights = attn_weights + k * shape.expert_weights + shape.router;
     }
-#undef MLP_WEIGHTS
-#undef MLP_BIAS
     out->moe_layers = (int64_t)moe_layers;
     out->params_moe_layer = moe_total;
     out->params_moe_layer_active = moe_active;
@@ -239,14 +229,43 @@ void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
     out->params_active = layers_active + out->params_embedding + out->params_output;
 
     /* FLOPs per token, forward: 2 per weight of each GEMM, 4sh of attention core */
-    double attn_core = 4.0 * s * q_dim;
-    double dense_flops = 2.0 * (attn_weights + mlp_mats * h * f) + attn_core;
+    double attn_core = 4.0 * s * shape.q_cols;
+    double dense_flops = 2.0 * (attn_weights + shape.mlp_weights) + attn_core;
     double moe_flops = 2.0 * moe_flops_weights + attn_core;
     double layer_flops = dense_layers * dense_flops + moe_layers * moe_flops;
     double output_flops = 2.0 * h * V;
     out->flops_forward_per_token = layer_flops + output_flops;
     out->flops_training_per_token = 3.0 * out->flops_forward_per_token;
     out->flops_full_recompute_per_token = 4.0 * layer_flops + 3.0 * output_flops;
+}
+
+/* weights and biases of one MLP of width f on each of t ranks: fc1 (two matrices when
+ * gated) column-parallel with its bias split, fc2 row-parallel with its bias whole */
+static double mlp_weights(const ppl_model *m, double f, double t)
+{
+    return (m->gated_mlp ? 3.0 : 2.0) * (double)m->hidden * f / t;
+}
+static double mlp_bias(const ppl_model *m, double f, double t)
+{
+    return m->bias ? (m->gated_mlp ? 2.0 : 1.0) * f / t + (double)m->hidden : 0.0;
+}
+
+void ppl_layer_shape_of(const ppl_model *m, int64_t tp, ppl_layer_shape *s)
+{
+    const double t = (double)tp, h = (double)m->hidden;
+    memset(s, 0, sizeof *s);
+    s->q_cols = h / t;
+    s->kv_cols = ppl_kv_columns_per_gpu(m, tp);
+    s->attn_weights = h * s->q_cols + 2.0 * h * s->kv_cols + s->q_cols * h;
+    s->attn_bias = m->bias ? s->q_cols + 2.0 * s->kv_cols + h : 0.0;
+    s->norms = 2.0 * (m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h);
+    s->mlp_weights = mlp_weights(m, (double)m->ffn_hidden, t);
+    s->mlp_bias = mlp_bias(m, (double)m->ffn_hidden, t);
+    if (m->has_moe) {
+        s->expert_weights = mlp_weights(m, (double)m->moe.ffn_hidden, t);
+        s->expert_bias = mlp_bias(m, (double)m->moe.ffn_hidden, t);
+        s->router = h * (double)m->moe.experts;
+    }
 }
 
 double ppl_kv_columns_per_gpu(const ppl_model *m, int64_t tp)

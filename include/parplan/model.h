@@ -102,4 +102,29 @@ const char *ppl_position_name(ppl_position_kind kind);
  * head (K/V heads are replicated when tp exceeds them). */
 double ppl_kv_columns_per_gpu(const ppl_model *model, int64_t tp);
 
+/*
+ * One transformer layer as each of tp tensor-parallel ranks holds it (tp = 1: the
+ * whole layer), in parameters.  Megatron-LM's layout: QKV and the first MLP matrix
+ * (two when gated) column-parallel, their weights and biases split over tp; the
+ * output projection and the last MLP matrix row-parallel, their weights split and
+ * their biases replicated; norms and the MoE router replicated; K and V heads
+ * replicated when tp exceeds them.  The model's parameter counts (model.c), the
+ * per-GPU weights of the memory model (memory.c) and the GEMM FLOPs of the compute
+ * model (compute.c) all derive from this one description.
+ */
+typedef struct ppl_layer_shape {
+    double q_cols;         /* query (and projection input) columns per rank: h/tp */
+    double kv_cols;        /* key and value columns per rank, each */
+    double attn_weights;   /* h x q_cols + 2 h x kv_cols + q_cols x h */
+    double attn_bias;      /* q_cols + 2 kv_cols + h; 0 without biases */
+    double norms;          /* the two norms' weights (and biases for LayerNorm) */
+    double mlp_weights;    /* the dense MLP, width ffn_hidden */
+    double mlp_bias;       /* 0 without biases */
+    double expert_weights; /* one expert's MLP, width moe.ffn_hidden; 0 without MoE */
+    double expert_bias;
+    double router; /* h x experts, replicated; 0 without MoE */
+} ppl_layer_shape;
+
+void ppl_layer_shape_of(const ppl_model *model, int64_t tp, ppl_layer_shape *out);
+
 #endif

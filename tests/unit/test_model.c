@@ -309,10 +309,51 @@ static void test_catalogue_files(void **state)
     }
 }
 
+/* One layer's shape per tensor-parallel rank (model.h), by hand:
+ * GPT-3 175B (h = 12288, 96 heads, f = 4h, biases, LayerNorm), whole layer (t 1):
+ *   attention 4h^2 = 603,979,776; biases q + 2kv + h = 4h = 49,152;
+ *   norms 2 x 2h = 49,152; MLP 2 x h x 4h = 8h^2 = 1,207,959,552; its biases
+ *   4h + h = 61,440; in all 12h^2 + 13h, Narayanan et al. Eq.2 per layer.
+ * On t = 8: attention 4h^2/8 = 75,497,472; biases h/8 + 2h/8 + h = 1.375h = 16,896;
+ *   MLP h^2 = 150,994,944; its biases 4h/8 + h = 18,432; norms whole.
+ * Llama 3 70B (h = 8192, 64 heads of d = 128, 8 KV heads, f = 28672, gated, no
+ * biases, RMSNorm), t = 1: attention h^2 + 2 x h x 1024 + h^2 = 150,994,944;
+ *   MLP 3 x 8192 x 28672 = 704,643,072; norms 2h = 16,384.
+ * On t = 16 > 8 KV heads, each rank keeps one K and one V head (128 columns):
+ *   attention h x 512 + 2 x h x 128 + 512 x h = 1280h = 10,485,760. */
+static void test_layer_shape(void **state)
+{
+    (void)state;
+    ppl_layer_shape s;
+    ppl_model g = test_model("gpt3-175b");
+    const double h = 12288.0;
+    ppl_layer_shape_of(&g, 1, &s);
+    assert_true(s.attn_weights == 603979776.0 && s.attn_bias == 49152.0);
+    assert_true(s.norms == 49152.0 && s.mlp_weights == 1207959552.0 && s.mlp_bias == 61440.0);
+    assert_true(s.expert_weights == 0.0 && s.router == 0.0);
+    assert_true(s.attn_weights + s.attn_bias + s.norms + s.mlp_weights + s.mlp_bias ==
+                12.0 * h * h + 13.0 * h);
+    ppl_layer_shape_of(&g, 8, &s);
+    assert_true(s.attn_weights == 75497472.0 && s.attn_bias == 16896.0);
+    assert_true(s.mlp_weights == 150994944.0 && s.mlp_bias == 18432.0 && s.norms == 49152.0);
+    ppl_model l = test_model("llama3-70b");
+    ppl_layer_shape_of(&l, 1, &s);
+    assert_true(s.attn_weights == 150994944.0 && s.attn_bias == 0.0);
+    assert_true(s.mlp_weights == 704643072.0 && s.mlp_bias == 0.0 && s.norms == 16384.0);
+    ppl_layer_shape_of(&l, 16, &s);
+    assert_true(s.kv_cols == 128.0 && s.attn_weights == 10485760.0);
+    /* the model's figures are the whole layer's */
+    ppl_model_figures f;
+    ppl_model_derive(&l, &f);
+    ppl_layer_shape_of(&l, 1, &s);
+    assert_true(f.params_dense_layer == s.attn_weights + s.mlp_weights + s.norms);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpt_equals_eq2),
+        cmocka_unit_test(test_layer_shape),
         cmocka_unit_test(test_llama3_405b),
         cmocka_unit_test(test_mixtral),
         cmocka_unit_test(test_bloom),
