@@ -1,10 +1,41 @@
 /*
  * parplan/parplan.h - the whole public interface of libparplan in one include.
  *
- * Modules, one header each: error (status and error record), units (quantities),
- * model (transformer description, parameters, FLOPs), topology (cluster fabric),
- * catalog (finding files by name), output (buffers, JSON,
- * tables, atomic writes).  Every public name starts with ppl_.
+ * Link with `pkg-config --cflags --libs --static parplan` (meson install puts
+ * libparplan.a, these headers and parplan.pc in place); examples/plan.c plans a
+ * model on a cluster with nothing else.  Every public name starts with ppl_.
+ *
+ * Conventions.  Library calls never print and never exit: they return a
+ * ppl_status (0 ok, 1 nothing feasible, 2 bad knob, 3 bad input file, 4 internal,
+ * the command line's exit codes) and describe a failure in a caller-allocated
+ * ppl_error (file, line:column or key path, message); warnings go through an
+ * optional ppl_diag callback.  Structs are caller-owned values, filled by an
+ * _init or a loader; what a call allocates is released by its _free
+ * (ppl_search_free, ppl_classes_free, ppl_catalog_free, ppl_buf_free,
+ * ppl_table_free, ppl_runs_free).  Units are in names (_s, _bytes, _bps) or in
+ * the field's comment: seconds, bytes, bytes/s, FLOP/s.
+ *
+ * Entry points, by module (one header each):
+ *   catalog   ppl_catalog_resolve (a catalogue name or a path -> a file),
+ *             ppl_catalog_list / ppl_catalog_free
+ *   model     ppl_model_load, ppl_model_from_json, ppl_model_derive (parameters,
+ *             FLOPs per token), ppl_layer_shape_of (one layer per TP rank)
+ *   topology  ppl_topology_load, ppl_topology_from_json, ppl_topology_derive
+ *   config    ppl_pins_init (knobs free), ppl_config_from_pins (one configuration
+ *             from pins, every divisibility rule checked), ppl_config_check
+ *   constants ppl_constants_committed, ppl_constants_load (a --fit file)
+ *   schedule  ppl_eval_ctx_init (model + topology + stack profile + constants),
+ *             ppl_estimate_config (step time, memory, traffic of one
+ *             configuration), ppl_estimate_check
+ *   memory    ppl_memory_stage / ppl_memory_worst (per-GPU memory of a stage, of
+ *             the heaviest one), ppl_model_state_bytes (ZeRO model states)
+ *   search    ppl_search (the best configurations under pins; ppl_search_free)
+ *   comm      ppl_net_init, ppl_group_place, ppl_collective (one collective's
+ *             time and traffic on the fabric, nccl-tests style)
+ *   runs      ppl_runs_load / ppl_runs_free (measured runs for calibration)
+ *   report    ppl_estimate_json, ppl_estimate_text (what the command line prints)
+ *   output    ppl_buf, ppl_json_render, ppl_table, ppl_output_write (atomic -o)
+ *   units, error: quantities with units; ppl_error_format for one-line messages.
  */
 #ifndef PARPLAN_PARPLAN_H
 #define PARPLAN_PARPLAN_H
