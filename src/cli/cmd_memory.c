@@ -7,18 +7,6 @@
 
 #include "cli.h"
 
-/* Loads the model and topology and builds the pinned configuration. */
-ppl_status cli_setup(cli *c, ppl_model *model, ppl_topology *topo, ppl_eval_ctx *ctx,
-                     ppl_config *config)
-{
-    ppl_status st;
-    if ((st = cli_load_model(c, c->args->model, model)) != PPL_OK ||
-        (st = cli_load_topology(c, c->args->topology, topo)) != PPL_OK)
-        return st;
-    cli_eval_ctx(c, ctx, model, topo);
-    return ppl_config_from_pins(&c->args->pins, model, topo, config, &c->err);
-}
-
 static void gib(double bytes, char *buf, size_t size)
 {
     snprintf(buf, size, "%.2f", bytes / 1073741824.0);

@@ -1,0 +1,91 @@
+/*
+ * common.c - what every command shares: loading the model and topology a flag
+ * names, the evaluation context under the flags' stack and memory options, the
+ * pinned configuration, catalogue listings, and emitting a JSON document.
+ * Commands call these; these call only the library (main.c calls the commands).
+ */
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+ppl_status cli_load_model(cli *c, const char *arg, ppl_model *model)
+{
+    char path[PATH_MAX];
+    ppl_status st = ppl_catalog_resolve(PPL_CATALOG_MODELS, arg, path, sizeof path, &c->err);
+    if (st != PPL_OK)
+        return st;
+    return ppl_model_load(path, path, &c->diag, model, &c->err);
+}
+
+ppl_status cli_load_topology(cli *c, const char *arg, ppl_topology *topo)
+{
+    char path[PATH_MAX];
+    ppl_status st = ppl_catalog_resolve(PPL_CATALOG_TOPOLOGIES, arg, path, sizeof path, &c->err);
+    if (st != PPL_OK)
+        return st;
+    return ppl_topology_load(path, path, &c->diag, topo, &c->err);
+}
+
+void cli_eval_ctx(cli *c, ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo)
+{
+    ppl_eval_ctx_init(ctx, model, topo, (ppl_stack)c->args->stack);
+    ppl_eval_ctx_set_constants(ctx, &c->constants, (ppl_stack)c->args->stack);
+    if (c->args->overhead_bytes >= 0)
+        ctx->memory.overhead_bytes = c->args->overhead_bytes;
+    if (c->args->fragmentation >= 0)
+        ctx->memory.fragmentation = c->args->fragmentation;
+}
+
+ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size_t ncols,
+                            const char *align, const char *const *header, cli_entry_fn entry)
+{
+    char **names;
+    size_t count;
+    ppl_status st = ppl_catalog_list(kind, &names, &count, &c->err);
+    if (st != PPL_OK)
+        return st;
+    json_t *doc = NULL, *list = NULL;
+    ppl_table t;
+    ppl_table_init(&t, ncols, align);
+    if (c->args->json) {
+        doc = ppl_json_document();
+        list = json_array();
+        json_object_set_new(doc, key, list);
+    } else {
+        ppl_table_row(&t, header);
+    }
+    for (size_t i = 0; i < count && st == PPL_OK; i++)
+        st = entry(c, names[i], list, &t);
+    ppl_catalog_free(names, count);
+    if (st == PPL_OK && doc)
+        st = cli_emit_json(c, doc);
+    else if (st == PPL_OK)
+        ppl_table_render(&t, &c->out, "");
+    else
+        json_decref(doc);
+    ppl_table_free(&t);
+    return st;
+}
+
+ppl_status cli_emit_json(cli *c, json_t *doc)
+{
+    if (!doc)
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    ppl_json_render(doc, &c->out);
+    json_decref(doc);
+    return PPL_OK;
+}
+
+/* Loads the model and topology and builds the pinned configuration. */
+ppl_status cli_setup(cli *c, ppl_model *model, ppl_topology *topo, ppl_eval_ctx *ctx,
+                     ppl_config *config)
+{
+    ppl_status st;
+    if ((st = cli_load_model(c, c->args->model, model)) != PPL_OK ||
+        (st = cli_load_topology(c, c->args->topology, topo)) != PPL_OK)
+        return st;
+    cli_eval_ctx(c, ctx, model, topo);
+    return ppl_config_from_pins(&c->args->pins, model, topo, config, &c->err);
+}
