@@ -103,12 +103,21 @@ typedef enum opt_id {
 #define CMDS_SEARCH (C(PPL_CMD_PLAN) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE))
 #define CMDS_DATA (CMDS_ALL & ~C(PPL_CMD_TOPOLOGY_GENERATE))
 
+/* An option, declaratively: the commands that take it and those that require it
+ * (bit masks of ppl_command), and where its value goes in ppl_args (offsetof, or
+ * NOFIELD for the few that set_value parses itself: bounded quantities, the ZeRO
+ * stage, sweeps, sizes).  A kind's value type: K_INT int64_t, K_ENUM and K_OPTBOOL
+ * int, K_STRING const char *, K_FLAG bool. */
+#define F(field) offsetof(ppl_args, field)
+#define NOFIELD ((size_t)-1)
 typedef struct opt_def {
     opt_id id;
     const char *name;
     char short_name;
     opt_kind kind;
-    unsigned commands;
+    unsigned commands; /* accepted by */
+    unsigned required; /* required by */
+    size_t offset;     /* into ppl_args, or NOFIELD */
     const char *metavar;
     int64_t min, max;         /* K_INT */
     const char *const *names; /* K_ENUM */
@@ -116,122 +125,137 @@ typedef struct opt_def {
 } opt_def;
 
 static const opt_def options[] = {
-    {O_MODEL, "--model", 0, K_STRING, CMDS_CONFIG, "M", 0, 0, NULL,
+    {O_MODEL, "--model", 0, K_STRING, CMDS_CONFIG, CMDS_CONFIG, F(model), "M", 0, 0, NULL,
      "model: a catalogue name (see 'parplan models') or a JSON file"},
-    {O_TOPOLOGY, "--topology", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COLLECTIVE), "T", 0, 0, NULL,
+    {O_TOPOLOGY, "--topology", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COLLECTIVE),
+     CMDS_CONFIG | C(PPL_CMD_COLLECTIVE), F(topology), "T", 0, 0, NULL,
      "cluster: a catalogue name (see 'parplan topologies') or a JSON file"},
     {O_GPUS, "--gpus", 0, K_INT,
-     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF), "N", 1,
-     MAX_GPUS, NULL, "GPUs to use (default: all GPUs of the topology)"},
-    {O_TP, "--tp", 0, K_INT, CMDS_CONFIG, "N", 1, MAX_DEGREE, NULL, "tensor-parallel size"},
-    {O_PP, "--pp", 0, K_INT, CMDS_CONFIG, "N", 1, MAX_DEGREE, NULL, "pipeline-parallel stages"},
-    {O_DP, "--dp", 0, K_INT, CMDS_CONFIG, "N", 1, MAX_GPUS, NULL,
+     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF), 0, F(pins.gpus),
+     "N", 1, MAX_GPUS, NULL, "GPUs to use (default: all GPUs of the topology)"},
+    {O_TP, "--tp", 0, K_INT, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), F(pins.tp), "N",
+     1, MAX_DEGREE, NULL, "tensor-parallel size"},
+    {O_PP, "--pp", 0, K_INT, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), F(pins.pp), "N",
+     1, MAX_DEGREE, NULL, "pipeline-parallel stages"},
+    {O_DP, "--dp", 0, K_INT, CMDS_CONFIG, 0, F(pins.dp), "N", 1, MAX_GPUS, NULL,
      "data-parallel replicas (default: gpus / (tp*pp*cp))"},
-    {O_CP, "--cp", 0, K_INT, CMDS_CONFIG, "N", 1, MAX_DEGREE, NULL, "context-parallel size"},
-    {O_EP, "--ep", 0, K_INT, CMDS_CONFIG, "N", 1, MAX_DEGREE, NULL,
+    {O_CP, "--cp", 0, K_INT, CMDS_CONFIG, 0, F(pins.cp), "N", 1, MAX_DEGREE, NULL,
+     "context-parallel size"},
+    {O_EP, "--ep", 0, K_INT, CMDS_CONFIG, 0, F(pins.ep), "N", 1, MAX_DEGREE, NULL,
      "expert-parallel size (MoE models)"},
-    {O_VP, "--vp", 0, K_INT, CMDS_CONFIG, "N", 1, MAX_DEGREE, NULL,
+    {O_VP, "--vp", 0, K_INT, CMDS_CONFIG, 0, F(pins.vp), "N", 1, MAX_DEGREE, NULL,
      "virtual pipeline stages per GPU (interleaved schedule)"},
-    {O_MBS, "--mbs", 0, K_INT, CMDS_CONFIG, "N", 1, MAX_DEGREE, NULL,
-     "microbatch size, in sequences"},
-    {O_GLOBAL_BATCH, "--global-batch", 0, K_INT, CMDS_CONFIG, "B", 1, MAX_GPUS, NULL,
-     "global batch, in sequences per step"},
-    {O_ZERO, "--zero", 0, K_INT, CMDS_CONFIG, "Z", 0, 3, NULL,
+    {O_MBS, "--mbs", 0, K_INT, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), F(pins.mbs),
+     "N", 1, MAX_DEGREE, NULL, "microbatch size, in sequences"},
+    {O_GLOBAL_BATCH, "--global-batch", 0, K_INT, CMDS_CONFIG,
+     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), F(pins.global_batch), "B", 1,
+     MAX_GPUS, NULL, "global batch, in sequences per step"},
+    {O_ZERO, "--zero", 0, K_INT, CMDS_CONFIG, 0, NOFIELD, "Z", 0, 3, NULL,
      "ZeRO stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights"},
-    {O_RECOMPUTE, "--recompute", 0, K_ENUM, CMDS_CONFIG, "MODE", 0, 0, ppl_recompute_names,
-     "activation recomputation: none, selective or full"},
-    {O_SP, "--sequence-parallel", 0, K_OPTBOOL, CMDS_CONFIG, "[=yes|no]", 0, 0, NULL,
-     "sequence parallelism (with tp > 1)"},
-    {O_FLASH, "--flash-attention", 0, K_OPTBOOL, CMDS_CONFIG, "[=yes|no]", 0, 0, NULL,
-     "flash attention (no s x s score matrix kept)"},
-    {O_RECOMPUTE_LAYERS, "--recompute-layers", 0, K_INT, CMDS_CONFIG, "N", 1, 100000, NULL,
+    {O_RECOMPUTE, "--recompute", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.recompute), "MODE", 0, 0,
+     ppl_recompute_names, "activation recomputation: none, selective or full"},
+    {O_SP, "--sequence-parallel", 0, K_OPTBOOL, CMDS_CONFIG, 0, F(pins.sequence_parallel),
+     "[=yes|no]", 0, 0, NULL, "sequence parallelism (with tp > 1)"},
+    {O_FLASH, "--flash-attention", 0, K_OPTBOOL, CMDS_CONFIG, 0, F(pins.flash_attention),
+     "[=yes|no]", 0, 0, NULL, "flash attention (no s x s score matrix kept)"},
+    {O_RECOMPUTE_LAYERS, "--recompute-layers", 0, K_INT, CMDS_CONFIG, 0, F(pins.recompute_layers),
+     "N", 1, 100000, NULL,
      "with --recompute full: recompute only N layers of each stage (Megatron-LM "
      "--recompute-method block); default all, or the fewest that fit when searched"},
-    {O_FIRST_LAYERS, "--first-stage-layers", 0, K_INT, CMDS_CONFIG, "N", 1, 100000, NULL,
+    {O_FIRST_LAYERS, "--first-stage-layers", 0, K_INT, CMDS_CONFIG, 0, F(pins.first_stage_layers),
+     "N", 1, 100000, NULL,
      "layers on the first pipeline stage (Megatron-LM --decoder-first-pipeline-num-layers)"},
-    {O_LAST_LAYERS, "--last-stage-layers", 0, K_INT, CMDS_CONFIG, "N", 1, 100000, NULL,
-     "layers on the last pipeline stage (--decoder-last-pipeline-num-layers)"},
-    {O_SCHEDULE, "--schedule", 0, K_ENUM, CMDS_CONFIG, "S", 0, 0, ppl_schedule_names,
-     "pipeline schedule: 1f1b (default; interleaved with --vp > 1) or gpipe"},
-    {O_PRECISION, "--precision", 0, K_ENUM, CMDS_CONFIG, "P", 0, 0, ppl_precision_names,
-     "bf16 (default), fp16 or fp8"},
-    {O_OPTIMIZER, "--optimizer", 0, K_ENUM, CMDS_CONFIG, "O", 0, 0, ppl_optimizer_names,
-     "adam (default) or sgd"},
-    {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG, "S", 0, 0, ppl_stack_names,
+    {O_LAST_LAYERS, "--last-stage-layers", 0, K_INT, CMDS_CONFIG, 0, F(pins.last_stage_layers), "N",
+     1, 100000, NULL, "layers on the last pipeline stage (--decoder-last-pipeline-num-layers)"},
+    {O_SCHEDULE, "--schedule", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.schedule), "S", 0, 0,
+     ppl_schedule_names, "pipeline schedule: 1f1b (default; interleaved with --vp > 1) or gpipe"},
+    {O_PRECISION, "--precision", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.precision), "P", 0, 0,
+     ppl_precision_names, "bf16 (default), fp16 or fp8"},
+    {O_OPTIMIZER, "--optimizer", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.optimizer), "O", 0, 0,
+     ppl_optimizer_names, "adam (default) or sgd"},
+    {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG, 0, F(stack), "S", 0, 0, ppl_stack_names,
      "training software, by what ran: nemo-2025 (default), megatron-core, nemo-2024, "
      "fsdp (overlap communication); megatron-lm-2023, megatron-lm-2022, megatron-lm-2021, "
      "megatron-deepspeed, deepspeed-zero3-2021 (do not); modern and legacy name the "
      "newest and the oldest"},
-    {O_OVERHEAD, "--overhead-memory", 0, K_BYTES, CMDS_CONFIG, "SIZE", 0, 0, NULL,
+    {O_OVERHEAD, "--overhead-memory", 0, K_BYTES, CMDS_CONFIG, 0, NOFIELD, "SIZE", 0, 0, NULL,
      "fixed framework memory per GPU (default: CUDA context + NCCL per group)"},
-    {O_FRAGMENTATION, "--fragmentation", 0, K_REAL, CMDS_CONFIG, "F", 0, 0, NULL,
+    {O_FRAGMENTATION, "--fragmentation", 0, K_REAL, CMDS_CONFIG, 0, NOFIELD, "F", 0, 0, NULL,
      "allocator loss as a fraction of activations (default 0.05)"},
-    {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN), "K", 1, 100000, NULL,
+    {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN), 0, F(top), "K", 1, 100000, NULL,
      "how many ranked configurations to print (default 10)"},
-    {O_OBJECTIVE, "--objective", 0, K_ENUM, CMDS_SEARCH, "OBJ", 0, 0, ppl_objective_names,
-     "rank by time (default), cost or memory"},
-    {O_ALLOW_TP, "--allow-tp-across-servers", 0, K_FLAG, CMDS_SEARCH, NULL, 0, 0, NULL,
-     "let tensor parallelism leave the NVLink domain"},
-    {O_PRICE, "--gpu-hour-price", 0, K_REAL, CMDS_SEARCH, "USD", 0, 0, NULL,
+    {O_OBJECTIVE, "--objective", 0, K_ENUM, CMDS_SEARCH, 0, F(objective), "OBJ", 0, 0,
+     ppl_objective_names, "rank by time (default), cost or memory"},
+    {O_ALLOW_TP, "--allow-tp-across-servers", 0, K_FLAG, CMDS_SEARCH, 0, F(allow_tp_across_servers),
+     NULL, 0, 0, NULL, "let tensor parallelism leave the NVLink domain"},
+    {O_PRICE, "--gpu-hour-price", 0, K_REAL, CMDS_SEARCH, 0, NOFIELD, "USD", 0, 0, NULL,
      "price of one GPU-hour, for cost figures"},
-    {O_SWEEP, "--sweep", 0, K_SWEEP, C(PPL_CMD_WHATIF), "KEY=V1,V2,...", 0, 0, NULL,
-     "a swept key and its values; repeat for a grid"},
-    {O_TOKENS, "--tokens", 0, K_COUNT, C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), "N", 0, 0, NULL,
-     "training tokens, e.g. 450e9 or 15.6T"},
-    {O_DAYS, "--days", 0, K_REAL, C(PPL_CMD_SIZE), "D", 0, 0, NULL, "days allowed for training"},
-    {O_FIT_ONLY, "--fit-only", 0, K_FLAG, C(PPL_CMD_SIZE), NULL, 0, 0, NULL,
+    {O_SWEEP, "--sweep", 0, K_SWEEP, C(PPL_CMD_WHATIF), C(PPL_CMD_WHATIF), NOFIELD, "KEY=V1,V2,...",
+     0, 0, NULL, "a swept key and its values; repeat for a grid"},
+    {O_TOKENS, "--tokens", 0, K_COUNT, C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), C(PPL_CMD_SIZE),
+     NOFIELD, "N", 0, 0, NULL, "training tokens, e.g. 450e9 or 15.6T"},
+    {O_DAYS, "--days", 0, K_REAL, C(PPL_CMD_SIZE), C(PPL_CMD_SIZE), NOFIELD, "D", 0, 0, NULL,
+     "days allowed for training"},
+    {O_FIT_ONLY, "--fit-only", 0, K_FLAG, C(PPL_CMD_SIZE), 0, F(fit_only), NULL, 0, 0, NULL,
      "the fewest GPUs that hold one replica at all"},
-    {O_CSV, "--csv", 0, K_FLAG, C(PPL_CMD_WHATIF), NULL, 0, 0, NULL,
+    {O_CSV, "--csv", 0, K_FLAG, C(PPL_CMD_WHATIF), 0, F(csv), NULL, 0, 0, NULL,
      "print CSV instead of a table"},
-    {O_PLOT, "--plot", 0, K_STRING, C(PPL_CMD_WHATIF), "FILE.svg", 0, 0, NULL,
+    {O_PLOT, "--plot", 0, K_STRING, C(PPL_CMD_WHATIF), 0, F(plot_path), "FILE.svg", 0, 0, NULL,
      "also draw the swept figure as an SVG chart"},
-    {O_OP, "--op", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), "OP", 0, 0, ppl_collective_op_names,
+    {O_OP, "--op", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), 0, F(op), "OP", 0, 0, ppl_collective_op_names,
      "allreduce, allgather, reducescatter, alltoall or sendrecv"},
-    {O_ALGO, "--algo", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), "A", 0, 0, ppl_algo_names,
+    {O_ALGO, "--algo", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), 0, F(algo), "A", 0, 0, ppl_algo_names,
      "auto (default), ring, tree, hierarchical (all-reduce), direct or pxn (all-to-all)"},
-    {O_SERVERS, "--servers", 0, K_INT, C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_TOPOLOGY_GENERATE), "S", 1,
-     MAX_SERVERS_ARG, NULL, "servers taking part / in the cluster"},
+    {O_SERVERS, "--servers", 0, K_INT, C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_TOPOLOGY_GENERATE),
+     C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_TOPOLOGY_GENERATE), F(servers), "S", 1, MAX_SERVERS_ARG,
+     NULL, "servers taking part / in the cluster"},
     {O_GPS, "--gpus-per-server", 0, K_INT, C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_TOPOLOGY_GENERATE),
-     "G", 1, 1024, NULL, "GPUs per server (collective: taking part, default all)"},
-    {O_SIZES, "--sizes", 0, K_SIZES, C(PPL_CMD_COLLECTIVE), "SIZE|LO:HI", 0, 0, NULL,
+     C(PPL_CMD_TOPOLOGY_GENERATE), F(gpus_per_server), "G", 1, 1024, NULL,
+     "GPUs per server (collective: taking part, default all)"},
+    {O_SIZES, "--sizes", 0, K_SIZES, C(PPL_CMD_COLLECTIVE), 0, NOFIELD, "SIZE|LO:HI", 0, 0, NULL,
      "message size, or a range doubling from LO to HI (e.g. 1MiB:8GiB)"},
-    {O_GPU, "--gpu", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), "NAME", 0, 0, NULL,
-     "GPU kind: A100, H100, H200, B200, GB200"},
-    {O_RAILS, "--rails", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), "R", 1, 1024, NULL,
-     "NICs (rails) per server"},
-    {O_NIC_BW, "--nic-bandwidth", 0, K_BANDWIDTH, C(PPL_CMD_TOPOLOGY_GENERATE), "BW", 0, 0, NULL,
-     "per NIC, e.g. 400Gb/s"},
-    {O_LEAF_SERVERS, "--leaf-servers", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), "K", 1,
-     MAX_SERVERS_ARG, NULL, "servers under one leaf group"},
-    {O_TIERS, "--tiers", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), "N|S1,S2,..", 0, 0, NULL,
-     "number of switch tiers, or servers per group of each tier"},
-    {O_OVERSUB, "--oversubscription", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), "X|X1,X2,..", 0, 0,
-     NULL, "down:up at each tier's uplinks (one value for all, or one per tier)"},
-    {O_NVLINK_DOMAIN, "--nvlink-domain", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), "D", 1, 1LL << 20,
-     NULL, "GPUs per NVLink domain (default: GPUs per server)"},
-    {O_RAIL_ONLY, "--rail-only", 0, K_OPTBOOL, C(PPL_CMD_TOPOLOGY_GENERATE), "[=yes|no]", 0, 0,
-     NULL, "no switch joins different rails"},
-    {O_RADIX, "--switch-radix", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), "R", 4, 4096, NULL,
-     "ports per switch (default 64)"},
-    {O_NAME, "--name", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), "NAME", 0, 0, NULL,
+    {O_GPU, "--gpu", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), C(PPL_CMD_TOPOLOGY_GENERATE),
+     F(gpu_name), "NAME", 0, 0, NULL, "GPU kind: A100, H100, H200, B200, GB200"},
+    {O_RAILS, "--rails", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), C(PPL_CMD_TOPOLOGY_GENERATE),
+     F(rails), "R", 1, 1024, NULL, "NICs (rails) per server"},
+    {O_NIC_BW, "--nic-bandwidth", 0, K_BANDWIDTH, C(PPL_CMD_TOPOLOGY_GENERATE),
+     C(PPL_CMD_TOPOLOGY_GENERATE), NOFIELD, "BW", 0, 0, NULL, "per NIC, e.g. 400Gb/s"},
+    {O_LEAF_SERVERS, "--leaf-servers", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE),
+     C(PPL_CMD_TOPOLOGY_GENERATE), F(leaf_servers), "K", 1, MAX_SERVERS_ARG, NULL,
+     "servers under one leaf group"},
+    {O_TIERS, "--tiers", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), 0, F(tiers), "N|S1,S2,..", 0, 0,
+     NULL, "number of switch tiers, or servers per group of each tier"},
+    {O_OVERSUB, "--oversubscription", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), 0,
+     F(oversubscription), "X|X1,X2,..", 0, 0, NULL,
+     "down:up at each tier's uplinks (one value for all, or one per tier)"},
+    {O_NVLINK_DOMAIN, "--nvlink-domain", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), 0,
+     F(nvlink_domain), "D", 1, 1LL << 20, NULL,
+     "GPUs per NVLink domain (default: GPUs per server)"},
+    {O_RAIL_ONLY, "--rail-only", 0, K_OPTBOOL, C(PPL_CMD_TOPOLOGY_GENERATE), 0, F(rail_only),
+     "[=yes|no]", 0, 0, NULL, "no switch joins different rails"},
+    {O_RADIX, "--switch-radix", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), 0, F(switch_radix), "R", 4,
+     4096, NULL, "ports per switch (default 64)"},
+    {O_NAME, "--name", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), 0, F(name), "NAME", 0, 0, NULL,
      "name written into the topology"},
-    {O_RUNS, "--runs", 0, K_STRING, C(PPL_CMD_VALIDATE), "FILE", 0, 0, NULL,
-     "measured runs (JSON array, SPEC format)"},
-    {O_CONSTANTS, "--constants", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_VALIDATE), "FILE", 0, 0, NULL,
+    {O_RUNS, "--runs", 0, K_STRING, C(PPL_CMD_VALIDATE), C(PPL_CMD_VALIDATE), F(runs), "FILE", 0, 0,
+     NULL, "measured runs (JSON array, SPEC format)"},
+    {O_CONSTANTS, "--constants", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_VALIDATE), 0,
+     F(constants_path), "FILE", 0, 0, NULL,
      "fitted constants to cost with (what validate --fit --json writes); default the "
      "committed ones"},
-    {O_CV, "--cv", 0, K_INT, C(PPL_CMD_VALIDATE), "K", 2, 1000, NULL,
+    {O_CV, "--cv", 0, K_INT, C(PPL_CMD_VALIDATE), 0, F(cv_folds), "K", 2, 1000, NULL,
      "K-fold cross-validation: fit on the other folds, predict each run held out"},
-    {O_FIT, "--fit", 0, K_FLAG, C(PPL_CMD_VALIDATE), NULL, 0, 0, NULL,
+    {O_FIT, "--fit", 0, K_FLAG, C(PPL_CMD_VALIDATE), 0, F(fit), NULL, 0, 0, NULL,
      "fit the efficiency constants to the runs and print them"},
-    {O_TIMING, "--timing", 0, K_FLAG, C(PPL_CMD_PLAN) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), NULL,
-     0, 0, NULL,
+    {O_TIMING, "--timing", 0, K_FLAG, C(PPL_CMD_PLAN) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), 0,
+     F(timing), NULL, 0, 0, NULL,
      "report the search's wall time in the table and in --json (else null there); output "
      "then varies run to run"},
-    {O_JSON, "--json", 0, K_FLAG, CMDS_DATA, NULL, 0, 0, NULL, "write JSON instead of a table"},
-    {O_OUTPUT, "--output", 'o', K_STRING, CMDS_ALL, "FILE", 0, 0, NULL,
+    {O_JSON, "--json", 0, K_FLAG, CMDS_DATA, 0, F(json), NULL, 0, 0, NULL,
+     "write JSON instead of a table"},
+    {O_OUTPUT, "--output", 'o', K_STRING, CMDS_ALL, 0, F(output_path), "FILE", 0, 0, NULL,
      "write the output to FILE (atomically) instead of stdout"},
-    {O_HELP, "--help", 'h', K_FLAG, CMDS_ALL, NULL, 0, 0, NULL, "show this help"},
+    {O_HELP, "--help", 'h', K_FLAG, CMDS_ALL, 0, F(help), NULL, 0, 0, NULL, "show this help"},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
@@ -440,39 +464,15 @@ static ppl_status parse_sizes(const opt_def *o, const char *v, ppl_args *a, ppl_
     return st;
 }
 
+/* Where an option's value goes. */
+static void *field_of(const opt_def *o, ppl_args *a)
+{
+    return (char *)a + o->offset;
+}
+
 static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_error *err)
 {
-    int64_t *ip = NULL;
-    int *ep = NULL;
     switch (o->id) {
-    case O_GPUS: ip = &a->pins.gpus; break;
-    case O_TP: ip = &a->pins.tp; break;
-    case O_PP: ip = &a->pins.pp; break;
-    case O_DP: ip = &a->pins.dp; break;
-    case O_CP: ip = &a->pins.cp; break;
-    case O_EP: ip = &a->pins.ep; break;
-    case O_VP: ip = &a->pins.vp; break;
-    case O_MBS: ip = &a->pins.mbs; break;
-    case O_GLOBAL_BATCH: ip = &a->pins.global_batch; break;
-    case O_TOP: ip = &a->top; break;
-    case O_CV: ip = &a->cv_folds; break;
-    case O_SERVERS: ip = &a->servers; break;
-    case O_GPS: ip = &a->gpus_per_server; break;
-    case O_RAILS: ip = &a->rails; break;
-    case O_LEAF_SERVERS: ip = &a->leaf_servers; break;
-    case O_NVLINK_DOMAIN: ip = &a->nvlink_domain; break;
-    case O_RADIX: ip = &a->switch_radix; break;
-    case O_RECOMPUTE: ep = &a->pins.recompute; break;
-    case O_PRECISION: ep = &a->pins.precision; break;
-    case O_OPTIMIZER: ep = &a->pins.optimizer; break;
-    case O_SCHEDULE: ep = &a->pins.schedule; break;
-    case O_STACK: ep = &a->stack; break;
-    case O_FIRST_LAYERS: ip = &a->pins.first_stage_layers; break;
-    case O_RECOMPUTE_LAYERS: ip = &a->pins.recompute_layers; break;
-    case O_LAST_LAYERS: ip = &a->pins.last_stage_layers; break;
-    case O_OBJECTIVE: ep = &a->objective; break;
-    case O_OP: ep = &a->op; break;
-    case O_ALGO: ep = &a->algo; break;
     case O_ZERO: {
         int64_t z;
         ppl_status st = parse_int(o, v, &z, err);
@@ -480,16 +480,6 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
             a->pins.zero = (int)z;
         return st;
     }
-    case O_OUTPUT: a->output_path = v; return PPL_OK;
-    case O_MODEL: a->model = v; return PPL_OK;
-    case O_TOPOLOGY: a->topology = v; return PPL_OK;
-    case O_RUNS: a->runs = v; return PPL_OK;
-    case O_CONSTANTS: a->constants_path = v; return PPL_OK;
-    case O_PLOT: a->plot_path = v; return PPL_OK;
-    case O_GPU: a->gpu_name = v; return PPL_OK;
-    case O_TIERS: a->tiers = v; return PPL_OK;
-    case O_OVERSUB: a->oversubscription = v; return PPL_OK;
-    case O_NAME: a->name = v; return PPL_OK;
     case O_TOKENS:
         return parse_quantity(o, v, PPL_UNIT_COUNT, false, 0, MAX_TOKENS, &a->tokens, err);
     case O_DAYS: return parse_quantity(o, v, PPL_UNIT_COUNT, false, 0, MAX_DAYS, &a->days, err);
@@ -531,11 +521,12 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
     }
     default: break;
     }
-    if (ip)
-        return parse_int(o, v, ip, err);
-    if (ep)
-        return parse_enum(o, v, ep, err);
-    return PPL_OK;
+    switch (o->kind) {
+    case K_INT: return parse_int(o, v, (int64_t *)field_of(o, a), err);
+    case K_ENUM: return parse_enum(o, v, (int *)field_of(o, a), err);
+    case K_STRING: *(const char **)field_of(o, a) = v; return PPL_OK;
+    default: return ppl_error_set(err, PPL_EINTERNAL, "", o->name, "no parser for this option");
+    }
 }
 
 static const opt_def *find_option(const char *name, size_t len, char short_name)
@@ -568,54 +559,28 @@ static ppl_status set_flag(const opt_def *o, const char *value, ppl_args *a, ppl
     } else if (value) {
         return ppl_error_set(err, PPL_EUSAGE, "", o->name, "takes no value");
     }
-    switch (o->id) {
-    case O_HELP: a->help = true; break;
-    case O_JSON: a->json = true; break;
-    case O_ALLOW_TP: a->allow_tp_across_servers = true; break;
-    case O_FIT_ONLY: a->fit_only = true; break;
-    case O_CSV: a->csv = true; break;
-    case O_FIT: a->fit = true; break;
-    case O_TIMING: a->timing = true; break;
-    case O_SP: a->pins.sequence_parallel = on; break;
-    case O_FLASH: a->pins.flash_attention = on; break;
-    case O_RAIL_ONLY: a->rail_only = on; break;
-    default: break;
-    }
+    if (o->kind == K_FLAG)
+        *(bool *)field_of(o, a) = true;
+    else
+        *(int *)field_of(o, a) = on;
     return PPL_OK;
 }
 
-/* Missing required options, checked once parsing is done and --help is absent. */
-static ppl_status check_required(const ppl_args *a, ppl_error *err)
+/* Missing required options, checked once parsing is done and --help is absent:
+ * each option's `required` mask, in table order; size needs neither --tokens nor
+ * --days with --fit-only. */
+static ppl_status check_required(const ppl_args *a, const bool *seen, ppl_error *err)
 {
-    struct need {
-        unsigned commands;
-        bool present;
-        const char *flag;
-    } needs[] = {
-        {CMDS_CONFIG, a->model != NULL, "--model"},
-        {CMDS_CONFIG | C(PPL_CMD_COLLECTIVE), a->topology != NULL, "--topology"},
-        {C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY),
-         a->pins.global_batch != PPL_UNSET, "--global-batch"},
-        {C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), a->pins.tp != PPL_UNSET, "--tp"},
-        {C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), a->pins.pp != PPL_UNSET, "--pp"},
-        {C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), a->pins.mbs != PPL_UNSET, "--mbs"},
-        {C(PPL_CMD_WHATIF), a->nsweeps > 0, "--sweep"},
-        {C(PPL_CMD_SIZE), a->fit_only || a->tokens > 0, "--tokens"},
-        {C(PPL_CMD_SIZE), a->fit_only || a->days > 0, "--days"},
-        {C(PPL_CMD_COLLECTIVE), a->servers != PPL_UNSET, "--servers"},
-        {C(PPL_CMD_TOPOLOGY_GENERATE), a->servers != PPL_UNSET, "--servers"},
-        {C(PPL_CMD_TOPOLOGY_GENERATE), a->gpus_per_server != PPL_UNSET, "--gpus-per-server"},
-        {C(PPL_CMD_TOPOLOGY_GENERATE), a->gpu_name != NULL, "--gpu"},
-        {C(PPL_CMD_TOPOLOGY_GENERATE), a->rails != PPL_UNSET, "--rails"},
-        {C(PPL_CMD_TOPOLOGY_GENERATE), a->nic_bandwidth_bps > 0, "--nic-bandwidth"},
-        {C(PPL_CMD_TOPOLOGY_GENERATE), a->leaf_servers != PPL_UNSET, "--leaf-servers"},
-        {C(PPL_CMD_VALIDATE), a->runs != NULL, "--runs"},
-    };
-    for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
-        if ((needs[i].commands & C(a->command)) && !needs[i].present)
-            return ppl_error_set(err, PPL_EUSAGE, "", needs[i].flag,
-                                 "required by '%s' (see 'parplan %s --help')",
-                                 ppl_command_name(a->command), ppl_command_name(a->command));
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const opt_def *o = &options[i];
+        if (!(o->required & C(a->command)) || seen[i])
+            continue;
+        if (a->fit_only && (o->id == O_TOKENS || o->id == O_DAYS))
+            continue;
+        return ppl_error_set(err, PPL_EUSAGE, "", o->name,
+                             "required by '%s' (see 'parplan %s --help')",
+                             ppl_command_name(a->command), ppl_command_name(a->command));
+    }
     if ((a->command == PPL_CMD_MODEL_SHOW || a->command == PPL_CMD_TOPOLOGY_SHOW) && !a->positional)
         return ppl_error_set(
             err, PPL_EUSAGE, "", "", "'%s' needs a %s name or file (see 'parplan %s --help')",
@@ -690,6 +655,7 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
     if (st != PPL_OK)
         return st;
     bool options_done = false;
+    bool seen[NOPTIONS] = {false};
     for (; i < argc; i++) {
         const char *arg = argv[i];
         if (!options_done && strcmp(arg, "--") == 0) {
@@ -729,6 +695,7 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
         if (!(o->commands & C(a->command)))
             return ppl_error_set(err, PPL_EUSAGE, "", o->name, "does not apply to '%s'",
                                  ppl_command_name(a->command));
+        seen[o - options] = true;
         if (o->kind == K_FLAG || o->kind == K_OPTBOOL) {
             if ((st = set_flag(o, value, a, err)) != PPL_OK)
                 return st;
@@ -746,5 +713,5 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
     if (a->help)
         return PPL_OK;
     a->stack = ppl_stack_from_name_index(a->stack);
-    return check_required(a, err);
+    return check_required(a, seen, err);
 }
