@@ -3,8 +3,8 @@
  *
  * Modules, one header each: error (status and error record), units (quantities),
  * model (transformer description, parameters, FLOPs), topology (cluster fabric),
- * catalog (finding files by name), output (buffers, JSON,
- * tables, atomic writes).  Every public name starts with ppl_.
+ * topogen (a topology for a parametric cluster), catalog (finding files by name),
+ * output (buffers, JSON, tables, atomic writes).  Every public name starts with ppl_.
  */
 #ifndef PARPLAN_PARPLAN_H
 #define PARPLAN_PARPLAN_H
@@ -22,6 +22,7 @@
 #include "parplan/runs.h"
 #include "parplan/schedule.h"
 #include "parplan/search.h"
+#include "parplan/topogen.h"
 #include "parplan/topology.h"
 #include "parplan/units.h"
 
