@@ -21,6 +21,8 @@
  *   model     ppl_model_load, ppl_model_from_json, ppl_model_derive (parameters,
  *             FLOPs per token), ppl_layer_shape_of (one layer per TP rank)
  *   topology  ppl_topology_load, ppl_topology_from_json, ppl_topology_derive
+ *   topogen   ppl_topogen_opts_init, ppl_topogen (a folded-Clos topology for a
+ *             parametric cluster, as a document and a loaded topology)
  *   config    ppl_pins_init (knobs free), ppl_config_from_pins (one configuration
  *             from pins, every divisibility rule checked), ppl_config_check
  *   constants ppl_constants_committed, ppl_constants_load (a --fit file)
@@ -53,6 +55,7 @@
 #include "parplan/runs.h"
 #include "parplan/schedule.h"
 #include "parplan/search.h"
+#include "parplan/topogen.h"
 #include "parplan/topology.h"
 #include "parplan/units.h"
 

@@ -2,14 +2,10 @@
  * cmd_generate.c - `parplan topology generate`: a topology file for a parametric
  * cluster.
  *
- * Tier sizes follow the folded-Clos construction (Al-Fares et al. SIGCOMM'08) with
- * switches of radix R and down:up ratio o (down ports R o/(o+1)): a group of a tier
- * below the top joins as many groups of the tier inside it as its switches have
- * down ports for (R o/(o+1) / the switches of one inner group); the top tier joins
- * R inner groups, one link from each to every top switch.  A radix-64,
- * non-blocking, rail-optimized fabric of 8-rail servers so gives leaf groups of
- * 32 servers, pods of 32 x 32 / 8 = 128 servers and a top of 64 pods = 8,192
- * servers: the 65,536-GPU cluster.  The result is checked by the topology loader.
+ * The flags fill a ppl_topogen_opts; the library sizes the tiers and writes the
+ * document (topogen.c), and this prints it.  What stays here is the command
+ * line's own: reading the comma lists of --tiers and --oversubscription, and
+ * saying the flag where the library names an option by its field.
  */
 #include <jansson.h>
 #include <math.h>
@@ -42,171 +38,107 @@ static ppl_status parse_list(cli *c, const char *flag, const char *text, double 
     return PPL_OK;
 }
 
+/* Replaces the first `from` in msg (of size bytes) with `to`, when it fits. */
+static void replace_once(char *msg, size_t size, const char *from, const char *to)
+{
+    char *at = strstr(msg, from);
+    if (!at)
+        return;
+    char rest[PPL_ERROR_MSG_MAX];
+    snprintf(rest, sizeof rest, "%s", at + strlen(from));
+    snprintf(at, size - (size_t)(at - msg), "%s%s", to, rest);
+}
+
+/* The library names an option by its field of ppl_topogen_opts, as the key and
+ * where a message refers to another option; the command line says the flag, so
+ * that its messages read as they always have. */
+static ppl_status say_flags(ppl_error *err)
+{
+    static const struct {
+        const char *field, *flag;
+    } keys[] = {
+        {"gpu", "--gpu"},
+        {"servers", "--servers"},
+        {"gpus_per_server", "--gpus-per-server"},
+        {"rails", "--rails"},
+        {"nic_bandwidth_bps", "--nic-bandwidth"},
+        {"leaf_servers", "--leaf-servers"},
+        {"tiers", "--tiers"},
+        {"ntier_servers", "--tiers"},
+        {"oversubscription", "--oversubscription"},
+        {"nvlink_domain_gpus", "--nvlink-domain"},
+        {"switch_radix", "--switch-radix"},
+    };
+    /* the references, with the words that make them unambiguous in a message */
+    static const struct {
+        const char *library, *cli;
+    } refs[] = {
+        {"must divide gpus_per_server", "must divide --gpus-per-server"},
+        {"must divide servers", "must divide --servers"},
+        {"give tier_servers explicitly", "give --tiers sizes explicitly"},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(err->key, keys[i].field) == 0) {
+            snprintf(err->key, sizeof err->key, "%s", keys[i].flag);
+            break;
+        }
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++)
+        replace_once(err->message, sizeof err->message, refs[i].library, refs[i].cli);
+    return err->status;
+}
+
 ppl_status cmd_generate(cli *c)
 {
     const ppl_args *a = c->args;
-    char kinds[128];
-    const ppl_gpu_spec *gpu = ppl_gpu_lookup(a->gpu_name);
-    if (!gpu) {
-        ppl_gpu_kinds(kinds, sizeof kinds);
-        return ppl_error_set(&c->err, PPL_EUSAGE, "", "--gpu",
-                             "unknown GPU kind '%.40s' (known: %s)", a->gpu_name, kinds);
-    }
-    const int64_t S = a->servers, G = a->gpus_per_server, rails = a->rails, K = a->leaf_servers;
-    const int64_t R = a->switch_radix != PPL_UNSET ? a->switch_radix : 64;
-    if (rails > G || G % rails != 0)
-        return ppl_error_set(&c->err, PPL_EUSAGE, "", "--rails",
-                             "%lld must divide --gpus-per-server (%lld)", (long long)rails,
-                             (long long)G);
-    if (K > S || S % K != 0)
-        return ppl_error_set(&c->err, PPL_EUSAGE, "", "--leaf-servers",
-                             "%lld must divide --servers (%lld)", (long long)K, (long long)S);
-    double os[PPL_MAX_TIERS] = {1, 1, 1, 1, 1, 1, 1, 1};
-    int nos = 0;
+    ppl_topogen_opts o;
+    ppl_topogen_opts_init(&o);
+    o.gpu = a->gpu_name;
+    o.servers = a->servers;
+    o.gpus_per_server = a->gpus_per_server;
+    o.rails = a->rails;
+    o.nic_bandwidth_bps = a->nic_bandwidth_bps;
+    o.leaf_servers = a->leaf_servers;
+    if (a->nvlink_domain != PPL_UNSET)
+        o.nvlink_domain_gpus = a->nvlink_domain;
+    o.rail_only = a->rail_only == 1;
+    if (a->switch_radix != PPL_UNSET)
+        o.switch_radix = a->switch_radix;
+    o.name = a->name;
+    /* --gpu, --rails and --leaf-servers are judged before the lists are read */
+    if (ppl_topogen_check(&o, &c->err) != PPL_OK)
+        return say_flags(&c->err);
+
     ppl_status st;
-    if (a->oversubscription &&
-        (st = parse_list(c, "--oversubscription", a->oversubscription, os, PPL_MAX_TIERS, &nos)))
-        return st;
-    if (nos == 1)
-        for (int i = 1; i < PPL_MAX_TIERS; i++)
-            os[i] = os[0];
-    /* tier sizes: explicit list, a count, or as many as the servers need */
-    int64_t sizes[PPL_MAX_TIERS];
-    int ntiers = 0, want = 0;
+    int n;
+    if (a->oversubscription) {
+        if ((st = parse_list(c, "--oversubscription", a->oversubscription, o.oversubscription,
+                             PPL_MAX_TIERS, &n)))
+            return st;
+        if (n == 1) /* one value for every tier */
+            for (int i = 1; i < PPL_MAX_TIERS; i++)
+                o.oversubscription[i] = o.oversubscription[0];
+    }
+    /* "N", a count of tiers, or "S1,S2,..", the servers per group of each */
     if (a->tiers) {
         double given[PPL_MAX_TIERS];
-        int n;
         if ((st = parse_list(c, "--tiers", a->tiers, given, PPL_MAX_TIERS, &n)))
             return st;
         if (n == 1 && given[0] <= PPL_MAX_TIERS && given[0] == floor(given[0]))
-            want = (int)given[0];
+            o.tiers = (int)given[0];
         else {
             for (int i = 0; i < n; i++)
-                sizes[i] = (int64_t)given[i];
-            ntiers = n;
+                o.tier_servers[i] = (int64_t)given[i];
+            o.ntier_servers = n;
         }
     }
-    if (ntiers == 0) {
-        /* the leaf: one switch per rail when the leaf group fits its down ports */
-        int64_t down, up;
-        ppl_switch_ports(R, os[0], false, &down, &up);
-        int64_t switches = K <= down ? rails : ppl_ceil_div(K * rails, down);
-        sizes[ntiers++] = K;
-        while (sizes[ntiers - 1] < S) {
-            if (ntiers == PPL_MAX_TIERS)
-                return ppl_error_set(&c->err, PPL_EUSAGE, "", "--servers",
-                                     "%lld servers need more than %d tiers of radix-%lld switches",
-                                     (long long)S, PPL_MAX_TIERS, (long long)R);
-            int64_t inner = sizes[ntiers - 1];
-            bool last = want ? ntiers == want - 1 : inner * R >= S;
-            if (last) {
-                /* the top joins R inner groups, one link from each to every top switch */
-                if (inner * R < S)
-                    return ppl_error_set(
-                        &c->err, PPL_EUSAGE, "", "--tiers",
-                        "%d tiers of radix-%lld switches hold at most %lld servers "
-                        "in leaf groups of %lld",
-                        want, (long long)R, (long long)(inner * R), (long long)K);
-                sizes[ntiers++] = S;
-                break;
-            }
-            /* a middle tier's switch links to each inner switch of its group once */
-            int64_t d, d_up;
-            ppl_switch_ports(R, os[ntiers], false, &d, &d_up);
-            int64_t next = inner * (d / switches);
-            if (next <= inner)
-                return ppl_error_set(
-                    &c->err, PPL_EUSAGE, "", "--leaf-servers",
-                    "radix-%lld switches cannot join groups of %lld servers "
-                    "(%lld switches each) into larger ones; give --tiers sizes explicitly",
-                    (long long)R, (long long)inner, (long long)switches);
-            if (next > S)
-                next = S;
-            /* a group must divide the cluster: take the largest that does */
-            while (next > inner && S % next != 0)
-                next -= inner;
-            if (next <= inner)
-                return ppl_error_set(&c->err, PPL_EUSAGE, "", "--servers",
-                                     "%lld servers do not split into groups of tier %d; give "
-                                     "--tiers sizes explicitly",
-                                     (long long)S, ntiers);
-            sizes[ntiers++] = next;
-            switches = up; /* switches of the new group: the inner switches' uplinks / d x d */
-            up = d_up;
-        }
-        if (want && ntiers != want)
-            return ppl_error_set(&c->err, PPL_EUSAGE, "", "--tiers",
-                                 "%lld servers in leaf groups of %lld take %d tiers, not %d",
-                                 (long long)S, (long long)K, ntiers, want);
-    }
-    int64_t domain = a->nvlink_domain != PPL_UNSET ? a->nvlink_domain
-                     : gpu->domain_gpus > G        ? gpu->domain_gpus
-                                                   : G;
 
-    json_t *t = json_object();
-    char name[128], source[768], bw[64];
-    if (a->name)
-        snprintf(name, sizeof name, "%s", a->name);
-    else
-        snprintf(name, sizeof name, "%s-%lldx%lld", gpu->kind, (long long)S, (long long)G);
-    snprintf(source, sizeof source,
-             "generated by parplan topology generate: %lld servers x %lld %s, %lld rails, leaf "
-             "groups of %lld servers, radix-%lld switches (folded-Clos sizing, Al-Fares et al. "
-             "SIGCOMM'08). GPU: %s",
-             (long long)S, (long long)G, gpu->kind, (long long)rails, (long long)K, (long long)R,
-             gpu->source);
-    json_object_set_new(t, "schema_version", json_integer(1));
-    json_object_set_new(t, "name", json_string(name));
-    json_object_set_new(t, "source", json_string(source));
-    json_object_set_new(t, "gpu", json_string(gpu->kind));
-    json_object_set_new(t, "servers", json_integer(S));
-    json_object_set_new(t, "gpus_per_server", json_integer(G));
-    json_t *nv = json_object();
-    json_object_set_new(nv, "domain_gpus", json_integer(domain));
-    snprintf(bw, sizeof bw, "%.0f GB/s", gpu->nvlink_bps / 1e9);
-    json_object_set_new(nv, "bandwidth", json_string(bw));
-    json_object_set_new(nv, "latency", json_string("1 us"));
-    json_object_set_new(t, "nvlink", nv);
-    json_t *rl = json_object();
-    json_object_set_new(rl, "count", json_integer(rails));
-    snprintf(bw, sizeof bw, "%.6g Gb/s", a->nic_bandwidth_bps * 8.0 / 1e9);
-    json_object_set_new(rl, "nic_bandwidth", json_string(bw));
-    json_object_set_new(rl, "latency", json_string("2 us"));
-    json_object_set_new(t, "rails", rl);
-    json_t *tiers = json_array();
-    static const char *const names3[] = {"leaf", "spine", "core"};
-    for (int i = 0; i < ntiers; i++) {
-        json_t *e = json_object();
-        char tn[16];
-        if (ntiers <= 3)
-            snprintf(tn, sizeof tn, "%s", ntiers == 2 && i == 1 ? "spine" : names3[i]);
-        else
-            snprintf(tn, sizeof tn, "tier%d", i);
-        json_object_set_new(e, "name", json_string(tn));
-        json_object_set_new(e, "servers", json_integer(sizes[i]));
-        json_object_set_new(e, "rail_optimized", json_boolean(i == 0 && rails > 1));
-        json_object_set_new(e, "oversubscription", ppl_json_real(i == ntiers - 1 ? 1.0 : os[i]));
-        json_object_set_new(e, "latency", json_string("1 us"));
-        json_array_append_new(tiers, e);
-    }
-    json_object_set_new(t, "tiers", tiers);
-    json_object_set_new(t, "rail_only", json_boolean(a->rail_only == 1));
-    json_object_set_new(t, "switch_radix", json_integer(R));
-    json_t *x = json_object();
-    json_object_set_new(x, "protocol", json_string("infiniband"));
-    json_object_set_new(x, "mtu", json_integer(4096));
-    json_object_set_new(x, "loss_rate", ppl_json_real(0.0));
-    json_object_set_new(x, "retransmit", json_string("go-back-n"));
-    json_object_set_new(x, "rtt", json_string("10 us"));
-    json_object_set_new(t, "transport", x);
-
-    /* what we write must load */
-    ppl_topology check;
-    ppl_error err;
-    if (ppl_topology_from_json(t, "(generated)", "", &c->diag, &check, &err) != PPL_OK) {
+    json_t *t;
+    if (ppl_topogen(&o, &t, NULL, &c->err) != PPL_OK) {
+        if (!c->err.file[0])
+            return say_flags(&c->err);
+        /* the document failed the topology loader: its error, after what caused it */
         char line[1024];
-        ppl_error_format(&err, line, sizeof line);
-        json_decref(t);
+        ppl_error_format(&c->err, line, sizeof line);
         return ppl_error_set(&c->err, PPL_EUSAGE, "", "",
                              "these flags give an invalid topology: %s", line);
     }
