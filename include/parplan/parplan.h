@@ -4,7 +4,8 @@
  * Modules, one header each: error (status and error record), units (quantities),
  * model (transformer description, parameters, FLOPs), topology (cluster fabric),
  * catalog (finding files by name), output (buffers, JSON,
- * tables, atomic writes).  Every public name starts with ppl_.
+ * tables, atomic writes), whatif (sweeps and the best plan at a point), sizing
+ * (the fewest GPUs for a training run).  Every public name starts with ppl_.
  */
 #ifndef PARPLAN_PARPLAN_H
 #define PARPLAN_PARPLAN_H
@@ -22,7 +23,9 @@
 #include "parplan/runs.h"
 #include "parplan/schedule.h"
 #include "parplan/search.h"
+#include "parplan/sizing.h"
 #include "parplan/topology.h"
 #include "parplan/units.h"
+#include "parplan/whatif.h"
 
 #endif
