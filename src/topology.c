@@ -71,17 +71,89 @@ const char *ppl_retransmit_name(ppl_retransmit r)
     return (unsigned)r < 3 ? retransmit_names[r] : "?";
 }
 
-static const char *const topology_keys[] = {
-    "schema_version",  "name",      "source", "gpu",   "servers",
-    "gpus_per_server", "nvlink",    "rails",  "tiers", "rail_only",
-    "switch_radix",    "transport", NULL};
-static const char *const gpu_keys[] = {"name", "memory", "flops", "hbm_bandwidth", NULL};
-static const char *const nvlink_keys[] = {"domain_gpus", "bandwidth", "latency", NULL};
-static const char *const rails_keys[] = {"count", "nic_bandwidth", "latency", NULL};
-static const char *const tier_keys[] = {"name",    "servers", "rail_optimized", "oversubscription",
-                                        "latency", NULL};
-static const char *const transport_keys[] = {"protocol",   "mtu", "loss_rate",
-                                             "retransmit", "rtt", NULL};
+/*
+ * Every key a topology file may hold, by its path in the document.  The loader
+ * takes each object's known keys from here, in table order, which is the order
+ * in which an unknown key's closest match is looked for (the first of equals
+ * wins).  A tier's keys are listed as `whatif` names them, rail_optimized last:
+ * no two are within four edits of each other, so a misspelling within two edits
+ * of one (the most a suggestion allows) is three or more from every other, and
+ * their order decides nothing.  `whatif` sets the settable keys: every figure of
+ * the cluster the cost model reads; not names, sources or whole objects, nor the
+ * peaks of precisions no training runs in (tf32, fp32, fp64, fp4: the training
+ * precisions are ppl_precision_names in config.h).
+ */
+const ppl_topology_key ppl_topology_keys[] = {
+    {"schema_version", false},
+    {"name", false},
+    {"source", false},
+    {"gpu", false},
+    {"gpu.name", false},
+    {"gpu.memory", true},
+    {"gpu.flops", false},
+    {"gpu.flops.bf16", true},
+    {"gpu.flops.fp16", true},
+    {"gpu.flops.fp8", true},
+    {"gpu.flops.tf32", false},
+    {"gpu.flops.fp32", false},
+    {"gpu.flops.fp64", false},
+    {"gpu.flops.fp4", false},
+    {"gpu.hbm_bandwidth", true},
+    {"servers", true},
+    {"gpus_per_server", true},
+    {"nvlink", false},
+    {"nvlink.domain_gpus", true},
+    {"nvlink.bandwidth", true},
+    {"nvlink.latency", true},
+    {"rails", false},
+    {"rails.count", true},
+    {"rails.nic_bandwidth", true},
+    {"rails.latency", true},
+    {"tiers", false},
+    {"tiers[].name", false},
+    {"tiers[].servers", true},
+    {"tiers[].oversubscription", true},
+    {"tiers[].latency", true},
+    {"tiers[].rail_optimized", true},
+    {"rail_only", true},
+    {"switch_radix", true},
+    {"transport", false},
+    {"transport.protocol", true},
+    {"transport.mtu", true},
+    {"transport.loss_rate", true},
+    {"transport.retransmit", true},
+    {"transport.rtt", true},
+    {NULL, false},
+};
+
+const ppl_topology_key *ppl_topology_key_find(const char *path)
+{
+    for (const ppl_topology_key *k = ppl_topology_keys; k->path; k++)
+        if (strcmp(k->path, path) == 0)
+            return k;
+    return NULL;
+}
+
+#define MAX_OBJECT_KEYS 16 /* the most keys one object of the table holds, and its NULL */
+
+/* The keys of the object at parent ("" for the root, "gpu.flops", "tiers[]"), in
+ * table order and NULL-terminated: the known keys its reader warns against. */
+static const char *const *keys_under(const char *parent, const char *out[MAX_OBJECT_KEYS])
+{
+    size_t n = 0, plen = strlen(parent);
+    for (const ppl_topology_key *k = ppl_topology_keys; k->path && n + 1 < MAX_OBJECT_KEYS; k++) {
+        const char *rest = k->path;
+        if (plen > 0) {
+            if (strncmp(rest, parent, plen) != 0 || rest[plen] != '.')
+                continue;
+            rest += plen + 1;
+        }
+        if (!strchr(rest, '.'))
+            out[n++] = rest;
+    }
+    out[n] = NULL;
+    return out;
+}
 
 static void gpu_from_spec(const ppl_gpu_spec *spec, ppl_gpu *gpu)
 {
@@ -98,6 +170,7 @@ static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl
 {
     char gpath[PPL_ERROR_KEY_MAX], fpath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
     char kinds[128];
+    const char *gpu_keys[MAX_OBJECT_KEYS], *flops_keys[MAX_OBJECT_KEYS];
     json_t *g, *fl;
     ppl_status st;
     jr_path(gpath, sizeof gpath, path, "gpu");
@@ -112,7 +185,8 @@ static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl
         gpu_from_spec(spec, gpu);
         return PPL_OK;
     }
-    if ((st = jr_object(ctx, obj, path, "gpu", JR_REQUIRED, gpu_keys, &g, gpath, sizeof gpath)))
+    if ((st = jr_object(ctx, obj, path, "gpu", JR_REQUIRED, keys_under("gpu", gpu_keys), &g, gpath,
+                        sizeof gpath)))
         return st;
     if ((st = jr_string(ctx, g, gpath, "name", JR_OPTIONAL, "gpu", gpu->name, sizeof gpu->name)))
         return st;
@@ -130,7 +204,8 @@ static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl
                           gpu->hbm_bandwidth_bps, JR_BETWEEN(MIN_HBM_BPS, MAX_BANDWIDTH_BPS),
                           &gpu->hbm_bandwidth_bps)))
         return st;
-    if ((st = jr_object(ctx, g, gpath, "flops", need, precision_names, &fl, fpath, sizeof fpath)))
+    if ((st = jr_object(ctx, g, gpath, "flops", need, keys_under("gpu.flops", flops_keys), &fl,
+                        fpath, sizeof fpath)))
         return st;
     if (fl) {
         double given[PPL_PRECISION_COUNT]; /* 0: not given (a peak must be positive) */
@@ -161,6 +236,7 @@ static ppl_status read_tiers(jr_ctx *ctx, const json_t *obj, const char *path, p
 {
     char tpath[PPL_ERROR_KEY_MAX], ipath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
     char found[64];
+    const char *tier_keys[MAX_OBJECT_KEYS];
     json_t *arr;
     ppl_status st = jr_get(ctx, obj, path, "tiers", JR_OPTIONAL, &arr);
     if (st != PPL_OK)
@@ -192,7 +268,7 @@ static ppl_status read_tiers(jr_ctx *ctx, const json_t *obj, const char *path, p
         jr_index(ipath, sizeof ipath, tpath, i);
         if ((st = jr_expect_object(ctx, e, ipath)))
             return st;
-        jr_warn_unknown_keys(ctx, e, ipath, tier_keys);
+        jr_warn_unknown_keys(ctx, e, ipath, keys_under("tiers[]", tier_keys));
         char def_name[16];
         snprintf(def_name, sizeof def_name, "tier%zu", i);
         if ((st = jr_string(ctx, e, ipath, "name", JR_OPTIONAL, def_name, tier->name,
@@ -253,10 +329,11 @@ static ppl_status read_tiers(jr_ctx *ctx, const json_t *obj, const char *path, p
 static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, ppl_topology *t)
 {
     char npath[PPL_ERROR_KEY_MAX], rpath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
+    const char *nvlink_keys[MAX_OBJECT_KEYS], *rails_keys[MAX_OBJECT_KEYS];
     json_t *nv, *rails;
     ppl_status st;
-    if ((st = jr_object(ctx, obj, path, "nvlink", JR_REQUIRED, nvlink_keys, &nv, npath,
-                        sizeof npath)) ||
+    if ((st = jr_object(ctx, obj, path, "nvlink", JR_REQUIRED, keys_under("nvlink", nvlink_keys),
+                        &nv, npath, sizeof npath)) ||
         (st = jr_int(ctx, nv, npath, "domain_gpus", JR_OPTIONAL, t->gpus_per_server, 1,
                      MAX_DOMAIN_GPUS, &t->nvlink.domain_gpus)) ||
         (st = jr_quantity(ctx, nv, npath, "bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0,
@@ -283,8 +360,8 @@ static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, p
                            "servers (%lld)",
                            (long long)d, (long long)(d / g), (long long)t->servers);
     }
-    if ((st = jr_object(ctx, obj, path, "rails", JR_REQUIRED, rails_keys, &rails, rpath,
-                        sizeof rpath)) ||
+    if ((st = jr_object(ctx, obj, path, "rails", JR_REQUIRED, keys_under("rails", rails_keys),
+                        &rails, rpath, sizeof rpath)) ||
         (st = jr_int(ctx, rails, rpath, "count", JR_OPTIONAL, t->gpus_per_server, 1,
                      MAX_GPUS_PER_SERVER, &t->rails.count)) ||
         (st = jr_quantity(ctx, rails, rpath, "nic_bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0,
@@ -308,11 +385,12 @@ static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, p
 static ppl_status read_transport(jr_ctx *ctx, const json_t *obj, const char *path, ppl_topology *t)
 {
     char xpath[PPL_ERROR_KEY_MAX];
+    const char *transport_keys[MAX_OBJECT_KEYS];
     json_t *x;
     int protocol = PPL_PROTOCOL_INFINIBAND, retransmit = PPL_RETRANSMIT_GO_BACK_N;
     ppl_status st;
-    if ((st = jr_object(ctx, obj, path, "transport", JR_OPTIONAL, transport_keys, &x, xpath,
-                        sizeof xpath)))
+    if ((st = jr_object(ctx, obj, path, "transport", JR_OPTIONAL,
+                        keys_under("transport", transport_keys), &x, xpath, sizeof xpath)))
         return st;
     /* an absent transport reads as an empty object: every key takes its default
      * (json_object_get on NULL finds nothing) */
@@ -336,11 +414,12 @@ ppl_status ppl_topology_from_json(const json_t *obj, const char *file, const cha
                                   const ppl_diag *diag, ppl_topology *t, ppl_error *err)
 {
     jr_ctx ctx = {.file = file, .err = err, .diag = diag};
+    const char *root_keys[MAX_OBJECT_KEYS];
     ppl_status st;
     memset(t, 0, sizeof *t);
     if ((st = jr_expect_object(&ctx, obj, path)) != PPL_OK)
         return st;
-    jr_warn_unknown_keys(&ctx, obj, path, topology_keys);
+    jr_warn_unknown_keys(&ctx, obj, path, keys_under("", root_keys));
     if ((st = jr_schema_version(&ctx, obj, path)) ||
         (st = jr_string(&ctx, obj, path, "name", JR_OPTIONAL, "", t->name, sizeof t->name)) ||
         (st = jr_string(&ctx, obj, path, "source", JR_OPTIONAL, "", t->source, sizeof t->source)) ||

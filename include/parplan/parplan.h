@@ -35,6 +35,9 @@
  *   comm      ppl_net_init, ppl_group_place, ppl_collective (one collective's
  *             time and traffic on the fabric, nccl-tests style)
  *   runs      ppl_runs_load / ppl_runs_free (measured runs for calibration)
+ *   whatif    ppl_sweeps_parse, ppl_whatif_point (a sweep point's pins and patched
+ *             topology), ppl_best_plan, ppl_time_to_train_s, ppl_gpu_hours
+ *   sizing    ppl_size (the fewest GPUs for N tokens in D days, or to fit at all)
  *   report    ppl_estimate_json, ppl_estimate_text (what the command line prints)
  *   output    ppl_buf, ppl_json_render, ppl_table, ppl_output_write (atomic -o)
  *   units, error: quantities with units; ppl_error_format for one-line messages.
@@ -55,8 +58,10 @@
 #include "parplan/runs.h"
 #include "parplan/schedule.h"
 #include "parplan/search.h"
+#include "parplan/sizing.h"
 #include "parplan/topogen.h"
 #include "parplan/topology.h"
 #include "parplan/units.h"
+#include "parplan/whatif.h"
 
 #endif

@@ -143,6 +143,23 @@ bool ppl_gpu_name_has(const char *name, const char *family);
 /* "A100, H100, H200, B200, GB200" */
 void ppl_gpu_kinds(char *buf, size_t size);
 
+/*
+ * The keys of a topology file: one row per key, named by its path in the
+ * document ("servers", "rails.nic_bandwidth", "gpu.flops.bf16"; "tiers[].latency"
+ * for the key of every tier).  The loader warns about keys that are not here; a
+ * what-if sweep may set the settable ones.  The last row's path is NULL.
+ */
+typedef struct ppl_topology_key {
+    const char *path;
+    bool settable; /* a figure the cost model reads: not a name, a source, an object */
+} ppl_topology_key;
+
+extern const ppl_topology_key ppl_topology_keys[];
+
+/* The row of path exactly as the table spells it ("tiers[].servers"); NULL when
+ * a topology file has no such key. */
+const ppl_topology_key *ppl_topology_key_find(const char *path);
+
 ppl_status ppl_topology_load(const char *path, const char *display, const ppl_diag *diag,
                              ppl_topology *topo, ppl_error *err);
 ppl_status ppl_topology_from_json(const struct json_t *obj, const char *file, const char *path,

@@ -16,7 +16,6 @@ typedef struct cli {
     ppl_error err;
     ppl_buf out;
     ppl_constants constants; /* the committed ones, or --constants FILE's */
-    bool batch_noted;        /* the assumed global batch was said on stderr */
 } cli;
 
 /* Resolves a --model/--topology argument (name or path) and loads it. */
@@ -31,6 +30,10 @@ void cli_eval_ctx(cli *c, ppl_eval_ctx *ctx, const ppl_model *model, const ppl_t
 typedef ppl_status (*cli_entry_fn)(cli *c, const char *name, struct json_t *list, ppl_table *t);
 ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size_t ncols,
                             const char *align, const char *const *header, cli_entry_fn entry);
+
+/* Says on stderr the global batch assumed when --global-batch is not given
+ * (whatif, size): never silently. */
+void cli_note_batch(int64_t batch, const ppl_model *model);
 
 /* Renders a JSON document into c->out and takes ownership of doc. */
 ppl_status cli_emit_json(cli *c, struct json_t *doc);

@@ -69,6 +69,15 @@ ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size
     return st;
 }
 
+void cli_note_batch(int64_t batch, const ppl_model *model)
+{
+    fprintf(stderr,
+            "parplan: note: no --global-batch: assuming %lld sequences of %lld tokens "
+            "(%.3g M tokens) per step\n",
+            (long long)batch, (long long)model->seq_len,
+            (double)batch * (double)model->seq_len / 1e6);
+}
+
 ppl_status cli_emit_json(cli *c, json_t *doc)
 {
     if (!doc)

@@ -128,6 +128,7 @@ static void knob_to_flag(ppl_error *err)
                                         "recompute_layers",
                                         "model",
                                         "topology",
+                                        "sweep",
                                         NULL};
     if (err->status != PPL_EUSAGE || err->file[0])
         return;

@@ -1,0 +1,124 @@
+/*
+ * parplan/whatif.h - the best plan at every point of a sweep, and the figures
+ * around it: the default global batch, time to train, GPU-hours.
+ *
+ * A sweep is KEY=V1,V2,... where KEY is gpus (what the cluster offers: every GPU
+ * count up to it is a candidate), global_batch, or a settable topology path
+ * (ppl_topology_keys: "rails.nic_bandwidth", "tiers[1].oversubscription").  A
+ * point of the grid patches the topology file's JSON at each swept path and
+ * loads it again, so every swept value passes the same checks as a hand-written
+ * file.  Errors are usage errors keyed "sweep" whose message names the sweep
+ * key; nothing here prints.
+ */
+#ifndef PARPLAN_WHATIF_H
+#define PARPLAN_WHATIF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parplan/config.h"
+#include "parplan/error.h"
+#include "parplan/model.h"
+#include "parplan/schedule.h"
+#include "parplan/search.h"
+#include "parplan/topology.h"
+
+struct json_t;
+
+#define PPL_SWEEP_KEY_MAX 64        /* a key and its NUL */
+#define PPL_SWEEP_MAX_VALUES 256    /* values of one sweep */
+#define PPL_SWEEP_TEXT_MAX 1024     /* the values' text (longer is cut) */
+#define PPL_WHATIF_MAX_POINTS 10000 /* points of the whole grid */
+
+typedef enum ppl_sweep_kind {
+    PPL_SWEEP_TOPOLOGY = 0, /* a path of the topology file */
+    PPL_SWEEP_GPUS,
+    PPL_SWEEP_GLOBAL_BATCH
+} ppl_sweep_kind;
+
+/* One parsed sweep; a plain value, safe to copy. */
+typedef struct ppl_sweep {
+    char key[PPL_SWEEP_KEY_MAX];
+    ppl_sweep_kind kind;
+    int nvalues;
+    unsigned short at[PPL_SWEEP_MAX_VALUES]; /* where value i starts in text */
+    char text[PPL_SWEEP_TEXT_MAX];           /* the values, each NUL-terminated */
+} ppl_sweep;
+
+/* Value i (0-based) of a sweep, as given ("400Gb/s"). */
+const char *ppl_sweep_value(const ppl_sweep *sweep, int i);
+
+/* Parses "KEY=V1,V2,..." (empty values between commas are skipped) and checks the
+ * key against the topology document (a tier's index must be one it has).  Usage
+ * errors: a key too long, no values, more than PPL_SWEEP_MAX_VALUES, an unknown
+ * key. */
+ppl_status ppl_sweep_parse(const char *spec, const struct json_t *topology, ppl_sweep *sweep,
+                           ppl_error *err);
+
+/* Parses n sweeps in turn into sweeps[n]; *points is the size of their grid,
+ * which may not exceed PPL_WHATIF_MAX_POINTS (checked after each sweep). */
+ppl_status ppl_sweeps_parse(const char *const *specs, int n, const struct json_t *topology,
+                            ppl_sweep *sweeps, size_t *points, ppl_error *err);
+
+/* The value index of each sweep at point p of the grid (the last sweep varies
+ * fastest): idx[n]. */
+void ppl_sweep_point(const ppl_sweep *sweeps, int n, size_t p, int *idx);
+
+/* A value as JSON: an integer or a real when it is a finite number, true/false
+ * for true/yes and false/no, else the string ("800Gb/s", which the loader reads
+ * with its unit).  NULL when out of memory. */
+struct json_t *ppl_sweep_value_json(const char *value);
+
+/* Sets the settable topology path (a.b, tiers[i].x) of a topology document to
+ * value (as ppl_sweep_value_json reads it), creating objects on the way; a
+ * "gpu": "H100" becomes {"name": "H100", ...} so the datasheet fills the rest.
+ * A usage error, the document untouched, when the path is not settable. */
+ppl_status ppl_topology_patch(struct json_t *topology, const char *path, const char *value,
+                              ppl_error *err);
+
+/* Reads a topology file as a JSON document (to patch); on a parse error the
+ * loader's own message.  Free with json_decref. */
+ppl_status ppl_topology_document(const char *path, const ppl_diag *diag, struct json_t **doc,
+                                 ppl_error *err);
+
+/* Point idx of a grid: the topology patched at every swept path and loaded (file
+ * is how errors name it), and pins with gpus and global_batch set where swept
+ * (the rest as given).  Usage errors: a gpus or global_batch value that is not
+ * a positive integer, a patched topology the loader refuses, gpus beyond the
+ * topology's. */
+ppl_status ppl_whatif_point(const struct json_t *topology, const char *file,
+                            const ppl_sweep *sweeps, int n, const int *idx, ppl_pins *pins,
+                            ppl_topology *topo, ppl_error *err);
+
+/* What the searches behind an answer did, summed over the plans searched. */
+typedef struct ppl_search_totals {
+    size_t plans, candidates, evaluated, feasible;
+    double seconds;
+} ppl_search_totals;
+
+void ppl_search_totals_add(ppl_search_totals *acc, const ppl_search_result *r);
+/* {plans, candidates, evaluated, feasible, seconds}; seconds is null unless
+ * with_seconds, so that the same input gives byte-identical output. */
+struct json_t *ppl_search_totals_json(const ppl_search_totals *totals, bool with_seconds);
+
+/* The best plan for pins (PPL_UNSET where free) under opts (objective, families,
+ * gpus_at_most; its pins and top are ignored): PPL_INFEASIBLE when nothing fits,
+ * and then err is left as it was.  The search's figures are added to acc. */
+ppl_status ppl_best_plan(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_search_opts *opts,
+                         ppl_estimate *best, ppl_search_totals *acc, ppl_error *err);
+
+/* The global batch when none is given: about 4M tokens per step (GPT-3's 3.2M,
+ * Llama 2's 4M) in a power of two of sequences, at least one: 512 sequences of
+ * 8,192 tokens, 2,048 of 2,048. */
+int64_t ppl_default_global_batch(const ppl_model *model);
+
+/* Time to train on tokens at tokens_per_s (global_batch * seq_len / step time):
+ * seconds, and days of 86,400 s. */
+double ppl_time_to_train_s(double tokens, double tokens_per_s);
+double ppl_time_to_train_days(double tokens, double tokens_per_s);
+
+/* GPU-hours of gpus GPUs busy for seconds: gpus * seconds / 3,600. */
+double ppl_gpu_hours(int64_t gpus, double seconds);
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * cmd_size.c - `parplan size`: the fewest GPUs that train N tokens in D days
+ * (or, with --fit-only, that hold one replica), as text or JSON.
+ *
+ * The search over GPU counts, the time to train, the GPU-hours and the cost are
+ * the library's (parplan/sizing.h); this file parses, calls and renders.
+ */
+#include <jansson.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+ppl_status cmd_size(cli *c)
+{
+    const ppl_args *a = c->args;
+    ppl_model model;
+    ppl_topology topo;
+    ppl_status st;
+    if ((st = cli_load_model(c, a->model, &model)) != PPL_OK ||
+        (st = cli_load_topology(c, a->topology, &topo)) != PPL_OK)
+        return st;
+    if (a->pins.global_batch == PPL_UNSET)
+        cli_note_batch(ppl_default_global_batch(&model), &model);
+    ppl_eval_ctx ctx;
+    cli_eval_ctx(c, &ctx, &model, &topo);
+    ppl_sizing_opts opts = {.pins = &a->pins,
+                            .search = {.objective = a->objective,
+                                       .allow_tp_across_servers = a->allow_tp_across_servers},
+                            .fit_only = a->fit_only,
+                            .tokens = a->tokens,
+                            .days = a->days,
+                            .gpu_hour_price = a->gpu_hour_price};
+    ppl_sizing r;
+    if ((st = ppl_size(&ctx, &opts, &r, &c->err)) != PPL_OK)
+        return st;
+    const ppl_estimate *best = &r.best;
+    if (a->json) {
+        json_t *doc = ppl_json_document();
+        json_object_set_new(doc, "model", json_string(model.name));
+        json_object_set_new(doc, "topology", json_string(topo.name));
+        json_object_set_new(doc, "gpus", json_integer(r.gpus));
+        json_object_set_new(doc, "global_batch", json_integer(best->config.global_batch));
+        json_object_set_new(doc, "global_batch_assumed", json_boolean(r.global_batch_assumed));
+        if (!a->fit_only) {
+            json_object_set_new(doc, "tokens", ppl_json_real(a->tokens));
+            json_object_set_new(doc, "days", ppl_json_real(r.days));
+            json_object_set_new(doc, "days_allowed", ppl_json_real(a->days));
+            json_object_set_new(doc, "gpu_hours", ppl_json_real(r.gpu_hours));
+            if (a->gpu_hour_price > 0)
+                json_object_set_new(doc, "cost", ppl_json_real(r.cost));
+        }
+        json_object_set_new(doc, "result", ppl_estimate_json(best, &model));
+        json_object_set_new(doc, "search", ppl_search_totals_json(&r.search, a->timing));
+        return cli_emit_json(c, doc);
+    }
+    char desc[512];
+    ppl_config_describe(&best->config, desc, sizeof desc);
+    char batch_note[96] = "";
+    if (r.global_batch_assumed)
+        snprintf(batch_note, sizeof batch_note,
+                 " at an assumed global batch of %lld (give --global-batch)",
+                 (long long)best->config.global_batch);
+    if (a->fit_only) {
+        ppl_buf_printf(&c->out, "%lld GPUs hold one replica of %s on %s%s\n", (long long)r.gpus,
+                       model.name, topo.name, batch_note);
+    } else {
+        char when[32];
+        ppl_format_time(r.seconds, when, sizeof when);
+        ppl_buf_printf(&c->out,
+                       "%lld GPUs of %s train %s on %.4g tokens in %s (%.4g allowed)%s, "
+                       "%.4g GPU-hours",
+                       (long long)r.gpus, topo.name, model.name, a->tokens, when, a->days,
+                       batch_note, r.gpu_hours);
+        if (a->gpu_hour_price > 0)
+            ppl_buf_printf(&c->out, ", cost %.4g", r.cost);
+        ppl_buf_printf(&c->out, "\n");
+    }
+    ppl_buf_printf(&c->out, "config   %s\n", desc);
+    if (a->timing)
+        ppl_buf_printf(&c->out, "search   %zu plans, %zu configurations costed in %.3f s\n",
+                       r.search.plans, r.search.evaluated, r.search.seconds);
+    ppl_buf_printf(&c->out, "\n");
+    ppl_estimate_text(best, &c->out);
+    return PPL_OK;
+}

@@ -1,0 +1,149 @@
+/*
+ * sizing.c - the fewest GPUs that train N tokens in D days (`parplan size`).
+ *
+ * Doubling, then bisection on whole servers (below a server: 1, 2, 4 GPUs for
+ * fit-only).  Every count is planned by the same search as `plan`, on the first
+ * GPUs of the topology.
+ */
+#include "parplan/sizing.h"
+
+#include <string.h>
+
+#include "parplan/units.h"
+
+/* The best plan on the first `gpus` GPUs; *meets when it trains in time.
+ * Nothing fitting is not an error here: *meets stays false. */
+static ppl_status plan_at(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o, int64_t gpus,
+                          ppl_estimate *e, bool *meets, ppl_search_totals *acc, ppl_error *err)
+{
+    ppl_pins pins = *o->pins;
+    pins.gpus = gpus;
+    if (pins.global_batch == PPL_UNSET)
+        pins.global_batch = ppl_default_global_batch(ctx->model);
+    ppl_status st = ppl_best_plan(ctx, &pins, &o->search, e, acc, err);
+    *meets = false;
+    if (st == PPL_OK && !o->fit_only)
+        *meets = ppl_time_to_train_s(o->tokens, e->tokens_per_s) <= o->days * 86400.0;
+    else if (st == PPL_OK)
+        *meets = true;
+    return st == PPL_INFEASIBLE ? PPL_OK : st;
+}
+
+/* One replica (dp 1): the fewest GPUs (tp x pp x cp) any configuration fits on. */
+static ppl_status fit_only(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o, ppl_sizing *out,
+                           bool *found, ppl_error *err)
+{
+    const int64_t per = ctx->topo->gpus_per_server, all = ctx->topo->servers * per;
+    ppl_pins pins = *o->pins;
+    pins.dp = 1;
+    if (pins.global_batch == PPL_UNSET)
+        pins.global_batch = ppl_default_global_batch(ctx->model);
+    ppl_estimate e;
+    for (int64_t g = 1; g <= all && !*found; g = g < per ? g * 2 : g + per) {
+        pins.gpus = g;
+        ppl_status st = ppl_best_plan(ctx, &pins, &o->search, &e, &out->search, err);
+        if (st == PPL_OK) {
+            *found = true;
+            out->best = e;
+            out->gpus = g;
+        } else if (st != PPL_INFEASIBLE) {
+            return st;
+        }
+    }
+    return PPL_OK;
+}
+
+/* Doubling whole servers until the plan trains in time, then bisection; *last
+ * holds the last plan found. */
+static ppl_status in_time(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o, ppl_sizing *out,
+                          ppl_estimate *last, bool *found, ppl_error *err)
+{
+    const int64_t per = ctx->topo->gpus_per_server, servers = ctx->topo->servers;
+    ppl_estimate *e = last;
+    bool meets = false;
+    ppl_status st;
+    int64_t lo = 0, hi = 0;
+    for (int64_t s = 1; s <= servers; s = s * 2 > servers && s < servers ? servers : s * 2) {
+        if ((st = plan_at(ctx, o, s * per, e, &meets, &out->search, err)) != PPL_OK)
+            return st;
+        if (meets) {
+            hi = s;
+            out->best = *e;
+            *found = true;
+            break;
+        }
+        lo = s;
+        if (s == servers)
+            break;
+    }
+    if (!*found)
+        return PPL_OK;
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((st = plan_at(ctx, o, mid * per, e, &meets, &out->search, err)) != PPL_OK)
+            return st;
+        if (meets) {
+            hi = mid;
+            out->best = *e;
+        } else {
+            lo = mid;
+        }
+    }
+    out->gpus = hi * per;
+    return PPL_OK;
+}
+
+/* Why no count will do: what the whole cluster achieves at best (e: the last
+ * plan found, zero when none was: then nothing fits). */
+static ppl_status not_found(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o, ppl_sizing *out,
+                            ppl_estimate *e, ppl_error *err)
+{
+    const ppl_topology *t = ctx->topo;
+    const int64_t all = t->servers * t->gpus_per_server;
+    if (o->fit_only)
+        return ppl_error_set(err, PPL_INFEASIBLE, "", "",
+                             "one replica of %s does not fit on all %lld GPUs of %s",
+                             ctx->model->name, (long long)all, t->name);
+    bool meets;
+    ppl_status st = plan_at(ctx, o, all, e, &meets, &out->search, err);
+    if (st != PPL_OK)
+        return st;
+    if (e->tokens_per_s > 0) {
+        char when[32];
+        ppl_format_time(ppl_time_to_train_s(o->tokens, e->tokens_per_s), when, sizeof when);
+        return ppl_error_set(err, PPL_INFEASIBLE, "", "",
+                             "not within %.4g days: all %lld GPUs of %s train %.4g tokens in %s "
+                             "at best",
+                             o->days, (long long)all, t->name, o->tokens, when);
+    }
+    return ppl_error_set(err, PPL_INFEASIBLE, "", "", "not within %.4g days: nothing fits on %s",
+                         o->days, t->name);
+}
+
+ppl_status ppl_size(const ppl_eval_ctx *ctx, const ppl_sizing_opts *opts, ppl_sizing *out,
+                    ppl_error *err)
+{
+    ppl_sizing_opts o = *opts;
+    o.search.pins = NULL;
+    o.search.top = 1;
+    o.search.gpus_at_most = false;
+    memset(out, 0, sizeof *out);
+    out->global_batch_assumed = o.pins->global_batch == PPL_UNSET;
+    bool found = false;
+    ppl_estimate last;
+    memset(&last, 0, sizeof last);
+    ppl_status st = o.fit_only ? fit_only(ctx, &o, out, &found, err)
+                               : in_time(ctx, &o, out, &last, &found, err);
+    if (st != PPL_OK)
+        return st;
+    if (!found)
+        return not_found(ctx, &o, out, &last, err);
+    if (!o.fit_only) {
+        out->seconds = ppl_time_to_train_s(o.tokens, out->best.tokens_per_s);
+        out->days = ppl_time_to_train_days(o.tokens, out->best.tokens_per_s);
+        out->gpu_hours = ppl_gpu_hours(out->gpus, out->seconds);
+        if (o.gpu_hour_price > 0)
+            out->cost = out->gpu_hours * o.gpu_hour_price;
+    }
+    return PPL_OK;
+}

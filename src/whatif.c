@@ -1,0 +1,321 @@
+/*
+ * whatif.c - sweeps over the GPU count, the global batch and topology paths, and
+ * the best plan at each point.
+ *
+ * A sweep point patches the topology file's JSON at the swept path and loads it
+ * again, so every swept value passes the same checks as a hand-written file.  The
+ * paths a sweep may set are the settable rows of the topology loader's own key
+ * table (ppl_topology_keys), so the loader and the sweeps know one schema.
+ */
+#include "parplan/whatif.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "parplan/output.h"
+#include "parplan/units.h"
+
+#define SWEEP "sweep" /* the key of every error here: the command line says --sweep */
+#define TIER_PREFIX "tiers[]."
+
+/* A settable topology path outside the tiers ("rails.nic_bandwidth"). */
+static bool settable_path(const char *path)
+{
+    const ppl_topology_key *k = strchr(path, '[') ? NULL : ppl_topology_key_find(path);
+    return k && k->settable;
+}
+
+/* A settable key of every tier ("oversubscription"). */
+static bool settable_tier_field(const char *field)
+{
+    char path[64];
+    if ((size_t)snprintf(path, sizeof path, TIER_PREFIX "%s", field) >= sizeof path)
+        return false;
+    const ppl_topology_key *k = ppl_topology_key_find(path);
+    return k && k->settable;
+}
+
+/* "servers, oversubscription, latency, rail_optimized": a tier's settable keys. */
+static void tier_fields(char *buf, size_t size)
+{
+    size_t used = 0, plen = strlen(TIER_PREFIX);
+    buf[0] = '\0';
+    for (const ppl_topology_key *k = ppl_topology_keys; k->path; k++)
+        if (k->settable && strncmp(k->path, TIER_PREFIX, plen) == 0 && used < size)
+            used +=
+                (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", k->path + plen);
+}
+
+/* Whether key names something a point sets; the usage error when not. */
+static ppl_status check_key(const char *k, const json_t *topology, ppl_error *err)
+{
+    if (strcmp(k, "gpus") == 0 || strcmp(k, "global_batch") == 0 || settable_path(k))
+        return PPL_OK;
+    int tier, n = 0;
+    char field[32];
+    if (sscanf(k, "tiers[%d].%31s%n", &tier, field, &n) == 2 && k[n] == '\0') {
+        json_t *tiers = json_object_get(topology, "tiers");
+        bool known = settable_tier_field(field);
+        if (tier >= 0 && (size_t)tier < json_array_size(tiers) && known)
+            return PPL_OK;
+        if (!known) {
+            char fields[128];
+            tier_fields(fields, sizeof fields);
+            return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "unknown key '%s' (a tier has %s)", k,
+                                 fields);
+        }
+        return ppl_error_set(err, PPL_EUSAGE, "", SWEEP,
+                             "unknown key '%s': the topology has %zu tiers", k,
+                             json_array_size(tiers));
+    }
+    return ppl_error_set(err, PPL_EUSAGE, "", SWEEP,
+                         "unknown key '%s' (use gpus, global_batch or a topology path such as "
+                         "rails.nic_bandwidth, nvlink.domain_gpus, tiers[1].oversubscription, "
+                         "rail_only, transport.loss_rate)",
+                         k);
+}
+
+const char *ppl_sweep_value(const ppl_sweep *sweep, int i)
+{
+    return sweep->text + sweep->at[i];
+}
+
+ppl_status ppl_sweep_parse(const char *spec, const json_t *topology, ppl_sweep *sw, ppl_error *err)
+{
+    const char *eq = strchr(spec, '=');
+    if (!eq)
+        return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "expected KEY=V1,V2,..., found '%.40s'",
+                             spec);
+    size_t klen = (size_t)(eq - spec);
+    if (klen >= sizeof sw->key)
+        return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "key too long");
+    memcpy(sw->key, spec, klen);
+    sw->key[klen] = '\0';
+    snprintf(sw->text, sizeof sw->text, "%s", eq + 1);
+    sw->nvalues = 0;
+    for (char *save = NULL, *tok = strtok_r(sw->text, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (sw->nvalues == PPL_SWEEP_MAX_VALUES)
+            return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "%s: at most %d values", sw->key,
+                                 PPL_SWEEP_MAX_VALUES);
+        sw->at[sw->nvalues++] = (unsigned short)(tok - sw->text);
+    }
+    if (sw->nvalues == 0)
+        return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "%s: no values", sw->key);
+    sw->kind = strcmp(sw->key, "gpus") == 0           ? PPL_SWEEP_GPUS
+               : strcmp(sw->key, "global_batch") == 0 ? PPL_SWEEP_GLOBAL_BATCH
+                                                      : PPL_SWEEP_TOPOLOGY;
+    return check_key(sw->key, topology, err);
+}
+
+ppl_status ppl_sweeps_parse(const char *const *specs, int n, const json_t *topology,
+                            ppl_sweep *sweeps, size_t *points, ppl_error *err)
+{
+    *points = 1;
+    for (int i = 0; i < n; i++) {
+        ppl_status st = ppl_sweep_parse(specs[i], topology, &sweeps[i], err);
+        if (st != PPL_OK)
+            return st;
+        *points *= (size_t)sweeps[i].nvalues;
+        if (*points > PPL_WHATIF_MAX_POINTS)
+            return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "the grid has more than %d points",
+                                 PPL_WHATIF_MAX_POINTS);
+    }
+    return PPL_OK;
+}
+
+void ppl_sweep_point(const ppl_sweep *sweeps, int n, size_t p, int *idx)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        idx[i] = (int)(p % (size_t)sweeps[i].nvalues);
+        p /= (size_t)sweeps[i].nvalues;
+    }
+}
+
+json_t *ppl_sweep_value_json(const char *v)
+{
+    char *end;
+    double d = strtod(v, &end);
+    if (*v && *end == '\0' && isfinite(d)) {
+        if (d == floor(d) && fabs(d) < 9e15)
+            return json_integer((json_int_t)d);
+        return ppl_json_real(d);
+    }
+    if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0)
+        return json_true();
+    if (strcmp(v, "false") == 0 || strcmp(v, "no") == 0)
+        return json_false();
+    return json_string(v);
+}
+
+/* Sets a checked path (a.b, tiers[i].x) in the topology object, creating objects
+ * on the way; takes value. */
+static void set_path(json_t *root, const char *path, json_t *value)
+{
+    char buf[PPL_SWEEP_KEY_MAX];
+    snprintf(buf, sizeof buf, "%s", path); /* checked keys are shorter */
+    json_t *node = root;
+    int tier;
+    char field[32];
+    if (sscanf(buf, "tiers[%d].%31s", &tier, field) == 2) {
+        json_t *t = json_array_get(json_object_get(root, "tiers"), (size_t)tier);
+        json_object_set_new(t, field, value);
+        return;
+    }
+    char *save = NULL, *tok = strtok_r(buf, ".", &save), *next;
+    while ((next = strtok_r(NULL, ".", &save)) != NULL) {
+        json_t *child = json_object_get(node, tok);
+        if (json_is_string(child) && strcmp(tok, "gpu") == 0) {
+            /* "gpu": "H100" becomes {"name": "H100"}: the datasheet fills the rest */
+            json_t *obj = json_object();
+            json_object_set(obj, "name", child);
+            json_object_set_new(node, tok, obj);
+            child = obj;
+        }
+        if (!json_is_object(child)) {
+            child = json_object();
+            json_object_set_new(node, tok, child);
+        }
+        node = child;
+        tok = next;
+    }
+    json_object_set_new(node, tok, value);
+}
+
+ppl_status ppl_topology_patch(json_t *topology, const char *path, const char *value, ppl_error *err)
+{
+    ppl_status st;
+    if (strlen(path) >= PPL_SWEEP_KEY_MAX)
+        return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "key too long");
+    if (strcmp(path, "gpus") == 0 || strcmp(path, "global_batch") == 0)
+        return ppl_error_set(err, PPL_EUSAGE, "", SWEEP,
+                             "%s is a pin of the plan, not a topology path", path);
+    if ((st = check_key(path, topology, err)) != PPL_OK)
+        return st;
+    json_t *v = ppl_sweep_value_json(value);
+    if (!v)
+        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
+    set_path(topology, path, v);
+    return PPL_OK;
+}
+
+ppl_status ppl_topology_document(const char *path, const ppl_diag *diag, json_t **doc,
+                                 ppl_error *err)
+{
+    json_error_t jerr;
+    *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (*doc)
+        return PPL_OK;
+    ppl_topology t; /* the loader gives the precise message */
+    ppl_status st = ppl_topology_load(path, path, diag, &t, err);
+    if (st != PPL_OK)
+        return st;
+    return ppl_error_set(err, PPL_EINPUT, path, "", "%s", jerr.text);
+}
+
+ppl_status ppl_whatif_point(const json_t *topology, const char *file, const ppl_sweep *sweeps,
+                            int n, const int *idx, ppl_pins *pins, ppl_topology *topo,
+                            ppl_error *err)
+{
+    ppl_status st = PPL_OK;
+    json_t *patched = json_deep_copy(topology);
+    if (!patched)
+        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
+    for (int i = 0; i < n; i++) {
+        const char *k = sweeps[i].key, *v = ppl_sweep_value(&sweeps[i], idx[i]);
+        char why[160];
+        double d;
+        if (sweeps[i].kind == PPL_SWEEP_TOPOLOGY) {
+            set_path(patched, k, ppl_sweep_value_json(v));
+            continue;
+        }
+        if (ppl_parse_quantity(v, PPL_UNIT_COUNT, &d, why, sizeof why) != PPL_OK || d < 1 ||
+            d != floor(d) || d > 1e12) {
+            st = ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "%s=%.40s: expected a positive integer",
+                               k, v);
+            break;
+        }
+        if (sweeps[i].kind == PPL_SWEEP_GPUS)
+            pins->gpus = (int64_t)d;
+        else
+            pins->global_batch = (int64_t)d;
+    }
+    ppl_error lerr;
+    ppl_diag quiet = {0};
+    if (st == PPL_OK && ppl_topology_from_json(patched, file, "", &quiet, topo, &lerr) != PPL_OK) {
+        char line[1024];
+        ppl_error_format(&lerr, line, sizeof line);
+        st = ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "this point gives an invalid topology: %s",
+                           line);
+    }
+    json_decref(patched);
+    if (st != PPL_OK)
+        return st;
+    int64_t all = topo->servers * topo->gpus_per_server;
+    if (pins->gpus != PPL_UNSET && pins->gpus > all)
+        return ppl_error_set(err, PPL_EUSAGE, "", SWEEP,
+                             "gpus=%lld exceeds the topology's %lld GPUs", (long long)pins->gpus,
+                             (long long)all);
+    return PPL_OK;
+}
+
+void ppl_search_totals_add(ppl_search_totals *acc, const ppl_search_result *r)
+{
+    acc->plans++;
+    acc->candidates += r->candidates;
+    acc->evaluated += r->evaluated;
+    acc->feasible += r->feasible;
+    acc->seconds += r->seconds;
+}
+
+json_t *ppl_search_totals_json(const ppl_search_totals *s, bool with_seconds)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "plans", json_integer((json_int_t)s->plans));
+    json_object_set_new(o, "candidates", json_integer((json_int_t)s->candidates));
+    json_object_set_new(o, "evaluated", json_integer((json_int_t)s->evaluated));
+    json_object_set_new(o, "feasible", json_integer((json_int_t)s->feasible));
+    json_object_set_new(o, "seconds", with_seconds ? ppl_json_real(s->seconds) : json_null());
+    return o;
+}
+
+ppl_status ppl_best_plan(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_search_opts *opts,
+                         ppl_estimate *best, ppl_search_totals *acc, ppl_error *err)
+{
+    ppl_search_opts o = *opts;
+    o.pins = pins;
+    o.top = 1;
+    ppl_search_result r;
+    ppl_error lerr;
+    ppl_status st = ppl_search(ctx, &o, &r, &lerr);
+    if (st == PPL_OK)
+        *best = r.results[0];
+    else if (st != PPL_INFEASIBLE)
+        *err = lerr;
+    ppl_search_totals_add(acc, &r);
+    ppl_search_free(&r);
+    return st;
+}
+
+int64_t ppl_default_global_batch(const ppl_model *m)
+{
+    double seqs = 4194304.0 / (double)m->seq_len;
+    return seqs < 1 ? 1 : (int64_t)pow(2.0, round(log2(seqs)));
+}
+
+double ppl_time_to_train_s(double tokens, double tokens_per_s)
+{
+    return tokens / tokens_per_s;
+}
+
+double ppl_time_to_train_days(double tokens, double tokens_per_s)
+{
+    return ppl_time_to_train_s(tokens, tokens_per_s) / 86400.0;
+}
+
+double ppl_gpu_hours(int64_t gpus, double seconds)
+{
+    return seconds * (double)gpus / 3600.0;
+}
