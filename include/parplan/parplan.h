@@ -4,11 +4,13 @@
  * Modules, one header each: error (status and error record), units (quantities),
  * model (transformer description, parameters, FLOPs), topology (cluster fabric),
  * catalog (finding files by name), output (buffers, JSON,
- * tables, atomic writes).  Every public name starts with ppl_.
+ * tables, atomic writes), calibrate (measured runs: prediction, error, fit,
+ * cross-validation).  Every public name starts with ppl_.
  */
 #ifndef PARPLAN_PARPLAN_H
 #define PARPLAN_PARPLAN_H
 
+#include "parplan/calibrate.h"
 #include "parplan/catalog.h"
 #include "parplan/comm.h"
 #include "parplan/compute.h"
