@@ -35,6 +35,8 @@
  *   comm      ppl_net_init, ppl_group_place, ppl_collective (one collective's
  *             time and traffic on the fabric, nccl-tests style)
  *   runs      ppl_runs_load / ppl_runs_free (measured runs for calibration)
+ *   calibrate ppl_calib_predict (a measured run's most likely configuration),
+ *             ppl_calib_fit / ppl_calib_fit_record_free, ppl_calib_cv
  *   whatif    ppl_sweeps_parse, ppl_whatif_point (a sweep point's pins and patched
  *             topology), ppl_best_plan, ppl_time_to_train_s, ppl_gpu_hours
  *   sizing    ppl_size (the fewest GPUs for N tokens in D days, or to fit at all)
@@ -45,6 +47,7 @@
 #ifndef PARPLAN_PARPLAN_H
 #define PARPLAN_PARPLAN_H
 
+#include "parplan/calibrate.h"
 #include "parplan/catalog.h"
 #include "parplan/comm.h"
 #include "parplan/compute.h"
