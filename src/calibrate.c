@@ -246,6 +246,39 @@ ppl_status ppl_calib_fit(const ppl_run *runs, size_t n, ppl_constants *p,
     return PPL_OK;
 }
 
+double ppl_calib_error(const ppl_run *r, const ppl_calib_prediction *p)
+{
+    return p->ok && r->step_time_s > 0 ? (p->best.step_time_s - r->step_time_s) / r->step_time_s
+                                       : NAN;
+}
+
+void ppl_calib_summarize(const ppl_run *runs, const ppl_calib_prediction *p, size_t n,
+                         ppl_calib_summary *out)
+{
+    double sum = 0.0, worst = 0.0;
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        double error = ppl_calib_error(&runs[i], &p[i]);
+        out->not_predicted += !p[i].ok;
+        if (isfinite(error)) {
+            sum += fabs(error);
+            worst = fabs(error) > worst ? fabs(error) : worst;
+            out->within_10 += fabs(error) <= 0.10;
+            out->runs++;
+        }
+    }
+    out->mean_abs = out->runs ? sum / (double)out->runs : 0.0;
+    out->max_abs = worst;
+    out->share_within_10 = out->runs ? (double)out->within_10 / (double)out->runs : 0.0;
+}
+
+bool ppl_calib_loose(const ppl_constant_info *f, double v, const ppl_calib_range *r)
+{
+    double span = f->hi - f->lo;
+    return v > 1e-3 * span ? v - r->lo > 0.5 * v || r->hi - v > 0.5 * v
+                           : r->hi > 0.1 * span; /* at zero: may it leave it? */
+}
+
 void ppl_calib_fit_record_free(ppl_calib_fit_record *record)
 {
     if (!record)

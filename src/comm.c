@@ -111,6 +111,13 @@ void ppl_group_servers(const ppl_net *net, int64_t servers, int64_t per_server, 
     }
 }
 
+void ppl_coll_bandwidths(ppl_collective_op op, int64_t ranks, double bytes, const ppl_coll *r,
+                         double *algbw_bps, double *busbw_bps)
+{
+    *algbw_bps = bytes / r->time_s;
+    *busbw_bps = *algbw_bps * ppl_busbw_factor(op, ranks);
+}
+
 double ppl_busbw_factor(ppl_collective_op op, int64_t n)
 {
     double nn = (double)n;

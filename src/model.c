@@ -227,6 +227,9 @@ void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
     double layers_active = dense_layers * out->params_dense_layer + moe_layers * moe_active;
     out->params_total = layers_total + out->params_embedding + out->params_output;
     out->params_active = layers_active + out->params_embedding + out->params_output;
+    out->weight_bytes_bf16 = 2.0 * out->params_total;
+    out->weight_bytes_fp8 = 1.0 * out->params_total;
+    out->training_state_bytes = 16.0 * out->params_total;
 
     /* FLOPs per token, forward: 2 per weight of each GEMM, 4sh of attention core */
     double attn_core = 4.0 * s * shape.q_cols;

@@ -315,6 +315,11 @@ double ppl_time_to_train_days(double tokens, double tokens_per_s)
     return ppl_time_to_train_s(tokens, tokens_per_s) / 86400.0;
 }
 
+double ppl_cost_per_million_tokens(double gpu_hour_price, int64_t gpus, double tokens_per_s)
+{
+    return gpu_hour_price * (double)gpus / 3600.0 / tokens_per_s * 1e6;
+}
+
 double ppl_gpu_hours(int64_t gpus, double seconds)
 {
     return seconds * (double)gpus / 3600.0;

@@ -120,6 +120,25 @@ ppl_status ppl_calib_fit(const ppl_run *runs, size_t n, ppl_constants *inout,
                          const ppl_calib_fit_opts *opts, ppl_calib_fit_record *out, ppl_error *err);
 void ppl_calib_fit_record_free(ppl_calib_fit_record *record);
 
+/* A prediction's relative step-time error, (predicted - measured) / measured; NaN
+ * when the run has no measured step time or was not predicted. */
+double ppl_calib_error(const ppl_run *run, const ppl_calib_prediction *prediction);
+
+/* The aggregate validate reports over the runs with an error. */
+typedef struct ppl_calib_summary {
+    size_t runs;              /* with a measured step time and a prediction */
+    size_t not_predicted;     /* no configuration could be predicted */
+    size_t within_10;         /* |error| <= 10% */
+    double mean_abs, max_abs; /* absolute relative errors; 0 with no run */
+    double share_within_10;   /* within_10 / runs; 0 with no run */
+} ppl_calib_summary;
+void ppl_calib_summarize(const ppl_run *runs, const ppl_calib_prediction *predictions, size_t n,
+                         ppl_calib_summary *out);
+
+/* Whether the runs leave a fitted constant loose: half a point of error lets it
+ * move by half its value (or, at zero, by a tenth of its bounds' span). */
+bool ppl_calib_loose(const ppl_constant_info *info, double value, const ppl_calib_range *range);
+
 /*
  * K-fold cross-validation: run i is held out in fold (i mod folds) + 1, and
  * predicted (out[i], n of them, caller-allocated; out[i].fold set) with the

@@ -119,6 +119,12 @@ typedef struct ppl_coll {
     double spine_bytes;  /* sent per GPU through switches above the leaf */
 } ppl_coll;
 
+/* nccl-tests' figures for a collective of `bytes` over `ranks` that took r->time_s
+ * (nccl-tests doc/PERFORMANCE.md): algbw = bytes / time, busbw = algbw x
+ * ppl_busbw_factor(op, ranks); bytes/s. */
+void ppl_coll_bandwidths(ppl_collective_op op, int64_t ranks, double bytes, const ppl_coll *r,
+                         double *algbw_bps, double *busbw_bps);
+
 /*
  * Time of one collective of `bytes` (nccl-tests' size: the buffer of an
  * all-reduce, the whole gathered or scattered buffer, each rank's all-to-all

@@ -75,6 +75,9 @@ typedef struct ppl_model_figures {
     double params_attention; /* attention part of one layer (weights + biases) */
     double params_norms;     /* norms of one layer */
     int64_t moe_layers;      /* how many layers are MoE */
+    /* bytes: every weight in bf16 (2 B) and in fp8 (1 B); mixed-precision Adam's
+     * model states, 2 + 2 + 12 B a parameter (Rajbhandari et al. SC'20 §3.1) */
+    double weight_bytes_bf16, weight_bytes_fp8, training_state_bytes;
     /* FLOPs per token (Korthikanti Eq.7 convention: full s x s attention, no bias/norm FLOPs) */
     double flops_forward_per_token;        /* one forward pass */
     double flops_training_per_token;       /* forward + backward = 3 x forward (model FLOPs) */

@@ -120,5 +120,8 @@ double ppl_time_to_train_days(double tokens, double tokens_per_s);
 
 /* GPU-hours of gpus GPUs busy for seconds: gpus * seconds / 3,600. */
 double ppl_gpu_hours(int64_t gpus, double seconds);
+/* What a million tokens cost on `gpus` GPUs at `gpu_hour_price` per GPU-hour,
+ * training at tokens_per_s: price x gpus / 3600 s / tokens_per_s x 1e6. */
+double ppl_cost_per_million_tokens(double gpu_hour_price, int64_t gpus, double tokens_per_s);
 
 #endif

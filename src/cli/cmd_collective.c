@@ -74,8 +74,8 @@ ppl_status cmd_collective(cli *c)
     for (double bytes = lo; bytes <= hi * (1.0 + 1e-9); bytes *= 2.0) {
         ppl_coll r;
         ppl_collective(&net, (ppl_collective_op)a->op, &g, bytes, (ppl_algo)a->algo, &r);
-        double algbw = bytes / r.time_s;
-        double busbw = algbw * ppl_busbw_factor((ppl_collective_op)a->op, g.n);
+        double algbw, busbw;
+        ppl_coll_bandwidths((ppl_collective_op)a->op, g.n, bytes, &r, &algbw, &busbw);
         if (results) {
             json_t *e = json_object();
             json_object_set_new(e, "bytes", ppl_json_real(bytes));

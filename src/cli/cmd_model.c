@@ -86,11 +86,10 @@ static ppl_status show_json(cli *c, const ppl_model *m, const ppl_model_figures 
                         ppl_json_real(f->flops_full_recompute_per_token));
     json_object_set_new(doc, "flops_per_token", fl);
     json_t *w = json_object();
-    json_object_set_new(w, "bf16", json_count(2.0 * f->params_total));
-    json_object_set_new(w, "fp8", json_count(1.0 * f->params_total));
+    json_object_set_new(w, "bf16", json_count(f->weight_bytes_bf16));
+    json_object_set_new(w, "fp8", json_count(f->weight_bytes_fp8));
     json_object_set_new(doc, "weight_bytes", w);
-    /* mixed-precision Adam: 2 + 2 + 12 bytes per parameter (Rajbhandari et al. SC'20 §3.1) */
-    json_object_set_new(doc, "training_state_bytes", json_count(16.0 * f->params_total));
+    json_object_set_new(doc, "training_state_bytes", json_count(f->training_state_bytes));
     return cli_emit_json(c, doc);
 }
 
@@ -158,11 +157,11 @@ static void show_text(cli *c, const ppl_model *m, const ppl_model_figures *f)
              f->flops_full_recompute_per_token);
     kv(&t, "  full recompute", a);
     kv(&t, "", "");
-    ppl_format_bytes(2.0 * f->params_total, b, sizeof b);
-    ppl_format_bytes(f->params_total, d, sizeof d);
+    ppl_format_bytes(f->weight_bytes_bf16, b, sizeof b);
+    ppl_format_bytes(f->weight_bytes_fp8, d, sizeof d);
     snprintf(a, sizeof a, "%s in bf16, %s in fp8", b, d);
     kv(&t, "weights", a);
-    ppl_format_bytes(16.0 * f->params_total, b, sizeof b);
+    ppl_format_bytes(f->training_state_bytes, b, sizeof b);
     snprintf(a, sizeof a, "%s (16 bytes/parameter: mixed-precision Adam)", b);
     kv(&t, "training state", a);
     ppl_table_render(&t, &c->out, "");

@@ -198,8 +198,8 @@ ppl_status cmd_plan(cli *c)
             if (a->gpu_hour_price > 0)
                 json_object_set_new(
                     e, "cost_per_million_tokens",
-                    ppl_json_real(a->gpu_hour_price * (double)r.results[i].config.gpus / 3600.0 /
-                                  r.results[i].tokens_per_s * 1e6));
+                    ppl_json_real(ppl_cost_per_million_tokens(
+                        a->gpu_hour_price, r.results[i].config.gpus, r.results[i].tokens_per_s)));
             json_array_append_new(list, e);
         }
         json_object_set_new(doc, "results", list);
@@ -243,9 +243,10 @@ ppl_status cmd_plan(cli *c)
     ppl_table_free(&t);
     if (a->gpu_hour_price > 0 && r.count > 0) {
         const ppl_estimate *b = &r.results[0];
-        ppl_buf_printf(out, "\ncost of the best: %.2f per million tokens at %.2f per GPU-hour\n",
-                       a->gpu_hour_price * (double)b->config.gpus / 3600.0 / b->tokens_per_s * 1e6,
-                       a->gpu_hour_price);
+        ppl_buf_printf(
+            out, "\ncost of the best: %.2f per million tokens at %.2f per GPU-hour\n",
+            ppl_cost_per_million_tokens(a->gpu_hour_price, b->config.gpus, b->tokens_per_s),
+            a->gpu_hour_price);
     }
     ppl_buf_printf(out, "\nopt: sp = sequence parallelism, fa = flash attention; exposed comm: "
                         "share of the step, and the level of the largest part\n");

@@ -89,22 +89,12 @@ ppl_status cmd_validate(cli *c)
             "TFLOP/s", "predicted", "stack",     "predicted configuration"};
         ppl_table_row(&t, header);
     }
-    double sum = 0.0, worst = 0.0;
-    size_t used = 0, within10 = 0, failed = 0, assumed = 0, over = 0;
+    size_t assumed = 0, over = 0;
     for (size_t i = 0; i < n; i++) {
         const ppl_run *r = &runs[i];
         const ppl_calib_prediction *p = &pred[i];
         const ppl_estimate *best = &p->best;
-        double error = p->ok && r->step_time_s > 0
-                           ? (best->step_time_s - r->step_time_s) / r->step_time_s
-                           : NAN;
-        failed += !p->ok;
-        if (isfinite(error)) {
-            sum += fabs(error);
-            worst = fabs(error) > worst ? fabs(error) : worst;
-            within10 += fabs(error) <= 0.10;
-            used++;
-        }
+        double error = ppl_calib_error(r, p);
         if (list) {
             json_t *e = json_object(), *meas = json_object();
             json_object_set_new(e, "id", json_string(r->id));
@@ -161,8 +151,10 @@ ppl_status cmd_validate(cli *c)
         const char *row[8] = {r->id, meas, prd, errs, tf, tfp, stack, cfg};
         ppl_table_row(&t, row);
     }
-    double mean = used ? sum / (double)used : 0.0;
-    double share = used ? (double)within10 / (double)used : 0.0;
+    ppl_calib_summary sum;
+    ppl_calib_summarize(runs, pred, n, &sum);
+    const size_t used = sum.runs, failed = sum.not_predicted;
+    const double mean = sum.mean_abs, worst = sum.max_abs, share = sum.share_within_10;
     const char *how = folds > 0 ? "cross-validated" : a->fit ? "fitted in sample" : "as committed";
     if (doc) {
         json_t *agg = json_object();
@@ -230,12 +222,7 @@ ppl_status cmd_validate(cli *c)
                            "range (+0.5 point)", "unit");
             for (size_t k = 0; k < ninfo; k++) {
                 const ppl_constant_info *f = &info[k];
-                /* loose: half a point of error lets it move by half its value */
-                double v = *ppl_constant_at(&params, f);
-                double span = f->hi - f->lo;
-                bool loose = v > 1e-3 * span
-                                 ? v - ranges[k].lo > 0.5 * v || ranges[k].hi - v > 0.5 * v
-                                 : ranges[k].hi > 0.1 * span; /* at zero: may it leave it? */
+                bool loose = ppl_calib_loose(f, *ppl_constant_at(&params, f), &ranges[k]);
                 char range[48];
                 snprintf(range, sizeof range, "%.4g..%.4g", ranges[k].lo, ranges[k].hi);
                 ppl_buf_printf(&c->out, "  %-18s %10.4f  %-21s  %s%s\n", f->name,

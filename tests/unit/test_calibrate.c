@@ -383,6 +383,35 @@ static void test_file_hash(void **state)
     assert_string_equal(out, "cbf29ce484222325");
 }
 
+/* validate's aggregate: three runs measured at 1 s, predicted at 1.2 s (+20%),
+ * 0.95 s (-5%) and not at all: two runs count, mean (0.2 + 0.05) / 2 = 0.125,
+ * max 0.2, one within 10% (a share of 0.5), one not predicted; a run with no
+ * measured step time has no error. */
+static void test_summary(void **state)
+{
+    (void)state;
+    ppl_run *runs = calloc(4, sizeof *runs);
+    ppl_calib_prediction p[4];
+    memset(p, 0, sizeof p);
+    assert_non_null(runs);
+    for (int i = 0; i < 3; i++)
+        runs[i].step_time_s = 1.0;
+    p[0].ok = p[1].ok = p[3].ok = true;
+    p[0].best.step_time_s = 1.2;
+    p[1].best.step_time_s = 0.95;
+    p[3].best.step_time_s = 3.0; /* runs[3] has no measured step time */
+    assert_true(isnan(ppl_calib_error(&runs[2], &p[2])) && isnan(ppl_calib_error(&runs[3], &p[3])));
+    assert_true(fabs(ppl_calib_error(&runs[0], &p[0]) - 0.2) < 1e-12);
+    ppl_calib_summary s;
+    ppl_calib_summarize(runs, p, 4, &s);
+    assert_int_equal(s.runs, 2);
+    assert_int_equal(s.not_predicted, 1);
+    assert_int_equal(s.within_10, 1);
+    assert_true(fabs(s.mean_abs - 0.125) < 1e-12 && fabs(s.max_abs - 0.2) < 1e-12);
+    assert_true(fabs(s.share_within_10 - 0.5) < 1e-12);
+    free(runs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_fit_recovers_constants),
         cmocka_unit_test(test_cross_validation),
         cmocka_unit_test(test_file_hash),
+        cmocka_unit_test(test_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -213,13 +213,32 @@ static void test_placement(void **state)
     assert_int_equal(g.m, 16);
 }
 
+/* nccl-tests' figures: an all-gather of 8 GB over 8 ranks in 0.1 s has algbw
+ * 8e9 / 0.1 = 80 GB/s and busbw 80 x 7/8 = 70 GB/s; an all-reduce's busbw factor
+ * is 2(n-1)/n, 140 GB/s for the same time. */
+static void test_coll_bandwidths(void **state)
+{
+    (void)state;
+    ppl_coll r = {.time_s = 0.1};
+    double alg, bus;
+    ppl_coll_bandwidths(PPL_OP_ALLGATHER, 8, 8e9, &r, &alg, &bus);
+    assert_true(fabs(alg - 80e9) < 1.0 && fabs(bus - 70e9) < 1.0);
+    ppl_coll_bandwidths(PPL_OP_ALLREDUCE, 8, 8e9, &r, &alg, &bus);
+    assert_true(fabs(bus - 140e9) < 1.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ring_one_rail), cmocka_unit_test(test_measured_nccl),
-        cmocka_unit_test(test_tree_vs_ring),  cmocka_unit_test(test_loss),
-        cmocka_unit_test(test_ecmp),          cmocka_unit_test(test_oversubscribed_spine),
-        cmocka_unit_test(test_rail_only),     cmocka_unit_test(test_placement),
+        cmocka_unit_test(test_ring_one_rail),
+        cmocka_unit_test(test_measured_nccl),
+        cmocka_unit_test(test_tree_vs_ring),
+        cmocka_unit_test(test_loss),
+        cmocka_unit_test(test_ecmp),
+        cmocka_unit_test(test_coll_bandwidths),
+        cmocka_unit_test(test_oversubscribed_spine),
+        cmocka_unit_test(test_rail_only),
+        cmocka_unit_test(test_placement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -347,6 +347,10 @@ static void test_layer_shape(void **state)
     ppl_model_derive(&l, &f);
     ppl_layer_shape_of(&l, 1, &s);
     assert_true(f.params_dense_layer == s.attn_weights + s.mlp_weights + s.norms);
+    /* weights in bf16 and fp8, and Adam's model states, 2 + 2 + 12 B a parameter */
+    assert_true(f.weight_bytes_bf16 == 2.0 * f.params_total &&
+                f.weight_bytes_fp8 == f.params_total &&
+                f.training_state_bytes == 16.0 * f.params_total);
 }
 
 int main(void)

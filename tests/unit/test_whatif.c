@@ -431,9 +431,20 @@ static void test_best_plan(void **state)
     assert_int_equal(totals.plans, 2);
 }
 
+/* 1,024 GPUs at 2.00 per GPU-hour training at 1M tokens/s: a million tokens take
+ * one second, 1,024 GPU-seconds = 0.28444 GPU-hours, so 0.56889. */
+static void test_cost_per_million_tokens(void **state)
+{
+    (void)state;
+    double cost = ppl_cost_per_million_tokens(2.0, 1024, 1e6);
+    assert_true(fabs(cost - 2.0 * 1024.0 / 3600.0) < 1e-12);
+    assert_true(fabs(cost - 0.568888889) < 1e-8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cost_per_million_tokens),
         cmocka_unit_test(test_default_batch),
         cmocka_unit_test(test_time_to_train_and_gpu_hours),
         cmocka_unit_test(test_sweep_parse_good),
