@@ -6,7 +6,9 @@ Usage: check_includes.py SOURCE_ROOT.  Prints TAP; exits 1 on any failure.
      command line (src/cli/);
   2. the include graph of the project's own headers has no cycle;
   3. every public header is reached from include/parplan/parplan.h;
-  4. no source file is over 800 lines.
+  4. no source file is over 800 lines;
+  5. README.md's Layout table names every file of include/parplan/, src/ and
+     src/cli/, and no file that is not there.
 """
 import os
 import re
@@ -84,6 +86,17 @@ for f in lib + cli + files("tests/unit", (".c",)):
     if n > 800:
         long.append(f"{f} ({n} lines)")
 results.append((not long, "no source file over 800 lines", ", ".join(long)))
+
+readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+start = readme.find("## Layout")
+end = readme.find("\n## ", start + 5)
+section = readme[start:end if end > 0 else len(readme)]
+table = "\n".join(l for l in section.splitlines() if l.startswith("|"))
+named = set(re.findall(r"`((?:include/parplan|src)/[^`]+)`", table))
+tree = set(files("include/parplan", (".h",)) + lib + cli)
+results.append((start >= 0 and named == tree, "README's Layout table matches the tree",
+                "not in the table: " + ", ".join(sorted(tree - named)) +
+                "; not in the tree: " + ", ".join(sorted(named - tree))))
 
 print(f"1..{len(results)}")
 for i, (ok, what, why) in enumerate(results, 1):
