@@ -608,6 +608,39 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     return PPL_OK;
 }
 
+size_t ppl_search_left_out(const ppl_eval_ctx *ctx, const ppl_search_opts *opts,
+                           const ppl_estimate *first, ppl_left_out *out)
+{
+    size_t n = 0;
+    for (int f = 0; f < PPL_FAMILY_COUNT; f++) {
+        ppl_family_id id = (ppl_family_id)f;
+        ppl_search_opts o = {.pins = opts->pins,
+                             .top = 1,
+                             .objective = opts->objective,
+                             .allow_tp_across_servers = opts->allow_tp_across_servers};
+        if (id == PPL_FAMILY_TP_ACROSS_SERVERS && !opts->allow_tp_across_servers &&
+            opts->pins->tp == PPL_UNSET)
+            o.allow_tp_across_servers = true;
+        else if (id == PPL_FAMILY_SHARDED_WITH_PP && opts->pins->zero == PPL_UNSET)
+            o.allow_sharded_with_pp = true;
+        else
+            continue; /* let in already, or pinned out */
+        ppl_search_result r;
+        ppl_error err;
+        /* only the family searched here counts, whatever else the options let in */
+        if (ppl_search(ctx, &o, &r, &err) == PPL_OK &&
+            ppl_search_in_family(ctx, id, &r.results[0].config) &&
+            r.results[0].step_time_s < first->step_time_s) {
+            out[n].family = ppl_search_family(id);
+            out[n].best = r.results[0];
+            out[n].speedup = first->step_time_s / r.results[0].step_time_s;
+            n++;
+        }
+        ppl_search_free(&r);
+    }
+    return n;
+}
+
 void ppl_search_free(ppl_search_result *r)
 {
     free(r->results);

@@ -499,4 +499,6 @@ void ppl_topology_derive(const ppl_topology *t, ppl_topology_figures *out)
     }
     out->cables += out->server_cables;
     out->bisection_bps = t->servers > 1 ? out->injection_bps / 2.0 / below : 0.0;
+    out->bisection_per_gpu_bps =
+        out->gpus > 0 ? out->bisection_bps / ((double)out->gpus / 2.0) : 0.0;
 }

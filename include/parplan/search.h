@@ -100,4 +100,20 @@ bool ppl_search_in_family(const ppl_eval_ctx *ctx, ppl_family_id id, const ppl_c
 const ppl_family *ppl_search_outside(const ppl_eval_ctx *ctx, const ppl_config *config);
 void ppl_search_free(ppl_search_result *result);
 
+/* A family the default search leaves out, its best configuration when let in,
+ * and how much faster that is than the default search's #1 (first / best). */
+typedef struct ppl_left_out {
+    const ppl_family *family;
+    ppl_estimate best;
+    double speedup;
+} ppl_left_out;
+
+/* Searches each family `opts` leaves out (neither let in by its options nor ruled
+ * out by a pin: tensor parallelism across servers unless tp is pinned, ZeRO-2/3
+ * with pipelining unless zero is pinned), each alone, and fills out[]
+ * (PPL_FAMILY_COUNT at most) with those whose best beats `first`; returns how
+ * many. */
+size_t ppl_search_left_out(const ppl_eval_ctx *ctx, const ppl_search_opts *opts,
+                           const ppl_estimate *first, ppl_left_out *out);
+
 #endif

@@ -105,6 +105,7 @@ typedef struct ppl_topology_figures {
     double nic_bandwidth_per_gpu_bps; /* rails * nic / gpus_per_server */
     double injection_bps;             /* all NICs of the cluster */
     double bisection_bps;             /* network bisection, one direction; 0 for one server */
+    double bisection_per_gpu_bps;     /* the bisection over the GPUs of one half, gpus / 2 */
     int64_t server_cables;            /* server NIC to first-tier switch */
     int64_t switches;
     int64_t cables;

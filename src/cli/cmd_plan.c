@@ -81,48 +81,6 @@ static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e)
     ppl_table_row(t, row);
 }
 
-/* A family the default search leaves out, and its best when let in. */
-typedef struct left_out {
-    const ppl_family *family;
-    ppl_estimate best;
-} left_out;
-
-/* Searches each family the default search leaves out (unless the flags already
- * let it in); fills `out` with those whose best beats the plan's #1. */
-static size_t families_that_win(cli *c, const ppl_eval_ctx *ctx, const ppl_estimate *first,
-                                left_out *out)
-{
-    const ppl_args *a = c->args;
-    size_t n = 0;
-    for (int f = 0; f < PPL_FAMILY_COUNT; f++) {
-        ppl_family_id id = (ppl_family_id)f;
-        ppl_search_opts o = {.pins = &a->pins,
-                             .top = 1,
-                             .objective = a->objective,
-                             .allow_tp_across_servers = a->allow_tp_across_servers};
-        if (id == PPL_FAMILY_TP_ACROSS_SERVERS && !a->allow_tp_across_servers &&
-            a->pins.tp == PPL_UNSET)
-            o.allow_tp_across_servers = true;
-        else if (id == PPL_FAMILY_SHARDED_WITH_PP && a->pins.zero == PPL_UNSET)
-            o.allow_sharded_with_pp = true;
-        else
-            continue; /* the flags let it in already, or pin it out */
-        ppl_search_result r;
-        ppl_error err;
-        /* only the family searched here counts, whatever else the flags let in */
-        if (ppl_search(ctx, &o, &r, &err) == PPL_OK) {
-            if (ppl_search_in_family(ctx, id, &r.results[0].config) &&
-                r.results[0].step_time_s < first->step_time_s) {
-                out[n].family = ppl_search_family(id);
-                out[n].best = r.results[0];
-                n++;
-            }
-        }
-        ppl_search_free(&r);
-    }
-    return n;
-}
-
 ppl_status cmd_plan(cli *c)
 {
     const ppl_args *a = c->args;
@@ -173,9 +131,9 @@ ppl_status cmd_plan(cli *c)
         ppl_search_free(&r);
         return st;
     }
-    left_out wins[PPL_FAMILY_COUNT];
+    ppl_left_out wins[PPL_FAMILY_COUNT];
     size_t nwins =
-        a->objective == PPL_OBJECTIVE_TIME ? families_that_win(c, &ctx, &r.results[0], wins) : 0;
+        a->objective == PPL_OBJECTIVE_TIME ? ppl_search_left_out(&ctx, &o, &r.results[0], wins) : 0;
     if (a->json) {
         json_t *doc = ppl_json_document(), *list = json_array(), *search = json_object();
         json_object_set_new(doc, "model", json_string(model.name));
@@ -210,8 +168,7 @@ ppl_status cmd_plan(cli *c)
             json_object_set_new(w, "family", json_string(wins[i].family->name));
             json_object_set_new(w, "why", json_string(wins[i].family->why));
             json_object_set_new(w, "allow", json_string(wins[i].family->allow));
-            json_object_set_new(w, "speedup",
-                                ppl_json_real(r.results[0].step_time_s / wins[i].best.step_time_s));
+            json_object_set_new(w, "speedup", ppl_json_real(wins[i].speedup));
             json_object_set_new(w, "result", ppl_estimate_json(&wins[i].best, &model));
             json_array_append_new(outside, w);
         }
@@ -259,8 +216,7 @@ ppl_status cmd_plan(cli *c)
                        "%.1f%% faster than #1; left out because %s; allow it with %s\n",
                        (long long)w->config.tp, (long long)w->config.pp, (long long)w->config.dp,
                        (long long)w->config.cp, (long long)w->config.ep, w->config.zero, step,
-                       100.0 * (r.results[0].step_time_s / w->step_time_s - 1.0),
-                       wins[i].family->why, wins[i].family->allow);
+                       100.0 * (wins[i].speedup - 1.0), wins[i].family->why, wins[i].family->allow);
     }
     ppl_search_free(&r);
     return PPL_OK;

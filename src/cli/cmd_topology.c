@@ -75,9 +75,8 @@ static ppl_status show_json(cli *c, const ppl_topology *t, const ppl_topology_fi
     json_object_set_new(doc, "topology", topology_json(t, f));
     json_object_set_new(doc, "injection_bandwidth", ppl_json_real(f->injection_bps));
     json_object_set_new(doc, "bisection_bandwidth", ppl_json_real(f->bisection_bps));
-    json_object_set_new(
-        doc, "bisection_bandwidth_per_gpu",
-        ppl_json_real(f->gpus > 0 ? f->bisection_bps / ((double)f->gpus / 2.0) : 0.0));
+    json_object_set_new(doc, "bisection_bandwidth_per_gpu",
+                        ppl_json_real(f->bisection_per_gpu_bps));
     json_object_set_new(doc, "switches", json_integer(f->switches));
     json_object_set_new(doc, "cables", json_integer(f->cables));
     return cli_emit_json(c, doc);
@@ -157,7 +156,7 @@ static void show_text(cli *c, const ppl_topology *t, const ppl_topology_figures 
              "uplinks: down:up at the level's uplinks (throttles traffic leaving its groups)\n\n");
     if (f->bisection_bps > 0) {
         ppl_format_bandwidth(f->bisection_bps, b, sizeof b);
-        ppl_format_bandwidth(f->bisection_bps / ((double)f->gpus / 2.0), d, sizeof d);
+        ppl_format_bandwidth(f->bisection_per_gpu_bps, d, sizeof d);
         ppl_buf_printf(out, "bisection  %s one direction (%s per GPU of either half)\n", b, d);
     } else {
         ppl_buf_printf(out, "bisection  - (one server: no network between servers)\n");
@@ -209,7 +208,7 @@ static ppl_status topology_entry(cli *c, const char *name, json_t *list, ppl_tab
     snprintf(nv, sizeof nv, "%lld GPUs, %s", (long long)t.nvlink.domain_gpus, bw);
     ppl_format_bandwidth(f.nic_bandwidth_per_gpu_bps, nic, sizeof nic);
     if (f.bisection_bps > 0)
-        ppl_format_bandwidth(f.bisection_bps / ((double)f.gpus / 2.0), bis, sizeof bis);
+        ppl_format_bandwidth(f.bisection_per_gpu_bps, bis, sizeof bis);
     else
         snprintf(bis, sizeof bis, "-");
     const char *row[7] = {t.name, gpus, t.gpu.name, shape, nv, nic, bis};

@@ -385,6 +385,47 @@ static void test_top1_equals_top10(void **state)
     assert_true(compared >= 12);
 }
 
+/* The families the default search leaves out: Llama 3 405B on 128 H100 at a batch
+ * of 1,024 trains faster with tensor parallelism across two servers than with the
+ * default search's #1 (tp within the 8-GPU NVLink domain).  ppl_search_left_out
+ * names that family, its best has tp > 8 and is that family's own #1 (the search
+ * with the family let in), and speedup = first / best > 1.  Pinning tp rules the
+ * family out: nothing is reported for it. */
+static void test_left_out(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("llama3-405b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_pins pins;
+    ppl_pins_init(&pins);
+    pins.gpus = 128;
+    pins.global_batch = 1024;
+    ppl_search_opts o = {.pins = &pins, .top = 1};
+    ppl_search_result r, wide;
+    ppl_error err;
+    assert_int_equal(ppl_search(&ctx, &o, &r, &err), PPL_OK);
+    ppl_left_out out[PPL_FAMILY_COUNT];
+    size_t n = ppl_search_left_out(&ctx, &o, &r.results[0], out);
+    size_t k = 0;
+    while (k < n && strcmp(out[k].family->name, "tp_across_servers") != 0)
+        k++;
+    assert_true(k < n);
+    assert_true(out[k].best.config.tp > 8 && out[k].speedup > 1.0);
+    assert_true(fabs(out[k].speedup - r.results[0].step_time_s / out[k].best.step_time_s) < 1e-12);
+    ppl_search_opts allow = o;
+    allow.allow_tp_across_servers = true;
+    assert_int_equal(ppl_search(&ctx, &allow, &wide, &err), PPL_OK);
+    assert_true(wide.results[0].step_time_s == out[k].best.step_time_s);
+    ppl_search_free(&wide);
+    pins.tp = r.results[0].config.tp;
+    n = ppl_search_left_out(&ctx, &o, &r.results[0], out);
+    for (size_t i = 0; i < n; i++)
+        assert_string_not_equal(out[i].family->name, "tp_across_servers");
+    ppl_search_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -394,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_1t_no_slower_than_published),
         cmocka_unit_test(test_nothing_fits),
+        cmocka_unit_test(test_left_out),
         cmocka_unit_test(test_gpus_at_most_equals_each_count),
         cmocka_unit_test(test_top1_equals_top10),
     };
