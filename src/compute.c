@@ -68,18 +68,20 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
     const double kvd = shape.kv_cols;
     double weights = shape.attn_weights; /* QKV and projection */
     double act_bytes;                    /* activation function, per token */
+    /* the activation function reads fc1's outputs and writes its result, 16-bit:
+     * 4 B an inner column, 6 B when gated (gate and up read) */
+    const double act_per_col = 2.0 * (shape.fc1_outputs + 1.0);
     if (moe) {
-        double k = (double)m->moe.top_k, fe = (double)m->moe.ffn_hidden;
+        double k = (double)m->moe.top_k;
         /* each token through k experts; the router's GEMM split as its input is */
         weights += k * shape.expert_weights + shape.router / t;
-        act_bytes = k * (m->gated_mlp ? 6.0 : 4.0) * fe / t;
+        act_bytes = k * act_per_col * shape.expert_cols;
     } else {
-        double f = (double)m->ffn_hidden;
         weights += shape.mlp_weights;
-        act_bytes = (m->gated_mlp ? 6.0 : 4.0) * f / t;
+        act_bytes = act_per_col * shape.ffn_cols;
     }
     w->gemm_flops = 2.0 * T * weights;
-    w->attn_model_flops = 4.0 * T * s * h / t;
+    w->attn_model_flops = 4.0 * T * s * shape.q_cols;
     w->attn_flops = c->flash_attention ? 0.5 * w->attn_model_flops : w->attn_model_flops;
 
     /* per token: two norms (read + write 2h each: 8h), two residual adds (6h each),

@@ -88,11 +88,12 @@ typedef struct act_terms {
     double scores;  /* the s x s attention terms, per GPU */
 } act_terms;
 
-/* MLP tensors inside the TP region, per GPU, for one pass of width f. */
-static double mlp_inside(const ppl_model *m, double sb, double f, double t, double gemm_in)
+/* MLP tensors inside the TP region, per GPU, for one pass over `cols` inner
+ * columns a rank: fc1's 16-bit outputs (gate and up when gated) and fc2's input. */
+static double mlp_inside(const ppl_layer_shape *shape, double sb, double cols, double gemm_in)
 {
-    double fc1_out = (m->gated_mlp ? 4.0 : 2.0) * sb * f / t;
-    double fc2_in = gemm_in * sb * f / t;
+    double fc1_out = 2.0 * shape->fc1_outputs * sb * cols;
+    double fc2_in = gemm_in * sb * cols;
     return fc1_out + fc2_in;
 }
 
@@ -106,19 +107,22 @@ static act_terms activation_terms(const ppl_model *m, const ppl_config *c, const
     const double b = (double)c->mbs, sb = s * b;
     const double gemm_in = c->precision == PPL_PRECISION_FP8 ? 1.0 : 2.0;
     const double mask = m->dropout ? 1.0 : 0.0;
+    ppl_layer_shape shape;
+    ppl_layer_shape_of(m, c->tp, &shape);
 
     /* outside: two norm inputs, QKV input, fc1 input, two dropout masks */
     r.outside = 4.0 * sb * h + gemm_in * sb * h + gemm_in * sb * h + 2.0 * mask * sb * h;
     /* inside: Q, K, V, projection input */
     r.inside =
-        2.0 * sb * h / t + 2.0 * 2.0 * sb * ppl_kv_columns_per_gpu(m, c->tp) + gemm_in * sb * h / t;
+        2.0 * sb * shape.q_cols + 2.0 * 2.0 * sb * shape.kv_cols + gemm_in * sb * shape.q_cols;
     if (moe) {
-        double k = (double)m->moe.top_k, fe = (double)m->moe.ffn_hidden;
+        double k = (double)m->moe.top_k;
         /* per visited expert: its permuted input and its MLP; router logits fp32 */
-        r.inside += k * (gemm_in * sb * h / t + mlp_inside(m, sb, fe, t, gemm_in));
+        r.inside +=
+            k * (gemm_in * sb * shape.q_cols + mlp_inside(&shape, sb, shape.expert_cols, gemm_in));
         r.outside += 4.0 * sb * (double)m->moe.experts;
     } else {
-        r.inside += mlp_inside(m, sb, (double)m->ffn_hidden, t, gemm_in);
+        r.inside += mlp_inside(&shape, sb, shape.ffn_cols, gemm_in);
     }
     if (c->flash_attention)
         r.scores = 4.0 * (a / t) * sb; /* fp32 log-sum-exp of each row */

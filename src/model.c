@@ -259,12 +259,15 @@ void ppl_layer_shape_of(const ppl_model *m, int64_t tp, ppl_layer_shape *s)
     memset(s, 0, sizeof *s);
     s->q_cols = h / t;
     s->kv_cols = ppl_kv_columns_per_gpu(m, tp);
+    s->ffn_cols = (double)m->ffn_hidden / t;
+    s->fc1_outputs = m->gated_mlp ? 2.0 : 1.0;
     s->attn_weights = h * s->q_cols + 2.0 * h * s->kv_cols + s->q_cols * h;
     s->attn_bias = m->bias ? s->q_cols + 2.0 * s->kv_cols + h : 0.0;
     s->norms = 2.0 * (m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h);
     s->mlp_weights = mlp_weights(m, (double)m->ffn_hidden, t);
     s->mlp_bias = mlp_bias(m, (double)m->ffn_hidden, t);
     if (m->has_moe) {
+        s->expert_cols = (double)m->moe.ffn_hidden / t;
         s->expert_weights = mlp_weights(m, (double)m->moe.ffn_hidden, t);
         s->expert_bias = mlp_bias(m, (double)m->moe.ffn_hidden, t);
         s->router = h * (double)m->moe.experts;

@@ -111,13 +111,17 @@ double ppl_kv_columns_per_gpu(const ppl_model *model, int64_t tp);
  * (two when gated) column-parallel, their weights and biases split over tp; the
  * output projection and the last MLP matrix row-parallel, their weights split and
  * their biases replicated; norms and the MoE router replicated; K and V heads
- * replicated when tp exceeds them.  The model's parameter counts (model.c), the
- * per-GPU weights of the memory model (memory.c) and the GEMM FLOPs of the compute
- * model (compute.c) all derive from this one description.
+ * replicated when tp exceeds them.  The model's parameter counts and FLOPs
+ * (model.c), the per-GPU weights and activations of the memory model (memory.c)
+ * and the GEMM and attention FLOPs and element-wise traffic of the compute model
+ * (compute.c) all derive from this one description.
  */
 typedef struct ppl_layer_shape {
     double q_cols;         /* query (and projection input) columns per rank: h/tp */
     double kv_cols;        /* key and value columns per rank, each */
+    double ffn_cols;       /* the dense MLP's inner columns per rank: ffn_hidden/tp */
+    double expert_cols;    /* one expert's inner columns per rank; 0 without MoE */
+    double fc1_outputs;    /* fc1 outputs per inner column: 2 when gated (gate, up), else 1 */
     double attn_weights;   /* h x q_cols + 2 h x kv_cols + q_cols x h */
     double attn_bias;      /* q_cols + 2 kv_cols + h; 0 without biases */
     double norms;          /* the two norms' weights (and biases for LayerNorm) */

@@ -320,7 +320,10 @@ static void test_catalogue_files(void **state)
  * biases, RMSNorm), t = 1: attention h^2 + 2 x h x 1024 + h^2 = 150,994,944;
  *   MLP 3 x 8192 x 28672 = 704,643,072; norms 2h = 16,384.
  * On t = 16 > 8 KV heads, each rank keeps one K and one V head (128 columns):
- *   attention h x 512 + 2 x h x 128 + 512 x h = 1280h = 10,485,760. */
+ *   attention h x 512 + 2 x h x 128 + 512 x h = 1280h = 10,485,760.
+ * Mixtral 8x7B (h = 4096, 8 experts of f = 14336, gated, 32 heads of 128, 8 KV
+ * heads), t = 2: each expert 3 x 4096 x 14336 / 2 = 88,080,384 weights on a rank,
+ * 7168 inner columns; the router 4096 x 8 = 32,768, replicated. */
 static void test_layer_shape(void **state)
 {
     (void)state;
@@ -340,8 +343,15 @@ static void test_layer_shape(void **state)
     ppl_layer_shape_of(&l, 1, &s);
     assert_true(s.attn_weights == 150994944.0 && s.attn_bias == 0.0);
     assert_true(s.mlp_weights == 704643072.0 && s.mlp_bias == 0.0 && s.norms == 16384.0);
+    assert_true(s.ffn_cols == 28672.0 && s.fc1_outputs == 2.0 && s.expert_cols == 0.0);
     ppl_layer_shape_of(&l, 16, &s);
     assert_true(s.kv_cols == 128.0 && s.attn_weights == 10485760.0);
+    /* inner columns per rank: 28672 / 16 = 1792 */
+    assert_true(s.ffn_cols == 1792.0 && s.q_cols == 512.0);
+    ppl_model x = test_model("mixtral-8x7b");
+    ppl_layer_shape_of(&x, 2, &s);
+    assert_true(s.expert_weights == 88080384.0 && s.expert_cols == 7168.0);
+    assert_true(s.router == 32768.0 && s.fc1_outputs == 2.0);
     /* the model's figures are the whole layer's */
     ppl_model_figures f;
     ppl_model_derive(&l, &f);
