@@ -99,11 +99,11 @@ static void flags(int pin, bool allow_on, choices *out)
 static const ppl_family families[PPL_FAMILY_COUNT] = {
     {"tp_across_servers",
      "tensor parallelism across servers runs its all-reduces over the NICs, not NVLink",
-     "--allow-tp-across-servers"},
+     "allow_tp_across_servers", NULL},
     {"sharded_with_pp",
      "ZeRO-2/3 with pipelining: Megatron-LM's distributed optimizer shards only the "
      "optimizer state, and DeepSpeed's pipeline engine refuses stages 2 and 3",
-     "--zero 2 or --zero 3 (pinned)"},
+     "zero", "2 or 3"},
 };
 
 /* The default search's rules, one per family (the enumeration applies them). */

@@ -25,23 +25,31 @@
  *             parametric cluster, as a document and a loaded topology)
  *   config    ppl_pins_init (knobs free), ppl_config_from_pins (one configuration
  *             from pins, every divisibility rule checked), ppl_config_check
- *   constants ppl_constants_committed, ppl_constants_load (a --fit file)
- *   schedule  ppl_eval_ctx_init (model + topology + stack profile + constants),
+ *   constants ppl_constants_committed, ppl_constants_load (a file that
+ *             ppl_calib_fit's record was written to), ppl_constant_infos
+ *   schedule  ppl_eval_ctx_init (model + topology + stack profile, committed
+ *             constants), ppl_eval_ctx_set_constants (others, e.g. loaded ones),
  *             ppl_estimate_config (step time, memory, traffic of one
- *             configuration), ppl_estimate_check
+ *             configuration), ppl_estimate_check, ppl_stack_for_software
  *   memory    ppl_memory_stage / ppl_memory_worst (per-GPU memory of a stage, of
  *             the heaviest one), ppl_model_state_bytes (ZeRO model states)
- *   search    ppl_search (the best configurations under pins; ppl_search_free)
+ *   search    ppl_search (the best configurations under pins; ppl_search_free),
+ *             ppl_search_outside / ppl_search_left_out (the families the default
+ *             search leaves out, and which of them would beat its #1)
  *   comm      ppl_net_init, ppl_group_place, ppl_collective (one collective's
  *             time and traffic on the fabric, nccl-tests style)
  *   runs      ppl_runs_load / ppl_runs_free (measured runs for calibration)
  *   calibrate ppl_calib_predict (a measured run's most likely configuration),
+ *             ppl_calib_error / ppl_calib_summarize (the step-time errors),
  *             ppl_calib_fit / ppl_calib_fit_record_free, ppl_calib_cv
- *   whatif    ppl_sweeps_parse, ppl_whatif_point (a sweep point's pins and patched
- *             topology), ppl_best_plan, ppl_time_to_train_s, ppl_gpu_hours
+ *   whatif    ppl_topology_document + ppl_sweeps_parse, then per point
+ *             ppl_whatif_point (its pins and patched topology) and ppl_best_plan;
+ *             ppl_topology_patch, ppl_default_global_batch, ppl_time_to_train_s,
+ *             ppl_gpu_hours, ppl_cost_per_million_tokens
  *   sizing    ppl_size (the fewest GPUs for N tokens in D days, or to fit at all)
  *   report    ppl_estimate_json, ppl_estimate_text (what the command line prints)
- *   output    ppl_buf, ppl_json_render, ppl_table, ppl_output_write (atomic -o)
+ *   output    ppl_buf_init / ppl_buf_free, ppl_table_init / ppl_table_free,
+ *             ppl_json_render, ppl_output_write (atomic replacement of a file)
  *   units, error: quantities with units; ppl_error_format for one-line messages.
  */
 #ifndef PARPLAN_PARPLAN_H

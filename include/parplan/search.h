@@ -81,9 +81,12 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *opts, ppl_
 /* The families of configurations the default search leaves out, why, and what
  * lets them in (a flag of plan, or a pin). */
 typedef struct ppl_family {
-    const char *name;  /* "tp_across_servers", "sharded_with_pp" */
-    const char *why;   /* why it is left out */
-    const char *allow; /* the flag or pin that searches it */
+    const char *name; /* "tp_across_servers", "sharded_with_pp" */
+    const char *why;  /* why it is left out */
+    /* what searches it: a search option (ppl_search_opts field, allow_values NULL)
+     * or a pin and the values that let the family in */
+    const char *allow_knob;   /* "allow_tp_across_servers", "zero" */
+    const char *allow_values; /* NULL, or "2 or 3" */
 } ppl_family;
 
 typedef enum ppl_family_id {

@@ -2,7 +2,9 @@
  * cli.h - the parplan executable's internals: one function per command.
  *
  * Each command renders into c->out and returns a status; on failure it fills
- * c->err.  Only main.c prints diagnostics and chooses the exit code.
+ * c->err.  main.c prints errors and warnings and chooses the exit code; besides
+ * it only notes go to stderr: the assumed global batch (common.c) and the
+ * progress of a long search or fit (cmd_plan.c, cmd_validate.c).
  */
 #ifndef PARPLAN_CLI_INTERNAL_H
 #define PARPLAN_CLI_INTERNAL_H
@@ -34,6 +36,10 @@ ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size
 /* Says on stderr the global batch assumed when --global-batch is not given
  * (whatif, size): never silently. */
 void cli_note_batch(int64_t batch, const ppl_model *model);
+
+/* What lets a family the default search leaves out in, as flags:
+ * "--allow-tp-across-servers", "--zero 2 or --zero 3 (pinned)". */
+const char *cli_family_allow(const ppl_family *family, char *buf, size_t size);
 
 /* Renders a JSON document into c->out and takes ownership of doc. */
 ppl_status cli_emit_json(cli *c, struct json_t *doc);

@@ -20,11 +20,12 @@ ppl_status cmd_estimate(cli *c)
     if ((st = ppl_estimate_check(&e, &c->err)) != PPL_OK)
         return st;
     const ppl_family *outside = ppl_search_outside(&ctx, &cfg);
+    char allow[96];
     if (outside)
         ppl_diag_warn(&c->diag, "", "",
                       "this configuration lies outside plan's default search (%s); plan searches "
                       "it with %s",
-                      outside->why, outside->allow);
+                      outside->why, cli_family_allow(outside, allow, sizeof allow));
     ppl_status result = e.memory.fits ? PPL_OK : PPL_INFEASIBLE;
     if (c->args->json) {
         json_t *doc = ppl_json_document();

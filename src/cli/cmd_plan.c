@@ -167,7 +167,9 @@ ppl_status cmd_plan(cli *c)
             json_t *w = json_object();
             json_object_set_new(w, "family", json_string(wins[i].family->name));
             json_object_set_new(w, "why", json_string(wins[i].family->why));
-            json_object_set_new(w, "allow", json_string(wins[i].family->allow));
+            char allow[96];
+            json_object_set_new(w, "allow",
+                                json_string(cli_family_allow(wins[i].family, allow, sizeof allow)));
             json_object_set_new(w, "speedup", ppl_json_real(wins[i].speedup));
             json_object_set_new(w, "result", ppl_estimate_json(&wins[i].best, &model));
             json_array_append_new(outside, w);
@@ -209,14 +211,15 @@ ppl_status cmd_plan(cli *c)
                         "share of the step, and the level of the largest part\n");
     for (size_t i = 0; i < nwins; i++) {
         const ppl_estimate *w = &wins[i].best;
-        char step[32];
+        char step[32], allow[96];
         ppl_format_time(w->step_time_s, step, sizeof step);
         ppl_buf_printf(out,
                        "not searched: %lld/%lld/%lld/%lld/%lld zero %d would take %s a step, "
                        "%.1f%% faster than #1; left out because %s; allow it with %s\n",
                        (long long)w->config.tp, (long long)w->config.pp, (long long)w->config.dp,
                        (long long)w->config.cp, (long long)w->config.ep, w->config.zero, step,
-                       100.0 * (wins[i].speedup - 1.0), wins[i].family->why, wins[i].family->allow);
+                       100.0 * (wins[i].speedup - 1.0), wins[i].family->why,
+                       cli_family_allow(wins[i].family, allow, sizeof allow));
     }
     ppl_search_free(&r);
     return PPL_OK;

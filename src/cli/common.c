@@ -69,6 +69,28 @@ ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size
     return st;
 }
 
+const char *cli_family_allow(const ppl_family *f, char *buf, size_t size)
+{
+    char flag[64];
+    size_t n = 0;
+    flag[n++] = '-';
+    flag[n++] = '-';
+    for (const char *k = f->allow_knob; *k && n + 1 < sizeof flag; k++)
+        flag[n++] = *k == '_' ? '-' : *k;
+    flag[n] = '\0';
+    if (!f->allow_values) {
+        snprintf(buf, size, "%s", flag);
+    } else {
+        /* "2 or 3" -> "--zero 2 or --zero 3 (pinned)" */
+        char first[16] = "", second[16] = "";
+        if (sscanf(f->allow_values, "%15s or %15s", first, second) == 2)
+            snprintf(buf, size, "%s %s or %s %s (pinned)", flag, first, flag, second);
+        else
+            snprintf(buf, size, "%s %s (pinned)", flag, f->allow_values);
+    }
+    return buf;
+}
+
 void cli_note_batch(int64_t batch, const ppl_model *model)
 {
     fprintf(stderr,
