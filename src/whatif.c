@@ -299,6 +299,47 @@ ppl_status ppl_best_plan(const ppl_eval_ctx *ctx, const ppl_pins *pins, const pp
     return st;
 }
 
+ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size_t npoints,
+                          ppl_error *err)
+{
+    if (o->nsweeps < 0 || o->nsweeps > PPL_WHATIF_MAX_SWEEPS)
+        return ppl_error_set(err, PPL_EUSAGE, "", "sweep", "at most %d sweeps",
+                             PPL_WHATIF_MAX_SWEEPS);
+    bool gpus_swept = false;
+    for (int i = 0; i < o->nsweeps; i++)
+        gpus_swept = gpus_swept || o->sweeps[i].kind == PPL_SWEEP_GPUS;
+    ppl_search_opts search = o->search;
+    search.gpus_at_most = gpus_swept;
+    memset(out, 0, npoints * sizeof *out);
+    for (size_t p = 0; p < npoints; p++) {
+        ppl_whatif_result *r = &out[p];
+        ppl_sweep_point(o->sweeps, o->nsweeps, p, r->idx);
+        ppl_pins pins = o->pins;
+        ppl_topology t;
+        ppl_status st =
+            ppl_whatif_point(o->topology, o->file, o->sweeps, o->nsweeps, r->idx, &pins, &t, err);
+        if (st != PPL_OK)
+            return st;
+        ppl_eval_ctx ctx;
+        if (o->ctx_init)
+            o->ctx_init(o->ctx_user, &ctx, o->model, &t);
+        else
+            ppl_eval_ctx_init(&ctx, o->model, &t, PPL_STACK_MODERN);
+        st = ppl_best_plan(&ctx, &pins, &search, &r->best, &r->search, err);
+        if (st == PPL_INFEASIBLE)
+            continue;
+        if (st != PPL_OK)
+            return st;
+        r->ok = true;
+        if (o->tokens > 0) {
+            r->time_to_train_s = ppl_time_to_train_s(o->tokens, r->best.tokens_per_s);
+            r->time_to_train_days = ppl_time_to_train_days(o->tokens, r->best.tokens_per_s);
+            r->gpu_hours = ppl_gpu_hours(r->best.config.gpus, r->time_to_train_s);
+        }
+    }
+    return PPL_OK;
+}
+
 int64_t ppl_default_global_batch(const ppl_model *m)
 {
     double seqs = 4194304.0 / (double)m->seq_len;

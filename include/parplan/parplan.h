@@ -42,10 +42,10 @@
  *   calibrate ppl_calib_predict (a measured run's most likely configuration),
  *             ppl_calib_error / ppl_calib_summarize (the step-time errors),
  *             ppl_calib_fit / ppl_calib_fit_record_free, ppl_calib_cv
- *   whatif    ppl_topology_document + ppl_sweeps_parse, then per point
- *             ppl_whatif_point (its pins and patched topology) and ppl_best_plan;
- *             ppl_topology_patch, ppl_default_global_batch, ppl_time_to_train_s,
- *             ppl_gpu_hours, ppl_cost_per_million_tokens
+ *   whatif    ppl_topology_document + ppl_sweeps_parse, then ppl_whatif_run (the
+ *             best plan, time to train and GPU-hours at every point; its building
+ *             blocks ppl_whatif_point and ppl_best_plan), ppl_topology_patch,
+ *             ppl_default_global_batch, ppl_cost_per_million_tokens
  *   sizing    ppl_size (the fewest GPUs for N tokens in D days, or to fit at all)
  *   report    ppl_estimate_json, ppl_estimate_text (what the command line prints)
  *   output    ppl_buf_init / ppl_buf_free, ppl_table_init / ppl_table_free,

@@ -108,6 +108,42 @@ struct json_t *ppl_search_totals_json(const ppl_search_totals *totals, bool with
 ppl_status ppl_best_plan(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_search_opts *opts,
                          ppl_estimate *best, ppl_search_totals *acc, ppl_error *err);
 
+/* One point of a what-if answer. */
+#define PPL_WHATIF_MAX_SWEEPS 8
+typedef struct ppl_whatif_result {
+    int idx[PPL_WHATIF_MAX_SWEEPS]; /* each sweep's value index (ppl_sweep_point) */
+    bool ok;                        /* a plan fits */
+    ppl_estimate best;
+    double time_to_train_s, time_to_train_days, gpu_hours; /* with tokens > 0 */
+    ppl_search_totals search;
+} ppl_whatif_result;
+
+/* Builds the evaluation context of a point (stack profile, constants, memory
+ * options): the caller's; NULL takes ppl_eval_ctx_init's defaults. */
+typedef void (*ppl_whatif_ctx_fn)(void *user, ppl_eval_ctx *ctx, const ppl_model *model,
+                                  const ppl_topology *topo);
+
+typedef struct ppl_whatif_opts {
+    const ppl_model *model;
+    const struct json_t *topology; /* the document ppl_topology_document read */
+    const char *file;              /* how errors name it */
+    const ppl_sweep *sweeps;       /* from ppl_sweeps_parse */
+    int nsweeps;                   /* at most PPL_WHATIF_MAX_SWEEPS */
+    ppl_pins pins;                 /* the knobs pinned at every point */
+    ppl_search_opts search;        /* objective and families; pins and top unused */
+    double tokens;                 /* training tokens; 0: no time to train */
+    ppl_whatif_ctx_fn ctx_init;
+    void *ctx_user;
+} ppl_whatif_opts;
+
+/* The best plan at every point of the grid (out[npoints], npoints as
+ * ppl_sweeps_parse counted them), with time to train and GPU-hours when tokens >
+ * 0.  A swept gpus=N offers every GPU count up to N (what the cluster has: a plan
+ * may leave some idle when fewer train faster).  A point where nothing fits has
+ * ok false; any other failure stops the run with its error. */
+ppl_status ppl_whatif_run(const ppl_whatif_opts *opts, ppl_whatif_result *out, size_t npoints,
+                          ppl_error *err);
+
 /* The global batch when none is given: about 4M tokens per step (GPT-3's 3.2M,
  * Llama 2's 4M) in a power of two of sequences, at least one: 512 sequences of
  * 8,192 tokens, 2,048 of 2,048. */

@@ -24,13 +24,7 @@ static void short_config(const ppl_config *c, char *buf, size_t size)
 }
 
 /* One point of the grid: its value indices and the best plan there. */
-typedef struct point {
-    int idx[PPL_MAX_SWEEPS];
-    bool ok;
-    ppl_estimate e;
-    double time_to_train_s, time_to_train_days, gpu_hours;
-    ppl_search_totals search;
-} point;
+typedef ppl_whatif_result point;
 
 /* The first sweep along x, tokens/s (or days to train) up, one line per
  * combination of the other sweeps' values (the first 8). */
@@ -44,7 +38,7 @@ static ppl_status svg_plot(cli *c, const ppl_sweep *sw, int nsw, const point *pt
     size_t series = npts / (size_t)nx;
     double ymax = 0;
     for (size_t i = 0; i < npts; i++) {
-        double y = ttt ? pts[i].time_to_train_days : pts[i].e.tokens_per_s;
+        double y = ttt ? pts[i].time_to_train_days : pts[i].best.tokens_per_s;
         if (pts[i].ok && y > ymax)
             ymax = y;
     }
@@ -82,7 +76,7 @@ static ppl_status svg_plot(cli *c, const ppl_sweep *sw, int nsw, const point *pt
             const point *p = &pts[(size_t)i * series + s];
             if (!p->ok)
                 continue;
-            double y = ttt ? p->time_to_train_days : p->e.tokens_per_s;
+            double y = ttt ? p->time_to_train_days : p->best.tokens_per_s;
             double x = L + (W - L - R) * (nx == 1 ? 0.5 : (double)i / (nx - 1));
             ppl_buf_printf(&svg, "%.1f,%.1f ", x, H - B - (H - T - B) * y / ymax);
         }
@@ -127,7 +121,7 @@ static json_t *whatif_json(cli *c, const ppl_model *model, const ppl_topology *b
                                 ppl_sweep_value_json(ppl_sweep_value(&sw[i], pts[p].idx[i])));
         json_object_set_new(e, "values", values);
         json_object_set_new(e, "result",
-                            pts[p].ok ? ppl_estimate_json(&pts[p].e, model) : json_null());
+                            pts[p].ok ? ppl_estimate_json(&pts[p].best, model) : json_null());
         json_object_set_new(e, "search", ppl_search_totals_json(&pts[p].search, a->timing));
         if (ttt && pts[p].ok) {
             json_object_set_new(e, "time_to_train_s", ppl_json_real(pts[p].time_to_train_s));
@@ -180,7 +174,7 @@ static ppl_status whatif_table(cli *c, const ppl_sweep *sw, const point *pts, si
         size_t k = 0;
         for (int i = 0; i < a->nsweeps; i++)
             snprintf(cells[k++], 96, "%s", ppl_sweep_value(&sw[i], pts[p].idx[i]));
-        const ppl_estimate *e = &pts[p].e;
+        const ppl_estimate *e = &pts[p].best;
         if (pts[p].ok) {
             snprintf(cells[k++], 96, "%lld", (long long)e->config.gpus);
             if (!batch_swept)
@@ -243,6 +237,13 @@ static ppl_status whatif_table(cli *c, const ppl_sweep *sw, const point *pts, si
     return PPL_OK;
 }
 
+/* Each point's evaluation context: the flags' stack, constants and memory options. */
+static void eval_ctx_of(void *user, ppl_eval_ctx *ctx, const ppl_model *model,
+                        const ppl_topology *topo)
+{
+    cli_eval_ctx(user, ctx, model, topo);
+}
+
 ppl_status cmd_whatif(cli *c)
 {
     const ppl_args *a = c->args;
@@ -268,46 +269,28 @@ ppl_status cmd_whatif(cli *c)
         json_decref(topo_json);
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
     }
-    for (size_t p = 0; p < npts; p++)
-        ppl_sweep_point(sw, a->nsweeps, p, pts[p].idx);
-    bool gpus_swept = false, batch_swept = false;
-    for (int i = 0; i < a->nsweeps; i++) {
-        gpus_swept = gpus_swept || sw[i].kind == PPL_SWEEP_GPUS;
+    bool batch_swept = false;
+    for (int i = 0; i < a->nsweeps; i++)
         batch_swept = batch_swept || sw[i].kind == PPL_SWEEP_GLOBAL_BATCH;
-    }
     bool batch_assumed = !batch_swept && a->pins.global_batch == PPL_UNSET;
     int64_t batch = batch_swept ? PPL_UNSET : a->pins.global_batch;
     if (batch_assumed) {
         batch = ppl_default_global_batch(&model);
         cli_note_batch(batch, &model);
     }
-    /* "gpus=N" is what the cluster offers: a plan may leave some idle when fewer
-     * train faster at this global batch, so every count up to N is a candidate */
-    ppl_search_opts opts = {.objective = a->objective,
-                            .allow_tp_across_servers = a->allow_tp_across_servers,
-                            .gpus_at_most = gpus_swept};
-    for (size_t p = 0; p < npts && st == PPL_OK; p++) {
-        ppl_pins pins = a->pins;
-        pins.global_batch = batch;
-        ppl_topology t;
-        st = ppl_whatif_point(topo_json, path, sw, a->nsweeps, pts[p].idx, &pins, &t, &c->err);
-        if (st != PPL_OK)
-            break;
-        ppl_eval_ctx ctx;
-        cli_eval_ctx(c, &ctx, &model, &t);
-        ppl_status ps = ppl_best_plan(&ctx, &pins, &opts, &pts[p].e, &pts[p].search, &c->err);
-        if (ps == PPL_OK) {
-            pts[p].ok = true;
-            if (a->tokens > 0) {
-                pts[p].time_to_train_s = ppl_time_to_train_s(a->tokens, pts[p].e.tokens_per_s);
-                pts[p].time_to_train_days =
-                    ppl_time_to_train_days(a->tokens, pts[p].e.tokens_per_s);
-                pts[p].gpu_hours = ppl_gpu_hours(pts[p].e.config.gpus, pts[p].time_to_train_s);
-            }
-        } else if (ps != PPL_INFEASIBLE) {
-            st = ps;
-        }
-    }
+    ppl_whatif_opts wo = {.model = &model,
+                          .topology = topo_json,
+                          .file = path,
+                          .sweeps = sw,
+                          .nsweeps = a->nsweeps,
+                          .pins = a->pins,
+                          .search = {.objective = a->objective,
+                                     .allow_tp_across_servers = a->allow_tp_across_servers},
+                          .tokens = a->tokens,
+                          .ctx_init = eval_ctx_of,
+                          .ctx_user = c};
+    wo.pins.global_batch = batch;
+    st = ppl_whatif_run(&wo, pts, npts, &c->err);
     json_decref(topo_json);
     if (st == PPL_OK && a->plot_path)
         st = svg_plot(c, sw, a->nsweeps, pts, npts, a->tokens > 0);

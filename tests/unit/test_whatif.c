@@ -441,9 +441,64 @@ static void test_cost_per_million_tokens(void **state)
     assert_true(fabs(cost - 0.568888889) < 1e-8);
 }
 
+/* A whole what-if run: Llama 3 8B on the DGX H100 SuperPOD at a batch of 64,
+ * gpus=8,16 (every count up to N offered) and 1e12 tokens.  Each point is the
+ * best plan with up to N GPUs (ppl_best_plan with gpus_at_most), never slower with
+ * more GPUs offered; its time to train is 1e12 / tokens/s and its GPU-hours the
+ * GPUs it uses for that long; a point where nothing fits (GPT-3 175B on up to one
+ * GPU) is not ok and does not stop the run; a gpus value beyond the topology is
+ * a usage error that does. */
+static void test_whatif_run(void **state)
+{
+    (void)state;
+    json_t *doc = topology_doc("dgx-h100-superpod");
+    ppl_model m = test_model("llama3-8b");
+    const char *specs[] = {"gpus=8,16"};
+    ppl_sweep sw[1];
+    size_t points;
+    ppl_error err;
+    assert_int_equal(ppl_sweeps_parse(specs, 1, doc, sw, &points, &err), PPL_OK);
+    assert_int_equal(points, 2);
+    ppl_whatif_opts o = {
+        .model = &m, .topology = doc, .file = "t", .sweeps = sw, .nsweeps = 1, .tokens = 1e12};
+    ppl_pins_init(&o.pins);
+    o.pins.global_batch = 64;
+    ppl_whatif_result r[2];
+    assert_int_equal(ppl_whatif_run(&o, r, 2, &err), PPL_OK);
+    ppl_topology t = load_doc(doc);
+    for (int i = 0; i < 2; i++) {
+        assert_true(r[i].ok && r[i].idx[0] == i && r[i].search.plans == 1);
+        ppl_eval_ctx ctx;
+        ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+        ppl_pins pins = o.pins;
+        pins.gpus = i == 0 ? 8 : 16;
+        ppl_search_opts so = {.gpus_at_most = true};
+        ppl_estimate best;
+        ppl_search_totals totals = {0};
+        assert_int_equal(ppl_best_plan(&ctx, &pins, &so, &best, &totals, &err), PPL_OK);
+        assert_true(best.step_time_s == r[i].best.step_time_s);
+        assert_close(r[i].time_to_train_s, 1e12 / r[i].best.tokens_per_s, 1e-12);
+        assert_close(r[i].gpu_hours, r[i].time_to_train_s * (double)r[i].best.config.gpus / 3600.0,
+                     1e-12);
+    }
+    assert_true(r[1].best.step_time_s <= r[0].best.step_time_s);
+
+    ppl_model big = test_model("gpt3-175b");
+    const char *one[] = {"gpus=1"};
+    assert_int_equal(ppl_sweeps_parse(one, 1, doc, sw, &points, &err), PPL_OK);
+    o.model = &big;
+    assert_int_equal(ppl_whatif_run(&o, r, 1, &err), PPL_OK);
+    assert_false(r[0].ok);
+    const char *beyond[] = {"gpus=99999"};
+    assert_int_equal(ppl_sweeps_parse(beyond, 1, doc, sw, &points, &err), PPL_OK);
+    assert_int_equal(ppl_whatif_run(&o, r, 1, &err), PPL_EUSAGE);
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_whatif_run),
         cmocka_unit_test(test_cost_per_million_tokens),
         cmocka_unit_test(test_default_batch),
         cmocka_unit_test(test_time_to_train_and_gpu_hours),
