@@ -285,6 +285,27 @@ const char *ppl_schedule_name(int v)
     return (unsigned)v < 2 ? ppl_schedule_names[v] : "?";
 }
 
+const char *const ppl_pin_names[] = {"gpus",
+                                     "tp",
+                                     "pp",
+                                     "dp",
+                                     "cp",
+                                     "ep",
+                                     "vp",
+                                     "mbs",
+                                     "global_batch",
+                                     "zero",
+                                     "recompute",
+                                     "sequence_parallel",
+                                     "flash_attention",
+                                     "precision",
+                                     "optimizer",
+                                     "schedule",
+                                     "first_stage_layers",
+                                     "last_stage_layers",
+                                     "recompute_layers",
+                                     NULL};
+
 void ppl_pins_init(ppl_pins *p)
 {
     memset(p, 0, sizeof *p);

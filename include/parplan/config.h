@@ -66,6 +66,9 @@ typedef struct ppl_pins {
 /* Every knob free; bf16, Adam, 1F1B. */
 void ppl_pins_init(ppl_pins *pins);
 
+/* The knobs' names as errors give them, ppl_pins' field names, NULL-terminated. */
+extern const char *const ppl_pin_names[];
+
 typedef struct ppl_stage_split {
     int64_t first;  /* layers on stage 0 */
     int64_t last;   /* layers on stage pp-1 (== first when pp == 1) */

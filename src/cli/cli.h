@@ -37,6 +37,12 @@ ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size
  * (whatif, size): never silently. */
 void cli_note_batch(int64_t batch, const ppl_model *model);
 
+/* Loads --model and --topology. */
+ppl_status cli_load(cli *c, ppl_model *model, ppl_topology *topo);
+
+/* The flag of a knob: "first_stage_layers" -> "--first-stage-layers". */
+const char *cli_flag_of(const char *knob, char *buf, size_t size);
+
 /* What lets a family the default search leaves out in, as flags:
  * "--allow-tp-across-servers", "--zero 2 or --zero 3 (pinned)". */
 const char *cli_family_allow(const ppl_family *family, char *buf, size_t size);

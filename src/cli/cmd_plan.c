@@ -87,8 +87,7 @@ ppl_status cmd_plan(cli *c)
     ppl_model model;
     ppl_topology topo;
     ppl_status st;
-    if ((st = cli_load_model(c, a->model, &model)) != PPL_OK ||
-        (st = cli_load_topology(c, a->topology, &topo)) != PPL_OK)
+    if ((st = cli_load(c, &model, &topo)) != PPL_OK)
         return st;
     ppl_eval_ctx ctx;
     cli_eval_ctx(c, &ctx, &model, &topo);

@@ -16,8 +16,7 @@ ppl_status cmd_size(cli *c)
     ppl_model model;
     ppl_topology topo;
     ppl_status st;
-    if ((st = cli_load_model(c, a->model, &model)) != PPL_OK ||
-        (st = cli_load_topology(c, a->topology, &topo)) != PPL_OK)
+    if ((st = cli_load(c, &model, &topo)) != PPL_OK)
         return st;
     if (a->pins.global_batch == PPL_UNSET)
         cli_note_batch(ppl_default_global_batch(&model), &model);

@@ -69,15 +69,29 @@ ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size
     return st;
 }
 
+const char *cli_flag_of(const char *knob, char *buf, size_t size)
+{
+    size_t n = 0;
+    if (size < 3)
+        return "";
+    buf[n++] = '-';
+    buf[n++] = '-';
+    for (const char *k = knob; *k && n + 1 < size; k++)
+        buf[n++] = *k == '_' ? '-' : *k;
+    buf[n] = '\0';
+    return buf;
+}
+
+ppl_status cli_load(cli *c, ppl_model *model, ppl_topology *topo)
+{
+    ppl_status st = cli_load_model(c, c->args->model, model);
+    return st != PPL_OK ? st : cli_load_topology(c, c->args->topology, topo);
+}
+
 const char *cli_family_allow(const ppl_family *f, char *buf, size_t size)
 {
     char flag[64];
-    size_t n = 0;
-    flag[n++] = '-';
-    flag[n++] = '-';
-    for (const char *k = f->allow_knob; *k && n + 1 < sizeof flag; k++)
-        flag[n++] = *k == '_' ? '-' : *k;
-    flag[n] = '\0';
+    cli_flag_of(f->allow_knob, flag, sizeof flag);
     if (!f->allow_values) {
         snprintf(buf, size, "%s", flag);
     } else {
@@ -113,9 +127,8 @@ ppl_status cli_emit_json(cli *c, json_t *doc)
 ppl_status cli_setup(cli *c, ppl_model *model, ppl_topology *topo, ppl_eval_ctx *ctx,
                      ppl_config *config)
 {
-    ppl_status st;
-    if ((st = cli_load_model(c, c->args->model, model)) != PPL_OK ||
-        (st = cli_load_topology(c, c->args->topology, topo)) != PPL_OK)
+    ppl_status st = cli_load(c, model, topo);
+    if (st != PPL_OK)
         return st;
     cli_eval_ctx(c, ctx, model, topo);
     return ppl_config_from_pins(&c->args->pins, model, topo, config, &c->err);

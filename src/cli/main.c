@@ -103,47 +103,22 @@ static int finish(int status)
     return status;
 }
 
-/* The library names a configuration knob ("first_stage_layers") where the user
- * gave a flag: say the flag. */
+/* The library names a configuration knob ("first_stage_layers"), or the model,
+ * topology or sweep, where the user gave a flag: say the flag. */
 static void knob_to_flag(ppl_error *err)
 {
-    static const char *const knobs[] = {"gpus",
-                                        "tp",
-                                        "pp",
-                                        "dp",
-                                        "cp",
-                                        "ep",
-                                        "vp",
-                                        "mbs",
-                                        "global_batch",
-                                        "zero",
-                                        "recompute",
-                                        "sequence_parallel",
-                                        "flash_attention",
-                                        "precision",
-                                        "optimizer",
-                                        "schedule",
-                                        "first_stage_layers",
-                                        "last_stage_layers",
-                                        "recompute_layers",
-                                        "model",
-                                        "topology",
-                                        "sweep",
-                                        NULL};
+    static const char *const others[] = {"model", "topology", "sweep", NULL};
     if (err->status != PPL_EUSAGE || err->file[0])
         return;
-    for (size_t i = 0; knobs[i]; i++)
-        if (strcmp(err->key, knobs[i]) == 0) {
-            char flag[PPL_ERROR_KEY_MAX];
-            size_t n = 0;
-            flag[n++] = '-';
-            flag[n++] = '-';
-            for (const char *k = knobs[i]; *k && n + 1 < sizeof flag; k++)
-                flag[n++] = *k == '_' ? '-' : *k;
-            flag[n] = '\0';
-            memcpy(err->key, flag, n + 1);
-            return;
-        }
+    const char *const *lists[] = {ppl_pin_names, others};
+    for (size_t l = 0; l < 2; l++)
+        for (size_t i = 0; lists[l][i]; i++)
+            if (strcmp(err->key, lists[l][i]) == 0) {
+                char flag[PPL_ERROR_KEY_MAX];
+                cli_flag_of(lists[l][i], flag, sizeof flag);
+                memcpy(err->key, flag, strlen(flag) + 1);
+                return;
+            }
 }
 
 static void report(ppl_error *err)
