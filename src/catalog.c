@@ -123,9 +123,8 @@ ppl_status ppl_catalog_resolve(ppl_catalog_kind kind, const char *arg, char *pat
         snprintf(path, size, "%s", arg);
         return PPL_OK;
     }
-    return ppl_error_set(err, PPL_EUSAGE, "", what,
-                         "'%s' is neither a catalogue %s nor a file (see 'parplan %s')", arg, what,
-                         kind == PPL_CATALOG_MODELS ? "models" : "topologies");
+    return ppl_error_set(err, PPL_EUSAGE, "", what, "'%s' is neither a catalogue %s nor a file",
+                         arg, what);
 }
 
 static int compare_names(const void *a, const void *b)

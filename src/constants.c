@@ -153,7 +153,7 @@ ppl_status ppl_constants_load(const char *path, const ppl_diag *diag, ppl_consta
                 i++;
             if (!names[i]) {
                 jr_path(full, sizeof full, cpath, key);
-                st = jr_fail(&ctx, full, "unknown constant (see parplan validate --fit --json)");
+                st = jr_fail(&ctx, full, "unknown constant");
                 break;
             }
         }

@@ -7,15 +7,26 @@
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+
+/* A name the catalogue does not hold: say which command lists it. */
+static ppl_status catalog_hint(cli *c, ppl_status st, const char *arg, const char *list)
+{
+    if (st == PPL_EUSAGE && arg && arg[0]) {
+        size_t n = strlen(c->err.message);
+        snprintf(c->err.message + n, sizeof c->err.message - n, " (see 'parplan %s')", list);
+    }
+    return st;
+}
 
 ppl_status cli_load_model(cli *c, const char *arg, ppl_model *model)
 {
     char path[PATH_MAX];
     ppl_status st = ppl_catalog_resolve(PPL_CATALOG_MODELS, arg, path, sizeof path, &c->err);
     if (st != PPL_OK)
-        return st;
+        return catalog_hint(c, st, arg, "models");
     return ppl_model_load(path, path, &c->diag, model, &c->err);
 }
 
@@ -24,7 +35,7 @@ ppl_status cli_load_topology(cli *c, const char *arg, ppl_topology *topo)
     char path[PATH_MAX];
     ppl_status st = ppl_catalog_resolve(PPL_CATALOG_TOPOLOGIES, arg, path, sizeof path, &c->err);
     if (st != PPL_OK)
-        return st;
+        return catalog_hint(c, st, arg, "topologies");
     return ppl_topology_load(path, path, &c->diag, topo, &c->err);
 }
 

@@ -165,8 +165,12 @@ int main(int argc, char **argv)
     }
     c.constants = *ppl_constants_committed();
     st = check_outputs(&c);
-    if (st == PPL_OK && args.constants_path)
+    if (st == PPL_OK && args.constants_path) {
         st = ppl_constants_load(args.constants_path, &c.diag, &c.constants, &c.err);
+        if (st == PPL_EINPUT && strcmp(c.err.message, "unknown constant") == 0)
+            snprintf(c.err.message, sizeof c.err.message,
+                     "unknown constant (see parplan validate --fit --json)");
+    }
     if (st == PPL_OK)
         st = dispatch(&c);
     /* an infeasible result is written when the command has something to say

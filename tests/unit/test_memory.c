@@ -3,7 +3,9 @@
  */
 #include "testutil.h"
 
-#include "args.h" /* configurations pinned by flags, as the command line does */
+#include <stddef.h>
+#include <stdlib.h>
+
 #include "parplan/config.h"
 #include "parplan/memory.h"
 
@@ -317,22 +319,47 @@ static void test_stage_split(void **state)
     assert_int_equal(ppl_stage_layers(&c, 7), 2);
 }
 
+/* Pins written as the command line's flags (a pin's knob with dashes: "--tp" is
+ * tp, "--global-batch" global_batch), for readable cases; only the knobs these
+ * tests use.  The library is tested alone: no command-line parser. */
 static ppl_status from_flags(const ppl_model *m, const ppl_topology *t, ppl_config *c,
                              ppl_error *err, char **argv)
 {
-    int argc = 0;
-    while (argv[argc])
-        argc++;
-    ppl_args a;
-    if (ppl_args_parse(argc, argv, &a, err) != PPL_OK)
-        fail_msg("bad test argv: %s", err->message);
-    return ppl_config_from_pins(&a.pins, m, t, c, err);
+    static const struct {
+        const char *flag;
+        size_t offset;
+    } ints[] = {{"--gpus", offsetof(ppl_pins, gpus)},
+                {"--tp", offsetof(ppl_pins, tp)},
+                {"--pp", offsetof(ppl_pins, pp)},
+                {"--dp", offsetof(ppl_pins, dp)},
+                {"--ep", offsetof(ppl_pins, ep)},
+                {"--vp", offsetof(ppl_pins, vp)},
+                {"--mbs", offsetof(ppl_pins, mbs)},
+                {"--global-batch", offsetof(ppl_pins, global_batch)},
+                {"--first-stage-layers", offsetof(ppl_pins, first_stage_layers)}};
+    ppl_pins pins;
+    ppl_pins_init(&pins);
+    for (size_t i = 0; argv[i]; i++) {
+        size_t k = 0;
+        while (k < sizeof ints / sizeof ints[0] && strcmp(argv[i], ints[k].flag) != 0)
+            k++;
+        if (k < sizeof ints / sizeof ints[0] && argv[i + 1])
+            *(int64_t *)((char *)&pins + ints[k].offset) = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--precision") == 0 && argv[i + 1] &&
+                 strcmp(argv[++i], "fp8") == 0)
+            pins.precision = PPL_PRECISION_FP8;
+        else if (strcmp(argv[i], "--sequence-parallel") == 0)
+            pins.sequence_parallel = 1;
+        else
+            fail_msg("flag not known to this test: %s", argv[i]);
+    }
+    return ppl_config_from_pins(&pins, m, t, c, err);
 }
 
 #define FLAGS(...)                                                                                 \
     (char *[])                                                                                     \
     {                                                                                              \
-        "parplan", "memory", "--model", "m", "--topology", "t", __VA_ARGS__, NULL                  \
+        __VA_ARGS__, NULL                                                                          \
     }
 
 static void test_config_rules(void **state)
