@@ -391,7 +391,7 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
         k->dp_reduce[kind] = reduce;
         k->dp_gather[kind] = gather;
         k->dp_last[kind] = last;
-    } else if (l->g_dp.n > 1 && k->layers > 0) {
+    } else if ((l->g_dp.n > 1 || l->g_edp.n > 1) && k->layers > 0) {
         double layer_params = dense / (double)k->layers;
         /* per tensor: as many collectives, each a share of the layer (each pays
          * the collective's latency; the bytes are the layer's either way) */
@@ -401,6 +401,17 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
                         layer_params * ctx->memory.weight_bytes / n / bus, n, NULL);
         k->z3_rs = coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp,
                         layer_params * grad_bytes(ctx, c) / n / bus, n, NULL);
+        /* a MoE layer's local experts are sharded over the expert-data-parallel
+         * group (dp*cp/ep ranks) and gathered and reduce-scattered over it as the
+         * dense weights are over theirs; averaged over the class's layers */
+        if (k->moe_layers > 0 && mem->params_expert > 0) {
+            double expert = mem->params_expert / (double)k->moe_layers;
+            double share = (double)k->moe_layers / (double)k->layers;
+            k->z3_ag += share * coll(ctx, PPL_OP_ALLGATHER, &l->g_edp,
+                                     expert * ctx->memory.weight_bytes / n / bus, n, NULL);
+            k->z3_rs += share * coll(ctx, PPL_OP_REDUCESCATTER, &l->g_edp,
+                                     expert * grad_bytes(ctx, c) / n / bus, n, NULL);
+        }
     }
     k->dp_ready |= 1 << kind;
 }

@@ -250,6 +250,36 @@ static void test_zero3_2021_bus(void **state)
     assert_close(e1.time.dp_comm, e2.time.dp_comm, 1e-12);
 }
 
+/* ZeRO-3 moves expert weights too.  Mixtral 8x7B (46.7B parameters, 45.1B of them
+ * in the experts: 32 layers x 8 experts x 3 x 4096 x 14336) on 16 H100, tp 1,
+ * ZeRO-3, one microbatch: every parameter is gathered twice (forward, backward)
+ * and reduce-scattered once, each moving (n-1)/n of its 16-bit bytes through
+ * every rank.  With ep 1 the experts are sharded over all 16 ranks, so the
+ * data-parallel time is at least 3 x 45.1e9 x 2 B x 15/16 / 450 GB/s (NVLink's
+ * bandwidth bounds any ring's) = 0.56 s.  With ep 16 each rank holds its own
+ * expert whole (an expert-data-parallel group of one): only the dense 1.6B
+ * parameters move, under a tenth of that. */
+static void test_zero3_moves_experts(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("mixtral-8x7b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    double experts = 32.0 * 8.0 * 3.0 * 4096.0 * 14336.0;
+    assert_true(fabs(experts - 45.1e9) < 0.05e9);
+    ppl_config c = test_config(16, 1, 1, 1, 16, &m);
+    c.zero = 3;
+    c.flash_attention = true;
+    ppl_estimate e;
+    ppl_estimate_config(&ctx, &c, &e);
+    double bound = 3.0 * experts * 2.0 * 15.0 / 16.0 / 450e9;
+    assert_true(e.time.dp_comm >= bound);
+    c.ep = 16;
+    ppl_estimate_config(&ctx, &c, &e);
+    assert_true(e.time.dp_comm < 0.1 * bound);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -260,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_block_recompute_time),
         cmocka_unit_test(test_estimate_check),
         cmocka_unit_test(test_zero3_2021_bus),
+        cmocka_unit_test(test_zero3_moves_experts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
