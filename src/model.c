@@ -183,6 +183,16 @@ ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag 
     return st;
 }
 
+ppl_status ppl_model_set_seq_len(ppl_model *m, int64_t seq_len, ppl_error *err)
+{
+    if (seq_len < 1 || seq_len > MAX_SEQ_LEN)
+        return ppl_error_set(err, PPL_EUSAGE, "", "seq_len",
+                             "expected 1 to %lld tokens, found %lld", (long long)MAX_SEQ_LEN,
+                             (long long)seq_len);
+    m->seq_len = seq_len;
+    return PPL_OK;
+}
+
 double ppl_gpt_params_eq2(double L, double h, double V, double s)
 {
     /* Narayanan et al. SC'21 Eq.2, expanded: 12Lh^2 + 13Lh + (V + s)h */

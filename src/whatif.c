@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parplan/output.h"
@@ -51,7 +52,8 @@ static void tier_fields(char *buf, size_t size)
 /* Whether key names something a point sets; the usage error when not. */
 static ppl_status check_key(const char *k, const json_t *topology, ppl_error *err)
 {
-    if (strcmp(k, "gpus") == 0 || strcmp(k, "global_batch") == 0 || settable_path(k))
+    if (strcmp(k, "gpus") == 0 || strcmp(k, "global_batch") == 0 || strcmp(k, "seq_len") == 0 ||
+        settable_path(k))
         return PPL_OK;
     int tier, n = 0;
     char field[32];
@@ -106,6 +108,7 @@ ppl_status ppl_sweep_parse(const char *spec, const json_t *topology, ppl_sweep *
         return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "%s: no values", sw->key);
     sw->kind = strcmp(sw->key, "gpus") == 0           ? PPL_SWEEP_GPUS
                : strcmp(sw->key, "global_batch") == 0 ? PPL_SWEEP_GLOBAL_BATCH
+               : strcmp(sw->key, "seq_len") == 0      ? PPL_SWEEP_SEQ_LEN
                                                       : PPL_SWEEP_TOPOLOGY;
     return check_key(sw->key, topology, err);
 }
@@ -189,7 +192,8 @@ ppl_status ppl_topology_patch(json_t *topology, const char *path, const char *va
     ppl_status st;
     if (strlen(path) >= PPL_SWEEP_KEY_MAX)
         return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "key too long");
-    if (strcmp(path, "gpus") == 0 || strcmp(path, "global_batch") == 0)
+    if (strcmp(path, "gpus") == 0 || strcmp(path, "global_batch") == 0 ||
+        strcmp(path, "seq_len") == 0)
         return ppl_error_set(err, PPL_EUSAGE, "", SWEEP,
                              "%s is a pin of the plan, not a topology path", path);
     if ((st = check_key(path, topology, err)) != PPL_OK)
@@ -239,8 +243,9 @@ ppl_status ppl_whatif_point(const json_t *topology, const char *file, const ppl_
         }
         if (sweeps[i].kind == PPL_SWEEP_GPUS)
             pins->gpus = (int64_t)d;
-        else
+        else if (sweeps[i].kind == PPL_SWEEP_GLOBAL_BATCH)
             pins->global_batch = (int64_t)d;
+        /* seq_len sets the model, which ppl_whatif_run copies per point */
     }
     ppl_error lerr;
     ppl_diag quiet = {0};
@@ -320,11 +325,27 @@ ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size
             ppl_whatif_point(o->topology, o->file, o->sweeps, o->nsweeps, r->idx, &pins, &t, err);
         if (st != PPL_OK)
             return st;
+        /* the model at this point's sequence length */
+        ppl_model m = *o->model;
+        for (int i = 0; i < o->nsweeps; i++) {
+            double s;
+            char why[160];
+            if (o->sweeps[i].kind != PPL_SWEEP_SEQ_LEN)
+                continue;
+            /* a positive integer: ppl_whatif_point checked it */
+            ppl_parse_quantity(ppl_sweep_value(&o->sweeps[i], r->idx[i]), PPL_UNIT_COUNT, &s, why,
+                               sizeof why);
+            if ((st = ppl_model_set_seq_len(&m, (int64_t)s, err)) != PPL_OK)
+                return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "seq_len=%lld: %s", (long long)s,
+                                     err->message);
+        }
+        if (o->default_batch)
+            pins.global_batch = ppl_default_global_batch(&m);
         ppl_eval_ctx ctx;
         if (o->ctx_init)
-            o->ctx_init(o->ctx_user, &ctx, o->model, &t);
+            o->ctx_init(o->ctx_user, &ctx, &m, &t);
         else
-            ppl_eval_ctx_init(&ctx, o->model, &t, PPL_STACK_MODERN);
+            ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
         st = ppl_best_plan(&ctx, &pins, &search, &r->best, &r->search, err);
         if (st == PPL_INFEASIBLE)
             continue;

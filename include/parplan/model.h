@@ -95,6 +95,11 @@ ppl_status ppl_model_from_json(const struct json_t *obj, const char *file, const
 
 void ppl_model_derive(const ppl_model *model, ppl_model_figures *out);
 
+/* Trains the model at another sequence length (--seq-len, a whatif seq_len
+ * sweep): 1 to 2^26 tokens, else a usage error naming seq_len.  Learned
+ * position embeddings grow with it. */
+ppl_status ppl_model_set_seq_len(ppl_model *model, int64_t seq_len, ppl_error *err);
+
 /* Narayanan et al. SC'21 Eq.2 for a GPT of L layers, hidden h, vocab V, sequence s. */
 double ppl_gpt_params_eq2(double layers, double hidden, double vocab, double seq_len);
 

@@ -34,7 +34,8 @@ struct json_t;
 typedef enum ppl_sweep_kind {
     PPL_SWEEP_TOPOLOGY = 0, /* a path of the topology file */
     PPL_SWEEP_GPUS,
-    PPL_SWEEP_GLOBAL_BATCH
+    PPL_SWEEP_GLOBAL_BATCH,
+    PPL_SWEEP_SEQ_LEN /* the model's sequence length */
 } ppl_sweep_kind;
 
 /* One parsed sweep; a plain value, safe to copy. */
@@ -132,6 +133,8 @@ typedef struct ppl_whatif_opts {
     ppl_pins pins;                 /* the knobs pinned at every point */
     ppl_search_opts search;        /* objective and families; pins and top unused */
     double tokens;                 /* training tokens; 0: no time to train */
+    bool default_batch;            /* each point's global batch: ppl_default_global_batch
+                                      of its model (its seq_len), pins.global_batch unused */
     ppl_whatif_ctx_fn ctx_init;
     void *ctx_user;
 } ppl_whatif_opts;

@@ -92,7 +92,8 @@ typedef enum opt_id {
     O_CV,
     O_CONSTANTS,
     O_TIMING,
-    O_RECOMPUTE_LAYERS
+    O_RECOMPUTE_LAYERS,
+    O_SEQ_LEN
 } opt_id;
 
 #define C(x) (1u << (x))
@@ -145,6 +146,8 @@ static const opt_def options[] = {
      "expert-parallel size (MoE models)"},
     {O_VP, "--vp", 0, K_INT, CMDS_CONFIG, 0, F(pins.vp), "N", 1, MAX_DEGREE, NULL,
      "virtual pipeline stages per GPU (interleaved schedule)"},
+    {O_SEQ_LEN, "--seq-len", 0, K_INT, CMDS_CONFIG, 0, F(seq_len), "N", 1, 1LL << 26, NULL,
+     "sequence length in tokens (default: the model's seq_len)"},
     {O_MBS, "--mbs", 0, K_INT, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), F(pins.mbs),
      "N", 1, MAX_DEGREE, NULL, "microbatch size, in sequences"},
     {O_GLOBAL_BATCH, "--global-batch", 0, K_INT, CMDS_CONFIG,
@@ -321,6 +324,7 @@ void ppl_args_init(ppl_args *a)
 {
     memset(a, 0, sizeof *a);
     ppl_pins_init(&a->pins);
+    a->seq_len = PPL_UNSET;
     a->overhead_bytes = -1;
     a->fragmentation = -1;
     a->top = 10;

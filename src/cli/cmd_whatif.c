@@ -287,6 +287,7 @@ ppl_status cmd_whatif(cli *c)
                           .search = {.objective = a->objective,
                                      .allow_tp_across_servers = a->allow_tp_across_servers},
                           .tokens = a->tokens,
+                          .default_batch = batch_assumed,
                           .ctx_init = eval_ctx_of,
                           .ctx_user = c};
     wo.pins.global_batch = batch;

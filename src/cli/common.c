@@ -27,7 +27,10 @@ ppl_status cli_load_model(cli *c, const char *arg, ppl_model *model)
     ppl_status st = ppl_catalog_resolve(PPL_CATALOG_MODELS, arg, path, sizeof path, &c->err);
     if (st != PPL_OK)
         return catalog_hint(c, st, arg, "models");
-    return ppl_model_load(path, path, &c->diag, model, &c->err);
+    st = ppl_model_load(path, path, &c->diag, model, &c->err);
+    if (st == PPL_OK && c->args->seq_len != PPL_UNSET)
+        st = ppl_model_set_seq_len(model, c->args->seq_len, &c->err);
+    return st;
 }
 
 ppl_status cli_load_topology(cli *c, const char *arg, ppl_topology *topo)

@@ -107,7 +107,7 @@ static int finish(int status)
  * topology or sweep, where the user gave a flag: say the flag. */
 static void knob_to_flag(ppl_error *err)
 {
-    static const char *const others[] = {"model", "topology", "sweep", NULL};
+    static const char *const others[] = {"model", "topology", "sweep", "seq_len", NULL};
     if (err->status != PPL_EUSAGE || err->file[0])
         return;
     const char *const *lists[] = {ppl_pin_names, others};

@@ -285,6 +285,24 @@ check "size: impossible in time is exit 1 with the best time reachable" '[ $rc -
 
 run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute-layers 3
 check "--recompute-layers without --recompute full is a usage error" '[ $rc -eq 2 ] && has "$err" "--recompute-layers: needs full recomputation"'
+# --seq-len overrides the model's sequence length: Llama 3 8B (8,192 tokens) on 8
+# H100 at 32,768 tokens a sequence and a batch of 8 moves 8 x 32,768 tokens a step
+run "$P" estimate --model llama3-8b --topology dgx-h100-superpod --gpus 8 --tp 8 --pp 1 --mbs 1 --global-batch 8 --flash-attention --sequence-parallel --seq-len 32768 --json
+check "--seq-len: tokens/s is batch x the given length / step time" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+assert abs(d[\"tokens_per_s\"] - 8 * 32768 / d[\"step_time_s\"]) < 1e-6 * d[\"tokens_per_s\"], d[\"tokens_per_s\"]
+"'
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --global-batch 64 --seq-len 0
+check "--seq-len 0 is a usage error naming it" '[ $rc -eq 2 ] && has "$err" "--seq-len:"'
+run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --sweep seq_len=8192,32768 --sweep gpus=64 --global-batch 64 --json
+check "whatif sweeps seq_len: each point at its length" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+p = json.load(sys.stdin)[\"points\"]
+assert [x[\"values\"][\"seq_len\"] for x in p] == [8192, 32768], p
+r = [x[\"result\"] for x in p]
+assert all(abs(q[\"tokens_per_s\"] - 64 * s / q[\"step_time_s\"]) < 1e-6 * q[\"tokens_per_s\"] for q, s in zip(r, (8192, 32768)))
+"'
 run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute full --recompute-layers 3 --json
 printf '%s\n' "$out" >"$tmp/blk.json"
 check "block recomputation: Megatron-LM's block method and the layer count in the launch flags" '[ $rc -le 1 ] && python3 -c "

@@ -363,11 +363,30 @@ static void test_layer_shape(void **state)
                 f.training_state_bytes == 16.0 * f.params_total);
 }
 
+/* --seq-len: 1 to 2^26 tokens; learned positions grow with it (GPT-3: s x h more
+ * parameters, 2048 x 12288 = 25,165,824 at s = 2048, doubled at 4096). */
+static void test_set_seq_len(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("gpt3-175b");
+    ppl_error err;
+    ppl_model_figures a, b;
+    ppl_model_derive(&m, &a);
+    assert_int_equal(ppl_model_set_seq_len(&m, 4096, &err), PPL_OK);
+    ppl_model_derive(&m, &b);
+    assert_true(b.params_total - a.params_total == 2048.0 * 12288.0);
+    assert_int_equal(ppl_model_set_seq_len(&m, 0, &err), PPL_EUSAGE);
+    assert_string_equal(err.key, "seq_len");
+    assert_int_equal(ppl_model_set_seq_len(&m, (1LL << 26) + 1, &err), PPL_EUSAGE);
+    assert_int_equal(m.seq_len, 4096);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpt_equals_eq2),
         cmocka_unit_test(test_layer_shape),
+        cmocka_unit_test(test_set_seq_len),
         cmocka_unit_test(test_llama3_405b),
         cmocka_unit_test(test_mixtral),
         cmocka_unit_test(test_bloom),

@@ -495,10 +495,46 @@ static void test_whatif_run(void **state)
     json_decref(doc);
 }
 
+/* seq_len is a sweep key: each point trains the model at that length.  Llama 3 8B
+ * on 64 H100 with no global batch given: each point takes ~4M tokens a step in a
+ * power of two of sequences (512 of 8,192, 32 of 131,072), and its tokens/s is
+ * batch x seq_len / step time.  seq_len is no topology path. */
+static void test_whatif_seq_len(void **state)
+{
+    (void)state;
+    json_t *doc = topology_doc("dgx-h100-superpod");
+    ppl_model m = test_model("llama3-8b");
+    const char *specs[] = {"seq_len=8192,131072", "gpus=64"};
+    ppl_sweep sw[2];
+    size_t points;
+    ppl_error err;
+    assert_int_equal(ppl_sweeps_parse(specs, 2, doc, sw, &points, &err), PPL_OK);
+    assert_int_equal(sw[0].kind, PPL_SWEEP_SEQ_LEN);
+    ppl_whatif_opts o = {.model = &m,
+                         .topology = doc,
+                         .file = "t",
+                         .sweeps = sw,
+                         .nsweeps = 2,
+                         .default_batch = true};
+    ppl_pins_init(&o.pins);
+    ppl_whatif_result r[2];
+    assert_int_equal(ppl_whatif_run(&o, r, 2, &err), PPL_OK);
+    const double seq[2] = {8192.0, 131072.0}, batch[2] = {512.0, 32.0};
+    for (int i = 0; i < 2; i++) {
+        assert_true(r[i].ok);
+        assert_true((double)r[i].best.config.global_batch == batch[i]);
+        assert_close(r[i].best.tokens_per_s, batch[i] * seq[i] / r[i].best.step_time_s, 1e-12);
+    }
+    assert_int_equal(m.seq_len, 8192); /* the caller's model is left as it was */
+    assert_int_equal(ppl_topology_patch(doc, "seq_len", "4096", &err), PPL_EUSAGE);
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_whatif_run),
+        cmocka_unit_test(test_whatif_seq_len),
         cmocka_unit_test(test_cost_per_million_tokens),
         cmocka_unit_test(test_default_batch),
         cmocka_unit_test(test_time_to_train_and_gpu_hours),
