@@ -35,6 +35,8 @@ ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size
 
 /* Says on stderr the global batch assumed when --global-batch is not given
  * (whatif, size): never silently. */
+/* The note on stderr that a global batch was assumed (PPL_UNSET: one per swept
+ * sequence length). */
 void cli_note_batch(int64_t batch, const ppl_model *model);
 
 /* Loads --model and --topology. */

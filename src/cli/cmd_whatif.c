@@ -269,12 +269,17 @@ ppl_status cmd_whatif(cli *c)
         json_decref(topo_json);
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
     }
-    bool batch_swept = false;
-    for (int i = 0; i < a->nsweeps; i++)
+    bool batch_swept = false, seq_swept = false;
+    for (int i = 0; i < a->nsweeps; i++) {
         batch_swept = batch_swept || sw[i].kind == PPL_SWEEP_GLOBAL_BATCH;
+        seq_swept = seq_swept || sw[i].kind == PPL_SWEEP_SEQ_LEN;
+    }
     bool batch_assumed = !batch_swept && a->pins.global_batch == PPL_UNSET;
     int64_t batch = batch_swept ? PPL_UNSET : a->pins.global_batch;
-    if (batch_assumed) {
+    if (batch_assumed && seq_swept) {
+        /* the assumed batch follows each point's sequence length */
+        cli_note_batch(PPL_UNSET, &model);
+    } else if (batch_assumed) {
         batch = ppl_default_global_batch(&model);
         cli_note_batch(batch, &model);
     }
@@ -296,8 +301,11 @@ ppl_status cmd_whatif(cli *c)
     if (st == PPL_OK && a->plot_path)
         st = svg_plot(c, sw, a->nsweeps, pts, npts, a->tokens > 0);
     if (st == PPL_OK)
+        /* a batch that differs from point to point (swept, or assumed per swept
+         * seq_len) is each point's, not the answer's */
         st = a->json ? cli_emit_json(c, whatif_json(c, &model, &base, sw, pts, npts, batch,
-                                                    batch_swept, batch_assumed))
+                                                    batch_swept || (batch_assumed && seq_swept),
+                                                    batch_assumed))
                      : whatif_table(c, sw, pts, npts, batch, batch_swept, batch_assumed);
     free(pts);
     return st;

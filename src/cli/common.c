@@ -121,6 +121,11 @@ const char *cli_family_allow(const ppl_family *f, char *buf, size_t size)
 
 void cli_note_batch(int64_t batch, const ppl_model *model)
 {
+    if (batch == PPL_UNSET) {
+        fprintf(stderr, "parplan: note: no --global-batch: assuming about 4.19 M tokens per step "
+                        "at each swept seq_len, in a power of two of sequences\n");
+        return;
+    }
     fprintf(stderr,
             "parplan: note: no --global-batch: assuming %lld sequences of %lld tokens "
             "(%.3g M tokens) per step\n",
