@@ -227,18 +227,44 @@ static void test_coll_bandwidths(void **state)
     assert_true(fabs(bus - 140e9) < 1.0);
 }
 
+/* An expert-parallel all-to-all's bytes per GPU, by placement.  Each rank holds
+ * S bytes, S/n for each of the n ranks (itself included).
+ *   EP 8 inside one DGX: 7/8 S leaves over NVLink, nothing over the network.
+ *   EP 16 over two DGX (8 + 8): 7/16 S to the 7 local peers over NVLink, 8/16 S
+ *   to the 8 remote ones through the network.  Direct, each GPU sends the remote
+ *   half through its own NIC; PXN first moves the 7/8 of it bound for other rails
+ *   over NVLink to the GPU on the destination rail: NVLink carries 7/16 S +
+ *   7/8 x 8/16 S = 14/16 S.  Either way the network carries S/2 a GPU. */
+static void test_alltoall_bytes(void **state)
+{
+    (void)state;
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_net net;
+    ppl_net_init(&net, &t);
+    const double S = 64.0 * 1048576.0;
+    ppl_group g;
+    ppl_coll c;
+    ppl_group_servers(&net, 1, 8, &g);
+    assert_true(ppl_collective(&net, PPL_OP_ALLTOALL, &g, S, PPL_ALGO_AUTO, &c));
+    assert_close(c.nvlink_bytes, S * 7.0 / 8.0, 1e-12);
+    assert_true(c.rail_bytes + c.spine_bytes == 0.0);
+    ppl_group_servers(&net, 2, 8, &g);
+    assert_true(ppl_collective(&net, PPL_OP_ALLTOALL, &g, S, PPL_ALGO_DIRECT, &c));
+    assert_close(c.nvlink_bytes, S * 7.0 / 16.0, 1e-12);
+    assert_close(c.rail_bytes + c.spine_bytes, S / 2.0, 1e-12);
+    assert_true(ppl_collective(&net, PPL_OP_ALLTOALL, &g, S, PPL_ALGO_PXN, &c));
+    assert_close(c.nvlink_bytes, S * 14.0 / 16.0, 1e-12);
+    assert_close(c.rail_bytes + c.spine_bytes, S / 2.0, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ring_one_rail),
-        cmocka_unit_test(test_measured_nccl),
-        cmocka_unit_test(test_tree_vs_ring),
-        cmocka_unit_test(test_loss),
-        cmocka_unit_test(test_ecmp),
-        cmocka_unit_test(test_coll_bandwidths),
-        cmocka_unit_test(test_oversubscribed_spine),
-        cmocka_unit_test(test_rail_only),
-        cmocka_unit_test(test_placement),
+        cmocka_unit_test(test_ring_one_rail),   cmocka_unit_test(test_measured_nccl),
+        cmocka_unit_test(test_tree_vs_ring),    cmocka_unit_test(test_loss),
+        cmocka_unit_test(test_alltoall_bytes),  cmocka_unit_test(test_ecmp),
+        cmocka_unit_test(test_coll_bandwidths), cmocka_unit_test(test_oversubscribed_spine),
+        cmocka_unit_test(test_rail_only),       cmocka_unit_test(test_placement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
