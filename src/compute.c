@@ -91,7 +91,7 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
         outside /= t;
     double inside = act_bytes;
     if (m->position_embedding == PPL_POSITION_ROPE)
-        inside += 2.0 * 2.0 * (h / t + kvd); /* rotate Q and K: read and write */
+        inside += 2.0 * 2.0 * (shape.q_cols + kvd); /* rotate Q and K: read and write */
     if (!c->flash_attention) /* fused scale-mask-softmax: read and write; dropout: 5 */
         inside += (m->dropout ? 9.0 : 4.0) * (a / t) * s;
     w->elementwise_bytes = T * (outside + inside);

@@ -59,6 +59,7 @@ static const char *const model_keys[] = {"schema_version",
                                          "hidden",
                                          "heads",
                                          "kv_heads",
+                                         "head_dim",
                                          "ffn_hidden",
                                          "vocab",
                                          "seq_len",
@@ -124,6 +125,7 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
         (st = jr_int(&ctx, obj, path, "seq_len", JR_REQUIRED, 0, 1, MAX_SEQ_LEN, &m->seq_len)) ||
         (st = jr_int(&ctx, obj, path, "kv_heads", JR_OPTIONAL, m->heads, 1, MAX_HEADS,
                      &m->kv_heads)) ||
+        (st = jr_int(&ctx, obj, path, "head_dim", JR_OPTIONAL, 0, 1, MAX_HIDDEN, &m->head_dim)) ||
         (st = jr_int(&ctx, obj, path, "ffn_hidden", JR_OPTIONAL, 4 * m->hidden, 1, MAX_FFN,
                      &m->ffn_hidden)) ||
         (st = jr_bool(&ctx, obj, path, "gated_mlp", JR_OPTIONAL, false, &m->gated_mlp)) ||
@@ -142,12 +144,15 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
         return st;
     m->norm = (ppl_norm_kind)norm;
     m->position_embedding = (ppl_position_kind)position;
-    /* cross-field checks: attention heads must split the hidden size evenly */
-    if (m->heads > m->hidden || m->hidden % m->heads != 0) {
+    /* cross-field checks: without a head_dim, attention heads split the hidden size
+     * evenly */
+    if (m->head_dim == 0 && (m->heads > m->hidden || m->hidden % m->heads != 0)) {
         jr_path(full, sizeof full, path, "heads");
         return jr_fail(&ctx, full, "%lld does not divide hidden (%lld)", (long long)m->heads,
                        (long long)m->hidden);
     }
+    if (m->head_dim == 0)
+        m->head_dim = m->hidden / m->heads;
     if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0) {
         jr_path(full, sizeof full, path, "kv_heads");
         return jr_fail(&ctx, full, "%lld does not divide heads (%lld)", (long long)m->kv_heads,
@@ -252,6 +257,12 @@ void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
     out->flops_full_recompute_per_token = 4.0 * layer_flops + 3.0 * output_flops;
 }
 
+/* d: the file's head_dim, or hidden / heads for a model built without one */
+static double head_dim_of(const ppl_model *m)
+{
+    return m->head_dim > 0 ? (double)m->head_dim : (double)m->hidden / (double)m->heads;
+}
+
 /* weights and biases of one MLP of width f on each of t ranks: fc1 (two matrices when
  * gated) column-parallel with its bias split, fc2 row-parallel with its bias whole */
 static double mlp_weights(const ppl_model *m, double f, double t)
@@ -267,7 +278,7 @@ void ppl_layer_shape_of(const ppl_model *m, int64_t tp, ppl_layer_shape *s)
 {
     const double t = (double)tp, h = (double)m->hidden;
     memset(s, 0, sizeof *s);
-    s->q_cols = h / t;
+    s->q_cols = (double)m->heads * head_dim_of(m) / t;
     s->kv_cols = ppl_kv_columns_per_gpu(m, tp);
     s->ffn_cols = (double)m->ffn_hidden / t;
     s->fc1_outputs = m->gated_mlp ? 2.0 : 1.0;
@@ -286,7 +297,7 @@ void ppl_layer_shape_of(const ppl_model *m, int64_t tp, ppl_layer_shape *s)
 
 double ppl_kv_columns_per_gpu(const ppl_model *m, int64_t tp)
 {
-    double d = (double)m->hidden / (double)m->heads;
+    double d = head_dim_of(m);
     double kv_heads = (double)m->kv_heads / (double)tp;
     return d * (kv_heads < 1.0 ? 1.0 : kv_heads); /* replicated when tp > kv_heads */
 }

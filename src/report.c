@@ -216,6 +216,10 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     ARGI("--hidden-size", m->hidden);
     ARGI("--ffn-hidden-size", m->ffn_hidden);
     ARGI("--num-attention-heads", m->heads);
+    /* heads x head_dim != hidden (Qwen3): Megatron-LM's --kv-channels, the
+     * projection width per head (default hidden / heads) */
+    if (m->head_dim > 0 && m->head_dim * m->heads != m->hidden)
+        ARGI("--kv-channels", m->head_dim);
     if (m->kv_heads != m->heads) {
         ARG("--group-query-attention");
         ARGI("--num-query-groups", m->kv_heads);

@@ -47,6 +47,8 @@ typedef struct ppl_model {
     int64_t hidden;       /* h */
     int64_t heads;        /* a */
     int64_t kv_heads;     /* key/value heads; < heads is grouped-query attention */
+    int64_t head_dim;     /* d, each head's width: hidden / heads unless the file gives it
+                             (Qwen3: 128 with hidden 2048 and 32 heads) */
     int64_t ffn_hidden;   /* MLP hidden size (4h in GPT) */
     int64_t vocab;        /* V */
     int64_t seq_len;      /* s */
@@ -122,7 +124,7 @@ double ppl_kv_columns_per_gpu(const ppl_model *model, int64_t tp);
  * (compute.c) all derive from this one description.
  */
 typedef struct ppl_layer_shape {
-    double q_cols;         /* query (and projection input) columns per rank: h/tp */
+    double q_cols;         /* query (and projection input) columns per rank: heads x d / tp */
     double kv_cols;        /* key and value columns per rank, each */
     double ffn_cols;       /* the dense MLP's inner columns per rank: ffn_hidden/tp */
     double expert_cols;    /* one expert's inner columns per rank; 0 without MoE */

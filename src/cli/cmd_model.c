@@ -110,6 +110,10 @@ static void show_text(cli *c, const ppl_model *m, const ppl_model_figures *f)
     snprintf(a, sizeof a, "%lld layers, hidden %lld, %lld heads (%lld KV heads)",
              (long long)m->layers, (long long)m->hidden, (long long)m->heads,
              (long long)m->kv_heads);
+    if (m->head_dim * m->heads != m->hidden) {
+        size_t n = strlen(a);
+        snprintf(a + n, sizeof a - n, ", head dim %lld", (long long)m->head_dim);
+    }
     kv(&t, "architecture", a);
     snprintf(a, sizeof a, "%s MLP of %lld, vocab %lld, sequence %lld",
              m->gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)", (long long)m->ffn_hidden,

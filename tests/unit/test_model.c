@@ -381,12 +381,47 @@ static void test_set_seq_len(void **state)
     assert_int_equal(m.seq_len, 4096);
 }
 
+/* An explicit head_dim (Qwen3: 32 heads of 128 on a hidden size of 2,048, so the
+ * query is 4,096 wide).  Qwen3-30B-A3B, per layer: attention 2048 x 4096 + 2 x 2048
+ * x (4 x 128) + 4096 x 2048 = 18,874,368; two RMSNorms 4,096; 128 experts of
+ * 3 x 2048 x 768 = 4,718,592 each, 603,979,776; router 2048 x 128 = 262,144: a
+ * layer 623,120,384, 48 of them 29,909,778,432; embedding and untied output
+ * 2 x 151936 x 2048 = 622,329,856 and the final norm 2,048: 30,532,110,336 in all
+ * (published 30.5B).  Active: 8 experts, 37,748,736, a layer 56,889,344, x 48 plus
+ * the same embedding and output: 3,353,020,416 (published 3.3B).  Qwen3-235B-A22B
+ * by the same sums: 235,093,610,496 and 22,190,739,456 (published 235B, 22B).
+ * Attention FLOPs follow the query's width: 4 x s x 4096 a token and layer. */
+static void test_head_dim(void **state)
+{
+    (void)state;
+    ppl_model q = test_model("qwen3-30b-a3b");
+    ppl_model_figures f;
+    ppl_model_derive(&q, &f);
+    assert_int_equal(q.head_dim, 128);
+    assert_true(f.params_total == 30532110336.0);
+    assert_true(f.params_active == 3353020416.0);
+    assert_true(f.params_moe_layer == 623120384.0);
+    ppl_layer_shape s;
+    ppl_layer_shape_of(&q, 1, &s);
+    assert_true(s.q_cols == 4096.0 && s.kv_cols == 512.0 && s.attn_weights == 18874368.0);
+    ppl_layer_shape_of(&q, 4, &s); /* 8 query heads and one KV head a rank */
+    assert_true(s.q_cols == 1024.0 && s.kv_cols == 128.0);
+    ppl_model big = test_model("qwen3-235b-a22b");
+    ppl_model_derive(&big, &f);
+    assert_true(f.params_total == 235093610496.0);
+    assert_true(f.params_active == 22190739456.0);
+    /* without head_dim, hidden / heads: Llama 3 70B's 8192 / 64 = 128 */
+    ppl_model l = test_model("llama3-70b");
+    assert_int_equal(l.head_dim, 128);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpt_equals_eq2),
         cmocka_unit_test(test_layer_shape),
         cmocka_unit_test(test_set_seq_len),
+        cmocka_unit_test(test_head_dim),
         cmocka_unit_test(test_llama3_405b),
         cmocka_unit_test(test_mixtral),
         cmocka_unit_test(test_bloom),
