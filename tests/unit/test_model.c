@@ -415,6 +415,23 @@ static void test_head_dim(void **state)
     assert_int_equal(l.head_dim, 128);
 }
 
+/* Mixtral 8x22B (56 layers, hidden 6144, 48 heads of 128 with 8 KV heads, 8
+ * SwiGLU experts of 16384, top 2, vocabulary 32768, untied): a layer holds
+ * attention 6144^2 + 2 x 6144 x 1024 + 6144^2 = 88,080,384, 8 experts of
+ * 3 x 6144 x 16384 = 301,989,888, router 49,152 and norms 12,288; with
+ * 2 x 32768 x 6144 = 402,653,184 of embedding and output and the final norm,
+ * 140,630,071,296 in all and 39,161,468,928 active (2 experts) against the
+ * published 141B and 39B. */
+static void test_mixtral_8x22b(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("mixtral-8x22b");
+    ppl_model_figures f;
+    ppl_model_derive(&m, &f);
+    assert_true(f.params_total == 140630071296.0);
+    assert_true(f.params_active == 39161468928.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_layer_shape),
         cmocka_unit_test(test_set_seq_len),
         cmocka_unit_test(test_head_dim),
+        cmocka_unit_test(test_mixtral_8x22b),
         cmocka_unit_test(test_llama3_405b),
         cmocka_unit_test(test_mixtral),
         cmocka_unit_test(test_bloom),
