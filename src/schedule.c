@@ -391,7 +391,7 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
         k->dp_reduce[kind] = reduce;
         k->dp_gather[kind] = gather;
         k->dp_last[kind] = last;
-    } else if ((l->g_dp.n > 1 || l->g_edp.n > 1) && k->layers > 0) {
+    } else if (l->g_dp.n > 1 && k->layers > 0) { /* the expert group is a part of it */
         double layer_params = dense / (double)k->layers;
         /* per tensor: as many collectives, each a share of the layer (each pays
          * the collective's latency; the bytes are the layer's either way) */
