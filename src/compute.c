@@ -74,14 +74,15 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
     if (moe) {
         double k = (double)m->moe.top_k;
         /* each token through k experts; the router's GEMM split as its input is */
-        weights += k * shape.expert_weights + shape.router / t;
-        act_bytes = k * act_per_col * shape.expert_cols;
+        weights += k * shape.expert_weights + shape.router / t + shape.shared_weights;
+        act_bytes = act_per_col * (k * shape.expert_cols + shape.shared_cols);
     } else {
         weights += shape.mlp_weights;
         act_bytes = act_per_col * shape.ffn_cols;
     }
     w->gemm_flops = 2.0 * T * weights;
-    w->attn_model_flops = 4.0 * T * s * shape.q_cols;
+    /* QK^T over the query (and key) columns, the weighted sum over the value ones */
+    w->attn_model_flops = 2.0 * T * s * (shape.q_cols + shape.v_cols);
     w->attn_flops = c->flash_attention ? 0.5 * w->attn_model_flops : w->attn_model_flops;
 
     /* per token: two norms (read + write 2h each: 8h), two residual adds (6h each),
@@ -90,7 +91,9 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
     if (c->sequence_parallel)
         outside /= t;
     double inside = act_bytes;
-    if (m->position_embedding == PPL_POSITION_ROPE)
+    if (m->attention == PPL_ATTENTION_MLA) /* rotate the rope parts of Q and of the shared K */
+        inside += 2.0 * 2.0 * (double)m->mla.qk_rope_head_dim * (a / t + 1.0);
+    else if (m->position_embedding == PPL_POSITION_ROPE)
         inside += 2.0 * 2.0 * (shape.q_cols + kvd); /* rotate Q and K: read and write */
     if (!c->flash_attention) /* fused scale-mask-softmax: read and write; dropout: 5 */
         inside += (m->dropout ? 9.0 : 4.0) * (a / t) * s;
@@ -148,12 +151,16 @@ void ppl_output_time_of(const ppl_model *m, const ppl_topology *t, const ppl_con
     /* logits: 2 h V per token over the vocabulary-parallel output layer; the loss
      * reads and writes the fp32 logits (softmax and its gradient) */
     const double T = (double)c->mbs * (double)m->seq_len / (double)c->cp;
-    double flops = 2.0 * T * (double)m->hidden * (double)m->vocab / (double)c->tp;
+    /* and, per multi-token-prediction module, the head once more and its 2h x h
+     * projection (DeepSeek-V3 report §2.2) */
+    const double heads = 1.0 + (double)m->mtp_layers, h = (double)m->hidden;
+    double flops = heads * 2.0 * T * h * (double)m->vocab / (double)c->tp +
+                   (double)m->mtp_layers * 2.0 * T * 2.0 * h * h / (double)c->tp;
     double p16 = peak16(t, c);
     /* Megatron keeps the output layer in 16-bit under fp8 */
     double gemm = flops / (p16 * gemm_efficiency(m, c, e, false));
-    double loss =
-        3.0 * 4.0 * T * (double)m->vocab / (double)c->tp / (t->gpu.hbm_bandwidth_bps * e->hbm);
+    double loss = heads * 3.0 * 4.0 * T * (double)m->vocab / (double)c->tp /
+                  (t->gpu.hbm_bandwidth_bps * e->hbm);
     out->forward_s = gemm + loss;
     out->backward_s = 2.0 * gemm + loss;
     out->recompute_s = 0.0;

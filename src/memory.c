@@ -112,14 +112,18 @@ static act_terms activation_terms(const ppl_model *m, const ppl_config *c, const
 
     /* outside: two norm inputs, QKV input, fc1 input, two dropout masks */
     r.outside = 4.0 * sb * h + gemm_in * sb * h + gemm_in * sb * h + 2.0 * mask * sb * h;
-    /* inside: Q, K, V, projection input */
+    /* inside: Q, K, V, projection input; under MLA also the latents every rank
+     * holds whole: their norms' inputs (16-bit) and the up projections' inputs */
     r.inside =
-        2.0 * sb * shape.q_cols + 2.0 * 2.0 * sb * shape.kv_cols + gemm_in * sb * shape.q_cols;
+        2.0 * sb * shape.q_cols + 2.0 * 2.0 * sb * shape.kv_cols + gemm_in * sb * shape.v_cols;
+    r.inside += (2.0 + gemm_in) * sb * shape.latent_cols;
     if (moe) {
         double k = (double)m->moe.top_k;
-        /* per visited expert: its permuted input and its MLP; router logits fp32 */
+        /* per visited expert: its permuted input and its MLP; router logits fp32;
+         * the shared experts' MLP as a dense one */
         r.inside +=
             k * (gemm_in * sb * shape.q_cols + mlp_inside(&shape, sb, shape.expert_cols, gemm_in));
+        r.inside += mlp_inside(&shape, sb, shape.shared_cols, gemm_in);
         r.outside += 4.0 * sb * (double)m->moe.experts;
     } else {
         r.inside += mlp_inside(&shape, sb, shape.ffn_cols, gemm_in);
@@ -164,14 +168,6 @@ double ppl_in_flight_microbatches(const ppl_config *c, int64_t stage)
 
 /* ---- parameters --------------------------------------------------------- */
 
-/* MoE layers among layers [first, first + count): layer i is MoE when (i+1) % every == 0. */
-static int64_t moe_layers_in(const ppl_model *m, int64_t first, int64_t count)
-{
-    if (!m->has_moe)
-        return 0;
-    int64_t e = m->moe.every;
-    return (first + count) / e - first / e;
-}
 
 typedef struct layer_params {
     double dense;      /* one dense layer, per GPU */
@@ -190,9 +186,10 @@ static layer_params per_gpu_layer_params(const ppl_model *m, const ppl_config *c
     p.moe_shared = p.moe_expert = p.gemm_moe_shared = p.gemm_moe_expert = 0.0;
     if (m->has_moe) {
         double local = (double)m->moe.experts / (double)c->ep;
-        p.moe_shared = s.attn_weights + s.attn_bias + s.norms + s.router;
+        p.moe_shared = s.attn_weights + s.attn_bias + s.norms + s.router + s.shared_weights +
+                       s.shared_bias;
         p.moe_expert = local * (s.expert_weights + s.expert_bias);
-        p.gemm_moe_shared = s.attn_weights;
+        p.gemm_moe_shared = s.attn_weights + s.shared_weights;
         p.gemm_moe_expert = local * s.expert_weights;
     }
     return p;
@@ -229,10 +226,18 @@ void ppl_stage_layer_counts(const ppl_model *m, const ppl_config *c, int64_t sta
         int64_t chunk = m->layers / (c->pp * c->vp);
         *layers = chunk * c->vp;
         for (int64_t v = 0; v < c->vp; v++)
-            *moe_layers += moe_layers_in(m, (v * c->pp + stage) * chunk, chunk);
+            *moe_layers += ppl_moe_layers_in(m, (v * c->pp + stage) * chunk, chunk);
     } else {
         *layers = ppl_stage_layers(c, stage);
-        *moe_layers = moe_layers_in(m, ppl_stage_first_layer(c, stage), *layers);
+        *moe_layers = ppl_moe_layers_in(m, ppl_stage_first_layer(c, stage), *layers);
+    }
+    /* the multi-token-prediction modules follow the last layer on the last stage
+     * (Megatron-Core places them there: --mtp-num-layers), each a layer of the last
+     * layer's kind */
+    if (stage == c->pp - 1 && m->mtp_layers > 0) {
+        bool moe = ppl_moe_layers_in(m, m->layers - 1, 1) > 0;
+        *layers += m->mtp_layers;
+        *moe_layers += moe ? m->mtp_layers : 0;
     }
 }
 
@@ -257,6 +262,10 @@ void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_me
     p->embedding = V * h / t + positions + (m->embedding_norm ? norm : 0.0);
     bool output_copy = !m->tied_embeddings || c->pp > 1;
     p->output = (output_copy ? V * h / t : 0.0) + (m->final_norm ? norm : 0.0);
+    /* each MTP module's 2h x h projection (column-parallel) and three norms; its
+     * layer is counted with the stage's layers */
+    const double mtp = (double)m->mtp_layers;
+    p->output += mtp * (2.0 * h * h / t + 3.0 * norm);
     p->shard_dense = (double)(c->dp * c->cp);
     p->shard_expert = p->shard_dense / (double)c->ep;
 
@@ -271,7 +280,7 @@ void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_me
      * with that layer */
     p->act_first = m->dropout ? s * b * h / sp_div : 0.0;
     /* output-layer input, and fp32 logits for the vocabulary-parallel loss */
-    p->act_last = 2.0 * s * b * h / sp_div + 4.0 * s * b * V / t;
+    p->act_last = (1.0 + mtp) * (2.0 * s * b * h / sp_div + 4.0 * s * b * V / t);
 
     /* other: framework, ZeRO-3 gathers, the layer being recomputed */
     p->other = o->overhead_bytes >= 0

@@ -72,9 +72,33 @@ static const char *const model_keys[] = {"schema_version",
                                          "embedding_norm",
                                          "dropout",
                                          "moe",
+                                         "attention",
+                                         "mtp_layers",
                                          "params",
                                          NULL};
-static const char *const moe_keys[] = {"experts", "top_k", "ffn_hidden", "every", NULL};
+static const char *const moe_keys[] = {"experts",
+                                       "top_k",
+                                       "ffn_hidden",
+                                       "every",
+                                       "shared_experts",
+                                       "shared_ffn_hidden",
+                                       "first_dense_layers",
+                                       "capacity_factor",
+                                       "router_node_limit",
+                                       NULL};
+static const char *const attention_keys[] = {"type",
+                                             "q_lora_rank",
+                                             "kv_lora_rank",
+                                             "qk_nope_head_dim",
+                                             "qk_rope_head_dim",
+                                             "v_head_dim",
+                                             NULL};
+static const char *const attention_names[] = {"standard", "mla", NULL};
+
+const char *ppl_attention_name(ppl_attention_kind kind)
+{
+    return (unsigned)kind < 2 ? attention_names[kind] : "?";
+}
 
 static ppl_status read_moe(jr_ctx *ctx, const json_t *obj, const char *path, ppl_model *m)
 {
@@ -89,18 +113,65 @@ static ppl_status read_moe(jr_ctx *ctx, const json_t *obj, const char *path, ppl
         (st = jr_int(ctx, v, mpath, "top_k", JR_REQUIRED, 0, 1, MAX_EXPERTS, &m->moe.top_k)) ||
         (st = jr_int(ctx, v, mpath, "ffn_hidden", JR_OPTIONAL, m->ffn_hidden, 1, MAX_FFN,
                      &m->moe.ffn_hidden)) ||
-        (st = jr_int(ctx, v, mpath, "every", JR_OPTIONAL, 1, 1, MAX_LAYERS, &m->moe.every)))
+        (st = jr_int(ctx, v, mpath, "every", JR_OPTIONAL, 1, 1, MAX_LAYERS, &m->moe.every)) ||
+        (st = jr_int(ctx, v, mpath, "shared_experts", JR_OPTIONAL, 0, 0, MAX_EXPERTS,
+                     &m->moe.shared_experts)) ||
+        (st = jr_int(ctx, v, mpath, "shared_ffn_hidden", JR_OPTIONAL, m->moe.ffn_hidden, 1,
+                     MAX_FFN, &m->moe.shared_ffn_hidden)) ||
+        (st = jr_int(ctx, v, mpath, "first_dense_layers", JR_OPTIONAL, 0, 0, MAX_LAYERS,
+                     &m->moe.first_dense_layers)) ||
+        /* null or absent: no limit, dropless */
+        (st = jr_int(ctx, v, mpath, "router_node_limit", JR_OPTIONAL, 0, 1, MAX_EXPERTS,
+                     &m->moe.router_node_limit)) ||
+        (st = jr_real(ctx, v, mpath, "capacity_factor", JR_OPTIONAL, 0.0, JR_POSITIVE(1e3),
+                      &m->moe.capacity_factor)))
         return st;
+    if (m->moe.first_dense_layers >= m->layers) {
+        jr_path(full, sizeof full, mpath, "first_dense_layers");
+        return jr_fail(ctx, full, "%lld leaves no layer of the %lld to be MoE",
+                       (long long)m->moe.first_dense_layers, (long long)m->layers);
+    }
     if (m->moe.top_k > m->moe.experts) {
         jr_path(full, sizeof full, mpath, "top_k");
         return jr_fail(ctx, full, "%lld exceeds moe.experts (%lld)", (long long)m->moe.top_k,
                        (long long)m->moe.experts);
     }
-    if (m->moe.every > m->layers) {
+    if (m->moe.every > m->layers - m->moe.first_dense_layers) {
         jr_path(full, sizeof full, mpath, "every");
-        return jr_fail(ctx, full, "%lld exceeds layers (%lld): no layer would be MoE",
-                       (long long)m->moe.every, (long long)m->layers);
+        return jr_fail(ctx, full, "%lld exceeds the %lld layers past the dense ones: no layer would be MoE",
+                       (long long)m->moe.every, (long long)(m->layers - m->moe.first_dense_layers));
     }
+    return PPL_OK;
+}
+
+/* "attention": {"type": "mla", ...}; absent or "standard": heads, kv_heads, head_dim */
+static ppl_status read_attention(jr_ctx *ctx, const json_t *obj, const char *path, ppl_model *m)
+{
+    char apath[PPL_ERROR_KEY_MAX];
+    json_t *v;
+    int kind = 0;
+    ppl_status st = jr_object(ctx, obj, path, "attention", JR_OPTIONAL, attention_keys, &v, apath,
+                              sizeof apath);
+    if (st != PPL_OK || !v)
+        return st;
+    if ((st = jr_enum(ctx, v, apath, "type", JR_REQUIRED, attention_names, 0, &kind)) != PPL_OK)
+        return st;
+    m->attention = (ppl_attention_kind)kind;
+    if (m->attention != PPL_ATTENTION_MLA)
+        return PPL_OK;
+    /* DeepSeek-V3's figures are the defaults a file may leave out but kv_lora_rank */
+    ppl_mla *a = &m->mla;
+    if ((st = jr_int(ctx, v, apath, "q_lora_rank", JR_OPTIONAL, 0, 0, MAX_HIDDEN,
+                     &a->q_lora_rank)) ||
+        (st = jr_int(ctx, v, apath, "kv_lora_rank", JR_REQUIRED, 0, 1, MAX_HIDDEN,
+                     &a->kv_lora_rank)) ||
+        (st = jr_int(ctx, v, apath, "qk_nope_head_dim", JR_OPTIONAL, 128, 1, MAX_HIDDEN,
+                     &a->qk_nope_head_dim)) ||
+        (st = jr_int(ctx, v, apath, "qk_rope_head_dim", JR_OPTIONAL, 64, 0, MAX_HIDDEN,
+                     &a->qk_rope_head_dim)) ||
+        (st = jr_int(ctx, v, apath, "v_head_dim", JR_OPTIONAL, 128, 1, MAX_HIDDEN,
+                     &a->v_head_dim)))
+        return st;
     return PPL_OK;
 }
 
@@ -139,6 +210,7 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
         (st = jr_bool(&ctx, obj, path, "final_norm", JR_OPTIONAL, false, &m->final_norm)) ||
         (st = jr_bool(&ctx, obj, path, "embedding_norm", JR_OPTIONAL, false, &m->embedding_norm)) ||
         (st = jr_bool(&ctx, obj, path, "dropout", JR_OPTIONAL, true, &m->dropout)) ||
+        (st = jr_int(&ctx, obj, path, "mtp_layers", JR_OPTIONAL, 0, 0, 64, &m->mtp_layers)) ||
         (st = jr_real(&ctx, obj, path, "params", JR_OPTIONAL, 0.0, JR_POSITIVE(1e18),
                       &m->params_declared)))
         return st;
@@ -158,7 +230,8 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
         return jr_fail(&ctx, full, "%lld does not divide heads (%lld)", (long long)m->kv_heads,
                        (long long)m->heads);
     }
-    if ((st = read_moe(&ctx, obj, path, m)) != PPL_OK)
+    if ((st = read_moe(&ctx, obj, path, m)) != PPL_OK ||
+        (st = read_attention(&ctx, obj, path, m)) != PPL_OK)
         return st;
     if (m->params_declared > 0) {
         ppl_model_figures f;
@@ -204,6 +277,17 @@ double ppl_gpt_params_eq2(double L, double h, double V, double s)
     return 12.0 * L * h * h + 13.0 * L * h + (V + s) * h;
 }
 
+/* One multi-token-prediction module (DeepSeek-V3 report §2.2, Fig.3): two RMSNorms of
+ * the hidden state and of the next token's embedding, a 2h x h projection of their
+ * concatenation, one transformer layer of the model's last kind and the norm before
+ * the shared output head (Hugging Face DeepSeek-V3: layer 61's enorm, hnorm,
+ * eh_proj, shared_head.norm).  The embedding and the output head are shared. */
+static double mtp_module_params(const ppl_model *m, double layer, double norm_size)
+{
+    const double h = (double)m->hidden;
+    return layer + 2.0 * h * h + 3.0 * norm_size;
+}
+
 void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
 {
     const double h = (double)m->hidden, V = (double)m->vocab, s = (double)m->seq_len;
@@ -212,7 +296,8 @@ void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
     ppl_layer_shape_of(m, 1, &shape);
     memset(out, 0, sizeof *out);
 
-    /* attention: Q, K, V and output projection, with their biases */
+    /* attention: Q, K, V (or MLA's latent projections) and the output projection,
+     * with their biases */
     double attn_weights = shape.attn_weights;
     double norms = shape.norms;
     double dense_mlp = shape.mlp_weights + shape.mlp_bias;
@@ -223,12 +308,15 @@ void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
     double L = (double)m->layers, moe_layers = 0.0;
     double moe_total = 0.0, moe_active = 0.0, moe_flops_weights = 0.0;
     if (m->has_moe) {
+        /* routed experts, shared experts every token visits, the router */
         double E = (double)m->moe.experts, k = (double)m->moe.top_k;
         double expert = shape.expert_weights + shape.expert_bias;
-        moe_layers = floor(L / (double)m->moe.every);
-        moe_total = out->params_attention + norms + E * expert + shape.router;
-        moe_active = out->params_attention + norms + k * expert + shape.router;
-        moe_flops_weights = attn_weights + k * shape.expert_weights + shape.router;
+        double shared = shape.shared_weights + shape.shared_bias + shape.router;
+        moe_layers = (double)ppl_moe_layers_in(m, 0, m->layers);
+        moe_total = out->params_attention + norms + E * expert + shared;
+        moe_active = out->params_attention + norms + k * expert + shared;
+        moe_flops_weights = attn_weights + k * shape.expert_weights + shape.shared_weights +
+                            shape.router;
     }
     out->moe_layers = (int64_t)moe_layers;
     out->params_moe_layer = moe_total;
@@ -240,21 +328,47 @@ void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
     out->params_output = (m->tied_embeddings ? 0.0 : V * h) + (m->final_norm ? norm_size : 0.0);
     double layers_total = dense_layers * out->params_dense_layer + moe_layers * moe_total;
     double layers_active = dense_layers * out->params_dense_layer + moe_layers * moe_active;
-    out->params_total = layers_total + out->params_embedding + out->params_output;
-    out->params_active = layers_active + out->params_embedding + out->params_output;
+    /* the MTP modules repeat the model's last layer, MoE when it is */
+    const double D = (double)m->mtp_layers;
+    const bool mtp_moe = m->has_moe && moe_layers > 0;
+    out->params_mtp =
+        D * mtp_module_params(m, mtp_moe ? moe_total : out->params_dense_layer, norm_size);
+    double mtp_active =
+        D * mtp_module_params(m, mtp_moe ? moe_active : out->params_dense_layer, norm_size);
+    out->params_total = layers_total + out->params_embedding + out->params_output + out->params_mtp;
+    out->params_active = layers_active + out->params_embedding + out->params_output + mtp_active;
     out->weight_bytes_bf16 = 2.0 * out->params_total;
     out->weight_bytes_fp8 = 1.0 * out->params_total;
     out->training_state_bytes = 16.0 * out->params_total;
 
-    /* FLOPs per token, forward: 2 per weight of each GEMM, 4sh of attention core */
-    double attn_core = 4.0 * s * shape.q_cols;
+    /* FLOPs per token, forward: 2 per weight of each GEMM, and the attention core
+     * over all s keys: QK^T 2s x (query columns), the weighted sum of values 2s x
+     * (value columns); 4sh for a GPT (Korthikanti Eq.7) */
+    double attn_core = 2.0 * s * (shape.q_cols + shape.v_cols);
     double dense_flops = 2.0 * (attn_weights + shape.mlp_weights) + attn_core;
     double moe_flops = 2.0 * moe_flops_weights + attn_core;
     double layer_flops = dense_layers * dense_flops + moe_layers * moe_flops;
     double output_flops = 2.0 * h * V;
-    out->flops_forward_per_token = layer_flops + output_flops;
+    /* each MTP module: its layer, its 2h x h projection and one more pass of the
+     * output head */
+    double mtp_layer_flops = D * ((mtp_moe ? moe_flops : dense_flops) + 2.0 * 2.0 * h * h);
+    double mtp_output_flops = D * output_flops;
+    out->flops_forward_per_token = layer_flops + output_flops + mtp_layer_flops + mtp_output_flops;
     out->flops_training_per_token = 3.0 * out->flops_forward_per_token;
-    out->flops_full_recompute_per_token = 4.0 * layer_flops + 3.0 * output_flops;
+    out->flops_full_recompute_per_token =
+        4.0 * (layer_flops + mtp_layer_flops) + 3.0 * (output_flops + mtp_output_flops);
+}
+
+int64_t ppl_moe_layers_in(const ppl_model *m, int64_t first, int64_t count)
+{
+    if (!m->has_moe || count <= 0)
+        return 0;
+    /* layer i >= d is MoE when (i - d + 1) % every == 0 */
+    const int64_t d = m->moe.first_dense_layers, e = m->moe.every;
+    int64_t lo = first > d ? first - d : 0, hi = first + count - d;
+    if (hi <= 0)
+        return 0;
+    return hi / e - lo / e;
 }
 
 /* d: the file's head_dim, or hidden / heads for a model built without one */
@@ -277,26 +391,63 @@ static double mlp_bias(const ppl_model *m, double f, double t)
 void ppl_layer_shape_of(const ppl_model *m, int64_t tp, ppl_layer_shape *s)
 {
     const double t = (double)tp, h = (double)m->hidden;
+    const double norm_size = m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h;
     memset(s, 0, sizeof *s);
-    s->q_cols = (double)m->heads * head_dim_of(m) / t;
-    s->kv_cols = ppl_kv_columns_per_gpu(m, tp);
-    s->ffn_cols = (double)m->ffn_hidden / t;
     s->fc1_outputs = m->gated_mlp ? 2.0 : 1.0;
-    s->attn_weights = h * s->q_cols + 2.0 * h * s->kv_cols + s->q_cols * h;
-    s->attn_bias = m->bias ? s->q_cols + 2.0 * s->kv_cols + h : 0.0;
-    s->norms = 2.0 * (m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h);
+    s->norms = 2.0 * norm_size;
+    if (m->attention == PPL_ATTENTION_MLA) {
+        /* Megatron-Core's MLA (megatron/core/transformer/multi_latent_attention.py,
+         * MLASelfAttention): the down projections (TELinear, parallel_mode
+         * "duplicated") whole on every rank, the up projections column-parallel, the
+         * output projection row-parallel; a norm on each latent */
+        const ppl_mla *a = &m->mla;
+        const double nh = (double)m->heads / t;
+        const double qk = (double)(a->qk_nope_head_dim + a->qk_rope_head_dim);
+        const double ql = (double)a->q_lora_rank, kvl = (double)a->kv_lora_rank;
+        const double rope = (double)a->qk_rope_head_dim;
+        s->q_cols = nh * qk;
+        s->v_cols = nh * (double)a->v_head_dim;
+        s->kv_cols = 0.5 * (s->q_cols + s->v_cols); /* K nh x qk, V nh x v: their mean */
+        s->latent_cols = ql + kvl + rope;
+        double q_proj = ql > 0.0 ? h * ql + ql * s->q_cols : h * s->q_cols;
+        double kv_proj = h * (kvl + rope) + kvl * nh * (double)(a->qk_nope_head_dim + a->v_head_dim);
+        s->attn_weights = q_proj + kv_proj + s->v_cols * h;
+        s->attn_bias = m->bias ? s->q_cols + 2.0 * s->kv_cols + h : 0.0;
+        s->norms += (ql + kvl) * (m->norm == PPL_NORM_LAYERNORM ? 2.0 : 1.0);
+    } else {
+        s->q_cols = (double)m->heads * head_dim_of(m) / t;
+        s->v_cols = s->q_cols;
+        s->kv_cols = ppl_kv_columns_per_gpu(m, tp);
+        s->attn_weights = h * s->q_cols + 2.0 * h * s->kv_cols + s->q_cols * h;
+        s->attn_bias = m->bias ? s->q_cols + 2.0 * s->kv_cols + h : 0.0;
+    }
+    s->ffn_cols = (double)m->ffn_hidden / t;
     s->mlp_weights = mlp_weights(m, (double)m->ffn_hidden, t);
     s->mlp_bias = mlp_bias(m, (double)m->ffn_hidden, t);
     if (m->has_moe) {
         s->expert_cols = (double)m->moe.ffn_hidden / t;
         s->expert_weights = mlp_weights(m, (double)m->moe.ffn_hidden, t);
         s->expert_bias = mlp_bias(m, (double)m->moe.ffn_hidden, t);
+        /* the shared experts: one MLP as wide as all of them, split over tp as a
+         * dense MLP (Megatron-Core moe/shared_experts.py,
+         * --moe-shared-expert-intermediate-size) */
+        double shared = (double)(m->moe.shared_experts * m->moe.shared_ffn_hidden);
+        if (shared > 0.0) {
+            s->shared_cols = shared / t;
+            s->shared_weights = mlp_weights(m, shared, t);
+            s->shared_bias = mlp_bias(m, shared, t);
+        }
         s->router = h * (double)m->moe.experts;
     }
 }
 
 double ppl_kv_columns_per_gpu(const ppl_model *m, int64_t tp)
 {
+    if (m->attention == PPL_ATTENTION_MLA) { /* per head: K nope + rope, V v_head_dim */
+        const ppl_mla *a = &m->mla;
+        return 0.5 * (double)m->heads / (double)tp *
+               (double)(a->qk_nope_head_dim + a->qk_rope_head_dim + a->v_head_dim);
+    }
     double d = head_dim_of(m);
     double kv_heads = (double)m->kv_heads / (double)tp;
     return d * (kv_heads < 1.0 ? 1.0 : kv_heads); /* replicated when tp > kv_heads */

@@ -34,11 +34,32 @@ typedef enum ppl_position_kind {
 } ppl_position_kind;
 
 typedef struct ppl_moe {
-    int64_t experts;    /* E */
-    int64_t top_k;      /* experts each token visits */
-    int64_t ffn_hidden; /* hidden size of one expert's MLP */
-    int64_t every;      /* every n-th layer is a MoE layer (1 = all) */
+    int64_t experts;            /* E, routed experts */
+    int64_t top_k;              /* routed experts each token visits */
+    int64_t ffn_hidden;         /* hidden size of one routed expert's MLP */
+    int64_t every;              /* every n-th layer after the dense ones is MoE (1 = all) */
+    int64_t shared_experts;     /* experts every token visits (DeepSeek-V3: 1); 0: none */
+    int64_t shared_ffn_hidden;  /* hidden size of each shared expert's MLP */
+    int64_t first_dense_layers; /* leading layers that stay dense (DeepSeek-V3: 3) */
+    double capacity_factor;     /* tokens an expert takes, x its fair share; 0: dropless */
+    int64_t router_node_limit;  /* servers a token's experts may span (DeepSeek-V3: 4); 0: any */
 } ppl_moe;
+
+typedef enum ppl_attention_kind {
+    PPL_ATTENTION_STANDARD = 0, /* multi-head or grouped-query (heads, kv_heads, head_dim) */
+    PPL_ATTENTION_MLA = 1       /* multi-head latent attention (DeepSeek-V2/V3) */
+} ppl_attention_kind;
+
+/* Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1.2): queries and
+ * keys/values pass through low-rank latents; each head's query and key are a
+ * qk_nope_head_dim part and a qk_rope_head_dim rotary part, its value v_head_dim wide. */
+typedef struct ppl_mla {
+    int64_t q_lora_rank; /* 0: queries projected directly from the hidden state */
+    int64_t kv_lora_rank;
+    int64_t qk_nope_head_dim;
+    int64_t qk_rope_head_dim;
+    int64_t v_head_dim;
+} ppl_mla;
 
 typedef struct ppl_model {
     char name[PPL_NAME_MAX];
@@ -62,6 +83,11 @@ typedef struct ppl_model {
     ppl_position_kind position_embedding;
     bool has_moe;
     ppl_moe moe;
+    ppl_attention_kind attention;
+    ppl_mla mla;         /* with attention == PPL_ATTENTION_MLA */
+    int64_t mtp_layers;  /* multi-token-prediction modules (DeepSeek-V3: 1), each a layer
+                            of the model's last kind plus a 2h x h projection and two norms,
+                            on the last pipeline stage; they share the embedding and output */
     double params_declared; /* the file's "params" cross-check, 0 when absent */
 } ppl_model;
 
@@ -76,7 +102,8 @@ typedef struct ppl_model_figures {
     double params_moe_layer_active;
     double params_attention; /* attention part of one layer (weights + biases) */
     double params_norms;     /* norms of one layer */
-    int64_t moe_layers;      /* how many layers are MoE */
+    double params_mtp;       /* the multi-token-prediction modules (in params_total) */
+    int64_t moe_layers;      /* how many layers are MoE (the MTP modules not counted) */
     /* bytes: every weight in bf16 (2 B) and in fp8 (1 B); mixed-precision Adam's
      * model states, 2 + 2 + 12 B a parameter (Rajbhandari et al. SC'20 §3.1) */
     double weight_bytes_bf16, weight_bytes_fp8, training_state_bytes;
@@ -124,8 +151,12 @@ double ppl_kv_columns_per_gpu(const ppl_model *model, int64_t tp);
  * (compute.c) all derive from this one description.
  */
 typedef struct ppl_layer_shape {
-    double q_cols;         /* query (and projection input) columns per rank: heads x d / tp */
-    double kv_cols;        /* key and value columns per rank, each */
+    double q_cols;         /* query (and key, under MLA) columns per rank: heads x d / tp */
+    double v_cols;         /* value (and projection input) columns per rank; = q_cols but
+                              under MLA (heads x v_head_dim / tp) */
+    double kv_cols;        /* key and value columns per rank, each (MLA: their mean) */
+    double latent_cols;    /* MLA: the latents every rank holds whole (q_lora_rank +
+                              kv_lora_rank + qk_rope_head_dim); 0 otherwise */
     double ffn_cols;       /* the dense MLP's inner columns per rank: ffn_hidden/tp */
     double expert_cols;    /* one expert's inner columns per rank; 0 without MoE */
     double fc1_outputs;    /* fc1 outputs per inner column: 2 when gated (gate, up), else 1 */
@@ -136,9 +167,19 @@ typedef struct ppl_layer_shape {
     double mlp_bias;       /* 0 without biases */
     double expert_weights; /* one expert's MLP, width moe.ffn_hidden; 0 without MoE */
     double expert_bias;
+    double shared_cols;    /* the shared experts' inner columns per rank (all of them) */
+    double shared_weights; /* the shared experts' MLPs; 0 without */
+    double shared_bias;
     double router; /* h x experts, replicated; 0 without MoE */
 } ppl_layer_shape;
 
 void ppl_layer_shape_of(const ppl_model *model, int64_t tp, ppl_layer_shape *out);
+
+/* MoE layers among the layers [first, first + count) (0-based): past the
+ * first_dense_layers, every `every`-th one, counted from the first of them
+ * (layer first_dense + every - 1 is the first MoE layer). */
+int64_t ppl_moe_layers_in(const ppl_model *model, int64_t first, int64_t count);
+
+const char *ppl_attention_name(ppl_attention_kind kind);
 
 #endif
