@@ -168,7 +168,6 @@ double ppl_in_flight_microbatches(const ppl_config *c, int64_t stage)
 
 /* ---- parameters --------------------------------------------------------- */
 
-
 typedef struct layer_params {
     double dense;      /* one dense layer, per GPU */
     double moe_shared; /* a MoE layer's attention, norms, router, per GPU */
@@ -186,8 +185,8 @@ static layer_params per_gpu_layer_params(const ppl_model *m, const ppl_config *c
     p.moe_shared = p.moe_expert = p.gemm_moe_shared = p.gemm_moe_expert = 0.0;
     if (m->has_moe) {
         double local = (double)m->moe.experts / (double)c->ep;
-        p.moe_shared = s.attn_weights + s.attn_bias + s.norms + s.router + s.shared_weights +
-                       s.shared_bias;
+        p.moe_shared =
+            s.attn_weights + s.attn_bias + s.norms + s.router + s.shared_weights + s.shared_bias;
         p.moe_expert = local * (s.expert_weights + s.expert_bias);
         p.gemm_moe_shared = s.attn_weights + s.shared_weights;
         p.gemm_moe_expert = local * s.expert_weights;

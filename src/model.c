@@ -52,30 +52,13 @@ const char *ppl_position_name(ppl_position_kind kind)
     return (unsigned)kind < 4 ? position_names[kind] : "?";
 }
 
-static const char *const model_keys[] = {"schema_version",
-                                         "name",
-                                         "source",
-                                         "layers",
-                                         "hidden",
-                                         "heads",
-                                         "kv_heads",
-                                         "head_dim",
-                                         "ffn_hidden",
-                                         "vocab",
-                                         "seq_len",
-                                         "gated_mlp",
-                                         "tied_embeddings",
-                                         "bias",
-                                         "norm",
-                                         "position_embedding",
-                                         "final_norm",
-                                         "embedding_norm",
-                                         "dropout",
-                                         "moe",
-                                         "attention",
-                                         "mtp_layers",
-                                         "params",
-                                         NULL};
+static const char *const model_keys[] = {
+    "schema_version",  "name",           "source",   "layers",
+    "hidden",          "heads",          "kv_heads", "head_dim",
+    "ffn_hidden",      "vocab",          "seq_len",  "gated_mlp",
+    "tied_embeddings", "bias",           "norm",     "position_embedding",
+    "final_norm",      "embedding_norm", "dropout",  "moe",
+    "attention",       "mtp_layers",     "params",   NULL};
 static const char *const moe_keys[] = {"experts",
                                        "top_k",
                                        "ffn_hidden",
@@ -86,13 +69,9 @@ static const char *const moe_keys[] = {"experts",
                                        "capacity_factor",
                                        "router_node_limit",
                                        NULL};
-static const char *const attention_keys[] = {"type",
-                                             "q_lora_rank",
-                                             "kv_lora_rank",
-                                             "qk_nope_head_dim",
-                                             "qk_rope_head_dim",
-                                             "v_head_dim",
-                                             NULL};
+static const char *const attention_keys[] = {
+    "type",       "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+    "v_head_dim", NULL};
 static const char *const attention_names[] = {"standard", "mla", NULL};
 
 const char *ppl_attention_name(ppl_attention_kind kind)
@@ -116,8 +95,8 @@ static ppl_status read_moe(jr_ctx *ctx, const json_t *obj, const char *path, ppl
         (st = jr_int(ctx, v, mpath, "every", JR_OPTIONAL, 1, 1, MAX_LAYERS, &m->moe.every)) ||
         (st = jr_int(ctx, v, mpath, "shared_experts", JR_OPTIONAL, 0, 0, MAX_EXPERTS,
                      &m->moe.shared_experts)) ||
-        (st = jr_int(ctx, v, mpath, "shared_ffn_hidden", JR_OPTIONAL, m->moe.ffn_hidden, 1,
-                     MAX_FFN, &m->moe.shared_ffn_hidden)) ||
+        (st = jr_int(ctx, v, mpath, "shared_ffn_hidden", JR_OPTIONAL, m->moe.ffn_hidden, 1, MAX_FFN,
+                     &m->moe.shared_ffn_hidden)) ||
         (st = jr_int(ctx, v, mpath, "first_dense_layers", JR_OPTIONAL, 0, 0, MAX_LAYERS,
                      &m->moe.first_dense_layers)) ||
         /* null or absent: no limit, dropless */
@@ -138,7 +117,8 @@ static ppl_status read_moe(jr_ctx *ctx, const json_t *obj, const char *path, ppl
     }
     if (m->moe.every > m->layers - m->moe.first_dense_layers) {
         jr_path(full, sizeof full, mpath, "every");
-        return jr_fail(ctx, full, "%lld exceeds the %lld layers past the dense ones: no layer would be MoE",
+        return jr_fail(ctx, full,
+                       "%lld exceeds the %lld layers past the dense ones: no layer would be MoE",
                        (long long)m->moe.every, (long long)(m->layers - m->moe.first_dense_layers));
     }
     return PPL_OK;
@@ -169,8 +149,7 @@ static ppl_status read_attention(jr_ctx *ctx, const json_t *obj, const char *pat
                      &a->qk_nope_head_dim)) ||
         (st = jr_int(ctx, v, apath, "qk_rope_head_dim", JR_OPTIONAL, 64, 0, MAX_HIDDEN,
                      &a->qk_rope_head_dim)) ||
-        (st = jr_int(ctx, v, apath, "v_head_dim", JR_OPTIONAL, 128, 1, MAX_HIDDEN,
-                     &a->v_head_dim)))
+        (st = jr_int(ctx, v, apath, "v_head_dim", JR_OPTIONAL, 128, 1, MAX_HIDDEN, &a->v_head_dim)))
         return st;
     return PPL_OK;
 }
@@ -236,12 +215,13 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
     if (m->params_declared > 0) {
         ppl_model_figures f;
         ppl_model_derive(m, &f);
-        double rel = fabs(f.params_total - m->params_declared) / m->params_declared;
+        /* published totals leave the MTP modules out (DeepSeek-V3: 671B + 11.6B) */
+        double rel = fabs(f.params_total - f.params_mtp - m->params_declared) / m->params_declared;
         if (rel > 0.01) {
             jr_path(full, sizeof full, path, "params");
             ppl_diag_warn(diag, file, full,
                           "declares %.6g parameters but the architecture gives %.6g (%.1f%% apart)",
-                          m->params_declared, f.params_total, 100.0 * rel);
+                          m->params_declared, f.params_total - f.params_mtp, 100.0 * rel);
         }
     }
     return PPL_OK;
@@ -315,8 +295,8 @@ void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
         moe_layers = (double)ppl_moe_layers_in(m, 0, m->layers);
         moe_total = out->params_attention + norms + E * expert + shared;
         moe_active = out->params_attention + norms + k * expert + shared;
-        moe_flops_weights = attn_weights + k * shape.expert_weights + shape.shared_weights +
-                            shape.router;
+        moe_flops_weights =
+            attn_weights + k * shape.expert_weights + shape.shared_weights + shape.router;
     }
     out->moe_layers = (int64_t)moe_layers;
     out->params_moe_layer = moe_total;
@@ -410,7 +390,8 @@ void ppl_layer_shape_of(const ppl_model *m, int64_t tp, ppl_layer_shape *s)
         s->kv_cols = 0.5 * (s->q_cols + s->v_cols); /* K nh x qk, V nh x v: their mean */
         s->latent_cols = ql + kvl + rope;
         double q_proj = ql > 0.0 ? h * ql + ql * s->q_cols : h * s->q_cols;
-        double kv_proj = h * (kvl + rope) + kvl * nh * (double)(a->qk_nope_head_dim + a->v_head_dim);
+        double kv_proj =
+            h * (kvl + rope) + kvl * nh * (double)(a->qk_nope_head_dim + a->v_head_dim);
         s->attn_weights = q_proj + kv_proj + s->v_cols * h;
         s->attn_bias = m->bias ? s->q_cols + 2.0 * s->kv_cols + h : 0.0;
         s->norms += (ql + kvl) * (m->norm == PPL_NORM_LAYERNORM ? 2.0 : 1.0);

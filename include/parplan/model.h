@@ -84,10 +84,10 @@ typedef struct ppl_model {
     bool has_moe;
     ppl_moe moe;
     ppl_attention_kind attention;
-    ppl_mla mla;         /* with attention == PPL_ATTENTION_MLA */
-    int64_t mtp_layers;  /* multi-token-prediction modules (DeepSeek-V3: 1), each a layer
-                            of the model's last kind plus a 2h x h projection and two norms,
-                            on the last pipeline stage; they share the embedding and output */
+    ppl_mla mla;            /* with attention == PPL_ATTENTION_MLA */
+    int64_t mtp_layers;     /* multi-token-prediction modules (DeepSeek-V3: 1), each a layer
+                               of the model's last kind plus a 2h x h projection and two norms,
+                               on the last pipeline stage; they share the embedding and output */
     double params_declared; /* the file's "params" cross-check, 0 when absent */
 } ppl_model;
 

@@ -55,10 +55,30 @@ static json_t *model_inputs_json(const ppl_model *m)
         json_object_set_new(moe, "top_k", json_integer(m->moe.top_k));
         json_object_set_new(moe, "ffn_hidden", json_integer(m->moe.ffn_hidden));
         json_object_set_new(moe, "every", json_integer(m->moe.every));
+        json_object_set_new(moe, "shared_experts", json_integer(m->moe.shared_experts));
+        json_object_set_new(moe, "shared_ffn_hidden", json_integer(m->moe.shared_ffn_hidden));
+        json_object_set_new(moe, "first_dense_layers", json_integer(m->moe.first_dense_layers));
+        json_object_set_new(moe, "capacity_factor",
+                            m->moe.capacity_factor > 0 ? ppl_json_real(m->moe.capacity_factor)
+                                                       : json_null());
+        json_object_set_new(moe, "router_node_limit",
+                            m->moe.router_node_limit > 0 ? json_integer(m->moe.router_node_limit)
+                                                         : json_null());
         json_object_set_new(o, "moe", moe);
     } else {
         json_object_set_new(o, "moe", json_null());
     }
+    if (m->attention == PPL_ATTENTION_MLA) {
+        json_t *a = json_object();
+        json_object_set_new(a, "type", json_string("mla"));
+        json_object_set_new(a, "q_lora_rank", json_integer(m->mla.q_lora_rank));
+        json_object_set_new(a, "kv_lora_rank", json_integer(m->mla.kv_lora_rank));
+        json_object_set_new(a, "qk_nope_head_dim", json_integer(m->mla.qk_nope_head_dim));
+        json_object_set_new(a, "qk_rope_head_dim", json_integer(m->mla.qk_rope_head_dim));
+        json_object_set_new(a, "v_head_dim", json_integer(m->mla.v_head_dim));
+        json_object_set_new(o, "attention", a);
+    }
+    json_object_set_new(o, "mtp_layers", json_integer(m->mtp_layers));
     return o;
 }
 
@@ -78,6 +98,7 @@ static ppl_status show_json(cli *c, const ppl_model *m, const ppl_model_figures 
     json_object_set_new(b, "moe_layers", json_integer(f->moe_layers));
     json_object_set_new(b, "moe_layer", json_count(f->params_moe_layer));
     json_object_set_new(b, "moe_layer_active", json_count(f->params_moe_layer_active));
+    json_object_set_new(b, "mtp", json_count(f->params_mtp));
     json_object_set_new(doc, "params_breakdown", b);
     json_t *fl = json_object();
     json_object_set_new(fl, "forward", ppl_json_real(f->flops_forward_per_token));
@@ -115,6 +136,15 @@ static void show_text(cli *c, const ppl_model *m, const ppl_model_figures *f)
         snprintf(a + n, sizeof a - n, ", head dim %lld", (long long)m->head_dim);
     }
     kv(&t, "architecture", a);
+    if (m->attention == PPL_ATTENTION_MLA) {
+        snprintf(
+            a, sizeof a,
+            "latent attention: q rank %lld, kv rank %lld, q/k head %lld + %lld rope, v head %lld",
+            (long long)m->mla.q_lora_rank, (long long)m->mla.kv_lora_rank,
+            (long long)m->mla.qk_nope_head_dim, (long long)m->mla.qk_rope_head_dim,
+            (long long)m->mla.v_head_dim);
+        kv(&t, "", a);
+    }
     snprintf(a, sizeof a, "%s MLP of %lld, vocab %lld, sequence %lld",
              m->gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)", (long long)m->ffn_hidden,
              (long long)m->vocab, (long long)m->seq_len);
@@ -129,6 +159,26 @@ static void show_text(cli *c, const ppl_model *m, const ppl_model_figures *f)
                  (long long)m->moe.experts, (long long)m->moe.top_k, (long long)m->moe.ffn_hidden,
                  (long long)f->moe_layers, (long long)m->layers);
         kv(&t, "mixture of experts", a);
+        if (m->moe.shared_experts > 0 || m->moe.first_dense_layers > 0) {
+            snprintf(a, sizeof a, "%lld shared expert(s) of %lld, first %lld layers dense",
+                     (long long)m->moe.shared_experts, (long long)m->moe.shared_ffn_hidden,
+                     (long long)m->moe.first_dense_layers);
+            kv(&t, "", a);
+        }
+        char cap[32] = "dropless";
+        if (m->moe.capacity_factor > 0)
+            snprintf(cap, sizeof cap, "capacity factor %.3g", m->moe.capacity_factor);
+        if (m->moe.router_node_limit > 0)
+            snprintf(a, sizeof a, "%s, each token to at most %lld servers", cap,
+                     (long long)m->moe.router_node_limit);
+        else
+            snprintf(a, sizeof a, "%s", cap);
+        kv(&t, "", a);
+    }
+    if (m->mtp_layers > 0) {
+        snprintf(a, sizeof a, "%lld module(s) on the last stage, sharing embedding and head",
+                 (long long)m->mtp_layers);
+        kv(&t, "multi-token pred.", a);
     }
     kv(&t, "", "");
     ppl_format_params(f->params_total, b, sizeof b);
@@ -151,6 +201,12 @@ static void show_text(cli *c, const ppl_model *m, const ppl_model_figures *f)
     kv(&t, "  embedding", b);
     ppl_format_params(f->params_output, b, sizeof b);
     kv(&t, "  output", m->tied_embeddings && !m->final_norm ? "tied to the embedding" : b);
+    if (m->mtp_layers > 0) {
+        ppl_format_params(f->params_mtp, b, sizeof b);
+        ppl_format_params(f->params_total - f->params_mtp, d, sizeof d);
+        snprintf(a, sizeof a, "%s (without them: %s)", b, d);
+        kv(&t, "  MTP modules", a);
+    }
     kv(&t, "", "");
     kv(&t, "FLOPs per token", "");
     snprintf(a, sizeof a, "%.4g", f->flops_forward_per_token);

@@ -432,6 +432,73 @@ static void test_mixtral_8x22b(void **state)
     assert_true(f.params_active == 39161468928.0);
 }
 
+/*
+ * DeepSeek-V3 (models/deepseek-v3.json), by hand from the report's figures, h = 7168:
+ *   MLA attention: q down 7168 x 1536 = 11,010,048; q up 1536 x 128 x (128 + 64) =
+ *   37,748,736; kv down 7168 x (512 + 64) = 4,128,768; kv up 512 x 128 x (128 + 128) =
+ *   16,777,216; output 128 x 128 x 7168 = 117,440,512; sum 187,105,280, plus the latent
+ *   norms 1536 + 512 and the layer's two norms 2 x 7168: 187,121,664.
+ *   dense layer: + 3 x 7168 x 18432 = 396,361,728 -> 583,483,392 (x 3 layers)
+ *   expert: 3 x 7168 x 2048 = 44,040,192; router 7168 x 256 = 1,835,008
+ *   MoE layer: 187,121,664 + 257 x 44,040,192 (256 routed + 1 shared) + 1,835,008 =
+ *   11,507,286,016 (x 58 layers); active: 9 experts instead of 257: 585,318,400
+ *   embedding and untied head 2 x 129,280 x 7168 = 1,853,358,080, final norm 7168
+ *   total without MTP: 1,750,450,176 + 667,422,588,928 + 1,853,365,248 = 671,026,404,352
+ *     (the report: 671B); active: 1,750,450,176 + 33,948,467,200 + 1,853,365,248 =
+ *     37,552,282,624 (the report: 37B)
+ *   MTP module: a MoE layer + 2 x 7168^2 = 102,760,448 + 3 norms 21,504 =
+ *     11,610,067,968; active 585,318,400 + 102,781,952 = 688,100,352
+ */
+static void test_deepseek_v3(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("deepseek-v3");
+    ppl_model_figures f;
+    ppl_model_derive(&m, &f);
+    assert_int_equal(f.moe_layers, 58);
+    assert_true(f.params_dense_layer == 583483392.0);
+    assert_true(f.params_moe_layer == 11507286016.0);
+    assert_true(f.params_moe_layer_active == 585318400.0);
+    assert_true(f.params_mtp == 11610067968.0);
+    assert_true(f.params_total - f.params_mtp == 671026404352.0);
+    assert_true(f.params_active == 37552282624.0 + 688100352.0);
+    /* a tp = 8 rank: the down projections whole, the rest an eighth:
+     * 11,010,048 + 4,128,768 + (37,748,736 + 16,777,216 + 117,440,512) / 8 = 36,634,624 */
+    ppl_layer_shape s;
+    ppl_layer_shape_of(&m, 8, &s);
+    assert_true(s.attn_weights == 36634624.0);
+    assert_true(s.q_cols == 16.0 * 192.0 && s.v_cols == 16.0 * 128.0);
+    assert_true(s.latent_cols == 1536.0 + 512.0 + 64.0);
+    /* forward FLOPs per token: the attention core at s = 4096 is
+     * 2 x 4096 x 128 x (192 + 128) = 335,544,320 a layer */
+    ppl_model_figures g;
+    m.mtp_layers = 0;
+    ppl_model_derive(&m, &g);
+    double core = 2.0 * 4096.0 * 128.0 * (192.0 + 128.0);
+    double dense = 2.0 * (187105280.0 + 396361728.0) + core;
+    double moe = 2.0 * (187105280.0 + 9.0 * 44040192.0 + 1835008.0) + core;
+    double head = 2.0 * 7168.0 * 129280.0;
+    assert_true(fabs(g.flops_forward_per_token - (3.0 * dense + 58.0 * moe + head)) < 1.0);
+}
+
+/* first_dense_layers 3, every 2 over 10 layers: MoE layers are 4, 6, 8 (0-based: i >= 3
+ * with (i - 3 + 1) % 2 == 0), so 3 of them; layers [5, 9) hold 6 and 8 */
+static void test_moe_layer_pattern(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("mixtral-8x7b");
+    m.layers = 10;
+    m.moe.first_dense_layers = 3;
+    m.moe.every = 2;
+    assert_int_equal(ppl_moe_layers_in(&m, 0, 10), 3);
+    assert_int_equal(ppl_moe_layers_in(&m, 5, 4), 2);
+    assert_int_equal(ppl_moe_layers_in(&m, 0, 4), 0);
+    assert_int_equal(ppl_moe_layers_in(&m, 4, 1), 1);
+    m.moe.first_dense_layers = 0;
+    m.moe.every = 1;
+    assert_int_equal(ppl_moe_layers_in(&m, 0, 10), 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,6 +507,8 @@ int main(void)
         cmocka_unit_test(test_set_seq_len),
         cmocka_unit_test(test_head_dim),
         cmocka_unit_test(test_mixtral_8x22b),
+        cmocka_unit_test(test_deepseek_v3),
+        cmocka_unit_test(test_moe_layer_pattern),
         cmocka_unit_test(test_llama3_405b),
         cmocka_unit_test(test_mixtral),
         cmocka_unit_test(test_bloom),
