@@ -290,11 +290,16 @@ static double alltoall_load(const ppl_net *net, const ppl_group *g, double S, in
     return beyond;
 }
 
-static void alltoall(const ppl_net *net, const ppl_group *g, double S, bool direct, ppl_coll *out)
+/* S bytes per GPU spread evenly over the group's ranks; `local` (< 0: S's even
+ * share) is what crosses NVLink inside the server instead */
+static void alltoall(const ppl_net *net, const ppl_group *g, double S, double local, bool direct,
+                     ppl_coll *out)
 {
     const ppl_topology *t = net->topo;
     double n = (double)g->n, m = (double)g->m;
-    double local = S * (m - 1.0) / n, remote = S * (n - m) / n;
+    double remote = S * (n - m) / n;
+    if (local < 0.0)
+        local = S * (m - 1.0) / n;
     memset(out, 0, sizeof *out);
     out->algo = direct ? PPL_ALGO_DIRECT : PPL_ALGO_PXN;
     if (g->nodes <= 1) {
@@ -391,15 +396,15 @@ bool ppl_collective(const ppl_net *net, ppl_collective_op op, const ppl_group *g
         if (algo == PPL_ALGO_DIRECT) {
             if (!direct_possible && multi)
                 return false;
-            alltoall(net, g, bytes, true, out);
+            alltoall(net, g, bytes, -1.0, true, out);
             return true;
         }
         if (algo != PPL_ALGO_AUTO && algo != PPL_ALGO_PXN)
             return false;
-        alltoall(net, g, bytes, false, out); /* rail-local (PXN) always works */
+        alltoall(net, g, bytes, -1.0, false, out); /* rail-local (PXN) always works */
         if (direct_possible && algo == PPL_ALGO_AUTO) {
             ppl_coll d;
-            alltoall(net, g, bytes, true, &d);
+            alltoall(net, g, bytes, -1.0, true, &d);
             if (d.time_s < out->time_s)
                 *out = d;
         }
@@ -412,4 +417,42 @@ bool ppl_collective(const ppl_net *net, ppl_collective_op op, const ppl_group *g
         return true;
     }
     return false;
+}
+
+double ppl_dispatch_servers(double servers, double top_k, int64_t node_limit)
+{
+    if (servers <= 1.0)
+        return 1.0;
+    /* k uniform picks among N servers touch N (1 - (1 - 1/N)^k) of them on average */
+    double d = servers * (1.0 - pow(1.0 - 1.0 / servers, top_k));
+    if (node_limit > 0 && d > (double)node_limit)
+        d = (double)node_limit;
+    return d;
+}
+
+void ppl_ep_dispatch(const ppl_net *net, const ppl_group *g, double copy_bytes,
+                     const ppl_dispatch *d, ppl_coll *out)
+{
+    memset(out, 0, sizeof *out);
+    if (g->n <= 1 || copy_bytes <= 0.0)
+        return;
+    const double n = (double)g->n, m = (double)g->m, k = d->top_k;
+    if (!d->dedup || g->nodes <= 1) {
+        /* every copy its own message: an even all-to-all of k copies */
+        ppl_collective(net, PPL_OP_ALLTOALL, g, copy_bytes * k * d->skew, PPL_ALGO_AUTO, out);
+        return;
+    }
+    /* one copy per remote server the token's experts sit on, forwarded over NVLink
+     * inside it; every copy crosses NVLink once to reach its expert's GPU */
+    double servers = (double)g->nodes;
+    double remote = ppl_dispatch_servers(servers, k, d->node_limit) * (servers - 1.0) / servers;
+    double S = copy_bytes * remote * d->skew * n / (n - m);
+    double local = copy_bytes * k * d->skew * (m - 1.0) / m;
+    ppl_coll direct;
+    alltoall(net, g, S, local, false, out);
+    if (!net->topo->rail_only && net->cross_rail_tier < net->topo->ntiers) {
+        alltoall(net, g, S, local, true, &direct);
+        if (direct.time_s < out->time_s)
+            *out = direct;
+    }
 }

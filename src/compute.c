@@ -68,6 +68,7 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
     const double kvd = shape.kv_cols;
     double weights = shape.attn_weights; /* QKV and projection */
     double act_bytes;                    /* activation function, per token */
+    w->skew_gemm_flops = 0.0;
     /* the activation function reads fc1's outputs and writes its result, 16-bit:
      * 4 B an inner column, 6 B when gated (gate and up read) */
     const double act_per_col = 2.0 * (shape.fc1_outputs + 1.0);
@@ -76,6 +77,10 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
         /* each token through k experts; the router's GEMM split as its input is */
         weights += k * shape.expert_weights + shape.router / t + shape.shared_weights;
         act_bytes = act_per_col * (k * shape.expert_cols + shape.shared_cols);
+        /* the step waits for the busiest expert's GPU: its share above the mean */
+        double excess = ppl_moe_load_factor(m) - 1.0;
+        w->skew_gemm_flops = 2.0 * T * excess * k * shape.expert_weights;
+        act_bytes += excess * k * act_per_col * shape.expert_cols;
     } else {
         weights += shape.mlp_weights;
         act_bytes = act_per_col * shape.ffn_cols;
@@ -120,8 +125,8 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     ppl_layer_work_of(m, c, moe, &w);
     double p16 = peak16(t, c);
     double pgemm = c->precision == PPL_PRECISION_FP8 ? t->gpu.flops[PPL_PRECISION_FP8] : p16;
-    double gemm =
-        w.gemm_flops / (pgemm * gemm_efficiency(m, c, e, c->precision == PPL_PRECISION_FP8));
+    double gemm = (w.gemm_flops + w.skew_gemm_flops) /
+                  (pgemm * gemm_efficiency(m, c, e, c->precision == PPL_PRECISION_FP8));
     double attn = w.attn_flops / (p16 * (c->flash_attention ? e->attention : e->bmm));
     double elem = w.elementwise_bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
     double attn_backward = (c->flash_attention ? 2.5 : 2.0) * attn;

@@ -120,9 +120,9 @@ static act_terms activation_terms(const ppl_model *m, const ppl_config *c, const
     if (moe) {
         double k = (double)m->moe.top_k;
         /* per visited expert: its permuted input and its MLP; router logits fp32;
-         * the shared experts' MLP as a dense one */
-        r.inside +=
-            k * (gemm_in * sb * shape.q_cols + mlp_inside(&shape, sb, shape.expert_cols, gemm_in));
+         * the shared experts' MLP as a dense one (the permuted input is h wide,
+         * whatever the attention's width) */
+        r.inside += k * (gemm_in * sb * h / t + mlp_inside(&shape, sb, shape.expert_cols, gemm_in));
         r.inside += mlp_inside(&shape, sb, shape.shared_cols, gemm_in);
         r.outside += 4.0 * sb * (double)m->moe.experts;
     } else {

@@ -68,6 +68,7 @@ static const char *const moe_keys[] = {"experts",
                                        "first_dense_layers",
                                        "capacity_factor",
                                        "router_node_limit",
+                                       "routing_skew",
                                        NULL};
 static const char *const attention_keys[] = {
     "type",       "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
@@ -103,7 +104,9 @@ static ppl_status read_moe(jr_ctx *ctx, const json_t *obj, const char *path, ppl
         (st = jr_int(ctx, v, mpath, "router_node_limit", JR_OPTIONAL, 0, 1, MAX_EXPERTS,
                      &m->moe.router_node_limit)) ||
         (st = jr_real(ctx, v, mpath, "capacity_factor", JR_OPTIONAL, 0.0, JR_POSITIVE(1e3),
-                      &m->moe.capacity_factor)))
+                      &m->moe.capacity_factor)) ||
+        (st = jr_real(ctx, v, mpath, "routing_skew", JR_OPTIONAL, PPL_ROUTING_SKEW_DEFAULT,
+                      JR_BETWEEN(1.0, 1e3), &m->moe.routing_skew)))
         return st;
     if (m->moe.first_dense_layers >= m->layers) {
         jr_path(full, sizeof full, mpath, "first_dense_layers");
@@ -337,6 +340,18 @@ void ppl_model_derive(const ppl_model *m, ppl_model_figures *out)
     out->flops_training_per_token = 3.0 * out->flops_forward_per_token;
     out->flops_full_recompute_per_token =
         4.0 * (layer_flops + mtp_layer_flops) + 3.0 * (output_flops + mtp_output_flops);
+}
+
+double ppl_moe_load_factor(const ppl_model *m)
+{
+    if (!m->has_moe)
+        return 1.0;
+    double skew = m->moe.routing_skew >= 1.0 ? m->moe.routing_skew : 1.0;
+    /* with a capacity factor an expert takes at most that share and drops the rest
+     * (Megatron-Core moe_expert_capacity_factor; Fedus et al. 2021, Switch §2.1) */
+    if (m->moe.capacity_factor > 0.0 && m->moe.capacity_factor < skew)
+        return m->moe.capacity_factor;
+    return skew;
 }
 
 int64_t ppl_moe_layers_in(const ppl_model *m, int64_t first, int64_t count)

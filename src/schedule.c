@@ -37,21 +37,46 @@ static const struct {
     const char *name; /* what each stands for: the ppl_stack enum */
     bool overlaps;
     bool half_grads; /* bf16 gradient buffers and reduction (see below) */
+    bool moe_comm;   /* Megatron-Core 0.12+ MoE communication: the flex dispatcher with
+                        DeepEP (moe_enable_deepep, core_v0.12) and the 1F1B all-to-all
+                        overlap (overlap_moe_expert_parallel_comm, core_v0.14) */
     ppl_stack_support can;
 } profiles[PPL_STACK_COUNT] = {
     /* clang-format off */
-    /*                                                 overlaps half   cp     sp     sel    flash  vp     zero */
-    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  {true,  true,  true,  true,  true,  3}},
-    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, {true,  true,  true,  true,  true,  1}},
-    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  {true,  true,  true,  true,  true,  1}},
-    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, {false, false, true,  true,  false, 3}},
-    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, {false, true,  true,  true,  true,  1}},
-    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, {false, true,  true,  false, true,  1}},
-    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, {false, false, false, false, true,  0}},
-    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, {false, false, false, false, false, 1}},
-    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, {false, false, false, false, false, 3}},
+    /*                                                 overlaps half   moe    cp     sp     sel    flash  vp     zero */
+    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  {true,  true,  true,  true,  true,  3}},
+    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  {true,  true,  true,  true,  true,  1}},
+    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, {true,  true,  true,  true,  true,  1}},
+    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, {false, false, true,  true,  false, 3}},
+    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, {false, true,  true,  true,  true,  1}},
+    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, false, {false, true,  true,  false, true,  1}},
+    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, false, {false, false, false, false, true,  0}},
+    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, false, {false, false, false, false, false, 1}},
+    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, false, {false, false, false, false, false, 3}},
     /* clang-format on */
 };
+
+bool ppl_stack_moe_comm(ppl_stack stack)
+{
+    return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].moe_comm;
+}
+
+ppl_ep_mode ppl_ep_mode_of(const ppl_eval_ctx *ctx, const ppl_config *c)
+{
+    ppl_ep_mode e = {false, false};
+    const ppl_model *m = ctx->model;
+    if (!m->has_moe || c->ep <= 1 || !ppl_stack_moe_comm(ctx->stack.stack))
+        return e;
+    /* a model trained with node-limited routing is dispatched as it was designed
+     * to be, once per server (DeepEP) */
+    e.dedup = m->moe.router_node_limit > 0;
+    /* megatron/core/transformer/transformer_config.py (__post_init__, "EP A2A
+     * overlap"): expert parallelism, no full recomputation, bf16 or fp16, a virtual
+     * pipeline when pp > 1, at most one MTP layer */
+    e.overlap = c->recompute != PPL_RECOMPUTE_FULL && c->precision != PPL_PRECISION_FP16 &&
+                (c->pp == 1 || c->vp > 1) && m->mtp_layers <= 1;
+    return e;
+}
 
 /* Gradient precision under bf16 (and fp8) training.  Megatron-LM keeps fp32 main
  * gradients and reduces them in fp32 unless told --grad-reduce-in-bf16
@@ -292,11 +317,27 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         mi->cp_f = coll(ctx, PPL_OP_ALLGATHER, &l->g_cp, kv_bytes, 1, NULL);
         mi->cp_b = mi->cp_f + coll(ctx, PPL_OP_REDUCESCATTER, &l->g_cp, kv_bytes, 1, NULL);
     }
-    mi->ep_one = 0.0;
+    mi->ep_one = mi->ep_hidden_share = 0.0;
     if (c->ep > 1 && m->has_moe) {
-        double dispatched = tokens * (double)m->moe.top_k * (double)m->hidden * 2.0 /
-                            (c->sequence_parallel ? (double)c->tp : 1.0);
-        mi->ep_one = coll(ctx, PPL_OP_ALLTOALL, &l->g_ep, dispatched, 1, NULL);
+        /* each token's hidden state, 16-bit, to each of its top_k experts */
+        double copy =
+            tokens * (double)m->hidden * 2.0 / (c->sequence_parallel ? (double)c->tp : 1.0);
+        ppl_ep_mode mode = ppl_ep_mode_of(ctx, c);
+        ppl_dispatch d = {(double)m->moe.top_k, m->moe.router_node_limit, mode.dedup,
+                          ppl_moe_load_factor(m)};
+        ppl_coll r;
+        ppl_ep_dispatch(&ctx->net, &l->g_ep, copy, &d, &r);
+        mi->ep_one = r.time_s;
+        /* the 1F1B all-to-all overlap pairs one microbatch's forward with another's
+         * backward and runs each one's dispatch and combine under the other's
+         * compute: every chunk but the warm-up ones (Megatron's interleaved warm-up,
+         * 2 (p - 1) + (v - 1) p chunks of the first stage; one without a pipeline) */
+        if (mode.overlap) {
+            double chunks = (double)c->microbatches * (double)c->vp;
+            double warm =
+                c->pp == 1 ? 1.0 : 2.0 * (double)(c->pp - 1) + (double)((c->vp - 1) * c->pp);
+            mi->ep_hidden_share = chunks > warm ? (chunks - warm) / chunks : 0.0;
+        }
     }
     mi->pp_one = 0.0;
     if (c->pp > 1) {
@@ -452,6 +493,10 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
     s->cp = layers * (mi->cp_f + mi->cp_b);
     double cp_exposed = pos(layers * mi->cp_f - attn_f) + pos(layers * mi->cp_b - attn_b);
     s->ep = nm * tp_count * mi->ep_one;
+    /* the overlapped share hides under the paired microbatch's compute */
+    double ep_hidden = mi->ep_hidden_share * s->ep;
+    if (ep_hidden > mi->ep_hidden_share * s->compute)
+        ep_hidden = mi->ep_hidden_share * s->compute;
     double sends = (double)(!k->is_last + !k->is_first) * (double)c->vp;
     s->pp = c->pp > 1 ? sends * mi->pp_one : 0.0;
     /* ZeRO-3: each layer's weights gathered forward and backward, gradients
@@ -464,8 +509,9 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
         double z3_exposed = layers * (pos(k->z3_ag - per_f) + pos(k->z3_ag + k->z3_rs - per_b));
         s->exposed += z3_exposed + so->overlap_cost * (s->zero3 - z3_exposed);
     }
-    double hidden = so->tp_overlap * s->tp + so->pp_overlap * s->pp + (s->cp - cp_exposed);
-    s->exposed += (1.0 - so->tp_overlap) * s->tp + cp_exposed + s->ep +
+    double hidden =
+        so->tp_overlap * s->tp + so->pp_overlap * s->pp + (s->cp - cp_exposed) + ep_hidden;
+    s->exposed += (1.0 - so->tp_overlap) * s->tp + cp_exposed + (s->ep - ep_hidden) +
                   (1.0 - so->pp_overlap) * s->pp + so->overlap_cost * hidden;
     s->total = s->compute + s->exposed;
 }

@@ -139,4 +139,26 @@ bool ppl_collective(const ppl_net *net, ppl_collective_op op, const ppl_group *g
  * reduce-scatter and all-to-all, 1 send/recv. */
 double ppl_busbw_factor(ppl_collective_op op, int64_t n);
 
+/*
+ * An MoE layer's token dispatch (its combine is the same bytes back) over the
+ * expert-parallel group g: each of this GPU's tokens goes to top_k experts,
+ * copy_bytes a copy.  Without dedup (Megatron-Core's alltoall dispatcher) every
+ * copy is its own message, spread evenly over the group.  With dedup (DeepEP,
+ * Megatron-Core's flex dispatcher; DeepSeek-V3 report §3.2.2) a token crosses the
+ * network once per remote server its experts sit on, at most node_limit servers,
+ * and is forwarded over NVLink inside it.  skew scales the busiest rank's share
+ * (its tokens over the mean: routing imbalance, bounded by a capacity factor).
+ */
+typedef struct ppl_dispatch {
+    double top_k;
+    int64_t node_limit; /* 0: none */
+    bool dedup;
+    double skew; /* >= 1 */
+} ppl_dispatch;
+void ppl_ep_dispatch(const ppl_net *net, const ppl_group *g, double copy_bytes,
+                     const ppl_dispatch *dispatch, ppl_coll *out);
+/* The servers a token's top_k experts reach among `servers` (uniform routing,
+ * capped by node_limit when > 0). */
+double ppl_dispatch_servers(double servers, double top_k, int64_t node_limit);
+
 #endif

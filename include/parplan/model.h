@@ -43,7 +43,16 @@ typedef struct ppl_moe {
     int64_t first_dense_layers; /* leading layers that stay dense (DeepSeek-V3: 3) */
     double capacity_factor;     /* tokens an expert takes, x its fair share; 0: dropless */
     int64_t router_node_limit;  /* servers a token's experts may span (DeepSeek-V3: 4); 0: any */
+    double routing_skew;        /* the busiest expert's tokens over the mean, >= 1 */
 } ppl_moe;
+
+/* Routing skew when the file gives none: busiest expert over the mean under
+ * auxiliary-loss-free balancing (DeepSeek-V3, Megatron-Core
+ * --moe-router-enable-expert-bias), MaxVio_global 0.04 in Wang et al. 2024,
+ * "Auxiliary-Loss-Free Load Balancing Strategy for Mixture-of-Experts" (arXiv
+ * 2408.15664), Table 2, 1B and 3B models.  The same table measures 0.52-0.72
+ * (1.52-1.72) under auxiliary-loss balancing: a file says so with routing_skew. */
+#define PPL_ROUTING_SKEW_DEFAULT 1.04
 
 typedef enum ppl_attention_kind {
     PPL_ATTENTION_STANDARD = 0, /* multi-head or grouped-query (heads, kv_heads, head_dim) */
@@ -181,5 +190,9 @@ void ppl_layer_shape_of(const ppl_model *model, int64_t tp, ppl_layer_shape *out
 int64_t ppl_moe_layers_in(const ppl_model *model, int64_t first, int64_t count);
 
 const char *ppl_attention_name(ppl_attention_kind kind);
+
+/* The busiest expert's load over the mean that the step waits for: the skew,
+ * bounded by the capacity factor when tokens beyond it are dropped; 1 without MoE. */
+double ppl_moe_load_factor(const ppl_model *model);
 
 #endif

@@ -80,6 +80,9 @@ typedef struct ppl_stack_support {
     int max_zero;             /* the deepest sharding it has: 0 none, 1 optimizer, ..., 3 */
 } ppl_stack_support;
 const ppl_stack_support *ppl_stack_supports(ppl_stack stack);
+/* Whether the profile has Megatron-Core's MoE communication: DeepEP's deduplicating
+ * dispatcher and the 1F1B all-to-all overlap. */
+bool ppl_stack_moe_comm(ppl_stack stack);
 /* The profile of what a run's `software` names (framework, version); *known false
  * when the pair is not one parplan knows, and the profile is a guess. */
 ppl_stack ppl_stack_for_software(const char *framework, const char *version, bool *known);
@@ -99,6 +102,17 @@ typedef struct ppl_eval_ctx {
     ppl_memory_opts memory;
     ppl_stack_opts stack;
 } ppl_eval_ctx;
+
+/* How a configuration's expert all-to-alls run under its profile: deduplicated
+ * per server (DeepEP: Megatron-Core --moe-token-dispatcher-type flex
+ * --moe-enable-deepep) for a model with node-limited routing, and overlapped with
+ * another microbatch's compute (--overlap-moe-expert-parallel-comm) where
+ * Megatron-Core allows it. */
+typedef struct ppl_ep_mode {
+    bool dedup;
+    bool overlap;
+} ppl_ep_mode;
+ppl_ep_mode ppl_ep_mode_of(const ppl_eval_ctx *ctx, const ppl_config *config);
 
 /* A context under the committed constants (constants.c). */
 void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo,
@@ -149,12 +163,13 @@ typedef struct ppl_layout {
  * parallelism) and compute and memory parts (also per recomputation, flash
  * attention, precision). */
 typedef struct ppl_micro {
-    double act;        /* b*s*h bytes of one microbatch's activations */
-    double tp_one;     /* one TP all-reduce (or reduce-scatter + all-gather) */
-    double cp_f, cp_b; /* CP exchange per layer, forward and backward */
-    double ep_one;     /* one expert all-to-all */
-    double pp_one;     /* one pipeline send of a microbatch */
-    double tp_count;   /* TP collectives per layer and microbatch */
+    double act;             /* b*s*h bytes of one microbatch's activations */
+    double tp_one;          /* one TP all-reduce (or reduce-scatter + all-gather) */
+    double cp_f, cp_b;      /* CP exchange per layer, forward and backward */
+    double ep_one;          /* one expert all-to-all */
+    double ep_hidden_share; /* share of it the stack overlaps with another microbatch */
+    double pp_one;          /* one pipeline send of a microbatch */
+    double tp_count;        /* TP collectives per layer and microbatch */
     ppl_layer_time dense, moe, head;
     ppl_memory_parts mem;
 } ppl_micro;

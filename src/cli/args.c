@@ -218,7 +218,7 @@ static const opt_def options[] = {
     {O_SIZES, "--sizes", 0, K_SIZES, C(PPL_CMD_COLLECTIVE), 0, NOFIELD, "SIZE|LO:HI", 0, 0, NULL,
      "message size, or a range doubling from LO to HI (e.g. 1MiB:8GiB)"},
     {O_GPU, "--gpu", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), C(PPL_CMD_TOPOLOGY_GENERATE),
-     F(gpu_name), "NAME", 0, 0, NULL, "GPU kind: A100, H100, H200, B200, GB200"},
+     F(gpu_name), "NAME", 0, 0, NULL, "GPU kind: A100, H100, H800, H200, B200, GB200"},
     {O_RAILS, "--rails", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), C(PPL_CMD_TOPOLOGY_GENERATE),
      F(rails), "R", 1, 1024, NULL, "NICs (rails) per server"},
     {O_NIC_BW, "--nic-bandwidth", 0, K_BANDWIDTH, C(PPL_CMD_TOPOLOGY_GENERATE),
