@@ -99,6 +99,79 @@ static void launcher_part(json_t *launch, const char *key, json_t *value, const 
     }
 }
 
+static void arg_str(json_t *args, const char *flag, const char *value)
+{
+    json_array_append_new(args, json_string(flag));
+    json_array_append_new(args, json_string(value));
+}
+
+static void arg_int(json_t *args, const char *flag, int64_t value)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%lld", (long long)value);
+    arg_str(args, flag, num);
+}
+
+/* The MoE flags, as costed.  The layer pattern is spelled out, as Megatron-Core
+ * evaluates it (arguments.py moe_freq_type; gpt_layer_specs.py: an integer N
+ * makes layers 0, N, 2N, ... MoE, which is not parplan's every-N-th counted from
+ * the first dense-free layer).  The dispatcher and the all-to-all overlap follow
+ * ppl_ep_mode_of. */
+static void moe_args(json_t *args, const ppl_estimate *e, const ppl_model *m,
+                     const char **min_version)
+{
+    const ppl_config *c = &e->config;
+    const ppl_moe *x = &m->moe;
+    arg_int(args, "--num-experts", x->experts);
+    arg_int(args, "--moe-router-topk", x->top_k);
+    if (x->ffn_hidden != m->ffn_hidden)
+        arg_int(args, "--moe-ffn-hidden-size", x->ffn_hidden);
+    if (x->every > 1 || x->first_dense_layers > 0) {
+        /* [0]*d + ([0]*(N-1)+[1])*q + [0]*r over the L layers */
+        int64_t rest = m->layers - x->first_dense_layers;
+        char pattern[160];
+        int n = snprintf(pattern, sizeof pattern, "[0]*%lld", (long long)x->first_dense_layers);
+        if (x->every > 1)
+            n += snprintf(pattern + n, sizeof pattern - (size_t)n, "+([0]*%lld+[1])*%lld",
+                          (long long)(x->every - 1), (long long)(rest / x->every));
+        else
+            n += snprintf(pattern + n, sizeof pattern - (size_t)n, "+[1]*%lld", (long long)rest);
+        if (x->every > 1 && rest % x->every)
+            snprintf(pattern + n, sizeof pattern - (size_t)n, "+[0]*%lld",
+                     (long long)(rest % x->every));
+        arg_str(args, "--moe-layer-freq", pattern);
+    }
+    if (x->shared_experts > 0)
+        arg_int(args, "--moe-shared-expert-intermediate-size",
+                x->shared_experts * x->shared_ffn_hidden);
+    if (x->capacity_factor > 0) {
+        char cf[32];
+        snprintf(cf, sizeof cf, "%g", x->capacity_factor);
+        arg_str(args, "--moe-expert-capacity-factor", cf);
+    }
+    /* node-limited routing as group-limited routing, a group per server of the
+     * expert-parallel group (transformer_config.py: experts divisible by the
+     * groups, group top-k at most the groups) */
+    if (x->router_node_limit > 0 && e->ep_servers > x->router_node_limit &&
+        x->experts % e->ep_servers == 0) {
+        arg_int(args, "--moe-router-num-groups", e->ep_servers);
+        arg_int(args, "--moe-router-group-topk", x->router_node_limit);
+    }
+    ppl_ep_mode mode = ppl_ep_mode_of(m, c, e->stack);
+    arg_str(args, "--moe-token-dispatcher-type", mode.dedup ? "flex" : "alltoall");
+    if (mode.dedup) { /* DeepEP: core_v0.12 */
+        json_array_append_new(args, json_string("--moe-enable-deepep"));
+        if (strcmp(*min_version, "core_v0.12") < 0)
+            *min_version = "core_v0.12";
+    }
+    if (mode.overlap) { /* core_v0.14 */
+        json_array_append_new(args, json_string("--overlap-moe-expert-parallel-comm"));
+        if (strcmp(*min_version, "core_v0.14") < 0)
+            *min_version = "core_v0.14";
+    }
+    json_array_append_new(args, json_string("--moe-grouped-gemm"));
+}
+
 /*
  * Megatron-LM's flags for a configuration, checked against its own argument rules
  * (megatron/training/arguments.py validate_args and
@@ -246,18 +319,21 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
         ARG("--hidden-dropout");
         ARG("0.0");
     }
-    if (m->has_moe) {
-        /* as costed: all-to-all token dispatch, grouped expert GEMMs */
-        ARGI("--num-experts", m->moe.experts);
-        ARGI("--moe-router-topk", m->moe.top_k);
-        if (m->moe.ffn_hidden != m->ffn_hidden)
-            ARGI("--moe-ffn-hidden-size", m->moe.ffn_hidden);
-        if (m->moe.every > 1)
-            ARGI("--moe-layer-freq", m->moe.every);
-        ARG("--moe-token-dispatcher-type");
-        ARG("alltoall");
-        ARG("--moe-grouped-gemm");
+    if (m->attention == PPL_ATTENTION_MLA) {
+        /* Megatron-Core's MLA (arguments.py "--q-lora-rank" ... "--v-head-dim";
+         * --qk-head-dim is the non-rotary part of a query/key head) */
+        ARG("--multi-latent-attention");
+        if (m->mla.q_lora_rank > 0)
+            ARGI("--q-lora-rank", m->mla.q_lora_rank);
+        ARGI("--kv-lora-rank", m->mla.kv_lora_rank);
+        ARGI("--qk-head-dim", m->mla.qk_nope_head_dim);
+        ARGI("--qk-pos-emb-head-dim", m->mla.qk_rope_head_dim);
+        ARGI("--v-head-dim", m->mla.v_head_dim);
     }
+    if (m->mtp_layers > 0)
+        ARGI("--mtp-num-layers", m->mtp_layers);
+    if (m->has_moe)
+        moe_args(args, e, m, &min_version);
 #undef ARG
 #undef ARGI
     /* Megatron-LM pipelines run 1F1B (interleaved or not): no flag builds GPipe */

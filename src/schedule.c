@@ -61,11 +61,10 @@ bool ppl_stack_moe_comm(ppl_stack stack)
     return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].moe_comm;
 }
 
-ppl_ep_mode ppl_ep_mode_of(const ppl_eval_ctx *ctx, const ppl_config *c)
+ppl_ep_mode ppl_ep_mode_of(const ppl_model *m, const ppl_config *c, ppl_stack stack)
 {
     ppl_ep_mode e = {false, false};
-    const ppl_model *m = ctx->model;
-    if (!m->has_moe || c->ep <= 1 || !ppl_stack_moe_comm(ctx->stack.stack))
+    if (!m->has_moe || c->ep <= 1 || !ppl_stack_moe_comm(stack))
         return e;
     /* a model trained with node-limited routing is dispatched as it was designed
      * to be, once per server (DeepEP) */
@@ -322,7 +321,7 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         /* each token's hidden state, 16-bit, to each of its top_k experts */
         double copy =
             tokens * (double)m->hidden * 2.0 / (c->sequence_parallel ? (double)c->tp : 1.0);
-        ppl_ep_mode mode = ppl_ep_mode_of(ctx, c);
+        ppl_ep_mode mode = ppl_ep_mode_of(m, c, ctx->stack.stack);
         ppl_dispatch d = {(double)m->moe.top_k, m->moe.router_node_limit, mode.dedup,
                           ppl_moe_load_factor(m)};
         ppl_coll r;
@@ -524,6 +523,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     const double capacity = ctx->topo->gpu.memory_bytes;
     out->config = *c;
     out->stack = so->stack;
+    out->ep_servers = l->g_ep.nodes > 1 ? l->g_ep.nodes : 1;
 
     /* memory: the first stage of each class is its heaviest */
     stage_time worst = {0}, st;

@@ -112,7 +112,7 @@ typedef struct ppl_ep_mode {
     bool dedup;
     bool overlap;
 } ppl_ep_mode;
-ppl_ep_mode ppl_ep_mode_of(const ppl_eval_ctx *ctx, const ppl_config *config);
+ppl_ep_mode ppl_ep_mode_of(const ppl_model *model, const ppl_config *config, ppl_stack stack);
 
 /* A context under the committed constants (constants.c). */
 void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo,
@@ -145,6 +145,7 @@ typedef struct ppl_estimate {
     double mfu; /* model FLOPs over the 16-bit dense peak */
     int64_t slowest_stage;
     ppl_stack stack;        /* the software whose overlaps the figures assume */
+    int64_t ep_servers;     /* servers one expert-parallel group spans (1: inside one) */
     const char *bottleneck; /* "compute", "bubble", "tp_comm", ... */
     /* where the largest exposed communication runs: "nvlink" or a tier's name (a
      * copy, so that the estimate outlives its topology) */
