@@ -32,7 +32,9 @@
  * (--overlap-grad-reduce), TP communication with GEMMs (Transformer Engine's
  * userbuffers) and pipeline sends with compute; Megatron-LM up to its 2023
  * releases as run without those flags (MegaScale's baseline, Jiang et al. NSDI'24
- * §6), Megatron-DeepSpeed and DeepSpeed 2021 hide none of their own. */
+ * §6), Megatron-DeepSpeed and DeepSpeed 2021 hide none of their own.  An expert
+ * tensor-parallel size other than tp (--expert-tensor-parallel-size) first came
+ * with Megatron-Core core_v0.10, so only the 2025+ profile searches it. */
 static const struct {
     const char *name; /* what each stands for: the ppl_stack enum */
     bool overlaps;
@@ -40,16 +42,16 @@ static const struct {
     ppl_stack_support can;
 } profiles[PPL_STACK_COUNT] = {
     /* clang-format off */
-    /*                                                 overlaps half   cp     sp     sel    flash  vp     zero */
-    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  {true,  true,  true,  true,  true,  3}},
-    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, {true,  true,  true,  true,  true,  1}},
-    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  {true,  true,  true,  true,  true,  1}},
-    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, {false, false, true,  true,  false, 3}},
-    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, {false, true,  true,  true,  true,  1}},
-    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, {false, true,  true,  false, true,  1}},
-    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, {false, false, false, false, true,  0}},
-    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, {false, false, false, false, false, 1}},
-    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, {false, false, false, false, false, 3}},
+    /*                                                 overlaps half   cp     sp     sel    flash  vp     zero etp */
+    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  {true,  true,  true,  true,  true,  3, true}},
+    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, {true,  true,  true,  true,  true,  1, false}},
+    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  {true,  true,  true,  true,  true,  1, false}},
+    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, {false, false, true,  true,  false, 3, false}},
+    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, {false, true,  true,  true,  true,  1, false}},
+    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, {false, true,  true,  false, true,  1, false}},
+    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, {false, false, false, false, true,  0, false}},
+    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, {false, false, false, false, false, 1, false}},
+    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, {false, false, false, false, false, 3, false}},
     /* clang-format on */
 };
 
@@ -257,16 +259,20 @@ static void dp_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_gro
 
 void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l)
 {
-    /* groups in Megatron's rank order, TP innermost, then CP, DP (EP inside it), PP;
-     * the worst copy over the pipeline stages */
+    /* groups in Megatron's rank order, TP innermost, then CP, DP, PP; the worst
+     * copy over the pipeline stages.  MoE layers fold the same ranks of a stage
+     * as etp, ep, edp, PP (megatron/core/parallel_state.py:886-895: the expert
+     * RankGenerator over tp=etp, ep, dp=edp with the order tp-cp-ep-dp-pp, cp=1):
+     * expert TP innermost, EP strided by etp, expert DP by etp*ep */
     const int64_t pp_stride = c->tp * c->cp * c->dp;
+    const int64_t etp = ppl_config_etp(c);
     const ppl_net *net = &ctx->net;
     ppl_group_place_worst(net, c->tp, 1, 0, c->pp, pp_stride, &l->g_tp);
     ppl_group_place_worst(net, c->cp, c->tp, 0, c->pp, pp_stride, &l->g_cp);
     ppl_group_place_worst(net, c->dp * c->cp, c->tp, 0, c->pp, pp_stride, &l->g_dp);
-    ppl_group_place_worst(net, c->ep, c->tp * c->cp, 0, c->pp, pp_stride, &l->g_ep);
-    ppl_group_place_worst(net, c->dp * c->cp / c->ep, c->tp * c->ep, 0, c->pp, pp_stride,
-                          &l->g_edp);
+    ppl_group_place_worst(net, etp, 1, 0, c->pp, pp_stride, &l->g_etp);
+    ppl_group_place_worst(net, c->ep, etp, 0, c->pp, pp_stride, &l->g_ep);
+    ppl_group_place_worst(net, ppl_config_edp(c), etp * c->ep, 0, c->pp, pp_stride, &l->g_edp);
     ppl_group_place_worst(net, c->pp > 1 ? 2 : 1, pp_stride, 0, c->pp > 1 ? c->pp - 1 : 1,
                           pp_stride, &l->g_pp);
     ppl_group_place(net, c->pp > 1 ? 2 : 1, (c->pp - 1) * pp_stride, 0, &l->g_tie);
@@ -402,7 +408,7 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
         k->z3_rs = coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp,
                         layer_params * grad_bytes(ctx, c) / n / bus, n, NULL);
         /* a MoE layer's local experts are sharded over the expert-data-parallel
-         * group (dp*cp/ep ranks) and gathered and reduce-scattered over it as the
+         * group (edp = tp*cp*dp/(etp*ep) ranks) and gathered and reduce-scattered over it as the
          * dense weights are over theirs; averaged over the class's layers */
         if (k->moe_layers > 0 && mem->params_expert > 0) {
             double expert = mem->params_expert / (double)k->moe_layers;
@@ -527,7 +533,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         double shard = c->zero >= 1 ? (double)(c->dp * c->cp) : 1.0;
         double dense = mem.params - mem.params_expert;
         double opt = ppl_optimizer_time(
-            dense / shard + mem.params_expert / (c->zero >= 1 ? shard / (double)c->ep : 1.0),
+            dense / shard + mem.params_expert / (c->zero >= 1 ? (double)ppl_config_edp(c) : 1.0),
             ctx->topo, &ctx->eff, c->optimizer);
         if (opt > opt_time)
             opt_time = opt;

@@ -40,6 +40,7 @@ const char *ppl_gpu_family(const ppl_topology *topo);
 /* Work of one transformer layer for one microbatch on one GPU, forward. */
 typedef struct ppl_layer_work {
     double gemm_flops;        /* weights' GEMMs */
+    double expert_gemm_flops; /* of which the experts', at the expert tensor-parallel width */
     double attn_flops;        /* attention core as executed (causal flash skips half) */
     double attn_model_flops;  /* attention core as the model counts it (Eq.7: full s x s) */
     double elementwise_bytes; /* HBM traffic of norms, activations, dropout, residuals, softmax */
