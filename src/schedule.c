@@ -304,6 +304,17 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
                             (c->sequence_parallel ? (double)c->tp : 1.0);
         mi->ep_one = coll(ctx, PPL_OP_ALLTOALL, &l->g_ep, dispatched, 1, NULL);
     }
+    /* around the experts, the dispatcher all-gathers the tokens it received over
+     * the expert tensor-parallel group and reduce-scatters their outputs
+     * (moe/token_dispatcher.py, MoEAlltoAllTokenDispatcher steps 4 and 5): the
+     * gathered buffer holds etp ranks' T/tp tokens x top_k, b*s*h x k etp/tp */
+    mi->etp_one = 0.0;
+    const int64_t etp = ppl_config_etp(c);
+    if (etp > 1 && m->has_moe) {
+        double gathered = mi->act * (double)m->moe.top_k * (double)etp / (double)c->tp;
+        mi->etp_one = coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered, 1, NULL) +
+                      coll(ctx, PPL_OP_REDUCESCATTER, &l->g_etp, gathered, 1, NULL);
+    }
     mi->pp_one = 0.0;
     if (c->pp > 1) {
         double per_rank = c->tp > 1 ? mi->act / (double)c->tp : mi->act;
@@ -452,12 +463,14 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
                   nm * (mi->moe.backward_s - (1.0 - f) * mi->moe.recompute_s) +
                   (k->is_last ? mi->head.backward_s : 0.0);
     s->compute = s->forward + s->backward;
-    s->tp = layers * tp_count * mi->tp_one;
+    /* a MoE layer's tensor-parallel collectives are its attention's (half of a
+     * dense layer's); its experts' are the dispatcher's, over the etp group */
+    s->tp = (nd + 0.5 * nm) * tp_count * mi->tp_one;
     double attn_f = nd * mi->dense.attention_s + nm * mi->moe.attention_s;
     double attn_b = (c->flash_attention ? 2.5 : 2.0) * attn_f;
     s->cp = layers * (mi->cp_f + mi->cp_b);
     double cp_exposed = pos(layers * mi->cp_f - attn_f) + pos(layers * mi->cp_b - attn_b);
-    s->ep = nm * tp_count * mi->ep_one;
+    s->ep = nm * tp_count * mi->ep_one + nm * 0.5 * tp_count * mi->etp_one;
     double sends = (double)(!k->is_last + !k->is_first) * (double)c->vp;
     s->pp = c->pp > 1 ? sends * mi->pp_one : 0.0;
     /* ZeRO-3: each layer's weights gathered forward and backward, gradients
@@ -489,7 +502,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     stage_time worst = {0}, st;
     int64_t worst_k = 0;
     double sum_total = 0.0, slack = 0.0, dp_exposed = 0.0, dp_total = 0.0, opt_time = 0.0;
-    double worst_params = 0.0, worst_expert = 0.0, worst_layers = 0.0;
+    double worst_params = 0.0, worst_expert = 0.0, worst_layers = 0.0, worst_moe = 0.0;
     for (size_t i = 0; i < cl->n; i++) {
         ppl_stage_class *k = &cl->items[i];
         ppl_memory mem;
@@ -508,6 +521,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
             worst_params = mem.params;
             worst_expert = mem.params_expert;
             worst_layers = (double)k->layers;
+            worst_moe = (double)k->moe_layers;
         }
         /* data parallelism after the class's last backward: the class's first stage
          * has the least slack (the stages before it still draining the pipeline) */
@@ -565,10 +579,11 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     /* traffic of the slowest stage's GPU over the step */
     ppl_traffic *tr = &out->traffic;
     memset(tr, 0, sizeof *tr);
+    const double f = ppl_recomputed_share(c, (int64_t)worst_layers);
+    const double per_layer =
+        mi->tp_count - (c->recompute == PPL_RECOMPUTE_FULL ? 2.0 * (1.0 - f) : 0.0);
     if (c->tp > 1) {
-        double f = ppl_recomputed_share(c, (int64_t)worst_layers);
-        double n = mb * worst_layers *
-                   (mi->tp_count - (c->recompute == PPL_RECOMPUTE_FULL ? 2.0 * (1.0 - f) : 0.0));
+        double n = mb * (worst_layers - 0.5 * worst_moe) * per_layer;
         if (c->sequence_parallel) {
             coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, n, tr);
             coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, n, tr);
@@ -576,18 +591,32 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
             coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, n, tr);
         }
     }
+    if (mi->etp_one > 0.0) { /* the dispatcher's gathers over the etp group */
+        double gathered =
+            mi->act * (double)m->moe.top_k * (double)ppl_config_etp(c) / (double)c->tp;
+        coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered, mb * worst_moe * 0.5 * per_layer, tr);
+        coll(ctx, PPL_OP_REDUCESCATTER, &l->g_etp, gathered, mb * worst_moe * 0.5 * per_layer, tr);
+    }
     if (c->pp > 1)
         coll(ctx, PPL_OP_SENDRECV, &l->g_pp, c->tp > 1 ? mi->act / (double)c->tp : mi->act,
              mb * 2.0 * (double)c->vp, tr);
     if (c->zero < 3) {
         double r, g, lb;
         dp_times(ctx, c, &l->g_dp, worst_params - worst_expert, &r, &g, &lb, tr);
+        dp_times(ctx, c, &l->g_edp, worst_expert, &r, &g, &lb, tr); /* experts: over edp */
     } else if (l->g_dp.n > 1 && worst_layers > 0) {
         double layer_params = (worst_params - worst_expert) / worst_layers;
         coll(ctx, PPL_OP_ALLGATHER, &l->g_dp, layer_params * ctx->memory.weight_bytes,
              2.0 * mb * worst_layers, tr);
         coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp, layer_params * grad_bytes(ctx, c),
              mb * worst_layers, tr);
+        if (worst_moe > 0 && l->g_edp.n > 1) { /* a MoE layer's experts: over edp */
+            double expert = worst_expert / worst_moe;
+            coll(ctx, PPL_OP_ALLGATHER, &l->g_edp, expert * ctx->memory.weight_bytes,
+                 2.0 * mb * worst_moe, tr);
+            coll(ctx, PPL_OP_REDUCESCATTER, &l->g_edp, expert * grad_bytes(ctx, c), mb * worst_moe,
+                 tr);
+        }
     }
 
     /* rates */

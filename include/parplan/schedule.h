@@ -155,6 +155,7 @@ typedef struct ppl_micro {
     double tp_one;     /* one TP all-reduce (or reduce-scatter + all-gather) */
     double cp_f, cp_b; /* CP exchange per layer, forward and backward */
     double ep_one;     /* one expert all-to-all */
+    double etp_one;    /* the all-gather and reduce-scatter around the experts (etp group) */
     double pp_one;     /* one pipeline send of a microbatch */
     double tp_count;   /* TP collectives per layer and microbatch */
     ppl_layer_time dense, moe, head;
