@@ -12,7 +12,13 @@
  *
  * Time: GEMM FLOPs / (peak x efficiency), where efficiency = gemm x w/(w + w_half)
  * with w = hidden/tp, the width each GPU's GEMMs keep after tensor-parallel
- * splitting: narrow GEMMs run further from peak.  fp8 speeds the GEMMs only; the
+ * splitting: narrow GEMMs run further from peak.  Experts are split by the expert
+ * tensor-parallel size etp instead (Megatron-Core, parallel_state.py): each rank
+ * holds 1/etp of a local expert and, after the dispatcher's all-gather over the
+ * etp group (moe/token_dispatcher.py MoEAlltoAllTokenDispatcher, steps 3-4), runs
+ * the T etp/tp token copies (x top_k) routed to it: 2 (T etp/tp) k W/etp = 2 T k W/tp
+ * FLOPs, the same for every etp (as is the activation function's traffic); only
+ * the width, hidden/etp, differs.  fp8 speeds the GEMMs only; the
  * attention core and element-wise kernels stay at 16-bit rates.  Element-wise
  * kernels (norms, residual adds, dropout, activation functions, rotary embedding,
  * unfused softmax) are bound by HBM: bytes moved / (bandwidth x hbm).
@@ -86,6 +92,15 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
         act_bytes = act_per_col * shape.ffn_cols;
     }
     w->gemm_flops = 2.0 * T * weights;
+    w->expert_gemm_flops = 0.0;
+    if (moe) {
+        /* the same FLOPs as the etp layout counts them: T etp/tp tokens a rank,
+         * 1/etp of each expert */
+        const double etp = (double)ppl_config_etp(c);
+        ppl_layer_shape e;
+        ppl_layer_shape_of(m, ppl_config_etp(c), &e);
+        w->expert_gemm_flops = 2.0 * (T * etp / t) * (double)m->moe.top_k * e.expert_weights;
+    }
     /* QK^T over the query (and key) columns, the weighted sum over the value ones */
     w->attn_model_flops = 2.0 * T * s * (shape.q_cols + shape.v_cols);
     w->attn_flops = c->flash_attention ? 0.5 * w->attn_model_flops : w->attn_model_flops;
@@ -105,11 +120,18 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
     w->elementwise_bytes = T * (outside + inside);
 }
 
+/* at a tensor-parallel split of `ways` (tp, or etp for the experts) */
+static double gemm_efficiency_at(const ppl_model *m, int64_t ways, const ppl_gpu_efficiency *e,
+                                 bool fp8)
+{
+    double w = (double)m->hidden / (double)ways;
+    return (fp8 ? e->gemm_fp8 : e->gemm) * w / (w + e->width_half);
+}
+
 static double gemm_efficiency(const ppl_model *m, const ppl_config *c, const ppl_gpu_efficiency *e,
                               bool fp8)
 {
-    double w = (double)m->hidden / (double)c->tp;
-    return (fp8 ? e->gemm_fp8 : e->gemm) * w / (w + e->width_half);
+    return gemm_efficiency_at(m, c->tp, e, fp8);
 }
 
 static double peak16(const ppl_topology *t, const ppl_config *c)
@@ -125,8 +147,16 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     ppl_layer_work_of(m, c, moe, &w);
     double p16 = peak16(t, c);
     double pgemm = c->precision == PPL_PRECISION_FP8 ? t->gpu.flops[PPL_PRECISION_FP8] : p16;
-    double gemm = (w.gemm_flops + w.skew_gemm_flops) /
-                  (pgemm * gemm_efficiency(m, c, e, c->precision == PPL_PRECISION_FP8));
+    const bool fp8 = c->precision == PPL_PRECISION_FP8;
+    double gemm = w.gemm_flops / (pgemm * gemm_efficiency(m, c, e, fp8));
+    /* the experts' GEMMs (and the busiest GPU's excess) at the expert tensor-parallel width */
+    double expert = w.expert_gemm_flops + w.skew_gemm_flops;
+    if (expert > 0.0) {
+        double at = ppl_config_etp(c) != c->tp ? gemm_efficiency_at(m, ppl_config_etp(c), e, fp8)
+                                               : gemm_efficiency(m, c, e, fp8);
+        gemm = (w.gemm_flops - w.expert_gemm_flops) / (pgemm * gemm_efficiency(m, c, e, fp8)) +
+               expert / (pgemm * at);
+    }
     double attn = w.attn_flops / (p16 * (c->flash_attention ? e->attention : e->bmm));
     double elem = w.elementwise_bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
     double attn_backward = (c->flash_attention ? 2.5 : 2.0) * attn;

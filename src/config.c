@@ -6,13 +6,27 @@
  * them: K/V heads are then replicated), the global batch divides into
  * dp x mbs x m, the interleaved schedule needs each stage's layers divisible by
  * vp and m a multiple of pp, context parallelism splits the sequence in 2*cp chunks
- * (load-balanced causal attention), expert parallelism divides the experts and
- * the data-parallel ranks.
+ * (load-balanced causal attention), expert parallelism divides the experts.
+ * MoE layers fold a stage's tp*cp*dp ranks into etp x ep x edp (Megatron-Core at
+ * d98e8a64dd): etp*ep must divide them (megatron/core/parallel_state.py:873-884,
+ * "world_size is not divisible by expert_tensor_model_pipeline_parallel size"),
+ * so ep may span context- and tensor-parallel ranks as well as data-parallel ones.
  */
 #include "parplan/config.h"
 
 #include <stdio.h>
 #include <string.h>
+
+int64_t ppl_config_etp(const ppl_config *c)
+{
+    return c->etp > 0 ? c->etp : c->tp;
+}
+
+int64_t ppl_config_edp(const ppl_config *c)
+{
+    int64_t fold = ppl_config_etp(c) * c->ep;
+    return fold > 0 ? c->tp * c->cp * c->dp / fold : 0;
+}
 
 double ppl_recomputed_share(const ppl_config *c, int64_t layers)
 {
@@ -183,17 +197,41 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
     if (c->cp > 1 && m->seq_len % (2 * c->cp) != 0)
         return bad(err, "cp", "the sequence (%lld) must split into 2*cp = %lld equal chunks",
                    (long long)m->seq_len, (long long)(2 * c->cp));
-    if (c->ep > 1) {
-        if (!m->has_moe)
+    const int64_t etp = ppl_config_etp(c);
+    if (etp < 1)
+        return bad(err, "etp", "expected at least 1, found %lld", (long long)etp);
+    if (!m->has_moe) {
+        if (c->ep > 1)
             return bad(err, "ep", "%lld, but the model has no experts", (long long)c->ep);
+        if (etp != c->tp)
+            return bad(err, "etp",
+                       "%lld, but the model has no experts (its MLPs split by tp, %lld)",
+                       (long long)etp, (long long)c->tp);
+    } else {
         if (m->moe.experts % c->ep != 0)
             return bad(err, "ep", "%lld does not divide the %lld experts", (long long)c->ep,
                        (long long)m->moe.experts);
-        if (c->dp % c->ep != 0)
-            return bad(err, "ep",
-                       "%lld does not divide dp (%lld): experts are spread over "
-                       "data-parallel ranks",
-                       (long long)c->ep, (long long)c->dp);
+        /* parallel_state.py:873-884: world_size % (etp*ep*pp) == 0, the expert
+         * decomposition of the stage's tp*cp*dp ranks */
+        int64_t fold, stage;
+        if (__builtin_mul_overflow(etp, c->ep, &fold) ||
+            __builtin_mul_overflow(c->tp * c->cp, c->dp, &stage) || stage % fold != 0)
+            return bad(err, "etp",
+                       "etp*ep = %lld*%lld does not divide the tp*cp*dp = %lld*%lld*%lld ranks "
+                       "of a pipeline stage",
+                       (long long)etp, (long long)c->ep, (long long)c->tp, (long long)c->cp,
+                       (long long)c->dp);
+        /* transformer_config.py:2612-2615: "Bias in Moe is only supported when ETP==1" */
+        if (m->bias && etp > 1)
+            return bad(err, "etp", "%lld, but Megatron-Core runs experts with biases only at etp 1",
+                       (long long)etp);
+        /* moe_layer.py:636-640 refuses MoE training with tp > 1 without sequence
+         * parallelism: the router and dispatcher take each rank's sequence shard */
+        if (c->tp > 1 && !c->sequence_parallel)
+            return bad(err, "sequence_parallel",
+                       "MoE with tp %lld needs sequence parallelism (Megatron-Core refuses it "
+                       "without)",
+                       (long long)c->tp);
     }
     if (c->sequence_parallel && c->tp < 2)
         return bad(err, "sequence_parallel", "needs tensor parallelism of at least 2 (tp is %lld)",
@@ -291,6 +329,7 @@ const char *const ppl_pin_names[] = {"gpus",
                                      "dp",
                                      "cp",
                                      "ep",
+                                     "etp",
                                      "vp",
                                      "mbs",
                                      "global_batch",
@@ -310,6 +349,7 @@ void ppl_pins_init(ppl_pins *p)
 {
     memset(p, 0, sizeof *p);
     p->gpus = p->tp = p->pp = p->dp = p->cp = p->ep = p->vp = p->mbs = p->global_batch = PPL_UNSET;
+    p->etp = PPL_UNSET;
     p->zero = p->recompute = p->sequence_parallel = p->flash_attention = PPL_UNSET;
     p->precision = PPL_PRECISION_BF16;
     p->optimizer = PPL_OPTIMIZER_ADAM;
@@ -326,6 +366,7 @@ ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl
     c->pp = pin(a->pp, 1);
     c->cp = pin(a->cp, 1);
     c->ep = pin(a->ep, 1);
+    c->etp = pin(a->etp, c->tp); /* arguments.py:587-588: etp defaults to tp */
     c->vp = pin(a->vp, 1);
     c->mbs = pin(a->mbs, 1);
     c->global_batch = pin(a->global_batch, 1);

@@ -184,12 +184,16 @@ static layer_params per_gpu_layer_params(const ppl_model *m, const ppl_config *c
     p.gemm_dense = s.attn_weights + s.mlp_weights;
     p.moe_shared = p.moe_expert = p.gemm_moe_shared = p.gemm_moe_expert = 0.0;
     if (m->has_moe) {
+        /* experts / ep local experts, each split over the etp ranks of its expert
+         * tensor-parallel group (Megatron-Core's expert layout; etp = tp unless set) */
         double local = (double)m->moe.experts / (double)c->ep;
+        ppl_layer_shape e;
+        ppl_layer_shape_of(m, ppl_config_etp(c), &e);
         p.moe_shared =
             s.attn_weights + s.attn_bias + s.norms + s.router + s.shared_weights + s.shared_bias;
-        p.moe_expert = local * (s.expert_weights + s.expert_bias);
+        p.moe_expert = local * (e.expert_weights + e.expert_bias);
         p.gemm_moe_shared = s.attn_weights + s.shared_weights;
-        p.gemm_moe_expert = local * s.expert_weights;
+        p.gemm_moe_expert = local * e.expert_weights;
     }
     return p;
 }
@@ -214,7 +218,10 @@ void ppl_model_state_bytes(double params, int zero, double shard, const ppl_memo
 
 static int parallel_groups(const ppl_config *c)
 {
-    return (c->tp > 1) + (c->pp > 1) + (c->dp > 1) + (c->cp > 1) + (c->ep > 1);
+    /* an expert tensor-parallel group other than the TP group is one more */
+    int64_t etp = ppl_config_etp(c);
+    return (c->tp > 1) + (c->pp > 1) + (c->dp > 1) + (c->cp > 1) + (c->ep > 1) +
+           (etp > 1 && etp != c->tp);
 }
 
 void ppl_stage_layer_counts(const ppl_model *m, const ppl_config *c, int64_t stage, int64_t *layers,
@@ -266,7 +273,9 @@ void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_me
     const double mtp = (double)m->mtp_layers;
     p->output += mtp * (2.0 * h * h / t + 3.0 * norm);
     p->shard_dense = (double)(c->dp * c->cp);
-    p->shard_expert = p->shard_dense / (double)c->ep;
+    /* experts shard over their expert-data-parallel replicas, tp*cp*dp/(etp*ep)
+     * (parallel_state.py:880); dp*cp/ep when etp = tp */
+    p->shard_expert = (double)ppl_config_edp(c);
 
     p->act_dense = ppl_activation_bytes_per_layer(m, c, o, false);
     p->act_moe = m->has_moe ? ppl_activation_bytes_per_layer(m, c, o, true) : 0.0;
@@ -310,7 +319,7 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     const double dense_layers = (double)(layers - moe_layers), moe = (double)moe_layers;
     out->stage = stage;
     out->layers = layers;
-    /* parameters per GPU: dense ones shard over dp*cp, experts over dp*cp/ep; the fp8
+    /* parameters per GPU: dense ones shard over dp*cp, experts over edp; the fp8
      * cache covers the transformer GEMMs (Megatron keeps the embedding and output
      * layer in 16-bit) */
     double dense = dense_layers * p->layer_dense + moe * p->layer_moe_shared +

@@ -9,7 +9,7 @@
 
 #include "parplan/units.h"
 
-json_t *ppl_config_json(const ppl_config *c)
+json_t *ppl_config_json(const ppl_config *c, const ppl_model *m)
 {
     json_t *o = json_object();
     json_object_set_new(o, "gpus", json_integer(c->gpus));
@@ -18,6 +18,8 @@ json_t *ppl_config_json(const ppl_config *c)
     json_object_set_new(o, "dp", json_integer(c->dp));
     json_object_set_new(o, "cp", json_integer(c->cp));
     json_object_set_new(o, "ep", json_integer(c->ep));
+    if (m && m->has_moe) /* a model without experts has no expert layout */
+        json_object_set_new(o, "etp", json_integer(ppl_config_etp(c)));
     json_object_set_new(o, "vp", json_integer(c->vp));
     json_object_set_new(o, "mbs", json_integer(c->mbs));
     json_object_set_new(o, "global_batch", json_integer(c->global_batch));
@@ -69,14 +71,16 @@ const char *ppl_recompute_label(const ppl_config *c, char *buf, size_t size)
 
 void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
 {
-    char layers[48] = "";
+    char layers[48] = "", etp[32] = "";
+    if (ppl_config_etp(c) != c->tp) /* Megatron's default, etp = tp, goes unsaid */
+        snprintf(etp, sizeof etp, ", etp %lld", (long long)ppl_config_etp(c));
     if (c->recompute == PPL_RECOMPUTE_FULL && c->recompute_layers > 0)
         snprintf(layers, sizeof layers, " (%lld layers a stage)", (long long)c->recompute_layers);
     snprintf(buf, size,
-             "tp %lld x pp %lld x dp %lld x cp %lld, ep %lld, vp %lld, mbs %lld, batch %lld "
+             "tp %lld x pp %lld x dp %lld x cp %lld, ep %lld%s, vp %lld, mbs %lld, batch %lld "
              "(%lld microbatches), ZeRO %d, recompute %s%s, SP %s, flash %s, %s, %s",
              (long long)c->tp, (long long)c->pp, (long long)c->dp, (long long)c->cp,
-             (long long)c->ep, (long long)c->vp, (long long)c->mbs, (long long)c->global_batch,
+             (long long)c->ep, etp, (long long)c->vp, (long long)c->mbs, (long long)c->global_batch,
              (long long)c->microbatches, c->zero, ppl_recompute_name(c->recompute), layers,
              c->sequence_parallel ? "on" : "off", c->flash_attention ? "on" : "off",
              ppl_precision_name(c->precision),
@@ -180,7 +184,8 @@ static void moe_args(json_t *args, const ppl_estimate *e, const ppl_model *m,
  * flags came with core_v0.9, --num-virtual-stages-per-pipeline-rank, the
  * account-for-embedding/loss flags and --attention-backend with core_v0.11,
  * --grad-reduce-in-bf16 with core_v0.12 and Megatron-FSDP (--use-megatron-fsdp)
- * with core_v0.14.
+ * with core_v0.14; --expert-tensor-parallel-size came with core_v0.10, below the
+ * core_v0.11 every launch needs.
  */
 static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
 {
@@ -201,6 +206,9 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
         ARGI("--context-parallel-size", c->cp);
     if (c->ep > 1)
         ARGI("--expert-model-parallel-size", c->ep);
+    /* arguments.py:587-588: unset, expert tensor parallelism is tp */
+    if (m->has_moe && ppl_config_etp(c) != c->tp)
+        ARGI("--expert-tensor-parallel-size", ppl_config_etp(c));
     /* the stage split as Megatron-LM builds it (transformer_config.py, "Uneven PP") */
     bool embedding, loss;
     ppl_split_form form = ppl_split_form_of(c, c->vp, &embedding, &loss);
@@ -377,7 +385,7 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
 json_t *ppl_estimate_json(const ppl_estimate *e, const ppl_model *m)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "config", ppl_config_json(&e->config));
+    json_object_set_new(o, "config", ppl_config_json(&e->config, m));
     json_object_set_new(o, "step_time_s", ppl_json_real(e->step_time_s));
     json_object_set_new(o, "tokens_per_s", ppl_json_real(e->tokens_per_s));
     json_object_set_new(o, "model_tflops_per_gpu", ppl_json_real(e->model_tflops_per_gpu));

@@ -22,6 +22,7 @@ static const char *const config_keys[] = {"gpus",
                                           "dp",
                                           "cp",
                                           "ep",
+                                          "etp",
                                           "vp",
                                           "mbs",
                                           "global_batch",
@@ -151,6 +152,7 @@ static ppl_status read_config(jr_ctx *ctx, const json_t *entry, const char *path
         (st = read_pin(ctx, cfg, cpath, "dp", big, &a->dp)) ||
         (st = read_pin(ctx, cfg, cpath, "cp", big, &a->cp)) ||
         (st = read_pin(ctx, cfg, cpath, "ep", big, &a->ep)) ||
+        (st = read_pin(ctx, cfg, cpath, "etp", big, &a->etp)) ||
         (st = read_pin(ctx, cfg, cpath, "vp", big, &a->vp)) ||
         (st = read_pin(ctx, cfg, cpath, "mbs", big, &a->mbs)) ||
         (st = jr_int(ctx, cfg, cpath, "global_batch", JR_REQUIRED, 0, 1, big, &a->global_batch)) ||

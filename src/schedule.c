@@ -32,7 +32,9 @@
  * (--overlap-grad-reduce), TP communication with GEMMs (Transformer Engine's
  * userbuffers) and pipeline sends with compute; Megatron-LM up to its 2023
  * releases as run without those flags (MegaScale's baseline, Jiang et al. NSDI'24
- * §6), Megatron-DeepSpeed and DeepSpeed 2021 hide none of their own. */
+ * §6), Megatron-DeepSpeed and DeepSpeed 2021 hide none of their own.  An expert
+ * tensor-parallel size other than tp (--expert-tensor-parallel-size) first came
+ * with Megatron-Core core_v0.10, so only the 2025+ profile searches it. */
 static const struct {
     const char *name; /* what each stands for: the ppl_stack enum */
     bool overlaps;
@@ -43,16 +45,16 @@ static const struct {
     ppl_stack_support can;
 } profiles[PPL_STACK_COUNT] = {
     /* clang-format off */
-    /*                                                 overlaps half   moe    cp     sp     sel    flash  vp     zero */
-    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  {true,  true,  true,  true,  true,  3}},
-    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  {true,  true,  true,  true,  true,  1}},
-    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, {true,  true,  true,  true,  true,  1}},
-    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, {false, false, true,  true,  false, 3}},
-    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, {false, true,  true,  true,  true,  1}},
-    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, false, {false, true,  true,  false, true,  1}},
-    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, false, {false, false, false, false, true,  0}},
-    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, false, {false, false, false, false, false, 1}},
-    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, false, {false, false, false, false, false, 3}},
+    /*                                                 overlaps half   moe    cp     sp     sel    flash  vp     zero etp */
+    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  {true,  true,  true,  true,  true,  3, true}},
+    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  {true,  true,  true,  true,  true,  1, false}},
+    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, {true,  true,  true,  true,  true,  1, false}},
+    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, {false, false, true,  true,  false, 3, false}},
+    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, {false, true,  true,  true,  true,  1, false}},
+    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, false, {false, true,  true,  false, true,  1, false}},
+    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, false, {false, false, false, false, true,  0, false}},
+    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, false, {false, false, false, false, false, 1, false}},
+    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, false, {false, false, false, false, false, 3, false}},
     /* clang-format on */
 };
 
@@ -281,16 +283,20 @@ static void dp_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_gro
 
 void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l)
 {
-    /* groups in Megatron's rank order, TP innermost, then CP, DP (EP inside it), PP;
-     * the worst copy over the pipeline stages */
+    /* groups in Megatron's rank order, TP innermost, then CP, DP, PP; the worst
+     * copy over the pipeline stages.  MoE layers fold the same ranks of a stage
+     * as etp, ep, edp, PP (megatron/core/parallel_state.py:886-895: the expert
+     * RankGenerator over tp=etp, ep, dp=edp with the order tp-cp-ep-dp-pp, cp=1):
+     * expert TP innermost, EP strided by etp, expert DP by etp*ep */
     const int64_t pp_stride = c->tp * c->cp * c->dp;
+    const int64_t etp = ppl_config_etp(c);
     const ppl_net *net = &ctx->net;
     ppl_group_place_worst(net, c->tp, 1, 0, c->pp, pp_stride, &l->g_tp);
     ppl_group_place_worst(net, c->cp, c->tp, 0, c->pp, pp_stride, &l->g_cp);
     ppl_group_place_worst(net, c->dp * c->cp, c->tp, 0, c->pp, pp_stride, &l->g_dp);
-    ppl_group_place_worst(net, c->ep, c->tp * c->cp, 0, c->pp, pp_stride, &l->g_ep);
-    ppl_group_place_worst(net, c->dp * c->cp / c->ep, c->tp * c->ep, 0, c->pp, pp_stride,
-                          &l->g_edp);
+    ppl_group_place_worst(net, etp, 1, 0, c->pp, pp_stride, &l->g_etp);
+    ppl_group_place_worst(net, c->ep, etp, 0, c->pp, pp_stride, &l->g_ep);
+    ppl_group_place_worst(net, ppl_config_edp(c), etp * c->ep, 0, c->pp, pp_stride, &l->g_edp);
     ppl_group_place_worst(net, c->pp > 1 ? 2 : 1, pp_stride, 0, c->pp > 1 ? c->pp - 1 : 1,
                           pp_stride, &l->g_pp);
     ppl_group_place(net, c->pp > 1 ? 2 : 1, (c->pp - 1) * pp_stride, 0, &l->g_tie);
@@ -337,6 +343,18 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
                 c->pp == 1 ? 1.0 : 2.0 * (double)(c->pp - 1) + (double)((c->vp - 1) * c->pp);
             mi->ep_hidden_share = chunks > warm ? (chunks - warm) / chunks : 0.0;
         }
+    }
+    /* around the experts, the dispatcher all-gathers the tokens it received over
+     * the expert tensor-parallel group and reduce-scatters their outputs
+     * (moe/token_dispatcher.py, MoEAlltoAllTokenDispatcher steps 4 and 5): the
+     * gathered buffer holds etp ranks' T/tp tokens x top_k, b*s*h x k etp/tp */
+    mi->etp_one = 0.0;
+    const int64_t etp = ppl_config_etp(c);
+    if (etp > 1 && m->has_moe) {
+        double gathered = mi->act * (double)m->moe.top_k * (double)etp / (double)c->tp *
+                          ppl_moe_load_factor(m); /* the busiest rank's share */
+        mi->etp_one = coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered, 1, NULL) +
+                      coll(ctx, PPL_OP_REDUCESCATTER, &l->g_etp, gathered, 1, NULL);
     }
     mi->pp_one = 0.0;
     if (c->pp > 1) {
@@ -442,7 +460,7 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
         k->z3_rs = coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp,
                         layer_params * grad_bytes(ctx, c) / n / bus, n, NULL);
         /* a MoE layer's local experts are sharded over the expert-data-parallel
-         * group (dp*cp/ep ranks) and gathered and reduce-scattered over it as the
+         * group (edp = tp*cp*dp/(etp*ep) ranks) and gathered and reduce-scattered over it as the
          * dense weights are over theirs; averaged over the class's layers */
         if (k->moe_layers > 0 && mem->params_expert > 0) {
             double expert = mem->params_expert / (double)k->moe_layers;
@@ -486,12 +504,14 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
                   nm * (mi->moe.backward_s - (1.0 - f) * mi->moe.recompute_s) +
                   (k->is_last ? mi->head.backward_s : 0.0);
     s->compute = s->forward + s->backward;
-    s->tp = layers * tp_count * mi->tp_one;
+    /* a MoE layer's tensor-parallel collectives are its attention's (half of a
+     * dense layer's); its experts' are the dispatcher's, over the etp group */
+    s->tp = (nd + 0.5 * nm) * tp_count * mi->tp_one;
     double attn_f = nd * mi->dense.attention_s + nm * mi->moe.attention_s;
     double attn_b = (c->flash_attention ? 2.5 : 2.0) * attn_f;
     s->cp = layers * (mi->cp_f + mi->cp_b);
     double cp_exposed = pos(layers * mi->cp_f - attn_f) + pos(layers * mi->cp_b - attn_b);
-    s->ep = nm * tp_count * mi->ep_one;
+    s->ep = nm * tp_count * mi->ep_one + nm * 0.5 * tp_count * mi->etp_one;
     /* the overlapped share hides under the paired microbatch's compute */
     double ep_hidden = mi->ep_hidden_share * s->ep;
     if (ep_hidden > mi->ep_hidden_share * s->compute)
@@ -529,7 +549,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     stage_time worst = {0}, st;
     int64_t worst_k = 0;
     double sum_total = 0.0, slack = 0.0, dp_exposed = 0.0, dp_total = 0.0, opt_time = 0.0;
-    double worst_params = 0.0, worst_expert = 0.0, worst_layers = 0.0;
+    double worst_params = 0.0, worst_expert = 0.0, worst_layers = 0.0, worst_moe = 0.0;
     for (size_t i = 0; i < cl->n; i++) {
         ppl_stage_class *k = &cl->items[i];
         ppl_memory mem;
@@ -548,6 +568,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
             worst_params = mem.params;
             worst_expert = mem.params_expert;
             worst_layers = (double)k->layers;
+            worst_moe = (double)k->moe_layers;
         }
         /* data parallelism after the class's last backward: the class's first stage
          * has the least slack (the stages before it still draining the pipeline) */
@@ -573,7 +594,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         double shard = c->zero >= 1 ? (double)(c->dp * c->cp) : 1.0;
         double dense = mem.params - mem.params_expert;
         double opt = ppl_optimizer_time(
-            dense / shard + mem.params_expert / (c->zero >= 1 ? shard / (double)c->ep : 1.0),
+            dense / shard + mem.params_expert / (c->zero >= 1 ? (double)ppl_config_edp(c) : 1.0),
             ctx->topo, &ctx->eff, c->optimizer);
         if (opt > opt_time)
             opt_time = opt;
@@ -605,10 +626,11 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     /* traffic of the slowest stage's GPU over the step */
     ppl_traffic *tr = &out->traffic;
     memset(tr, 0, sizeof *tr);
+    const double f = ppl_recomputed_share(c, (int64_t)worst_layers);
+    const double per_layer =
+        mi->tp_count - (c->recompute == PPL_RECOMPUTE_FULL ? 2.0 * (1.0 - f) : 0.0);
     if (c->tp > 1) {
-        double f = ppl_recomputed_share(c, (int64_t)worst_layers);
-        double n = mb * worst_layers *
-                   (mi->tp_count - (c->recompute == PPL_RECOMPUTE_FULL ? 2.0 * (1.0 - f) : 0.0));
+        double n = mb * (worst_layers - 0.5 * worst_moe) * per_layer;
         if (c->sequence_parallel) {
             coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, n, tr);
             coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, n, tr);
@@ -616,18 +638,32 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
             coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, n, tr);
         }
     }
+    if (mi->etp_one > 0.0) { /* the dispatcher's gathers over the etp group */
+        double gathered =
+            mi->act * (double)m->moe.top_k * (double)ppl_config_etp(c) / (double)c->tp;
+        coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered, mb * worst_moe * 0.5 * per_layer, tr);
+        coll(ctx, PPL_OP_REDUCESCATTER, &l->g_etp, gathered, mb * worst_moe * 0.5 * per_layer, tr);
+    }
     if (c->pp > 1)
         coll(ctx, PPL_OP_SENDRECV, &l->g_pp, c->tp > 1 ? mi->act / (double)c->tp : mi->act,
              mb * 2.0 * (double)c->vp, tr);
     if (c->zero < 3) {
         double r, g, lb;
         dp_times(ctx, c, &l->g_dp, worst_params - worst_expert, &r, &g, &lb, tr);
+        dp_times(ctx, c, &l->g_edp, worst_expert, &r, &g, &lb, tr); /* experts: over edp */
     } else if (l->g_dp.n > 1 && worst_layers > 0) {
         double layer_params = (worst_params - worst_expert) / worst_layers;
         coll(ctx, PPL_OP_ALLGATHER, &l->g_dp, layer_params * ctx->memory.weight_bytes,
              2.0 * mb * worst_layers, tr);
         coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp, layer_params * grad_bytes(ctx, c),
              mb * worst_layers, tr);
+        if (worst_moe > 0 && l->g_edp.n > 1) { /* a MoE layer's experts: over edp */
+            double expert = worst_expert / worst_moe;
+            coll(ctx, PPL_OP_ALLGATHER, &l->g_edp, expert * ctx->memory.weight_bytes,
+                 2.0 * mb * worst_moe, tr);
+            coll(ctx, PPL_OP_REDUCESCATTER, &l->g_edp, expert * grad_bytes(ctx, c), mb * worst_moe,
+                 tr);
+        }
     }
 
     /* rates */

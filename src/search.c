@@ -166,6 +166,7 @@ static int compare(const ppl_search_opts *o, const ppl_estimate *a, const ppl_es
                     p->pp,
                     p->cp,
                     p->ep,
+                    ppl_config_etp(p),
                     p->vp,
                     p->mbs,
                     p->zero,
@@ -179,6 +180,7 @@ static int compare(const ppl_search_opts *o, const ppl_estimate *a, const ppl_es
                     q->pp,
                     q->cp,
                     q->ep,
+                    ppl_config_etp(q),
                     q->vp,
                     q->mbs,
                     q->zero,
@@ -230,9 +232,9 @@ static void keep(const ppl_search_opts *o, top_list *l, const ppl_estimate *e)
 static bool same_knobs(const ppl_config *a, const ppl_config *b)
 {
     return a->gpus == b->gpus && a->tp == b->tp && a->pp == b->pp && a->cp == b->cp &&
-           a->ep == b->ep && a->vp == b->vp && a->mbs == b->mbs && a->zero == b->zero &&
-           a->recompute == b->recompute && a->sequence_parallel == b->sequence_parallel &&
-           a->flash_attention == b->flash_attention;
+           a->ep == b->ep && ppl_config_etp(a) == ppl_config_etp(b) && a->vp == b->vp &&
+           a->mbs == b->mbs && a->zero == b->zero && a->recompute == b->recompute &&
+           a->sequence_parallel == b->sequence_parallel && a->flash_attention == b->flash_attention;
 }
 
 typedef struct search_state {
@@ -393,7 +395,7 @@ typedef struct inner_choices {
     choices sps, recomputes, flashes, zeros;
 } inner_choices;
 
-/* Every configuration of one replica shape c (tp, cp, pp, dp and gpus set): ep,
+/* Every configuration of one replica shape c (tp, cp, pp, dp and gpus set): etp, ep,
  * microbatch size, interleaving, sequence parallelism, recomputation, flash
  * attention and ZeRO stage. */
 static void search_replica(search_state *s, ppl_config c, const inner_choices *k)
@@ -409,20 +411,43 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
     if (ppl_stage_split_pinned(m->layers, c.pp, pin->first_stage_layers, pin->last_stage_layers,
                                &c.split, &split_err) != PPL_OK)
         return; /* the pinned ends leave this pp no split */
-    ep_all.n = 0;
-    if (m->has_moe)
-        divisors(c.dp, m->moe.experts, &ep_all);
-    else
-        add(&ep_all, 1);
-    pinned_or(pin->ep, &ep_all, &eps);
     mbs_all.n = 0;
     if (batch % c.dp == 0)
         divisors(batch / c.dp, MAX_MBS, &mbs_all);
     pinned_or(pin->mbs, &mbs_all, &mbss);
-    for (int e = 0; e < eps.n; e++) {
-        c.ep = eps.v[e];
-        if (c.dp % c.ep != 0)
-            continue;
+    /* MoE layers fold the stage's tp*cp*dp ranks into etp x ep x edp: etp the
+     * powers of two below tp, where the software has expert tensor parallelism,
+     * and tp (Megatron's default); ep every divisor of the experts that divides
+     * the ranks etp leaves (Megatron-Core's rule, config.c) */
+    const int64_t stage = c.tp * c.cp * c.dp;
+    choices etp_all, etps;
+    etp_all.n = 0;
+    if (m->has_moe && ppl_stack_supports(ctx->stack.stack)->expert_tp)
+        for (int64_t t = 1; t < c.tp; t *= 2)
+            add(&etp_all, t);
+    add(&etp_all, c.tp);
+    pinned_or(pin->etp, &etp_all, &etps);
+    struct {
+        int64_t etp, ep;
+    } folds[MAX_CHOICES * 4];
+    int nfolds = 0;
+    for (int x = 0; x < etps.n; x++) {
+        ep_all.n = 0;
+        for (int64_t d = 1; m->has_moe && d <= m->moe.experts; d++)
+            if (m->moe.experts % d == 0 && (stage / etps.v[x]) % d == 0)
+                add(&ep_all, d);
+        if (!m->has_moe)
+            add(&ep_all, 1);
+        pinned_or(pin->ep, &ep_all, &eps);
+        for (int e = 0; e < eps.n; e++)
+            if (stage % (etps.v[x] * eps.v[e]) == 0 && nfolds < MAX_CHOICES * 4) {
+                folds[nfolds].etp = etps.v[x];
+                folds[nfolds++].ep = eps.v[e];
+            }
+    }
+    for (int e = 0; e < nfolds; e++) {
+        c.etp = folds[e].etp;
+        c.ep = folds[e].ep;
         ppl_layout layout;
         ppl_layout_init(ctx, &c, &layout);
         for (int f = 0; f < mbss.n; f++) {

@@ -42,6 +42,7 @@ typedef struct ppl_layer_work {
     double gemm_flops;        /* weights' GEMMs */
     double skew_gemm_flops;   /* MoE: what the busiest expert's GPU computes above the mean
                                  (ppl_moe_load_factor); time, not model FLOPs */
+    double expert_gemm_flops; /* of which the experts', at the expert tensor-parallel width */
     double attn_flops;        /* attention core as executed (causal flash skips half) */
     double attn_model_flops;  /* attention core as the model counts it (Eq.7: full s x s) */
     double elementwise_bytes; /* HBM traffic of norms, activations, dropout, residuals, softmax */

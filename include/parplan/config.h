@@ -1,8 +1,12 @@
 /*
  * parplan/config.h - one training configuration: the parallel layout and its knobs.
  *
- * gpus = tp * pp * cp * dp (SPEC); expert parallelism is carved out of the data-
- * parallel ranks (ep divides dp), as in Megatron-Core.  Pipeline stages hold
+ * gpus = tp * pp * cp * dp (SPEC).  MoE layers fold the same tp * cp * dp ranks of a
+ * pipeline stage into etp x ep x edp, as Megatron-Core does ("MoE parallel folding",
+ * megatron/core/parallel_state.py initialize_model_parallel: the expert rank
+ * generator over tp=etp, ep, dp=edp in the order tp-ep-dp-pp): expert tensor
+ * parallelism etp innermost, expert parallelism ep strided by etp, and the expert-
+ * data-parallel replicas edp = tp*cp*dp / (etp*ep) outermost.  Pipeline stages hold
  * contiguous layers: the first and the last stage may differ from the middle ones,
  * which are equal; that is every split Megatron-LM's
  * --decoder-first/last-pipeline-num-layers can build, and the only ones parplan
@@ -52,8 +56,9 @@ const char *ppl_schedule_name(int schedule);
  */
 typedef struct ppl_pins {
     int64_t gpus, tp, pp, dp, cp, ep, vp, mbs, global_batch;
-    int zero;              /* 0..3 */
-    int recompute;         /* ppl_recompute */
+    int64_t etp;   /* expert tensor-parallel size (MoE); unset: tp for estimate, searched by plan */
+    int zero;      /* 0..3 */
+    int recompute; /* ppl_recompute */
     int sequence_parallel; /* 0 or 1 */
     int flash_attention;   /* 0 or 1 */
     int precision;         /* ppl_precision */
@@ -77,6 +82,9 @@ typedef struct ppl_stage_split {
 
 typedef struct ppl_config {
     int64_t gpus, tp, pp, dp, cp, ep, vp, mbs, global_batch;
+    /* expert tensor-parallel size: the ranks one expert's weights are split over;
+     * 0 reads as tp, Megatron-LM's default (ppl_config_etp) */
+    int64_t etp;
     int64_t microbatches; /* m = global_batch / (dp * mbs) */
     int zero;             /* 0..3 */
     ppl_recompute recompute;
@@ -90,6 +98,14 @@ typedef struct ppl_config {
     ppl_schedule schedule;
     ppl_stage_split split;
 } ppl_config;
+
+/* The expert tensor-parallel size (etp, or tp when 0: megatron/training/arguments.py
+ * validate_args sets expert_tensor_parallel_size = tensor_model_parallel_size when
+ * it is not given). */
+int64_t ppl_config_etp(const ppl_config *c);
+/* Expert-data-parallel size: the replicas of each expert, tp*cp*dp / (etp*ep)
+ * (parallel_state.py: expert_data_parallel_size = world_size / (etp*ep*pp)). */
+int64_t ppl_config_edp(const ppl_config *c);
 
 /* The share of a stage's `layers` whose activations are recomputed under full
  * recomputation (1 when all are, or when recomputation is not full). */

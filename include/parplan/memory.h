@@ -49,7 +49,7 @@ typedef struct ppl_memory {
     int64_t layers;       /* transformer layers on this stage */
     double in_flight;     /* microbatches' worth of the stage's activations held */
     double params;        /* parameters held per GPU (before ZeRO-3 sharding) */
-    double params_expert; /* of which expert weights (sharded over dp*cp/ep) */
+    double params_expert; /* of which expert weights (sharded over edp) */
     double weights, gradients, optimizer, activations, other;
     double total, capacity;
     bool fits;

@@ -17,8 +17,9 @@ struct json_t;
 
 /* SPEC config object: gpus, tp, pp, dp, cp, ep, vp, mbs, global_batch,
  * microbatches, zero, recompute, sequence_parallel, flash_attention, precision,
- * stage_layers (and optimizer, schedule). */
-struct json_t *ppl_config_json(const ppl_config *config);
+ * stage_layers (and optimizer, schedule; etp for a model with experts, which
+ * may be NULL: none). */
+struct json_t *ppl_config_json(const ppl_config *config, const ppl_model *model);
 
 /* SPEC memory object (bytes): weights, gradients, optimizer, activations, other,
  * total, capacity, fits (and worst_stage). */

@@ -78,6 +78,7 @@ typedef struct ppl_stack_support {
     bool flash_attention;     /* 2023+ stacks */
     bool interleaving;        /* Megatron's interleaved 1F1B (not DeepSpeed's pipeline engine) */
     int max_zero;             /* the deepest sharding it has: 0 none, 1 optimizer, ..., 3 */
+    bool expert_tp; /* an expert tensor-parallel size of its own (Megatron-Core 0.10+, 2025) */
 } ppl_stack_support;
 const ppl_stack_support *ppl_stack_supports(ppl_stack stack);
 /* Whether the profile has Megatron-Core's MoE communication: DeepEP's deduplicating
@@ -155,9 +156,10 @@ typedef struct ppl_estimate {
 /* The pieces an estimate is built from, cached by the search at the loop level
  * they depend on; ppl_estimate_config builds them all for one configuration. */
 
-/* Where the parallel groups sit: per (tp, cp, pp, dp, ep). */
+/* Where the parallel groups sit: per (tp, cp, pp, dp, ep, etp).  g_etp, g_ep and
+ * g_edp are the expert decomposition of a stage's ranks (etp innermost). */
 typedef struct ppl_layout {
-    ppl_group g_tp, g_cp, g_dp, g_ep, g_edp, g_pp, g_tie;
+    ppl_group g_tp, g_cp, g_dp, g_etp, g_ep, g_edp, g_pp, g_tie;
 } ppl_layout;
 
 /* Per microbatch: communication (per layout, microbatch size, sequence
@@ -169,6 +171,7 @@ typedef struct ppl_micro {
     double cp_f, cp_b;      /* CP exchange per layer, forward and backward */
     double ep_one;          /* one expert all-to-all */
     double ep_hidden_share; /* share of it the stack overlaps with another microbatch */
+    double etp_one;         /* the all-gather and reduce-scatter around the experts (etp group) */
     double pp_one;          /* one pipeline send of a microbatch */
     double tp_count;        /* TP collectives per layer and microbatch */
     ppl_layer_time dense, moe, head;

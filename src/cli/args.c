@@ -47,6 +47,7 @@ typedef enum opt_id {
     O_DP,
     O_CP,
     O_EP,
+    O_ETP,
     O_VP,
     O_MBS,
     O_GLOBAL_BATCH,
@@ -143,7 +144,11 @@ static const opt_def options[] = {
     {O_CP, "--cp", 0, K_INT, CMDS_CONFIG, 0, F(pins.cp), "N", 1, MAX_DEGREE, NULL,
      "context-parallel size"},
     {O_EP, "--ep", 0, K_INT, CMDS_CONFIG, 0, F(pins.ep), "N", 1, MAX_DEGREE, NULL,
-     "expert-parallel size (MoE models)"},
+     "expert-parallel size (MoE models): ranks the experts are spread over, out of a "
+     "stage's tp*cp*dp"},
+    {O_ETP, "--etp", 0, K_INT, CMDS_CONFIG, 0, F(pins.etp), "N", 1, MAX_DEGREE, NULL,
+     "expert tensor-parallel size (MoE models): ranks each expert is split over "
+     "(default tp; etp*ep divides tp*cp*dp)"},
     {O_VP, "--vp", 0, K_INT, CMDS_CONFIG, 0, F(pins.vp), "N", 1, MAX_DEGREE, NULL,
      "virtual pipeline stages per GPU (interleaved schedule)"},
     {O_SEQ_LEN, "--seq-len", 0, K_INT, CMDS_CONFIG, 0, F(seq_len), "N", 1, 1LL << 26, NULL,

@@ -50,7 +50,7 @@ ppl_status cmd_memory(cli *c)
             return cli_emit_json(c, NULL);
         json_object_set_new(doc, "model", json_string(model.name));
         json_object_set_new(doc, "topology", json_string(topo.name));
-        json_object_set_new(doc, "config", ppl_config_json(&cfg));
+        json_object_set_new(doc, "config", ppl_config_json(&cfg, &model));
         json_object_set_new(doc, "memory", ppl_memory_json(&worst));
         json_t *stages = json_array();
         for (int64_t k = 0; k < cfg.pp; k++) {

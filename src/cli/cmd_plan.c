@@ -59,6 +59,9 @@ static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e)
     snprintf(cells[0], 128, "%zu", rank);
     snprintf(cells[1], 128, "%lld/%lld/%lld/%lld/%lld", (long long)c->tp, (long long)c->pp,
              (long long)c->dp, (long long)c->cp, (long long)c->ep);
+    if (ppl_config_etp(c) != c->tp) /* experts split otherwise than the dense layers */
+        snprintf(cells[1] + strlen(cells[1]), 128 - strlen(cells[1]), " etp%lld",
+                 (long long)ppl_config_etp(c));
     snprintf(cells[2], 128, "%lld", (long long)c->vp);
     snprintf(cells[3], 128, "%lld", (long long)c->mbs);
     snprintf(cells[4], 128, "%d", c->zero);

@@ -34,9 +34,15 @@ static const help_text texts[] = {
      "Predicts one configuration's step time with a full breakdown: compute, pipeline\n"
      "bubble, communication at each level of the network, memory per GPU.  Unstated\n"
      "knobs default to --zero 0, --recompute none, no sequence parallelism, no flash\n"
-     "attention, --vp 1; --dp defaults to gpus / (tp*pp*cp).\n",
+     "attention, --vp 1; --dp defaults to gpus / (tp*pp*cp).  MoE layers split the same\n"
+     "tp*cp*dp ranks of a stage again, as Megatron-Core does: --etp ranks share each\n"
+     "expert's weights (default tp), --ep ranks share the experts, etp*ep dividing\n"
+     "tp*cp*dp; the rest replicate them.\n",
      "  parplan estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 \\\n"
-     "      --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel\n"},
+     "      --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel\n"
+     "  parplan estimate --model mixtral-8x7b --topology dgx-h100-superpod --gpus 64 --tp 4 \\\n"
+     "      --pp 1 --ep 8 --etp 1 --mbs 1 --global-batch 256 --zero 1 --recompute full \\\n"
+     "      --sequence-parallel --flash-attention\n"},
     {PPL_CMD_MEMORY,
      "parplan memory --model M --topology T --tp a --pp b --mbs m --global-batch B [options]",
      "Prints the per-GPU memory of one configuration for its worst pipeline stage,\n"

@@ -21,6 +21,8 @@ flags = ["--gpus", c["gpus"], "--tp", c["tp"], "--pp", c["pp"], "--dp", c["dp"],
          "--sequence-parallel=" + ("yes" if c["sequence_parallel"] else "no"),
          "--flash-attention=" + ("yes" if c["flash_attention"] else "no"),
          "--precision", c["precision"], "--optimizer", c["optimizer"]]
+if "etp" in c:  # a model with experts
+    flags += ["--etp", c["etp"]]
 if c.get("recompute_layers"):
     flags += ["--recompute-layers", c["recompute_layers"]]
 stages = c["stage_layers"]

@@ -16,6 +16,8 @@ import sys
 ARGS = "megatron/training/arguments.py"
 TC = "megatron/core/transformer/transformer_config.py"
 NMB = "megatron/core/num_microbatches_calculator.py"
+PS = "megatron/core/parallel_state.py"
+MOE = "megatron/core/transformer/moe/moe_layer.py"
 
 
 class Refused(Exception):
@@ -136,11 +138,33 @@ def build(flags, env, gpus):
     # (ARGS:3053, first in core_v0.12.0); the flag means nothing without --bf16
     if "--grad-reduce-in-bf16" in flags:
         need("--bf16" in flags, f"{ARGS}:1213", "--grad-reduce-in-bf16 only under --bf16")
+    moe = expert_layout(flags, num, gpus, tp, pp, sp)
     optimizer = flags.get("--optimizer", "adam")
-    return {"dp": dp, "microbatches": microbatches, "stage_layers": stages, "vp": vp,
+    return {**moe, "dp": dp, "microbatches": microbatches, "stage_layers": stages, "vp": vp,
             "recompute": recompute, "recompute_layers": recompute_layers,
             "sequence_parallel": sp, "zero": zero, "optimizer": optimizer, "tp": tp, "pp": pp,
             "cp": cp, "mbs": mbs, "global_batch": gb}
+
+
+def expert_layout(flags, num, gpus, tp, pp, sp):
+    """ep and etp as Megatron-Core folds a stage's ranks for MoE layers."""
+    experts = num("--num-experts")
+    ep = num("--expert-model-parallel-size", 1)
+    etp = num("--expert-tensor-parallel-size")
+    if experts is None:
+        need(ep == 1, f"{TC}:1595-1596", "expert parallelism needs --num-experts")
+        return {}
+    if etp is None:  # ARGS:587-588
+        etp = tp
+    need(experts % ep == 0, f"{ARGS}:1655-1658", "experts a multiple of ep")
+    # PS:873-884: world_size divisible by etp * ep * pp, the expert decomposition
+    need(gpus % (etp * ep * pp) == 0, f"{PS}:873-884",
+         "world size divisible by expert tp x ep x pp")
+    # bias linear is on unless --disable-bias-linear (ARGS add_bias_linear)
+    need("--disable-bias-linear" in flags or etp == 1, f"{TC}:2612-2615",
+         "bias in MoE only with expert tensor parallel size 1")
+    need(tp == 1 or sp, f"{MOE}:636-640", "MoE with tensor parallelism needs sequence parallelism")
+    return {"ep": ep, "etp": etp}
 
 
 def main():
@@ -166,6 +190,8 @@ def main():
                 print(f"REFUSED rank {r['rank']}: --grad-reduce-in-bf16 needs core_v0.12, not {v}")
                 return 1
         want = {k: c.get(k) for k in got}
+        if "etp" in got and "etp" not in c:
+            want["etp"] = c["tp"]  # a plan older than etp: experts split as tp
         want["sequence_parallel"] = c["sequence_parallel"] and c["tp"] > 1
         if c["recompute"] != "full":
             want["recompute_layers"] = None

@@ -48,6 +48,8 @@ run "$P" estimate --model gpt3-175b --topology dgx-h100-superpod --global-batch 
 check "missing required flag: exit 2, names it" '[ $rc -eq 2 ] && has "$err" "--tp: required"'
 run "$P" estimate --model gpt3-175b --topology dgx-h100-superpod --global-batch 8 --tp 8 --pp 8 --mbs 0
 check "bad value: exit 2, names the flag" '[ $rc -eq 2 ] && has "$err" "--mbs: expected a positive integer, found 0"'
+run "$P" estimate --model mixtral-8x7b --topology dgx-h100-superpod --gpus 16 --tp 4 --pp 1 --cp 2 --ep 8 --etp 4 --mbs 1 --global-batch 16 --sequence-parallel
+check "an expert fold that does not divide the stage: exit 2, names --etp" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "parplan: --etp: etp*ep = 4*8 does not divide"'
 
 run "$P" models
 check "models lists the catalogue" '[ $rc -eq 0 ] && has "$out" gpt3-175b && has "$out" megatron-1t && has "$out" mt-nlg-530b && has "$out" bloom-176b && has "$out" llama3-8b && has "$out" llama3-70b && has "$out" llama3-405b && has "$out" mixtral-8x7b'

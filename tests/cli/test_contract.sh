@@ -171,6 +171,27 @@ run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global
 check "GPipe: no Megatron flags, and why" '[ $rc -eq 0 ] && has "$out" "\"megatron_args\": null" && has "$out" "no GPipe schedule"'
 run "$P" plan --model mixtral-8x7b --topology dgx-h100-superpod --gpus 64 --global-batch 256 --top 1 --json
 check "MoE flags as costed: all-to-all dispatch, grouped GEMM" 'has "$out" "\"alltoall\"" && has "$out" "\"--moe-grouped-gemm\"" && has "$out" "\"--num-experts\""'
+# MoE parallel folding: etp other than tp is launched with its flag, and Megatron
+# builds the plan; flags that fold wrongly are refused with the rule's file:line
+run "$P" plan --model mixtral-8x7b --topology dgx-h100-superpod --gpus 64 --global-batch 256 --tp 4 --etp 1 --ep 8 --top 3 --json
+moe=$out
+check "mixtral --tp 4 --etp 1 --ep 8: --expert-tensor-parallel-size 1, built as costed" '[ $rc -eq 0 ] && printf "%s" "$moe" | python3 -c "
+import json, sys
+a = json.load(sys.stdin)[\"results\"][0][\"launch\"][\"megatron_args\"]
+assert a[a.index(\"--expert-tensor-parallel-size\") + 1] == \"1\", a
+" && megatron_ok "$moe" && ! grep -qv "^ok" "$tmp/mc"'
+refold() { printf '%s' "$moe" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+a = d['results'][0]['launch']['megatron_args']
+i = a.index('--expert-tensor-parallel-size')
+a[i + 1] = sys.argv[1]
+if sys.argv[2] == 'nosp':
+    a.remove('--sequence-parallel')
+    a.remove('--tp-comm-overlap')
+print(json.dumps(d))" "$1" "$2" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; }
+check "megatron_check refuses etp x ep x pp that does not divide the world (etp 16, ep 8 on 64)" '! refold 16 sp && grep -q "^REFUSED.*parallel_state.py:873-884" "$tmp/mc"'
+check "megatron_check refuses MoE with tp > 1 and no sequence parallelism" '! refold 1 nosp && grep -q "^REFUSED.*moe_layer.py:636-640" "$tmp/mc"'
 check "flash attention through --attention-backend, not --use-flash-attn" 'has "$out" "\"--attention-backend\"" && ! has "$out" "--use-flash-attn"'
 check "the launch names the Megatron-LM release it needs" 'has "$out" "\"megatron_lm\": \"core_v0.1"'
 

@@ -332,7 +332,9 @@ static ppl_status from_flags(const ppl_model *m, const ppl_topology *t, ppl_conf
                 {"--tp", offsetof(ppl_pins, tp)},
                 {"--pp", offsetof(ppl_pins, pp)},
                 {"--dp", offsetof(ppl_pins, dp)},
+                {"--cp", offsetof(ppl_pins, cp)},
                 {"--ep", offsetof(ppl_pins, ep)},
+                {"--etp", offsetof(ppl_pins, etp)},
                 {"--vp", offsetof(ppl_pins, vp)},
                 {"--mbs", offsetof(ppl_pins, mbs)},
                 {"--global-batch", offsetof(ppl_pins, global_batch)},
@@ -428,6 +430,101 @@ static void test_config_rules(void **state)
     assert_int_equal(c.split.last, 7);
 }
 
+/* MoE parallel folding (Megatron-Core parallel_state.py:873-884): a stage's
+ * tp*cp*dp ranks split again as etp x ep x edp, so etp*ep must divide them, not ep
+ * dp.  Mixtral (8 experts, 32 heads, 8 K/V heads) on 16 GPUs, tp 4, cp 2, dp 2:
+ * ep 8 with etp 2 takes 2 x 8 = 16 ranks, edp = 16 / 16 = 1, though 8 does not
+ * divide dp = 2; ep 8 with etp 4 needs 32 ranks of the 16: refused, naming etp. */
+static void test_expert_folding_rules(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("mixtral-8x7b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_config c;
+    ppl_error err;
+    assert_int_equal(from_flags(&m, &t, &c, &err,
+                                FLAGS("--gpus", "16", "--tp", "4", "--pp", "1", "--cp", "2", "--ep",
+                                      "8", "--etp", "2", "--mbs", "1", "--global-batch", "16",
+                                      "--sequence-parallel")),
+                     PPL_OK);
+    assert_int_equal(c.dp, 2);
+    assert_int_equal(ppl_config_etp(&c), 2);
+    assert_int_equal(ppl_config_edp(&c), 1);
+    /* unset, etp is tp (arguments.py:587-588): 4 x 8 = 32 ranks, not 16 */
+    struct {
+        char **argv;
+        const char *flag, *text;
+    } bad[] = {
+        {FLAGS("--gpus", "16", "--tp", "4", "--pp", "1", "--cp", "2", "--ep", "8", "--etp", "4",
+               "--mbs", "1", "--global-batch", "16", "--sequence-parallel"),
+         "etp", "etp*ep = 4*8 does not divide"},
+        {FLAGS("--gpus", "16", "--tp", "4", "--pp", "1", "--cp", "2", "--ep", "8", "--mbs", "1",
+               "--global-batch", "16", "--sequence-parallel"),
+         "etp", "etp*ep = 4*8 does not divide"},
+        {FLAGS("--gpus", "16", "--tp", "4", "--pp", "1", "--cp", "2", "--ep", "8", "--etp", "2",
+               "--mbs", "1", "--global-batch", "16"),
+         "sequence_parallel", "needs sequence parallelism"},
+        {FLAGS("--gpus", "16", "--tp", "4", "--pp", "1", "--ep", "3", "--etp", "1", "--mbs", "1",
+               "--global-batch", "16", "--sequence-parallel"),
+         "ep", "does not divide the 8 experts"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ppl_status st = from_flags(&m, &t, &c, &err, bad[i].argv);
+        if (st != PPL_EUSAGE || strcmp(err.key, bad[i].flag) != 0 ||
+            !strstr(err.message, bad[i].text))
+            fail_msg("case %zu: status %d, '%s: %s', wanted '%s: ...%s...'", i, st, err.key,
+                     err.message, bad[i].flag, bad[i].text);
+    }
+    /* a model without experts has no expert layout of its own */
+    ppl_model g = test_model("gpt3-175b");
+    assert_int_equal(from_flags(&g, &t, &c, &err,
+                                FLAGS("--gpus", "64", "--tp", "8", "--pp", "8", "--etp", "4",
+                                      "--mbs", "1", "--global-batch", "64")),
+                     PPL_EUSAGE);
+    assert_string_equal(err.key, "etp");
+}
+
+/* Expert weights per GPU follow etp, not tp.  Mixtral 8x7B (hidden 4096, expert
+ * width 14336, gated: 3 matrices) on 16 GPUs, tp 2, dp 8, ep 8: one local expert a
+ * GPU, 3 x 4096 x 14336 = 176,160,768 weights a layer, no biases.
+ *   etp 1: the whole expert, 32 layers x 176,160,768 = 5,637,144,576 a GPU;
+ *          edp = 16 / (1 x 8) = 2 replicas share its optimizer state under ZeRO-1;
+ *   etp 2: half of it, 32 x 88,080,384 = 2,818,572,288; edp = 16 / (2 x 8) = 1.
+ * ZeRO-1 optimizer state, 12 B a parameter (fp32 master, Adam's two moments):
+ * the dense part, already split by tp 2, over dp = 8; experts 12 x 5,637,144,576 / 2
+ * = 12 x 2,818,572,288 / 1: equal, the same experts split two ways either by
+ * replicas or by columns. */
+static void test_expert_weights_etp(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("mixtral-8x7b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_memory_opts o;
+    ppl_memory_opts_init(&o);
+    ppl_config c;
+    ppl_error err;
+    ppl_memory one, two;
+    assert_int_equal(
+        from_flags(&m, &t, &c, &err,
+                   FLAGS("--gpus", "16", "--tp", "2", "--pp", "1", "--ep", "8", "--etp", "1",
+                         "--mbs", "1", "--global-batch", "16", "--sequence-parallel")),
+        PPL_OK);
+    c.zero = 1;
+    ppl_memory_stage(&m, &t, &c, &o, 0, &one);
+    assert_close(one.params_expert, 32.0 * 3.0 * 4096.0 * 14336.0, 1e-12);
+    assert_close(one.params_expert, 5637144576.0, 1e-12);
+    c.etp = 2;
+    ppl_memory_stage(&m, &t, &c, &o, 0, &two);
+    assert_close(two.params_expert, 2818572288.0, 1e-12);
+    /* the dense part (attention, norms, router, embeddings) does not move */
+    assert_close(one.params - one.params_expert, two.params - two.params_expert, 1e-12);
+    double dense = one.params - one.params_expert;
+    assert_close(one.optimizer, 12.0 * (dense / 8.0 + 5637144576.0 / 2.0), 1e-12);
+    assert_close(two.optimizer, 12.0 * (dense / 8.0 + 2818572288.0 / 1.0), 1e-12);
+    /* 16-bit weights are not sharded by ZeRO-1: half as many bytes at etp 2 */
+    assert_close(one.weights - two.weights, 2.0 * 2818572288.0, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,6 +537,8 @@ int main(void)
         cmocka_unit_test(test_moe_expert_parallel),
         cmocka_unit_test(test_stage_split),
         cmocka_unit_test(test_config_rules),
+        cmocka_unit_test(test_expert_folding_rules),
+        cmocka_unit_test(test_expert_weights_etp),
         cmocka_unit_test(test_block_recompute),
         cmocka_unit_test(test_worst_stage_moe_every),
     };

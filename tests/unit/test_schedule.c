@@ -280,6 +280,51 @@ static void test_zero3_moves_experts(void **state)
     assert_true(e.time.dp_comm < 0.1 * bound);
 }
 
+/* Where the token dispatch all-to-all runs: Megatron-Core orders a stage's
+ * expert ranks etp innermost, then ep (parallel_state.py:886-895, order
+ * tp-ep-dp-pp), so EP ranks lie etp GPUs apart.  Mixtral on 64 GPUs of
+ * dgx-h100-superpod (8-GPU NVLink domains), tp 8, dp 8, ep 8:
+ *   etp 1: EP ranks 0, 1, ..., 7, one NVLink domain (tier -1, one node), and no
+ *          etp group to gather over;
+ *   etp 8: EP ranks 0, 8, ..., 56, one GPU on each of 8 servers: the all-to-all
+ *          leaves NVLink (8 nodes, a switch tier >= 0): 450 GB/s of NVLink against
+ *          a 400 Gb/s NIC (about 48 GB/s) a GPU, so well over twice the time. */
+static void test_dispatch_group(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("mixtral-8x7b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_config c = test_config(64, 8, 1, 1, 64, &m);
+    c.ep = 8;
+    c.etp = 1;
+    c.sequence_parallel = c.flash_attention = true;
+    ppl_error err;
+    assert_int_equal(ppl_config_check(&c, &m, &t, &err), PPL_OK);
+    ppl_layout inside, across;
+    ppl_layout_init(&ctx, &c, &inside);
+    assert_int_equal(inside.g_ep.n, 8);
+    assert_int_equal(inside.g_ep.nodes, 1);
+    assert_int_equal(inside.g_ep.tier, -1);
+    assert_int_equal(inside.g_etp.n, 1);
+    assert_int_equal(inside.g_edp.n, 8); /* 64 / (1 x 8) */
+    ppl_micro near, far;
+    ppl_micro_comm_init(&ctx, &c, &inside, &near);
+    assert_true(near.etp_one == 0.0);
+    c.etp = 8;
+    assert_int_equal(ppl_config_check(&c, &m, &t, &err), PPL_OK);
+    ppl_layout_init(&ctx, &c, &across);
+    assert_int_equal(across.g_ep.n, 8);
+    assert_int_equal(across.g_ep.nodes, 8);
+    assert_true(across.g_ep.tier >= 0);
+    assert_int_equal(across.g_etp.nodes, 1); /* the etp group is the TP group */
+    assert_int_equal(across.g_edp.n, 1);     /* 64 / (8 x 8) */
+    ppl_micro_comm_init(&ctx, &c, &across, &far);
+    assert_true(far.ep_one > 2.0 * near.ep_one);
+    assert_true(far.etp_one > 0.0);
+}
+
 /* Context parallelism's ring hides behind attention (Megatron-Core's p2p ring
  * attention: each step's K/V transfer overlaps the attention of the chunk at
  * hand).  Llama 3 8B on 2 H100 of one server, cp 2, nothing else parallel, at
@@ -328,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_zero3_2021_bus),
         cmocka_unit_test(test_zero3_moves_experts),
         cmocka_unit_test(test_cp_ring_hidden),
+        cmocka_unit_test(test_dispatch_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
