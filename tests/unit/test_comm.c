@@ -2,6 +2,7 @@
  * test_comm.c - collectives on the topology against hand derivations and
  * measured NCCL figures.
  */
+#include <math.h>
 #include "testutil.h"
 
 #include <jansson.h>
@@ -257,14 +258,61 @@ static void test_alltoall_bytes(void **state)
     assert_close(c.rail_bytes + c.spine_bytes, S / 2.0, 1e-12);
 }
 
+/*
+ * An MoE dispatch over 64 GPUs on 8 servers (EP 64), 8 experts a token, C bytes a
+ * copy.  Megatron's alltoall dispatcher sends every copy: 8 C, of which the 56
+ * ranks on other servers get 56/64, 7 C over the network.  Deduplicated per
+ * server (DeepEP), a token reaches 8 (1 - (7/8)^8) = 5.2511 servers on average,
+ * 7/8 of them remote: 4.5947 C; limited to 4 servers (DeepSeek-V3), 4 x 7/8 =
+ * 3.5 C.  Inside each server every copy crosses NVLink once: 8 C x 7/8 = 7 C
+ * (direct algorithm, nothing forwarded across rails).  A routing skew of 1.5
+ * scales the busiest rank's bytes by 1.5.
+ */
+static void test_ep_dispatch_bytes(void **state)
+{
+    (void)state;
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_net net;
+    ppl_net_init(&net, &t);
+    const double C = 1048576.0;
+    ppl_group g;
+    ppl_coll c;
+    ppl_group_servers(&net, 8, 8, &g);
+    ppl_dispatch plain = {8.0, 0, false, 1.0};
+    ppl_ep_dispatch(&net, &g, C, &plain, &c);
+    assert_close(c.rail_bytes + c.spine_bytes, 7.0 * C, 1e-12);
+    assert_close(ppl_dispatch_servers(8.0, 8.0, 0), 8.0 * (1.0 - pow(7.0 / 8.0, 8.0)), 1e-12);
+    assert_close(ppl_dispatch_servers(8.0, 8.0, 4), 4.0, 1e-12);
+    assert_close(ppl_dispatch_servers(1.0, 8.0, 4), 1.0, 1e-12);
+    ppl_dispatch dedup = {8.0, 0, true, 1.0};
+    ppl_ep_dispatch(&net, &g, C, &dedup, &c);
+    assert_close(c.rail_bytes + c.spine_bytes, 5.25113 * 7.0 / 8.0 * C, 1e-5);
+    ppl_dispatch limited = {8.0, 4, true, 1.0};
+    ppl_ep_dispatch(&net, &g, C, &limited, &c);
+    assert_close(c.rail_bytes + c.spine_bytes, 3.5 * C, 1e-12);
+    double t_limited = c.time_s;
+    ppl_dispatch skewed = {8.0, 4, true, 1.5};
+    ppl_ep_dispatch(&net, &g, C, &skewed, &c);
+    assert_close(c.rail_bytes + c.spine_bytes, 1.5 * 3.5 * C, 1e-12);
+    assert_true(c.time_s > t_limited);
+    /* the NVLink part: 7 C directly, or more when PXN forwards across rails */
+    assert_true(c.nvlink_bytes >= 1.5 * 7.0 * C * (1.0 - 1e-12));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ring_one_rail),   cmocka_unit_test(test_measured_nccl),
-        cmocka_unit_test(test_tree_vs_ring),    cmocka_unit_test(test_loss),
-        cmocka_unit_test(test_alltoall_bytes),  cmocka_unit_test(test_ecmp),
-        cmocka_unit_test(test_coll_bandwidths), cmocka_unit_test(test_oversubscribed_spine),
-        cmocka_unit_test(test_rail_only),       cmocka_unit_test(test_placement),
+        cmocka_unit_test(test_ring_one_rail),
+        cmocka_unit_test(test_measured_nccl),
+        cmocka_unit_test(test_tree_vs_ring),
+        cmocka_unit_test(test_loss),
+        cmocka_unit_test(test_alltoall_bytes),
+        cmocka_unit_test(test_ecmp),
+        cmocka_unit_test(test_ep_dispatch_bytes),
+        cmocka_unit_test(test_coll_bandwidths),
+        cmocka_unit_test(test_oversubscribed_spine),
+        cmocka_unit_test(test_rail_only),
+        cmocka_unit_test(test_placement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

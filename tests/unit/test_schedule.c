@@ -361,6 +361,81 @@ static void test_cp_ring_hidden(void **state)
     assert_true(e.time.exposed_comm < 0.01 * e.time.cp_comm);
 }
 
+/*
+ * Megatron-Core's 1F1B all-to-all overlap, as nemo-2025 runs it.  Mixtral on 64
+ * GPUs, tp 1, pp 1, dp 64, ep 8, 8 microbatches of 1: every microbatch but the
+ * first pairs its forward with the previous one's backward, so 7/8 of the
+ * expert all-to-all may hide (ep_hidden_share).  Full recomputation turns the
+ * overlap off (transformer_config.py "disable full recomputation when enabling
+ * overlap_moe_expert_parallel_comm"), and so does pp 2 without a virtual
+ * pipeline; megatron-lm-2023 has neither the overlap nor DeepEP.  Exposed
+ * expert time with the overlap is at most what is left: the whole, minus
+ * 7/8 of it when compute covers it.
+ */
+static void test_ep_overlap(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("mixtral-8x7b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_NEMO_2025);
+    ppl_config c = test_config(64, 1, 1, 1, 512, &m);
+    c.ep = 8;
+    c.etp = 1;
+    c.flash_attention = true;
+    assert_int_equal(c.microbatches, 8);
+    ppl_ep_mode mode = ppl_ep_mode_of(&m, &c, PPL_STACK_NEMO_2025);
+    assert_true(mode.overlap && !mode.dedup); /* Mixtral has no node limit */
+    ppl_layout l;
+    ppl_micro mi;
+    ppl_layout_init(&ctx, &c, &l);
+    ppl_micro_comm_init(&ctx, &c, &l, &mi);
+    assert_true(mi.ep_one > 0.0);
+    assert_close(mi.ep_hidden_share, 7.0 / 8.0, 1e-12);
+    ppl_estimate on, off;
+    ppl_estimate_config(&ctx, &c, &on);
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MEGATRON_LM_2023);
+    ppl_estimate_config(&ctx, &c, &off);
+    assert_true(on.time.exposed_comm < off.time.exposed_comm);
+    ppl_config full = c;
+    full.recompute = PPL_RECOMPUTE_FULL;
+    assert_false(ppl_ep_mode_of(&m, &full, PPL_STACK_NEMO_2025).overlap);
+    ppl_config piped = test_config(64, 1, 2, 1, 512, &m);
+    piped.ep = 8;
+    assert_false(ppl_ep_mode_of(&m, &piped, PPL_STACK_NEMO_2025).overlap);
+    piped.vp = 2;
+    assert_true(ppl_ep_mode_of(&m, &piped, PPL_STACK_NEMO_2025).overlap);
+    assert_false(ppl_ep_mode_of(&m, &c, PPL_STACK_MEGATRON_LM_2023).overlap);
+    /* DeepSeek-V3 routes to at most 4 servers: DeepEP's per-server dispatch */
+    ppl_model ds = test_model("deepseek-v3");
+    assert_true(ppl_ep_mode_of(&ds, &c, PPL_STACK_NEMO_2025).dedup);
+}
+
+/* The busiest expert sets the pace: 1.04 by default (loss-free balancing,
+ * Wang et al. 2024 Table 2); a capacity factor of 1.0 drops what is beyond the
+ * fair share, so the busiest does exactly the mean. */
+static void test_routing_skew(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("mixtral-8x7b");
+    assert_close(ppl_moe_load_factor(&m), 1.04, 1e-12);
+    ppl_config c = test_config(8, 1, 1, 1, 8, &m);
+    ppl_layer_work w;
+    ppl_layer_work_of(&m, &c, true, &w);
+    /* the excess: 0.04 x 2 FLOPs x T tokens x 2 experts x 3 x 4096 x 14336 weights */
+    double T = 32768.0;
+    assert_close(w.skew_gemm_flops, 0.04 * 2.0 * T * 2.0 * 3.0 * 4096.0 * 14336.0, 1e-9);
+    m.moe.capacity_factor = 1.0;
+    assert_close(ppl_moe_load_factor(&m), 1.0, 1e-12);
+    ppl_layer_work_of(&m, &c, true, &w);
+    assert_true(w.skew_gemm_flops == 0.0);
+    m.moe.capacity_factor = 0.0;
+    m.moe.routing_skew = 1.5;
+    assert_close(ppl_moe_load_factor(&m), 1.5, 1e-12);
+    m.has_moe = false;
+    assert_close(ppl_moe_load_factor(&m), 1.0, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +449,8 @@ int main(void)
         cmocka_unit_test(test_zero3_moves_experts),
         cmocka_unit_test(test_cp_ring_hidden),
         cmocka_unit_test(test_dispatch_group),
+        cmocka_unit_test(test_ep_overlap),
+        cmocka_unit_test(test_routing_skew),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
