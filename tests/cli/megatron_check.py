@@ -11,11 +11,13 @@ exits 1 on the first mismatch or refused flag set.  Usage:
     megatron_check.py < plan.json
 """
 import json
+import re
 import sys
 
 ARGS = "megatron/training/arguments.py"
 TC = "megatron/core/transformer/transformer_config.py"
 NMB = "megatron/core/num_microbatches_calculator.py"
+SPECS = "megatron/core/models/gpt/gpt_layer_specs.py"
 PS = "megatron/core/parallel_state.py"
 MOE = "megatron/core/transformer/moe/moe_layer.py"
 
@@ -164,7 +166,44 @@ def expert_layout(flags, num, gpus, tp, pp, sp):
     need("--disable-bias-linear" in flags or etp == 1, f"{TC}:2612-2615",
          "bias in MoE only with expert tensor parallel size 1")
     need(tp == 1 or sp, f"{MOE}:636-640", "MoE with tensor parallelism needs sequence parallelism")
+    moe_rules(flags, num, experts, ep, pp)
     return {"ep": ep, "etp": etp}
+
+
+def moe_rules(flags, num, experts, ep, pp):
+    """Megatron-Core's checks of the MoE flags parplan emits."""
+    layers = num("--num-layers")
+    freq = flags.get("--moe-layer-freq")
+    if freq is not None and "[" in str(freq):
+        # ARGS:245-253 evaluates a list expression of digits, brackets, + and *
+        need(re.fullmatch(r"[,\d\[\]\(\)\+\*]+", freq), f"{ARGS}:245-253", "pattern characters")
+        pattern = eval(freq)  # noqa: S307 (the same characters Megatron evaluates)
+        need(len(pattern) == layers, f"{SPECS}:651-657", "one pattern entry per layer")
+        need(set(pattern) <= {0, 1}, f"{SPECS}:665-671", "0 (dense) or 1 (MoE) entries")
+    dispatcher = flags.get("--moe-token-dispatcher-type", "allgather")
+    if "--moe-enable-deepep" in flags:
+        need(dispatcher == "flex", f"{TC}:1743-1745", "DeepEP only with the flex dispatcher")
+    if "--moe-router-group-topk" in flags:
+        groups = num("--moe-router-num-groups")
+        need(groups, f"{TC}:2678-2681", "group-limited routing needs the number of groups")
+        need(experts % groups == 0, f"{TC}:2682-2685", "experts divisible by router groups")
+        need(num("--moe-router-group-topk") <= groups, f"{TC}:2686-2689", "group top-k <= groups")
+    if "--moe-expert-capacity-factor" in flags:
+        balance = flags.get("--moe-router-load-balancing-type", "aux_loss")
+        need(balance in ("aux_loss", "seq_aux_loss", "global_aux_loss", "none"),
+             f"{TC}:1836-1860", "capacity factor only with aux-loss or no load balancing")
+    if "--multi-latent-attention" in flags:
+        need("--group-query-attention" not in flags, f"{ARGS}:1973-1974", "MLA excludes GQA")
+    if "--overlap-moe-expert-parallel-comm" in flags:
+        need(pp == 1 or "--num-virtual-stages-per-pipeline-rank" in flags
+             or "--num-layers-per-virtual-pipeline-stage" in flags,
+             f"{TC}:3007-3011", "EP A2A overlap with pp > 1 needs a virtual pipeline")
+        need(ep > 1, f"{TC}:3013-3015", "EP A2A overlap needs expert parallelism")
+        need(dispatcher in ("alltoall", "flex"), f"{TC}:3016-3019", "alltoall or flex dispatcher")
+        need(flags.get("--recompute-granularity") != "full", f"{TC}:3021-3023",
+             "no full recomputation with EP A2A overlap")
+        need("--bf16" in flags or "--fp16" in flags, f"{TC}:3035-3037", "bf16 or fp16")
+        need(num("--mtp-num-layers", 0) <= 1, f"{TC}:3042-3046", "at most one MTP layer")
 
 
 def main():

@@ -192,6 +192,36 @@ if sys.argv[2] == 'nosp':
 print(json.dumps(d))" "$1" "$2" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; }
 check "megatron_check refuses etp x ep x pp that does not divide the world (etp 16, ep 8 on 64)" '! refold 16 sp && grep -q "^REFUSED.*parallel_state.py:873-884" "$tmp/mc"'
 check "megatron_check refuses MoE with tp > 1 and no sequence parallelism" '! refold 1 nosp && grep -q "^REFUSED.*moe_layer.py:636-640" "$tmp/mc"'
+# DeepSeek-V3: MLA, MTP, the layer pattern, shared experts, group-limited routing,
+# DeepEP and the all-to-all overlap, free and in DeepSeek's layout, pass
+# Megatron-Core's checks; changed flags are refused with the rule's file:line
+ds=$("$P" plan --model deepseek-v3 --topology deepseek-h800-2048 --global-batch 15360 --precision fp8 --top 3 --json 2>/dev/null)
+dsp=$("$P" plan --model deepseek-v3 --topology deepseek-h800-2048 --global-batch 15360 --precision fp8 --tp 1 --pp 16 --cp 1 --ep 64 --zero 1 --top 3 --json 2>/dev/null)
+check "deepseek-v3 plans (free and DeepSeek's layout) pass megatron_check" 'megatron_ok "$ds" && ! grep -qv "^ok" "$tmp/mc" && megatron_ok "$dsp" && ! grep -qv "^ok" "$tmp/mc"'
+check "deepseek-v3 launch: MLA, MTP, the dense-then-MoE pattern, DeepEP, the overlap" 'printf "%s" "$ds" | python3 -c "
+import json, sys
+a = json.load(sys.stdin)[\"results\"][0][\"launch\"][\"megatron_args\"]
+for f in (\"--multi-latent-attention\", \"--mtp-num-layers\", \"--moe-enable-deepep\", \"--overlap-moe-expert-parallel-comm\", \"--moe-router-group-topk\"):
+    assert f in a, f
+assert a[a.index(\"--moe-layer-freq\") + 1] == \"[0]*3+[1]*58\", a
+assert a[a.index(\"--moe-shared-expert-intermediate-size\") + 1] == \"2048\", a
+"'
+reflag() { printf '%s' "$1" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+a = d['results'][0]['launch']['megatron_args']
+op, flag = sys.argv[1], sys.argv[2]
+if op == 'drop':
+    i = a.index(flag); del a[i:i + 2]
+elif op == 'set':
+    a[a.index(flag) + 1] = sys.argv[3]
+else:
+    a += sys.argv[2:]
+print(json.dumps(d))" "$2" "$3" "${4:-}" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; }
+check "megatron_check refuses DeepEP without the flex dispatcher" '! reflag "$ds" set --moe-token-dispatcher-type alltoall && grep -q "^REFUSED.*transformer_config.py:1743-1745" "$tmp/mc"'
+check "megatron_check refuses a layer pattern of the wrong length" '! reflag "$ds" set --moe-layer-freq "[0]*3+[1]*57" && grep -q "^REFUSED.*gpt_layer_specs.py:651-657" "$tmp/mc"'
+check "megatron_check refuses router groups that do not divide the experts" '! reflag "$ds" set --moe-router-num-groups 7 && grep -q "^REFUSED.*transformer_config.py:2682-2685" "$tmp/mc"'
+check "megatron_check refuses the all-to-all overlap with pp > 1 and no virtual pipeline" '! reflag "$dsp" add --overlap-moe-expert-parallel-comm && grep -q "^REFUSED.*transformer_config.py:3007-3011" "$tmp/mc"'
 check "flash attention through --attention-backend, not --use-flash-attn" 'has "$out" "\"--attention-backend\"" && ! has "$out" "--use-flash-attn"'
 check "the launch names the Megatron-LM release it needs" 'has "$out" "\"megatron_lm\": \"core_v0.1"'
 
