@@ -17,6 +17,11 @@ json_t *ppl_config_json(const ppl_config *c)
     json_object_set_new(o, "pp", json_integer(c->pp));
     json_object_set_new(o, "dp", json_integer(c->dp));
     json_object_set_new(o, "cp", json_integer(c->cp));
+    if (c->cp > 1) {
+        json_object_set_new(o, "cp_comm", json_string(ppl_cp_comm_name(c->cp_comm)));
+        if (c->cp_comm == PPL_CP_COMM_A2A_P2P)
+            json_object_set_new(o, "cp_a2a", json_integer(c->cp_a2a));
+    }
     json_object_set_new(o, "ep", json_integer(c->ep));
     json_object_set_new(o, "vp", json_integer(c->vp));
     json_object_set_new(o, "mbs", json_integer(c->mbs));
@@ -72,10 +77,16 @@ void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
     char layers[48] = "";
     if (c->recompute == PPL_RECOMPUTE_FULL && c->recompute_layers > 0)
         snprintf(layers, sizeof layers, " (%lld layers a stage)", (long long)c->recompute_layers);
+    char cp_comm[48] = "";
+    if (c->cp > 1 && c->cp_comm == PPL_CP_COMM_A2A_P2P)
+        snprintf(cp_comm, sizeof cp_comm, " (a2a+p2p: a2a %lld x ring %lld)", (long long)c->cp_a2a,
+                 (long long)(c->cp / c->cp_a2a));
+    else if (c->cp > 1)
+        snprintf(cp_comm, sizeof cp_comm, " (%s)", ppl_cp_comm_name(c->cp_comm));
     snprintf(buf, size,
-             "tp %lld x pp %lld x dp %lld x cp %lld, ep %lld, vp %lld, mbs %lld, batch %lld "
+             "tp %lld x pp %lld x dp %lld x cp %lld%s, ep %lld, vp %lld, mbs %lld, batch %lld "
              "(%lld microbatches), ZeRO %d, recompute %s%s, SP %s, flash %s, %s, %s",
-             (long long)c->tp, (long long)c->pp, (long long)c->dp, (long long)c->cp,
+             (long long)c->tp, (long long)c->pp, (long long)c->dp, (long long)c->cp, cp_comm,
              (long long)c->ep, (long long)c->vp, (long long)c->mbs, (long long)c->global_batch,
              (long long)c->microbatches, c->zero, ppl_recompute_name(c->recompute), layers,
              c->sequence_parallel ? "on" : "off", c->flash_attention ? "on" : "off",

@@ -6,9 +6,8 @@
  *   TP  per layer 2 all-reduces of b*s*h 16-bit elements forward and 2 backward
  *       (with sequence parallelism a reduce-scatter and an all-gather instead of
  *       each, the same bytes), 2 more with full recomputation;
- *   CP  per layer an all-gather of the sequence's K and V forward, all-gather and
- *       reduce-scatter of their gradients backward (ring attention), overlapped
- *       with the attention core;
+ *   CP  per layer the exchange of its --cp-comm-type (ring, all-to-all,
+ *       all-gather or both), costed and overlapped in context.c;
  *   EP  per MoE layer an all-to-all to dispatch tokens and one to combine them,
  *       forward and backward;
  *   PP  per stage boundary b*s*h forward and the same backward; with tensor
@@ -33,6 +32,13 @@
  * userbuffers) and pipeline sends with compute; Megatron-LM up to its 2023
  * releases as run without those flags (MegaScale's baseline, Jiang et al. NSDI'24
  * §6), Megatron-DeepSpeed and DeepSpeed 2021 hide none of their own. */
+/* Context-parallel algorithms: ring attention (p2p) alone until Megatron-Core
+ * core_v0.10.0 (Nov 2024) brought --cp-comm-type with a2a, allgather and a2a+p2p
+ * (commits 91a8a4c8dc, 645c329d07); NeMo's 2024 containers shipped the 0.8-0.9
+ * releases before it. */
+#define CP_P2P (1u << PPL_CP_COMM_P2P)
+#define CP_ALL ((1u << PPL_CP_COMM_COUNT) - 1u)
+
 static const struct {
     const char *name; /* what each stands for: the ppl_stack enum */
     bool overlaps;
@@ -40,16 +46,16 @@ static const struct {
     ppl_stack_support can;
 } profiles[PPL_STACK_COUNT] = {
     /* clang-format off */
-    /*                                                 overlaps half   cp     sp     sel    flash  vp     zero */
-    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  {true,  true,  true,  true,  true,  3}},
-    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, {true,  true,  true,  true,  true,  1}},
-    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  {true,  true,  true,  true,  true,  1}},
-    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, {false, false, true,  true,  false, 3}},
-    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, {false, true,  true,  true,  true,  1}},
-    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, {false, true,  true,  false, true,  1}},
-    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, {false, false, false, false, true,  0}},
-    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, {false, false, false, false, false, 1}},
-    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, {false, false, false, false, false, 3}},
+    /*                                                 overlaps half   cp     sp     sel    flash  vp     zero cp_comms */
+    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  {true,  true,  true,  true,  true,  3,   CP_ALL}},
+    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, {true,  true,  true,  true,  true,  1,   CP_P2P}},
+    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  {true,  true,  true,  true,  true,  1,   CP_P2P}},
+    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, {false, false, true,  true,  false, 3,   0}},
+    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, {false, true,  true,  true,  true,  1,   0}},
+    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, {false, true,  true,  false, true,  1,   0}},
+    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, {false, false, false, false, true,  0,   0}},
+    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, {false, false, false, false, false, 1,   0}},
+    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, {false, false, false, false, false, 3,   0}},
     /* clang-format on */
 };
 
@@ -270,6 +276,11 @@ void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l
     ppl_group_place_worst(net, c->pp > 1 ? 2 : 1, pp_stride, 0, c->pp > 1 ? c->pp - 1 : 1,
                           pp_stride, &l->g_pp);
     ppl_group_place(net, c->pp > 1 ? 2 : 1, (c->pp - 1) * pp_stride, 0, &l->g_tie);
+    /* hierarchical CP: cp_a2a adjacent CP ranks, and the ring of one of each
+     * (Megatron-Core parallel_state.py, hierarchical context-parallel groups) */
+    int64_t a2a = c->cp_a2a >= 1 && c->cp % c->cp_a2a == 0 ? c->cp_a2a : 1;
+    ppl_group_place_worst(net, a2a, c->tp, 0, c->pp, pp_stride, &l->g_cp_a2a);
+    ppl_group_place_worst(net, c->cp / a2a, c->tp * a2a, 0, c->pp, pp_stride, &l->g_cp_ring);
 }
 
 void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
@@ -284,14 +295,7 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
                          ? coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, 1, NULL) +
                                coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, 1, NULL)
                          : coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, 1, NULL);
-    mi->cp_f = mi->cp_b = 0.0;
-    if (c->cp > 1) {
-        /* K and V of the whole sequence, 16-bit */
-        double kv_bytes =
-            2.0 * (double)c->mbs * (double)m->seq_len * ppl_kv_columns_per_gpu(m, c->tp) * 2.0;
-        mi->cp_f = coll(ctx, PPL_OP_ALLGATHER, &l->g_cp, kv_bytes, 1, NULL);
-        mi->cp_b = mi->cp_f + coll(ctx, PPL_OP_REDUCESCATTER, &l->g_cp, kv_bytes, 1, NULL);
-    }
+    ppl_cp_cost_of(ctx, c, l, &mi->cp);
     mi->ep_one = 0.0;
     if (c->ep > 1 && m->has_moe) {
         double dispatched = tokens * (double)m->moe.top_k * (double)m->hidden * 2.0 /
@@ -447,10 +451,16 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
                   (k->is_last ? mi->head.backward_s : 0.0);
     s->compute = s->forward + s->backward;
     s->tp = layers * tp_count * mi->tp_one;
-    double attn_f = nd * mi->dense.attention_s + nm * mi->moe.attention_s;
-    double attn_b = (c->flash_attention ? 2.5 : 2.0) * attn_f;
-    s->cp = layers * (mi->cp_f + mi->cp_b);
-    double cp_exposed = pos(layers * mi->cp_f - attn_f) + pos(layers * mi->cp_b - attn_b);
+    /* CP: each layer's exchange under its own attention core (its backward 2.5x the
+     * forward with flash attention, 2x without: compute.c); full recomputation
+     * repeats the forward's */
+    const double attn_bwd = c->flash_attention ? 2.5 : 2.0;
+    const double forwards = 1.0 + (c->recompute == PPL_RECOMPUTE_FULL ? f : 0.0);
+    s->cp = layers * (forwards * mi->cp.fwd_s + mi->cp.bwd_s);
+    double cp_exposed =
+        nd * ppl_cp_exposed(&mi->cp, mi->dense.attention_s, attn_bwd * mi->dense.attention_s,
+                            forwards) +
+        nm * ppl_cp_exposed(&mi->cp, mi->moe.attention_s, attn_bwd * mi->moe.attention_s, forwards);
     s->ep = nm * tp_count * mi->ep_one;
     double sends = (double)(!k->is_last + !k->is_first) * (double)c->vp;
     s->pp = c->pp > 1 ? sends * mi->pp_one : 0.0;
@@ -573,6 +583,8 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     if (c->pp > 1)
         coll(ctx, PPL_OP_SENDRECV, &l->g_pp, c->tp > 1 ? mi->act / (double)c->tp : mi->act,
              mb * 2.0 * (double)c->vp, tr);
+    if (c->cp > 1)
+        ppl_cp_traffic(ctx, c, l, mb * worst_layers, tr);
     if (c->zero < 3) {
         double r, g, lb;
         dp_times(ctx, c, &l->g_dp, worst_params - worst_expert, &r, &g, &lb, tr);
