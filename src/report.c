@@ -115,7 +115,8 @@ static void launcher_part(json_t *launch, const char *key, json_t *value, const 
  * (megatron/training/arguments.py validate_args and
  * megatron/core/transformer/transformer_config.py, main at d98e8a64dd, 2026).  The
  * oldest release that has every flag emitted is named alongside: the uneven-stage
- * flags came with core_v0.9, --num-virtual-stages-per-pipeline-rank, the
+ * flags came with core_v0.9, --cp-comm-type and --hierarchical-context-parallel-sizes
+ * with core_v0.10 (commit 645c329d07), --num-virtual-stages-per-pipeline-rank, the
  * account-for-embedding/loss flags and --attention-backend with core_v0.11,
  * --grad-reduce-in-bf16 with core_v0.12 and Megatron-FSDP (--use-megatron-fsdp)
  * with core_v0.14.
@@ -135,8 +136,21 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     } while (0)
     ARGI("--tensor-model-parallel-size", c->tp);
     ARGI("--pipeline-model-parallel-size", c->pp);
-    if (c->cp > 1)
+    if (c->cp > 1) {
         ARGI("--context-parallel-size", c->cp);
+        /* the exchange as costed (context.c); both flags came with core_v0.10 */
+        ARG("--cp-comm-type");
+        ARG(ppl_cp_comm_name(c->cp_comm));
+        if (c->cp_comm == PPL_CP_COMM_A2A_P2P) {
+            /* the all-to-all level first, then the ring (model_parallel_config.py) */
+            char ring[32];
+            ARGI("--hierarchical-context-parallel-sizes", c->cp_a2a);
+            snprintf(ring, sizeof ring, "%lld", (long long)(c->cp / c->cp_a2a));
+            ARG(ring);
+        }
+        if (strcmp(min_version, "core_v0.10") < 0)
+            min_version = "core_v0.10";
+    }
     if (c->ep > 1)
         ARGI("--expert-model-parallel-size", c->ep);
     /* the stage split as Megatron-LM builds it (transformer_config.py, "Uneven PP") */
