@@ -146,7 +146,7 @@ static const opt_def options[] = {
     {O_CP_COMM, "--cp-comm", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.cp_comm), "ALGO", 0, 0,
      ppl_cp_comm_names,
      "context-parallel algorithm (Megatron-Core --cp-comm-type): p2p ring, a2a (Ulysses), "
-     "allgather or a2a+p2p; default: searched, p2p when cp is pinned"},
+     "allgather or a2a+p2p; default: searched (plan, whatif, size), else p2p, Megatron's"},
     {O_EP, "--ep", 0, K_INT, CMDS_CONFIG, 0, F(pins.ep), "N", 1, MAX_DEGREE, NULL,
      "expert-parallel size (MoE models)"},
     {O_VP, "--vp", 0, K_INT, CMDS_CONFIG, 0, F(pins.vp), "N", 1, MAX_DEGREE, NULL,
