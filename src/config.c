@@ -11,6 +11,8 @@
  * d98e8a64dd): etp*ep must divide them (megatron/core/parallel_state.py:873-884,
  * "world_size is not divisible by expert_tensor_model_pipeline_parallel size"),
  * so ep may span context- and tensor-parallel ranks as well as data-parallel ones.
+ * Context parallelism's all-to-all (a2a, a2a+p2p) splits each rank's heads over its
+ * group: Transformer Engine's rule (ppl_cp_heads_split).
  */
 #include "parplan/config.h"
 
@@ -197,6 +199,23 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
     if (c->cp > 1 && m->seq_len % (2 * c->cp) != 0)
         return bad(err, "cp", "the sequence (%lld) must split into 2*cp = %lld equal chunks",
                    (long long)m->seq_len, (long long)(2 * c->cp));
+    if ((unsigned)c->cp_comm >= PPL_CP_COMM_COUNT)
+        return bad(err, "cp_comm", "unknown context-parallel algorithm %d", (int)c->cp_comm);
+    if (c->cp > 1 && c->cp_comm == PPL_CP_COMM_A2A && !ppl_cp_heads_split(m, c->tp, c->cp))
+        return bad(err, "cp_comm",
+                   "a2a splits the attention heads over the %lld CP ranks, but each "
+                   "tensor-parallel rank holds %lld query and %lld key/value heads "
+                   "(Transformer Engine needs both divisible by cp)",
+                   (long long)c->cp, (long long)(m->heads / c->tp),
+                   (long long)(m->kv_heads > c->tp ? m->kv_heads / c->tp : 1));
+    if (c->cp > 1 && c->cp_comm == PPL_CP_COMM_A2A_P2P &&
+        (c->cp_a2a < 2 || c->cp % c->cp_a2a != 0 || !ppl_cp_heads_split(m, c->tp, c->cp_a2a)))
+        return bad(err, "cp_comm",
+                   "a2a+p2p needs an all-to-all group of at least 2 of the %lld CP ranks inside "
+                   "one NVLink domain that divides the %lld query and %lld key/value heads of "
+                   "each tensor-parallel rank",
+                   (long long)c->cp, (long long)(m->heads / c->tp),
+                   (long long)(m->kv_heads > c->tp ? m->kv_heads / c->tp : 1));
     const int64_t etp = ppl_config_etp(c);
     if (etp < 1)
         return bad(err, "etp", "expected at least 1, found %lld", (long long)etp);
@@ -309,6 +328,8 @@ const char *const ppl_recompute_names[] = {"none", "selective", "full", NULL};
 const char *const ppl_precision_names[] = {"bf16", "fp16", "fp8", NULL};
 const char *const ppl_optimizer_names[] = {"adam", "sgd", NULL};
 const char *const ppl_schedule_names[] = {"1f1b", "gpipe", NULL};
+/* Megatron-LM's --cp-comm-type values (megatron/training/arguments.py) */
+const char *const ppl_cp_comm_names[] = {"p2p", "a2a", "allgather", "a2a+p2p", NULL};
 
 const char *ppl_recompute_name(int v)
 {
@@ -321,6 +342,29 @@ const char *ppl_optimizer_name(int v)
 const char *ppl_schedule_name(int v)
 {
     return (unsigned)v < 2 ? ppl_schedule_names[v] : "?";
+}
+const char *ppl_cp_comm_name(int v)
+{
+    return (unsigned)v < PPL_CP_COMM_COUNT ? ppl_cp_comm_names[v] : "?";
+}
+
+bool ppl_cp_heads_split(const ppl_model *m, int64_t tp, int64_t ranks)
+{
+    if (ranks < 1 || tp < 1)
+        return false;
+    int64_t q = m->heads / tp, kv = m->kv_heads > tp ? m->kv_heads / tp : 1;
+    return q % ranks == 0 && kv % ranks == 0;
+}
+
+int64_t ppl_cp_a2a_size(const ppl_model *m, const ppl_topology *t, int64_t tp, int64_t cp)
+{
+    /* the GPUs NVLink joins, as the network model counts them (net.c) */
+    int64_t node =
+        t->nvlink.domain_gpus > t->gpus_per_server ? t->nvlink.domain_gpus : t->gpus_per_server;
+    for (int64_t a = cp; a >= 2; a--)
+        if (cp % a == 0 && tp * a <= node && node % (tp * a) == 0 && ppl_cp_heads_split(m, tp, a))
+            return a;
+    return 1;
 }
 
 const char *const ppl_pin_names[] = {"gpus",
@@ -340,6 +384,7 @@ const char *const ppl_pin_names[] = {"gpus",
                                      "precision",
                                      "optimizer",
                                      "schedule",
+                                     "cp_comm",
                                      "first_stage_layers",
                                      "last_stage_layers",
                                      "recompute_layers",
@@ -354,6 +399,7 @@ void ppl_pins_init(ppl_pins *p)
     p->precision = PPL_PRECISION_BF16;
     p->optimizer = PPL_OPTIMIZER_ADAM;
     p->schedule = PPL_SCHEDULE_1F1B;
+    p->cp_comm = PPL_UNSET;
     p->first_stage_layers = p->last_stage_layers = p->recompute_layers = PPL_UNSET;
 }
 
@@ -388,6 +434,9 @@ ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl
     c->precision = (ppl_precision)a->precision;
     c->optimizer = (ppl_optimizer)a->optimizer;
     c->schedule = (ppl_schedule)a->schedule;
+    /* Megatron-LM's default --cp-comm-type is p2p (megatron/training/arguments.py) */
+    c->cp_comm = a->cp_comm == PPL_UNSET ? PPL_CP_COMM_P2P : (ppl_cp_comm)a->cp_comm;
+    c->cp_a2a = ppl_cp_a2a_size(m, t, c->tp, c->cp);
     if (c->dp < 1 || c->mbs < 1)
         return bad(err, "dp", "expected at least 1");
     c->microbatches = c->global_batch / (c->dp * c->mbs);

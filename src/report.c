@@ -17,6 +17,11 @@ json_t *ppl_config_json(const ppl_config *c, const ppl_model *m)
     json_object_set_new(o, "pp", json_integer(c->pp));
     json_object_set_new(o, "dp", json_integer(c->dp));
     json_object_set_new(o, "cp", json_integer(c->cp));
+    if (c->cp > 1) {
+        json_object_set_new(o, "cp_comm", json_string(ppl_cp_comm_name(c->cp_comm)));
+        if (c->cp_comm == PPL_CP_COMM_A2A_P2P)
+            json_object_set_new(o, "cp_a2a", json_integer(c->cp_a2a));
+    }
     json_object_set_new(o, "ep", json_integer(c->ep));
     if (m && m->has_moe) /* a model without experts has no expert layout */
         json_object_set_new(o, "etp", json_integer(ppl_config_etp(c)));
@@ -76,10 +81,16 @@ void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
         snprintf(etp, sizeof etp, ", etp %lld", (long long)ppl_config_etp(c));
     if (c->recompute == PPL_RECOMPUTE_FULL && c->recompute_layers > 0)
         snprintf(layers, sizeof layers, " (%lld layers a stage)", (long long)c->recompute_layers);
+    char cp_comm[48] = "";
+    if (c->cp > 1 && c->cp_comm == PPL_CP_COMM_A2A_P2P)
+        snprintf(cp_comm, sizeof cp_comm, " (a2a+p2p: a2a %lld x ring %lld)", (long long)c->cp_a2a,
+                 (long long)(c->cp / c->cp_a2a));
+    else if (c->cp > 1)
+        snprintf(cp_comm, sizeof cp_comm, " (%s)", ppl_cp_comm_name(c->cp_comm));
     snprintf(buf, size,
-             "tp %lld x pp %lld x dp %lld x cp %lld, ep %lld%s, vp %lld, mbs %lld, batch %lld "
+             "tp %lld x pp %lld x dp %lld x cp %lld%s, ep %lld%s, vp %lld, mbs %lld, batch %lld "
              "(%lld microbatches), ZeRO %d, recompute %s%s, SP %s, flash %s, %s, %s",
-             (long long)c->tp, (long long)c->pp, (long long)c->dp, (long long)c->cp,
+             (long long)c->tp, (long long)c->pp, (long long)c->dp, (long long)c->cp, cp_comm,
              (long long)c->ep, etp, (long long)c->vp, (long long)c->mbs, (long long)c->global_batch,
              (long long)c->microbatches, c->zero, ppl_recompute_name(c->recompute), layers,
              c->sequence_parallel ? "on" : "off", c->flash_attention ? "on" : "off",
@@ -181,7 +192,8 @@ static void moe_args(json_t *args, const ppl_estimate *e, const ppl_model *m,
  * (megatron/training/arguments.py validate_args and
  * megatron/core/transformer/transformer_config.py, main at d98e8a64dd, 2026).  The
  * oldest release that has every flag emitted is named alongside: the uneven-stage
- * flags came with core_v0.9, --num-virtual-stages-per-pipeline-rank, the
+ * flags came with core_v0.9, --cp-comm-type and --hierarchical-context-parallel-sizes
+ * with core_v0.10 (commit 645c329d07), --num-virtual-stages-per-pipeline-rank, the
  * account-for-embedding/loss flags and --attention-backend with core_v0.11,
  * --grad-reduce-in-bf16 with core_v0.12 and Megatron-FSDP (--use-megatron-fsdp)
  * with core_v0.14; --expert-tensor-parallel-size came with core_v0.10, below the
@@ -202,8 +214,21 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     } while (0)
     ARGI("--tensor-model-parallel-size", c->tp);
     ARGI("--pipeline-model-parallel-size", c->pp);
-    if (c->cp > 1)
+    if (c->cp > 1) {
         ARGI("--context-parallel-size", c->cp);
+        /* the exchange as costed (context.c); both flags came with core_v0.10 */
+        ARG("--cp-comm-type");
+        ARG(ppl_cp_comm_name(c->cp_comm));
+        if (c->cp_comm == PPL_CP_COMM_A2A_P2P) {
+            /* the all-to-all level first, then the ring (model_parallel_config.py) */
+            char ring[32];
+            ARGI("--hierarchical-context-parallel-sizes", c->cp_a2a);
+            snprintf(ring, sizeof ring, "%lld", (long long)(c->cp / c->cp_a2a));
+            ARG(ring);
+        }
+        if (strcmp(min_version, "core_v0.10") < 0)
+            min_version = "core_v0.10";
+    }
     if (c->ep > 1)
         ARGI("--expert-model-parallel-size", c->ep);
     /* arguments.py:587-588: unset, expert tensor parallelism is tp */

@@ -33,6 +33,7 @@ static const char *const config_keys[] = {"gpus",
                                           "flash_attention",
                                           "precision",
                                           "optimizer",
+                                          "cp_comm",
                                           "stage_layers",
                                           NULL};
 static const char *const measured_keys[] = {"step_time_s", "tflops_per_gpu", "mfu", "memory_bytes",
@@ -165,7 +166,9 @@ static ppl_status read_config(jr_ctx *ctx, const json_t *entry, const char *path
         (st = jr_enum(ctx, cfg, cpath, "precision", JR_OPTIONAL, ppl_precision_names,
                       PPL_PRECISION_BF16, &a->precision)) ||
         (st = jr_enum(ctx, cfg, cpath, "optimizer", JR_OPTIONAL, ppl_optimizer_names,
-                      PPL_OPTIMIZER_ADAM, &a->optimizer)))
+                      PPL_OPTIMIZER_ADAM, &a->optimizer)) ||
+        (st = jr_enum(ctx, cfg, cpath, "cp_comm", JR_OPTIONAL, ppl_cp_comm_names, PPL_UNSET,
+                      &a->cp_comm)))
         return st;
     a->zero = (int)zero;
     if ((st = read_stage_layers(ctx, cfg, cpath, r)) != PPL_OK)

@@ -6,9 +6,8 @@
  *   TP  per layer 2 all-reduces of b*s*h 16-bit elements forward and 2 backward
  *       (with sequence parallelism a reduce-scatter and an all-gather instead of
  *       each, the same bytes), 2 more with full recomputation;
- *   CP  per layer an all-gather of the sequence's K and V forward, all-gather and
- *       reduce-scatter of their gradients backward (ring attention), overlapped
- *       with the attention core;
+ *   CP  per layer the exchange of its --cp-comm-type (ring, all-to-all,
+ *       all-gather or both), costed and overlapped in context.c;
  *   EP  per MoE layer an all-to-all to dispatch tokens and one to combine them,
  *       forward and backward;
  *   PP  per stage boundary b*s*h forward and the same backward; with tensor
@@ -26,176 +25,6 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-
-/* The profiles: what ran, and whether it overlaps communication with compute.
- * Megatron-Core (2023+) overlaps the gradient reduction with the backward
- * (--overlap-grad-reduce), TP communication with GEMMs (Transformer Engine's
- * userbuffers) and pipeline sends with compute; Megatron-LM up to its 2023
- * releases as run without those flags (MegaScale's baseline, Jiang et al. NSDI'24
- * §6), Megatron-DeepSpeed and DeepSpeed 2021 hide none of their own.  An expert
- * tensor-parallel size other than tp (--expert-tensor-parallel-size) first came
- * with Megatron-Core core_v0.10, so only the 2025+ profile searches it. */
-static const struct {
-    const char *name; /* what each stands for: the ppl_stack enum */
-    bool overlaps;
-    bool half_grads; /* bf16 gradient buffers and reduction (see below) */
-    bool moe_comm;   /* Megatron-Core 0.12+ MoE communication: the flex dispatcher with
-                        DeepEP (moe_enable_deepep, core_v0.12) and the 1F1B all-to-all
-                        overlap (overlap_moe_expert_parallel_comm, core_v0.14) */
-    ppl_stack_support can;
-} profiles[PPL_STACK_COUNT] = {
-    /* clang-format off */
-    /*                                                 overlaps half   moe    cp     sp     sel    flash  vp     zero etp */
-    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  {true,  true,  true,  true,  true,  3, true}},
-    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  {true,  true,  true,  true,  true,  1, false}},
-    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, {true,  true,  true,  true,  true,  1, false}},
-    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, {false, false, true,  true,  false, 3, false}},
-    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, {false, true,  true,  true,  true,  1, false}},
-    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, false, {false, true,  true,  false, true,  1, false}},
-    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, false, {false, false, false, false, true,  0, false}},
-    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, false, {false, false, false, false, false, 1, false}},
-    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, false, {false, false, false, false, false, 3, false}},
-    /* clang-format on */
-};
-
-bool ppl_stack_moe_comm(ppl_stack stack)
-{
-    return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].moe_comm;
-}
-
-ppl_ep_mode ppl_ep_mode_of(const ppl_model *m, const ppl_config *c, ppl_stack stack)
-{
-    ppl_ep_mode e = {false, false};
-    if (!m->has_moe || c->ep <= 1 || !ppl_stack_moe_comm(stack))
-        return e;
-    /* a model trained with node-limited routing is dispatched as it was designed
-     * to be, once per server (DeepEP) */
-    e.dedup = m->moe.router_node_limit > 0;
-    /* megatron/core/transformer/transformer_config.py (__post_init__, "EP A2A
-     * overlap"): expert parallelism, no full recomputation, bf16 or fp16, a virtual
-     * pipeline when pp > 1, at most one MTP layer */
-    e.overlap = c->recompute != PPL_RECOMPUTE_FULL && c->precision != PPL_PRECISION_FP16 &&
-                (c->pp == 1 || c->vp > 1) && m->mtp_layers <= 1;
-    return e;
-}
-
-/* Gradient precision under bf16 (and fp8) training.  Megatron-LM keeps fp32 main
- * gradients and reduces them in fp32 unless told --grad-reduce-in-bf16
- * (megatron/training/arguments.py, validate_args: "bfloat16 requires gradient
- * accumulation and all-reduce to be done in fp32").  NVIDIA's performance
- * configurations turn that off: NeMo 24.x launcher configs set
- * optim.grad_sync_dtype: bf16, NeMo 2 / Megatron-Bridge performance recipes
- * grad_reduce_in_fp32 = False, and Megatron-LM's examples/llama scripts, which
- * follow them, pass --grad-reduce-in-bf16.  The half_grads profiles are those. */
-bool ppl_stack_half_grads(ppl_stack stack)
-{
-    return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].half_grads;
-}
-
-const ppl_stack_support *ppl_stack_supports(ppl_stack stack)
-{
-    return &profiles[(unsigned)stack < PPL_STACK_COUNT ? stack : PPL_STACK_NEMO_2025].can;
-}
-
-const char *const ppl_stack_names[] = {"nemo-2025",
-                                       "megatron-core",
-                                       "nemo-2024",
-                                       "fsdp",
-                                       "megatron-lm-2023",
-                                       "megatron-lm-2022",
-                                       "megatron-lm-2021",
-                                       "megatron-deepspeed",
-                                       "deepspeed-zero3-2021",
-                                       "modern",
-                                       "legacy",
-                                       NULL};
-
-ppl_stack ppl_stack_from_name_index(int index)
-{
-    if (index == PPL_STACK_COUNT)
-        return PPL_STACK_MODERN;
-    if (index == PPL_STACK_COUNT + 1)
-        return PPL_STACK_LEGACY;
-    return (unsigned)index < PPL_STACK_COUNT ? (ppl_stack)index : PPL_STACK_MODERN;
-}
-
-const char *ppl_stack_name(ppl_stack stack)
-{
-    return (unsigned)stack < PPL_STACK_COUNT ? profiles[stack].name : "?";
-}
-
-bool ppl_stack_overlaps(ppl_stack stack)
-{
-    return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].overlaps;
-}
-
-ppl_stack ppl_stack_for_software(const char *framework, const char *version, bool *known)
-{
-    const char *f = framework ? framework : "", *v = version ? version : "";
-    int year = 0;
-    if (v[0] == 'v' || v[0] == 'V')
-        v++;
-    if (strcmp(f, "megatron-core") == 0 && strncmp(v, "0.", 2) == 0 && v[2] >= '0' && v[2] <= '9') {
-        /* Megatron-Core's own numbering: 0.1-0.9 came out in 2023-24, 0.10 on in 2025 */
-        year = atoi(v + 2) >= 10 ? 2025 : 2024;
-    } else if (v[0] >= '0' && v[0] <= '9') {
-        year = atoi(v);
-    }
-    if (year > 0 && year < 100)
-        year += 2000; /* NeMo containers: "24.07", "25.09" */
-    *known = true;
-    if (strcmp(f, "megatron-lm") == 0) {
-        if (year == 2021)
-            return PPL_STACK_MEGATRON_LM_2021;
-        if (year == 2022)
-            return PPL_STACK_MEGATRON_LM_2022;
-        if (year == 2023)
-            return PPL_STACK_MEGATRON_LM_2023;
-    }
-    if (strcmp(f, "megatron-deepspeed") == 0)
-        return PPL_STACK_MEGATRON_DEEPSPEED;
-    if (strcmp(f, "deepspeed") == 0 && year > 0 && year <= 2021)
-        return PPL_STACK_DEEPSPEED_ZERO3_2021;
-    if (strcmp(f, "megatron-core") == 0 && year > 0 && year < 2025)
-        return PPL_STACK_MEGATRON_CORE;
-    if (strcmp(f, "nemo") == 0 && year > 0 && year < 2025)
-        return PPL_STACK_NEMO_2024;
-    if (strcmp(f, "megatron-core") == 0 && year >= 2025)
-        return PPL_STACK_NEMO_2025; /* 2025+ releases: the kernels of their era */
-    if (strcmp(f, "megatron-bridge") == 0 || strcmp(f, "nemo") == 0)
-        return PPL_STACK_NEMO_2025;
-    if (strcmp(f, "llm-foundry") == 0 || strcmp(f, "fsdp") == 0)
-        return PPL_STACK_FSDP;
-    *known = false;
-    return PPL_STACK_MEGATRON_CORE; /* the most common stack of large runs since 2023 */
-}
-
-void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants *k)
-{
-    memset(o, 0, sizeof *o);
-    o->stack = stack;
-    /* Megatron-Core DDP buckets of 40M parameters */
-    o->bucket_params = 40e6;
-    /* fitted (constants.c): stacks that overlap hide TP communication under GEMMs
-     * (Transformer Engine's userbuffers overlap) and pipeline sends under compute,
-     * and the gradient reduction under part of the last microbatch's backward; the
-     * others hide nothing of their own */
-    o->step_overhead_s = k->step_overhead_s;
-    o->overlap_cost = k->overlap_cost;
-    if (ppl_stack_overlaps(stack)) {
-        o->tp_overlap = k->tp_overlap;
-        o->dp_overlap = k->dp_overlap;
-        o->pp_overlap = k->pp_overlap;
-    }
-    /* ZeRO-3: FSDP and Megatron-FSDP gather a layer (a unit, a bucket) at a time and
-     * prefetch the next under the current one's compute; DeepSpeed's 2021 stage 3
-     * gathered each parameter tensor on demand, one NCCL collective apiece, and hid
-     * little of it (Narayanan et al. SC'21 Table 2: 174.6B on 768 and on 1,536
-     * A100 took the same 66.75 s a step) */
-    o->zero3_per_tensor = stack == PPL_STACK_DEEPSPEED_ZERO3_2021;
-    o->zero3_overlap = stack == PPL_STACK_DEEPSPEED_ZERO3_2021 ? 0.0 : 1.0;
-    o->zero3_bus = stack == PPL_STACK_DEEPSPEED_ZERO3_2021 ? k->zero3_2021_bus : 1.0;
-}
 
 /* Parameter tensors of one transformer layer, each its own collective when a
  * stack gathers per tensor: QKV and output projection, the MLP's matrices (three
@@ -300,6 +129,11 @@ void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l
     ppl_group_place_worst(net, c->pp > 1 ? 2 : 1, pp_stride, 0, c->pp > 1 ? c->pp - 1 : 1,
                           pp_stride, &l->g_pp);
     ppl_group_place(net, c->pp > 1 ? 2 : 1, (c->pp - 1) * pp_stride, 0, &l->g_tie);
+    /* hierarchical CP: cp_a2a adjacent CP ranks, and the ring of one of each
+     * (Megatron-Core parallel_state.py, hierarchical context-parallel groups) */
+    int64_t a2a = c->cp_a2a >= 1 && c->cp % c->cp_a2a == 0 ? c->cp_a2a : 1;
+    ppl_group_place_worst(net, a2a, c->tp, 0, c->pp, pp_stride, &l->g_cp_a2a);
+    ppl_group_place_worst(net, c->cp / a2a, c->tp * a2a, 0, c->pp, pp_stride, &l->g_cp_ring);
 }
 
 void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
@@ -314,14 +148,7 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
                          ? coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, 1, NULL) +
                                coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, 1, NULL)
                          : coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, 1, NULL);
-    mi->cp_f = mi->cp_b = 0.0;
-    if (c->cp > 1) {
-        /* K and V of the whole sequence, 16-bit */
-        double kv_bytes =
-            2.0 * (double)c->mbs * (double)m->seq_len * ppl_kv_columns_per_gpu(m, c->tp) * 2.0;
-        mi->cp_f = coll(ctx, PPL_OP_ALLGATHER, &l->g_cp, kv_bytes, 1, NULL);
-        mi->cp_b = mi->cp_f + coll(ctx, PPL_OP_REDUCESCATTER, &l->g_cp, kv_bytes, 1, NULL);
-    }
+    ppl_cp_cost_of(ctx, c, l, &mi->cp);
     mi->ep_one = mi->ep_hidden_share = 0.0;
     if (c->ep > 1 && m->has_moe) {
         /* each token's hidden state, 16-bit, to each of its top_k experts */
@@ -507,10 +334,16 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
     /* a MoE layer's tensor-parallel collectives are its attention's (half of a
      * dense layer's); its experts' are the dispatcher's, over the etp group */
     s->tp = (nd + 0.5 * nm) * tp_count * mi->tp_one;
-    double attn_f = nd * mi->dense.attention_s + nm * mi->moe.attention_s;
-    double attn_b = (c->flash_attention ? 2.5 : 2.0) * attn_f;
-    s->cp = layers * (mi->cp_f + mi->cp_b);
-    double cp_exposed = pos(layers * mi->cp_f - attn_f) + pos(layers * mi->cp_b - attn_b);
+    /* CP: each layer's exchange under its own attention core (its backward 2.5x the
+     * forward with flash attention, 2x without: compute.c); full recomputation
+     * repeats the forward's */
+    const double attn_bwd = c->flash_attention ? 2.5 : 2.0;
+    const double forwards = 1.0 + (c->recompute == PPL_RECOMPUTE_FULL ? f : 0.0);
+    s->cp = layers * (forwards * mi->cp.fwd_s + mi->cp.bwd_s);
+    double cp_exposed =
+        nd * ppl_cp_exposed(&mi->cp, mi->dense.attention_s, attn_bwd * mi->dense.attention_s,
+                            forwards) +
+        nm * ppl_cp_exposed(&mi->cp, mi->moe.attention_s, attn_bwd * mi->moe.attention_s, forwards);
     s->ep = nm * tp_count * mi->ep_one + nm * 0.5 * tp_count * mi->etp_one;
     /* the overlapped share hides under the paired microbatch's compute */
     double ep_hidden = mi->ep_hidden_share * s->ep;
@@ -647,6 +480,8 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     if (c->pp > 1)
         coll(ctx, PPL_OP_SENDRECV, &l->g_pp, c->tp > 1 ? mi->act / (double)c->tp : mi->act,
              mb * 2.0 * (double)c->vp, tr);
+    if (c->cp > 1)
+        ppl_cp_traffic(ctx, c, l, mb * worst_layers, tr);
     if (c->zero < 3) {
         double r, g, lb;
         dp_times(ctx, c, &l->g_dp, worst_params - worst_expert, &r, &g, &lb, tr);

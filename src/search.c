@@ -173,6 +173,7 @@ static int compare(const ppl_search_opts *o, const ppl_estimate *a, const ppl_es
                     p->recompute,
                     p->sequence_parallel,
                     p->flash_attention,
+                    p->cp_comm,
                     p->split.first,
                     p->split.last};
     int64_t kb[] = {q->gpus,
@@ -187,6 +188,7 @@ static int compare(const ppl_search_opts *o, const ppl_estimate *a, const ppl_es
                     q->recompute,
                     q->sequence_parallel,
                     q->flash_attention,
+                    q->cp_comm,
                     q->split.first,
                     q->split.last};
     for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
@@ -234,7 +236,8 @@ static bool same_knobs(const ppl_config *a, const ppl_config *b)
     return a->gpus == b->gpus && a->tp == b->tp && a->pp == b->pp && a->cp == b->cp &&
            a->ep == b->ep && ppl_config_etp(a) == ppl_config_etp(b) && a->vp == b->vp &&
            a->mbs == b->mbs && a->zero == b->zero && a->recompute == b->recompute &&
-           a->sequence_parallel == b->sequence_parallel && a->flash_attention == b->flash_attention;
+           a->sequence_parallel == b->sequence_parallel && a->flash_attention == b->flash_attention &&
+           a->cp_comm == b->cp_comm;
 }
 
 typedef struct search_state {
@@ -392,8 +395,71 @@ static void progress(search_state *s, double fraction)
 
 /* The knobs that search_replica enumerates for every (tp, cp, pp, dp). */
 typedef struct inner_choices {
-    choices sps, recomputes, flashes, zeros;
+    choices sps, recomputes, flashes, zeros, cp_comms;
 } inner_choices;
+
+/* The context-parallel algorithms to try for c (tp, cp and cp_a2a set): the pinned
+ * one, else every one the stack runs that fits the heads; none but p2p's value
+ * with cp 1, where there is no exchange.  a2a+p2p only when both of its levels
+ * have more than one rank (else it is a2a or p2p). */
+static void cp_comm_choices(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
+                            choices *out)
+{
+    out->n = 0;
+    if (c->cp <= 1) {
+        add(out, PPL_CP_COMM_P2P);
+        return;
+    }
+    if (pin->cp_comm != PPL_UNSET) {
+        add(out, pin->cp_comm);
+        return;
+    }
+    unsigned can = ppl_stack_supports(ctx->stack.stack)->cp_comms;
+    for (int k = 0; k < PPL_CP_COMM_COUNT; k++) {
+        if (!(can & (1u << k)))
+            continue;
+        if (k == PPL_CP_COMM_A2A && !ppl_cp_heads_split(ctx->model, c->tp, c->cp))
+            continue;
+        if (k == PPL_CP_COMM_A2A_P2P && (c->cp_a2a < 2 || c->cp_a2a >= c->cp))
+            continue;
+        add(out, k);
+    }
+}
+
+/* True when CP exchange x costs at least what y does in every stage: what x
+ * exposes before attention alone (open_*) is at least all of y's, forward and
+ * backward, so x's exposed time plus the overlap's cost on the rest is at least
+ * y's whatever the attention (schedule.c: exposed + overlap_cost x hidden, with
+ * overlap_cost <= 1).  Ties go to the lower algorithm, as compare() ranks them. */
+static bool cp_dominated(const ppl_cp_cost *x, int xi, const ppl_cp_cost *y, int yi)
+{
+    if (x->open_fwd_s < y->fwd_s || x->open_bwd_s < y->bwd_s)
+        return false;
+    return x->open_fwd_s > y->fwd_s || x->open_bwd_s > y->bwd_s || yi < xi;
+}
+
+/* The exchange of each CP algorithm of `all` for c (indexed by algorithm), and
+ * those worth costing: all of them, but for time and cost the ones another
+ * algorithm does not dominate (cp_dominated: they could rank only below it, with
+ * everything else equal). */
+static void cp_comms_costed(search_state *s, ppl_config *c, const ppl_layout *l, const choices *all,
+                            ppl_cp_cost *costs, choices *out)
+{
+    for (int x = 0; x < all->n; x++) {
+        c->cp_comm = (ppl_cp_comm)all->v[x];
+        ppl_cp_cost_of(s->ctx, c, l, &costs[all->v[x]]);
+    }
+    out->n = 0;
+    bool prune = s->opts->objective != PPL_OBJECTIVE_MEMORY && s->ctx->stack.overlap_cost <= 1.0;
+    for (int x = 0; x < all->n; x++) {
+        bool dominated = false;
+        for (int y = 0; prune && y < all->n && !dominated; y++)
+            dominated = y != x && cp_dominated(&costs[all->v[x]], (int)all->v[x], &costs[all->v[y]],
+                                               (int)all->v[y]);
+        if (!dominated)
+            add(out, all->v[x]);
+    }
+}
 
 /* Every configuration of one replica shape c (tp, cp, pp, dp and gpus set): etp, ep,
  * microbatch size, interleaving, sequence parallelism, recomputation, flash
@@ -405,7 +471,7 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
     const ppl_pins *pin = s->opts->pins;
     const int64_t batch = pin->global_batch;
     const choices *sps = &k->sps, *recomputes = &k->recomputes, *flashes = &k->flashes,
-                  *zeros = &k->zeros;
+                  *zeros = &k->zeros, *cp_comms = &k->cp_comms;
     choices eps, ep_all, vps, mbss, mbs_all;
     ppl_error split_err;
     if (ppl_stage_split_pinned(m->layers, c.pp, pin->first_stage_layers, pin->last_stage_layers,
@@ -475,6 +541,11 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                     c.sequence_parallel = sps->v[i];
                     ppl_micro micro;
                     ppl_micro_comm_init(ctx, &c, &layout, &micro);
+                    /* the exchange of each CP algorithm, tried innermost: it
+                     * changes neither compute nor memory */
+                    ppl_cp_cost cp_costs[PPL_CP_COMM_COUNT];
+                    choices cps_here;
+                    cp_comms_costed(s, &c, &layout, cp_comms, cp_costs, &cps_here);
                     for (int h = 0; h < recomputes->n; h++) {
                         c.recompute = (ppl_recompute)recomputes->v[h];
                         for (int j = 0; j < flashes->n; j++) {
@@ -491,7 +562,11 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                                 if (sharded_with_pp(&c) && pin->zero == PPL_UNSET &&
                                     !s->opts->allow_sharded_with_pp)
                                     continue;
-                                evaluate(s, &c, &layout, &micro, &classes);
+                                for (int x = 0; x < cps_here.n; x++) {
+                                    c.cp_comm = (ppl_cp_comm)cps_here.v[x];
+                                    micro.cp = cp_costs[cps_here.v[x]];
+                                    evaluate(s, &c, &layout, &micro, &classes);
+                                }
                             }
                         }
                     }
@@ -547,9 +622,12 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     pinned_or(pin->tp, &tp_all, &tps);
     /* only what the stack can run, unless a flag pins it */
     const ppl_stack_support *can = ppl_stack_supports(ctx->stack.stack);
+    /* context parallelism in powers of two, as far as the GPUs and the sequence's
+     * 2*cp chunks allow: no length below which it is not tried */
     cp_all.n = 0;
-    for (int64_t cp = 1; cp <= (can->context_parallel ? 32 : 1); cp *= 2)
-        if (m->seq_len % (2 * cp) == 0 || cp == 1)
+    add(&cp_all, 1);
+    for (int64_t cp = 2; can->context_parallel && cp <= gpus && 2 * cp <= m->seq_len; cp *= 2)
+        if (m->seq_len % (2 * cp) == 0)
             add(&cp_all, cp);
     pinned_or(pin->cp, &cp_all, &cps);
     choices all_zeros = {{0, 1, 2, 3}, 1 + can->max_zero}, all_recomputes = {{0, 2, 1}, 3};
@@ -575,6 +653,8 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
             c.cp = cps.v[b];
             if (c.tp * c.cp > gpus || (!up_to && gpus % (c.tp * c.cp) != 0))
                 continue;
+            c.cp_a2a = ppl_cp_a2a_size(m, t, c.tp, c.cp);
+            cp_comm_choices(ctx, pin, &c, &inner.cp_comms);
             /* pp divides gpus / (tp cp); under a ceiling any pp up to it will do */
             int64_t pp_room = gpus / (c.tp * c.cp);
             pp_all.n = 0;

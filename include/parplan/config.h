@@ -35,13 +35,30 @@ typedef enum ppl_recompute {
 
 typedef enum ppl_optimizer { PPL_OPTIMIZER_ADAM = 0, PPL_OPTIMIZER_SGD = 1 } ppl_optimizer;
 
+/* How context-parallel ranks exchange attention inputs, Megatron-Core's
+ * --cp-comm-type (megatron/core/transformer/transformer_config.py, cp_comm_type):
+ * P2P a ring passing K/V chunks, overlapped with attention (Megatron's default);
+ * A2A DeepSpeed-Ulysses all-to-all of Q, K, V and the output, heads split over
+ * the CP group; ALLGATHER K/V of the whole sequence gathered before attention;
+ * A2A_P2P all-to-all inside groups of cp_a2a ranks, a ring across them
+ * (--hierarchical-context-parallel-sizes). */
+typedef enum ppl_cp_comm {
+    PPL_CP_COMM_P2P = 0,
+    PPL_CP_COMM_A2A = 1,
+    PPL_CP_COMM_ALLGATHER = 2,
+    PPL_CP_COMM_A2A_P2P = 3
+} ppl_cp_comm;
+#define PPL_CP_COMM_COUNT 4
+
 /* The words of each knob's values, in enum order, NULL-terminated: the command
  * line and measured-runs files take the same ones. */
 extern const char *const ppl_recompute_names[];
 extern const char *const ppl_precision_names[]; /* the training precisions: bf16, fp16, fp8 */
 extern const char *const ppl_optimizer_names[];
 extern const char *const ppl_schedule_names[];
+extern const char *const ppl_cp_comm_names[];  /* p2p, a2a, allgather, a2a+p2p */
 const char *ppl_recompute_name(int recompute); /* "?" out of range */
+const char *ppl_cp_comm_name(int cp_comm);
 const char *ppl_optimizer_name(int optimizer);
 const char *ppl_schedule_name(int schedule);
 
@@ -64,6 +81,7 @@ typedef struct ppl_pins {
     int precision;         /* ppl_precision */
     int optimizer;         /* ppl_optimizer */
     int schedule;          /* ppl_schedule */
+    int cp_comm;           /* ppl_cp_comm; PPL_UNSET: searched (p2p when not searched) */
     int64_t first_stage_layers, last_stage_layers;
     int64_t recompute_layers;
 } ppl_pins;
@@ -96,6 +114,10 @@ typedef struct ppl_config {
     ppl_precision precision;
     ppl_optimizer optimizer;
     ppl_schedule schedule;
+    ppl_cp_comm cp_comm; /* with cp > 1 */
+    /* with a2a+p2p: ranks of each all-to-all group (ppl_cp_a2a_size); the ring
+     * joins cp / cp_a2a of them */
+    int64_t cp_a2a;
     ppl_stage_split split;
 } ppl_config;
 
@@ -106,6 +128,20 @@ int64_t ppl_config_etp(const ppl_config *c);
 /* Expert-data-parallel size: the replicas of each expert, tp*cp*dp / (etp*ep)
  * (parallel_state.py: expert_data_parallel_size = world_size / (etp*ep*pp)). */
 int64_t ppl_config_edp(const ppl_config *c);
+
+/* Whether an all-to-all over `ranks` CP ranks can split the attention heads that
+ * tensor parallelism leaves each GPU: Transformer Engine asserts that the query
+ * heads and the key/value heads of each rank are divisible by the group's size
+ * (transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py,
+ * AttnFuncWithCPAndQKVOA2A.forward: "The number of attention heads needs to be
+ * divisible by CP size!").  A rank holds heads/tp query heads and kv_heads/tp
+ * key/value heads, one when tp exceeds kv_heads (replicated). */
+bool ppl_cp_heads_split(const ppl_model *model, int64_t tp, int64_t ranks);
+
+/* The all-to-all group of hierarchical CP (a2a+p2p): the largest divisor of cp
+ * whose ranks, tp apart, stay inside one NVLink domain and split the heads
+ * (ppl_cp_heads_split); 1 when none of at least 2 does. */
+int64_t ppl_cp_a2a_size(const ppl_model *model, const ppl_topology *topo, int64_t tp, int64_t cp);
 
 /* The share of a stage's `layers` whose activations are recomputed under full
  * recomputation (1 when all are, or when recomputation is not full). */

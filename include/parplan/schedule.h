@@ -79,6 +79,7 @@ typedef struct ppl_stack_support {
     bool interleaving;        /* Megatron's interleaved 1F1B (not DeepSpeed's pipeline engine) */
     int max_zero;             /* the deepest sharding it has: 0 none, 1 optimizer, ..., 3 */
     bool expert_tp; /* an expert tensor-parallel size of its own (Megatron-Core 0.10+, 2025) */
+    unsigned cp_comms; /* the CP algorithms it has: bit k for ppl_cp_comm k */
 } ppl_stack_support;
 const ppl_stack_support *ppl_stack_supports(ppl_stack stack);
 /* Whether the profile has Megatron-Core's MoE communication: DeepEP's deduplicating
@@ -160,7 +161,42 @@ typedef struct ppl_estimate {
  * g_edp are the expert decomposition of a stage's ranks (etp innermost). */
 typedef struct ppl_layout {
     ppl_group g_tp, g_cp, g_dp, g_etp, g_ep, g_edp, g_pp, g_tie;
+    /* hierarchical CP (a2a+p2p): the all-to-all groups of cp_a2a adjacent CP ranks
+     * and the ring joining one rank of each (cp / cp_a2a ranks) */
+    ppl_group g_cp_a2a, g_cp_ring;
 } ppl_layout;
+
+/*
+ * Context parallelism's exchange of one layer, per microbatch (context.c): the
+ * time of each part before overlap, and what overlaps.  A ring of R ranks passes
+ * K/V chunks in R - 1 steps, each under the attention of one step (1/R of the
+ * layer's); all-to-all and all-gather run before (and after) attention, in the
+ * open.
+ */
+typedef struct ppl_cp_cost {
+    double fwd_s, bwd_s;           /* all of it, forward and backward */
+    double ring_ranks;             /* R, 0 without a ring */
+    double step_fwd_s, step_bwd_s; /* one ring step: K/V forward, K/V and dK/dV backward */
+    double open_fwd_s, open_bwd_s; /* never overlapped: all-to-all, all-gather */
+} ppl_cp_cost;
+
+/* The exchange of configuration c on its layout; zero with cp 1. */
+void ppl_cp_cost_of(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                    ppl_cp_cost *out);
+/* Exposed part of one layer's exchange, given the layer's attention core forward
+ * and backward (seconds per microbatch) and its forward passes (1, or 1 plus the
+ * recomputed share under full recomputation). */
+double ppl_cp_exposed(const ppl_cp_cost *cp, double attn_fwd_s, double attn_bwd_s, double forwards);
+/* A ring of `ranks` ranks: ranks - 1 transfers of transfer_s, each under one
+ * step's compute (step_compute_s); what shows. */
+double ppl_cp_ring_exposed(double ranks, double transfer_s, double step_compute_s);
+/* Bytes of each GPU's all-to-all buffers in one layer (a2a and a2a+p2p; 0 for
+ * the others), forward and backward, 16-bit. */
+void ppl_cp_a2a_bytes(const ppl_model *m, const ppl_config *c, double *fwd_bytes,
+                      double *bwd_bytes);
+/* Adds `count` layers' exchanges to the traffic. */
+void ppl_cp_traffic(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l, double count,
+                    ppl_traffic *traffic);
 
 /* Per microbatch: communication (per layout, microbatch size, sequence
  * parallelism) and compute and memory parts (also per recomputation, flash
@@ -168,7 +204,7 @@ typedef struct ppl_layout {
 typedef struct ppl_micro {
     double act;             /* b*s*h bytes of one microbatch's activations */
     double tp_one;          /* one TP all-reduce (or reduce-scatter + all-gather) */
-    double cp_f, cp_b;      /* CP exchange per layer, forward and backward */
+    ppl_cp_cost cp;         /* CP exchange per layer */
     double ep_one;          /* one expert all-to-all */
     double ep_hidden_share; /* share of it the stack overlaps with another microbatch */
     double etp_one;         /* the all-gather and reduce-scatter around the experts (etp group) */

@@ -94,7 +94,8 @@ typedef enum opt_id {
     O_CONSTANTS,
     O_TIMING,
     O_RECOMPUTE_LAYERS,
-    O_SEQ_LEN
+    O_SEQ_LEN,
+    O_CP_COMM
 } opt_id;
 
 #define C(x) (1u << (x))
@@ -143,6 +144,10 @@ static const opt_def options[] = {
      "data-parallel replicas (default: gpus / (tp*pp*cp))"},
     {O_CP, "--cp", 0, K_INT, CMDS_CONFIG, 0, F(pins.cp), "N", 1, MAX_DEGREE, NULL,
      "context-parallel size"},
+    {O_CP_COMM, "--cp-comm", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.cp_comm), "ALGO", 0, 0,
+     ppl_cp_comm_names,
+     "context-parallel algorithm (Megatron-Core --cp-comm-type): p2p ring, a2a (Ulysses), "
+     "allgather or a2a+p2p; default: searched (plan, whatif, size), else p2p, Megatron's"},
     {O_EP, "--ep", 0, K_INT, CMDS_CONFIG, 0, F(pins.ep), "N", 1, MAX_DEGREE, NULL,
      "expert-parallel size (MoE models): ranks the experts are spread over, out of a "
      "stage's tp*cp*dp"},

@@ -66,8 +66,9 @@ static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e)
     snprintf(cells[3], 128, "%lld", (long long)c->mbs);
     snprintf(cells[4], 128, "%d", c->zero);
     ppl_recompute_label(c, cells[5], 128);
-    snprintf(cells[6], 128, "%s%s", c->sequence_parallel ? "sp" : "-",
-             c->flash_attention ? ",fa" : "");
+    snprintf(cells[6], 128, "%s%s%s%s", c->sequence_parallel ? "sp" : "-",
+             c->flash_attention ? ",fa" : "", c->cp > 1 ? "," : "",
+             c->cp > 1 ? ppl_cp_comm_name(c->cp_comm) : "");
     ppl_format_time(e->step_time_s, cells[7], 128);
     ppl_format_count(e->tokens_per_s, cells[8], 128);
     snprintf(cells[9], 128, "%.1f%%", 100.0 * e->mfu);
@@ -209,8 +210,9 @@ ppl_status cmd_plan(cli *c)
             ppl_cost_per_million_tokens(a->gpu_hour_price, b->config.gpus, b->tokens_per_s),
             a->gpu_hour_price);
     }
-    ppl_buf_printf(out, "\nopt: sp = sequence parallelism, fa = flash attention; exposed comm: "
-                        "share of the step, and the level of the largest part\n");
+    ppl_buf_printf(out, "\nopt: sp = sequence parallelism, fa = flash attention, and with cp > 1 "
+                        "the context-parallel algorithm (p2p, a2a, allgather, a2a+p2p); exposed "
+                        "comm: share of the step, and the level of the largest part\n");
     for (size_t i = 0; i < nwins; i++) {
         const ppl_estimate *w = &wins[i].best;
         char step[32], allow[96];

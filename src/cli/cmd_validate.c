@@ -20,7 +20,7 @@ static void describe_short(const ppl_config *c, char *buf, size_t size)
 {
     char cp[32] = "", rc[32];
     if (c->cp > 1)
-        snprintf(cp, sizeof cp, " cp%lld", (long long)c->cp);
+        snprintf(cp, sizeof cp, " cp%lld:%s", (long long)c->cp, ppl_cp_comm_name(c->cp_comm));
     snprintf(buf, size, "tp%lld pp%lld dp%lld%s vp%lld mbs%lld z%d %s%s%s", (long long)c->tp,
              (long long)c->pp, (long long)c->dp, cp, (long long)c->vp, (long long)c->mbs, c->zero,
              ppl_recompute_label(c, rc, sizeof rc), c->sequence_parallel ? " sp" : "",

@@ -23,23 +23,32 @@ static const help_text texts[] = {
      "microbatch size, ZeRO stage, recomputation, sequence parallelism and flash\n"
      "attention, and prints the K best configurations ranked by predicted step time,\n"
      "with memory and time breakdowns.  Every configuration flag given pins that\n"
-     "dimension; the search covers the rest.\n",
+     "dimension; the search covers the rest.  With cp > 1 it tries each context-\n"
+     "parallel algorithm the stack runs (--cp-comm: p2p ring, a2a Ulysses all-to-all,\n"
+     "allgather of K/V, a2a+p2p all-to-all inside the NVLink domain and a ring across).\n",
      "  parplan plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536\n"
      "  parplan plan --model llama3-405b --topology h100-64k --gpus 16384 --global-batch 2048 --tp "
      "8\n"
      "  parplan plan --model megatron-1t --topology dgx-a100-superpod --gpus 3072 \\\n"
-     "      --global-batch 3072 --json -o plan.json\n"},
+     "      --global-batch 3072 --json -o plan.json\n"
+     "  parplan plan --model llama3-70b --topology dgx-h100-superpod --gpus 128 --global-batch 64 "
+     "\\\n"
+     "      --seq-len 65536 --tp 2 --cp-comm a2a+p2p\n"},
     {PPL_CMD_ESTIMATE,
      "parplan estimate --model M --topology T --tp a --pp b --mbs m --global-batch B [options]",
      "Predicts one configuration's step time with a full breakdown: compute, pipeline\n"
      "bubble, communication at each level of the network, memory per GPU.  Unstated\n"
      "knobs default to --zero 0, --recompute none, no sequence parallelism, no flash\n"
-     "attention, --vp 1; --dp defaults to gpus / (tp*pp*cp).  MoE layers split the same\n"
-     "tp*cp*dp ranks of a stage again, as Megatron-Core does: --etp ranks share each\n"
-     "expert's weights (default tp), --ep ranks share the experts, etp*ep dividing\n"
-     "tp*cp*dp; the rest replicate them.\n",
+     "attention, --vp 1, --cp-comm p2p (Megatron's default, with --cp > 1); --dp\n"
+     "defaults to gpus / (tp*pp*cp).  MoE layers split the same tp*cp*dp ranks of a\n"
+     "stage again, as Megatron-Core does: --etp ranks share each expert's weights\n"
+     "(default tp), --ep ranks share the experts, etp*ep dividing tp*cp*dp; the rest\n"
+     "replicate them.\n",
      "  parplan estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 \\\n"
      "      --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel\n"
+     "  parplan estimate --model llama3-405b --topology h100-64k --gpus 16384 --tp 8 --pp 16 \\\n"
+     "      --cp 16 --cp-comm allgather --mbs 1 --global-batch 128 --seq-len 131072 --zero 1 \\\n"
+     "      --sequence-parallel --flash-attention\n"
      "  parplan estimate --model mixtral-8x7b --topology dgx-h100-superpod --gpus 64 --tp 4 \\\n"
      "      --pp 1 --ep 8 --etp 1 --mbs 1 --global-batch 256 --zero 1 --recompute full \\\n"
      "      --sequence-parallel --flash-attention\n"},

@@ -28,6 +28,8 @@ if c.get("recompute_layers"):
 stages = c["stage_layers"]
 if len(stages) > 1:
     flags += ["--first-stage-layers", stages[0], "--last-stage-layers", stages[-1]]
+if "cp_comm" in c:  # present with cp > 1
+    flags += ["--cp-comm", c["cp_comm"]]
 if c["schedule"] == "gpipe":
     flags += ["--schedule", "gpipe"]
 print("\n".join(str(f) for f in flags))

@@ -4,7 +4,8 @@
 Reads a parplan plan (--json) on stdin.  For every result it derives, from
 launch.megatron_args and launch.env alone, what Megatron-LM would run: data
 parallelism, microbatches, the layers of each pipeline stage, interleaving,
-recomputation, sequence parallelism, ZeRO stage and optimizer, applying
+recomputation, sequence parallelism, ZeRO stage, optimizer and the
+context-parallel algorithm (with its all-to-all group), applying
 Megatron-LM's own argument checks (file:line at main d98e8a64dd, 2026).  Each
 derived value must equal the plan's config.  Prints one line per result and
 exits 1 on the first mismatch or refused flag set.  Usage:
@@ -20,6 +21,13 @@ NMB = "megatron/core/num_microbatches_calculator.py"
 SPECS = "megatron/core/models/gpt/gpt_layer_specs.py"
 PS = "megatron/core/parallel_state.py"
 MOE = "megatron/core/transformer/moe/moe_layer.py"
+MPC = "megatron/core/model_parallel_config.py"
+# Transformer Engine 2.x, where Megatron-Core's cp_comm_type runs
+TE_CP = "transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py"
+# flags that take one value or more (argparse nargs='+'): ARGS:3221 --cp-comm-type;
+# --hierarchical-context-parallel-sizes, a list[int] generated from MPC:103
+NARGS_PLUS = {"--cp-comm-type", "--hierarchical-context-parallel-sizes"}
+CP_COMM_TYPES = ("p2p", "a2a", "allgather", "a2a+p2p")  # ARGS:3221-3226, TC:1030-1044
 
 
 class Refused(Exception):
@@ -37,7 +45,14 @@ def parse(argv):
     while i < len(argv):
         key = argv[i]
         assert key.startswith("--"), key
-        if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
+        if key in NARGS_PLUS:
+            j = i + 1
+            while j < len(argv) and not argv[j].startswith("--"):
+                j += 1
+            need(j > i + 1, ARGS, f"{key} expects at least one argument")
+            flags[key] = argv[i + 1:j]
+            i = j
+        elif i + 1 < len(argv) and not argv[i + 1].startswith("--"):
             flags[key] = argv[i + 1]
             i += 2
         else:
@@ -58,6 +73,7 @@ def build(flags, env, gpus):
     # ARGS:442-448 dp = world // (tp pp cp); torchrun starts exactly `gpus` ranks
     need(gpus % (tp * pp * cp) == 0, f"{ARGS}:448", "world size divisible by tp*pp*cp")
     dp = gpus // (tp * pp * cp)
+    cp_comm, cp_a2a = context_parallel(flags, cp, tp, heads, kv_heads, layers)
     mbs, gb = num("--micro-batch-size"), num("--global-batch-size")
     need(gb % (mbs * dp) == 0, f"{NMB}:381", "global batch divisible by mbs*dp")
     microbatches = gb // (mbs * dp)
@@ -145,7 +161,43 @@ def build(flags, env, gpus):
     return {**moe, "dp": dp, "microbatches": microbatches, "stage_layers": stages, "vp": vp,
             "recompute": recompute, "recompute_layers": recompute_layers,
             "sequence_parallel": sp, "zero": zero, "optimizer": optimizer, "tp": tp, "pp": pp,
-            "cp": cp, "mbs": mbs, "global_batch": gb}
+            "cp": cp, "mbs": mbs, "global_batch": gb, "cp_comm": cp_comm, "cp_a2a": cp_a2a}
+
+
+def context_parallel(flags, cp, tp, heads, kv_heads, layers):
+    """The CP algorithm and all-to-all group Megatron-Core runs (None, None without
+    cp > 1), refusing what its argument checks and Transformer Engine refuse."""
+    seq = int(flags["--seq-length"]) if "--seq-length" in flags else None
+    if cp > 1 and seq is not None:
+        need(seq % (2 * cp) == 0, f"{ARGS}:1335-1337", "seq-length a multiple of 2 * cp")
+    types = flags.get("--cp-comm-type", ["p2p"])  # ARGS:3221 default ["p2p"]
+    sizes = flags.get("--hierarchical-context-parallel-sizes")
+    sizes = [int(x) for x in sizes] if sizes is not None else None
+    for t in types:
+        need(t in CP_COMM_TYPES, f"{ARGS}:3221-3226", f"cp comm type {t!r} unknown")
+    # TC:3103-3108: a list gives one type per layer
+    need(len(types) in (1, layers), f"{TC}:3103-3108", "one cp comm type, or one per layer")
+    if sizes is not None:
+        prod = 1
+        for n in sizes:
+            prod *= n
+        need(cp == prod, f"{ARGS}:580-582", "context-parallel size the product of the "
+             "hierarchical sizes")
+    if "a2a+p2p" in types:
+        need(sizes is not None, f"{ARGS}:583-585",
+             "--hierarchical-context-parallel-sizes must be set when a2a+p2p is used")
+    if cp <= 1:
+        return None, None
+    need(len(set(types)) == 1, TC, "parplan plans one cp comm type for all layers")
+    kind = types[0]
+    # TE_CP AttnFuncWithCPAndQKVOA2A.forward: each TP rank's query and key/value
+    # heads (one when tp exceeds the groups: replicated) divisible by the a2a group
+    a2a = cp if kind == "a2a" else sizes[0] if kind == "a2a+p2p" else None
+    if a2a is not None:
+        q, kv = heads // tp, max(kv_heads // tp, 1)
+        need(q % a2a == 0 and kv % a2a == 0, f"{TE_CP} (AttnFuncWithCPAndQKVOA2A)",
+             f"{q} query and {kv} key/value heads per TP rank divisible by the a2a group {a2a}")
+    return kind, (sizes[0] if kind == "a2a+p2p" else None)
 
 
 def expert_layout(flags, num, gpus, tp, pp, sp):
@@ -228,7 +280,7 @@ def main():
             if minor < 12:
                 print(f"REFUSED rank {r['rank']}: --grad-reduce-in-bf16 needs core_v0.12, not {v}")
                 return 1
-        want = {k: c.get(k) for k in got}
+        want = {k: c.get(k) for k in got}  # cp_comm, cp_a2a: absent with cp 1
         if "etp" in got and "etp" not in c:
             want["etp"] = c["tp"]  # a plan older than etp: experts split as tp
         want["sequence_parallel"] = c["sequence_parallel"] and c["tp"] > 1

@@ -50,6 +50,13 @@ run "$P" estimate --model gpt3-175b --topology dgx-h100-superpod --global-batch 
 check "bad value: exit 2, names the flag" '[ $rc -eq 2 ] && has "$err" "--mbs: expected a positive integer, found 0"'
 run "$P" estimate --model mixtral-8x7b --topology dgx-h100-superpod --gpus 16 --tp 4 --pp 1 --cp 2 --ep 8 --etp 4 --mbs 1 --global-batch 16 --sequence-parallel
 check "an expert fold that does not divide the stage: exit 2, names --etp" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "parplan: --etp: etp*ep = 4*8 does not divide"'
+# llama3-70b at tp 8 leaves each rank one key/value head: no all-to-all over 2 CP ranks
+run "$P" estimate --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 64 --tp 8 --pp 1 --cp 2 --mbs 1 --cp-comm a2a
+check "a2a that cannot split the heads: exit 2, names --cp-comm" '[ $rc -eq 2 ] && [ -z "$out" ] && has "$err" "--cp-comm: a2a splits the attention heads"'
+run "$P" estimate --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 64 --tp 8 --pp 1 --cp 2 --mbs 1 --cp-comm ring
+check "unknown CP algorithm: exit 2, lists the four" '[ $rc -eq 2 ] && has "$err" "--cp-comm" && has "$err" "a2a+p2p"'
+run "$P" estimate --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 64 --tp 2 --pp 8 --cp 4 --mbs 1 --zero 1 --flash-attention --sequence-parallel --cp-comm a2a
+check "a2a estimate names its algorithm" '[ $rc -eq 0 ] && has "$out" "cp 4 (a2a)"'
 
 run "$P" models
 check "models lists the catalogue" '[ $rc -eq 0 ] && has "$out" gpt3-175b && has "$out" megatron-1t && has "$out" mt-nlg-530b && has "$out" bloom-176b && has "$out" llama3-8b && has "$out" llama3-70b && has "$out" llama3-405b && has "$out" mixtral-8x7b'

@@ -139,11 +139,35 @@ for case in "bloom-176b dgx-a100-superpod 384 2048" "llama3-405b dgx-h100-superp
     check "$1 on $3 GPUs of $2: Megatron builds all 10 plans as costed" 'megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
 done
 for pins in "--zero 2" "--zero 3" "--optimizer sgd" "--recompute selective" "--precision fp16" \
-    "--tp 8 --pp 8 --cp 2 --vp 8" "--tp 8 --pp 16 --vp 2"; do
+    "--tp 8 --pp 8 --cp 2 --vp 8" "--tp 8 --pp 16 --vp 2" "--tp 2 --cp 4 --cp-comm a2a" \
+    "--tp 2 --cp 8 --cp-comm a2a+p2p" "--tp 8 --cp 4 --cp-comm allgather"; do
     # shellcheck disable=SC2086
     run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --global-batch 1024 --top 3 $pins --json
     check "llama3-405b pinned $pins: Megatron builds the plans as costed" '[ $rc -eq 0 ] && megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
 done
+# the checks refuse CP flags Megatron-LM or Transformer Engine would: a2a+p2p
+# without its sizes (arguments.py:583-585), sizes whose product is not cp
+# (:580-582), a2a over more ranks than each TP rank's key/value heads divide (TE)
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --global-batch 1024 --top 1 --tp 2 --cp 8 --cp-comm a2a+p2p --json
+hier=$out
+cp_refused() { # $1: python editing the flags list `a`; $2: what the refusal cites
+    printf '%s' "$hier" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+a = d['results'][0]['launch']['megatron_args']
+$1
+json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1
+    [ $? -ne 0 ] && grep -q "^REFUSED.*$2" "$tmp/mc"
+}
+check "megatron_check takes the a2a+p2p plan as costed" 'printf "%s" "$hier" | python3 "$ROOT/tests/cli/megatron_check.py" >/dev/null'
+check "megatron_check refuses a2a+p2p without --hierarchical-context-parallel-sizes" \
+    'cp_refused "i = a.index(\"--hierarchical-context-parallel-sizes\"); del a[i:i + 3]" "arguments.py:583-585"'
+check "megatron_check refuses hierarchical sizes whose product is not cp" \
+    'cp_refused "i = a.index(\"--hierarchical-context-parallel-sizes\"); a[i + 2] = \"4\"" "arguments.py:580-582"'
+check "megatron_check refuses a2a over 8 ranks of 4 key/value heads a TP rank" \
+    'cp_refused "a[a.index(\"--cp-comm-type\") + 1] = \"a2a\"" "AttnFuncWithCPAndQKVOA2A"'
+check "megatron_check refuses an unknown cp comm type" \
+    'cp_refused "a[a.index(\"--cp-comm-type\") + 1] = \"ring\"" "arguments.py:3221-3226"'
 # gradient precision: nemo-2025 keeps 16-bit gradients, as NVIDIA's performance
 # recipes run (grad_reduce_in_fp32 = False), and says so to Megatron-LM; the
 # megatron-core profile keeps Megatron-LM's fp32 main gradients.  Llama 3 70B,

@@ -1,0 +1,186 @@
+/*
+ * stack.c - the software-stack profiles (see parplan/schedule.h): what each stack
+ * that ran could build, what it overlaps, its gradient precision, its MoE
+ * communication, and the options the step-time model takes from it.
+ */
+#include "parplan/schedule.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The profiles: what ran, and whether it overlaps communication with compute.
+ * Megatron-Core (2023+) overlaps the gradient reduction with the backward
+ * (--overlap-grad-reduce), TP communication with GEMMs (Transformer Engine's
+ * userbuffers) and pipeline sends with compute; Megatron-LM up to its 2023
+ * releases as run without those flags (MegaScale's baseline, Jiang et al. NSDI'24
+ * §6), Megatron-DeepSpeed and DeepSpeed 2021 hide none of their own.  An expert
+ * tensor-parallel size other than tp (--expert-tensor-parallel-size) first came
+ * with Megatron-Core core_v0.10, so only the 2025+ profile searches it. */
+/* Context-parallel algorithms: ring attention (p2p) alone until Megatron-Core
+ * core_v0.10.0 (Nov 2024) brought --cp-comm-type with a2a, allgather and a2a+p2p
+ * (commits 91a8a4c8dc, 645c329d07); NeMo's 2024 containers shipped the 0.8-0.9
+ * releases before it. */
+#define CP_P2P (1u << PPL_CP_COMM_P2P)
+#define CP_ALL ((1u << PPL_CP_COMM_COUNT) - 1u)
+
+static const struct {
+    const char *name; /* what each stands for: the ppl_stack enum */
+    bool overlaps;
+    bool half_grads; /* bf16 gradient buffers and reduction (see below) */
+    bool moe_comm;   /* Megatron-Core 0.12+ MoE communication: the flex dispatcher with
+                        DeepEP (moe_enable_deepep, core_v0.12) and the 1F1B all-to-all
+                        overlap (overlap_moe_expert_parallel_comm, core_v0.14) */
+    ppl_stack_support can;
+} profiles[PPL_STACK_COUNT] = {
+    /* clang-format off */
+    /*                                                 overlaps half   moe    cp     sp     sel    flash  vp     zero etp    cp_comms */
+    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  {true,  true,  true,  true,  true,  3, true,  CP_ALL}},
+    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  {true,  true,  true,  true,  true,  1, false, CP_P2P}},
+    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, {true,  true,  true,  true,  true,  1, false, CP_P2P}},
+    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, {false, false, true,  true,  false, 3, false, 0}},
+    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, {false, true,  true,  true,  true,  1, false, 0}},
+    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, false, {false, true,  true,  false, true,  1, false, 0}},
+    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, false, {false, false, false, false, true,  0, false, 0}},
+    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, false, {false, false, false, false, false, 1, false, 0}},
+    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, false, {false, false, false, false, false, 3, false, 0}},
+    /* clang-format on */
+};
+
+bool ppl_stack_moe_comm(ppl_stack stack)
+{
+    return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].moe_comm;
+}
+
+ppl_ep_mode ppl_ep_mode_of(const ppl_model *m, const ppl_config *c, ppl_stack stack)
+{
+    ppl_ep_mode e = {false, false};
+    if (!m->has_moe || c->ep <= 1 || !ppl_stack_moe_comm(stack))
+        return e;
+    /* a model trained with node-limited routing is dispatched as it was designed
+     * to be, once per server (DeepEP) */
+    e.dedup = m->moe.router_node_limit > 0;
+    /* megatron/core/transformer/transformer_config.py (__post_init__, "EP A2A
+     * overlap"): expert parallelism, no full recomputation, bf16 or fp16, a virtual
+     * pipeline when pp > 1, at most one MTP layer */
+    e.overlap = c->recompute != PPL_RECOMPUTE_FULL && c->precision != PPL_PRECISION_FP16 &&
+                (c->pp == 1 || c->vp > 1) && m->mtp_layers <= 1;
+    return e;
+}
+
+/* Gradient precision under bf16 (and fp8) training.  Megatron-LM keeps fp32 main
+ * gradients and reduces them in fp32 unless told --grad-reduce-in-bf16
+ * (megatron/training/arguments.py, validate_args: "bfloat16 requires gradient
+ * accumulation and all-reduce to be done in fp32").  NVIDIA's performance
+ * configurations turn that off: NeMo 24.x launcher configs set
+ * optim.grad_sync_dtype: bf16, NeMo 2 / Megatron-Bridge performance recipes
+ * grad_reduce_in_fp32 = False, and Megatron-LM's examples/llama scripts, which
+ * follow them, pass --grad-reduce-in-bf16.  The half_grads profiles are those. */
+bool ppl_stack_half_grads(ppl_stack stack)
+{
+    return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].half_grads;
+}
+
+const ppl_stack_support *ppl_stack_supports(ppl_stack stack)
+{
+    return &profiles[(unsigned)stack < PPL_STACK_COUNT ? stack : PPL_STACK_NEMO_2025].can;
+}
+
+const char *const ppl_stack_names[] = {"nemo-2025",
+                                       "megatron-core",
+                                       "nemo-2024",
+                                       "fsdp",
+                                       "megatron-lm-2023",
+                                       "megatron-lm-2022",
+                                       "megatron-lm-2021",
+                                       "megatron-deepspeed",
+                                       "deepspeed-zero3-2021",
+                                       "modern",
+                                       "legacy",
+                                       NULL};
+
+ppl_stack ppl_stack_from_name_index(int index)
+{
+    if (index == PPL_STACK_COUNT)
+        return PPL_STACK_MODERN;
+    if (index == PPL_STACK_COUNT + 1)
+        return PPL_STACK_LEGACY;
+    return (unsigned)index < PPL_STACK_COUNT ? (ppl_stack)index : PPL_STACK_MODERN;
+}
+
+const char *ppl_stack_name(ppl_stack stack)
+{
+    return (unsigned)stack < PPL_STACK_COUNT ? profiles[stack].name : "?";
+}
+
+bool ppl_stack_overlaps(ppl_stack stack)
+{
+    return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].overlaps;
+}
+
+ppl_stack ppl_stack_for_software(const char *framework, const char *version, bool *known)
+{
+    const char *f = framework ? framework : "", *v = version ? version : "";
+    int year = 0;
+    if (v[0] == 'v' || v[0] == 'V')
+        v++;
+    if (strcmp(f, "megatron-core") == 0 && strncmp(v, "0.", 2) == 0 && v[2] >= '0' && v[2] <= '9') {
+        /* Megatron-Core's own numbering: 0.1-0.9 came out in 2023-24, 0.10 on in 2025 */
+        year = atoi(v + 2) >= 10 ? 2025 : 2024;
+    } else if (v[0] >= '0' && v[0] <= '9') {
+        year = atoi(v);
+    }
+    if (year > 0 && year < 100)
+        year += 2000; /* NeMo containers: "24.07", "25.09" */
+    *known = true;
+    if (strcmp(f, "megatron-lm") == 0) {
+        if (year == 2021)
+            return PPL_STACK_MEGATRON_LM_2021;
+        if (year == 2022)
+            return PPL_STACK_MEGATRON_LM_2022;
+        if (year == 2023)
+            return PPL_STACK_MEGATRON_LM_2023;
+    }
+    if (strcmp(f, "megatron-deepspeed") == 0)
+        return PPL_STACK_MEGATRON_DEEPSPEED;
+    if (strcmp(f, "deepspeed") == 0 && year > 0 && year <= 2021)
+        return PPL_STACK_DEEPSPEED_ZERO3_2021;
+    if (strcmp(f, "megatron-core") == 0 && year > 0 && year < 2025)
+        return PPL_STACK_MEGATRON_CORE;
+    if (strcmp(f, "nemo") == 0 && year > 0 && year < 2025)
+        return PPL_STACK_NEMO_2024;
+    if (strcmp(f, "megatron-core") == 0 && year >= 2025)
+        return PPL_STACK_NEMO_2025; /* 2025+ releases: the kernels of their era */
+    if (strcmp(f, "megatron-bridge") == 0 || strcmp(f, "nemo") == 0)
+        return PPL_STACK_NEMO_2025;
+    if (strcmp(f, "llm-foundry") == 0 || strcmp(f, "fsdp") == 0)
+        return PPL_STACK_FSDP;
+    *known = false;
+    return PPL_STACK_MEGATRON_CORE; /* the most common stack of large runs since 2023 */
+}
+
+void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants *k)
+{
+    memset(o, 0, sizeof *o);
+    o->stack = stack;
+    /* Megatron-Core DDP buckets of 40M parameters */
+    o->bucket_params = 40e6;
+    /* fitted (constants.c): stacks that overlap hide TP communication under GEMMs
+     * (Transformer Engine's userbuffers overlap) and pipeline sends under compute,
+     * and the gradient reduction under part of the last microbatch's backward; the
+     * others hide nothing of their own */
+    o->step_overhead_s = k->step_overhead_s;
+    o->overlap_cost = k->overlap_cost;
+    if (ppl_stack_overlaps(stack)) {
+        o->tp_overlap = k->tp_overlap;
+        o->dp_overlap = k->dp_overlap;
+        o->pp_overlap = k->pp_overlap;
+    }
+    /* ZeRO-3: FSDP and Megatron-FSDP gather a layer (a unit, a bucket) at a time and
+     * prefetch the next under the current one's compute; DeepSpeed's 2021 stage 3
+     * gathered each parameter tensor on demand, one NCCL collective apiece, and hid
+     * little of it (Narayanan et al. SC'21 Table 2: 174.6B on 768 and on 1,536
+     * A100 took the same 66.75 s a step) */
+    o->zero3_per_tensor = stack == PPL_STACK_DEEPSPEED_ZERO3_2021;
+    o->zero3_overlap = stack == PPL_STACK_DEEPSPEED_ZERO3_2021 ? 0.0 : 1.0;
+    o->zero3_bus = stack == PPL_STACK_DEEPSPEED_ZERO3_2021 ? k->zero3_2021_bus : 1.0;
+}
