@@ -53,23 +53,6 @@ static double pos(double x)
     return x > 0.0 ? x : 0.0;
 }
 
-/* One collective (NCCL's automatic algorithm), `count` times; adds its traffic
- * when asked. */
-static double cp_coll(const ppl_eval_ctx *ctx, ppl_collective_op op, const ppl_group *g,
-                      double bytes, double count, ppl_traffic *traffic)
-{
-    ppl_coll r;
-    if (g->n <= 1 || bytes <= 0.0 || count <= 0.0)
-        return 0.0;
-    ppl_collective(&ctx->net, op, g, bytes, PPL_ALGO_AUTO, &r);
-    if (traffic) {
-        traffic->nvlink += count * r.nvlink_bytes;
-        traffic->rail += count * r.rail_bytes;
-        traffic->spine += count * r.spine_bytes;
-    }
-    return count * r.time_s;
-}
-
 /* Bytes per GPU of one all-to-all buffer of q and of kv columns, 16-bit. */
 static void a2a_buffers(const ppl_model *m, const ppl_config *c, double *q_bytes, double *kv_bytes)
 {
@@ -97,10 +80,10 @@ static void a2a_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_gr
 {
     double q, kv;
     a2a_buffers(ctx->model, c, &q, &kv);
-    *fwd = cp_coll(ctx, PPL_OP_ALLTOALL, g, q, 2.0 * count, traffic) +
-           cp_coll(ctx, PPL_OP_ALLTOALL, g, kv, 2.0 * count, traffic);
-    *bwd = cp_coll(ctx, PPL_OP_ALLTOALL, g, q, 3.0 * count, traffic) +
-           cp_coll(ctx, PPL_OP_ALLTOALL, g, kv, 2.0 * count, traffic);
+    *fwd = ppl_eval_coll(ctx, PPL_OP_ALLTOALL, g, q, 2.0 * count, traffic) +
+           ppl_eval_coll(ctx, PPL_OP_ALLTOALL, g, kv, 2.0 * count, traffic);
+    *bwd = ppl_eval_coll(ctx, PPL_OP_ALLTOALL, g, q, 3.0 * count, traffic) +
+           ppl_eval_coll(ctx, PPL_OP_ALLTOALL, g, kv, 2.0 * count, traffic);
 }
 
 /* Fills out for `count` layers, adding their traffic when asked. */
@@ -125,9 +108,9 @@ static void cp_cost(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layo
         break;
     case PPL_CP_COMM_ALLGATHER: {
         double whole = kv_chunk * (double)c->cp; /* the gathered buffer */
-        out->open_fwd_s = cp_coll(ctx, PPL_OP_ALLGATHER, &l->g_cp, whole, count, traffic);
-        out->open_bwd_s = cp_coll(ctx, PPL_OP_ALLGATHER, &l->g_cp, whole, count, traffic) +
-                          cp_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_cp, whole, count, traffic);
+        out->open_fwd_s = ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_cp, whole, count, traffic);
+        out->open_bwd_s = ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_cp, whole, count, traffic) +
+                          ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_cp, whole, count, traffic);
         break;
     }
     case PPL_CP_COMM_A2A_P2P:
@@ -138,11 +121,11 @@ static void cp_cost(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layo
     }
     if (ring && ring->n > 1) {
         double steps = count * (out->ring_ranks - 1.0);
-        out->step_fwd_s = cp_coll(ctx, PPL_OP_SENDRECV, ring, kv_chunk, 1.0, NULL);
-        out->step_bwd_s = cp_coll(ctx, PPL_OP_SENDRECV, ring, 2.0 * kv_chunk, 1.0, NULL);
+        out->step_fwd_s = ppl_eval_coll(ctx, PPL_OP_SENDRECV, ring, kv_chunk, 1.0, NULL);
+        out->step_bwd_s = ppl_eval_coll(ctx, PPL_OP_SENDRECV, ring, 2.0 * kv_chunk, 1.0, NULL);
         if (traffic) {
-            cp_coll(ctx, PPL_OP_SENDRECV, ring, kv_chunk, steps, traffic);
-            cp_coll(ctx, PPL_OP_SENDRECV, ring, 2.0 * kv_chunk, steps, traffic);
+            ppl_eval_coll(ctx, PPL_OP_SENDRECV, ring, kv_chunk, steps, traffic);
+            ppl_eval_coll(ctx, PPL_OP_SENDRECV, ring, 2.0 * kv_chunk, steps, traffic);
         }
     } else {
         out->ring_ranks = 0.0;

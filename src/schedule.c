@@ -66,9 +66,8 @@ static double pos(double x)
     return x > 0.0 ? x : 0.0;
 }
 
-/* A collective with NCCL's automatic algorithm; adds its traffic when asked. */
-static double coll(const ppl_eval_ctx *ctx, ppl_collective_op op, const ppl_group *g, double bytes,
-                   double count, ppl_traffic *traffic)
+double ppl_eval_coll(const ppl_eval_ctx *ctx, ppl_collective_op op, const ppl_group *g,
+                     double bytes, double count, ppl_traffic *traffic)
 {
     ppl_coll r;
     if (g->n <= 1 || bytes <= 0.0 || count <= 0.0)
@@ -102,10 +101,11 @@ static void dp_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_gro
     double per = params / buckets;
     double gb = grad_bytes(ctx, c);
     if (c->zero == 0) {
-        *reduce = coll(ctx, PPL_OP_ALLREDUCE, g, per * gb, buckets, traffic);
+        *reduce = ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, g, per * gb, buckets, traffic);
     } else if (c->zero <= 2) {
-        *reduce = coll(ctx, PPL_OP_REDUCESCATTER, g, per * gb, buckets, traffic);
-        *gather = coll(ctx, PPL_OP_ALLGATHER, g, per * ctx->memory.weight_bytes, buckets, traffic);
+        *reduce = ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, g, per * gb, buckets, traffic);
+        *gather = ppl_eval_coll(ctx, PPL_OP_ALLGATHER, g, per * ctx->memory.weight_bytes, buckets,
+                                traffic);
     }
     *last_bucket = *reduce / buckets;
 }
@@ -145,9 +145,9 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     mi->tp_one = 0.0;
     if (c->tp > 1)
         mi->tp_one = c->sequence_parallel
-                         ? coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, 1, NULL) +
-                               coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, 1, NULL)
-                         : coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, 1, NULL);
+                         ? ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, 1, NULL) +
+                               ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, 1, NULL)
+                         : ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, 1, NULL);
     ppl_cp_cost_of(ctx, c, l, &mi->cp);
     mi->ep_one = mi->ep_hidden_share = 0.0;
     if (c->ep > 1 && m->has_moe) {
@@ -180,15 +180,15 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     if (etp > 1 && m->has_moe) {
         double gathered = mi->act * (double)m->moe.top_k * (double)etp / (double)c->tp *
                           ppl_moe_load_factor(m); /* the busiest rank's share */
-        mi->etp_one = coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered, 1, NULL) +
-                      coll(ctx, PPL_OP_REDUCESCATTER, &l->g_etp, gathered, 1, NULL);
+        mi->etp_one = ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered, 1, NULL) +
+                      ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_etp, gathered, 1, NULL);
     }
     mi->pp_one = 0.0;
     if (c->pp > 1) {
         double per_rank = c->tp > 1 ? mi->act / (double)c->tp : mi->act;
-        mi->pp_one = coll(ctx, PPL_OP_SENDRECV, &l->g_pp, per_rank, 1, NULL);
+        mi->pp_one = ppl_eval_coll(ctx, PPL_OP_SENDRECV, &l->g_pp, per_rank, 1, NULL);
         if (c->tp > 1 && !c->sequence_parallel) /* scatter-gather: rebuild over NVLink */
-            mi->pp_one += coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, 1, NULL);
+            mi->pp_one += ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, 1, NULL);
     }
 }
 
@@ -271,7 +271,8 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
             last = l2;
         if (c->pp > 1 && ctx->model->tied_embeddings && (k->is_first || k->is_last)) {
             double tied = (double)ctx->model->vocab * (double)ctx->model->hidden / (double)c->tp;
-            reduce += coll(ctx, PPL_OP_ALLREDUCE, &l->g_tie, tied * grad_bytes(ctx, c), 1, NULL);
+            reduce +=
+                ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tie, tied * grad_bytes(ctx, c), 1, NULL);
         }
         k->dp_reduce[kind] = reduce;
         k->dp_gather[kind] = gather;
@@ -282,20 +283,20 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
          * the collective's latency; the bytes are the layer's either way) */
         double n = ctx->stack.zero3_per_tensor ? tensors_per_layer(ctx->model) : 1.0;
         double bus = ctx->stack.zero3_bus;
-        k->z3_ag = coll(ctx, PPL_OP_ALLGATHER, &l->g_dp,
-                        layer_params * ctx->memory.weight_bytes / n / bus, n, NULL);
-        k->z3_rs = coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp,
-                        layer_params * grad_bytes(ctx, c) / n / bus, n, NULL);
+        k->z3_ag = ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_dp,
+                                 layer_params * ctx->memory.weight_bytes / n / bus, n, NULL);
+        k->z3_rs = ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp,
+                                 layer_params * grad_bytes(ctx, c) / n / bus, n, NULL);
         /* a MoE layer's local experts are sharded over the expert-data-parallel
          * group (edp = tp*cp*dp/(etp*ep) ranks) and gathered and reduce-scattered over it as the
          * dense weights are over theirs; averaged over the class's layers */
         if (k->moe_layers > 0 && mem->params_expert > 0) {
             double expert = mem->params_expert / (double)k->moe_layers;
             double share = (double)k->moe_layers / (double)k->layers;
-            k->z3_ag += share * coll(ctx, PPL_OP_ALLGATHER, &l->g_edp,
-                                     expert * ctx->memory.weight_bytes / n / bus, n, NULL);
-            k->z3_rs += share * coll(ctx, PPL_OP_REDUCESCATTER, &l->g_edp,
-                                     expert * grad_bytes(ctx, c) / n / bus, n, NULL);
+            k->z3_ag += share * ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_edp,
+                                              expert * ctx->memory.weight_bytes / n / bus, n, NULL);
+            k->z3_rs += share * ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_edp,
+                                              expert * grad_bytes(ctx, c) / n / bus, n, NULL);
         }
     }
     k->dp_ready |= 1 << kind;
@@ -465,21 +466,23 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     if (c->tp > 1) {
         double n = mb * (worst_layers - 0.5 * worst_moe) * per_layer;
         if (c->sequence_parallel) {
-            coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, n, tr);
-            coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, n, tr);
+            ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, n, tr);
+            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, n, tr);
         } else {
-            coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, n, tr);
+            ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, n, tr);
         }
     }
     if (mi->etp_one > 0.0) { /* the dispatcher's gathers over the etp group */
         double gathered =
             mi->act * (double)m->moe.top_k * (double)ppl_config_etp(c) / (double)c->tp;
-        coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered, mb * worst_moe * 0.5 * per_layer, tr);
-        coll(ctx, PPL_OP_REDUCESCATTER, &l->g_etp, gathered, mb * worst_moe * 0.5 * per_layer, tr);
+        ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered, mb * worst_moe * 0.5 * per_layer,
+                      tr);
+        ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_etp, gathered,
+                      mb * worst_moe * 0.5 * per_layer, tr);
     }
     if (c->pp > 1)
-        coll(ctx, PPL_OP_SENDRECV, &l->g_pp, c->tp > 1 ? mi->act / (double)c->tp : mi->act,
-             mb * 2.0 * (double)c->vp, tr);
+        ppl_eval_coll(ctx, PPL_OP_SENDRECV, &l->g_pp, c->tp > 1 ? mi->act / (double)c->tp : mi->act,
+                      mb * 2.0 * (double)c->vp, tr);
     if (c->cp > 1)
         ppl_cp_traffic(ctx, c, l, mb * worst_layers, tr);
     if (c->zero < 3) {
@@ -488,16 +491,16 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         dp_times(ctx, c, &l->g_edp, worst_expert, &r, &g, &lb, tr); /* experts: over edp */
     } else if (l->g_dp.n > 1 && worst_layers > 0) {
         double layer_params = (worst_params - worst_expert) / worst_layers;
-        coll(ctx, PPL_OP_ALLGATHER, &l->g_dp, layer_params * ctx->memory.weight_bytes,
-             2.0 * mb * worst_layers, tr);
-        coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp, layer_params * grad_bytes(ctx, c),
-             mb * worst_layers, tr);
+        ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_dp, layer_params * ctx->memory.weight_bytes,
+                      2.0 * mb * worst_layers, tr);
+        ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp, layer_params * grad_bytes(ctx, c),
+                      mb * worst_layers, tr);
         if (worst_moe > 0 && l->g_edp.n > 1) { /* a MoE layer's experts: over edp */
             double expert = worst_expert / worst_moe;
-            coll(ctx, PPL_OP_ALLGATHER, &l->g_edp, expert * ctx->memory.weight_bytes,
-                 2.0 * mb * worst_moe, tr);
-            coll(ctx, PPL_OP_REDUCESCATTER, &l->g_edp, expert * grad_bytes(ctx, c), mb * worst_moe,
-                 tr);
+            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_edp, expert * ctx->memory.weight_bytes,
+                          2.0 * mb * worst_moe, tr);
+            ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_edp, expert * grad_bytes(ctx, c),
+                          mb * worst_moe, tr);
         }
     }
 

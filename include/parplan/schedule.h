@@ -78,7 +78,7 @@ typedef struct ppl_stack_support {
     bool flash_attention;     /* 2023+ stacks */
     bool interleaving;        /* Megatron's interleaved 1F1B (not DeepSpeed's pipeline engine) */
     int max_zero;             /* the deepest sharding it has: 0 none, 1 optimizer, ..., 3 */
-    bool expert_tp; /* an expert tensor-parallel size of its own (Megatron-Core 0.10+, 2025) */
+    bool expert_tp;    /* an expert tensor-parallel size of its own (Megatron-Core 0.10+, 2025) */
     unsigned cp_comms; /* the CP algorithms it has: bit k for ppl_cp_comm k */
 } ppl_stack_support;
 const ppl_stack_support *ppl_stack_supports(ppl_stack stack);
@@ -134,6 +134,12 @@ typedef struct ppl_step_time {
 typedef struct ppl_traffic {
     double nvlink, rail, spine; /* bytes sent per GPU per step at each level */
 } ppl_traffic;
+
+/* One collective on the context's network (NCCL's automatic algorithm), `count`
+ * times, in seconds; adds its bytes to *traffic when not NULL; 0 for a group of
+ * one or no bytes. */
+double ppl_eval_coll(const ppl_eval_ctx *ctx, ppl_collective_op op, const ppl_group *g,
+                     double bytes, double count, ppl_traffic *traffic);
 
 typedef struct ppl_estimate {
     ppl_config config;
