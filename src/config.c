@@ -381,6 +381,7 @@ const char *const ppl_pin_names[] = {"gpus",
                                      "recompute",
                                      "sequence_parallel",
                                      "flash_attention",
+                                     "ep_overlap",
                                      "precision",
                                      "optimizer",
                                      "schedule",
@@ -396,6 +397,7 @@ void ppl_pins_init(ppl_pins *p)
     p->gpus = p->tp = p->pp = p->dp = p->cp = p->ep = p->vp = p->mbs = p->global_batch = PPL_UNSET;
     p->etp = PPL_UNSET;
     p->zero = p->recompute = p->sequence_parallel = p->flash_attention = PPL_UNSET;
+    p->ep_overlap = PPL_UNSET;
     p->precision = PPL_PRECISION_BF16;
     p->optimizer = PPL_OPTIMIZER_ADAM;
     p->schedule = PPL_SCHEDULE_1F1B;
@@ -431,6 +433,7 @@ ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl
     c->recompute_layers = a->recompute_layers == PPL_UNSET ? 0 : a->recompute_layers;
     c->sequence_parallel = a->sequence_parallel == 1;
     c->flash_attention = a->flash_attention == 1;
+    c->ep_overlap = a->ep_overlap == 1;
     c->precision = (ppl_precision)a->precision;
     c->optimizer = (ppl_optimizer)a->optimizer;
     c->schedule = (ppl_schedule)a->schedule;

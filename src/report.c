@@ -37,6 +37,8 @@ json_t *ppl_config_json(const ppl_config *c, const ppl_model *m)
                                                     : json_null());
     json_object_set_new(o, "sequence_parallel", json_boolean(c->sequence_parallel));
     json_object_set_new(o, "flash_attention", json_boolean(c->flash_attention));
+    if (c->ep > 1)
+        json_object_set_new(o, "ep_overlap", json_boolean(c->ep_overlap));
     json_object_set_new(o, "precision", json_string(ppl_precision_name(c->precision)));
     json_object_set_new(o, "optimizer", json_string(ppl_optimizer_name(c->optimizer)));
     json_object_set_new(o, "schedule",

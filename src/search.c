@@ -236,8 +236,8 @@ static bool same_knobs(const ppl_config *a, const ppl_config *b)
     return a->gpus == b->gpus && a->tp == b->tp && a->pp == b->pp && a->cp == b->cp &&
            a->ep == b->ep && ppl_config_etp(a) == ppl_config_etp(b) && a->vp == b->vp &&
            a->mbs == b->mbs && a->zero == b->zero && a->recompute == b->recompute &&
-           a->sequence_parallel == b->sequence_parallel && a->flash_attention == b->flash_attention &&
-           a->cp_comm == b->cp_comm;
+           a->sequence_parallel == b->sequence_parallel &&
+           a->flash_attention == b->flash_attention && a->cp_comm == b->cp_comm;
 }
 
 typedef struct search_state {
@@ -643,6 +643,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     c.precision = (ppl_precision)pin->precision;
     c.optimizer = (ppl_optimizer)pin->optimizer;
     c.schedule = (ppl_schedule)pin->schedule;
+    c.ep_overlap = pin->ep_overlap == 1; /* opt-in, as in Megatron-Core: never searched */
     c.recompute_layers = pin->recompute_layers == PPL_UNSET ? 0 : pin->recompute_layers;
     for (int a = 0; a < tps.n; a++) {
         c.tp = tps.v[a];

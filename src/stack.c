@@ -62,8 +62,9 @@ ppl_ep_mode ppl_ep_mode_of(const ppl_model *m, const ppl_config *c, ppl_stack st
     /* megatron/core/transformer/transformer_config.py (__post_init__, "EP A2A
      * overlap"): expert parallelism, no full recomputation, bf16 or fp16, a virtual
      * pipeline when pp > 1, at most one MTP layer */
-    e.overlap = c->recompute != PPL_RECOMPUTE_FULL && c->precision != PPL_PRECISION_FP16 &&
-                (c->pp == 1 || c->vp > 1) && m->mtp_layers <= 1;
+    e.overlap = c->ep_overlap && c->recompute != PPL_RECOMPUTE_FULL &&
+                c->precision != PPL_PRECISION_FP16 && (c->pp == 1 || c->vp > 1) &&
+                m->mtp_layers <= 1;
     return e;
 }
 

@@ -78,6 +78,7 @@ typedef struct ppl_pins {
     int recompute; /* ppl_recompute */
     int sequence_parallel; /* 0 or 1 */
     int flash_attention;   /* 0 or 1 */
+    int ep_overlap;        /* 0 or 1: Megatron-Core's 1F1B expert all-to-all overlap */
     int precision;         /* ppl_precision */
     int optimizer;         /* ppl_optimizer */
     int schedule;          /* ppl_schedule */
@@ -111,6 +112,10 @@ typedef struct ppl_config {
     int64_t recompute_layers;
     bool sequence_parallel;
     bool flash_attention;
+    /* Megatron-Core's 1F1B all-to-all overlap (--overlap-moe-expert-parallel-comm):
+     * opt-in there, off in NVIDIA's H100 performance recipes, and off here unless
+     * pinned; it applies where ppl_ep_mode_of allows it */
+    bool ep_overlap;
     ppl_precision precision;
     ppl_optimizer optimizer;
     ppl_schedule schedule;

@@ -55,6 +55,7 @@ typedef enum opt_id {
     O_RECOMPUTE,
     O_SP,
     O_FLASH,
+    O_EP_OVERLAP,
     O_PRECISION,
     O_OPTIMIZER,
     O_TOP,
@@ -171,6 +172,10 @@ static const opt_def options[] = {
      "[=yes|no]", 0, 0, NULL, "sequence parallelism (with tp > 1)"},
     {O_FLASH, "--flash-attention", 0, K_OPTBOOL, CMDS_CONFIG, 0, F(pins.flash_attention),
      "[=yes|no]", 0, 0, NULL, "flash attention (no s x s score matrix kept)"},
+    {O_EP_OVERLAP, "--ep-overlap", 0, K_OPTBOOL, CMDS_CONFIG, 0, F(pins.ep_overlap), "[=yes|no]", 0,
+     0, NULL,
+     "MoE: Megatron-Core's 1F1B expert all-to-all overlap (--overlap-moe-expert-parallel-comm, "
+     "core_v0.14; opt-in there and here, never searched)"},
     {O_RECOMPUTE_LAYERS, "--recompute-layers", 0, K_INT, CMDS_CONFIG, 0, F(pins.recompute_layers),
      "N", 1, 100000, NULL,
      "with --recompute full: recompute only N layers of each stage (Megatron-LM "

@@ -362,7 +362,8 @@ static void test_cp_ring_hidden(void **state)
 }
 
 /*
- * Megatron-Core's 1F1B all-to-all overlap, as nemo-2025 runs it.  Mixtral on 64
+ * Megatron-Core's 1F1B all-to-all overlap, as nemo-2025 runs it when asked
+ * (--ep-overlap).  Mixtral on 64
  * GPUs, tp 1, pp 1, dp 64, ep 8, 8 microbatches of 1: every microbatch but the
  * first pairs its forward with the previous one's backward, so 7/8 of the
  * expert all-to-all may hide (ep_hidden_share).  Full recomputation turns the
@@ -384,6 +385,9 @@ static void test_ep_overlap(void **state)
     c.etp = 1;
     c.flash_attention = true;
     assert_int_equal(c.microbatches, 8);
+    /* opt-in, as in Megatron-Core */
+    assert_false(ppl_ep_mode_of(&m, &c, PPL_STACK_NEMO_2025).overlap);
+    c.ep_overlap = true;
     ppl_ep_mode mode = ppl_ep_mode_of(&m, &c, PPL_STACK_NEMO_2025);
     assert_true(mode.overlap && !mode.dedup); /* Mixtral has no node limit */
     ppl_layout l;
@@ -402,6 +406,7 @@ static void test_ep_overlap(void **state)
     assert_false(ppl_ep_mode_of(&m, &full, PPL_STACK_NEMO_2025).overlap);
     ppl_config piped = test_config(64, 1, 2, 1, 512, &m);
     piped.ep = 8;
+    piped.ep_overlap = true;
     assert_false(ppl_ep_mode_of(&m, &piped, PPL_STACK_NEMO_2025).overlap);
     piped.vp = 2;
     assert_true(ppl_ep_mode_of(&m, &piped, PPL_STACK_NEMO_2025).overlap);
