@@ -11,8 +11,22 @@
 
 #include "parplan/units.h"
 
-/* The best plan on the first `gpus` GPUs; *meets when it trains in time.
- * Nothing fitting is not an error here: *meets stays false. */
+/* Wall-clock seconds to train on plan e, failures counted (infinite when the job
+ * never finishes); *g its goodput. */
+static double wall_s(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o, const ppl_estimate *e,
+                     ppl_goodput *g)
+{
+    ppl_goodput_opts go;
+    if (o->goodput)
+        go = *o->goodput;
+    else
+        ppl_goodput_opts_init(&go);
+    ppl_goodput_of(&go, ctx->figures.params_total, &ctx->memory, &e->config, ctx->stack.stack, g);
+    return ppl_time_with_failures_s(ppl_time_to_train_s(o->tokens, e->tokens_per_s), g->goodput);
+}
+
+/* The best plan on the first `gpus` GPUs; *meets when it trains in time,
+ * failures counted.  Nothing fitting is not an error here: *meets stays false. */
 static ppl_status plan_at(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o, int64_t gpus,
                           ppl_estimate *e, bool *meets, ppl_search_totals *acc, ppl_error *err)
 {
@@ -21,9 +35,10 @@ static ppl_status plan_at(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o, int
     if (pins.global_batch == PPL_UNSET)
         pins.global_batch = ppl_default_global_batch(ctx->model);
     ppl_status st = ppl_best_plan(ctx, &pins, &o->search, e, acc, err);
+    ppl_goodput g;
     *meets = false;
     if (st == PPL_OK && !o->fit_only)
-        *meets = ppl_time_to_train_s(o->tokens, e->tokens_per_s) <= o->days * 86400.0;
+        *meets = wall_s(ctx, o, e, &g) <= o->days * 86400.0;
     else if (st == PPL_OK)
         *meets = true;
     return st == PPL_INFEASIBLE ? PPL_OK : st;
@@ -110,11 +125,19 @@ static ppl_status not_found(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o, p
         return st;
     if (e->tokens_per_s > 0) {
         char when[32];
-        ppl_format_time(ppl_time_to_train_s(o->tokens, e->tokens_per_s), when, sizeof when);
+        ppl_goodput g;
+        double s = wall_s(ctx, o, e, &g);
+        if (g.goodput <= 0)
+            return ppl_error_set(err, PPL_INFEASIBLE, "", "",
+                                 "not within %.4g days: on all %lld GPUs of %s failures come "
+                                 "faster than checkpoints and restarts let training advance "
+                                 "(goodput 0)",
+                                 o->days, (long long)all, t->name);
+        ppl_format_time(s, when, sizeof when);
         return ppl_error_set(err, PPL_INFEASIBLE, "", "",
                              "not within %.4g days: all %lld GPUs of %s train %.4g tokens in %s "
-                             "at best",
-                             o->days, (long long)all, t->name, o->tokens, when);
+                             "at best, failures counted (goodput %.3f)",
+                             o->days, (long long)all, t->name, o->tokens, when, g.goodput);
     }
     return ppl_error_set(err, PPL_INFEASIBLE, "", "", "not within %.4g days: nothing fits on %s",
                          o->days, t->name);
@@ -139,8 +162,9 @@ ppl_status ppl_size(const ppl_eval_ctx *ctx, const ppl_sizing_opts *opts, ppl_si
     if (!found)
         return not_found(ctx, &o, out, &last, err);
     if (!o.fit_only) {
-        out->seconds = ppl_time_to_train_s(o.tokens, out->best.tokens_per_s);
-        out->days = ppl_time_to_train_days(o.tokens, out->best.tokens_per_s);
+        out->failure_free_s = ppl_time_to_train_s(o.tokens, out->best.tokens_per_s);
+        out->seconds = wall_s(ctx, &o, &out->best, &out->goodput);
+        out->days = out->seconds / 86400.0;
         out->gpu_hours = ppl_gpu_hours(out->gpus, out->seconds);
         if (o.gpu_hour_price > 0)
             out->cost = out->gpu_hours * o.gpu_hour_price;
