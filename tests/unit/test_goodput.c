@@ -165,12 +165,50 @@ static void test_goodput_of(void **state)
     assert_true(g.goodput == 0.0);
 }
 
+/* An asynchronous save must finish writing before the next: 1e12 parameters
+ * (14e12 B) on 1,024 GPUs, tp 8 x pp 8 x dp 16, ZeRO 1, nemo-2025.  Writers
+ * 1,024 x 25 GB/s = 25.6 TB/s > 2 TB/s: write 14e12 / 2e12 = 7 s.  Stall: the
+ * shard 14e12 / 1,024 = 1.3672e10 B / 25e9 = 0.546875 s.  MTBF 10.24 GPU-hours /
+ * 1,024 = 36 s: Young's sqrt(2 x 0.546875 x 36) = 6.275 s is shorter than the
+ * write, so the interval is 7 s.  No restart: R = the 7 s reload.  Waste =
+ * 0.546875 / 7 + (3.5 + 7) / 36 = 0.078125 + 0.291667 = 0.369792, goodput
+ * 0.630208. */
+static void test_async_interval(void **state)
+{
+    (void)state;
+    ppl_memory_opts mo;
+    ppl_memory_opts_init(&mo);
+    ppl_goodput_opts o;
+    ppl_goodput_opts_init(&o);
+    o.mtbf_gpu_hours = 10.24;
+    o.restart_s = 0.0;
+    ppl_config c;
+    memset(&c, 0, sizeof c);
+    c.gpus = 1024;
+    c.tp = 8;
+    c.pp = 8;
+    c.dp = 16;
+    c.cp = c.ep = c.vp = 1;
+    c.zero = 1;
+    c.optimizer = PPL_OPTIMIZER_ADAM;
+    ppl_goodput g;
+    ppl_goodput_of(&o, 1e12, &mo, &c, PPL_STACK_NEMO_2025, &g);
+    assert_true(g.checkpoint.async);
+    assert_close(g.checkpoint.write_s, 7.0, 1e-12);
+    assert_close(g.checkpoint.stall_s, 0.546875, 1e-12);
+    assert_close(g.job_mtbf_s, 36.0, 1e-12);
+    assert_close(ppl_young_daly_interval_s(g.checkpoint.stall_s, g.job_mtbf_s), 6.274950, 1e-6);
+    assert_close(g.interval_s, 7.0, 1e-12);
+    assert_close(g.waste, 0.369792, 1e-5);
+    assert_close(g.goodput, 0.630208, 1e-5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_mtbf),     cmocka_unit_test(test_young_daly),
         cmocka_unit_test(test_checkpoint_bytes), cmocka_unit_test(test_checkpoint_cost),
-        cmocka_unit_test(test_goodput_of),
+        cmocka_unit_test(test_goodput_of),       cmocka_unit_test(test_async_interval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
