@@ -353,8 +353,16 @@ ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size
             return st;
         r->ok = true;
         if (o->tokens > 0) {
-            r->time_to_train_s = ppl_time_to_train_s(o->tokens, r->best.tokens_per_s);
-            r->time_to_train_days = ppl_time_to_train_days(o->tokens, r->best.tokens_per_s);
+            ppl_goodput_opts g;
+            if (o->goodput)
+                g = *o->goodput;
+            else
+                ppl_goodput_opts_init(&g);
+            ppl_goodput_of(&g, ctx.figures.params_total, &ctx.memory, &r->best.config,
+                           ctx.stack.stack, &r->goodput);
+            r->failure_free_s = ppl_time_to_train_s(o->tokens, r->best.tokens_per_s);
+            r->time_to_train_s = ppl_time_with_failures_s(r->failure_free_s, r->goodput.goodput);
+            r->time_to_train_days = r->time_to_train_s / 86400.0;
             r->gpu_hours = ppl_gpu_hours(r->best.config.gpus, r->time_to_train_s);
         }
     }

@@ -62,6 +62,7 @@
 #include "parplan/config.h"
 #include "parplan/constants.h"
 #include "parplan/error.h"
+#include "parplan/goodput.h"
 #include "parplan/memory.h"
 #include "parplan/model.h"
 #include "parplan/output.h"

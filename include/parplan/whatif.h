@@ -19,6 +19,7 @@
 
 #include "parplan/config.h"
 #include "parplan/error.h"
+#include "parplan/goodput.h"
 #include "parplan/model.h"
 #include "parplan/schedule.h"
 #include "parplan/search.h"
@@ -115,7 +116,12 @@ typedef struct ppl_whatif_result {
     int idx[PPL_WHATIF_MAX_SWEEPS]; /* each sweep's value index (ppl_sweep_point) */
     bool ok;                        /* a plan fits */
     ppl_estimate best;
-    double time_to_train_s, time_to_train_days, gpu_hours; /* with tokens > 0 */
+    /* with tokens > 0: wall-clock time including failures, checkpoints and
+     * restarts (infinite when goodput is 0), the failure-free time, GPU-hours of
+     * the wall-clock time */
+    double time_to_train_s, time_to_train_days, gpu_hours;
+    double failure_free_s;
+    ppl_goodput goodput;
     ppl_search_totals search;
 } ppl_whatif_result;
 
@@ -126,15 +132,16 @@ typedef void (*ppl_whatif_ctx_fn)(void *user, ppl_eval_ctx *ctx, const ppl_model
 
 typedef struct ppl_whatif_opts {
     const ppl_model *model;
-    const struct json_t *topology; /* the document ppl_topology_document read */
-    const char *file;              /* how errors name it */
-    const ppl_sweep *sweeps;       /* from ppl_sweeps_parse */
-    int nsweeps;                   /* at most PPL_WHATIF_MAX_SWEEPS */
-    ppl_pins pins;                 /* the knobs pinned at every point */
-    ppl_search_opts search;        /* objective and families; pins and top unused */
-    double tokens;                 /* training tokens; 0: no time to train */
-    bool default_batch;            /* each point's global batch: ppl_default_global_batch
-                                      of its model (its seq_len), pins.global_batch unused */
+    const struct json_t *topology;   /* the document ppl_topology_document read */
+    const char *file;                /* how errors name it */
+    const ppl_sweep *sweeps;         /* from ppl_sweeps_parse */
+    int nsweeps;                     /* at most PPL_WHATIF_MAX_SWEEPS */
+    ppl_pins pins;                   /* the knobs pinned at every point */
+    ppl_search_opts search;          /* objective and families; pins and top unused */
+    double tokens;                   /* training tokens; 0: no time to train */
+    bool default_batch;              /* each point's global batch: ppl_default_global_batch
+                                        of its model (its seq_len), pins.global_batch unused */
+    const ppl_goodput_opts *goodput; /* failures and checkpoints; NULL: the defaults */
     ppl_whatif_ctx_fn ctx_init;
     void *ctx_user;
 } ppl_whatif_opts;
@@ -152,8 +159,9 @@ ppl_status ppl_whatif_run(const ppl_whatif_opts *opts, ppl_whatif_result *out, s
  * 8,192 tokens, 2,048 of 2,048. */
 int64_t ppl_default_global_batch(const ppl_model *model);
 
-/* Time to train on tokens at tokens_per_s (global_batch * seq_len / step time):
- * seconds, and days of 86,400 s. */
+/* Time to train on tokens at tokens_per_s (global_batch * seq_len / step time),
+ * failure-free: seconds, and days of 86,400 s (ppl_time_with_failures_s adds
+ * failures). */
 double ppl_time_to_train_s(double tokens, double tokens_per_s);
 double ppl_time_to_train_days(double tokens, double tokens_per_s);
 

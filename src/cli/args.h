@@ -65,6 +65,9 @@ typedef struct ppl_args {
     const char *sweeps[PPL_MAX_SWEEPS];
     double tokens;
     double days;
+    double mtbf_gpu_hours; /* GPU-hours between job-interrupting failures */
+    double checkpoint_bps; /* aggregate checkpoint bandwidth to storage */
+    double restart_s;      /* restart before the checkpoint reload */
     bool fit_only;
     bool csv;
     const char *plot_path;

@@ -22,7 +22,13 @@ ppl_status cmd_size(cli *c)
         cli_note_batch(ppl_default_global_batch(&model), &model);
     ppl_eval_ctx ctx;
     cli_eval_ctx(c, &ctx, &model, &topo);
-    ppl_sizing_opts opts = {.pins = &a->pins,
+    ppl_goodput_opts gopts;
+    ppl_goodput_opts_init(&gopts);
+    gopts.mtbf_gpu_hours = a->mtbf_gpu_hours;
+    gopts.storage_bps = a->checkpoint_bps;
+    gopts.restart_s = a->restart_s;
+    ppl_sizing_opts opts = {.goodput = &gopts,
+                            .pins = &a->pins,
                             .search = {.objective = a->objective,
                                        .allow_tp_across_servers = a->allow_tp_across_servers},
                             .fit_only = a->fit_only,
@@ -43,6 +49,10 @@ ppl_status cmd_size(cli *c)
         if (!a->fit_only) {
             json_object_set_new(doc, "tokens", ppl_json_real(a->tokens));
             json_object_set_new(doc, "days", ppl_json_real(r.days));
+            json_object_set_new(doc, "days_failure_free",
+                                ppl_json_real(r.failure_free_s / 86400.0));
+            json_object_set_new(doc, "goodput", ppl_json_real(r.goodput.goodput));
+            json_object_set_new(doc, "checkpoint_interval_s", ppl_json_real(r.goodput.interval_s));
             json_object_set_new(doc, "days_allowed", ppl_json_real(a->days));
             json_object_set_new(doc, "gpu_hours", ppl_json_real(r.gpu_hours));
             if (a->gpu_hour_price > 0)
@@ -73,6 +83,17 @@ ppl_status cmd_size(cli *c)
         if (a->gpu_hour_price > 0)
             ppl_buf_printf(&c->out, ", cost %.4g", r.cost);
         ppl_buf_printf(&c->out, "\n");
+        char free_s[32], every[32], stall[32], mtbf[32], bytes[32];
+        ppl_format_time(r.failure_free_s, free_s, sizeof free_s);
+        ppl_format_time(r.goodput.interval_s, every, sizeof every);
+        ppl_format_time(r.goodput.checkpoint.stall_s, stall, sizeof stall);
+        ppl_format_time(r.goodput.job_mtbf_s, mtbf, sizeof mtbf);
+        ppl_format_bytes(r.goodput.checkpoint.bytes, bytes, sizeof bytes);
+        ppl_buf_printf(&c->out,
+                       "goodput  %.1f%% (%s failure-free; a failure every %s, a %s %s "
+                       "checkpoint every %s stalling %s)\n",
+                       100.0 * r.goodput.goodput, free_s, mtbf, bytes,
+                       r.goodput.checkpoint.async ? "async" : "sync", every, stall);
     }
     ppl_buf_printf(&c->out, "config   %s\n", desc);
     if (a->timing)

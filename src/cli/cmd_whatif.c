@@ -8,6 +8,7 @@
  */
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +20,12 @@ static void short_config(const ppl_config *c, char *buf, size_t size)
     char rc[32], etp[24] = "";
     if (ppl_config_etp(c) != c->tp)
         snprintf(etp, sizeof etp, " etp%lld", (long long)ppl_config_etp(c));
-    snprintf(buf, size, "%lld/%lld/%lld/%lld/%lld%s vp%lld mbs%lld z%d %s%s%s%s%s", (long long)c->tp,
-             (long long)c->pp, (long long)c->dp, (long long)c->cp, (long long)c->ep, etp,
-             (long long)c->vp, (long long)c->mbs, c->zero, ppl_recompute_label(c, rc, sizeof rc),
-             c->sequence_parallel ? " sp" : "", c->flash_attention ? " fa" : "",
-             c->cp > 1 ? " " : "", c->cp > 1 ? ppl_cp_comm_name(c->cp_comm) : "");
+    snprintf(buf, size, "%lld/%lld/%lld/%lld/%lld%s vp%lld mbs%lld z%d %s%s%s%s%s",
+             (long long)c->tp, (long long)c->pp, (long long)c->dp, (long long)c->cp,
+             (long long)c->ep, etp, (long long)c->vp, (long long)c->mbs, c->zero,
+             ppl_recompute_label(c, rc, sizeof rc), c->sequence_parallel ? " sp" : "",
+             c->flash_attention ? " fa" : "", c->cp > 1 ? " " : "",
+             c->cp > 1 ? ppl_cp_comm_name(c->cp_comm) : "");
 }
 
 /* One point of the grid: its value indices and the best plan there. */
@@ -42,7 +44,7 @@ static ppl_status svg_plot(cli *c, const ppl_sweep *sw, int nsw, const point *pt
     double ymax = 0;
     for (size_t i = 0; i < npts; i++) {
         double y = ttt ? pts[i].time_to_train_days : pts[i].best.tokens_per_s;
-        if (pts[i].ok && y > ymax)
+        if (pts[i].ok && isfinite(y) && y > ymax) /* never finishing: not drawn */
             ymax = y;
     }
     if (ymax <= 0)
@@ -80,6 +82,8 @@ static ppl_status svg_plot(cli *c, const ppl_sweep *sw, int nsw, const point *pt
             if (!p->ok)
                 continue;
             double y = ttt ? p->time_to_train_days : p->best.tokens_per_s;
+            if (!isfinite(y))
+                continue;
             double x = L + (W - L - R) * (nx == 1 ? 0.5 : (double)i / (nx - 1));
             ppl_buf_printf(&svg, "%.1f,%.1f ", x, H - B - (H - T - B) * y / ymax);
         }
@@ -128,6 +132,12 @@ static json_t *whatif_json(cli *c, const ppl_model *model, const ppl_topology *b
         json_object_set_new(e, "search", ppl_search_totals_json(&pts[p].search, a->timing));
         if (ttt && pts[p].ok) {
             json_object_set_new(e, "time_to_train_s", ppl_json_real(pts[p].time_to_train_s));
+            json_object_set_new(e, "days", ppl_json_real(pts[p].time_to_train_days));
+            json_object_set_new(e, "days_failure_free",
+                                ppl_json_real(pts[p].failure_free_s / 86400.0));
+            json_object_set_new(e, "goodput", ppl_json_real(pts[p].goodput.goodput));
+            json_object_set_new(e, "checkpoint_interval_s",
+                                ppl_json_real(pts[p].goodput.interval_s));
             json_object_set_new(e, "gpu_hours", ppl_json_real(pts[p].gpu_hours));
         }
         json_array_append_new(list, e);
@@ -142,7 +152,7 @@ static ppl_status whatif_table(cli *c, const ppl_sweep *sw, const point *pts, si
 {
     const ppl_args *a = c->args;
     bool ttt = a->tokens > 0;
-    size_t ncols = (size_t)a->nsweeps + 5 + (batch_swept ? 0 : 1) + (ttt ? 2 : 0);
+    size_t ncols = (size_t)a->nsweeps + 5 + (batch_swept ? 0 : 1) + (ttt ? 4 : 0);
     ppl_table tab;
     char align[PPL_TABLE_MAX_COLS + 1];
     memset(align, 'r', sizeof align);
@@ -162,6 +172,8 @@ static ppl_status whatif_table(cli *c, const ppl_sweep *sw, const point *pts, si
     head[h++] = "best tp/pp/dp/cp/ep";
     if (ttt) {
         head[h++] = "time to train";
+        head[h++] = "failure-free";
+        head[h++] = "goodput";
         head[h++] = "GPU-hours";
     }
     if (!a->csv)
@@ -193,11 +205,26 @@ static ppl_status whatif_table(cli *c, const ppl_sweep *sw, const point *pts, si
             }
             short_config(&e->config, cells[k++], 96);
             if (ttt) {
-                if (a->csv)
-                    snprintf(cells[k++], 96, "%.6g", pts[p].time_to_train_s);
+                const ppl_whatif_result *q = &pts[p];
+                bool never = !(q->goodput.goodput > 0);
+                if (never) {
+                    snprintf(cells[k++], 96, "never");
+                } else if (a->csv) {
+                    snprintf(cells[k++], 96, "%.6g", q->time_to_train_s);
+                } else {
+                    ppl_format_time(q->time_to_train_s, cells[k++], 96);
+                }
+                if (a->csv) {
+                    snprintf(cells[k++], 96, "%.6g", q->failure_free_s);
+                    snprintf(cells[k++], 96, "%.4f", q->goodput.goodput);
+                } else {
+                    ppl_format_time(q->failure_free_s, cells[k++], 96);
+                    snprintf(cells[k++], 96, "%.1f%%", 100.0 * q->goodput.goodput);
+                }
+                if (never)
+                    snprintf(cells[k++], 96, "-");
                 else
-                    ppl_format_time(pts[p].time_to_train_s, cells[k++], 96);
-                snprintf(cells[k++], 96, "%.4g", pts[p].gpu_hours);
+                    snprintf(cells[k++], 96, "%.4g", q->gpu_hours);
             }
         } else {
             snprintf(cells[k++], 96, "-");
@@ -207,10 +234,9 @@ static ppl_status whatif_table(cli *c, const ppl_sweep *sw, const point *pts, si
             snprintf(cells[k++], 96, "-");
             snprintf(cells[k++], 96, "-");
             snprintf(cells[k++], 96, "nothing fits");
-            if (ttt) {
-                snprintf(cells[k++], 96, "-");
-                snprintf(cells[k++], 96, "-");
-            }
+            if (ttt)
+                for (int j = 0; j < 4; j++)
+                    snprintf(cells[k++], 96, "-");
         }
         for (size_t j = 0; j < ncols; j++)
             row[j] = cells[j];
@@ -286,6 +312,11 @@ ppl_status cmd_whatif(cli *c)
         batch = ppl_default_global_batch(&model);
         cli_note_batch(batch, &model);
     }
+    ppl_goodput_opts gopts;
+    ppl_goodput_opts_init(&gopts);
+    gopts.mtbf_gpu_hours = a->mtbf_gpu_hours;
+    gopts.storage_bps = a->checkpoint_bps;
+    gopts.restart_s = a->restart_s;
     ppl_whatif_opts wo = {.model = &model,
                           .topology = topo_json,
                           .file = path,
@@ -295,6 +326,7 @@ ppl_status cmd_whatif(cli *c)
                           .search = {.objective = a->objective,
                                      .allow_tp_across_servers = a->allow_tp_across_servers},
                           .tokens = a->tokens,
+                          .goodput = &gopts,
                           .default_batch = batch_assumed,
                           .ctx_init = eval_ctx_of,
                           .ctx_user = c};

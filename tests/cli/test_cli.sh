@@ -291,6 +291,36 @@ import re,sys; g=int(re.match(r\"(\d+) GPUs hold\", sys.argv[1]).group(1)); asse
 run "$P" size --model megatron-1t --topology dgx-h100-superpod --tokens 1e15 --days 1 --global-batch 1024
 check "size: impossible in time is exit 1 with the best time reachable" '[ $rc -eq 1 ] && has "$err" "at best"'
 
+# time to train with failures (SPEC 1.1): days = days_failure_free / goodput; at
+# 16,384 H100 the defaults give Meta's "> 90% effective training time"
+check "size: days include failures, goodput above 0.9 at 16K H100" 'python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); g=d[\"goodput\"]
+assert 0.9<g<1, g
+assert abs(d[\"days\"]-d[\"days_failure_free\"]/g)<1e-9*d[\"days\"]
+assert d[\"checkpoint_interval_s\"]>0" "$tmp/size.json"'
+run "$P" whatif --model llama3-405b --topology h100-64k --global-batch 2048 --tokens 15.6T --sweep gpus=16384,65536 --json
+printf '%s\n' "$out" >"$tmp/gp.json"
+check "whatif --tokens: goodput falls from 16K to 64K GPUs" '[ $rc -eq 0 ] && python3 -c "
+import json,sys; p=json.load(open(sys.argv[1]))[\"points\"]
+assert p[1][\"goodput\"]<p[0][\"goodput\"]<1, p
+assert all(q[\"days\"]>q[\"days_failure_free\"] for q in p)" "$tmp/gp.json"'
+run "$P" size --model llama3-8b --topology dgx-h100-superpod --tokens 1T --days 30 --mtbf-gpu-hours 1 --restart-time 1d
+check "size: failures faster than restarts is exit 1 saying goodput 0" '[ $rc -eq 1 ] && has "$err" "goodput 0"'
+# at 300 GPU-hours between failures llama3-8b trains 1T tokens faster on 512 GPUs
+# (goodput 0.71, 4.0 days) than on all 1,024 (goodput 0.38): the answer names 512
+run "$P" size --model llama3-8b --topology dgx-h100-superpod --tokens 1T --days 1 --global-batch 512 --mtbf-gpu-hours 300
+check "size: when more GPUs stop paying, exit 1 names the fastest count" '[ $rc -eq 1 ] && has "$err" "512 of the 1024 GPUs" && has "$err" "at best"'
+run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --tokens 1T --sweep gpus=64 --mtbf-gpu-hours 1 --restart-time 10min
+check "whatif: a job that never finishes says never" '[ $rc -eq 0 ] && has "$out" "never"'
+for bad in "--mtbf-gpu-hours 0" "--mtbf-gpu-hours x" "--checkpoint-bandwidth 2" "--checkpoint-bandwidth 1KB/s" "--restart-time -5" "--restart-time 30d"; do
+    run "$P" size --model llama3-8b --topology dgx-h100-superpod --tokens 1T --days 30 $bad
+    check "size $bad: usage error naming the flag" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "${bad%% *}"'
+done
+run "$P" size --model llama3-8b --topology dgx-h100-superpod --tokens 1T --days 30 --global-batch 512 --checkpoint-bandwidth 2TB/s --restart-time 600s --mtbf-gpu-hours 50677 --json
+check "size: the three flags at their defaults change nothing" '[ $rc -eq 0 ] && python3 -c "
+import json,sys; a=json.loads(sys.argv[1]); b=json.load(open(sys.argv[2]))
+assert abs(a[\"goodput\"]-b[\"goodput\"])<1e-4, (a[\"goodput\"], b[\"goodput\"])" "$out" "$ROOT/tests/golden/size-llama3-8b.json"'
+
 
 run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 8 --mbs 1 --global-batch 1536 --recompute-layers 3
 check "--recompute-layers without --recompute full is a usage error" '[ $rc -eq 2 ] && has "$err" "--recompute-layers: needs full recomputation"'

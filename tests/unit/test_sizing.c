@@ -40,7 +40,11 @@ static void test_in_time(void **state)
     assert_int_equal(r.best.config.global_batch, 512);
     assert_true(r.best.config.gpus <= 48);
     assert_true(r.days <= 30.0);
-    assert_close(r.seconds, 1e12 / (512.0 * 8192.0 / r.best.step_time_s), 1e-12);
+    /* failure-free 1e12 tokens / tokens per s; wall-clock that / goodput, where a
+     * 48-GPU job fails every 50,680 / 48 = 1,056 h: goodput above 99% */
+    assert_close(r.failure_free_s, 1e12 / (512.0 * 8192.0 / r.best.step_time_s), 1e-12);
+    assert_true(r.goodput.goodput > 0.99 && r.goodput.goodput < 1.0);
+    assert_close(r.seconds, r.failure_free_s / r.goodput.goodput, 1e-12);
     assert_close(r.days, r.seconds / 86400.0, 1e-15);
     assert_close(r.gpu_hours, 48.0 * r.days * 24.0, 1e-12);
     assert_close(r.cost, 2.0 * r.gpu_hours, 1e-15);
@@ -139,6 +143,46 @@ static void test_nothing_fits(void **state)
     assert_string_equal(err.message, "one replica of llama3-8b does not fit on all 8 GPUs of tiny");
 }
 
+/*
+ * The same job with failures every 200 GPU-hours (a 48-GPU job every 4.17 h, so
+ * a 10-minute restart alone costs 600 s / 15,000 s = 4%): the 48 GPUs that train
+ * it in 29.15 failure-free days (test_in_time) take more than 30 with failures,
+ * and size answers the next server, 56 GPUs, on its days with failures.
+ */
+static void test_failures_cost_gpus(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("llama3-8b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_pins pins = pins_with_batch(512);
+    ppl_goodput_opts g;
+    ppl_goodput_opts_init(&g);
+    g.mtbf_gpu_hours = 200.0;
+    ppl_sizing_opts o = {.pins = &pins, .tokens = 1e12, .days = 30, .goodput = &g};
+    ppl_sizing r;
+    ppl_error err;
+    assert_int_equal(ppl_size(&ctx, &o, &r, &err), PPL_OK);
+    assert_int_equal(r.gpus, 56);
+    assert_true(r.days <= 30.0);
+    assert_close(r.goodput.job_mtbf_s, 200.0 * 3600.0 / (double)r.best.config.gpus, 1e-12);
+    assert_close(r.seconds, r.failure_free_s / r.goodput.goodput, 1e-12);
+
+    /* 48 GPUs: in time without failures, late with them */
+    pins.gpus = 48;
+    ppl_estimate e;
+    ppl_search_totals totals = {0};
+    ppl_search_opts so = {.objective = PPL_OBJECTIVE_TIME};
+    assert_int_equal(ppl_best_plan(&ctx, &pins, &so, &e, &totals, &err), PPL_OK);
+    double free_days = ppl_time_to_train_days(1e12, e.tokens_per_s);
+    ppl_goodput at48;
+    ppl_goodput_of(&g, ctx.figures.params_total, &ctx.memory, &e.config, ctx.stack.stack, &at48);
+    assert_close(at48.job_mtbf_s, 15000.0, 1e-12);
+    assert_true(free_days < 30.0);
+    assert_true(free_days / at48.goodput > 30.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +190,7 @@ int main(void)
         cmocka_unit_test(test_fit_only),
         cmocka_unit_test(test_not_in_time),
         cmocka_unit_test(test_nothing_fits),
+        cmocka_unit_test(test_failures_cost_gpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -477,7 +477,11 @@ static void test_whatif_run(void **state)
         ppl_search_totals totals = {0};
         assert_int_equal(ppl_best_plan(&ctx, &pins, &so, &best, &totals, &err), PPL_OK);
         assert_true(best.step_time_s == r[i].best.step_time_s);
-        assert_close(r[i].time_to_train_s, 1e12 / r[i].best.tokens_per_s, 1e-12);
+        /* failure-free: tokens / tokens per s; with failures: that / goodput */
+        assert_close(r[i].failure_free_s, 1e12 / r[i].best.tokens_per_s, 1e-12);
+        assert_true(r[i].goodput.goodput > 0.99 && r[i].goodput.goodput < 1.0);
+        assert_close(r[i].time_to_train_s, r[i].failure_free_s / r[i].goodput.goodput, 1e-12);
+        assert_close(r[i].time_to_train_days, r[i].time_to_train_s / 86400.0, 1e-12);
         assert_close(r[i].gpu_hours, r[i].time_to_train_s * (double)r[i].best.config.gpus / 3600.0,
                      1e-12);
     }
