@@ -39,6 +39,10 @@ ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size
  * sequence length). */
 void cli_note_batch(int64_t batch, const ppl_model *model);
 
+/* The failure and checkpoint options of --mtbf-gpu-hours, --checkpoint-bandwidth
+ * and --restart-time (size, whatif --tokens), defaults where not given. */
+void cli_goodput_opts(const ppl_args *a, ppl_goodput_opts *out);
+
 /* Loads --model and --topology. */
 ppl_status cli_load(cli *c, ppl_model *model, ppl_topology *topo);
 

@@ -23,10 +23,7 @@ ppl_status cmd_size(cli *c)
     ppl_eval_ctx ctx;
     cli_eval_ctx(c, &ctx, &model, &topo);
     ppl_goodput_opts gopts;
-    ppl_goodput_opts_init(&gopts);
-    gopts.mtbf_gpu_hours = a->mtbf_gpu_hours;
-    gopts.storage_bps = a->checkpoint_bps;
-    gopts.restart_s = a->restart_s;
+    cli_goodput_opts(a, &gopts);
     ppl_sizing_opts opts = {.goodput = &gopts,
                             .pins = &a->pins,
                             .search = {.objective = a->objective,

@@ -313,10 +313,7 @@ ppl_status cmd_whatif(cli *c)
         cli_note_batch(batch, &model);
     }
     ppl_goodput_opts gopts;
-    ppl_goodput_opts_init(&gopts);
-    gopts.mtbf_gpu_hours = a->mtbf_gpu_hours;
-    gopts.storage_bps = a->checkpoint_bps;
-    gopts.restart_s = a->restart_s;
+    cli_goodput_opts(a, &gopts);
     ppl_whatif_opts wo = {.model = &model,
                           .topology = topo_json,
                           .file = path,

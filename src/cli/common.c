@@ -152,3 +152,11 @@ ppl_status cli_setup(cli *c, ppl_model *model, ppl_topology *topo, ppl_eval_ctx 
     cli_eval_ctx(c, ctx, model, topo);
     return ppl_config_from_pins(&c->args->pins, model, topo, config, &c->err);
 }
+
+void cli_goodput_opts(const ppl_args *a, ppl_goodput_opts *out)
+{
+    ppl_goodput_opts_init(out);
+    out->mtbf_gpu_hours = a->mtbf_gpu_hours;
+    out->storage_bps = a->checkpoint_bps;
+    out->restart_s = a->restart_s;
+}
