@@ -55,7 +55,9 @@ static ppl_status svg_plot(cli *c, const ppl_sweep *sw, int nsw, const point *pt
                    "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
                    W, H);
     ppl_buf_printf(&svg, "<text x=\"%.0f\" y=\"24\" font-size=\"14\">%s vs %s</text>\n", L,
-                   ttt ? "time to train (days)" : "tokens/s", sw[0].key);
+                   ttt ? "time to train (days; dashed: without failures, checkpoints and restarts)"
+                       : "tokens/s",
+                   sw[0].key);
     ppl_buf_printf(&svg,
                    "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n"
                    "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n",
@@ -88,6 +90,21 @@ static ppl_status svg_plot(cli *c, const ppl_sweep *sw, int nsw, const point *pt
             ppl_buf_printf(&svg, "%.1f,%.1f ", x, H - B - (H - T - B) * y / ymax);
         }
         ppl_buf_printf(&svg, "\"/>\n");
+        if (ttt) { /* the same series without failures, checkpoints and restarts, dashed */
+            ppl_buf_printf(&svg,
+                           "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
+                           "stroke-dasharray=\"5,4\" points=\"",
+                           colours[s]);
+            for (int i = 0; i < nx; i++) {
+                const point *p = &pts[(size_t)i * series + s];
+                double y = p->failure_free_s / 86400.0;
+                if (!p->ok || !isfinite(y))
+                    continue;
+                double x = L + (W - L - R) * (nx == 1 ? 0.5 : (double)i / (nx - 1));
+                ppl_buf_printf(&svg, "%.1f,%.1f ", x, H - B - (H - T - B) * y / ymax);
+            }
+            ppl_buf_printf(&svg, "\"/>\n");
+        }
         if (nsw > 1) {
             char label[128] = "";
             size_t used = 0;

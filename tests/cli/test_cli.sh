@@ -273,6 +273,8 @@ run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 15
 check "whatif: an impossible value is a usage error naming the path" '[ $rc -eq 2 ] && has "$err" "nvlink.domain_gpus"'
 run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --sweep tiers[0].oversubscription=1,2,4 --plot "$tmp/w.svg"
 check "whatif --plot writes an SVG chart" '[ $rc -eq 0 ] && grep -q "<svg" "$tmp/w.svg" && grep -q "polyline" "$tmp/w.svg"'
+run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --tokens 1T --sweep gpus=64,512 --plot "$tmp/t.svg"
+check "whatif --tokens --plot draws days with failures and, dashed, without" '[ $rc -eq 0 ] && [ "$(grep -c "<polyline" "$tmp/t.svg")" -eq 2 ] && [ "$(grep -c "stroke-dasharray" "$tmp/t.svg")" -eq 1 ]'
 
 run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 --global-batch 2048 --json
 printf '%s\n' "$out" >"$tmp/size.json"
