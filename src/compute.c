@@ -148,15 +148,12 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     double p16 = peak16(t, c);
     double pgemm = c->precision == PPL_PRECISION_FP8 ? t->gpu.flops[PPL_PRECISION_FP8] : p16;
     const bool fp8 = c->precision == PPL_PRECISION_FP8;
-    double gemm = w.gemm_flops / (pgemm * gemm_efficiency(m, c, e, fp8));
-    /* the experts' GEMMs (and the busiest GPU's excess) at the expert tensor-parallel width */
+    /* the experts' GEMMs (and the busiest GPU's excess) at the expert tensor-parallel
+     * width, the rest at the tensor-parallel one */
     double expert = w.expert_gemm_flops + w.skew_gemm_flops;
-    if (expert > 0.0) {
-        double at = ppl_config_etp(c) != c->tp ? gemm_efficiency_at(m, ppl_config_etp(c), e, fp8)
-                                               : gemm_efficiency(m, c, e, fp8);
-        gemm = (w.gemm_flops - w.expert_gemm_flops) / (pgemm * gemm_efficiency(m, c, e, fp8)) +
-               expert / (pgemm * at);
-    }
+    double gemm = (w.gemm_flops - w.expert_gemm_flops) / (pgemm * gemm_efficiency(m, c, e, fp8));
+    if (expert > 0.0)
+        gemm += expert / (pgemm * gemm_efficiency_at(m, ppl_config_etp(c), e, fp8));
     double attn = w.attn_flops / (p16 * (c->flash_attention ? e->attention : e->bmm));
     double elem = w.elementwise_bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
     double attn_backward = (c->flash_attention ? 2.5 : 2.0) * attn;
