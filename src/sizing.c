@@ -14,14 +14,21 @@
 
 /* Wall-clock seconds to train on plan e, failures counted (infinite when the job
  * never finishes); *g its goodput. */
-static double wall_s(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o, const ppl_estimate *e,
-                     ppl_goodput *g)
+static ppl_goodput_opts goodput_opts(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o)
 {
     ppl_goodput_opts go;
     if (o->goodput)
         go = *o->goodput;
     else
         ppl_goodput_opts_init(&go);
+    go.gpus_per_server = (int)ctx->topo->gpus_per_server;
+    return go;
+}
+
+static double wall_s(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o, const ppl_estimate *e,
+                     ppl_goodput *g)
+{
+    ppl_goodput_opts go = goodput_opts(ctx, o);
     ppl_goodput_of(&go, ctx->figures.params_total, &ctx->memory, &e->config, ctx->stack.stack, g);
     return ppl_time_with_failures_s(ppl_time_to_train_s(o->tokens, e->tokens_per_s), g->goodput);
 }
@@ -85,12 +92,27 @@ static ppl_status fit_only(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o, pp
     return PPL_OK;
 }
 
+/* The most servers a job may take when its hot spares must fit beside it on
+ * the topology. */
+static int64_t job_servers_max(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o)
+{
+    const int64_t per = ctx->topo->gpus_per_server;
+    ppl_goodput_opts go = goodput_opts(ctx, o);
+    const int64_t all = ctx->topo->servers * per;
+    if (!(go.spare_fraction > 0))
+        return (all - ppl_spare_gpus(&go, 0)) / per; /* a fixed count: may be <= 0 */
+    int64_t s = ctx->topo->servers;
+    while (s > 0 && s * per + ppl_spare_gpus(&go, s * per) > all)
+        s--;
+    return s;
+}
+
 /* Doubling whole servers until the plan trains in time, then bisection; *last
  * holds the last plan found. */
 static ppl_status in_time(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o, ppl_sizing *out,
                           ppl_estimate *last, bool *found, fastest *f, ppl_error *err)
 {
-    const int64_t per = ctx->topo->gpus_per_server, servers = ctx->topo->servers;
+    const int64_t per = ctx->topo->gpus_per_server, servers = job_servers_max(ctx, o);
     ppl_estimate *e = last;
     bool meets = false;
     ppl_status st;
@@ -131,7 +153,11 @@ static ppl_status not_found(const ppl_eval_ctx *ctx, const ppl_sizing_opts *o, p
                             ppl_estimate *e, fastest *f, ppl_error *err)
 {
     const ppl_topology *t = ctx->topo;
-    const int64_t all = t->servers * t->gpus_per_server;
+    const int64_t all = job_servers_max(ctx, o) * t->gpus_per_server;
+    if (all <= 0)
+        return ppl_error_set(err, PPL_INFEASIBLE, "", "--spares",
+                             "the hot spares take all %lld GPUs of %s: none are left for the job",
+                             (long long)(t->servers * t->gpus_per_server), t->name);
     if (o->fit_only)
         return ppl_error_set(err, PPL_INFEASIBLE, "", "",
                              "one replica of %s does not fit on all %lld GPUs of %s",
@@ -188,7 +214,19 @@ ppl_status ppl_size(const ppl_eval_ctx *ctx, const ppl_sizing_opts *opts, ppl_si
         out->failure_free_s = ppl_time_to_train_s(o.tokens, out->best.tokens_per_s);
         out->seconds = wall_s(ctx, &o, &out->best, &out->goodput);
         out->days = out->seconds / 86400.0;
-        out->gpu_hours = ppl_gpu_hours(out->gpus, out->seconds);
+        /* the spares are bought and held for the whole run */
+        out->gpu_hours = ppl_gpu_hours(out->gpus + out->goodput.spare_gpus, out->seconds);
+        if (out->goodput.spare_gpus > 0) {
+            ppl_goodput_opts none = goodput_opts(ctx, &o);
+            none.spare_gpus = 0;
+            none.spare_fraction = 0;
+            ppl_sizing_opts without = o;
+            without.goodput = &none;
+            ppl_goodput g;
+            out->seconds_without_spares = wall_s(ctx, &without, &out->best, &g);
+        } else {
+            out->seconds_without_spares = out->seconds;
+        }
         if (o.gpu_hour_price > 0)
             out->cost = out->gpu_hours * o.gpu_hour_price;
     }

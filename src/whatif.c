@@ -53,7 +53,7 @@ static void tier_fields(char *buf, size_t size)
 static ppl_status check_key(const char *k, const json_t *topology, ppl_error *err)
 {
     if (strcmp(k, "gpus") == 0 || strcmp(k, "global_batch") == 0 || strcmp(k, "seq_len") == 0 ||
-        settable_path(k))
+        strcmp(k, "spares") == 0 || settable_path(k))
         return PPL_OK;
     int tier, n = 0;
     char field[32];
@@ -72,11 +72,12 @@ static ppl_status check_key(const char *k, const json_t *topology, ppl_error *er
                              "unknown key '%s': the topology has %zu tiers", k,
                              json_array_size(tiers));
     }
-    return ppl_error_set(err, PPL_EUSAGE, "", SWEEP,
-                         "unknown key '%s' (use gpus, global_batch or a topology path such as "
-                         "rails.nic_bandwidth, nvlink.domain_gpus, tiers[1].oversubscription, "
-                         "rail_only, transport.loss_rate)",
-                         k);
+    return ppl_error_set(
+        err, PPL_EUSAGE, "", SWEEP,
+        "unknown key '%s' (use gpus, global_batch, seq_len, spares or a topology path such as "
+        "rails.nic_bandwidth, nvlink.domain_gpus, tiers[1].oversubscription, "
+        "rail_only, transport.loss_rate)",
+        k);
 }
 
 const char *ppl_sweep_value(const ppl_sweep *sweep, int i)
@@ -109,6 +110,7 @@ ppl_status ppl_sweep_parse(const char *spec, const json_t *topology, ppl_sweep *
     sw->kind = strcmp(sw->key, "gpus") == 0           ? PPL_SWEEP_GPUS
                : strcmp(sw->key, "global_batch") == 0 ? PPL_SWEEP_GLOBAL_BATCH
                : strcmp(sw->key, "seq_len") == 0      ? PPL_SWEEP_SEQ_LEN
+               : strcmp(sw->key, "spares") == 0       ? PPL_SWEEP_SPARES
                                                       : PPL_SWEEP_TOPOLOGY;
     return check_key(sw->key, topology, err);
 }
@@ -235,17 +237,20 @@ ppl_status ppl_whatif_point(const json_t *topology, const char *file, const ppl_
             set_path(patched, k, ppl_sweep_value_json(v));
             continue;
         }
-        if (ppl_parse_quantity(v, PPL_UNIT_COUNT, &d, why, sizeof why) != PPL_OK || d < 1 ||
+        /* spares may be 0: the point without them */
+        double lo = sweeps[i].kind == PPL_SWEEP_SPARES ? 0 : 1;
+        if (ppl_parse_quantity(v, PPL_UNIT_COUNT, &d, why, sizeof why) != PPL_OK || d < lo ||
             d != floor(d) || d > 1e12) {
-            st = ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "%s=%.40s: expected a positive integer",
-                               k, v);
+            st = ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "%s=%.40s: expected a %s integer", k, v,
+                               lo > 0 ? "positive" : "non-negative");
             break;
         }
         if (sweeps[i].kind == PPL_SWEEP_GPUS)
             pins->gpus = (int64_t)d;
         else if (sweeps[i].kind == PPL_SWEEP_GLOBAL_BATCH)
             pins->global_batch = (int64_t)d;
-        /* seq_len sets the model, which ppl_whatif_run copies per point */
+        /* seq_len sets the model, which ppl_whatif_run copies per point; spares
+         * the goodput options there */
     }
     ppl_error lerr;
     ppl_diag quiet = {0};
@@ -304,6 +309,26 @@ ppl_status ppl_best_plan(const ppl_eval_ctx *ctx, const ppl_pins *pins, const pp
     return st;
 }
 
+/* An earlier point whose values equal point p's in every sweep but spares, or
+ * NULL. */
+static const ppl_whatif_result *same_plan_as(const ppl_whatif_opts *o, const ppl_whatif_result *out,
+                                             size_t p)
+{
+    bool spares = false;
+    for (int i = 0; i < o->nsweeps; i++)
+        spares = spares || o->sweeps[i].kind == PPL_SWEEP_SPARES;
+    if (!spares)
+        return NULL;
+    for (size_t q = 0; q < p; q++) {
+        bool same = true;
+        for (int i = 0; i < o->nsweeps && same; i++)
+            same = o->sweeps[i].kind == PPL_SWEEP_SPARES || out[q].idx[i] == out[p].idx[i];
+        if (same)
+            return &out[q];
+    }
+    return NULL;
+}
+
 ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size_t npoints,
                           ppl_error *err)
 {
@@ -311,8 +336,12 @@ ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size
         return ppl_error_set(err, PPL_EUSAGE, "", "sweep", "at most %d sweeps",
                              PPL_WHATIF_MAX_SWEEPS);
     bool gpus_swept = false;
-    for (int i = 0; i < o->nsweeps; i++)
+    for (int i = 0; i < o->nsweeps; i++) {
         gpus_swept = gpus_swept || o->sweeps[i].kind == PPL_SWEEP_GPUS;
+        if (o->sweeps[i].kind == PPL_SWEEP_SPARES && !(o->tokens > 0))
+            return ppl_error_set(err, PPL_EUSAGE, "", SWEEP,
+                                 "spares: hot spares change the time to train; give --tokens");
+    }
     ppl_search_opts search = o->search;
     search.gpus_at_most = gpus_swept;
     memset(out, 0, npoints * sizeof *out);
@@ -346,11 +375,20 @@ ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size
             o->ctx_init(o->ctx_user, &ctx, &m, &t);
         else
             ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
-        st = ppl_best_plan(&ctx, &pins, &search, &r->best, &r->search, err);
-        if (st == PPL_INFEASIBLE)
-            continue;
-        if (st != PPL_OK)
-            return st;
+        /* a point that differs from an earlier one in its spares alone has the
+         * same plan: only the goodput changes */
+        const ppl_whatif_result *same = same_plan_as(o, out, p);
+        if (same) {
+            if (!same->ok)
+                continue;
+            r->best = same->best;
+        } else {
+            st = ppl_best_plan(&ctx, &pins, &search, &r->best, &r->search, err);
+            if (st == PPL_INFEASIBLE)
+                continue;
+            if (st != PPL_OK)
+                return st;
+        }
         r->ok = true;
         if (o->tokens > 0) {
             ppl_goodput_opts g;
@@ -358,12 +396,26 @@ ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size
                 g = *o->goodput;
             else
                 ppl_goodput_opts_init(&g);
+            g.gpus_per_server = (int)t.gpus_per_server;
+            for (int i = 0; i < o->nsweeps; i++) {
+                if (o->sweeps[i].kind != PPL_SWEEP_SPARES)
+                    continue;
+                double s;
+                char why[160];
+                /* a non-negative integer: ppl_whatif_point checked it */
+                ppl_parse_quantity(ppl_sweep_value(&o->sweeps[i], r->idx[i]), PPL_UNIT_COUNT, &s,
+                                   why, sizeof why);
+                g.spare_gpus = (int64_t)s;
+                g.spare_fraction = 0;
+            }
             ppl_goodput_of(&g, ctx.figures.params_total, &ctx.memory, &r->best.config,
                            ctx.stack.stack, &r->goodput);
             r->failure_free_s = ppl_time_to_train_s(o->tokens, r->best.tokens_per_s);
             r->time_to_train_s = ppl_time_with_failures_s(r->failure_free_s, r->goodput.goodput);
             r->time_to_train_days = r->time_to_train_s / 86400.0;
-            r->gpu_hours = ppl_gpu_hours(r->best.config.gpus, r->time_to_train_s);
+            /* hot spares are held beside the job for the whole run */
+            r->gpu_hours =
+                ppl_gpu_hours(r->best.config.gpus + r->goodput.spare_gpus, r->time_to_train_s);
         }
     }
     return PPL_OK;

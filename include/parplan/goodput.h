@@ -34,15 +34,27 @@
 
 /* Defaults, with their sources in goodput.c. */
 #define PPL_MTBF_GPU_HOURS_DEFAULT (54.0 * 24.0 / 419.0 * 16384.0) /* Llama 3 §3.3.4: 50,677 */
-#define PPL_CHECKPOINT_BPS_DEFAULT 2e12 /* Llama 3 §3.3.1: Tectonic, 2 TB/s sustained */
-#define PPL_HOST_BPS_DEFAULT 25e9       /* assumption: per-GPU device-to-host copy */
-#define PPL_RESTART_S_DEFAULT 600.0     /* assumption: reallocation, start, NCCL init */
+#define PPL_CHECKPOINT_BPS_DEFAULT 2e12      /* Llama 3 §3.3.1: Tectonic, 2 TB/s sustained */
+#define PPL_HOST_BPS_DEFAULT 25e9            /* assumption: per-GPU device-to-host copy */
+#define PPL_RESTART_S_DEFAULT 600.0          /* assumption: reallocation, start, NCCL init */
+#define PPL_SPARE_RESTART_S_DEFAULT 120.0    /* assumption: a warm standby, no reallocation */
+#define PPL_REPAIR_S_DEFAULT (48.0 * 3600.0) /* assumption: diagnose, swap parts, burn in */
+#define PPL_HARDWARE_SHARE 0.78 /* Llama 3 §3.3.4: unexpected interruptions from hardware */
 
 typedef struct ppl_goodput_opts {
     double mtbf_gpu_hours; /* GPU-hours between job-interrupting failures */
     double storage_bps;    /* aggregate write (and read) bandwidth to storage */
     double host_bps;       /* per GPU: device-to-host copy and its share of the write */
     double restart_s;      /* rescheduling and restarting the job, before the reload */
+    /* Hot spares held beside the job (whole servers): a failed server is swapped
+     * for a free one in spare_restart_s instead of restart_s.  A failed server
+     * stays in repair for repair_s, so spares run out when failures come faster
+     * than repairs.  Give spare_gpus or spare_fraction (of the job's GPUs), not both. */
+    int64_t spare_gpus;
+    double spare_fraction;
+    double spare_restart_s;
+    double repair_s;
+    int gpus_per_server; /* spares are whole servers of this many GPUs; < 1: 1 */
 } ppl_goodput_opts;
 
 void ppl_goodput_opts_init(ppl_goodput_opts *opts);
@@ -75,6 +87,15 @@ void ppl_checkpoint_cost(const ppl_goodput_opts *opts, double params_total,
                          const ppl_memory_opts *memory, const ppl_config *config, ppl_stack stack,
                          ppl_checkpoint *out);
 
+/* Spare GPUs held for a job of `gpus`: spare_gpus or spare_fraction x gpus,
+ * rounded up to whole servers. */
+int64_t ppl_spare_gpus(const ppl_goodput_opts *opts, int64_t gpus);
+
+/* Probability that a server failure finds a spare free: servers in repair are
+ * Poisson with mean servers_in_repair (an M/G/infinity queue: failure rate x
+ * repair time), and a spare is free while fewer than spare_servers are out. */
+double ppl_spare_free_probability(int64_t spare_servers, double servers_in_repair);
+
 /* Young's interval sqrt(2 x stall_s x mtbf_s). */
 double ppl_young_daly_interval_s(double stall_s, double mtbf_s);
 /* Share of wall-clock time lost: stall/interval + (interval/2 + recovery)/mtbf. */
@@ -82,11 +103,14 @@ double ppl_goodput_waste(double stall_s, double interval_s, double mtbf_s, doubl
 
 typedef struct ppl_goodput {
     ppl_checkpoint checkpoint;
-    double job_mtbf_s; /* mtbf_gpu_hours x 3,600 / gpus */
-    double interval_s; /* between checkpoints: Young's, at least one write (async) */
-    double recovery_s; /* restart + reload */
-    double waste;      /* share of wall-clock time lost */
-    double goodput;    /* 1 - waste in (0, 1], 0 when waste >= 1: never finishes */
+    double job_mtbf_s;        /* mtbf_gpu_hours x 3,600 / gpus */
+    double interval_s;        /* between checkpoints: Young's, at least one write (async) */
+    double recovery_s;        /* restart (spares counted) + reload */
+    int64_t spare_gpus;       /* hot spares beside the job, whole servers */
+    double servers_in_repair; /* on average: hardware failures per second x repair_s */
+    double spare_free;        /* probability a hardware failure finds a spare (0 without) */
+    double waste;             /* share of wall-clock time lost */
+    double goodput;           /* 1 - waste in (0, 1], 0 when waste >= 1: never finishes */
 } ppl_goodput;
 
 /* The goodput of a configuration of `config->gpus` GPUs. */

@@ -7,6 +7,8 @@
  * not and the first that did (the time to train falls as servers are added, the
  * premise of the bisection).  The time counts failures, checkpoints and
  * restarts (goodput.h): where they eat what more GPUs add, more stop paying.
+ * Hot spares (goodput.h) are held beside the job: they must fit on the topology
+ * with it, and the GPU-hours count them.
  * Fit-only pins dp to 1 and takes the first count, in powers of two up to a
  * server and in whole servers beyond, on which any configuration fits.  Each
  * count is planned on the first GPUs of the topology with ppl_best_plan.
@@ -40,11 +42,12 @@ typedef struct ppl_sizing {
     bool global_batch_assumed; /* ppl_default_global_batch, none being given */
     double seconds;            /* time to train with failures (0 with fit-only) */
     double days;
-    double failure_free_s;    /* the same without failures, checkpoints, restarts */
-    ppl_goodput goodput;      /* of the answer's plan */
-    double gpu_hours;         /* gpus x seconds / 3,600 */
-    double cost;              /* gpu_hours x price, 0 without a price */
-    ppl_search_totals search; /* the searches behind the answer */
+    double failure_free_s;         /* the same without failures, checkpoints, restarts */
+    ppl_goodput goodput;           /* of the answer's plan */
+    double seconds_without_spares; /* the same plan's time with no hot spares */
+    double gpu_hours;              /* (gpus + spares) x seconds / 3,600 */
+    double cost;                   /* gpu_hours x price, 0 without a price */
+    ppl_search_totals search;      /* the searches behind the answer */
 } ppl_sizing;
 
 /* Sizes the cluster for ctx's model on ctx's topology.  PPL_INFEASIBLE when no

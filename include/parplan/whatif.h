@@ -36,7 +36,8 @@ typedef enum ppl_sweep_kind {
     PPL_SWEEP_TOPOLOGY = 0, /* a path of the topology file */
     PPL_SWEEP_GPUS,
     PPL_SWEEP_GLOBAL_BATCH,
-    PPL_SWEEP_SEQ_LEN /* the model's sequence length */
+    PPL_SWEEP_SEQ_LEN, /* the model's sequence length */
+    PPL_SWEEP_SPARES   /* hot spare GPUs beside the job (goodput.h); needs tokens */
 } ppl_sweep_kind;
 
 /* One parsed sweep; a plain value, safe to copy. */

@@ -1,13 +1,14 @@
 /*
  * args.c - command-line parsing into ppl_args (see args.h).
  *
- * One table lists every option: its name, what it takes, which commands accept
- * it and its help line.  Values are converted and range-checked here, so a
- * command body only ever sees valid numbers.  `--flag=value` and `--flag value`
+ * One table (options.c) lists every option: its name, what it takes, which
+ * commands accept it and its help line.  Values are converted and range-checked
+ * here, so a command body only ever sees valid numbers.  `--flag=value` and `--flag value`
  * are both accepted; optional booleans take `--flag`, `--flag=yes`, `--flag=no`.
  */
 #include "args.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,304 +19,7 @@
 #include "parplan/topology.h"
 #include "parplan/units.h"
 
-#define MAX_DEGREE (1LL << 20) /* any one parallel degree */
-#define MAX_GPUS (1LL << 40)   /* GPUs, global batch */
-#define MAX_SERVERS_ARG (1LL << 24)
-
-typedef enum opt_kind {
-    K_FLAG,    /* no value */
-    K_OPTBOOL, /* optional =yes|no */
-    K_STRING,
-    K_INT,
-    K_ENUM,
-    K_COUNT,     /* a count with an optional K/M/G/T suffix */
-    K_REAL,      /* a plain positive real */
-    K_BANDWIDTH, /* a bandwidth quantity */
-    K_BYTES,     /* a byte size */
-    K_SIZES,     /* a byte size or a range lo:hi */
-    K_SWEEP      /* KEY=V1,V2,... repeatable */
-} opt_kind;
-
-typedef enum opt_id {
-    O_HELP,
-    O_JSON,
-    O_OUTPUT,
-    O_MODEL,
-    O_TOPOLOGY,
-    O_GPUS,
-    O_TP,
-    O_PP,
-    O_DP,
-    O_CP,
-    O_EP,
-    O_ETP,
-    O_VP,
-    O_MBS,
-    O_GLOBAL_BATCH,
-    O_ZERO,
-    O_RECOMPUTE,
-    O_SP,
-    O_FLASH,
-    O_EP_OVERLAP,
-    O_PRECISION,
-    O_OPTIMIZER,
-    O_TOP,
-    O_OBJECTIVE,
-    O_ALLOW_TP,
-    O_PRICE,
-    O_SWEEP,
-    O_TOKENS,
-    O_DAYS,
-    O_MTBF,
-    O_CKPT_BW,
-    O_RESTART,
-    O_FIT_ONLY,
-    O_CSV,
-    O_PLOT,
-    O_OP,
-    O_ALGO,
-    O_SERVERS,
-    O_GPS,
-    O_SIZES,
-    O_GPU,
-    O_RAILS,
-    O_NIC_BW,
-    O_LEAF_SERVERS,
-    O_TIERS,
-    O_OVERSUB,
-    O_NVLINK_DOMAIN,
-    O_RAIL_ONLY,
-    O_RADIX,
-    O_NAME,
-    O_RUNS,
-    O_FIRST_LAYERS,
-    O_LAST_LAYERS,
-    O_SCHEDULE,
-    O_OVERHEAD,
-    O_FRAGMENTATION,
-    O_STACK,
-    O_FIT,
-    O_CV,
-    O_CONSTANTS,
-    O_TIMING,
-    O_RECOMPUTE_LAYERS,
-    O_SEQ_LEN,
-    O_CP_COMM
-} opt_id;
-
-#define C(x) (1u << (x))
-#define CMDS_ALL (~0u & ~C(PPL_CMD_NONE))
-#define CMDS_CONFIG                                                                                \
-    (C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF) |               \
-     C(PPL_CMD_SIZE))
-#define CMDS_SEARCH (C(PPL_CMD_PLAN) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE))
-#define CMDS_DATA (CMDS_ALL & ~C(PPL_CMD_TOPOLOGY_GENERATE))
-
-/* An option, declaratively: the commands that take it and those that require it
- * (bit masks of ppl_command), and where its value goes in ppl_args (offsetof, or
- * NOFIELD for the few that set_value parses itself: bounded quantities, the ZeRO
- * stage, sweeps, sizes).  A kind's value type: K_INT int64_t, K_ENUM and K_OPTBOOL
- * int, K_STRING const char *, K_FLAG bool. */
-#define F(field) offsetof(ppl_args, field)
-#define NOFIELD ((size_t)-1)
-typedef struct opt_def {
-    opt_id id;
-    const char *name;
-    char short_name;
-    opt_kind kind;
-    unsigned commands; /* accepted by */
-    unsigned required; /* required by */
-    size_t offset;     /* into ppl_args, or NOFIELD */
-    const char *metavar;
-    int64_t min, max;         /* K_INT */
-    const char *const *names; /* K_ENUM */
-    const char *help;
-} opt_def;
-
-static const opt_def options[] = {
-    {O_MODEL, "--model", 0, K_STRING, CMDS_CONFIG, CMDS_CONFIG, F(model), "M", 0, 0, NULL,
-     "model: a catalogue name (see 'parplan models') or a JSON file"},
-    {O_TOPOLOGY, "--topology", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COLLECTIVE),
-     CMDS_CONFIG | C(PPL_CMD_COLLECTIVE), F(topology), "T", 0, 0, NULL,
-     "cluster: a catalogue name (see 'parplan topologies') or a JSON file"},
-    {O_GPUS, "--gpus", 0, K_INT,
-     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF), 0, F(pins.gpus),
-     "N", 1, MAX_GPUS, NULL, "GPUs to use (default: all GPUs of the topology)"},
-    {O_TP, "--tp", 0, K_INT, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), F(pins.tp), "N",
-     1, MAX_DEGREE, NULL, "tensor-parallel size"},
-    {O_PP, "--pp", 0, K_INT, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), F(pins.pp), "N",
-     1, MAX_DEGREE, NULL, "pipeline-parallel stages"},
-    {O_DP, "--dp", 0, K_INT, CMDS_CONFIG, 0, F(pins.dp), "N", 1, MAX_GPUS, NULL,
-     "data-parallel replicas (default: gpus / (tp*pp*cp))"},
-    {O_CP, "--cp", 0, K_INT, CMDS_CONFIG, 0, F(pins.cp), "N", 1, MAX_DEGREE, NULL,
-     "context-parallel size"},
-    {O_CP_COMM, "--cp-comm", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.cp_comm), "ALGO", 0, 0,
-     ppl_cp_comm_names,
-     "context-parallel algorithm (Megatron-Core --cp-comm-type): p2p ring, a2a (Ulysses), "
-     "allgather or a2a+p2p; default: searched (plan, whatif, size), else p2p, Megatron's"},
-    {O_EP, "--ep", 0, K_INT, CMDS_CONFIG, 0, F(pins.ep), "N", 1, MAX_DEGREE, NULL,
-     "expert-parallel size (MoE models): ranks the experts are spread over, out of a "
-     "stage's tp*cp*dp"},
-    {O_ETP, "--etp", 0, K_INT, CMDS_CONFIG, 0, F(pins.etp), "N", 1, MAX_DEGREE, NULL,
-     "expert tensor-parallel size (MoE models): ranks each expert is split over "
-     "(default tp; etp*ep divides tp*cp*dp)"},
-    {O_VP, "--vp", 0, K_INT, CMDS_CONFIG, 0, F(pins.vp), "N", 1, MAX_DEGREE, NULL,
-     "virtual pipeline stages per GPU (interleaved schedule)"},
-    {O_SEQ_LEN, "--seq-len", 0, K_INT, CMDS_CONFIG, 0, F(seq_len), "N", 1, 1LL << 26, NULL,
-     "sequence length in tokens (default: the model's seq_len)"},
-    {O_MBS, "--mbs", 0, K_INT, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), F(pins.mbs),
-     "N", 1, MAX_DEGREE, NULL, "microbatch size, in sequences"},
-    {O_GLOBAL_BATCH, "--global-batch", 0, K_INT, CMDS_CONFIG,
-     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), F(pins.global_batch), "B", 1,
-     MAX_GPUS, NULL, "global batch, in sequences per step"},
-    {O_ZERO, "--zero", 0, K_INT, CMDS_CONFIG, 0, NOFIELD, "Z", 0, 3, NULL,
-     "ZeRO stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights"},
-    {O_RECOMPUTE, "--recompute", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.recompute), "MODE", 0, 0,
-     ppl_recompute_names, "activation recomputation: none, selective or full"},
-    {O_SP, "--sequence-parallel", 0, K_OPTBOOL, CMDS_CONFIG, 0, F(pins.sequence_parallel),
-     "[=yes|no]", 0, 0, NULL, "sequence parallelism (with tp > 1)"},
-    {O_FLASH, "--flash-attention", 0, K_OPTBOOL, CMDS_CONFIG, 0, F(pins.flash_attention),
-     "[=yes|no]", 0, 0, NULL, "flash attention (no s x s score matrix kept)"},
-    {O_EP_OVERLAP, "--ep-overlap", 0, K_OPTBOOL, CMDS_CONFIG, 0, F(pins.ep_overlap), "[=yes|no]", 0,
-     0, NULL,
-     "MoE: Megatron-Core's 1F1B expert all-to-all overlap (--overlap-moe-expert-parallel-comm, "
-     "core_v0.14; opt-in there and here, never searched)"},
-    {O_RECOMPUTE_LAYERS, "--recompute-layers", 0, K_INT, CMDS_CONFIG, 0, F(pins.recompute_layers),
-     "N", 1, 100000, NULL,
-     "with --recompute full: recompute only N layers of each stage (Megatron-LM "
-     "--recompute-method block); default all, or the fewest that fit when searched"},
-    {O_FIRST_LAYERS, "--first-stage-layers", 0, K_INT, CMDS_CONFIG, 0, F(pins.first_stage_layers),
-     "N", 1, 100000, NULL,
-     "layers on the first pipeline stage (Megatron-LM --decoder-first-pipeline-num-layers)"},
-    {O_LAST_LAYERS, "--last-stage-layers", 0, K_INT, CMDS_CONFIG, 0, F(pins.last_stage_layers), "N",
-     1, 100000, NULL, "layers on the last pipeline stage (--decoder-last-pipeline-num-layers)"},
-    {O_SCHEDULE, "--schedule", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.schedule), "S", 0, 0,
-     ppl_schedule_names, "pipeline schedule: 1f1b (default; interleaved with --vp > 1) or gpipe"},
-    {O_PRECISION, "--precision", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.precision), "P", 0, 0,
-     ppl_precision_names, "bf16 (default), fp16 or fp8"},
-    {O_OPTIMIZER, "--optimizer", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.optimizer), "O", 0, 0,
-     ppl_optimizer_names, "adam (default) or sgd"},
-    {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG, 0, F(stack), "S", 0, 0, ppl_stack_names,
-     "training software, by what ran: nemo-2025 (default), megatron-core, nemo-2024, "
-     "fsdp (overlap communication); megatron-lm-2023, megatron-lm-2022, megatron-lm-2021, "
-     "megatron-deepspeed, deepspeed-zero3-2021 (do not); modern and legacy name the "
-     "newest and the oldest"},
-    {O_OVERHEAD, "--overhead-memory", 0, K_BYTES, CMDS_CONFIG, 0, NOFIELD, "SIZE", 0, 0, NULL,
-     "fixed framework memory per GPU (default: CUDA context + NCCL per group)"},
-    {O_FRAGMENTATION, "--fragmentation", 0, K_REAL, CMDS_CONFIG, 0, NOFIELD, "F", 0, 0, NULL,
-     "allocator loss as a fraction of activations (default 0.05)"},
-    {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN), 0, F(top), "K", 1, 100000, NULL,
-     "how many ranked configurations to print (default 10)"},
-    {O_OBJECTIVE, "--objective", 0, K_ENUM, CMDS_SEARCH, 0, F(objective), "OBJ", 0, 0,
-     ppl_objective_names, "rank by time (default), cost or memory"},
-    {O_ALLOW_TP, "--allow-tp-across-servers", 0, K_FLAG, CMDS_SEARCH, 0, F(allow_tp_across_servers),
-     NULL, 0, 0, NULL, "let tensor parallelism leave the NVLink domain"},
-    {O_PRICE, "--gpu-hour-price", 0, K_REAL, CMDS_SEARCH, 0, NOFIELD, "USD", 0, 0, NULL,
-     "price of one GPU-hour, for cost figures"},
-    {O_SWEEP, "--sweep", 0, K_SWEEP, C(PPL_CMD_WHATIF), C(PPL_CMD_WHATIF), NOFIELD, "KEY=V1,V2,...",
-     0, 0, NULL, "a swept key and its values; repeat for a grid"},
-    {O_TOKENS, "--tokens", 0, K_COUNT, C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), C(PPL_CMD_SIZE),
-     NOFIELD, "N", 0, 0, NULL, "training tokens, e.g. 450e9 or 15.6T"},
-    {O_DAYS, "--days", 0, K_REAL, C(PPL_CMD_SIZE), C(PPL_CMD_SIZE), NOFIELD, "D", 0, 0, NULL,
-     "days allowed for training"},
-    {O_MTBF, "--mtbf-gpu-hours", 0, K_REAL, C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), 0, NOFIELD, "H", 0,
-     0, NULL,
-     "GPU-hours between job-interrupting failures over all the job's GPUs (default 50677: "
-     "Llama 3 paper Table 5, 419 unexpected interruptions in 54 days on 16384 H100, "
-     "54 x 24 h / 419 = 3.09 h x 16384)"},
-    {O_CKPT_BW, "--checkpoint-bandwidth", 0, K_BANDWIDTH, C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), 0,
-     NOFIELD, "BW", 0, 0, NULL,
-     "aggregate checkpoint write and read bandwidth to storage (default 2TB/s: Llama 3 "
-     "paper 3.3.1, Tectonic's sustained throughput)"},
-    {O_RESTART, "--restart-time", 0, K_REAL, C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), 0, NOFIELD, "T",
-     0, 0, NULL,
-     "time to restart after a failure before reloading the checkpoint, e.g. 600 (seconds), "
-     "10min (default 10min: an assumption for rescheduling, process start, NCCL init)"},
-    {O_FIT_ONLY, "--fit-only", 0, K_FLAG, C(PPL_CMD_SIZE), 0, F(fit_only), NULL, 0, 0, NULL,
-     "the fewest GPUs that hold one replica at all"},
-    {O_CSV, "--csv", 0, K_FLAG, C(PPL_CMD_WHATIF), 0, F(csv), NULL, 0, 0, NULL,
-     "print CSV instead of a table"},
-    {O_PLOT, "--plot", 0, K_STRING, C(PPL_CMD_WHATIF), 0, F(plot_path), "FILE.svg", 0, 0, NULL,
-     "also draw the swept figure as an SVG chart"},
-    {O_OP, "--op", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), 0, F(op), "OP", 0, 0, ppl_collective_op_names,
-     "allreduce, allgather, reducescatter, alltoall or sendrecv"},
-    {O_ALGO, "--algo", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), 0, F(algo), "A", 0, 0, ppl_algo_names,
-     "auto (default), ring, tree, hierarchical (all-reduce), direct or pxn (all-to-all)"},
-    {O_SERVERS, "--servers", 0, K_INT, C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_TOPOLOGY_GENERATE),
-     C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_TOPOLOGY_GENERATE), F(servers), "S", 1, MAX_SERVERS_ARG,
-     NULL, "servers taking part / in the cluster"},
-    {O_GPS, "--gpus-per-server", 0, K_INT, C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_TOPOLOGY_GENERATE),
-     C(PPL_CMD_TOPOLOGY_GENERATE), F(gpus_per_server), "G", 1, 1024, NULL,
-     "GPUs per server (collective: taking part, default all)"},
-    {O_SIZES, "--sizes", 0, K_SIZES, C(PPL_CMD_COLLECTIVE), 0, NOFIELD, "SIZE|LO:HI", 0, 0, NULL,
-     "message size, or a range doubling from LO to HI (e.g. 1MiB:8GiB)"},
-    {O_GPU, "--gpu", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), C(PPL_CMD_TOPOLOGY_GENERATE),
-     F(gpu_name), "NAME", 0, 0, NULL, "GPU kind: A100, H100, H800, H200, B200, GB200"},
-    {O_RAILS, "--rails", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), C(PPL_CMD_TOPOLOGY_GENERATE),
-     F(rails), "R", 1, 1024, NULL, "NICs (rails) per server"},
-    {O_NIC_BW, "--nic-bandwidth", 0, K_BANDWIDTH, C(PPL_CMD_TOPOLOGY_GENERATE),
-     C(PPL_CMD_TOPOLOGY_GENERATE), NOFIELD, "BW", 0, 0, NULL, "per NIC, e.g. 400Gb/s"},
-    {O_LEAF_SERVERS, "--leaf-servers", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE),
-     C(PPL_CMD_TOPOLOGY_GENERATE), F(leaf_servers), "K", 1, MAX_SERVERS_ARG, NULL,
-     "servers under one leaf group"},
-    {O_TIERS, "--tiers", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), 0, F(tiers), "N|S1,S2,..", 0, 0,
-     NULL, "number of switch tiers, or servers per group of each tier"},
-    {O_OVERSUB, "--oversubscription", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), 0,
-     F(oversubscription), "X|X1,X2,..", 0, 0, NULL,
-     "down:up at each tier's uplinks (one value for all, or one per tier)"},
-    {O_NVLINK_DOMAIN, "--nvlink-domain", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), 0,
-     F(nvlink_domain), "D", 1, 1LL << 20, NULL,
-     "GPUs per NVLink domain (default: GPUs per server)"},
-    {O_RAIL_ONLY, "--rail-only", 0, K_OPTBOOL, C(PPL_CMD_TOPOLOGY_GENERATE), 0, F(rail_only),
-     "[=yes|no]", 0, 0, NULL, "no switch joins different rails"},
-    {O_RADIX, "--switch-radix", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), 0, F(switch_radix), "R", 4,
-     4096, NULL, "ports per switch (default 64)"},
-    {O_NAME, "--name", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), 0, F(name), "NAME", 0, 0, NULL,
-     "name written into the topology"},
-    {O_RUNS, "--runs", 0, K_STRING, C(PPL_CMD_VALIDATE), C(PPL_CMD_VALIDATE), F(runs), "FILE", 0, 0,
-     NULL, "measured runs (JSON array, SPEC format)"},
-    {O_CONSTANTS, "--constants", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_VALIDATE), 0,
-     F(constants_path), "FILE", 0, 0, NULL,
-     "fitted constants to cost with (what validate --fit --json writes); default the "
-     "committed ones"},
-    {O_CV, "--cv", 0, K_INT, C(PPL_CMD_VALIDATE), 0, F(cv_folds), "K", 2, 1000, NULL,
-     "K-fold cross-validation: fit on the other folds, predict each run held out"},
-    {O_FIT, "--fit", 0, K_FLAG, C(PPL_CMD_VALIDATE), 0, F(fit), NULL, 0, 0, NULL,
-     "fit the efficiency constants to the runs and print them"},
-    {O_TIMING, "--timing", 0, K_FLAG, C(PPL_CMD_PLAN) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), 0,
-     F(timing), NULL, 0, 0, NULL,
-     "report the search's wall time in the table and in --json (else null there); output "
-     "then varies run to run"},
-    {O_JSON, "--json", 0, K_FLAG, CMDS_DATA, 0, F(json), NULL, 0, 0, NULL,
-     "write JSON instead of a table"},
-    {O_OUTPUT, "--output", 'o', K_STRING, CMDS_ALL, 0, F(output_path), "FILE", 0, 0, NULL,
-     "write the output to FILE (atomically) instead of stdout"},
-    {O_HELP, "--help", 'h', K_FLAG, CMDS_ALL, 0, F(help), NULL, 0, 0, NULL, "show this help"},
-};
-#define NOPTIONS (sizeof options / sizeof options[0])
-
-typedef struct command_def {
-    ppl_command cmd;
-    const char *word1, *word2;
-    const char *summary;
-} command_def;
-
-static const command_def commands[] = {
-    {PPL_CMD_PLAN, "plan", NULL, "search the configuration space and rank the best plans"},
-    {PPL_CMD_ESTIMATE, "estimate", NULL, "predict one configuration's step time in detail"},
-    {PPL_CMD_MEMORY, "memory", NULL, "per-GPU memory of one configuration, broken down"},
-    {PPL_CMD_WHATIF, "whatif", NULL, "best plan at every point of a sweep (GPUs, NICs, ...)"},
-    {PPL_CMD_SIZE, "size", NULL, "fewest GPUs that train N tokens within D days"},
-    {PPL_CMD_COLLECTIVE, "collective", NULL, "predict one collective, nccl-tests style"},
-    {PPL_CMD_TOPOLOGY_SHOW, "topology", "show", "describe a topology: tiers, bandwidths, switches"},
-    {PPL_CMD_TOPOLOGY_GENERATE, "topology", "generate",
-     "write a topology for a parametric cluster"},
-    {PPL_CMD_TOPOLOGIES, "topologies", NULL, "list the topology catalogue"},
-    {PPL_CMD_MODELS, "models", NULL, "list the model catalogue with derived figures"},
-    {PPL_CMD_MODEL_SHOW, "model", "show", "show a model's parameters and FLOPs per token"},
-    {PPL_CMD_VALIDATE, "validate", NULL, "predict measured runs and report the error"},
-};
-#define NCOMMANDS (sizeof commands / sizeof commands[0])
+#include "options.h"
 
 const char *ppl_command_name(ppl_command cmd)
 {
@@ -327,27 +31,28 @@ const char *ppl_command_name(ppl_command cmd)
     if (cmd == PPL_CMD_TOPOLOGY_SHOW || cmd == PPL_CMD_TOPOLOGY_GENERATE ||
         cmd == PPL_CMD_MODEL_SHOW)
         return full[cmd];
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (commands[i].cmd == cmd)
-            return commands[i].word1;
+    for (size_t i = 0; i < ppl_cli_ncommands; i++)
+        if (ppl_cli_commands[i].cmd == cmd)
+            return ppl_cli_commands[i].word1;
     return "";
 }
 
 const char *ppl_command_summary(ppl_command cmd)
 {
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (commands[i].cmd == cmd)
-            return commands[i].summary;
+    for (size_t i = 0; i < ppl_cli_ncommands; i++)
+        if (ppl_cli_commands[i].cmd == cmd)
+            return ppl_cli_commands[i].summary;
     return "";
 }
 
 void ppl_command_options(ppl_command cmd, void (*fn)(void *ctx, const ppl_option_info *opt),
                          void *ctx)
 {
-    for (size_t i = 0; i < NOPTIONS; i++) {
-        if (!(options[i].commands & C(cmd)))
+    for (size_t i = 0; i < ppl_cli_noptions; i++) {
+        if (!(ppl_cli_options[i].commands & C(cmd)))
             continue;
-        ppl_option_info info = {options[i].name, options[i].metavar, options[i].help};
+        ppl_option_info info = {ppl_cli_options[i].name, ppl_cli_options[i].metavar,
+                                ppl_cli_options[i].help};
         fn(ctx, &info);
     }
 }
@@ -363,6 +68,8 @@ void ppl_args_init(ppl_args *a)
     a->mtbf_gpu_hours = PPL_MTBF_GPU_HOURS_DEFAULT;
     a->checkpoint_bps = PPL_CHECKPOINT_BPS_DEFAULT;
     a->restart_s = PPL_RESTART_S_DEFAULT;
+    a->spare_restart_s = PPL_SPARE_RESTART_S_DEFAULT;
+    a->repair_s = PPL_REPAIR_S_DEFAULT;
     a->objective = PPL_OBJECTIVE_TIME;
     a->op = PPL_OP_ALLREDUCE;
     a->algo = PPL_ALGO_AUTO;
@@ -444,6 +151,8 @@ static ppl_status parse_enum(const opt_def *o, const char *v, int *out, ppl_erro
 #define MIN_CKPT_BPS 1e6
 #define MAX_CKPT_BPS 1e15
 #define MAX_RESTART_S 604800.0
+#define MAX_REPAIR_S (365.0 * 86400.0)
+#define MAX_SPARES 1e7
 #define MIN_NIC_BPS 1.25e8
 #define MAX_NIC_BPS 1e15
 
@@ -515,6 +224,34 @@ static void *field_of(const opt_def *o, ppl_args *a)
     return (char *)a + o->offset;
 }
 
+/* --spares: a GPU count (64) or a share of the job's GPUs (1%). */
+static ppl_status parse_spares(const opt_def *o, const char *v, ppl_args *a, ppl_error *err)
+{
+    char show[48];
+    shown(v, show, sizeof show);
+    size_t n = strlen(v);
+    bool share = n > 0 && v[n - 1] == '%';
+    char num[48];
+    if (n >= sizeof num)
+        return ppl_error_set(err, PPL_EUSAGE, "", o->name,
+                             "expected a GPU count or a share such as 1%%, found '%s'", show);
+    memcpy(num, v, n + 1);
+    if (share)
+        num[n - 1] = '\0';
+    char *end;
+    errno = 0;
+    double x = strtod(num, &end);
+    if (end == num || *end != '\0' || errno == ERANGE || !isfinite(x) || x < 0 ||
+        (share ? x > 100.0 : (x > MAX_SPARES || x != floor(x))))
+        return ppl_error_set(err, PPL_EUSAGE, "", o->name,
+                             "expected a GPU count up to %g or a share from 0%% to 100%%, "
+                             "found '%s'",
+                             MAX_SPARES, show);
+    a->spare_gpus = share ? 0 : (int64_t)x;
+    a->spare_fraction = share ? x / 100.0 : 0;
+    return PPL_OK;
+}
+
 static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_error *err)
 {
     switch (o->id) {
@@ -536,6 +273,12 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
                               &a->checkpoint_bps, err);
     case O_RESTART:
         return parse_quantity(o, v, PPL_UNIT_TIME, true, 0, MAX_RESTART_S, &a->restart_s, err);
+    case O_SPARE_RESTART:
+        return parse_quantity(o, v, PPL_UNIT_TIME, true, 0, MAX_RESTART_S, &a->spare_restart_s,
+                              err);
+    case O_REPAIR:
+        return parse_quantity(o, v, PPL_UNIT_TIME, false, 60.0, MAX_REPAIR_S, &a->repair_s, err);
+    case O_SPARES: return parse_spares(o, v, a, err);
     case O_PRICE:
         return parse_quantity(o, v, PPL_UNIT_COUNT, false, 0, MAX_PRICE, &a->gpu_hour_price, err);
     case O_NIC_BW:
@@ -584,12 +327,13 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
 
 static const opt_def *find_option(const char *name, size_t len, char short_name)
 {
-    for (size_t i = 0; i < NOPTIONS; i++) {
+    for (size_t i = 0; i < ppl_cli_noptions; i++) {
         if (short_name) {
-            if (options[i].short_name == short_name)
-                return &options[i];
-        } else if (strlen(options[i].name) == len && strncmp(options[i].name, name, len) == 0) {
-            return &options[i];
+            if (ppl_cli_options[i].short_name == short_name)
+                return &ppl_cli_options[i];
+        } else if (strlen(ppl_cli_options[i].name) == len &&
+                   strncmp(ppl_cli_options[i].name, name, len) == 0) {
+            return &ppl_cli_options[i];
         }
     }
     return NULL;
@@ -624,9 +368,9 @@ static ppl_status set_flag(const opt_def *o, const char *value, ppl_args *a, ppl
  * --days with --fit-only. */
 static ppl_status check_required(const ppl_args *a, const bool *seen, ppl_error *err)
 {
-    for (size_t i = 0; i < NOPTIONS; i++) {
-        const opt_def *o = &options[i];
-        if (!(o->required & C(a->command)) || seen[i])
+    for (size_t i = 0; i < ppl_cli_noptions; i++) {
+        const opt_def *o = &ppl_cli_options[i];
+        if (!(o->required & C(a->command)) || seen[o->id])
             continue;
         if (a->fit_only && (o->id == O_TOKENS || o->id == O_DAYS))
             continue;
@@ -646,16 +390,16 @@ static ppl_status find_command(int argc, char *const *argv, int *next, ppl_args 
 {
     char show[48];
     const char *w1 = argv[1];
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        if (strcmp(commands[i].word1, w1) != 0)
+    for (size_t i = 0; i < ppl_cli_ncommands; i++) {
+        if (strcmp(ppl_cli_commands[i].word1, w1) != 0)
             continue;
-        if (!commands[i].word2) {
-            a->command = commands[i].cmd;
+        if (!ppl_cli_commands[i].word2) {
+            a->command = ppl_cli_commands[i].cmd;
             *next = 2;
             return PPL_OK;
         }
-        if (argc > 2 && strcmp(commands[i].word2, argv[2]) == 0) {
-            a->command = commands[i].cmd;
+        if (argc > 2 && strcmp(ppl_cli_commands[i].word2, argv[2]) == 0) {
+            a->command = ppl_cli_commands[i].cmd;
             *next = 3;
             return PPL_OK;
         }
@@ -708,7 +452,7 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
     if (st != PPL_OK)
         return st;
     bool options_done = false;
-    bool seen[NOPTIONS] = {false};
+    bool seen[O_COUNT] = {false};
     for (; i < argc; i++) {
         const char *arg = argv[i];
         if (!options_done && strcmp(arg, "--") == 0) {
@@ -748,7 +492,7 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
         if (!(o->commands & C(a->command)))
             return ppl_error_set(err, PPL_EUSAGE, "", o->name, "does not apply to '%s'",
                                  ppl_command_name(a->command));
-        seen[o - options] = true;
+        seen[o->id] = true;
         if (o->kind == K_FLAG || o->kind == K_OPTBOOL) {
             if ((st = set_flag(o, value, a, err)) != PPL_OK)
                 return st;

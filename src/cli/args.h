@@ -68,6 +68,10 @@ typedef struct ppl_args {
     double mtbf_gpu_hours; /* GPU-hours between job-interrupting failures */
     double checkpoint_bps; /* aggregate checkpoint bandwidth to storage */
     double restart_s;      /* restart before the checkpoint reload */
+    int64_t spare_gpus;    /* --spares N */
+    double spare_fraction; /* --spares P% as a fraction */
+    double spare_restart_s;
+    double repair_s;
     bool fit_only;
     bool csv;
     const char *plot_path;

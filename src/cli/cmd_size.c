@@ -50,6 +50,12 @@ ppl_status cmd_size(cli *c)
                                 ppl_json_real(r.failure_free_s / 86400.0));
             json_object_set_new(doc, "goodput", ppl_json_real(r.goodput.goodput));
             json_object_set_new(doc, "checkpoint_interval_s", ppl_json_real(r.goodput.interval_s));
+            json_object_set_new(doc, "spares", json_integer(r.goodput.spare_gpus));
+            if (r.goodput.spare_gpus > 0) {
+                json_object_set_new(doc, "spare_free", ppl_json_real(r.goodput.spare_free));
+                json_object_set_new(doc, "days_without_spares",
+                                    ppl_json_real(r.seconds_without_spares / 86400.0));
+            }
             json_object_set_new(doc, "days_allowed", ppl_json_real(a->days));
             json_object_set_new(doc, "gpu_hours", ppl_json_real(r.gpu_hours));
             if (a->gpu_hour_price > 0)
@@ -91,6 +97,19 @@ ppl_status cmd_size(cli *c)
                        "checkpoint every %s stalling %s)\n",
                        100.0 * r.goodput.goodput, free_s, mtbf, bytes,
                        r.goodput.checkpoint.async ? "async" : "sync", every, stall);
+        if (r.goodput.spare_gpus > 0) {
+            /* the trade: GPUs bought against days saved */
+            char without[32];
+            ppl_format_time(r.seconds_without_spares, without, sizeof without);
+            ppl_buf_printf(&c->out,
+                           "spares   %lld GPUs (%.2f%% more) free at %.0f%% of server failures "
+                           "(%.1f servers in repair on average): %s without them, %.3g days "
+                           "saved\n",
+                           (long long)r.goodput.spare_gpus,
+                           100.0 * (double)r.goodput.spare_gpus / (double)r.gpus,
+                           100.0 * r.goodput.spare_free, r.goodput.servers_in_repair, without,
+                           (r.seconds_without_spares - r.seconds) / 86400.0);
+        }
     }
     ppl_buf_printf(&c->out, "config   %s\n", desc);
     if (a->timing)

@@ -155,6 +155,9 @@ static json_t *whatif_json(cli *c, const ppl_model *model, const ppl_topology *b
             json_object_set_new(e, "goodput", ppl_json_real(pts[p].goodput.goodput));
             json_object_set_new(e, "checkpoint_interval_s",
                                 ppl_json_real(pts[p].goodput.interval_s));
+            json_object_set_new(e, "spares", json_integer(pts[p].goodput.spare_gpus));
+            if (pts[p].goodput.spare_gpus > 0)
+                json_object_set_new(e, "spare_free", ppl_json_real(pts[p].goodput.spare_free));
             json_object_set_new(e, "gpu_hours", ppl_json_real(pts[p].gpu_hours));
         }
         json_array_append_new(list, e);

@@ -159,4 +159,8 @@ void cli_goodput_opts(const ppl_args *a, ppl_goodput_opts *out)
     out->mtbf_gpu_hours = a->mtbf_gpu_hours;
     out->storage_bps = a->checkpoint_bps;
     out->restart_s = a->restart_s;
+    out->spare_gpus = a->spare_gpus;
+    out->spare_fraction = a->spare_fraction;
+    out->spare_restart_s = a->spare_restart_s;
+    out->repair_s = a->repair_s;
 }

@@ -118,7 +118,16 @@ static const help_text texts[] = {
      "             assumption, plus reading the checkpoint back\n"
      "  goodput    1 - delta/tau - (tau/2 + R)/M at Young's interval tau =\n"
      "             sqrt(2 delta M) (Young 1974; Daly 2006): delta the stall per save,\n"
-     "             M the job MTBF, R the restart plus the reload\n",
+     "             M the job MTBF, R the restart plus the reload\n"
+     "  spares     --spares N|P%: hot spare servers beside the job.  78% of the\n"
+     "             interruptions were hardware (Llama 3, 3.3.4), each taking a\n"
+     "             server out for --repair-time (default 48 h, an assumption); one\n"
+     "             that finds a spare free restarts in --spare-restart-time (default\n"
+     "             2 min, an assumption) instead of --restart-time.  Servers in\n"
+     "             repair are Poisson (mean: failure rate x repair time), so a spare\n"
+     "             is free with P(N < spares).  The spares count in the GPU-hours;\n"
+     "             the output shows the days saved.  whatif --sweep spares=0,64,128\n"
+     "             shows the trade\n",
      "  parplan size --model megatron-1t --topology dgx-a100-superpod --tokens 450e9 --days 84 \\\n"
      "      --global-batch 3072\n"
      "  parplan size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 \\\n"

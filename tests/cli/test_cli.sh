@@ -318,6 +318,36 @@ for bad in "--mtbf-gpu-hours 0" "--mtbf-gpu-hours x" "--checkpoint-bandwidth 2" 
     run "$P" size --model llama3-8b --topology dgx-h100-superpod --tokens 1T --days 30 $bad
     check "size $bad: usage error naming the flag" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "${bad%% *}"'
 done
+# hot spares (issue 17 item 4): 128 GPUs (16 servers) beside Llama 3 405B on
+# 16,384 H100; with 12.1 servers in repair on average (0.78 x 16,384 / 50,677
+# failures an hour x 48 h) a spare is free at 84% of server failures, so the run
+# is shorter than without them and the GPU-hours count the spares
+run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 --global-batch 2048 --spares 128 --json
+check "size --spares: fewer days than without, GPU-hours count the spares" '[ $rc -eq 0 ] && python3 -c "
+import json,sys; d=json.loads(sys.argv[1])
+assert d[\"spares\"]==128, d[\"spares\"]
+assert 0.8<d[\"spare_free\"]<0.9, d[\"spare_free\"]
+assert d[\"days\"]<d[\"days_without_spares\"], d
+assert abs(d[\"gpu_hours\"]-(d[\"gpus\"]+128)*d[\"days\"]*24)<1e-6*d[\"gpu_hours\"]" "$out"'
+# --spares 100% doubles the GPUs held: the job may take at most half the topology
+run "$P" size --model llama3-8b --topology dgx-h100-superpod --tokens 1T --days 30 --global-batch 512 --spares 100% --json
+check "size --spares 100%: as many spares as job GPUs, counted in the GPU-hours" '[ $rc -eq 0 ] && python3 -c "
+import json,sys; d=json.loads(sys.argv[1])
+assert d[\"spares\"]==d[\"gpus\"]<=512, d[\"gpus\"]
+assert abs(d[\"gpu_hours\"]-2*d[\"gpus\"]*d[\"days\"]*24)<1e-6*d[\"gpu_hours\"]" "$out"'
+run "$P" size --model llama3-8b --topology dgx-h100-superpod --tokens 1T --days 30 --spares 1024
+check "size --spares: spares taking every GPU is exit 1 naming --spares" '[ $rc -eq 1 ] && has "$err" "--spares" && has "$err" "none are left"'
+for bad in "--spares x" "--spares -8" "--spares 101%" "--spares 1.5" "--spares %" "--repair-time 0" "--repair-time 10" "--spare-restart-time -1"; do
+    run "$P" size --model llama3-8b --topology dgx-h100-superpod --tokens 1T --days 30 $bad
+    check "size $bad: usage error naming the flag" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "${bad%% *}"'
+done
+run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --gpus 512 --sweep spares=0,64
+check "whatif --sweep spares without --tokens is a usage error" '[ $rc -eq 2 ] && has "$err" "give --tokens"'
+run "$P" whatif --model llama3-405b --topology h100-64k --global-batch 2048 --gpus 16384 --tokens 15.6T --sweep spares=0,128 --json
+check "whatif --sweep spares: the same plan, fewer days with spares" '[ $rc -eq 0 ] && python3 -c "
+import json,sys; p=json.loads(sys.argv[1])[\"points\"]
+assert [q[\"spares\"] for q in p]==[0,128], p
+assert p[1][\"days\"]<p[0][\"days\"] and p[1][\"days_failure_free\"]==p[0][\"days_failure_free\"]" "$out"'
 run "$P" size --model llama3-8b --topology dgx-h100-superpod --tokens 1T --days 30 --global-batch 512 --checkpoint-bandwidth 2TB/s --restart-time 600s --mtbf-gpu-hours 50677 --json
 check "size: the three flags at their defaults change nothing" '[ $rc -eq 0 ] && python3 -c "
 import json,sys; a=json.loads(sys.argv[1]); b=json.load(open(sys.argv[2]))

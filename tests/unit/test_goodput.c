@@ -203,12 +203,73 @@ static void test_async_interval(void **state)
     assert_close(g.goodput, 0.630208, 1e-5);
 }
 
+/* Spares are whole servers: 100 GPUs on 8-GPU servers is 13 servers, 104 GPUs;
+ * 1% of 16,384 is 163.84, rounded up to 164 and to 21 servers, 168 GPUs.
+ * A spare is free while fewer servers than spares are in repair, Poisson(mu):
+ * P(N < 1) at mu 1 is e^-1 = 0.367879; P(N < 3) at mu 2 is e^-2 (1 + 2 + 2) =
+ * 5 e^-2 = 0.676676; P(N < 1,000) at mu 1,000 is 0.495795 (the sum of the
+ * first 1,000 terms, each e^-mu mu^k / k! taken in logs: e^-1000 alone
+ * underflows).
+ * Recovery: 1,024 GPUs with a job MTBF of 18.72 h (19,169.28 GPU-hours): 0.78 x
+ * 1/18.72 h hardware failures an hour x 48 h of repair = mu 2.0 servers in
+ * repair.  20 spare GPUs are 3 servers: a server failure finds one at 0.676676,
+ * and restarts in 120 s instead of 600: 600 - 0.78 x 0.676676 x 480 = 346.652 s
+ * before the reload. */
+static void test_spares(void **state)
+{
+    (void)state;
+    ppl_goodput_opts o;
+    ppl_goodput_opts_init(&o);
+    assert_close(o.spare_restart_s, 120.0, 1e-15);
+    assert_close(o.repair_s, 172800.0, 1e-15);
+    assert_int_equal(ppl_spare_gpus(&o, 16384), 0);
+    o.spare_gpus = 100;
+    assert_int_equal(ppl_spare_gpus(&o, 16384), 104);
+    o.spare_gpus = 0;
+    o.spare_fraction = 0.01;
+    assert_int_equal(ppl_spare_gpus(&o, 16384), 168);
+    assert_close(ppl_spare_free_probability(0, 2.0), 0.0, 1e-15);
+    assert_close(ppl_spare_free_probability(1, 1.0), 0.367879, 1e-5);
+    assert_close(ppl_spare_free_probability(3, 2.0), 0.676676, 1e-5);
+    assert_close(ppl_spare_free_probability(1000, 1000.0), 0.495795, 1e-5);
+    assert_close(ppl_spare_free_probability(5000, 1000.0), 1.0, 1e-12);
+    assert_close(ppl_spare_free_probability(1, 0.0), 1.0, 1e-15);
+
+    ppl_memory_opts mo;
+    ppl_memory_opts_init(&mo);
+    ppl_goodput_opts_init(&o);
+    o.mtbf_gpu_hours = 19169.28;
+    o.spare_gpus = 20;
+    ppl_config c;
+    memset(&c, 0, sizeof c);
+    c.gpus = 1024;
+    c.tp = 8;
+    c.pp = 8;
+    c.dp = 16;
+    c.cp = c.ep = c.vp = 1;
+    c.zero = 1;
+    c.optimizer = PPL_OPTIMIZER_ADAM;
+    ppl_goodput with, without;
+    ppl_goodput_of(&o, 1e12, &mo, &c, PPL_STACK_NEMO_2025, &with);
+    assert_int_equal(with.spare_gpus, 24);
+    assert_close(with.servers_in_repair, 2.0, 1e-12);
+    assert_close(with.spare_free, 0.676676, 1e-5);
+    assert_close(with.recovery_s - with.checkpoint.reload_s, 346.652, 1e-5);
+    o.spare_gpus = 0;
+    ppl_goodput_of(&o, 1e12, &mo, &c, PPL_STACK_NEMO_2025, &without);
+    assert_int_equal(without.spare_gpus, 0);
+    assert_close(without.spare_free, 0.0, 1e-15);
+    assert_close(without.recovery_s - without.checkpoint.reload_s, 600.0, 1e-12);
+    assert_true(with.goodput > without.goodput);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_mtbf),     cmocka_unit_test(test_young_daly),
         cmocka_unit_test(test_checkpoint_bytes), cmocka_unit_test(test_checkpoint_cost),
         cmocka_unit_test(test_goodput_of),       cmocka_unit_test(test_async_interval),
+        cmocka_unit_test(test_spares),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,6 +93,9 @@ static void test_sweep_parse_good(void **state)
     assert_string_equal(ppl_sweep_value(&sw, 1), "2048");
     assert_int_equal(ppl_sweep_parse("global_batch=512", doc, &sw, &err), PPL_OK);
     assert_int_equal(sw.kind, PPL_SWEEP_GLOBAL_BATCH);
+    assert_int_equal(ppl_sweep_parse("spares=0,64", doc, &sw, &err), PPL_OK);
+    assert_int_equal(sw.kind, PPL_SWEEP_SPARES);
+    assert_int_equal(sw.nvalues, 2);
     /* the superpod has two tiers: 0 and 1 */
     assert_int_equal(ppl_sweep_parse("tiers[1].oversubscription=1,2,4", doc, &sw, &err), PPL_OK);
     assert_int_equal(sw.nvalues, 3);
@@ -116,12 +119,14 @@ static void test_sweep_parse_bad(void **state)
 {
     (void)state;
     json_t *doc = topology_doc("dgx-h100-superpod");
-    expect_bad(doc, "foo=1",
-               "unknown key 'foo' (use gpus, global_batch or a topology path such as "
-               "rails.nic_bandwidth, nvlink.domain_gpus, tiers[1].oversubscription, rail_only, "
-               "transport.loss_rate)");
+    expect_bad(
+        doc, "foo=1",
+        "unknown key 'foo' (use gpus, global_batch, seq_len, spares or a topology path such as "
+        "rails.nic_bandwidth, nvlink.domain_gpus, tiers[1].oversubscription, rail_only, "
+        "transport.loss_rate)");
     expect_bad(doc, "rails.nic_bandwith=400Gb/s",
-               "unknown key 'rails.nic_bandwith' (use gpus, global_batch or a topology path such "
+               "unknown key 'rails.nic_bandwith' (use gpus, global_batch, seq_len, spares or a "
+               "topology path such "
                "as rails.nic_bandwidth, nvlink.domain_gpus, tiers[1].oversubscription, rail_only, "
                "transport.loss_rate)");
     expect_bad(doc, "gpus=,,", "gpus: no values");
