@@ -85,6 +85,20 @@ ppl_split_form ppl_split_form_of(const ppl_config *c, int64_t vp, bool *embeddin
     return PPL_SPLIT_ACCOUNT;
 }
 
+int64_t ppl_vp_group(const ppl_config *c)
+{
+    const int64_t m = c->microbatches, p = c->pp;
+    if (p < 1 || m < p)
+        return 0;
+    /* megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_
+     * with_interleaving: pp <= N <= m, and the last group (m % N) empty or of at
+     * least pp microbatches; N = m always qualifies */
+    for (int64_t n = p; n < m; n++)
+        if (m % n == 0 || m % n >= p)
+            return n;
+    return m;
+}
+
 bool ppl_split_allows_vp(const ppl_config *c, int64_t vp)
 {
     bool e, l;
@@ -191,10 +205,10 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
                        "(Megatron-Core): %lld chunks of stages of %lld, %lld and %lld layers",
                        (long long)c->vp, (long long)c->split.first, (long long)c->split.middle,
                        (long long)c->split.last);
-        if (c->microbatches % c->pp != 0)
-            return bad(err, "vp",
-                       "interleaving needs the microbatches (%lld) to be a multiple of pp (%lld)",
-                       (long long)c->microbatches, (long long)c->pp);
+        /* schedules.py: the group size N per virtual stage lies in [pp, m] */
+        if (ppl_vp_group(c) == 0)
+            return bad(err, "vp", "interleaving needs at least pp (%lld) microbatches, found %lld",
+                       (long long)c->pp, (long long)c->microbatches);
     }
     if (c->cp > 1 && m->seq_len % (2 * c->cp) != 0)
         return bad(err, "cp", "the sequence (%lld) must split into 2*cp = %lld equal chunks",

@@ -161,8 +161,11 @@ double ppl_in_flight_microbatches(const ppl_config *c, int64_t stage)
         return m;
     if (c->vp <= 1)
         return fmin(p - k, m);
-    const double v = (double)c->vp;
-    double chunks = 2.0 * (p - k - 1.0) + (v - 1.0) * p + 1.0;
+    /* Megatron-Core's warm-up (schedules.py get_pp_rank_microbatches):
+     * 2 (p - k - 1) + (v - 1) N chunk-microbatches before the first backward, N the
+     * group per virtual stage (ppl_vp_group: pp unless m is not a multiple of it) */
+    const double v = (double)c->vp, n = (double)ppl_vp_group(c);
+    double chunks = 2.0 * (p - k - 1.0) + (v - 1.0) * (n > 0 ? n : p) + 1.0;
     return fmin(chunks, m * v) / v;
 }
 

@@ -243,6 +243,10 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
         ARGI("--num-layers-per-virtual-pipeline-stage", m->layers / (c->pp * c->vp));
     else if (c->vp > 1)
         ARGI("--num-virtual-stages-per-pipeline-rank", c->vp);
+    /* microbatches not a multiple of pp: a group per virtual stage that
+     * schedules.py (forward_backward_pipelining_with_interleaving) accepts */
+    if (c->vp > 1 && ppl_vp_group(c) != c->pp)
+        ARGI("--microbatch-group-size-per-virtual-pipeline-stage", ppl_vp_group(c));
     if (form == PPL_SPLIT_ENDS) {
         ARGI("--decoder-first-pipeline-num-layers", c->split.first);
         ARGI("--decoder-last-pipeline-num-layers", c->split.last);

@@ -524,8 +524,10 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
             vps.n = 0;
             add(&vps, 1);
             int64_t widest = c.split.first > c.split.middle ? c.split.first : c.split.middle;
-            if (c.pp > 1 && c.microbatches % c.pp == 0 &&
-                ppl_stack_supports(ctx->stack.stack)->interleaving)
+            const ppl_stack_support *can = ppl_stack_supports(ctx->stack.stack);
+            /* microbatches not a multiple of pp: Megatron-Core 0.10+ (ppl_vp_group) */
+            if (c.pp > 1 && can->interleaving && ppl_vp_group(&c) > 0 &&
+                (c.microbatches % c.pp == 0 || can->uneven_interleaving))
                 for (int64_t v = 2; v <= widest + 1; v++)
                     if (ppl_split_allows_vp(&c, v))
                         add(&vps, v);

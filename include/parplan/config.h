@@ -126,6 +126,14 @@ typedef struct ppl_config {
     ppl_stage_split split;
 } ppl_config;
 
+/* Microbatches each virtual stage runs in a row under interleaving (Megatron-Core
+ * --microbatch-group-size-per-virtual-pipeline-stage, core_v0.10.0+): pp when the
+ * microbatches are a multiple of pp (its default, depth-first), else the smallest
+ * N in [pp, m] with m % N == 0 or m % N >= pp, the rule
+ * megatron/core/pipeline_parallel/schedules.py (forward_backward_pipelining_with_
+ * interleaving) enforces so that no dependency bubble appears; 0 when m < pp. */
+int64_t ppl_vp_group(const ppl_config *config);
+
 /* The expert tensor-parallel size (etp, or tp when 0: megatron/training/arguments.py
  * validate_args sets expert_tensor_parallel_size = tensor_model_parallel_size when
  * it is not given). */

@@ -80,6 +80,7 @@ typedef struct ppl_stack_support {
     int max_zero;             /* the deepest sharding it has: 0 none, 1 optimizer, ..., 3 */
     bool expert_tp;    /* an expert tensor-parallel size of its own (Megatron-Core 0.10+, 2025) */
     unsigned cp_comms; /* the CP algorithms it has: bit k for ppl_cp_comm k */
+    bool uneven_interleaving; /* microbatches not a multiple of pp (Megatron-Core 0.10+) */
 } ppl_stack_support;
 const ppl_stack_support *ppl_stack_supports(ppl_stack stack);
 /* Whether the profile has Megatron-Core's MoE communication: DeepEP's deduplicating

@@ -22,6 +22,7 @@ SPECS = "megatron/core/models/gpt/gpt_layer_specs.py"
 PS = "megatron/core/parallel_state.py"
 MOE = "megatron/core/transformer/moe/moe_layer.py"
 MPC = "megatron/core/model_parallel_config.py"
+SCHED = "megatron/core/pipeline_parallel/schedules.py"
 # Transformer Engine 2.x, where Megatron-Core's cp_comm_type runs
 TE_CP = "transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py"
 # flags that take one value or more (argparse nargs='+'): ARGS:3221 --cp-comm-type;
@@ -120,6 +121,17 @@ def build(flags, env, gpus):
         else:
             stages[0] -= emb + loss
     need(sum(stages) == layers and min(stages) >= 1, TC, "stages hold every layer")
+
+    # the interleaved schedule: N microbatches in a row per virtual stage, N = pp
+    # unless given (MPC __post_init__); pp <= N <= m, and the last group empty or
+    # of at least pp microbatches (SCHED:1160-1180)
+    if vp > 1:
+        group = num("--microbatch-group-size-per-virtual-pipeline-stage", pp)
+        need(pp <= group <= microbatches, f"{SCHED}:1160-1169",
+             "microbatch group per virtual stage within [pp, microbatches]")
+        rest = microbatches % group
+        need(rest == 0 or rest >= pp, f"{SCHED}:1171-1180",
+             "the last microbatch group empty or of at least pp microbatches")
 
     gran = flags.get("--recompute-granularity")
     method = flags.get("--recompute-method")

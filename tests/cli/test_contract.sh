@@ -145,6 +145,26 @@ for pins in "--zero 2" "--zero 3" "--optimizer sgd" "--recompute selective" "--p
     run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --global-batch 1024 --top 3 $pins --json
     check "llama3-405b pinned $pins: Megatron builds the plans as costed" '[ $rc -eq 0 ] && megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
 done
+# interleaving with 125 microbatches on 16 stages (Megatron-Core 0.10+): a group of
+# 18 per virtual stage (16 leaves 13, 17 leaves 6, 18 leaves 17 >= 16); without the
+# group flag Megatron-Core refuses the last group of 13 (schedules.py:1171-1180)
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --global-batch 1000 --top 1 --tp 8 --pp 16 --cp 1 --vp 2 --json
+uneven=$out
+check "uneven interleaving: the group flag is 18 and Megatron builds the plan as costed" '[ $rc -eq 0 ] && printf "%s" "$uneven" | python3 -c "
+import json, sys
+a = json.load(sys.stdin)[\"results\"][0][\"launch\"][\"megatron_args\"]
+assert a[a.index(\"--microbatch-group-size-per-virtual-pipeline-stage\") + 1] == \"18\", a" && megatron_ok "$uneven" && ! grep -qv "^ok" "$tmp/mc"'
+check "megatron_check refuses uneven interleaving without the group flag" 'printf "%s" "$uneven" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+a = d[\"results\"][0][\"launch\"][\"megatron_args\"]
+i = a.index(\"--microbatch-group-size-per-virtual-pipeline-stage\"); del a[i:i + 2]
+json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; [ $? -ne 0 ] && grep -q "^REFUSED.*schedules.py:1171-1180" "$tmp/mc"'
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --global-batch 1000 --top 1 --tp 8 --pp 16 --cp 1 --stack megatron-core --json
+check "the megatron-core profile (before 0.10) interleaves only whole rounds of pp" '[ $rc -ne 0 ] || printf "%s" "$out" | python3 -c "
+import json, sys
+r = json.load(sys.stdin)[\"results\"][0][\"config\"]
+assert r[\"vp\"] == 1, r"'
 # the checks refuse CP flags Megatron-LM or Transformer Engine would: a2a+p2p
 # without its sizes (arguments.py:583-585), sizes whose product is not cp
 # (:580-582), a2a over more ranks than each TP rank's key/value heads divide (TE)

@@ -172,6 +172,33 @@ static void test_in_flight(void **state)
     assert_close(ppl_in_flight_microbatches(&c, 5), 64.0, 0);
 }
 
+/* Interleaving with microbatches not a multiple of pp (Megatron-Core 0.10+,
+ * schedules.py forward_backward_pipelining_with_interleaving): the group N per
+ * virtual stage is the smallest in [p, m] with m % N == 0 or m % N >= p.
+ *   m 16, p 8: 8 (the default, depth-first).
+ *   m 12, p 8: 8, 9, 10, 11 leave 4, 3, 2, 1 (< 8): 12.
+ *   m 20, p 8: 8 leaves 4, 9 leaves 2, 10 leaves 0: 10.
+ *   m 25, p 8: 8..12 leave 1, 7, 5, 3, 1; 13 leaves 12 (>= 8): 13.
+ *   m 7, p 8: none (N <= m < p): 0, refused.
+ * Warm-up of stage k: 2(p - k - 1) + (v - 1)N chunk-microbatches, + 1 in flight.
+ * m 12, p 8, v 2: stage 0 27, capped at m v = 24 chunks: 12 microbatches' worth;
+ * stage 7: 0 + 12 + 1 = 13 chunks: 6.5. */
+static void test_uneven_interleaving(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("gpt3-175b");
+    ppl_config c = test_config(64, 8, 8, 1, 64, &m);
+    const int64_t ms[] = {16, 12, 20, 25, 7}, groups[] = {8, 12, 10, 13, 0};
+    for (int i = 0; i < 5; i++) {
+        c.microbatches = ms[i];
+        assert_int_equal(ppl_vp_group(&c), groups[i]);
+    }
+    c.microbatches = 12;
+    c.vp = 2;
+    assert_close(ppl_in_flight_microbatches(&c, 0), 12.0, 1e-12);
+    assert_close(ppl_in_flight_microbatches(&c, 7), 6.5, 1e-12);
+}
+
 /* A 1T model on one GPU, bf16: 18 bytes per parameter of model state (2 weights,
  * 4 fp32 main gradients, 12 optimizer), far beyond 80 GiB. */
 static void test_1t_on_one_gpu(void **state)
@@ -395,7 +422,7 @@ static void test_config_rules(void **state)
          "vp", "divide into vp chunks"},
         {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--vp", "2", "--mbs", "1",
                "--global-batch", "16"),
-         "vp", "multiple of pp"},
+         "vp", "needs at least pp (8) microbatches, found 1"},
         {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--ep", "2", "--mbs", "1",
                "--global-batch", "1536"),
          "ep", "no experts"},
@@ -532,6 +559,7 @@ int main(void)
         cmocka_unit_test(test_megatron_bytes_per_param),
         cmocka_unit_test(test_korthikanti_table2),
         cmocka_unit_test(test_in_flight),
+        cmocka_unit_test(test_uneven_interleaving),
         cmocka_unit_test(test_1t_on_one_gpu),
         cmocka_unit_test(test_gqa_gated),
         cmocka_unit_test(test_moe_expert_parallel),
