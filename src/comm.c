@@ -30,8 +30,8 @@
 
 const char *const ppl_collective_op_names[] = {"allreduce", "allgather", "reducescatter",
                                                "alltoall",  "sendrecv",  NULL};
-const char *const ppl_algo_names[] = {"auto",   "ring", "tree", "hierarchical",
-                                      "direct", "pxn",  "p2p",  NULL};
+const char *const ppl_algo_names[] = {"auto", "ring", "tree", "hierarchical", "direct",
+                                      "pxn",  "p2p",  "nvls", "sharp",        NULL};
 
 const char *ppl_collective_op_name(int v)
 {
@@ -39,7 +39,7 @@ const char *ppl_collective_op_name(int v)
 }
 const char *ppl_algo_name(int v)
 {
-    return (unsigned)v <= PPL_ALGO_P2P ? ppl_algo_names[v] : "?";
+    return (unsigned)v <= PPL_ALGO_SHARP ? ppl_algo_names[v] : "?";
 }
 
 /* members of a strided set that fall inside the block of `block` GPUs holding `first` */
@@ -272,6 +272,59 @@ static void hierarchical(const ppl_net *net, const ppl_group *g, double S, ppl_c
     out->spine_bytes = inter.spine_bytes;
 }
 
+/* All-reduce in the NVSwitch (NCCL's NVLS, one NVLink domain): each GPU writes its
+ * buffer up once (multimem reduce) and reads the reduced result back once
+ * (multimem store), S each way, so algbw = the NVLS bandwidth and busbw = algbw
+ * x 2(n-1)/n.  The bandwidth is NCCL's effective NVLink figure x nvlsEfficiency x
+ * (channels - 1)/channels (tuning.cc); latency its NVLS hardware latency.  On 8
+ * H100: 20.6/25 x 450 GB/s = 370.8 x 0.85 x 15/16 = 295.5 GB/s, busbw 517 GB/s
+ * (nccl-tests #212 measures about 480). */
+static void nvls(const ppl_net *net, const ppl_group *g, double S, ppl_coll *out)
+{
+    (void)g; /* the whole group sits on the one switch */
+    out->time_s = PPL_NCCL_NVLS_LATENCY_S + S / net->nvls_bw;
+    out->algo = PPL_ALGO_NVLS;
+    out->nvlink_bytes = S;
+}
+
+/* All-reduce across NVLink domains reduced in the InfiniBand switches (SHARP,
+ * NCCL's CollNet): inside the domain a reduce-scatter and an all-gather (through
+ * the NVSwitch where it reduces: S up and S down per GPU; else ring steps:
+ * 2(m-1)/m S each way), and each GPU's 1/m shard up to the aggregation switch and
+ * back once (S/m into the network instead of a ring's 2(N-1)/N x S/m).  NCCL
+ * pipelines the phases chunk by chunk, and its tuner takes the slower of the
+ * intra- and inter-node bandwidths (tuning.cc): so does this, with the shard at
+ * the ring's oversubscribed rail share and NCCL's CollNet network latency. */
+static void sharp(const ppl_net *net, const ppl_group *g, double S, ppl_coll *out)
+{
+    double m = (double)g->m;
+    double intra_s = 0.0, intra_lat = 0.0;
+    if (g->m > 1) {
+        intra_s = 2.0 * (m - 1.0) / m * S / net->nvlink_bw;
+        intra_lat = 2.0 * (m - 1.0) * nvlink_step(net, false);
+        if (net->nvls_bw > 0 && S / net->nvls_bw < intra_s) {
+            intra_s = S / net->nvls_bw;
+            intra_lat = PPL_NCCL_NVLS_LATENCY_S;
+        }
+    }
+    ppl_group across = *g;
+    across.n = g->nodes;
+    across.m = 1;
+    for (int i = 0; i < PPL_MAX_TIERS; i++) {
+        across.members_in_tier[i] = ppl_ceil_div(g->members_in_tier[i], g->m);
+        if (across.members_in_tier[i] < 1)
+            across.members_in_tier[i] = 1;
+    }
+    double shard = S / m;
+    double inter_s = shard / ring_net_bw(net, &across);
+    double latency = intra_lat + PPL_NCCL_COLLNET_LATENCY_S +
+                     net->path_latency_s[g->tier < 0 ? 0 : g->tier] + net->tail_loss_s;
+    out->time_s = latency + (intra_s > inter_s ? intra_s : inter_s);
+    out->algo = PPL_ALGO_SHARP;
+    out->nvlink_bytes = g->m > 1 ? 2.0 * (m - 1.0) / m * S : 0.0;
+    split_network(&across, shard, out);
+}
+
 /* Bytes per GPU that must climb through tier j's uplinks (j >= 1) in an all-to-all:
  * those bound outside its tier-(j-1) group, and, when going direct, those bound to
  * another rail inside it below the first tier that joins rails. */
@@ -382,7 +435,23 @@ bool ppl_collective(const ppl_net *net, ppl_collective_op op, const ppl_group *g
             hierarchical(net, g, bytes, out);
             return true;
         }
+        /* in-switch reduction only where the topology says the switches have it */
+        bool can_nvls = !multi && net->nvls_bw > 0, can_sharp = multi && net->topo->transport.sharp;
+        if (algo == PPL_ALGO_NVLS || algo == PPL_ALGO_SHARP) {
+            if (algo == PPL_ALGO_NVLS ? !can_nvls : !can_sharp)
+                return false;
+            (algo == PPL_ALGO_NVLS ? nvls : sharp)(net, g, bytes, out);
+            return true;
+        }
+        if (algo != PPL_ALGO_AUTO)
+            return false;
         ring_or_tree(net, g, bytes, multi, out);
+        if (can_nvls || can_sharp) {
+            ppl_coll r;
+            (can_nvls ? nvls : sharp)(net, g, bytes, &r);
+            if (r.time_s < out->time_s)
+                *out = r;
+        }
         return true;
     }
     case PPL_OP_ALLGATHER:

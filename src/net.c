@@ -30,14 +30,37 @@
 typedef struct nvlink_family {
     const char *name_part; /* matched against the topology's gpu.name */
     double efficiency;
-    double busbw_cap_bps; /* 0: no cap */
+    double busbw_cap_bps;   /* 0: no cap */
+    double nvls_efficiency; /* NVLink SHARP; 0: the NVSwitch cannot reduce */
+    int nvls_channels;
 } nvlink_family;
 
+/* NVLS: NCCL src/graph/tuning.cc nvlsEfficiency (Hopper 0.85, Blackwell 0.74;
+ * Volta and Ampere 0: their NVSwitches do not reduce) and
+ * src/transport/nvls.cc NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100 32. */
 static const nvlink_family families[] = {
-    {"B300", 40.1 / 50.0, 0}, {"B200", 40.1 / 50.0, 0},     {"B100", 40.1 / 50.0, 0},
-    {"H100", 20.6 / 25.0, 0}, {"H200", 20.6 / 25.0, 0},     {"H800", 20.6 / 25.0, 0},
-    {"H20", 20.6 / 25.0, 0},  {"A100", 20.0 / 25.0, 235e9}, {"A800", 20.0 / 25.0, 235e9},
+    {"B300", 40.1 / 50.0, 0, 0.74, 32}, {"B200", 40.1 / 50.0, 0, 0.74, 32},
+    {"B100", 40.1 / 50.0, 0, 0.74, 32}, {"H100", 20.6 / 25.0, 0, 0.85, 16},
+    {"H200", 20.6 / 25.0, 0, 0.85, 16}, {"H800", 20.6 / 25.0, 0, 0.85, 16},
+    {"H20", 20.6 / 25.0, 0, 0.85, 16},  {"A100", 20.0 / 25.0, 235e9, 0, 0},
+    {"A800", 20.0 / 25.0, 235e9, 0, 0},
 };
+
+static const nvlink_family *family_of(const char *gpu_name)
+{
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (ppl_gpu_name_has(gpu_name, families[i].name_part))
+            return &families[i];
+    return NULL;
+}
+
+double ppl_nvls_efficiency(const char *gpu_name)
+{
+    const nvlink_family *f = family_of(gpu_name);
+    if (!f || f->nvls_channels < 2)
+        return 0.0;
+    return f->nvls_efficiency * (double)(f->nvls_channels - 1) / (double)f->nvls_channels;
+}
 #define GENERIC_NVLINK_EFFICIENCY 0.8
 
 /* Retransmission timeout a lost tail packet waits (an assumption: modern RoCE NICs
@@ -128,15 +151,12 @@ void ppl_net_init(ppl_net *net, const ppl_topology *t)
     net->topo = t;
     net->node_gpus =
         t->nvlink.domain_gpus > t->gpus_per_server ? t->nvlink.domain_gpus : t->gpus_per_server;
-    double eff = GENERIC_NVLINK_EFFICIENCY, cap = 0.0;
-    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-        if (ppl_gpu_name_has(t->gpu.name, families[i].name_part)) {
-            eff = families[i].efficiency;
-            cap = families[i].busbw_cap_bps;
-            break;
-        }
+    const nvlink_family *fam = family_of(t->gpu.name);
+    double eff = fam ? fam->efficiency : GENERIC_NVLINK_EFFICIENCY;
+    double cap = fam ? fam->busbw_cap_bps : 0.0;
     net->nvlink_bw = eff * t->nvlink.bandwidth_bps;
     net->nvlink_busbw_cap = cap > 0 ? cap : net->nvlink_bw;
+    net->nvls_bw = t->nvlink.sharp ? ppl_nvls_efficiency(t->gpu.name) * net->nvlink_bw : 0.0;
 
     const double p = t->transport.loss_rate;
     net->packets_in_flight =

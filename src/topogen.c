@@ -190,6 +190,8 @@ static json_t *document(const ppl_topogen_opts *o, const ppl_gpu_spec *gpu, cons
     snprintf(bw, sizeof bw, "%.0f GB/s", gpu->nvlink_bps / 1e9);
     json_object_set_new(nv, "bandwidth", json_string(bw));
     json_object_set_new(nv, "latency", json_string("1 us"));
+    if (o->nvls)
+        json_object_set_new(nv, "sharp", json_true());
     json_object_set_new(t, "nvlink", nv);
     json_t *rl = json_object();
     json_object_set_new(rl, "count", json_integer(rails));
@@ -223,6 +225,8 @@ static json_t *document(const ppl_topogen_opts *o, const ppl_gpu_spec *gpu, cons
     json_object_set_new(x, "loss_rate", ppl_json_real(0.0));
     json_object_set_new(x, "retransmit", json_string("go-back-n"));
     json_object_set_new(x, "rtt", json_string("10 us"));
+    if (o->sharp)
+        json_object_set_new(x, "sharp", json_true());
     json_object_set_new(t, "transport", x);
     return t;
 }

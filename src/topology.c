@@ -105,6 +105,7 @@ const ppl_topology_key ppl_topology_keys[] = {
     {"nvlink.domain_gpus", true},
     {"nvlink.bandwidth", true},
     {"nvlink.latency", true},
+    {"nvlink.sharp", true},
     {"rails", false},
     {"rails.count", true},
     {"rails.nic_bandwidth", true},
@@ -123,6 +124,7 @@ const ppl_topology_key ppl_topology_keys[] = {
     {"transport.loss_rate", true},
     {"transport.retransmit", true},
     {"transport.rtt", true},
+    {"transport.sharp", true},
     {NULL, false},
 };
 
@@ -340,8 +342,16 @@ static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, p
                           JR_BETWEEN(MIN_LINK_BPS, MAX_BANDWIDTH_BPS), &t->nvlink.bandwidth_bps)) ||
         (st = jr_quantity(ctx, nv, npath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
                           DEFAULT_NVLINK_LATENCY_S, JR_NON_NEGATIVE(MAX_LATENCY_S),
-                          &t->nvlink.latency_s)))
+                          &t->nvlink.latency_s)) ||
+        (st = jr_bool(ctx, nv, npath, "sharp", JR_OPTIONAL, false, &t->nvlink.sharp)))
         return st;
+    if (t->nvlink.sharp && ppl_nvls_efficiency(t->gpu.name) <= 0.0) {
+        jr_path(full, sizeof full, npath, "sharp");
+        return jr_fail(ctx, full,
+                       "%s's NVSwitches do not reduce in the switch: NVLink SHARP needs "
+                       "third-generation NVSwitch (H100 and later)",
+                       t->gpu.name);
+    }
     int64_t d = t->nvlink.domain_gpus, g = t->gpus_per_server;
     jr_path(full, sizeof full, npath, "domain_gpus");
     if (d <= g) {
@@ -403,8 +413,16 @@ static ppl_status read_transport(jr_ctx *ctx, const json_t *obj, const char *pat
         (st = jr_enum(ctx, x, xpath, "retransmit", JR_OPTIONAL, retransmit_names,
                       PPL_RETRANSMIT_GO_BACK_N, &retransmit)) ||
         (st = jr_quantity(ctx, x, xpath, "rtt", PPL_UNIT_TIME, JR_OPTIONAL, DEFAULT_RTT_S,
-                          JR_BETWEEN(MIN_RTT_S, MAX_LATENCY_S), &t->transport.rtt_s)))
+                          JR_BETWEEN(MIN_RTT_S, MAX_LATENCY_S), &t->transport.rtt_s)) ||
+        (st = jr_bool(ctx, x, xpath, "sharp", JR_OPTIONAL, false, &t->transport.sharp)))
         return st;
+    if (t->transport.sharp && protocol != PPL_PROTOCOL_INFINIBAND) {
+        char full[PPL_ERROR_KEY_MAX];
+        jr_path(full, sizeof full, xpath, "sharp");
+        return jr_fail(ctx, full,
+                       "in-network reduction (SHARP) is an InfiniBand switch feature, "
+                       "not RoCE's");
+    }
     t->transport.protocol = (ppl_protocol)protocol;
     t->transport.retransmit = (ppl_retransmit)retransmit;
     return PPL_OK;

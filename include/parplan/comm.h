@@ -39,7 +39,9 @@ typedef enum ppl_algo {
     PPL_ALGO_HIERARCHICAL,
     PPL_ALGO_DIRECT, /* all-to-all straight to each peer */
     PPL_ALGO_PXN,    /* all-to-all through NVLink to the destination rail first */
-    PPL_ALGO_P2P     /* send/recv */
+    PPL_ALGO_P2P,    /* send/recv */
+    PPL_ALGO_NVLS,   /* all-reduce in the NVSwitch (NVLink SHARP), inside one NVLink domain */
+    PPL_ALGO_SHARP   /* all-reduce in the InfiniBand switches across domains (CollNet) */
 } ppl_algo;
 
 /* "allreduce", ... and "auto", "ring", ..., in enum order, NULL-terminated. */
@@ -49,6 +51,10 @@ const char *ppl_collective_op_name(int op); /* "?" out of range */
 const char *ppl_algo_name(int algo);
 
 /* NCCL's per-step software latencies for the Simple protocol (src/graph/tuning.cc). */
+/* NVLS and CollNet (Simple): tuning.cc hwLatencies, NVLink NVLS 25 us; NET
+ * CollNetDirect 31 us. */
+#define PPL_NCCL_NVLS_LATENCY_S 25e-6
+#define PPL_NCCL_COLLNET_LATENCY_S 31e-6
 #define PPL_NCCL_BASE_LATENCY_S 8.4e-6
 #define PPL_NCCL_NVLINK_RING_STEP_S 3.4e-6
 #define PPL_NCCL_NVLINK_TREE_STEP_S 4.0e-6
@@ -68,6 +74,7 @@ typedef struct ppl_net {
     int64_t node_gpus;                    /* GPUs that reach each other over NVLink */
     double nvlink_bw;                     /* effective per GPU (NCCL's per-link figures) */
     double nvlink_busbw_cap;              /* NCCL's cap on the bus bandwidth (A100: 235 GB/s) */
+    double nvls_bw;                       /* per GPU through the NVSwitch's reduction; 0: none */
     double nic_bw;                        /* per GPU: its share of the NICs x goodput x transport */
     double transport_goodput;             /* loss recovery: go-back-N or selective */
     double packets_in_flight;             /* W = line rate x RTT / MTU + 1 */

@@ -49,6 +49,8 @@ typedef struct ppl_topogen_opts {
      * whichever is larger */
     int64_t nvlink_domain_gpus;
     bool rail_only;       /* no switch joins different rails; default false */
+    bool nvls;            /* the NVSwitches reduce (NVLink SHARP); H100 and later */
+    bool sharp;           /* the InfiniBand switches reduce (SHARP) */
     int64_t switch_radix; /* ports per fabric switch, >= 2; default 64 */
     /* written into the document; NULL (default): "<kind>-<servers>x<gpus_per_server>",
      * as "H100-8192x8" */

@@ -71,6 +71,7 @@ typedef struct ppl_topology {
         int64_t domain_gpus;  /* GPUs joined by NVLink (may span servers) */
         double bandwidth_bps; /* per GPU, per direction */
         double latency_s;
+        bool sharp; /* the NVSwitches reduce in the switch (NVLink SHARP, NCCL's NVLS) */
     } nvlink;
     struct {
         int64_t count;            /* NICs per server, NIC k on rail k */
@@ -87,6 +88,7 @@ typedef struct ppl_topology {
         double loss_rate; /* per packet */
         ppl_retransmit retransmit;
         double rtt_s;
+        bool sharp; /* the InfiniBand switches reduce in the network (SHARP, NCCL's CollNet) */
     } transport;
 } ppl_topology;
 
@@ -141,6 +143,11 @@ static inline int64_t ppl_ceil_div(int64_t a, int64_t b)
 /* Whether a GPU's name contains a family's ("a100-sxm4" has "A100"), ignoring case:
  * how the per-family tables (NVLink efficiency, compute efficiency) find a row. */
 bool ppl_gpu_name_has(const char *name, const char *family);
+
+/* NVLink SHARP's share of the effective NVLink bandwidth for a GPU family (net.c):
+ * NCCL's nvlsEfficiency x (channels - 1) / channels (tuning.cc, nvls.cc), 0 where
+ * the NVSwitch does not reduce (A100 and older) or the family is unknown. */
+double ppl_nvls_efficiency(const char *gpu_name);
 /* "A100, H100, H200, B200, GB200" */
 void ppl_gpu_kinds(char *buf, size_t size);
 

@@ -77,6 +77,7 @@ void ppl_args_init(ppl_args *a)
     a->size_min_bytes = a->size_max_bytes = 0;
     a->rails = a->leaf_servers = a->nvlink_domain = a->switch_radix = PPL_UNSET;
     a->rail_only = PPL_UNSET;
+    a->nvls = a->sharp = PPL_UNSET;
 }
 
 /* Short rendering of a user's value for messages (bounded, printable). */

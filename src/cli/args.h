@@ -89,7 +89,8 @@ typedef struct ppl_args {
     const char *tiers;
     const char *oversubscription;
     int64_t nvlink_domain;
-    int rail_only; /* 0, 1 or PPL_UNSET */
+    int rail_only;   /* 0, 1 or PPL_UNSET */
+    int nvls, sharp; /* topology generate: 0, 1 or PPL_UNSET */
     int64_t switch_radix;
     const char *name;
 } ppl_args;

@@ -101,6 +101,8 @@ ppl_status cmd_generate(cli *c)
     if (a->nvlink_domain != PPL_UNSET)
         o.nvlink_domain_gpus = a->nvlink_domain;
     o.rail_only = a->rail_only == 1;
+    o.nvls = a->nvls == 1;
+    o.sharp = a->sharp == 1;
     if (a->switch_radix != PPL_UNSET)
         o.switch_radix = a->switch_radix;
     o.name = a->name;

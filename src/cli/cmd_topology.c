@@ -30,6 +30,7 @@ static json_t *topology_json(const ppl_topology *t, const ppl_topology_figures *
     json_object_set_new(nv, "domains", json_integer(f->nvlink_domains));
     json_object_set_new(nv, "bandwidth", ppl_json_real(t->nvlink.bandwidth_bps));
     json_object_set_new(nv, "latency", ppl_json_real(t->nvlink.latency_s));
+    json_object_set_new(nv, "sharp", json_boolean(t->nvlink.sharp));
     json_object_set_new(o, "nvlink", nv);
     json_t *rails = json_object();
     json_object_set_new(rails, "count", json_integer(t->rails.count));
@@ -63,6 +64,7 @@ static json_t *topology_json(const ppl_topology *t, const ppl_topology_figures *
     json_object_set_new(x, "loss_rate", ppl_json_real(t->transport.loss_rate));
     json_object_set_new(x, "retransmit", json_string(ppl_retransmit_name(t->transport.retransmit)));
     json_object_set_new(x, "rtt", ppl_json_real(t->transport.rtt_s));
+    json_object_set_new(x, "sharp", json_boolean(t->transport.sharp));
     json_object_set_new(o, "transport", x);
     return o;
 }
@@ -101,9 +103,12 @@ static void show_text(cli *c, const ppl_topology *t, const ppl_topology_figures 
         ppl_buf_printf(out, ", %s %s", ppl_precision_name((ppl_precision)p), e);
     }
     ppl_format_time(t->transport.rtt_s, b, sizeof b);
-    ppl_buf_printf(out, "\ntransport  %s, MTU %lld B, RTT %s, loss rate %g, %s\n\n",
+    ppl_buf_printf(out, "\ntransport  %s, MTU %lld B, RTT %s, loss rate %g, %s\n",
                    ppl_protocol_name(t->transport.protocol), (long long)t->transport.mtu_bytes, b,
                    t->transport.loss_rate, ppl_retransmit_name(t->transport.retransmit));
+    ppl_buf_printf(out, "reduction  %s in the NVSwitch, %s in the network\n\n",
+                   t->nvlink.sharp ? "NVLink SHARP (NVLS)" : "none",
+                   t->transport.sharp ? "SHARP" : "none");
 
     ppl_table tab;
     ppl_table_init(&tab, 8, "llrrrrrr");

@@ -81,6 +81,8 @@ typedef enum opt_id {
     O_OVERSUB,
     O_NVLINK_DOMAIN,
     O_RAIL_ONLY,
+    O_NVLS,
+    O_SHARP,
     O_RADIX,
     O_NAME,
     O_RUNS,

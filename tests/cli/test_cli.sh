@@ -417,4 +417,19 @@ for cmd in "validate --runs $ROOT/tests/data/calibration_runs.json --json" "what
     check "byte-identical output across runs: ${cmd%% *}" '[ $rc -eq 0 ] && [ "$out" = "$first" ]'
 done
 
+# in-switch reduction (issue 19 item 3): NVLS on one 8 x H100 server is costed at
+# 517 GB/s bus bandwidth, within 10% of nccl-tests' ~480 (the ring: ~370); SHARP
+# across servers; refused where the switches cannot reduce
+G="--servers 16 --gpus-per-server 8 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 16"
+run "$P" topology generate --gpu H100 $G --nvls --sharp -o "$tmp/nvls.json"
+check "topology generate --nvls --sharp writes the switch reductions" '[ $rc -eq 0 ] && grep -q "\"sharp\": true" "$tmp/nvls.json"'
+run "$P" collective --topology "$tmp/nvls.json" --op allreduce --servers 1 --sizes 8GiB
+check "collective: NVLS all-reduce on 8 H100 within 10% of 480 GB/s busbw" '[ $rc -eq 0 ] && printf "%s\n" "$out" | awk "/nvls/ { if (\$4 >= 432 && \$4 <= 528) ok = 1 } END { exit !ok }"'
+run "$P" collective --topology "$tmp/nvls.json" --op allreduce --servers 16 --sizes 8GiB
+check "collective: SHARP across 16 servers beats the ring" '[ $rc -eq 0 ] && has "$out" "sharp"'
+run "$P" collective --topology dgx-h100-superpod --op allreduce --servers 1 --sizes 8GiB --algo nvls
+check "collective --algo nvls where the topology has none is a usage error" '[ $rc -eq 2 ] && has "$err" "nvls does not apply"'
+run "$P" topology generate --gpu A100 $G --nvls -o "$tmp/a100-nvls.json"
+check "topology generate --nvls on A100 is refused, nothing written" '[ $rc -eq 2 ] && has "$err" "nvlink.sharp" && [ ! -e "$tmp/a100-nvls.json" ]'
+
 finish

@@ -72,6 +72,56 @@ static void test_measured_nccl(void **state)
     assert_true(rail >= 46e9 && rail <= 49e9);
 }
 
+/*
+ * In-switch reduction, where the topology says the switches have it.
+ * NVLS on one 8 x H100 server, 8 GiB: NCCL's effective NVLink bandwidth 450 x
+ * 20.6/25 = 370.8 GB/s, x nvlsEfficiency 0.85 x 15/16 channels (tuning.cc,
+ * nvls.cc) = 295.48 GB/s, each GPU's buffer up once and the result down once:
+ * t = 25 us + 8,589,934,592 / 295.48e9 = 29.096 ms, busbw = S/t x 2 x 7/8 =
+ * 516.6 GB/s, within 10% of nccl-tests #212's ~480 (the ring: ~370).
+ * SHARP across 16 of those servers under one leaf: the NVSwitch phase is still
+ * 29.07 ms of transfer; each GPU's 1/8 shard (1.0737 GB) rides its 400 Gb/s
+ * rail at 48 GB/s in 22.37 ms; pipelined, the slower counts: 29.07 ms, plus 25 us
+ * (NVLS) + 31 us (CollNet) + 3 us (NIC 2 + leaf 1) of latency.
+ */
+static void test_in_switch_reduction(void **state)
+{
+    (void)state;
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    double S = 8589934592.0, nvls_bw = 450e9 * 20.6 / 25.0 * 0.85 * 15.0 / 16.0;
+    /* without the topology's say-so, no in-switch reduction */
+    ppl_net net;
+    ppl_group g;
+    ppl_coll r;
+    ppl_net_init(&net, &t);
+    ppl_group_servers(&net, 1, 8, &g);
+    assert_false(ppl_collective(&net, PPL_OP_ALLREDUCE, &g, S, PPL_ALGO_NVLS, &r));
+    ppl_collective(&net, PPL_OP_ALLREDUCE, &g, S, PPL_ALGO_AUTO, &r);
+    assert_int_equal(r.algo, PPL_ALGO_RING);
+
+    t.nvlink.sharp = true;
+    assert_close(time_of(&t, PPL_OP_ALLREDUCE, 1, 8, S, PPL_ALGO_NVLS), 25e-6 + S / nvls_bw, 1e-12);
+    assert_close(busbw(&t, PPL_OP_ALLREDUCE, 1, 8, S, PPL_ALGO_AUTO), 516.6e9, 1e-3);
+    assert_close(busbw(&t, PPL_OP_ALLREDUCE, 1, 8, S, PPL_ALGO_AUTO), 480e9, 0.10);
+    ppl_net_init(&net, &t);
+    ppl_group_servers(&net, 16, 8, &g);
+    assert_false(ppl_collective(&net, PPL_OP_ALLREDUCE, &g, S, PPL_ALGO_NVLS, &r));
+    assert_false(ppl_collective(&net, PPL_OP_ALLREDUCE, &g, S, PPL_ALGO_SHARP, &r));
+
+    t.transport.sharp = true;
+    assert_close(time_of(&t, PPL_OP_ALLREDUCE, 16, 8, S, PPL_ALGO_SHARP),
+                 (25e-6 + 31e-6 + 3e-6) + S / nvls_bw, 1e-9);
+    ppl_net_init(&net, &t);
+    ppl_group_servers(&net, 16, 8, &g);
+    ppl_collective(&net, PPL_OP_ALLREDUCE, &g, S, PPL_ALGO_SHARP, &r);
+    assert_close(r.rail_bytes + r.spine_bytes, S / 8.0, 1e-12);
+    ppl_collective(&net, PPL_OP_ALLREDUCE, &g, S, PPL_ALGO_AUTO, &r);
+    assert_int_equal(r.algo, PPL_ALGO_SHARP);
+    /* an A100's NVSwitch does not reduce */
+    assert_close(ppl_nvls_efficiency("A100-SXM4-80GB"), 0.0, 0);
+    assert_close(ppl_nvls_efficiency("B200"), 0.74 * 31.0 / 32.0, 1e-12);
+}
+
 /* At 64 servers the tree's 2 log2(64) = 12 network steps beat the ring's 126 on
  * small messages; on large ones the ring's 2(n-1)/n beats the tree's 2/0.9. */
 static void test_tree_vs_ring(void **state)
@@ -313,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_oversubscribed_spine),
         cmocka_unit_test(test_rail_only),
         cmocka_unit_test(test_placement),
+        cmocka_unit_test(test_in_switch_reduction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
