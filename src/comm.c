@@ -131,6 +131,18 @@ double ppl_busbw_factor(ppl_collective_op op, int64_t n)
     return 1.0;
 }
 
+/* Bandwidth per GPU inside the NVLink domain for traffic to `peers` other members
+ * of its group: through a switch, the GPU's whole NVLink bandwidth; on a
+ * point-to-point mesh (Infinity Fabric) only the links to those peers carry it,
+ * so a group of 4 of 8 GPUs reaches 3 of 7 links (RCCL builds its rings and
+ * direct sends over the links between members). */
+static double nvl_bw(const ppl_net *net, double peers)
+{
+    if (net->link_bw <= 0.0)
+        return net->nvlink_bw;
+    return net->link_bw * (peers < 1.0 ? 1.0 : peers);
+}
+
 /* Latency of one step inside a node, and of one network step climbing to `tier`. */
 static double nvlink_step(const ppl_net *net, bool tree)
 {
@@ -197,7 +209,8 @@ static void split_network(const ppl_group *g, double network, ppl_coll *out)
 
 static double ring_busbw(const ppl_net *net, const ppl_group *g)
 {
-    double nvl = net->nvlink_busbw_cap < net->nvlink_bw ? net->nvlink_busbw_cap : net->nvlink_bw;
+    double bw = nvl_bw(net, (double)g->m - 1.0);
+    double nvl = net->nvlink_busbw_cap < bw ? net->nvlink_busbw_cap : bw;
     if (g->nodes <= 1)
         return nvl;
     double inter = (double)g->m * ring_net_bw(net, g);
@@ -254,7 +267,7 @@ static void ring_or_tree(const ppl_net *net, const ppl_group *g, double S, bool 
 static void hierarchical(const ppl_net *net, const ppl_group *g, double S, ppl_coll *out)
 {
     double m = (double)g->m;
-    double intra = (m - 1.0) * nvlink_step(net, false) + (m - 1.0) / m * S / net->nvlink_bw;
+    double intra = (m - 1.0) * nvlink_step(net, false) + (m - 1.0) / m * S / nvl_bw(net, m - 1.0);
     ppl_group across = *g;
     across.n = g->nodes;
     across.m = 1;
@@ -300,7 +313,7 @@ static void sharp(const ppl_net *net, const ppl_group *g, double S, ppl_coll *ou
     double m = (double)g->m;
     double intra_s = 0.0, intra_lat = 0.0;
     if (g->m > 1) {
-        intra_s = 2.0 * (m - 1.0) / m * S / net->nvlink_bw;
+        intra_s = 2.0 * (m - 1.0) / m * S / nvl_bw(net, m - 1.0);
         intra_lat = 2.0 * (m - 1.0) * nvlink_step(net, false);
         if (net->nvls_bw > 0 && S / net->nvls_bw < intra_s) {
             intra_s = S / net->nvls_bw;
@@ -356,7 +369,8 @@ static void alltoall(const ppl_net *net, const ppl_group *g, double S, double lo
     memset(out, 0, sizeof *out);
     out->algo = direct ? PPL_ALGO_DIRECT : PPL_ALGO_PXN;
     if (g->nodes <= 1) {
-        out->time_s = PPL_NCCL_BASE_LATENCY_S + nvlink_step(net, false) + local / net->nvlink_bw;
+        out->time_s =
+            PPL_NCCL_BASE_LATENCY_S + nvlink_step(net, false) + local / nvl_bw(net, m - 1.0);
         out->nvlink_bytes = local;
         return;
     }
@@ -382,11 +396,11 @@ static void alltoall(const ppl_net *net, const ppl_group *g, double S, double lo
             t_net = tj;
     }
     double forwarded = direct ? 0.0 : remote * other_rail;
-    double nvl = local / net->nvlink_bw;
+    double nvl = local / nvl_bw(net, m - 1.0);
     double body = t_net > nvl ? t_net : nvl;
     /* PXN forwards through the GPU on the destination rail before the network */
     out->time_s = PPL_NCCL_BASE_LATENCY_S + net_step(net, top) + net->tail_loss_s + body +
-                  forwarded / net->nvlink_bw;
+                  forwarded / nvl_bw(net, m - 1.0);
     out->nvlink_bytes = local + forwarded;
     out->spine_bytes = spine < remote ? spine : remote;
     out->rail_bytes = remote - out->spine_bytes;
@@ -397,7 +411,7 @@ static void sendrecv(const ppl_net *net, const ppl_group *g, double S, ppl_coll 
     memset(out, 0, sizeof *out);
     out->algo = PPL_ALGO_P2P;
     if (g->nodes <= 1) {
-        out->time_s = nvlink_step(net, false) + S / net->nvlink_bw;
+        out->time_s = nvlink_step(net, false) + S / nvl_bw(net, 1.0); /* one link */
         out->nvlink_bytes = S;
         return;
     }

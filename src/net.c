@@ -39,11 +39,21 @@ typedef struct nvlink_family {
  * Volta and Ampere 0: their NVSwitches do not reduce) and
  * src/transport/nvls.cc NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100 32. */
 static const nvlink_family families[] = {
-    {"B300", 40.1 / 50.0, 0, 0.74, 32}, {"B200", 40.1 / 50.0, 0, 0.74, 32},
-    {"B100", 40.1 / 50.0, 0, 0.74, 32}, {"H100", 20.6 / 25.0, 0, 0.85, 16},
-    {"H200", 20.6 / 25.0, 0, 0.85, 16}, {"H800", 20.6 / 25.0, 0, 0.85, 16},
-    {"H20", 20.6 / 25.0, 0, 0.85, 16},  {"A100", 20.0 / 25.0, 235e9, 0, 0},
+    {"B300", 40.1 / 50.0, 0, 0.74, 32},
+    {"B200", 40.1 / 50.0, 0, 0.74, 32},
+    {"B100", 40.1 / 50.0, 0, 0.74, 32},
+    {"H100", 20.6 / 25.0, 0, 0.85, 16},
+    {"H200", 20.6 / 25.0, 0, 0.85, 16},
+    {"H800", 20.6 / 25.0, 0, 0.85, 16},
+    {"H20", 20.6 / 25.0, 0, 0.85, 16},
+    {"A100", 20.0 / 25.0, 235e9, 0, 0},
     {"A800", 20.0 / 25.0, 235e9, 0, 0},
+    /* AMD Infinity Fabric (xGMI): 64 GB/s raw per link, about 48 usable after CRC
+     * and protocol overhead, 75% (AMD ROCm blog, Kolla et al., "Understanding RCCL
+     * Bandwidth and xGMI Performance on AMD Instinct MI300X", 2025-03-02) */
+    {"MI300", 0.75, 0, 0, 0},
+    {"MI325", 0.75, 0, 0, 0},
+    {"MI355", 0.75, 0, 0, 0},
 };
 
 static const nvlink_family *family_of(const char *gpu_name)
@@ -157,6 +167,10 @@ void ppl_net_init(ppl_net *net, const ppl_topology *t)
     net->nvlink_bw = eff * t->nvlink.bandwidth_bps;
     net->nvlink_busbw_cap = cap > 0 ? cap : net->nvlink_bw;
     net->nvls_bw = t->nvlink.sharp ? ppl_nvls_efficiency(t->gpu.name) * net->nvlink_bw : 0.0;
+    /* a mesh: the bandwidth is the sum over the domain's other GPUs' links */
+    net->link_bw = t->nvlink.mesh && t->nvlink.domain_gpus > 1
+                       ? net->nvlink_bw / (double)(t->nvlink.domain_gpus - 1)
+                       : 0.0;
 
     const double p = t->transport.loss_rate;
     net->packets_in_flight =

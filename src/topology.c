@@ -57,6 +57,7 @@ static const char *const precision_names[] = {"bf16", "fp16", "fp8", "tf32",
                                               "fp32", "fp64", "fp4", NULL};
 static const char *const protocol_names[] = {"infiniband", "rocev2", NULL};
 static const char *const retransmit_names[] = {"go-back-n", "selective", "ooo", NULL};
+static const char *const fabric_names[] = {"switch", "mesh", NULL};
 
 const char *ppl_precision_name(ppl_precision p)
 {
@@ -106,6 +107,7 @@ const ppl_topology_key ppl_topology_keys[] = {
     {"nvlink.bandwidth", true},
     {"nvlink.latency", true},
     {"nvlink.sharp", true},
+    {"nvlink.fabric", true},
     {"rails", false},
     {"rails.count", true},
     {"rails.nic_bandwidth", true},
@@ -333,6 +335,7 @@ static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, p
     char npath[PPL_ERROR_KEY_MAX], rpath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
     const char *nvlink_keys[MAX_OBJECT_KEYS], *rails_keys[MAX_OBJECT_KEYS];
     json_t *nv, *rails;
+    int fabric = 0;
     ppl_status st;
     if ((st = jr_object(ctx, obj, path, "nvlink", JR_REQUIRED, keys_under("nvlink", nvlink_keys),
                         &nv, npath, sizeof npath)) ||
@@ -343,8 +346,22 @@ static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, p
         (st = jr_quantity(ctx, nv, npath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
                           DEFAULT_NVLINK_LATENCY_S, JR_NON_NEGATIVE(MAX_LATENCY_S),
                           &t->nvlink.latency_s)) ||
-        (st = jr_bool(ctx, nv, npath, "sharp", JR_OPTIONAL, false, &t->nvlink.sharp)))
+        (st = jr_bool(ctx, nv, npath, "sharp", JR_OPTIONAL, false, &t->nvlink.sharp)) ||
+        (st = jr_enum(ctx, nv, npath, "fabric", JR_OPTIONAL, fabric_names, 0, &fabric)))
         return st;
+    t->nvlink.mesh = fabric == 1;
+    if (t->nvlink.mesh &&
+        (t->nvlink.domain_gpus > t->gpus_per_server || t->nvlink.domain_gpus < 2)) {
+        jr_path(full, sizeof full, npath, "fabric");
+        return jr_fail(ctx, full,
+                       "a mesh joins the GPUs of one server point to point: domain_gpus (%lld) "
+                       "must be 2 to gpus_per_server (%lld)",
+                       (long long)t->nvlink.domain_gpus, (long long)t->gpus_per_server);
+    }
+    if (t->nvlink.mesh && t->nvlink.sharp) {
+        jr_path(full, sizeof full, npath, "sharp");
+        return jr_fail(ctx, full, "a point-to-point mesh has no switch to reduce in");
+    }
     if (t->nvlink.sharp && ppl_nvls_efficiency(t->gpu.name) <= 0.0) {
         jr_path(full, sizeof full, npath, "sharp");
         return jr_fail(ctx, full,

@@ -71,14 +71,15 @@ const char *ppl_algo_name(int algo);
 
 typedef struct ppl_net {
     const ppl_topology *topo;
-    int64_t node_gpus;                    /* GPUs that reach each other over NVLink */
-    double nvlink_bw;                     /* effective per GPU (NCCL's per-link figures) */
-    double nvlink_busbw_cap;              /* NCCL's cap on the bus bandwidth (A100: 235 GB/s) */
-    double nvls_bw;                       /* per GPU through the NVSwitch's reduction; 0: none */
-    double nic_bw;                        /* per GPU: its share of the NICs x goodput x transport */
-    double transport_goodput;             /* loss recovery: go-back-N or selective */
-    double packets_in_flight;             /* W = line rate x RTT / MTU + 1 */
-    double tail_loss_s;                   /* expected wait for a lost tail packet, per message */
+    int64_t node_gpus;        /* GPUs that reach each other over NVLink */
+    double nvlink_bw;         /* effective per GPU (NCCL's per-link figures) */
+    double nvlink_busbw_cap;  /* NCCL's cap on the bus bandwidth (A100: 235 GB/s) */
+    double nvls_bw;           /* per GPU through the NVSwitch's reduction; 0: none */
+    double link_bw;           /* a mesh's one point-to-point link (effective); 0: a switch */
+    double nic_bw;            /* per GPU: its share of the NICs x goodput x transport */
+    double transport_goodput; /* loss recovery: go-back-N or selective */
+    double packets_in_flight; /* W = line rate x RTT / MTU + 1 */
+    double tail_loss_s;       /* expected wait for a lost tail packet, per message */
     double os_below[PPL_MAX_TIERS + 1];   /* product of oversubscription of tiers < i */
     double path_latency_s[PPL_MAX_TIERS]; /* one-way, NIC to NIC, climbing to tier i */
     int64_t uplinks_per_switch[PPL_MAX_TIERS];

@@ -72,6 +72,10 @@ typedef struct ppl_topology {
         double bandwidth_bps; /* per GPU, per direction */
         double latency_s;
         bool sharp; /* the NVSwitches reduce in the switch (NVLink SHARP, NCCL's NVLS) */
+        /* point-to-point links from each GPU to every other of its domain (AMD
+         * Infinity Fabric), not a switch: bandwidth_bps is the sum over the
+         * domain_gpus - 1 links, and a group reaches only its own members' links */
+        bool mesh;
     } nvlink;
     struct {
         int64_t count;            /* NICs per server, NIC k on rail k */

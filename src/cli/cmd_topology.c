@@ -31,6 +31,7 @@ static json_t *topology_json(const ppl_topology *t, const ppl_topology_figures *
     json_object_set_new(nv, "bandwidth", ppl_json_real(t->nvlink.bandwidth_bps));
     json_object_set_new(nv, "latency", ppl_json_real(t->nvlink.latency_s));
     json_object_set_new(nv, "sharp", json_boolean(t->nvlink.sharp));
+    json_object_set_new(nv, "fabric", json_string(t->nvlink.mesh ? "mesh" : "switch"));
     json_object_set_new(o, "nvlink", nv);
     json_t *rails = json_object();
     json_object_set_new(rails, "count", json_integer(t->rails.count));
@@ -106,8 +107,9 @@ static void show_text(cli *c, const ppl_topology *t, const ppl_topology_figures 
     ppl_buf_printf(out, "\ntransport  %s, MTU %lld B, RTT %s, loss rate %g, %s\n",
                    ppl_protocol_name(t->transport.protocol), (long long)t->transport.mtu_bytes, b,
                    t->transport.loss_rate, ppl_retransmit_name(t->transport.retransmit));
-    ppl_buf_printf(out, "reduction  %s in the NVSwitch, %s in the network\n\n",
+    ppl_buf_printf(out, "reduction  %s in the %s, %s in the network\n\n",
                    t->nvlink.sharp ? "NVLink SHARP (NVLS)" : "none",
+                   t->nvlink.mesh ? "mesh (no switch)" : "NVSwitch",
                    t->transport.sharp ? "SHARP" : "none");
 
     ppl_table tab;
@@ -117,7 +119,7 @@ static void show_text(cli *c, const ppl_topology *t, const ppl_topology_figures 
     ppl_table_row(&tab, header);
     {
         char groups[32], gpus[32], bw[32], lat[32];
-        snprintf(a, sizeof a, "NVLink domain%s",
+        snprintf(a, sizeof a, "%s%s", t->nvlink.mesh ? "point-to-point mesh" : "NVLink domain",
                  t->nvlink.domain_gpus > t->gpus_per_server ? " (multi-server)" : "");
         snprintf(groups, sizeof groups, "%lld", (long long)f->nvlink_domains);
         snprintf(gpus, sizeof gpus, "%lld", (long long)t->nvlink.domain_gpus);

@@ -122,6 +122,40 @@ static void test_in_switch_reduction(void **state)
     assert_close(ppl_nvls_efficiency("B200"), 0.74 * 31.0 / 32.0, 1e-12);
 }
 
+/*
+ * An 8 x MI300X server: each GPU has 7 Infinity Fabric links of 64 GB/s per
+ * direction (448 GB/s in all), about 48 usable (75%, AMD ROCm blog 2025-03-02).
+ * Ring all-reduce of 8 GiB over all 8: RCCL's rings use every link, 7 x 48 =
+ * 336 GB/s: 8.4 us + 14 steps x (3.4 + 1) us + 1.75 x 8,589,934,592 / 336e9 =
+ * 44.800 ms; busbw 336 GB/s.  Four of the eight (a TP group of 4) reach only the
+ * 3 links between them: 144 GB/s; a send to one peer rides one link: 48 GB/s.
+ * A switch would give each of these the whole 336.
+ */
+static void test_mesh(void **state)
+{
+    (void)state;
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    snprintf(t.gpu.name, sizeof t.gpu.name, "MI300X");
+    t.nvlink.bandwidth_bps = 448e9;
+    t.nvlink.mesh = true;
+    double S = 8589934592.0;
+    double expected = 8.4e-6 + 14.0 * 4.4e-6 + 1.75 * S / 336e9;
+    assert_close(time_of(&t, PPL_OP_ALLREDUCE, 1, 8, S, PPL_ALGO_RING), expected, 1e-9);
+    assert_close(busbw(&t, PPL_OP_ALLREDUCE, 1, 4, S, PPL_ALGO_RING), 144e9, 1e-3);
+    ppl_net net;
+    ppl_group g;
+    ppl_coll r;
+    ppl_net_init(&net, &t);
+    ppl_group_servers(&net, 1, 2, &g);
+    ppl_collective(&net, PPL_OP_SENDRECV, &g, S, PPL_ALGO_AUTO, &r);
+    assert_close(r.time_s, 4.4e-6 + S / 48e9, 1e-9);
+    /* through a switch of the same 448 GB/s the pair gets all of it */
+    t.nvlink.mesh = false;
+    ppl_net_init(&net, &t);
+    ppl_collective(&net, PPL_OP_SENDRECV, &g, S, PPL_ALGO_AUTO, &r);
+    assert_close(r.time_s, 4.4e-6 + S / 336e9, 1e-9);
+}
+
 /* At 64 servers the tree's 2 log2(64) = 12 network steps beat the ring's 126 on
  * small messages; on large ones the ring's 2(n-1)/n beats the tree's 2/0.9. */
 static void test_tree_vs_ring(void **state)
@@ -364,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_rail_only),
         cmocka_unit_test(test_placement),
         cmocka_unit_test(test_in_switch_reduction),
+        cmocka_unit_test(test_mesh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
