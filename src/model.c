@@ -230,6 +230,20 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
     return PPL_OK;
 }
 
+/* "models/Llama-3.1-8B/config.json" -> "Llama-3.1-8B"; "" without a directory or
+ * for another file name (the stem is taken then). */
+static void hf_dir_name(const char *path, char *out, size_t size)
+{
+    out[0] = '\0';
+    const char *base = strrchr(path, '/');
+    if (!base || strcmp(base + 1, "config.json") != 0 || base == path)
+        return;
+    const char *start = base - 1;
+    while (start > path && start[-1] != '/')
+        start--;
+    snprintf(out, size, "%.*s", (int)(base - start), start);
+}
+
 ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag *diag,
                           ppl_model *model, ppl_error *err)
 {
@@ -237,7 +251,31 @@ ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag 
     json_t *root = jr_load_file(&ctx, path);
     if (!root)
         return PPL_EINPUT;
-    ppl_status st = ppl_model_from_json(root, ctx.file, "", diag, model, err);
+    ppl_status st;
+    if (ppl_model_is_hf(root)) {
+        /* a Hugging Face config.json (hfconfig.c); named after _name_or_path's
+         * last part, else the file's directory */
+        json_t *doc;
+        st = ppl_model_doc_from_hf(root, ctx.file, diag, &doc, err);
+        if (st == PPL_OK) {
+            st = ppl_model_from_json(doc, ctx.file, "", diag, model, err);
+            json_decref(doc);
+        }
+        /* only once the file reads, so that an error stays one line */
+        if (st == PPL_OK)
+            ppl_diag_warn(diag, ctx.file, "max_position_embeddings",
+                          "config.json does not give the training sequence length: taking %lld "
+                          "tokens unless --seq-len says otherwise",
+                          (long long)model->seq_len);
+        const char *id = json_string_value(json_object_get(root, "_name_or_path"));
+        const char *slash = id ? strrchr(id, '/') : NULL;
+        if (st == PPL_OK && id && *(slash ? slash + 1 : id))
+            snprintf(model->name, sizeof model->name, "%s", slash ? slash + 1 : id);
+        else if (st == PPL_OK)
+            hf_dir_name(path, model->name, sizeof model->name);
+    } else {
+        st = ppl_model_from_json(root, ctx.file, "", diag, model, err);
+    }
     json_decref(root);
     if (st == PPL_OK && !model->name[0])
         jr_file_stem(path, model->name, sizeof model->name);

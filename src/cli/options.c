@@ -10,7 +10,9 @@
 
 const opt_def ppl_cli_options[] = {
     {O_MODEL, "--model", 0, K_STRING, CMDS_CONFIG, CMDS_CONFIG, F(model), "M", 0, 0, NULL,
-     "model: a catalogue name (see 'parplan models') or a JSON file"},
+     "model: a catalogue name (see 'parplan models'), a model JSON file, or a Hugging Face "
+     "config.json (llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe, deepseek_v3, "
+     "gpt_oss)"},
     {O_TOPOLOGY, "--topology", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COLLECTIVE),
      CMDS_CONFIG | C(PPL_CMD_COLLECTIVE), F(topology), "T", 0, 0, NULL,
      "cluster: a catalogue name (see 'parplan topologies') or a JSON file"},

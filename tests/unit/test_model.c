@@ -499,6 +499,71 @@ static void test_moe_layer_pattern(void **state)
     assert_int_equal(ppl_moe_layers_in(&m, 0, 10), 10);
 }
 
+/*
+ * Hugging Face config.json files (tests/data/hf, written from the published
+ * configs' figures) against the published parameter totals.
+ *   Llama-3.1-8B: 8,030,261,248 (model card: 8.03B).  32 layers of 4096 with GQA
+ *     8/32 and SwiGLU 14336: attention 2 x 4096^2 + 2 x 4096 x 1024 = 41,943,040,
+ *     MLP 3 x 4096 x 14336 = 176,160,768, two norms 8,192: 218,112,000 a layer;
+ *     x 32 = 6,979,584,000 + embedding and output 2 x 128,256 x 4096 =
+ *     1,050,673,152 + final norm 4,096 = 8,030,261,248, exactly.
+ *   Mistral-7B-v0.1: 7,241,732,096 (the same layers, vocab 32,000), exactly.
+ *   Mixtral-8x7B: 46,702,792,704 total, 12,879,925,248 active (8 experts, 2 a
+ *     token; model card: 46.7B and 12.9B), exactly.
+ *   Qwen2-7B: 7,615,616,512 published; the q, k, v biases are not counted:
+ *     28 x (3584 + 512 + 512) = 129,024 fewer, 7,615,487,488.
+ *   Qwen3-30B-A3B: 30,532,122,624 published; the q/k norms are not counted:
+ *     48 x 2 x 128 = 12,288 fewer, 30,532,110,336 (the catalogue's figure).
+ *   DeepSeek-V3: 671,026,404,352 without the MTP module (the catalogue's
+ *     derivation in models/deepseek-v3.json; report: 671B), and the MTP module
+ *     11,610,067,968 on top.
+ *   gpt-oss-120b: 116.83B total and 5.13B active without the embedding (OpenAI
+ *     model card, Table 1): 116,829,149,760 and 5,711,976,000 - 579,133,440 =
+ *     5,132,842,560.
+ */
+static void test_hf_configs(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *dir;
+        double total, active, tol;
+    } cases[] = {
+        {"Llama-3.1-8B", 8030261248.0, 8030261248.0, 0},
+        {"Mistral-7B-v0.1", 7241732096.0, 7241732096.0, 0},
+        {"Mixtral-8x7B-v0.1", 46702792704.0, 12879925248.0, 0},
+        {"Qwen2-7B", 7615616512.0 - 129024.0, 0, 0},
+        {"Qwen3-30B-A3B", 30532122624.0 - 12288.0, 0, 0},
+        {"DeepSeek-V3", 671026404352.0 + 11610067968.0, 0, 0},
+        {"gpt-oss-120b", 116.83e9, 5.13e9 + 579133440.0, 5e-4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/tests/data/hf/%s/config.json", PPL_TEST_SOURCE_ROOT,
+                 cases[i].dir);
+        ppl_model m;
+        ppl_error err;
+        if (ppl_model_load(path, NULL, NULL, &m, &err) != PPL_OK)
+            fail_msg("%s: %s", path, err.message);
+        ppl_model_figures f;
+        ppl_model_derive(&m, &f);
+        assert_close(f.params_total, cases[i].total, cases[i].tol);
+        if (cases[i].active > 0)
+            assert_close(f.params_active, cases[i].active, cases[i].tol);
+    }
+    /* named after _name_or_path's last part, else the directory */
+    char path[1024];
+    ppl_model m;
+    ppl_error err;
+    snprintf(path, sizeof path, "%s/tests/data/hf/Llama-3.1-8B/config.json", PPL_TEST_SOURCE_ROOT);
+    assert_int_equal(ppl_model_load(path, NULL, NULL, &m, &err), PPL_OK);
+    assert_string_equal(m.name, "Llama-3.1-8B");
+    assert_int_equal(m.seq_len, 8192); /* 131,072 positions, capped */
+    snprintf(path, sizeof path, "%s/tests/data/hf/Mixtral-8x7B-v0.1/config.json",
+             PPL_TEST_SOURCE_ROOT);
+    assert_int_equal(ppl_model_load(path, NULL, NULL, &m, &err), PPL_OK);
+    assert_string_equal(m.name, "Mixtral-8x7B-v0.1");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -517,6 +582,7 @@ int main(void)
         cmocka_unit_test(test_unknown_key_warns),
         cmocka_unit_test(test_errors_name_key),
         cmocka_unit_test(test_catalogue_files),
+        cmocka_unit_test(test_hf_configs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
