@@ -20,6 +20,7 @@
 #include "parplan/compute.h"
 #include "parplan/config.h"
 #include "parplan/memory.h"
+#include "parplan/pipeline.h"
 
 /*
  * The training software, by what ran: each profile says what its era overlaps
@@ -152,6 +153,7 @@ typedef struct ppl_estimate {
     double hardware_tflops_per_gpu;
     double mfu; /* model FLOPs over the 16-bit dense peak */
     int64_t slowest_stage;
+    ppl_passes passes;      /* the slowest stage's F, B, W (and F&B) per microbatch */
     ppl_stack stack;        /* the software whose overlaps the figures assume */
     int64_t ep_servers;     /* servers one expert-parallel group spans (1: inside one) */
     const char *bottleneck; /* "compute", "bubble", "tp_comm", ... */
