@@ -191,11 +191,13 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
             return bad(err, "vp", "interleaving (vp %lld) is a 1F1B schedule, not GPipe",
                        (long long)c->vp);
         if (!ppl_split_allows_vp(c, c->vp))
-            return bad(err, "vp",
-                       "interleaving needs every stage's layers to divide into vp chunks "
-                       "(Megatron-Core): %lld chunks of stages of %lld, %lld and %lld layers",
-                       (long long)c->vp, (long long)c->split.first, (long long)c->split.middle,
-                       (long long)c->split.last);
+            return bad(
+                err, "vp",
+                "%s needs every stage's layers to divide into vp chunks%s: %lld chunks of "
+                "stages of %lld, %lld and %lld layers",
+                c->schedule == PPL_SCHEDULE_1F1B ? "interleaving" : ppl_schedule_name(c->schedule),
+                c->schedule == PPL_SCHEDULE_1F1B ? " (Megatron-Core)" : "", (long long)c->vp,
+                (long long)c->split.first, (long long)c->split.middle, (long long)c->split.last);
         if (c->schedule == PPL_SCHEDULE_1F1B && c->microbatches % c->pp != 0)
             return bad(err, "vp",
                        "interleaving needs the microbatches (%lld) to be a multiple of pp (%lld)",
