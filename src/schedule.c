@@ -637,6 +637,10 @@ ppl_status ppl_estimate_check(const ppl_estimate *e, ppl_error *err)
         {"traffic.nvlink", e->traffic.nvlink},
         {"traffic.rail", e->traffic.rail},
         {"traffic.spine", e->traffic.spine},
+        {"pipeline.forward_s", e->passes.f_s},
+        {"pipeline.backward_input_s", e->passes.b_s},
+        {"pipeline.backward_weight_s", e->passes.w_s},
+        {"pipeline.overlapped_forward_backward_s", e->passes.fb_s},
     };
     for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
         if (!isfinite(figures[i].value) || figures[i].value < 0.0)
