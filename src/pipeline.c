@@ -7,8 +7,8 @@
  *     Table 2: 1F1B (p-1)(T_F+T_B+T_W) at p M_B of activations, ZB-H1
  *     (p-1)(T_F+T_B-T_W) at p M_B, ZB-H2 (p-1)(T_F+T_B-2T_W) at (2p-1) M_B; §2.3
  *     gives worker i (1-based) (p-i+1) M_B + (i-1) M_W under ZB-H1 and
- *     (2p-2i+1) M_B + (2i-2) M_W under ZB-H2.  ZB-H2's bubble is no less than 0:
- *     where W outweighs (F+B)/2 the parallelogram closes (its §2.2).
+ *     (2p-2i+1) M_B + (2i-2) M_W under ZB-H2.  ZB-H2's bubble is no less than 0
+ *     (W beyond (F+B)/2 cannot make idle time negative).
  *   ZB-V: the same paper's §6 (arXiv 2401.10241v2) places 2p chunks of half a
  *     stage in a V (rank k holds chunks k and 2p-1-k) and shows no bubble when
  *     T_F = T_B = T_W at 1F1B's peak memory, p M_B on every rank (also Qi et al.
