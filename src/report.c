@@ -432,6 +432,18 @@ static json_t *pipeline_json(const ppl_estimate *e)
     json_object_set_new(o, "parameter_copies",
                         ppl_json_real(ppl_pipeline_param_copies(c->schedule)));
     json_object_set_new(o, "runs_on", json_string(ppl_schedule_launchers(c->schedule)));
+    json_t *stages = json_array(); /* each run of equal stages */
+    for (int i = 0; i < e->n_stage_passes; i++) {
+        const ppl_stage_passes *sp = &e->stage_passes[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "first_stage", json_integer(sp->first_stage));
+        json_object_set_new(x, "stages", json_integer(sp->count));
+        json_object_set_new(x, "forward_s", ppl_json_real(sp->passes.f_s));
+        json_object_set_new(x, "backward_input_s", ppl_json_real(sp->passes.b_s));
+        json_object_set_new(x, "backward_weight_s", ppl_json_real(sp->passes.w_s));
+        json_array_append_new(stages, x);
+    }
+    json_object_set_new(o, "stages", stages);
     return o;
 }
 

@@ -407,6 +407,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     out->config = *c;
     out->stack = so->stack;
     out->ep_servers = l->g_ep.nodes > 1 ? l->g_ep.nodes : 1;
+    out->n_stage_passes = 0;
 
     /* memory: the first stage of each class is its heaviest */
     stage_time worst = {0}, st;
@@ -427,6 +428,12 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         stage_eval(ctx, c, mi, k, &st);
         sum_total += (double)k->count * st.total;
         stage_passes(ctx, c, mi, &st, &passes);
+        if (full && i < PPL_PASS_CLASSES) {
+            out->stage_passes[i].first_stage = k->first_stage;
+            out->stage_passes[i].count = k->count;
+            out->stage_passes[i].passes = passes;
+            out->n_stage_passes = (int)i + 1;
+        }
         sum_passes.f_s += (double)k->count * passes.f_s;
         sum_passes.b_s += (double)k->count * passes.b_s;
         sum_passes.w_s += (double)k->count * passes.w_s;

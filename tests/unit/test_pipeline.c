@@ -217,6 +217,12 @@ static void test_step_bubble(void **state)
     ppl_estimate e;
     ppl_estimate_config(&ctx, &c, &e);
     assert_close(e.passes.f_s + e.passes.b_s + e.passes.w_s, e.time.compute / 64.0, 1e-9);
+    /* per class of stages: 0, 1-6 and 7; the last is the slowest */
+    assert_int_equal(e.n_stage_passes, 3);
+    assert_int_equal(e.stage_passes[1].first_stage, 1);
+    assert_int_equal(e.stage_passes[1].count, 6);
+    assert_close(e.stage_passes[2].passes.w_s, e.passes.w_s, 0);
+    assert_true(e.stage_passes[1].passes.w_s <= e.passes.w_s);
     const ppl_schedule s[] = {PPL_SCHEDULE_ZB_H1, PPL_SCHEDULE_ZB_H2, PPL_SCHEDULE_ZB_V,
                               PPL_SCHEDULE_DUALPIPE, PPL_SCHEDULE_DUALPIPEV};
     for (int i = 0; i < 5; i++) {
