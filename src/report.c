@@ -509,10 +509,10 @@ void ppl_estimate_text(const ppl_estimate *e, ppl_buf *out)
         ppl_format_time(e->passes.b_s, bi, sizeof bi);
         ppl_format_time(e->passes.w_s, w, sizeof w);
         ppl_buf_printf(out,
-                       "pipeline    %s: F %s, B %s, W %s a microbatch on stage %lld; %.1f "
-                       "microbatches in flight\n",
+                       "pipeline    %s: F %s, B %s, W %s a microbatch on stage %lld (the "
+                       "slowest); %.1f microbatches in flight on stage %lld\n",
                        ppl_schedule_name(e->config.schedule), f, bi, w, (long long)e->slowest_stage,
-                       e->memory.in_flight);
+                       e->memory.in_flight, (long long)e->memory.stage);
     }
     ppl_buf_printf(out, "\nstep (critical path):\n");
     line(out, "compute", t->compute, step);
