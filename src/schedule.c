@@ -467,7 +467,11 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
             if (reduce + gather > dp_total)
                 dp_total = reduce + gather;
         }
-        slack += (double)k->count * st.backward;
+        /* the schedules of pipeline.h end every stage with the deferred W passes
+         * (Qi et al. ICLR 2024 §2.1: "the delayed W passes fill the bubbles" of the
+         * tail; dualpipe.py step 8: nW): no stage drains while another reduces */
+        if (!ppl_schedule_splits_backward(c->schedule))
+            slack += (double)k->count * st.backward;
         double shard = c->zero >= 1 ? (double)(c->dp * c->cp) : 1.0;
         double dense = mem.params - mem.params_expert;
         double opt = ppl_optimizer_time(

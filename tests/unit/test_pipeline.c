@@ -272,6 +272,37 @@ static void test_dualpipe_overlap(void **state)
     assert_true(dual.passes.fb_s < alone * 0.999);
 }
 
+/*
+ * The data-parallel reduction after the last backward: under 1F1B the stages
+ * after the first drain while it runs (Megatron-LM 2021, which overlaps nothing:
+ * exposed = reduction - the later stages' backward); the zero-bubble schedules end
+ * every stage with its W passes, so the same reduction shows whole.  GPT-3 175B,
+ * tp 8, pp 8, dp 4 on 256 A100, stages of 4, 12 x 6 and 20 layers: the last stage
+ * reduces the most gradients, which under 1F1B the 7 stages before it hide as they
+ * drain; the stages are the same, so ZB-H1's exposed communication exceeds 1F1B's
+ * by what the drain hid, at most the reduction.
+ */
+static void test_dp_no_drain(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("gpt3-175b");
+    ppl_topology t = test_topology("dgx-a100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_LEGACY);
+    ppl_config c = test_config(256, 8, 8, 1, 64, &m);
+    c.split.first = 4;
+    c.split.middle = 12;
+    c.split.last = 20;
+    ppl_estimate one, zb;
+    ppl_estimate_config(&ctx, &c, &one);
+    c.schedule = PPL_SCHEDULE_ZB_H1;
+    ppl_estimate_config(&ctx, &c, &zb);
+    assert_close(zb.time.compute, one.time.compute, 1e-12);
+    assert_true(one.time.dp_comm > 0.0);
+    assert_true(zb.time.exposed_comm > one.time.exposed_comm + 0.01 * one.time.dp_comm);
+    assert_true(zb.time.exposed_comm - one.time.exposed_comm <= one.time.dp_comm * (1.0 + 1e-9));
+}
+
 /* The rules, each a usage error naming the knob. */
 static void test_checks(void **state)
 {
@@ -325,15 +356,11 @@ static void test_checks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bubble_p4),
-        cmocka_unit_test(test_bubble_p16),
-        cmocka_unit_test(test_bubble_equal_passes),
-        cmocka_unit_test(test_in_flight),
-        cmocka_unit_test(test_dualpipe_memory),
-        cmocka_unit_test(test_passes_hand_computed),
-        cmocka_unit_test(test_step_bubble),
-        cmocka_unit_test(test_dualpipe_overlap),
-        cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_bubble_p4),           cmocka_unit_test(test_bubble_p16),
+        cmocka_unit_test(test_bubble_equal_passes), cmocka_unit_test(test_in_flight),
+        cmocka_unit_test(test_dualpipe_memory),     cmocka_unit_test(test_passes_hand_computed),
+        cmocka_unit_test(test_step_bubble),         cmocka_unit_test(test_dualpipe_overlap),
+        cmocka_unit_test(test_dp_no_drain),         cmocka_unit_test(test_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
