@@ -159,6 +159,9 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     double attn_backward = (c->flash_attention ? 2.5 : 2.0) * attn;
     out->forward_s = gemm + attn + elem;
     out->attention_s = attn;
+    /* backward: input gradients (a GEMM as large as each forward one, the attention
+     * core, element-wise) and weight gradients (one more GEMM each): W = gemm */
+    out->wgrad_s = gemm;
     out->recompute_s = 0.0;
     double recompute_flops = 0.0;
     if (c->recompute == PPL_RECOMPUTE_FULL) {
@@ -197,6 +200,7 @@ void ppl_output_time_of(const ppl_model *m, const ppl_topology *t, const ppl_con
     out->backward_s = 2.0 * gemm + loss;
     out->recompute_s = 0.0;
     out->attention_s = 0.0;
+    out->wgrad_s = gemm; /* the output layer's weight gradient */
     out->flops_model = 3.0 * flops;
     out->flops_hardware = out->flops_model;
 }

@@ -16,6 +16,8 @@
  */
 #include "parplan/config.h"
 
+#include "parplan/pipeline.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -192,6 +194,9 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
                              "%lld is not a multiple of dp*mbs = %lld*%lld = %lld",
                              (long long)c->global_batch, (long long)c->dp, (long long)c->mbs,
                              (long long)(c->dp * c->mbs));
+    ppl_status sched = ppl_pipeline_check(c, err);
+    if (sched != PPL_OK)
+        return sched;
     if (c->vp > 1) {
         if (c->pp < 2)
             return bad(err, "vp", "interleaving needs at least 2 pipeline stages (vp is %lld)",
@@ -200,13 +205,15 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
             return bad(err, "vp", "interleaving (vp %lld) is a 1F1B schedule, not GPipe",
                        (long long)c->vp);
         if (!ppl_split_allows_vp(c, c->vp))
-            return bad(err, "vp",
-                       "interleaving needs every stage's layers to divide into vp chunks "
-                       "(Megatron-Core): %lld chunks of stages of %lld, %lld and %lld layers",
-                       (long long)c->vp, (long long)c->split.first, (long long)c->split.middle,
-                       (long long)c->split.last);
+            return bad(
+                err, "vp",
+                "%s needs every stage's layers to divide into vp chunks%s: %lld chunks of "
+                "stages of %lld, %lld and %lld layers",
+                c->schedule == PPL_SCHEDULE_1F1B ? "interleaving" : ppl_schedule_name(c->schedule),
+                c->schedule == PPL_SCHEDULE_1F1B ? " (Megatron-Core)" : "", (long long)c->vp,
+                (long long)c->split.first, (long long)c->split.middle, (long long)c->split.last);
         /* schedules.py: the group size N per virtual stage lies in [pp, m] */
-        if (ppl_vp_group(c) == 0)
+        if (c->schedule == PPL_SCHEDULE_1F1B && ppl_vp_group(c) == 0)
             return bad(err, "vp", "interleaving needs at least pp (%lld) microbatches, found %lld",
                        (long long)c->pp, (long long)c->microbatches);
     }
@@ -341,7 +348,8 @@ ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_pin,
 const char *const ppl_recompute_names[] = {"none", "selective", "full", NULL};
 const char *const ppl_precision_names[] = {"bf16", "fp16", "fp8", NULL};
 const char *const ppl_optimizer_names[] = {"adam", "sgd", NULL};
-const char *const ppl_schedule_names[] = {"1f1b", "gpipe", NULL};
+const char *const ppl_schedule_names[] = {"1f1b", "gpipe",    "zb-h1",     "zb-h2",
+                                          "zb-v", "dualpipe", "dualpipev", NULL};
 /* Megatron-LM's --cp-comm-type values (megatron/training/arguments.py) */
 const char *const ppl_cp_comm_names[] = {"p2p", "a2a", "allgather", "a2a+p2p", NULL};
 
@@ -355,7 +363,7 @@ const char *ppl_optimizer_name(int v)
 }
 const char *ppl_schedule_name(int v)
 {
-    return (unsigned)v < 2 ? ppl_schedule_names[v] : "?";
+    return (unsigned)v < PPL_SCHEDULE_COUNT ? ppl_schedule_names[v] : "?";
 }
 const char *ppl_cp_comm_name(int v)
 {
@@ -429,7 +437,8 @@ ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl
     c->cp = pin(a->cp, 1);
     c->ep = pin(a->ep, 1);
     c->etp = pin(a->etp, c->tp); /* arguments.py:587-588: etp defaults to tp */
-    c->vp = pin(a->vp, 1);
+    /* the V-shaped schedules hold two chunks a rank (pipeline.h) */
+    c->vp = pin(a->vp, ppl_schedule_chunks(a->schedule) == 2 ? 2 : 1);
     c->mbs = pin(a->mbs, 1);
     c->global_batch = pin(a->global_batch, 1);
     int64_t model_parallel = c->tp * c->pp * c->cp;

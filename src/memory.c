@@ -47,6 +47,8 @@
  */
 #include "parplan/memory.h"
 
+#include "parplan/pipeline.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -157,6 +159,8 @@ double ppl_activation_bytes_per_layer(const ppl_model *m, const ppl_config *c,
 double ppl_in_flight_microbatches(const ppl_config *c, int64_t stage)
 {
     const double m = (double)c->microbatches, p = (double)c->pp, k = (double)stage;
+    if (ppl_schedule_splits_backward(c->schedule)) /* ZB-H1 ... DualPipeV: pipeline.c */
+        return ppl_pipeline_in_flight(c, stage);
     if (c->schedule == PPL_SCHEDULE_GPIPE)
         return m;
     if (c->vp <= 1)
@@ -330,6 +334,15 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     double expert = moe * p->layer_moe_expert;
     double gemm_dense = dense_layers * p->gemm_dense + moe * p->gemm_moe_shared;
     double gemm_expert = moe * p->gemm_moe_expert;
+    if (ppl_pipeline_param_copies(c->schedule) > 1.0) {
+        /* DualPipe: rank k also holds stage pp-1-k (as many layers with equal stages;
+         * the ends swap the embedding and the output layer): pipeline.h */
+        dense += dense_layers * p->layer_dense + moe * p->layer_moe_shared +
+                 (last ? p->embedding : 0.0) + (first ? p->output : 0.0);
+        expert *= 2.0;
+        gemm_dense *= 2.0;
+        gemm_expert *= 2.0;
+    }
     out->params = dense + expert;
     out->params_expert = expert;
     double w1, g1, o1, w2, g2, o2;
@@ -352,7 +365,7 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     double per_mb = dense_layers * (f * p->act_dense + (1.0 - f) * p->kept_dense) +
                     moe * (f * p->act_moe + (1.0 - f) * p->kept_moe) + (first ? p->act_first : 0.0);
     out->activations = in_flight * per_mb;
-    if (last) {
+    if (last || (first && ppl_pipeline_param_copies(c->schedule) > 1.0)) {
         double held = c->schedule == PPL_SCHEDULE_GPIPE ? (double)c->microbatches : 1.0;
         out->activations += held * p->act_last;
     }

@@ -42,9 +42,10 @@ json_t *ppl_config_json(const ppl_config *c, const ppl_model *m)
     json_object_set_new(o, "precision", json_string(ppl_precision_name(c->precision)));
     json_object_set_new(o, "optimizer", json_string(ppl_optimizer_name(c->optimizer)));
     json_object_set_new(o, "schedule",
-                        json_string(c->schedule == PPL_SCHEDULE_GPIPE ? "gpipe"
-                                    : c->vp > 1                       ? "interleaved"
-                                                                      : "1f1b"));
+                        json_string(c->schedule != PPL_SCHEDULE_1F1B
+                                        ? ppl_schedule_name(c->schedule)
+                                    : c->vp > 1 ? "interleaved"
+                                                : "1f1b"));
     json_t *stages = json_array();
     for (int64_t k = 0; k < c->pp; k++)
         json_array_append_new(stages, json_integer(ppl_stage_layers(c, k)));
@@ -97,9 +98,10 @@ void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
              (long long)c->microbatches, c->zero, ppl_recompute_name(c->recompute), layers,
              c->sequence_parallel ? "on" : "off", c->flash_attention ? "on" : "off",
              ppl_precision_name(c->precision),
-             c->schedule == PPL_SCHEDULE_GPIPE ? "GPipe"
-             : c->vp > 1                       ? "interleaved 1F1B"
-                                               : "1F1B");
+             c->schedule == PPL_SCHEDULE_GPIPE  ? "GPipe"
+             : c->schedule != PPL_SCHEDULE_1F1B ? ppl_schedule_name(c->schedule)
+             : c->vp > 1                        ? "interleaved 1F1B"
+                                                : "1F1B");
 }
 
 /* Megatron-LM flags and a DeepSpeed config for the configuration. */
@@ -375,12 +377,10 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
         moe_args(args, e, m, &min_version);
 #undef ARG
 #undef ARGI
-    /* Megatron-LM pipelines run 1F1B (interleaved or not): no flag builds GPipe */
+    /* Megatron-LM pipelines run 1F1B (interleaved or not): no flag builds GPipe,
+     * nor the schedules of pipeline.h */
     launcher_part(launch, "megatron_args", args, "megatron_error",
-                  c->schedule == PPL_SCHEDULE_GPIPE
-                      ? "Megatron-LM has no GPipe schedule; pin --schedule 1f1b for a plan it "
-                        "can run"
-                      : NULL);
+                  ppl_schedule_megatron_error(c->schedule));
     json_t *env = json_object();
     /* arguments.py asserts CUDA_DEVICE_MAX_CONNECTIONS=1 with tp or cp > 1 before
      * Blackwell (harmless after it), and Megatron-FSDP asserts it is not 1 */
@@ -398,10 +398,16 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     json_t *enabled = json_object();
     json_object_set_new(enabled, "enabled", json_true());
     json_object_set_new(ds, c->precision == PPL_PRECISION_FP16 ? "fp16" : "bf16", enabled);
-    /* deepspeed/runtime/pipe/engine.py: the pipeline engine takes ZeRO 0 and 1 */
+    /* deepspeed/runtime/pipe/engine.py: the pipeline engine takes ZeRO 0 and 1, and
+     * runs its own 1F1B (deepspeed/runtime/pipe/schedule.py TrainSchedule) */
     bool ds_refused = c->zero >= 2 && c->pp > 1;
+    bool ds_schedule = ppl_schedule_splits_backward(c->schedule);
     launcher_part(launch, "deepspeed", ds, "deepspeed_error",
-                  ds_refused ? "DeepSpeed's pipeline engine runs ZeRO stages 0 and 1 only" : NULL);
+                  ds_schedule  ? "DeepSpeed's pipeline engine runs 1F1B only (no zero-bubble or "
+                                 "DualPipe schedule)"
+                  : ds_refused ? "DeepSpeed's pipeline engine runs ZeRO stages 0 and 1 only"
+                               : NULL);
+    ds_refused = ds_refused || ds_schedule;
     if (!ds_refused) {
         char note[160];
         snprintf(note, sizeof note,
@@ -411,6 +417,38 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
         json_object_set_new(launch, "deepspeed_note", json_string(note));
     }
     return launch;
+}
+
+/* The passes of the slowest stage and what the schedule costs and keeps
+ * (pipeline.h), for the schedules that split the backward. */
+static json_t *pipeline_json(const ppl_estimate *e)
+{
+    const ppl_config *c = &e->config;
+    json_t *o = json_object();
+    json_object_set_new(o, "schedule", json_string(ppl_schedule_name(c->schedule)));
+    json_object_set_new(o, "forward_s", ppl_json_real(e->passes.f_s));
+    json_object_set_new(o, "backward_input_s", ppl_json_real(e->passes.b_s));
+    json_object_set_new(o, "backward_weight_s", ppl_json_real(e->passes.w_s));
+    if (ppl_schedule_overlaps_fb(c->schedule))
+        json_object_set_new(o, "overlapped_forward_backward_s", ppl_json_real(e->passes.fb_s));
+    json_object_set_new(o, "bubble_s", ppl_json_real(e->time.bubble));
+    json_object_set_new(o, "in_flight_microbatches", ppl_json_real(e->memory.in_flight));
+    json_object_set_new(o, "parameter_copies",
+                        ppl_json_real(ppl_pipeline_param_copies(c->schedule)));
+    json_object_set_new(o, "runs_on", json_string(ppl_schedule_launchers(c->schedule)));
+    json_t *stages = json_array(); /* each run of equal stages */
+    for (int i = 0; i < e->n_stage_passes; i++) {
+        const ppl_stage_passes *sp = &e->stage_passes[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "first_stage", json_integer(sp->first_stage));
+        json_object_set_new(x, "stages", json_integer(sp->count));
+        json_object_set_new(x, "forward_s", ppl_json_real(sp->passes.f_s));
+        json_object_set_new(x, "backward_input_s", ppl_json_real(sp->passes.b_s));
+        json_object_set_new(x, "backward_weight_s", ppl_json_real(sp->passes.w_s));
+        json_array_append_new(stages, x);
+    }
+    json_object_set_new(o, "stages", stages);
+    return o;
 }
 
 json_t *ppl_estimate_json(const ppl_estimate *e, const ppl_model *m)
@@ -443,6 +481,8 @@ json_t *ppl_estimate_json(const ppl_estimate *e, const ppl_model *m)
     json_object_set_new(o, "bottleneck", json_string(e->bottleneck));
     json_object_set_new(o, "bottleneck_level", json_string(e->bottleneck_level));
     json_object_set_new(o, "launch", launch_json(e, m));
+    if (ppl_schedule_splits_backward(e->config.schedule)) /* pipeline.h */
+        json_object_set_new(o, "pipeline", pipeline_json(e));
     return o;
 }
 
@@ -467,6 +507,17 @@ void ppl_estimate_text(const ppl_estimate *e, ppl_buf *out)
     ppl_format_bytes(e->memory.capacity, b, sizeof b);
     ppl_buf_printf(out, "memory      %s of %s on stage %lld%s\n", a, b, (long long)e->memory.stage,
                    e->memory.fits ? "" : " (does not fit)");
+    if (ppl_schedule_splits_backward(e->config.schedule)) {
+        char f[32], bi[32], w[32];
+        ppl_format_time(e->passes.f_s, f, sizeof f);
+        ppl_format_time(e->passes.b_s, bi, sizeof bi);
+        ppl_format_time(e->passes.w_s, w, sizeof w);
+        ppl_buf_printf(out,
+                       "pipeline    %s: F %s, B %s, W %s a microbatch on stage %lld (the "
+                       "slowest); %.1f microbatches in flight on stage %lld\n",
+                       ppl_schedule_name(e->config.schedule), f, bi, w, (long long)e->slowest_stage,
+                       e->memory.in_flight, (long long)e->memory.stage);
+    }
     ppl_buf_printf(out, "\nstep (critical path):\n");
     line(out, "compute", t->compute, step);
     line(out, "bubble", t->bubble, step);

@@ -164,7 +164,13 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
          * backward and runs each one's dispatch and combine under the other's
          * compute: every chunk but the warm-up ones (Megatron's interleaved warm-up,
          * 2 (p - 1) + (v - 1) p chunks of the first stage; one without a pipeline) */
-        if (mode.overlap) {
+        if (ppl_schedule_overlaps_fb(c->schedule)) {
+            /* DualPipe's F&B: every steady-state chunk runs a forward and a backward
+             * of two microbatches together, each one's all-to-all under the other's
+             * compute (DeepSeek-V3 report §3.2.1); the chunks run alone are the
+             * bubble's (pipeline.c) */
+            mi->ep_hidden_share = 1.0;
+        } else if (mode.overlap) {
             double chunks = (double)c->microbatches * (double)c->vp;
             double warm =
                 c->pp == 1 ? 1.0 : 2.0 * (double)(c->pp - 1) + (double)((c->vp - 1) * c->pp);
@@ -309,6 +315,8 @@ static const char *level_name(const ppl_eval_ctx *ctx, const ppl_group *g)
 
 typedef struct stage_time {
     double compute, forward, backward; /* per microbatch */
+    double wgrad;                      /* of backward, the weight-gradient GEMMs (W) */
+    double ep_hidden;                  /* expert all-to-all hidden under another microbatch */
     double tp, cp, ep, pp, zero3;      /* communication per microbatch */
     double exposed;                    /* communication per microbatch not hidden */
     double total;                      /* compute + exposed */
@@ -332,6 +340,8 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
                   nm * (mi->moe.backward_s - (1.0 - f) * mi->moe.recompute_s) +
                   (k->is_last ? mi->head.backward_s : 0.0);
     s->compute = s->forward + s->backward;
+    s->wgrad =
+        nd * mi->dense.wgrad_s + nm * mi->moe.wgrad_s + (k->is_last ? mi->head.wgrad_s : 0.0);
     /* a MoE layer's tensor-parallel collectives are its attention's (half of a
      * dense layer's); its experts' are the dispatcher's, over the etp group */
     s->tp = (nd + 0.5 * nm) * tp_count * mi->tp_one;
@@ -350,6 +360,7 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
     double ep_hidden = mi->ep_hidden_share * s->ep;
     if (ep_hidden > mi->ep_hidden_share * s->compute)
         ep_hidden = mi->ep_hidden_share * s->compute;
+    s->ep_hidden = ep_hidden;
     double sends = (double)(!k->is_last + !k->is_first) * (double)c->vp;
     s->pp = c->pp > 1 ? sends * mi->pp_one : 0.0;
     /* ZeRO-3: each layer's weights gathered forward and backward, gradients
@@ -369,6 +380,24 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
     s->total = s->compute + s->exposed;
 }
 
+/* A stage's passes (pipeline.h): W its weight-gradient GEMMs; the communication
+ * left exposed shared between F and B as a layer's collectives are, 2 of tp_count
+ * in the forward (the header: 2 of 4 TP collectives and half the EP and PP
+ * transfers; 2 of 6 with full recomputation, whose forward runs again in B).  FB is
+ * the stage's time per microbatch; under DualPipe's F&B it hides the all-to-all,
+ * which the passes run alone show again (what it hid, less the slowdown of hiding). */
+static void stage_passes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
+                         const stage_time *s, ppl_passes *out)
+{
+    double alone = s->total;
+    if (ppl_schedule_overlaps_fb(c->schedule))
+        alone += (1.0 - ctx->stack.overlap_cost) * s->ep_hidden;
+    out->w_s = s->wgrad;
+    out->f_s = s->forward + 2.0 / mi->tp_count * (alone - s->compute);
+    out->b_s = alone - out->f_s - out->w_s;
+    out->fb_s = s->total;
+}
+
 bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                          const ppl_micro *mi, ppl_classes *cl, bool full, ppl_estimate *out)
 {
@@ -378,12 +407,14 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     out->config = *c;
     out->stack = so->stack;
     out->ep_servers = l->g_ep.nodes > 1 ? l->g_ep.nodes : 1;
+    out->n_stage_passes = 0;
 
     /* memory: the first stage of each class is its heaviest */
     stage_time worst = {0}, st;
     int64_t worst_k = 0;
     double sum_total = 0.0, slack = 0.0, dp_exposed = 0.0, dp_total = 0.0, opt_time = 0.0;
     double worst_params = 0.0, worst_expert = 0.0, worst_layers = 0.0, worst_moe = 0.0;
+    ppl_passes passes, sum_passes = {0}, worst_passes = {0};
     for (size_t i = 0; i < cl->n; i++) {
         ppl_stage_class *k = &cl->items[i];
         ppl_memory mem;
@@ -396,8 +427,20 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         class_dp(ctx, c, l, k, &mem);
         stage_eval(ctx, c, mi, k, &st);
         sum_total += (double)k->count * st.total;
+        stage_passes(ctx, c, mi, &st, &passes);
+        if (full && i < PPL_PASS_CLASSES) {
+            out->stage_passes[i].first_stage = k->first_stage;
+            out->stage_passes[i].count = k->count;
+            out->stage_passes[i].passes = passes;
+            out->n_stage_passes = (int)i + 1;
+        }
+        sum_passes.f_s += (double)k->count * passes.f_s;
+        sum_passes.b_s += (double)k->count * passes.b_s;
+        sum_passes.w_s += (double)k->count * passes.w_s;
+        sum_passes.fb_s += (double)k->count * passes.fb_s;
         if (st.total > worst.total) {
             worst = st;
+            worst_passes = passes;
             worst_k = k->first_stage;
             worst_params = mem.params;
             worst_expert = mem.params_expert;
@@ -424,7 +467,11 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
             if (reduce + gather > dp_total)
                 dp_total = reduce + gather;
         }
-        slack += (double)k->count * st.backward;
+        /* the schedules of pipeline.h end every stage with the deferred W passes
+         * (Qi et al. ICLR 2024 §2.1: "the delayed W passes fill the bubbles" of the
+         * tail; dualpipe.py step 8: nW): no stage drains while another reduces */
+        if (!ppl_schedule_splits_backward(c->schedule))
+            slack += (double)k->count * st.backward;
         double shard = c->zero >= 1 ? (double)(c->dp * c->cp) : 1.0;
         double dense = mem.params - mem.params_expert;
         double opt = ppl_optimizer_time(
@@ -440,7 +487,14 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     const double mb = (double)c->microbatches;
     double pass = sum_total - worst.total;
     double pipe = mb * worst.total + (c->vp > 1 ? pass / (double)c->vp : pass);
+    if (ppl_schedule_splits_backward(c->schedule)) { /* ZB-H1 ... DualPipeV: pipeline.c */
+        ppl_passes others = {sum_passes.f_s - worst_passes.f_s, sum_passes.b_s - worst_passes.b_s,
+                             sum_passes.w_s - worst_passes.w_s,
+                             sum_passes.fb_s - worst_passes.fb_s};
+        pipe = mb * worst.total + ppl_pipeline_bubble_s(c->schedule, c->pp, c->vp, &others);
+    }
     out->slowest_stage = worst_k;
+    out->passes = worst_passes;
     out->time.compute = mb * worst.compute;
     out->time.bubble = pipe - mb * worst.total;
     out->time.tp_comm = mb * worst.tp;
@@ -594,6 +648,10 @@ ppl_status ppl_estimate_check(const ppl_estimate *e, ppl_error *err)
         {"traffic.nvlink", e->traffic.nvlink},
         {"traffic.rail", e->traffic.rail},
         {"traffic.spine", e->traffic.spine},
+        {"pipeline.forward_s", e->passes.f_s},
+        {"pipeline.backward_input_s", e->passes.b_s},
+        {"pipeline.backward_weight_s", e->passes.w_s},
+        {"pipeline.overlapped_forward_backward_s", e->passes.fb_s},
     };
     for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
         if (!isfinite(figures[i].value) || figures[i].value < 0.0)

@@ -531,9 +531,9 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                 for (int64_t v = 2; v <= widest + 1; v++)
                     if (ppl_split_allows_vp(&c, v))
                         add(&vps, v);
-            if (pin->vp != PPL_UNSET) {
-                vps.n = 0;
-                add(&vps, pin->vp);
+            if (pin->vp != PPL_UNSET || ppl_schedule_splits_backward(c.schedule)) {
+                vps.n = 0; /* pipeline.h: the schedule's chunks a rank */
+                add(&vps, pin->vp != PPL_UNSET ? pin->vp : ppl_schedule_chunks(c.schedule));
             }
             for (int g = 0; g < vps.n; g++) {
                 c.vp = vps.v[g];

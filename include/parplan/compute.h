@@ -57,6 +57,8 @@ typedef struct ppl_layer_time {
     double backward_s;     /* backward + recomputed forward */
     double recompute_s;    /* the recomputed part of backward_s */
     double attention_s;    /* the attention core's share of forward_s */
+    double wgrad_s;        /* the weight-gradient GEMMs' share of backward_s (as many
+                              FLOPs as the forward's GEMMs): W of the zero-bubble split */
     double flops_model;    /* forward + backward model FLOPs (no recomputation) */
     double flops_hardware; /* FLOPs executed, recomputation included */
 } ppl_layer_time;

@@ -23,9 +23,16 @@
 #include "parplan/topology.h"
 
 typedef enum ppl_schedule {
-    PPL_SCHEDULE_1F1B = 0, /* PipeDream-Flush / Megatron 1F1B (interleaved when vp > 1) */
-    PPL_SCHEDULE_GPIPE = 1 /* all forwards, then all backwards */
+    PPL_SCHEDULE_1F1B = 0,  /* PipeDream-Flush / Megatron 1F1B (interleaved when vp > 1) */
+    PPL_SCHEDULE_GPIPE = 1, /* all forwards, then all backwards */
+    /* the backward split into B and W (pipeline.h): only when pinned */
+    PPL_SCHEDULE_ZB_H1 = 2, /* Zero Bubble H1: 1F1B's memory, a third of its bubble (F = B = W) */
+    PPL_SCHEDULE_ZB_H2 = 3, /* Zero Bubble H2: (almost) no bubble, 2p-1 microbatches */
+    PPL_SCHEDULE_ZB_V = 4,  /* Zero Bubble V: two chunks a rank in a V, 1F1B's memory */
+    PPL_SCHEDULE_DUALPIPE = 5, /* DeepSeek's bidirectional pipeline, parameters twice */
+    PPL_SCHEDULE_DUALPIPEV = 6 /* DualPipe cut in half: two chunks a rank in a V */
 } ppl_schedule;
+#define PPL_SCHEDULE_COUNT 7
 
 typedef enum ppl_recompute {
     PPL_RECOMPUTE_NONE = 0,

@@ -61,7 +61,8 @@ double ppl_activation_bytes_per_layer(const ppl_model *model, const ppl_config *
                                       const ppl_memory_opts *opts, bool moe);
 
 /* Microbatches in flight on a stage under the configuration's schedule, in units
- * of the stage's layers' activations (Korthikanti Eq.5; interleaving §4.2.3). */
+ * of the stage's layers' activations (Korthikanti Eq.5; interleaving §4.2.3; the
+ * zero-bubble and DualPipe schedules: ppl_pipeline_in_flight). */
 double ppl_in_flight_microbatches(const ppl_config *config, int64_t stage);
 
 /* Bytes per gradient element kept and reduced across data parallelism: fp32 main

@@ -66,6 +66,7 @@
 #include "parplan/memory.h"
 #include "parplan/model.h"
 #include "parplan/output.h"
+#include "parplan/pipeline.h"
 #include "parplan/report.h"
 #include "parplan/runs.h"
 #include "parplan/schedule.h"

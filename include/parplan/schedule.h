@@ -20,6 +20,7 @@
 #include "parplan/compute.h"
 #include "parplan/config.h"
 #include "parplan/memory.h"
+#include "parplan/pipeline.h"
 
 /*
  * The training software, by what ran: each profile says what its era overlaps
@@ -142,6 +143,13 @@ typedef struct ppl_traffic {
 double ppl_eval_coll(const ppl_eval_ctx *ctx, ppl_collective_op op, const ppl_group *g,
                      double bytes, double count, ppl_traffic *traffic);
 
+/* The passes of a run of equal stages (a stage class), per microbatch. */
+typedef struct ppl_stage_passes {
+    int64_t first_stage, count;
+    ppl_passes passes;
+} ppl_stage_passes;
+#define PPL_PASS_CLASSES 8 /* the stage classes whose passes an estimate lists */
+
 typedef struct ppl_estimate {
     ppl_config config;
     ppl_memory memory;
@@ -153,6 +161,10 @@ typedef struct ppl_estimate {
     double hardware_tflops_per_gpu;
     double mfu; /* model FLOPs over the 16-bit dense peak */
     int64_t slowest_stage;
+    ppl_passes passes; /* the slowest stage's F, B, W (and F&B) per microbatch */
+    /* every class's, in stage order (full estimates; the first PPL_PASS_CLASSES) */
+    ppl_stage_passes stage_passes[PPL_PASS_CLASSES];
+    int n_stage_passes;
     ppl_stack stack;        /* the software whose overlaps the figures assume */
     int64_t ep_servers;     /* servers one expert-parallel group spans (1: inside one) */
     const char *bottleneck; /* "compute", "bubble", "tp_comm", ... */

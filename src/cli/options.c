@@ -68,7 +68,11 @@ const opt_def ppl_cli_options[] = {
     {O_LAST_LAYERS, "--last-stage-layers", 0, K_INT, CMDS_CONFIG, 0, F(pins.last_stage_layers), "N",
      1, 100000, NULL, "layers on the last pipeline stage (--decoder-last-pipeline-num-layers)"},
     {O_SCHEDULE, "--schedule", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.schedule), "S", 0, 0,
-     ppl_schedule_names, "pipeline schedule: 1f1b (default; interleaved with --vp > 1) or gpipe"},
+     ppl_schedule_names,
+     "pipeline schedule: 1f1b (default; interleaved with --vp > 1), gpipe, or, only when "
+     "given, zb-h1, zb-h2, zb-v (--vp 2), dualpipe, dualpipev (--vp 2): no Megatron-LM or "
+     "DeepSpeed flags for these; PyTorch pipelining runs zb-h1, zb-v and dualpipev, Sea AI "
+     "Lab's Megatron fork zb-h2, deepseek-ai/DualPipe dualpipe"},
     {O_PRECISION, "--precision", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.precision), "P", 0, 0,
      ppl_precision_names, "bf16 (default), fp16 or fp8"},
     {O_OPTIMIZER, "--optimizer", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.optimizer), "O", 0, 0,

@@ -30,6 +30,6 @@ if len(stages) > 1:
     flags += ["--first-stage-layers", stages[0], "--last-stage-layers", stages[-1]]
 if "cp_comm" in c:  # present with cp > 1
     flags += ["--cp-comm", c["cp_comm"]]
-if c["schedule"] == "gpipe":
-    flags += ["--schedule", "gpipe"]
+if c["schedule"] not in ("1f1b", "interleaved"):  # gpipe, zb-h1, ..., dualpipev
+    flags += ["--schedule", c["schedule"]]
 print("\n".join(str(f) for f in flags))

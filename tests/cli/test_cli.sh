@@ -431,5 +431,52 @@ run "$P" collective --topology dgx-h100-superpod --op allreduce --servers 1 --si
 check "collective --algo nvls where the topology has none is a usage error" '[ $rc -eq 2 ] && has "$err" "nvls does not apply"'
 run "$P" topology generate --gpu A100 $G --nvls -o "$tmp/a100-nvls.json"
 check "topology generate --nvls on A100 is refused, nothing written" '[ $rc -eq 2 ] && has "$err" "nvlink.sharp" && [ ! -e "$tmp/a100-nvls.json" ]'
+# the schedules that split the backward (pipeline.h), pinned on GPT-3 175B over 1024
+# A100s (tp 8, pp 16, 192 microbatches, ZeRO-1, SP, flash: every one fits): each reports its passes, refuses Megatron-LM
+# and DeepSpeed saying why, and cuts 1F1B's bubble
+SCHED="estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 16 --mbs 1 --global-batch 1536 --zero 1 --sequence-parallel --flash-attention --json"
+bubble() { printf '%s\n' "$1" | sed -n 's/^ *"bubble": \([0-9.e+-]*\),*$/\1/p' | head -1; }
+# shellcheck disable=SC2086
+run "$P" $SCHED
+b1f1b=$(bubble "$out")
+check "estimate 1f1b: no pipeline object (its output unchanged)" '[ $rc -eq 0 ] && ! has "$out" "\"pipeline\""'
+for s in zb-h1 zb-h2 zb-v dualpipe dualpipev; do
+    # shellcheck disable=SC2086
+    run "$P" $SCHED --schedule $s
+    bs=$(bubble "$out")
+    check "estimate --schedule $s: F, B, W, bubble and in-flight, under 1F1B's bubble" '[ $rc -eq 0 ] && has "$out" "\"schedule\": \"$s\"" && has "$out" "\"backward_weight_s\"" && has "$out" "\"in_flight_microbatches\"" && has "$out" "\"first_stage\": 15" && awk "BEGIN { exit !($bs < $b1f1b) }"'
+    check "estimate --schedule $s: no Megatron-LM or DeepSpeed launch, and why" 'has "$out" "\"megatron_args\": null" && has "$out" "Megatron-LM has no" && has "$out" "\"deepspeed\": null"'
+done
+# shellcheck disable=SC2086
+run "$P" $SCHED --schedule zb-v
+check "zb-v runs two chunks a rank by default (vp 2)" '[ $rc -eq 0 ] && has "$out" "\"vp\": 2"'
+# shellcheck disable=SC2086
+run "$P" $SCHED --schedule dualpipe
+check "dualpipe keeps p + 1 = 17 microbatches in flight" '[ $rc -eq 0 ] && has "$out" "\"in_flight_microbatches\": 17.0"'
+run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 16 --mbs 1 --global-batch 1536 --schedule zb-h1
+check "estimate --schedule zb-h1 (text): the pipeline line" '[ $rc -eq 0 ] && has "$out" "pipeline    zb-h1: F "'
+run "$P" memory --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 16 --mbs 1 --global-batch 1536 --zero 1 --sequence-parallel --flash-attention --schedule zb-h2 --json
+check "memory --schedule zb-h2: 2p - 1 = 31 microbatches on stage 0" '[ $rc -eq 0 ] && has "$out" "\"in_flight_microbatches\": 31.0"'
+run "$P" plan --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --global-batch 1536 --tp 8 --pp 16 --top 1 --schedule zb-v --json
+check "plan --schedule zb-v: plans of two chunks a rank" '[ $rc -eq 0 ] && has "$out" "\"schedule\": \"zb-v\"" && has "$out" "\"vp\": 2"'
+# bad combinations: one line, exit 2, the flag named
+# shellcheck disable=SC2086
+run "$P" $SCHED --schedule zb-h1 --vp 2
+check "zb-h1 with --vp 2: exit 2, names --vp" '[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--vp: zb-h1 holds one model chunk"'
+# shellcheck disable=SC2086
+run "$P" $SCHED --schedule zb-v --vp 4
+check "zb-v with --vp 4: exit 2, names --vp" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--vp: zb-v places two model chunks"'
+run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 768 --tp 8 --pp 12 --mbs 1 --global-batch 1536 --schedule dualpipe
+check "dualpipe on pp 12: runs (even; 0 fits, 1 does not)" '[ $rc -le 1 ] && has "$out" "pipeline    dualpipe:"'
+run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 24 --tp 8 --pp 3 --mbs 1 --global-batch 64 --schedule dualpipe
+check "dualpipe on odd pp: exit 2, names --pp" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--pp: dualpipe pairs rank k"'
+# shellcheck disable=SC2086
+run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 16 --mbs 1 --global-batch 192 --schedule dualpipev
+check "dualpipev with 24 < 2 pp microbatches: exit 2, names --global-batch" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--global-batch: dualpipev needs at least 2*pp = 32 microbatches"'
+run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 8 --tp 8 --pp 1 --mbs 1 --global-batch 8 --schedule zb-h1
+check "zb-h1 without a pipeline: exit 2, names --schedule" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--schedule: zb-h1 is a pipeline schedule"'
+# shellcheck disable=SC2086
+run "$P" $SCHED --schedule zb-h3
+check "unknown schedule: exit 2, lists the seven" '[ $rc -eq 2 ] && has "$err" "--schedule" && has "$err" "dualpipev"'
 
 finish

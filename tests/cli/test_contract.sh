@@ -213,6 +213,14 @@ run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --glo
 check "ZeRO-3 with pipelining: no DeepSpeed config, and why" '[ $rc -eq 0 ] && has "$out" "\"deepspeed\": null" && has "$out" "pipeline engine runs ZeRO stages 0 and 1"'
 run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 128 --top 1 --schedule gpipe --json
 check "GPipe: no Megatron flags, and why" '[ $rc -eq 0 ] && has "$out" "\"megatron_args\": null" && has "$out" "no GPipe schedule"'
+# the schedules of pipeline.h, pinned: plan's #1 is what estimate gives for it, and
+# Megatron-LM is not said to run it (megatron_check agrees)
+for s in zb-v dualpipe; do
+    run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 128 --top 1 --schedule $s --json
+    doc=$out
+    check "plan --schedule $s: #1 is what estimate gives for it" '[ $rc -eq 0 ] && has "$doc" "\"schedule\": \"$s\"" && same_as_estimate "$doc" results.0 "[\"results\"][0]" llama3-70b dgx-h100-superpod'
+    check "plan --schedule $s: no Megatron flags, and why" 'has "$doc" "\"megatron_args\": null" && megatron_ok "$doc" && ! grep -qv "^ok" "$tmp/mc"'
+done
 run "$P" plan --model mixtral-8x7b --topology dgx-h100-superpod --gpus 64 --global-batch 256 --top 1 --json
 check "MoE flags as costed: all-to-all dispatch, grouped GEMM" 'has "$out" "\"alltoall\"" && has "$out" "\"--moe-grouped-gemm\"" && has "$out" "\"--num-experts\""'
 # MoE parallel folding: etp other than tp is launched with its flag, and Megatron

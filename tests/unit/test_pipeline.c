@@ -1,0 +1,366 @@
+/*
+ * test_pipeline.c - the schedules that split the backward (pipeline.h): bubble
+ * formulas against hand computations, activations in flight, DualPipe's second
+ * copy of the parameters, the B/W split of a hand-computed layer, the wiring into
+ * the step time, and the configuration rules.
+ */
+#include "testutil.h"
+
+#include "parplan/pipeline.h"
+#include "parplan/schedule.h"
+
+/* A GPT of L layers, hidden h, whose output layer is negligible (vocabulary 8). */
+static ppl_model gpt(int64_t L, int64_t h, int64_t a, int64_t s)
+{
+    ppl_model m;
+    memset(&m, 0, sizeof m);
+    m.layers = L;
+    m.hidden = h;
+    m.heads = a;
+    m.kv_heads = a;
+    m.ffn_hidden = 4 * h;
+    m.vocab = 8;
+    m.seq_len = s;
+    m.tied_embeddings = true;
+    m.bias = true;
+    m.dropout = true;
+    return m;
+}
+
+/* The passes of p - 1 equal stages of F = 1.0, B = 1.2, W = 0.8, FB = 2.6 s. */
+static ppl_passes others(int64_t p)
+{
+    const double n = (double)(p - 1);
+    ppl_passes o = {n * 1.0, n * 1.2, n * 0.8, n * 2.6};
+    return o;
+}
+
+/*
+ * p = 4, F = 1.0, B = 1.2, W = 0.8, FB = 2.6 (s a microbatch of one stage):
+ *   1F1B         (p-1)(F+B+W)      = 3 x 3.0                 = 9.0
+ *   interleaved  (p-1)(F+B+W)/v    = 9.0 / 2                 = 4.5   (v = 2)
+ *   ZB-H1        (p-1)(F+B-W)      = 3 x 1.4                 = 4.2   (ICLR 2024 Table 2)
+ *   ZB-H2        (p-1)(F+B-2W)     = 3 x 0.6                 = 1.8   (Table 2)
+ *   ZB-V         (p-1)(F+B-2W)/2   = 1.8 / 2                 = 0.9
+ *   DualPipe     (p/2-1)(FB+B-2W)  = 1 x (2.6 + 1.2 - 1.6)   = 2.2
+ *                DeepSeek's form, B whole = 2.0: 1 x (2.6 + 2.0 - 3 x 0.8) = 2.2
+ *   DualPipeV    (p-1)(FB+B-2W)/2  = 3 x 2.2 / 2             = 3.3
+ *                README's form, PP = 8 stages of half: (8/2-1)(1.3 + 1.0 - 3 x 0.4) = 3.3
+ */
+static void test_bubble_p4(void **state)
+{
+    (void)state;
+    ppl_passes o = others(4);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_1F1B, 4, 1, &o), 9.0, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_GPIPE, 4, 1, &o), 9.0, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_1F1B, 4, 2, &o), 4.5, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_ZB_H1, 4, 1, &o), 4.2, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_ZB_H2, 4, 1, &o), 1.8, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_ZB_V, 4, 2, &o), 0.9, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_DUALPIPE, 4, 1, &o), 2.2, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_DUALPIPEV, 4, 2, &o), 3.3, 1e-12);
+}
+
+/*
+ * p = 16, the same passes:
+ *   1F1B         15 x 3.0                = 45.0
+ *   interleaved  45.0 / 4                = 11.25  (v = 4)
+ *   ZB-H1        15 x 1.4                = 21.0
+ *   ZB-H2        15 x 0.6                = 9.0
+ *   ZB-V         9.0 / 2                 = 4.5
+ *   DualPipe     (16/2-1) x 2.2 = 7 x 2.2 = 15.4
+ *   DualPipeV    15 x 2.2 / 2            = 16.5; README's form, PP = 32:
+ *                (32/2-1)(1.3 + 1.0 - 1.2) = 15 x 1.1 = 16.5
+ */
+static void test_bubble_p16(void **state)
+{
+    (void)state;
+    ppl_passes o = others(16);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_1F1B, 16, 1, &o), 45.0, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_1F1B, 16, 4, &o), 11.25, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_ZB_H1, 16, 1, &o), 21.0, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_ZB_H2, 16, 1, &o), 9.0, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_ZB_V, 16, 2, &o), 4.5, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_DUALPIPE, 16, 1, &o), 15.4, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_DUALPIPEV, 16, 2, &o), 16.5, 1e-12);
+}
+
+/*
+ * With T_F = T_B = T_W = 1 (the papers' assumption), p = 8: 1F1B 7 x 3 = 21, ZB-H1
+ * a third of it, 7 (ICLR 2024 §2.1), ZB-H2 and ZB-V 0.  Where W outweighs
+ * (F+B)/2 (W = 1.5) ZB-H2 stays at 0, not below.
+ */
+static void test_bubble_equal_passes(void **state)
+{
+    (void)state;
+    ppl_passes o = {7.0, 7.0, 7.0, 21.0};
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_1F1B, 8, 1, &o), 21.0, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_ZB_H1, 8, 1, &o), 7.0, 1e-12);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_ZB_H2, 8, 1, &o), 0.0, 0);
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_ZB_V, 8, 2, &o), 0.0, 0);
+    o.w_s = 7.0 * 1.5;
+    assert_close(ppl_pipeline_bubble_s(PPL_SCHEDULE_ZB_H2, 8, 1, &o), 0.0, 0);
+}
+
+/*
+ * Microbatches of a stage's activations in flight, stage k of p (at most m):
+ *   ZB-H1 p - k (§2.3, as 1F1B); ZB-H2 2(p - k) - 1 (§2.3: (2p-2i+1) M_B on worker
+ *   i = k + 1); ZB-V p on every rank (§6); DualPipe p + 1 (DeepSeek-V3 Table 2);
+ *   DualPipeV p + 1/2 (2p + 1 chunks of half a rank).
+ * p = 4, m = 8: stage 0: 4, 7, 4, 5, 4.5; stage 3: 1, 1, 4, 5, 4.5.
+ * p = 16, m = 64: stage 0: 16, 31, 16, 17, 16.5; stage 15: 1, 1, 16, 17, 16.5.
+ * ZB-H2 with m = 4 < 7 on p = 4: 4 (all there are).
+ */
+static void test_in_flight(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("gpt3-175b");
+    ppl_config c = test_config(32, 8, 4, 1, 8, &m); /* dp 1, m = 8 */
+    const ppl_schedule s[] = {PPL_SCHEDULE_ZB_H1, PPL_SCHEDULE_ZB_H2, PPL_SCHEDULE_ZB_V,
+                              PPL_SCHEDULE_DUALPIPE, PPL_SCHEDULE_DUALPIPEV};
+    const double p4_first[] = {4, 7, 4, 5, 4.5}, p4_last[] = {1, 1, 4, 5, 4.5};
+    const double p16_first[] = {16, 31, 16, 17, 16.5}, p16_last[] = {1, 1, 16, 17, 16.5};
+    for (int i = 0; i < 5; i++) {
+        c.schedule = s[i];
+        assert_close(ppl_in_flight_microbatches(&c, 0), p4_first[i], 1e-12);
+        assert_close(ppl_in_flight_microbatches(&c, 3), p4_last[i], 1e-12);
+    }
+    c = test_config(128, 8, 16, 1, 64, &m); /* dp 1, m = 64 */
+    for (int i = 0; i < 5; i++) {
+        c.schedule = s[i];
+        assert_close(ppl_in_flight_microbatches(&c, 0), p16_first[i], 1e-12);
+        assert_close(ppl_in_flight_microbatches(&c, 15), p16_last[i], 1e-12);
+    }
+    c = test_config(32, 8, 4, 1, 4, &m); /* m = 4 */
+    c.schedule = PPL_SCHEDULE_ZB_H2;
+    assert_close(ppl_in_flight_microbatches(&c, 0), 4.0, 0);
+}
+
+/*
+ * DualPipe holds stage k and stage p-1-k: GPT-3 175B on 8 stages of 12 layers,
+ * a middle rank twice the model states of 1F1B's, rank 0 those of 1F1B's stages 0
+ * and 7 together (the embedding and the output layer both); activations p + 1 = 9
+ * microbatches on rank 0 instead of 8.
+ */
+static void test_dualpipe_memory(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("gpt3-175b");
+    ppl_topology t = test_topology("dgx-a100-superpod");
+    ppl_memory_opts o;
+    ppl_memory_opts_init(&o);
+    ppl_config c = test_config(64, 8, 8, 1, 64, &m);
+    ppl_memory one0, one3, one7, dual0, dual3;
+    ppl_memory_stage(&m, &t, &c, &o, 0, &one0);
+    ppl_memory_stage(&m, &t, &c, &o, 3, &one3);
+    ppl_memory_stage(&m, &t, &c, &o, 7, &one7);
+    c.schedule = PPL_SCHEDULE_DUALPIPE;
+    ppl_memory_stage(&m, &t, &c, &o, 0, &dual0);
+    ppl_memory_stage(&m, &t, &c, &o, 3, &dual3);
+    assert_close(dual3.weights, 2.0 * one3.weights, 1e-12);
+    assert_close(dual3.gradients, 2.0 * one3.gradients, 1e-12);
+    assert_close(dual3.optimizer, 2.0 * one3.optimizer, 1e-12);
+    assert_close(dual0.params, one0.params + one7.params, 1e-12);
+    assert_close(dual0.in_flight, 9.0, 0);
+    assert_close(one0.in_flight, 8.0, 0);
+}
+
+/*
+ * The B/W split of test_schedule.c's hand-computed layer (one H100, h = 4096, s =
+ * 2048, b = 1, unfused attention, bf16, GEMMs at 0.615 of peak, w_half 58): the
+ * forward's GEMMs take 1.3750 ms, attention 0.1650 ms, element-wise 0.5172 ms, so
+ *   F = 1.3750 + 0.1650 + 0.5172          = 2.0572 ms
+ *   W = the weight-gradient GEMMs          = 1.3750 ms (the forward's GEMM FLOPs)
+ *   B = 1.3750 + 2 x 0.1650 + 2 x 0.5172   = 2.7394 ms (input gradients, attention
+ *       core backward 2x its forward, element-wise backward 2x)
+ * and F + B + W = 3 x 2.0572 = 6.172 ms, the layer's 1F1B time.
+ */
+static void test_passes_hand_computed(void **state)
+{
+    (void)state;
+    ppl_model m = gpt(1, 4096, 32, 2048);
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_constants k = *ppl_constants_committed();
+    k.h100_gemm = 0.615;
+    k.width_half = 58.0;
+    k.a100_bmm = 0.421;
+    k.hbm = 0.92;
+    ppl_eval_ctx_set_constants(&ctx, &k, PPL_STACK_MODERN);
+    ppl_config c = test_config(1, 1, 1, 1, 1, &m);
+    ppl_estimate e;
+    ppl_estimate_config(&ctx, &c, &e);
+    assert_close(e.passes.w_s, 1.3750e-3, 2e-3);
+    assert_close(e.passes.f_s, 2.0572e-3, 2e-3);
+    assert_close(e.passes.b_s, 2.7394e-3, 2e-3);
+    assert_close(e.passes.f_s + e.passes.b_s + e.passes.w_s, e.time.compute, 1e-9);
+}
+
+/*
+ * The step time's bubble is the formula over the stages other than the slowest:
+ * 32 layers on p = 8 equal stages (the last one's output layer of vocabulary 8
+ * makes it the slowest by a hair), communication hidden, m = 64; each schedule's
+ * bubble is its formula with 7 x the slowest stage's passes, within 1%; 1F1B's
+ * passes add up to its stage time.
+ */
+static void test_step_bubble(void **state)
+{
+    (void)state;
+    ppl_model m = gpt(32, 4096, 32, 2048);
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ctx.stack.pp_overlap = 1.0;
+    ctx.stack.overlap_cost = 0.0;
+    ppl_config c = test_config(8, 1, 8, 1, 64, &m);
+    ppl_estimate e;
+    ppl_estimate_config(&ctx, &c, &e);
+    assert_close(e.passes.f_s + e.passes.b_s + e.passes.w_s, e.time.compute / 64.0, 1e-9);
+    /* per class of stages: 0, 1-6 and 7; the last is the slowest */
+    assert_int_equal(e.n_stage_passes, 3);
+    assert_int_equal(e.stage_passes[1].first_stage, 1);
+    assert_int_equal(e.stage_passes[1].count, 6);
+    assert_close(e.stage_passes[2].passes.w_s, e.passes.w_s, 0);
+    assert_true(e.stage_passes[1].passes.w_s <= e.passes.w_s);
+    const ppl_schedule s[] = {PPL_SCHEDULE_ZB_H1, PPL_SCHEDULE_ZB_H2, PPL_SCHEDULE_ZB_V,
+                              PPL_SCHEDULE_DUALPIPE, PPL_SCHEDULE_DUALPIPEV};
+    for (int i = 0; i < 5; i++) {
+        c.schedule = s[i];
+        c.vp = ppl_schedule_chunks(s[i]);
+        ppl_estimate_config(&ctx, &c, &e);
+        ppl_passes o = {7.0 * e.passes.f_s, 7.0 * e.passes.b_s, 7.0 * e.passes.w_s,
+                        7.0 * e.passes.fb_s};
+        double expected = ppl_pipeline_bubble_s(s[i], 8, c.vp, &o);
+        assert_true(expected > 0.0);
+        assert_close(e.time.bubble, expected, 0.01);
+    }
+}
+
+/*
+ * DualPipe's F&B hides the expert all-to-all: Mixtral 8x7B with ep 8 on 64 H100s
+ * (tp 2 with sequence parallelism, pp 4, dp 8, 8 microbatches): the passes alone add up to 1F1B's
+ * stage time, and FB, the stage time under DualPipe, is shorter by what the all-to-all showed.
+ */
+static void test_dualpipe_overlap(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("mixtral-8x7b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_pins pins;
+    ppl_pins_init(&pins);
+    pins.gpus = 64;
+    pins.tp = 2;
+    pins.pp = 4;
+    pins.ep = 8;
+    pins.mbs = 1;
+    pins.sequence_parallel = 1; /* MoE with tp > 1 (Megatron-Core) */
+    pins.global_batch = 64;
+    ppl_config c;
+    ppl_error err;
+    assert_int_equal(ppl_config_from_pins(&pins, &m, &t, &c, &err), PPL_OK);
+    ppl_estimate one, dual;
+    ppl_estimate_config(&ctx, &c, &one);
+    pins.schedule = PPL_SCHEDULE_DUALPIPE;
+    assert_int_equal(ppl_config_from_pins(&pins, &m, &t, &c, &err), PPL_OK);
+    ppl_estimate_config(&ctx, &c, &dual);
+    double alone = dual.passes.f_s + dual.passes.b_s + dual.passes.w_s;
+    assert_close(alone, one.passes.f_s + one.passes.b_s + one.passes.w_s, 1e-9);
+    assert_true(one.time.ep_comm > 0.0);
+    assert_true(dual.passes.fb_s < alone * 0.999);
+}
+
+/*
+ * The data-parallel reduction after the last backward: under 1F1B the stages
+ * after the first drain while it runs (Megatron-LM 2021, which overlaps nothing:
+ * exposed = reduction - the later stages' backward); the zero-bubble schedules end
+ * every stage with its W passes, so the same reduction shows whole.  GPT-3 175B,
+ * tp 8, pp 8, dp 4 on 256 A100, stages of 4, 12 x 6 and 20 layers: the last stage
+ * reduces the most gradients, which under 1F1B the 7 stages before it hide as they
+ * drain; the stages are the same, so ZB-H1's exposed communication exceeds 1F1B's
+ * by what the drain hid, at most the reduction.
+ */
+static void test_dp_no_drain(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("gpt3-175b");
+    ppl_topology t = test_topology("dgx-a100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_LEGACY);
+    ppl_config c = test_config(256, 8, 8, 1, 64, &m);
+    c.split.first = 4;
+    c.split.middle = 12;
+    c.split.last = 20;
+    ppl_estimate one, zb;
+    ppl_estimate_config(&ctx, &c, &one);
+    c.schedule = PPL_SCHEDULE_ZB_H1;
+    ppl_estimate_config(&ctx, &c, &zb);
+    assert_close(zb.time.compute, one.time.compute, 1e-12);
+    assert_true(one.time.dp_comm > 0.0);
+    assert_true(zb.time.exposed_comm > one.time.exposed_comm + 0.01 * one.time.dp_comm);
+    assert_true(zb.time.exposed_comm - one.time.exposed_comm <= one.time.dp_comm * (1.0 + 1e-9));
+}
+
+/* The rules, each a usage error naming the knob. */
+static void test_checks(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("gpt3-175b");
+    ppl_topology t = test_topology("dgx-a100-superpod");
+    ppl_pins pins;
+    ppl_config c;
+    ppl_error err;
+    ppl_pins_init(&pins);
+    pins.gpus = 128;
+    pins.tp = 8;
+    pins.pp = 8;
+    pins.global_batch = 32; /* dp 2: 16 microbatches */
+    pins.schedule = PPL_SCHEDULE_ZB_H1;
+    assert_int_equal(ppl_config_from_pins(&pins, &m, &t, &c, &err), PPL_OK);
+    pins.vp = 2; /* ZB-H1: one chunk a rank */
+    assert_int_equal(ppl_config_from_pins(&pins, &m, &t, &c, &err), PPL_EUSAGE);
+    assert_string_equal(err.key, "vp");
+    pins.schedule = PPL_SCHEDULE_ZB_V; /* two chunks: vp 2 given, and by default */
+    assert_int_equal(ppl_config_from_pins(&pins, &m, &t, &c, &err), PPL_OK);
+    pins.vp = PPL_UNSET;
+    assert_int_equal(ppl_config_from_pins(&pins, &m, &t, &c, &err), PPL_OK);
+    assert_int_equal(c.vp, 2);
+    pins.vp = 3;
+    assert_int_equal(ppl_config_from_pins(&pins, &m, &t, &c, &err), PPL_EUSAGE);
+    assert_string_equal(err.key, "vp");
+    pins.vp = PPL_UNSET;
+    pins.schedule = PPL_SCHEDULE_DUALPIPE; /* 16 microbatches = 2 x 8: enough */
+    assert_int_equal(ppl_config_from_pins(&pins, &m, &t, &c, &err), PPL_OK);
+    pins.global_batch = 30; /* 15: fewer than 2 pp */
+    assert_int_equal(ppl_config_from_pins(&pins, &m, &t, &c, &err), PPL_EUSAGE);
+    assert_string_equal(err.key, "global_batch");
+    pins.global_batch = 34; /* 17: odd */
+    assert_int_equal(ppl_config_from_pins(&pins, &m, &t, &c, &err), PPL_EUSAGE);
+    assert_string_equal(err.key, "global_batch");
+    pins.global_batch = 32;
+    pins.pp = 3; /* 48 GPUs: dp 2, 16 microbatches; 3 ranks cannot pair */
+    pins.gpus = 48;
+    assert_int_equal(ppl_config_from_pins(&pins, &m, &t, &c, &err), PPL_EUSAGE);
+    assert_string_equal(err.key, "pp");
+    pins.schedule = PPL_SCHEDULE_DUALPIPEV; /* no pairs: 3 ranks run it */
+    assert_int_equal(ppl_config_from_pins(&pins, &m, &t, &c, &err), PPL_OK);
+    pins.schedule = PPL_SCHEDULE_ZB_H2; /* no pipeline, no pipeline schedule */
+    pins.pp = 1;
+    pins.gpus = 16;
+    assert_int_equal(ppl_config_from_pins(&pins, &m, &t, &c, &err), PPL_EUSAGE);
+    assert_string_equal(err.key, "schedule");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bubble_p4),           cmocka_unit_test(test_bubble_p16),
+        cmocka_unit_test(test_bubble_equal_passes), cmocka_unit_test(test_in_flight),
+        cmocka_unit_test(test_dualpipe_memory),     cmocka_unit_test(test_passes_hand_computed),
+        cmocka_unit_test(test_step_bubble),         cmocka_unit_test(test_dualpipe_overlap),
+        cmocka_unit_test(test_dp_no_drain),         cmocka_unit_test(test_checks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
