@@ -222,18 +222,31 @@ static void test_grid(void **state)
 static void test_settable_paths(void **state)
 {
     (void)state;
-    const char *settable[] = {"gpu.memory",           "gpu.hbm_bandwidth",
-                              "gpu.flops.bf16",       "gpu.flops.fp16",
-                              "gpu.flops.fp8",        "servers",
-                              "gpus_per_server",      "nvlink.domain_gpus",
-                              "nvlink.bandwidth",     "nvlink.latency",
-                              "rails.count",          "rails.nic_bandwidth",
-                              "rails.latency",        "rail_only",
-                              "switch_radix",         "transport.protocol",
-                              "transport.mtu",        "transport.loss_rate",
-                              "transport.retransmit", "transport.rtt",
-                              "tiers[].servers",      "tiers[].oversubscription",
-                              "tiers[].latency",      "tiers[].rail_optimized"};
+    const char *settable[] = {"gpu.memory",
+                              "gpu.hbm_bandwidth",
+                              "gpu.host_link",
+                              "gpu.flops.bf16",
+                              "gpu.flops.fp16",
+                              "gpu.flops.fp8",
+                              "servers",
+                              "gpus_per_server",
+                              "nvlink.domain_gpus",
+                              "nvlink.bandwidth",
+                              "nvlink.latency",
+                              "rails.count",
+                              "rails.nic_bandwidth",
+                              "rails.latency",
+                              "rail_only",
+                              "switch_radix",
+                              "transport.protocol",
+                              "transport.mtu",
+                              "transport.loss_rate",
+                              "transport.retransmit",
+                              "transport.rtt",
+                              "tiers[].servers",
+                              "tiers[].oversubscription",
+                              "tiers[].latency",
+                              "tiers[].rail_optimized"};
     size_t n = 0;
     for (const ppl_topology_key *k = ppl_topology_keys; k->path; k++)
         n += k->settable;
