@@ -34,13 +34,13 @@ int64_t ppl_config_edp(const ppl_config *c)
 
 int64_t ppl_config_shard_group(const ppl_config *c)
 {
-    return c->shard_group > 0 ? c->shard_group : c->dp;
+    return c->shard_group > 0 && c->shard_group <= c->dp ? c->shard_group : c->dp;
 }
 
 int64_t ppl_config_shard_replicas(const ppl_config *c)
 {
     int64_t n = ppl_config_shard_group(c);
-    return n > 0 ? c->dp / n : 1;
+    return n > 0 && c->dp % n == 0 ? c->dp / n : 1;
 }
 
 double ppl_recomputed_share(const ppl_config *c, int64_t layers)

@@ -17,8 +17,8 @@ static ppl_status bad(ppl_error *err, const char *key, const char *msg, long lon
 
 ppl_status ppl_shard_check(const ppl_config *c, const ppl_model *m, ppl_error *err)
 {
-    const int64_t n = ppl_config_shard_group(c);
-    if (c->shard_group != 0) {
+    const int64_t n = c->shard_group;
+    if (n != 0) {
         if (n < 1 || n > c->dp || c->dp % n != 0)
             return bad(err, "shard_group", "%lld does not divide dp %lld", (long long)n,
                        (long long)c->dp);
@@ -92,8 +92,10 @@ int ppl_shard_group_choices(const ppl_topology *t, const ppl_config *c, int64_t 
 void ppl_shard_groups(const ppl_net *net, const ppl_config *c, ppl_group *shard,
                       ppl_group *replicas, ppl_group *expert_shard, ppl_group *expert_replicas)
 {
-    const int64_t pp_stride = c->tp * c->cp * c->dp, n = ppl_config_shard_group(c);
-    const int64_t k = ppl_config_shard_replicas(c), etp = ppl_config_etp(c);
+    const int64_t pp_stride = c->tp * c->cp * c->dp, etp = ppl_config_etp(c);
+    /* a group that does not divide dp (a configuration the check refuses): every rank */
+    const int64_t n = c->dp % ppl_config_shard_group(c) == 0 ? ppl_config_shard_group(c) : c->dp;
+    const int64_t k = c->dp / n;
     const int64_t edp = ppl_config_edp(c);
     /* the experts' replicas: k when they divide edp (else the check refuses c) */
     const int64_t ek = k >= 1 && edp % k == 0 ? k : 1, eshard = edp / ek;

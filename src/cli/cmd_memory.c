@@ -103,6 +103,11 @@ ppl_status cmd_memory(cli *c)
         ppl_format_bytes(worst.total - worst.capacity, b, sizeof b);
         ppl_buf_printf(out, "  does not fit: %s over\n", b);
     }
+    if (worst.host > 0.0) { /* the offloaded optimizer state (offload.h) */
+        ppl_format_bytes(worst.host, a, sizeof a);
+        ppl_format_bytes(ppl_host_capacity_bytes(&topo.gpu), b, sizeof b);
+        ppl_buf_printf(out, "  host         %s of the GPU's %s share of host memory\n", a, b);
+    }
 
     ppl_buf_printf(out, "\nper stage (GiB):\n");
     ppl_table_init(&t, 9, "rrrrrrrrr");

@@ -250,6 +250,37 @@ check "megatron_check refuses the all-to-all overlap with pp > 1 and no virtual 
 check "flash attention through --attention-backend, not --use-flash-attn" 'has "$out" "\"--attention-backend\"" && ! has "$out" "--use-flash-attn"'
 check "the launch names the Megatron-LM release it needs" 'has "$out" "\"megatron_lm\": \"core_v0.1"'
 
+# ---- hierarchical sharding and optimizer offload (shard.c, offload.c): the
+# launch carries --num-distributed-optimizer-instances dp/N and the offload flags,
+# which megatron_check derives back (parallel_state.py:922-926 and 1447-1450,
+# arguments.py:1884-1888, optimizer/__init__.py:1057-1060); DeepSpeed gets MiCS's
+# mics_shard_size (ZeRO-3; runtime/zero/config.py:341) and offload_optimizer
+# (runtime/zero/offload_config.py:55-60; ratio below 1 only with ZeRO-3, :99-100)
+for pins in "--zero 1 --shard-group 8" "--zero 2 --shard-group 8" "--zero 3 --shard-group 4" \
+    "--zero 1 --offload-optimizer 1" "--zero 3 --shard-group 8 --offload-optimizer 0.5"; do
+    # shellcheck disable=SC2086
+    run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --top 2 $pins --json
+    check "llama3-8b pinned $pins: Megatron builds the plans as costed" '[ $rc -eq 0 ] && megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
+done
+check "ZeRO-3 in groups of 8 with half the optimizer offloaded: MiCS and ratio 0.5 for DeepSpeed" 'printf "%s" "$out" | python3 -c "
+import json, sys
+r = json.load(sys.stdin)[\"results\"][0]
+a, z = r[\"launch\"][\"megatron_args\"], r[\"launch\"][\"deepspeed\"][\"zero_optimization\"]
+assert r[\"config\"][\"shard_group\"] == 8 and r[\"config\"][\"offload_optimizer\"] == 0.5, r[\"config\"]
+assert a[a.index(\"--num-distributed-optimizer-instances\") + 1] == str(r[\"config\"][\"dp\"] // 8), a
+assert a[a.index(\"--optimizer-offload-fraction\") + 1] == \"0.5\" and \"--use-precision-aware-optimizer\" in a, a
+assert r[\"launch\"][\"megatron_lm\"] >= \"core_v0.14\", r[\"launch\"][\"megatron_lm\"]
+assert z[\"mics_shard_size\"] == 8 and z[\"offload_optimizer\"] == {\"device\": \"cpu\", \"pin_memory\": True, \"ratio\": 0.5}, z
+assert r[\"memory\"][\"host\"] > 0, r[\"memory\"]
+"'
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --top 1 --zero 1 --shard-group 8 --json
+check "ZeRO-1 in groups: no DeepSpeed config (MiCS is ZeRO-3), and why" '[ $rc -eq 0 ] && has "$out" "\"deepspeed\": null" && has "$out" "MiCS) with ZeRO-3 only"'
+hsdp=$out
+check "megatron_check refuses optimizer instances that do not divide dp x cp" '! reflag "$hsdp" set --num-distributed-optimizer-instances 3 && grep -q "^REFUSED.*parallel_state.py:922-926" "$tmp/mc"'
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --top 1 --zero 1 --offload-optimizer 1 --json
+off=$out
+check "megatron_check refuses the CPU offload without the precision-aware optimizer" '! reflag "$off" drop --use-precision-aware-optimizer && grep -q "^REFUSED.*arguments.py:1884-1888" "$tmp/mc"'
+
 # launch-megatron starts exactly the plan's GPUs and passes training arguments on
 run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 12 --global-batch 96 --top 1 --json -o "$tmp/p12.json"
 run "$ROOT/scripts/launch-megatron" "$tmp/p12.json" -- --train-iters 10 --lr 1e-4
