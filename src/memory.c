@@ -331,7 +331,8 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     /* dense states shard over the sharding group's ranks x cp (dp*cp without a
      * group); experts over their expert-data-parallel ranks, tp*cp*dp/(etp*ep)
      * (parallel_state.py:880), divided among the group's replicas (shard.c) */
-    const double shard_dense = ppl_shard_dense_ways(c), shard_expert = ppl_shard_expert_ways(c);
+    const double shard_dense = ppl_shard_dense_ways(c);
+    const double shard_expert = expert > 0.0 ? ppl_shard_expert_ways(c) : 1.0;
     ppl_model_state_bytes(dense, c->zero, shard_dense, o, c->optimizer, c->precision, &w1, &g1,
                           &o1);
     ppl_model_state_bytes(expert, c->zero, shard_expert, o, c->optimizer, c->precision, &w2, &g2,

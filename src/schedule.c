@@ -145,7 +145,7 @@ void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l
     int64_t a2a = c->cp_a2a >= 1 && c->cp % c->cp_a2a == 0 ? c->cp_a2a : 1;
     ppl_group_place_worst(net, a2a, c->tp, 0, c->pp, pp_stride, &l->g_cp_a2a);
     ppl_group_place_worst(net, c->cp / a2a, c->tp * a2a, 0, c->pp, pp_stride, &l->g_cp_ring);
-    ppl_shard_groups(net, c, &l->g_shard, &l->g_replicas, &l->g_eshard, &l->g_ereplicas);
+    ppl_shard_layout(net, c, l, ppl_config_shard_group(c), l);
 }
 
 void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
@@ -264,15 +264,24 @@ void ppl_classes_free(ppl_classes *cl)
     cl->n = 0;
 }
 
+/* The data-parallel times' slot in a class's cache: the ZeRO kind (0 none, 1 ZeRO-1/2,
+ * 2 ZeRO-3), plus 3 when sharded in groups. */
+static int dp_kind(const ppl_config *c)
+{
+    return (c->zero == 0 ? 0 : c->zero <= 2 ? 1 : 2) + (ppl_config_shard_replicas(c) > 1 ? 3 : 0);
+}
+
 /* Data-parallel times of one class under the configuration's ZeRO stage, cached
  * in the class (they depend on its parameters and the ZeRO stage only). */
 static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                      ppl_stage_class *k, const ppl_memory *mem)
 {
-    int kind = c->zero == 0 ? 0 : c->zero <= 2 ? 1 : 2;
-    if (k->dp_shard_group != ppl_config_shard_group(c)) { /* computed for another group */
-        k->dp_ready = 0;
-        k->dp_shard_group = ppl_config_shard_group(c);
+    /* kinds 0-2 shard over every rank, 3-5 in the groups of k->dp_group */
+    const bool grouped = ppl_config_shard_replicas(c) > 1;
+    const int kind = dp_kind(c), z = kind % 3;
+    if (grouped && k->dp_group != ppl_config_shard_group(c)) { /* another group's */
+        k->dp_ready &= 7;
+        k->dp_group = ppl_config_shard_group(c);
     }
     if (k->dp_ready & (1 << kind))
         return;
@@ -285,7 +294,7 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
         gather += g2;
         if (l2 > last)
             last = l2;
-        if (kind < 2 && c->pp > 1 && ctx->model->tied_embeddings && (k->is_first || k->is_last)) {
+        if (z < 2 && c->pp > 1 && ctx->model->tied_embeddings && (k->is_first || k->is_last)) {
             double tied = (double)ctx->model->vocab * (double)ctx->model->hidden / (double)c->tp;
             reduce +=
                 ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tie, tied * grad_bytes(ctx, c), 1, NULL);
@@ -294,28 +303,31 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
         k->dp_gather[kind] = gather;
         k->dp_last[kind] = last;
     }
-    if (kind == 2)
-        k->z3_ag = k->z3_rs = 0.0;
-    if (kind == 2 && l->g_shard.n > 1 && k->layers > 0) { /* the expert group is a part of it */
+    if (z == 2)
+        k->z3_ag[grouped] = k->z3_rs[grouped] = 0.0;
+    if (z == 2 && l->g_shard.n > 1 && k->layers > 0) { /* the expert group is a part of it */
         double layer_params = dense / (double)k->layers;
         /* per tensor: as many collectives, each a share of the layer (each pays
          * the collective's latency; the bytes are the layer's either way) */
         double n = ctx->stack.zero3_per_tensor ? tensors_per_layer(ctx->model) : 1.0;
         double bus = ctx->stack.zero3_bus;
-        k->z3_ag = ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_shard,
-                                 layer_params * ctx->memory.weight_bytes / n / bus, n, NULL);
-        k->z3_rs = ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_shard,
-                                 layer_params * grad_bytes(ctx, c) / n / bus, n, NULL);
+        k->z3_ag[grouped] =
+            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_shard,
+                          layer_params * ctx->memory.weight_bytes / n / bus, n, NULL);
+        k->z3_rs[grouped] = ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_shard,
+                                          layer_params * grad_bytes(ctx, c) / n / bus, n, NULL);
         /* a MoE layer's local experts are sharded over the expert-data-parallel
          * group (edp = tp*cp*dp/(etp*ep) ranks) and gathered and reduce-scattered over it as the
          * dense weights are over theirs; averaged over the class's layers */
         if (k->moe_layers > 0 && mem->params_expert > 0) {
             double expert = mem->params_expert / (double)k->moe_layers;
             double share = (double)k->moe_layers / (double)k->layers;
-            k->z3_ag += share * ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_eshard,
-                                              expert * ctx->memory.weight_bytes / n / bus, n, NULL);
-            k->z3_rs += share * ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_eshard,
-                                              expert * grad_bytes(ctx, c) / n / bus, n, NULL);
+            k->z3_ag[grouped] +=
+                share * ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_eshard,
+                                      expert * ctx->memory.weight_bytes / n / bus, n, NULL);
+            k->z3_rs[grouped] +=
+                share * ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_eshard,
+                                      expert * grad_bytes(ctx, c) / n / bus, n, NULL);
         }
     }
     k->dp_ready |= 1 << kind;
@@ -377,8 +389,10 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
     if (c->zero >= 3 && k->layers > 0) {
         double per_f = so->zero3_overlap * s->forward / layers,
                per_b = so->zero3_overlap * s->backward / layers;
-        s->zero3 = layers * (2.0 * k->z3_ag + k->z3_rs);
-        double z3_exposed = layers * (pos(k->z3_ag - per_f) + pos(k->z3_ag + k->z3_rs - per_b));
+        const int g = ppl_config_shard_replicas(c) > 1;
+        const double ag = k->z3_ag[g], rs = k->z3_rs[g];
+        s->zero3 = layers * (2.0 * ag + rs);
+        double z3_exposed = layers * (pos(ag - per_f) + pos(ag + rs - per_b));
         s->exposed += z3_exposed + so->overlap_cost * (s->zero3 - z3_exposed);
     }
     double hidden =
@@ -428,7 +442,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         /* data parallelism after the class's last backward: the class's first stage
          * has the least slack (the stages before it still draining the pipeline) */
         { /* ZeRO-3: only the replicas' all-reduce (0 without them) */
-            int kind = c->zero == 0 ? 0 : c->zero <= 2 ? 1 : 2;
+            int kind = dp_kind(c);
             double reduce = k->dp_reduce[kind], gather = k->dp_gather[kind];
             /* the reduction starts under this stage's last backward (stacks that
              * overlap it), goes on while earlier stages drain the pipeline, and

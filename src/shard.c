@@ -122,8 +122,18 @@ void ppl_shard_layout(const ppl_net *net, const ppl_config *c, const ppl_layout 
 {
     ppl_config g = *c;
     g.shard_group = n;
-    *out = *base;
-    ppl_shard_groups(net, &g, &out->g_shard, &out->g_replicas, &out->g_eshard, &out->g_ereplicas);
+    if (out != base)
+        *out = *base;
+    if (ppl_config_shard_replicas(&g) > 1) {
+        ppl_shard_groups(net, &g, &out->g_shard, &out->g_replicas, &out->g_eshard,
+                         &out->g_ereplicas);
+        return;
+    }
+    /* every rank: the data-parallel groups themselves, no replicas */
+    out->g_shard = base->g_dp;
+    out->g_eshard = base->g_edp;
+    ppl_group_place(net, 1, 1, 0, &out->g_replicas);
+    out->g_ereplicas = out->g_replicas;
 }
 
 static void arg(json_t *args, const char *flag)

@@ -227,10 +227,11 @@ typedef struct ppl_micro {
 typedef struct ppl_stage_class {
     int64_t first_stage, count, layers, moe_layers;
     bool is_first, is_last;
-    int dp_ready;           /* data-parallel times computed, per ZeRO kind (bits) */
-    int64_t dp_shard_group; /* the sharding group they were computed for */
-    /* kind 2 (ZeRO-3): the per-step all-reduce of the shards across replicas */
-    double dp_reduce[3], dp_gather[3], dp_last[3], z3_ag, z3_rs;
+    int dp_ready;     /* data-parallel times computed, per kind (bits; schedule.c dp_kind) */
+    int64_t dp_group; /* the sharding group of kinds 3-5 (sharded in groups) */
+    /* kinds 2 and 5 (ZeRO-3): the per-step all-reduce of the shards across replicas;
+     * the per-layer collectives over every rank [0] or in the group [1] */
+    double dp_reduce[6], dp_gather[6], dp_last[6], z3_ag[2], z3_rs[2];
 } ppl_stage_class;
 
 #define PPL_INLINE_CLASSES 8

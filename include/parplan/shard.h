@@ -58,7 +58,8 @@ bool ppl_stack_shards_in_groups(int stack);
 void ppl_shard_groups(const ppl_net *net, const ppl_config *config, ppl_group *shard,
                       ppl_group *replicas, ppl_group *expert_shard, ppl_group *expert_replicas);
 
-/* `base` (a layout of c) with the sharding groups of c sharded in groups of n. */
+/* `base` (a layout of c, its g_dp and g_edp placed) with the sharding groups of c
+ * sharded in groups of n; out may be base. */
 struct ppl_layout;
 void ppl_shard_layout(const ppl_net *net, const ppl_config *config, const struct ppl_layout *base,
                       int64_t n, struct ppl_layout *out);

@@ -82,10 +82,11 @@ assert r[\"predicted\"][\"step_time_s\"] * (1 + share) < p[\"step_time_s\"], (r[
 
 # the search says what it leaves out: plan's note on TP across servers is exactly
 # what the same plan with --allow-tp-across-servers finds (llama3-405b on 128 H100 at
-# a batch of 1,024: wider TP across servers beats the default #1)
-run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --json
+# a batch of 1,024, the optimizer on the GPU: wider TP across servers beats the
+# default #1; offloaded, tp 4 x cp 4 without recomputation beats both)
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --json --offload-optimizer 0
 dflt=$out
-run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --allow-tp-across-servers --json
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --allow-tp-across-servers --json --offload-optimizer 0
 wide=$out
 check "plan --json: not_searched names TP across servers, its flag and speedup, as the flag's own #1" 'printf "%s" "$dflt" | python3 -c "
 import json, sys
@@ -97,9 +98,9 @@ f = fams[\"tp_across_servers\"]
 assert f[\"allow\"] == \"--allow-tp-across-servers\" and f[\"speedup\"] > 1, f
 assert f[\"result\"][\"step_time_s\"] == best[\"step_time_s\"], (f[\"result\"][\"step_time_s\"], best[\"step_time_s\"])
 " "$wide"'
-run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --offload-optimizer 0
 check "plan's table says what it left out and the flag that lets it in" '[ $rc -eq 0 ] && has "$out" "not searched: " && has "$out" "--allow-tp-across-servers"'
-run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --allow-tp-across-servers
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --allow-tp-across-servers --offload-optimizer 0
 check "with the flag, no note on that family" '[ $rc -eq 0 ] && ! has "$out" "allow it with --allow-tp-across-servers"'
 run "$P" estimate --model llama3-405b --topology dgx-h100-superpod --gpus 128 --tp 16 --pp 8 --mbs 1 --global-batch 2048 --recompute full --sequence-parallel --flash-attention
 check "estimate warns when its configuration lies outside the default search" 'has "$err" "outside plan'"'"'s default search" && has "$err" "--allow-tp-across-servers"'
