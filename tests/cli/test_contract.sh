@@ -251,6 +251,19 @@ check "megatron_check refuses the all-to-all overlap with pp > 1 and no virtual 
 check "flash attention through --attention-backend, not --use-flash-attn" 'has "$out" "\"--attention-backend\"" && ! has "$out" "--use-flash-attn"'
 check "the launch names the Megatron-LM release it needs" 'has "$out" "\"megatron_lm\": \"core_v0.1"'
 
+# plans whose #1 shards in groups (llama3-8b: ZeRO-2 in groups of 8) or offloads the
+# optimizer (llama3-70b: ZeRO-2, tp 4, no recomputation) are what estimate gives
+for case in "llama3-8b 2/8" "llama3-70b 2+off"; do
+    set -- $case
+    run "$P" plan --model "$1" --topology dgx-h100-superpod --gpus 256 --global-batch 512 --top 1 --json
+    one=$out model=$1 topo=dgx-h100-superpod want=$2
+    check "$1 on 256 H100: plan's #1 ($want) is what estimate gives for it" 'same_as_estimate "$one" results.0 "[\"results\"][0]" "$model" "$topo" && printf "%s" "$one" | python3 -c "
+import json, sys
+c = json.load(sys.stdin)[\"results\"][0][\"config\"]
+assert (\"shard_group\" in c) if sys.argv[1] == \"2/8\" else (c.get(\"offload_optimizer\") == 1.0), c
+" "$want"'
+done
+
 # ---- hierarchical sharding and optimizer offload (shard.c, offload.c): the
 # launch carries --num-distributed-optimizer-instances dp/N and the offload flags,
 # which megatron_check derives back (parallel_state.py:922-926 and 1447-1450,
