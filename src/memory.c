@@ -49,6 +49,7 @@
 
 #include <math.h>
 
+#include "parplan/offload.h"
 #include "parplan/shard.h"
 #include <string.h>
 
@@ -379,6 +380,8 @@ void ppl_memory_stage(const ppl_model *m, const ppl_topology *topo, const ppl_co
     ppl_memory_parts_init(m, c, o, &parts);
     ppl_stage_layer_counts(m, c, stage, &layers, &moe_layers);
     ppl_memory_at(c, o, &parts, topo->gpu.memory_bytes, stage, layers, moe_layers, out);
+    if (out->host > ppl_host_capacity_bytes(&topo->gpu)) /* the offload overflows the host */
+        out->fits = false;
 }
 
 void ppl_memory_worst(const ppl_model *m, const ppl_topology *topo, const ppl_config *c,
@@ -393,7 +396,9 @@ void ppl_memory_worst(const ppl_model *m, const ppl_topology *topo, const ppl_co
         ppl_memory cand;
         ppl_stage_layer_counts(m, c, k, &layers, &moe_layers);
         ppl_memory_at(c, o, &parts, topo->gpu.memory_bytes, k, layers, moe_layers, &cand);
-        if (k == 0 || cand.total > out->total)
+        if (cand.host > ppl_host_capacity_bytes(&topo->gpu)) /* as ppl_memory_stage */
+            cand.fits = false;
+        if (k == 0 || cand.total > out->total || (!cand.fits && out->fits))
             *out = cand;
     }
 }

@@ -99,6 +99,8 @@ ppl_status cmd_memory(cli *c)
     ppl_format_bytes(worst.capacity - worst.total, b, sizeof b);
     if (worst.fits)
         ppl_buf_printf(out, "  fits, %s to spare\n", b);
+    else if (worst.total <= worst.capacity)
+        ppl_buf_printf(out, "  does not fit: the offloaded state overflows the host's share\n");
     else {
         ppl_format_bytes(worst.total - worst.capacity, b, sizeof b);
         ppl_buf_printf(out, "  does not fit: %s over\n", b);
