@@ -17,6 +17,7 @@
 #include "parplan/config.h"
 
 #include "parplan/pipeline.h"
+#include "parplan/shard.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +31,17 @@ int64_t ppl_config_edp(const ppl_config *c)
 {
     int64_t fold = ppl_config_etp(c) * c->ep;
     return fold > 0 ? c->tp * c->cp * c->dp / fold : 0;
+}
+
+int64_t ppl_config_shard_group(const ppl_config *c)
+{
+    return c->shard_group > 0 && c->shard_group <= c->dp ? c->shard_group : c->dp;
+}
+
+int64_t ppl_config_shard_replicas(const ppl_config *c)
+{
+    int64_t n = ppl_config_shard_group(c);
+    return n > 0 && c->dp % n == 0 ? c->dp / n : 1;
 }
 
 double ppl_recomputed_share(const ppl_config *c, int64_t layers)
@@ -289,7 +301,7 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
     }
     if (c->zero < 0 || c->zero > 3)
         return bad(err, "zero", "expected 0 to 3, found %lld", (long long)c->zero);
-    return PPL_OK;
+    return ppl_shard_check(c, m, err);
 }
 
 static int64_t pin(int64_t value, int64_t fallback)
@@ -411,6 +423,8 @@ const char *const ppl_pin_names[] = {"gpus",
                                      "first_stage_layers",
                                      "last_stage_layers",
                                      "recompute_layers",
+                                     "shard_group",
+                                     "offload_optimizer",
                                      NULL};
 
 void ppl_pins_init(ppl_pins *p)
@@ -425,6 +439,8 @@ void ppl_pins_init(ppl_pins *p)
     p->schedule = PPL_SCHEDULE_1F1B;
     p->cp_comm = PPL_UNSET;
     p->first_stage_layers = p->last_stage_layers = p->recompute_layers = PPL_UNSET;
+    p->shard_group = PPL_UNSET;
+    p->offload_optimizer = PPL_UNSET;
 }
 
 ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl_topology *t,
@@ -463,6 +479,8 @@ ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl
     /* Megatron-LM's default --cp-comm-type is p2p (megatron/training/arguments.py) */
     c->cp_comm = a->cp_comm == PPL_UNSET ? PPL_CP_COMM_P2P : (ppl_cp_comm)a->cp_comm;
     c->cp_a2a = ppl_cp_a2a_size(m, t, c->tp, c->cp);
+    c->shard_group = a->shard_group == PPL_UNSET ? 0 : a->shard_group;
+    c->offload_optimizer = a->offload_optimizer < 0 ? 0.0 : a->offload_optimizer;
     if (c->dp < 1 || c->mbs < 1)
         return bad(err, "dp", "expected at least 1");
     c->microbatches = c->global_batch / (c->dp * c->mbs);

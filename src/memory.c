@@ -50,6 +50,9 @@
 #include "parplan/pipeline.h"
 
 #include <math.h>
+
+#include "parplan/offload.h"
+#include "parplan/shard.h"
 #include <string.h>
 
 #define GIB 1073741824.0
@@ -279,10 +282,6 @@ void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_me
      * layer is counted with the stage's layers */
     const double mtp = (double)m->mtp_layers;
     p->output += mtp * (2.0 * h * h / t + 3.0 * norm);
-    p->shard_dense = (double)(c->dp * c->cp);
-    /* experts shard over their expert-data-parallel replicas, tp*cp*dp/(etp*ep)
-     * (parallel_state.py:880); dp*cp/ep when etp = tp */
-    p->shard_expert = (double)ppl_config_edp(c);
 
     p->act_dense = ppl_activation_bytes_per_layer(m, c, o, false);
     p->act_moe = m->has_moe ? ppl_activation_bytes_per_layer(m, c, o, true) : 0.0;
@@ -346,17 +345,28 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     out->params = dense + expert;
     out->params_expert = expert;
     double w1, g1, o1, w2, g2, o2;
-    ppl_model_state_bytes(dense, c->zero, p->shard_dense, o, c->optimizer, c->precision, &w1, &g1,
+    /* dense states shard over the sharding group's ranks x cp (dp*cp without a
+     * group); experts over their expert-data-parallel ranks, tp*cp*dp/(etp*ep)
+     * (parallel_state.py:880), divided among the group's replicas (shard.c) */
+    const double shard_dense = ppl_shard_dense_ways(c);
+    const double shard_expert = expert > 0.0 ? ppl_shard_expert_ways(c) : 1.0;
+    ppl_model_state_bytes(dense, c->zero, shard_dense, o, c->optimizer, c->precision, &w1, &g1,
                           &o1);
-    ppl_model_state_bytes(expert, c->zero, p->shard_expert, o, c->optimizer, c->precision, &w2, &g2,
+    ppl_model_state_bytes(expert, c->zero, shard_expert, o, c->optimizer, c->precision, &w2, &g2,
                           &o2);
     out->weights = w1 + w2;
     out->gradients = g1 + g2;
-    out->optimizer = o1 + o2;
+    /* the offloaded share of the optimizer state lives in host memory, beside a
+     * pinned copy of its gradients (hybrid_optimizer.py:108-114; offload.h) */
+    const double off = c->offload_optimizer;
+    out->optimizer = (1.0 - off) * (o1 + o2);
+    out->host =
+        off *
+        (o1 + o2 + (dense / shard_dense + expert / shard_expert) * ppl_grad_bytes(o, c->precision));
     if (c->precision == PPL_PRECISION_FP8) /* ZeRO-3 shards the cache as the weights */
         out->weights +=
-            o->fp8_weight_cache_bytes * (gemm_dense / (c->zero >= 3 ? p->shard_dense : 1.0) +
-                                         gemm_expert / (c->zero >= 3 ? p->shard_expert : 1.0));
+            o->fp8_weight_cache_bytes * (gemm_dense / (c->zero >= 3 ? shard_dense : 1.0) +
+                                         gemm_expert / (c->zero >= 3 ? shard_expert : 1.0));
 
     /* activations: per layer x layers x microbatches in flight */
     double in_flight = ppl_in_flight_microbatches(c, stage);
@@ -386,6 +396,8 @@ void ppl_memory_stage(const ppl_model *m, const ppl_topology *topo, const ppl_co
     ppl_memory_parts_init(m, c, o, &parts);
     ppl_stage_layer_counts(m, c, stage, &layers, &moe_layers);
     ppl_memory_at(c, o, &parts, topo->gpu.memory_bytes, stage, layers, moe_layers, out);
+    if (out->host > ppl_host_capacity_bytes(&topo->gpu)) /* the offload overflows the host */
+        out->fits = false;
 }
 
 void ppl_memory_worst(const ppl_model *m, const ppl_topology *topo, const ppl_config *c,
@@ -400,7 +412,9 @@ void ppl_memory_worst(const ppl_model *m, const ppl_topology *topo, const ppl_co
         ppl_memory cand;
         ppl_stage_layer_counts(m, c, k, &layers, &moe_layers);
         ppl_memory_at(c, o, &parts, topo->gpu.memory_bytes, k, layers, moe_layers, &cand);
-        if (k == 0 || cand.total > out->total)
+        if (cand.host > ppl_host_capacity_bytes(&topo->gpu)) /* as ppl_memory_stage */
+            cand.fits = false;
+        if (k == 0 || cand.total > out->total || (!cand.fits && out->fits))
             *out = cand;
     }
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "parplan/shard.h"
 #include "parplan/units.h"
 
 json_t *ppl_config_json(const ppl_config *c, const ppl_model *m)
@@ -30,6 +31,10 @@ json_t *ppl_config_json(const ppl_config *c, const ppl_model *m)
     json_object_set_new(o, "global_batch", json_integer(c->global_batch));
     json_object_set_new(o, "microbatches", json_integer(c->microbatches));
     json_object_set_new(o, "zero", json_integer(c->zero));
+    if (ppl_config_shard_replicas(c) > 1) /* hierarchical sharding (shard.h) */
+        json_object_set_new(o, "shard_group", json_integer(ppl_config_shard_group(c)));
+    if (c->offload_optimizer > 0.0)
+        json_object_set_new(o, "offload_optimizer", ppl_json_real(c->offload_optimizer));
     json_object_set_new(o, "recompute", json_string(ppl_recompute_name(c->recompute)));
     if (c->recompute == PPL_RECOMPUTE_FULL)
         json_object_set_new(o, "recompute_layers",
@@ -61,6 +66,8 @@ json_t *ppl_memory_json(const ppl_memory *m)
     json_object_set_new(o, "optimizer", ppl_json_real(m->optimizer));
     json_object_set_new(o, "activations", ppl_json_real(m->activations));
     json_object_set_new(o, "other", ppl_json_real(m->other));
+    if (m->host > 0.0) /* offloaded optimizer state, in host memory (not in total) */
+        json_object_set_new(o, "host", ppl_json_real(m->host));
     json_object_set_new(o, "total", ppl_json_real(m->total));
     json_object_set_new(o, "capacity", ppl_json_real(m->capacity));
     json_object_set_new(o, "fits", json_boolean(m->fits));
@@ -84,7 +91,12 @@ void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
         snprintf(etp, sizeof etp, ", etp %lld", (long long)ppl_config_etp(c));
     if (c->recompute == PPL_RECOMPUTE_FULL && c->recompute_layers > 0)
         snprintf(layers, sizeof layers, " (%lld layers a stage)", (long long)c->recompute_layers);
-    char cp_comm[48] = "";
+    char cp_comm[48] = "", shard[96] = "";
+    if (ppl_config_shard_replicas(c) > 1)
+        snprintf(shard, sizeof shard, " in groups of %lld", (long long)ppl_config_shard_group(c));
+    if (c->offload_optimizer > 0.0)
+        snprintf(shard + strlen(shard), sizeof shard - strlen(shard), ", optimizer %g offloaded",
+                 c->offload_optimizer);
     if (c->cp > 1 && c->cp_comm == PPL_CP_COMM_A2A_P2P)
         snprintf(cp_comm, sizeof cp_comm, " (a2a+p2p: a2a %lld x ring %lld)", (long long)c->cp_a2a,
                  (long long)(c->cp / c->cp_a2a));
@@ -92,10 +104,10 @@ void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
         snprintf(cp_comm, sizeof cp_comm, " (%s)", ppl_cp_comm_name(c->cp_comm));
     snprintf(buf, size,
              "tp %lld x pp %lld x dp %lld x cp %lld%s, ep %lld%s, vp %lld, mbs %lld, batch %lld "
-             "(%lld microbatches), ZeRO %d, recompute %s%s, SP %s, flash %s, %s, %s",
+             "(%lld microbatches), ZeRO %d%s, recompute %s%s, SP %s, flash %s, %s, %s",
              (long long)c->tp, (long long)c->pp, (long long)c->dp, (long long)c->cp, cp_comm,
              (long long)c->ep, etp, (long long)c->vp, (long long)c->mbs, (long long)c->global_batch,
-             (long long)c->microbatches, c->zero, ppl_recompute_name(c->recompute), layers,
+             (long long)c->microbatches, c->zero, shard, ppl_recompute_name(c->recompute), layers,
              c->sequence_parallel ? "on" : "off", c->flash_attention ? "on" : "off",
              ppl_precision_name(c->precision),
              c->schedule == PPL_SCHEDULE_GPIPE  ? "GPipe"
@@ -207,7 +219,7 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
 {
     const ppl_config *c = &e->config;
     json_t *launch = json_object(), *args = json_array(), *ds = json_object();
-    const char *min_version = "core_v0.11";
+    const char *min_version = "core_v0.11", *ds_why = NULL;
 #define ARG(s) json_array_append_new(args, json_string(s))
 #define ARGI(s, v)                                                                                 \
     do {                                                                                           \
@@ -375,6 +387,7 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
         ARGI("--mtp-num-layers", m->mtp_layers);
     if (m->has_moe)
         moe_args(args, e, m, &min_version);
+    ppl_shard_launch(c, args, NULL, &min_version, NULL); /* hierarchical sharding, offload */
 #undef ARG
 #undef ARGI
     /* Megatron-LM pipelines run 1F1B (interleaved or not): no flag builds GPipe,
@@ -391,6 +404,7 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
 
     json_t *zero = json_object();
     json_object_set_new(zero, "stage", json_integer(c->zero));
+    ppl_shard_launch(c, NULL, zero, &min_version, &ds_why);
     json_object_set_new(ds, "train_batch_size", json_integer(c->global_batch));
     json_object_set_new(ds, "train_micro_batch_size_per_gpu", json_integer(c->mbs));
     json_object_set_new(ds, "gradient_accumulation_steps", json_integer(c->microbatches));
@@ -401,13 +415,13 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     /* deepspeed/runtime/pipe/engine.py: the pipeline engine takes ZeRO 0 and 1, and
      * runs its own 1F1B (deepspeed/runtime/pipe/schedule.py TrainSchedule) */
     bool ds_refused = c->zero >= 2 && c->pp > 1;
-    bool ds_schedule = ppl_schedule_splits_backward(c->schedule);
-    launcher_part(launch, "deepspeed", ds, "deepspeed_error",
-                  ds_schedule  ? "DeepSpeed's pipeline engine runs 1F1B only (no zero-bubble or "
-                                 "DualPipe schedule)"
-                  : ds_refused ? "DeepSpeed's pipeline engine runs ZeRO stages 0 and 1 only"
-                               : NULL);
-    ds_refused = ds_refused || ds_schedule;
+    if (ppl_schedule_splits_backward(c->schedule))
+        ds_why = "DeepSpeed's pipeline engine runs 1F1B only (no zero-bubble or DualPipe "
+                 "schedule)";
+    else if (ds_refused)
+        ds_why = "DeepSpeed's pipeline engine runs ZeRO stages 0 and 1 only";
+    ds_refused = ds_why != NULL;
+    launcher_part(launch, "deepspeed", ds, "deepspeed_error", ds_why);
     if (!ds_refused) {
         char note[160];
         snprintf(note, sizeof note,

@@ -145,6 +145,9 @@ static ppl_status read_config(jr_ctx *ctx, const json_t *entry, const char *path
         return st;
     ppl_pins *a = &r->pins;
     ppl_pins_init(a);
+    /* a run names no sharding group nor offload: it sharded over every rank, on the GPU */
+    a->shard_group = 0;
+    a->offload_optimizer = 0.0;
     int64_t zero = PPL_UNSET, microbatches;
     const int64_t big = 1LL << 40;
     if ((st = read_pin(ctx, cfg, cpath, "gpus", big, &a->gpus)) ||

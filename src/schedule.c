@@ -26,6 +26,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "parplan/offload.h"
+#include "parplan/shard.h"
+
 /* Parameter tensors of one transformer layer, each its own collective when a
  * stack gathers per tensor: QKV and output projection, the MLP's matrices (three
  * when gated), their biases, and the two norms' weights (and biases). */
@@ -88,24 +91,32 @@ static double grad_bytes(const ppl_eval_ctx *ctx, const ppl_config *c)
     return ppl_grad_bytes(&ctx->memory, c->precision);
 }
 
-/* Bucketed reduction of `params` gradients (and, with ZeRO-1/2, the parameter
- * all-gather that follows the optimizer step). */
+/* Bucketed reduction of `params` gradients over the sharding group g (and, with
+ * ZeRO-1/2, the parameter all-gather that follows the optimizer step); with
+ * replicas of the shards (rep, shard.h), each shard's all-reduce across them; with
+ * ZeRO-3 only that (its gathers and reductions are per layer, class_dp). */
 static void dp_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_group *g,
-                     double params, double *reduce, double *gather, double *last_bucket,
-                     ppl_traffic *traffic)
+                     const ppl_group *rep, double params, double *reduce, double *gather,
+                     double *last_bucket, ppl_traffic *traffic)
 {
     *reduce = *gather = *last_bucket = 0.0;
-    if (g->n <= 1 || params <= 0.0)
+    if ((g->n <= 1 && rep->n <= 1) || params <= 0.0)
         return;
     double buckets = ctx->stack.bucket_params > 0 ? ceil(params / ctx->stack.bucket_params) : 1.0;
     double per = params / buckets;
     double gb = grad_bytes(ctx, c);
     if (c->zero == 0) {
         *reduce = ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, g, per * gb, buckets, traffic);
-    } else if (c->zero <= 2) {
-        *reduce = ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, g, per * gb, buckets, traffic);
-        *gather = ppl_eval_coll(ctx, PPL_OP_ALLGATHER, g, per * ctx->memory.weight_bytes, buckets,
-                                traffic);
+    } else {
+        if (c->zero <= 2)
+            *reduce = ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, g, per * gb, buckets, traffic);
+        /* param_and_grad_buffer.py:734-760: each bucket's shard all-reduced across
+         * the distributed-optimizer instances after the reduce-scatter */
+        *reduce +=
+            ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, rep, per * gb / (double)g->n, buckets, traffic);
+        if (c->zero <= 2)
+            *gather = ppl_eval_coll(ctx, PPL_OP_ALLGATHER, g, per * ctx->memory.weight_bytes,
+                                    buckets, traffic);
     }
     *last_bucket = *reduce / buckets;
 }
@@ -134,6 +145,7 @@ void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l
     int64_t a2a = c->cp_a2a >= 1 && c->cp % c->cp_a2a == 0 ? c->cp_a2a : 1;
     ppl_group_place_worst(net, a2a, c->tp, 0, c->pp, pp_stride, &l->g_cp_a2a);
     ppl_group_place_worst(net, c->cp / a2a, c->tp * a2a, 0, c->pp, pp_stride, &l->g_cp_ring);
+    ppl_shard_layout(net, c, l, ppl_config_shard_group(c), l);
 }
 
 void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
@@ -258,24 +270,37 @@ void ppl_classes_free(ppl_classes *cl)
     cl->n = 0;
 }
 
+/* The data-parallel times' slot in a class's cache: the ZeRO kind (0 none, 1 ZeRO-1/2,
+ * 2 ZeRO-3), plus 3 when sharded in groups. */
+static int dp_kind(const ppl_config *c)
+{
+    return (c->zero == 0 ? 0 : c->zero <= 2 ? 1 : 2) + (ppl_config_shard_replicas(c) > 1 ? 3 : 0);
+}
+
 /* Data-parallel times of one class under the configuration's ZeRO stage, cached
  * in the class (they depend on its parameters and the ZeRO stage only). */
 static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                      ppl_stage_class *k, const ppl_memory *mem)
 {
-    int kind = c->zero == 0 ? 0 : c->zero <= 2 ? 1 : 2;
+    /* kinds 0-2 shard over every rank, 3-5 in the groups of k->dp_group */
+    const bool grouped = ppl_config_shard_replicas(c) > 1;
+    const int kind = dp_kind(c), z = kind % 3;
+    if (grouped && k->dp_group != ppl_config_shard_group(c)) { /* another group's */
+        k->dp_ready &= 7;
+        k->dp_group = ppl_config_shard_group(c);
+    }
     if (k->dp_ready & (1 << kind))
         return;
     double dense = mem->params - mem->params_expert;
-    if (kind < 2) {
+    {
         double reduce, gather, last, r2, g2, l2;
-        dp_times(ctx, c, &l->g_dp, dense, &reduce, &gather, &last, NULL);
-        dp_times(ctx, c, &l->g_edp, mem->params_expert, &r2, &g2, &l2, NULL);
+        dp_times(ctx, c, &l->g_shard, &l->g_replicas, dense, &reduce, &gather, &last, NULL);
+        dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, mem->params_expert, &r2, &g2, &l2, NULL);
         reduce += r2;
         gather += g2;
         if (l2 > last)
             last = l2;
-        if (c->pp > 1 && ctx->model->tied_embeddings && (k->is_first || k->is_last)) {
+        if (z < 2 && c->pp > 1 && ctx->model->tied_embeddings && (k->is_first || k->is_last)) {
             double tied = (double)ctx->model->vocab * (double)ctx->model->hidden / (double)c->tp;
             reduce +=
                 ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tie, tied * grad_bytes(ctx, c), 1, NULL);
@@ -283,26 +308,32 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
         k->dp_reduce[kind] = reduce;
         k->dp_gather[kind] = gather;
         k->dp_last[kind] = last;
-    } else if (l->g_dp.n > 1 && k->layers > 0) { /* the expert group is a part of it */
+    }
+    if (z == 2)
+        k->z3_ag[grouped] = k->z3_rs[grouped] = 0.0;
+    if (z == 2 && l->g_shard.n > 1 && k->layers > 0) { /* the expert group is a part of it */
         double layer_params = dense / (double)k->layers;
         /* per tensor: as many collectives, each a share of the layer (each pays
          * the collective's latency; the bytes are the layer's either way) */
         double n = ctx->stack.zero3_per_tensor ? tensors_per_layer(ctx->model) : 1.0;
         double bus = ctx->stack.zero3_bus;
-        k->z3_ag = ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_dp,
-                                 layer_params * ctx->memory.weight_bytes / n / bus, n, NULL);
-        k->z3_rs = ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp,
-                                 layer_params * grad_bytes(ctx, c) / n / bus, n, NULL);
+        k->z3_ag[grouped] =
+            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_shard,
+                          layer_params * ctx->memory.weight_bytes / n / bus, n, NULL);
+        k->z3_rs[grouped] = ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_shard,
+                                          layer_params * grad_bytes(ctx, c) / n / bus, n, NULL);
         /* a MoE layer's local experts are sharded over the expert-data-parallel
          * group (edp = tp*cp*dp/(etp*ep) ranks) and gathered and reduce-scattered over it as the
          * dense weights are over theirs; averaged over the class's layers */
         if (k->moe_layers > 0 && mem->params_expert > 0) {
             double expert = mem->params_expert / (double)k->moe_layers;
             double share = (double)k->moe_layers / (double)k->layers;
-            k->z3_ag += share * ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_edp,
-                                              expert * ctx->memory.weight_bytes / n / bus, n, NULL);
-            k->z3_rs += share * ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_edp,
-                                              expert * grad_bytes(ctx, c) / n / bus, n, NULL);
+            k->z3_ag[grouped] +=
+                share * ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_eshard,
+                                      expert * ctx->memory.weight_bytes / n / bus, n, NULL);
+            k->z3_rs[grouped] +=
+                share * ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_eshard,
+                                      expert * grad_bytes(ctx, c) / n / bus, n, NULL);
         }
     }
     k->dp_ready |= 1 << kind;
@@ -369,8 +400,10 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
     if (c->zero >= 3 && k->layers > 0) {
         double per_f = so->zero3_overlap * s->forward / layers,
                per_b = so->zero3_overlap * s->backward / layers;
-        s->zero3 = layers * (2.0 * k->z3_ag + k->z3_rs);
-        double z3_exposed = layers * (pos(k->z3_ag - per_f) + pos(k->z3_ag + k->z3_rs - per_b));
+        const int g = ppl_config_shard_replicas(c) > 1;
+        const double ag = k->z3_ag[g], rs = k->z3_rs[g];
+        s->zero3 = layers * (2.0 * ag + rs);
+        double z3_exposed = layers * (pos(ag - per_f) + pos(ag + rs - per_b));
         s->exposed += z3_exposed + so->overlap_cost * (s->zero3 - z3_exposed);
     }
     double hidden =
@@ -420,7 +453,9 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         ppl_memory mem;
         ppl_memory_at(c, &ctx->memory, &mi->mem, capacity, k->first_stage, k->layers, k->moe_layers,
                       &mem);
-        if (i == 0 || mem.total > out->memory.total)
+        if (mem.host > 0.0 && mem.host > ppl_host_capacity_bytes(&ctx->topo->gpu))
+            mem.fits = false; /* the offloaded state overflows the GPU's share of the host */
+        if (i == 0 || mem.total > out->memory.total || (!mem.fits && out->memory.fits))
             out->memory = mem;
         if (!full && !out->memory.fits)
             continue; /* the caller only asks whether it fits; the rest is wasted */
@@ -449,8 +484,8 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         }
         /* data parallelism after the class's last backward: the class's first stage
          * has the least slack (the stages before it still draining the pipeline) */
-        if (c->zero < 3) {
-            int kind = c->zero == 0 ? 0 : 1;
+        { /* ZeRO-3: only the replicas' all-reduce (0 without them) */
+            int kind = dp_kind(c);
             double reduce = k->dp_reduce[kind], gather = k->dp_gather[kind];
             /* the reduction starts under this stage's last backward (stacks that
              * overlap it), goes on while earlier stages drain the pipeline, and
@@ -472,11 +507,11 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
          * tail; dualpipe.py step 8: nW): no stage drains while another reduces */
         if (!ppl_schedule_splits_backward(c->schedule))
             slack += (double)k->count * st.backward;
-        double shard = c->zero >= 1 ? (double)(c->dp * c->cp) : 1.0;
         double dense = mem.params - mem.params_expert;
-        double opt = ppl_optimizer_time(
-            dense / shard + mem.params_expert / (c->zero >= 1 ? (double)ppl_config_edp(c) : 1.0),
-            ctx->topo, &ctx->eff, c->optimizer);
+        double opt = ppl_optimizer_step_time(
+            ctx, c,
+            dense / (c->zero >= 1 ? ppl_shard_dense_ways(c) : 1.0) +
+                mem.params_expert / (c->zero >= 1 ? ppl_shard_expert_ways(c) : 1.0));
         if (opt > opt_time)
             opt_time = opt;
     }
@@ -501,7 +536,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     out->time.cp_comm = mb * worst.cp;
     out->time.ep_comm = mb * worst.ep;
     out->time.pp_comm = mb * worst.pp;
-    out->time.dp_comm = c->zero >= 3 ? mb * worst.zero3 : dp_total;
+    out->time.dp_comm = (c->zero >= 3 ? mb * worst.zero3 : 0.0) + dp_total;
     out->time.optimizer = opt_time;
     out->time.overhead = so->step_overhead_s;
     out->time.exposed_comm = mb * worst.exposed + dp_exposed;
@@ -539,21 +574,20 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
                       mb * 2.0 * (double)c->vp, tr);
     if (c->cp > 1)
         ppl_cp_traffic(ctx, c, l, mb * worst_layers, tr);
-    if (c->zero < 3) {
-        double r, g, lb;
-        dp_times(ctx, c, &l->g_dp, worst_params - worst_expert, &r, &g, &lb, tr);
-        dp_times(ctx, c, &l->g_edp, worst_expert, &r, &g, &lb, tr); /* experts: over edp */
-    } else if (l->g_dp.n > 1 && worst_layers > 0) {
+    double r, g, lb; /* ZeRO-3: the replicas' all-reduce only */
+    dp_times(ctx, c, &l->g_shard, &l->g_replicas, worst_params - worst_expert, &r, &g, &lb, tr);
+    dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, worst_expert, &r, &g, &lb, tr); /* experts */
+    if (c->zero >= 3 && l->g_shard.n > 1 && worst_layers > 0) {
         double layer_params = (worst_params - worst_expert) / worst_layers;
-        ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_dp, layer_params * ctx->memory.weight_bytes,
+        ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_shard, layer_params * ctx->memory.weight_bytes,
                       2.0 * mb * worst_layers, tr);
-        ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_dp, layer_params * grad_bytes(ctx, c),
+        ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_shard, layer_params * grad_bytes(ctx, c),
                       mb * worst_layers, tr);
-        if (worst_moe > 0 && l->g_edp.n > 1) { /* a MoE layer's experts: over edp */
+        if (worst_moe > 0 && l->g_eshard.n > 1) { /* a MoE layer's experts: over edp */
             double expert = worst_expert / worst_moe;
-            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_edp, expert * ctx->memory.weight_bytes,
+            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_eshard, expert * ctx->memory.weight_bytes,
                           2.0 * mb * worst_moe, tr);
-            ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_edp, expert * grad_bytes(ctx, c),
+            ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_eshard, expert * grad_bytes(ctx, c),
                           mb * worst_moe, tr);
         }
     }
@@ -584,7 +618,8 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         {"cp_comm", mb * worst.cp, &l->g_cp},
         {"ep_comm", mb * worst.ep, &l->g_ep},
         {"pp_comm", mb * (1.0 - so->pp_overlap) * worst.pp, &l->g_pp},
-        {"dp_comm", dp_exposed + (c->zero >= 3 ? mb * worst.zero3 : 0.0), &l->g_dp},
+        {"dp_comm", dp_exposed + (c->zero >= 3 ? mb * worst.zero3 : 0.0),
+         l->g_replicas.n > 1 ? &l->g_replicas : &l->g_dp},
         {"optimizer", opt_time, NULL},
     };
     out->bottleneck = "compute";

@@ -18,6 +18,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "parplan/offload.h"
+#include "parplan/shard.h"
+
 const char *const ppl_objective_names[] = {"time", "cost", "memory", NULL};
 
 const char *ppl_objective_name(int v)
@@ -175,7 +178,9 @@ static int compare(const ppl_search_opts *o, const ppl_estimate *a, const ppl_es
                     p->flash_attention,
                     p->cp_comm,
                     p->split.first,
-                    p->split.last};
+                    p->split.last,
+                    -ppl_config_shard_group(p),
+                    (int64_t)(p->offload_optimizer * 1e6)};
     int64_t kb[] = {q->gpus,
                     q->tp,
                     q->pp,
@@ -190,7 +195,9 @@ static int compare(const ppl_search_opts *o, const ppl_estimate *a, const ppl_es
                     q->flash_attention,
                     q->cp_comm,
                     q->split.first,
-                    q->split.last};
+                    q->split.last,
+                    -ppl_config_shard_group(q),
+                    (int64_t)(q->offload_optimizer * 1e6)};
     for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
         if (ka[i] != kb[i])
             return ka[i] < kb[i] ? -1 : 1;
@@ -237,7 +244,9 @@ static bool same_knobs(const ppl_config *a, const ppl_config *b)
            a->ep == b->ep && ppl_config_etp(a) == ppl_config_etp(b) && a->vp == b->vp &&
            a->mbs == b->mbs && a->zero == b->zero && a->recompute == b->recompute &&
            a->sequence_parallel == b->sequence_parallel &&
-           a->flash_attention == b->flash_attention && a->cp_comm == b->cp_comm;
+           a->flash_attention == b->flash_attention && a->cp_comm == b->cp_comm &&
+           ppl_config_shard_group(a) == ppl_config_shard_group(b) &&
+           a->offload_optimizer == b->offload_optimizer;
 }
 
 typedef struct search_state {
@@ -246,7 +255,8 @@ typedef struct search_state {
     ppl_search_result *r;
     top_list best;
     double last_progress;
-    ppl_error unsound; /* the first estimate with a non-finite figure */
+    double offload_room; /* the last over-memory one's total less its optimizer state */
+    ppl_error unsound;   /* the first estimate with a non-finite figure */
     bool has_unsound;
 } search_state;
 
@@ -278,8 +288,8 @@ static double step_lower_bound(const ppl_eval_ctx *ctx, const ppl_config *c, con
 }
 
 /* Costs one configuration at its stage split (block recomputation searched) and
- * keeps it when it fits and ranks. */
-static void cost(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
+ * keeps it when it fits and ranks; whether it fits. */
+static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
                  ppl_classes *cl)
 {
     const ppl_eval_ctx *ctx = s->ctx;
@@ -296,10 +306,11 @@ static void cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
         part.memory.total = est.memory.total;
         part.step_time_s = fits ? est.step_time_s : 0.0;
         sound(s, &part);
-        return;
+        return true; /* nothing more to try */
     }
     if (est.memory.total < r->smallest_memory)
         r->smallest_memory = est.memory.total;
+    s->offload_room = est.memory.total - est.memory.optimizer;
     ppl_config fewer = *c;
     if (fits && c->recompute == PPL_RECOMPUTE_FULL && s->opts->pins->recompute == PPL_UNSET &&
         s->opts->pins->recompute_layers == PPL_UNSET) {
@@ -339,11 +350,12 @@ static void cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
         const ppl_estimate *last =
             s->best.count == s->best.cap ? &s->best.items[s->best.count - 1] : NULL;
         if (last && compare(s->opts, &est, last) >= 0)
-            return;
+            return true;
         ppl_estimate_cached(ctx, c, l, mi, cl, true, &est);
         if (sound(s, &est))
             keep(s->opts, &s->best, &est);
     }
+    return fits;
 }
 
 static bool same_split(const ppl_stage_split *a, const ppl_stage_split *b)
@@ -351,38 +363,42 @@ static bool same_split(const ppl_stage_split *a, const ppl_stage_split *b)
     return a->first == b->first && a->middle == b->middle && a->last == b->last;
 }
 
-static void evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
-                     ppl_classes *cl)
+/* EVAL_FITS, EVAL_OVER (valid, over the memory) or EVAL_OUT (invalid, or pruned). */
+enum { EVAL_OUT, EVAL_FITS, EVAL_OVER };
+static int evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
+                    ppl_classes *cl)
 {
     const ppl_eval_ctx *ctx = s->ctx;
     ppl_search_result *r = s->r;
     ppl_error scratch;
     r->candidates++;
     if (ppl_config_check(c, ctx->model, ctx->topo, &scratch) != PPL_OK)
-        return;
+        return EVAL_OUT;
     /* the bound holds for every stage split */
     bool full_list = s->best.count == s->best.cap;
     const ppl_estimate *last = full_list ? &s->best.items[s->best.count - 1] : NULL;
     if (!s->opts->no_prune && last && s->opts->objective == PPL_OBJECTIVE_TIME &&
         step_lower_bound(ctx, c, mi) > last->step_time_s) {
         r->pruned++;
-        return;
+        return EVAL_OUT;
     }
-    cost(s, c, l, mi, cl);
+    int room = cost(s, c, l, mi, cl) ? EVAL_FITS : EVAL_OVER;
     /* the balanced split, unless the user pinned the ends */
     const ppl_pins *pin = s->opts->pins;
     if (s->opts->no_balance || c->pp < 2 || c->vp > 1 || pin->first_stage_layers != PPL_UNSET ||
         pin->last_stage_layers != PPL_UNSET)
-        return;
+        return room;
     ppl_config b = *c;
     if (ppl_balance_ends(ctx, c, l, mi, &b.split) != PPL_OK || same_split(&b.split, &c->split) ||
         ppl_config_check(&b, ctx->model, ctx->topo, &scratch) != PPL_OK)
-        return;
+        return room;
     ppl_classes classes;
     ppl_classes_init(ctx, &b, &classes);
     r->candidates++;
-    cost(s, &b, l, mi, &classes);
+    if (cost(s, &b, l, mi, &classes))
+        room = EVAL_FITS;
     ppl_classes_free(&classes);
+    return room;
 }
 
 static void progress(search_state *s, double fraction)
@@ -511,11 +527,19 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                 folds[nfolds++].ep = eps.v[e];
             }
     }
+    /* the sharding groups and the offload to try (shard.c) */
+    int64_t shards[PPL_SHARD_CHOICES];
+    int nshards = ppl_shard_searched(ctx->topo, ctx->stack.stack, pin->shard_group, &c, shards);
+    const double offload_pin = pin->offload_optimizer < 0 ? 0.0 : pin->offload_optimizer;
+    const bool can_offload = pin->offload_optimizer < 0 && ppl_stack_offloads(ctx->stack.stack) &&
+                             c.optimizer == PPL_OPTIMIZER_ADAM;
     for (int e = 0; e < nfolds; e++) {
         c.etp = folds[e].etp;
         c.ep = folds[e].ep;
-        ppl_layout layout;
+        ppl_layout layout, layouts[PPL_SHARD_CHOICES];
         ppl_layout_init(ctx, &c, &layout);
+        for (int y = 0; y < nshards; y++)
+            ppl_shard_layout(&ctx->net, &c, &layout, shards[y], &layouts[y]);
         for (int f = 0; f < mbss.n; f++) {
             c.mbs = mbss.v[f];
             if (batch % (c.dp * c.mbs) != 0)
@@ -567,7 +591,22 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                                 for (int x = 0; x < cps_here.n; x++) {
                                     c.cp_comm = (ppl_cp_comm)cps_here.v[x];
                                     micro.cp = cp_costs[cps_here.v[x]];
-                                    evaluate(s, &c, &layout, &micro, &classes);
+                                    /* smaller sharding groups only where every
+                                     * rank's fits (they hold more), the offload
+                                     * only where it does not (shard.c) */
+                                    c.shard_group = shards[0] == c.dp ? 0 : shards[0];
+                                    c.offload_optimizer = offload_pin;
+                                    int e0 = evaluate(s, &c, &layouts[0], &micro, &classes);
+                                    for (int y = 1; e0 == EVAL_FITS && c.zero && y < nshards; y++) {
+                                        c.shard_group = shards[y];
+                                        evaluate(s, &c, &layouts[y], &micro, &classes);
+                                    }
+                                    if (e0 == EVAL_OVER && can_offload && c.zero &&
+                                        s->offload_room <= ctx->topo->gpu.memory_bytes) {
+                                        c.shard_group = shards[0] == c.dp ? 0 : shards[0];
+                                        c.offload_optimizer = 1.0;
+                                        evaluate(s, &c, &layouts[0], &micro, &classes);
+                                    }
                                 }
                             }
                         }

@@ -100,6 +100,7 @@ const ppl_topology_key ppl_topology_keys[] = {
     {"gpu.flops.fp64", false},
     {"gpu.flops.fp4", false},
     {"gpu.hbm_bandwidth", true},
+    {"gpu.host_link", true},
     {"servers", true},
     {"gpus_per_server", true},
     {"nvlink", false},
@@ -206,7 +207,10 @@ static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl
                           JR_BETWEEN(MIN_MEMORY_BYTES, MAX_MEMORY_BYTES), &gpu->memory_bytes)) ||
         (st = jr_quantity(ctx, g, gpath, "hbm_bandwidth", PPL_UNIT_BANDWIDTH, need,
                           gpu->hbm_bandwidth_bps, JR_BETWEEN(MIN_HBM_BPS, MAX_BANDWIDTH_BPS),
-                          &gpu->hbm_bandwidth_bps)))
+                          &gpu->hbm_bandwidth_bps)) ||
+        /* GPU <-> host per direction; 0, unset: the family's (offload.c) */
+        (st = jr_quantity(ctx, g, gpath, "host_link", PPL_UNIT_BANDWIDTH, JR_OPTIONAL, 0,
+                          JR_BETWEEN(MIN_HBM_BPS / 10.0, MAX_BANDWIDTH_BPS), &gpu->host_link_bps)))
         return st;
     if ((st = jr_object(ctx, g, gpath, "flops", need, keys_under("gpu.flops", flops_keys), &fl,
                         fpath, sizeof fpath)))

@@ -92,6 +92,8 @@ typedef struct ppl_pins {
     int cp_comm;           /* ppl_cp_comm; PPL_UNSET: searched (p2p when not searched) */
     int64_t first_stage_layers, last_stage_layers;
     int64_t recompute_layers;
+    int64_t shard_group; /* data-parallel ranks per sharding group (divides dp); 0: every one */
+    double offload_optimizer; /* share of the optimizer state on the host, 0..1; < 0 unset */
 } ppl_pins;
 
 /* Every knob free; bf16, Adam, 1F1B. */
@@ -131,6 +133,13 @@ typedef struct ppl_config {
      * joins cp / cp_a2a of them */
     int64_t cp_a2a;
     ppl_stage_split split;
+    /* hierarchical sharding (shard.c): ZeRO-1/2/3 model states sharded inside
+     * groups of shard_group data-parallel ranks (x cp) and replicated over the
+     * dp / shard_group groups; 0 reads as dp, every rank (ppl_config_shard_group) */
+    int64_t shard_group;
+    /* the share of the optimizer state (fp32 master weights and moments) held and
+     * stepped on the host (offload.c); 0: none */
+    double offload_optimizer;
 } ppl_config;
 
 /* Microbatches each virtual stage runs in a row under interleaving (Megatron-Core
@@ -148,6 +157,11 @@ int64_t ppl_config_etp(const ppl_config *c);
 /* Expert-data-parallel size: the replicas of each expert, tp*cp*dp / (etp*ep)
  * (parallel_state.py: expert_data_parallel_size = world_size / (etp*ep*pp)). */
 int64_t ppl_config_edp(const ppl_config *c);
+/* Data-parallel ranks per sharding group: shard_group, or dp when 0. */
+int64_t ppl_config_shard_group(const ppl_config *c);
+/* Sharding groups the data-parallel ranks form, dp / shard group: Megatron-Core's
+ * --num-distributed-optimizer-instances. */
+int64_t ppl_config_shard_replicas(const ppl_config *c);
 
 /* Whether an all-to-all over `ranks` CP ranks can split the attention heads that
  * tensor parallelism leaves each GPU: Transformer Engine asserts that the query

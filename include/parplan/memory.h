@@ -51,6 +51,7 @@ typedef struct ppl_memory {
     double params;        /* parameters held per GPU (before ZeRO-3 sharding) */
     double params_expert; /* of which expert weights (sharded over edp) */
     double weights, gradients, optimizer, activations, other;
+    double host; /* optimizer state offloaded to host memory (not in total) */
     double total, capacity;
     bool fits;
 } ppl_memory;
@@ -87,7 +88,6 @@ typedef struct ppl_memory_parts {
     double layer_dense, layer_moe_shared, layer_moe_expert; /* parameters per layer */
     double gemm_dense, gemm_moe_shared, gemm_moe_expert;    /* of which GEMM weights */
     double embedding, output;              /* parameters on the first / last stage */
-    double shard_dense, shard_expert;      /* ZeRO sharding ways */
     double act_dense, act_moe;             /* activation bytes per layer and microbatch */
     double kept_dense, kept_moe;           /* the same without recomputation */
     double act_first, act_last;            /* extra activations on the first / last stage */

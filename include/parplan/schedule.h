@@ -183,6 +183,9 @@ typedef struct ppl_layout {
     /* hierarchical CP (a2a+p2p): the all-to-all groups of cp_a2a adjacent CP ranks
      * and the ring joining one rank of each (cp / cp_a2a ranks) */
     ppl_group g_cp_a2a, g_cp_ring;
+    /* hierarchical sharding (shard.h): the sharding group and the replicas of one
+     * shard, dense and experts; g_dp and g_edp and groups of one without it */
+    ppl_group g_shard, g_replicas, g_eshard, g_ereplicas;
 } ppl_layout;
 
 /*
@@ -237,8 +240,11 @@ typedef struct ppl_micro {
 typedef struct ppl_stage_class {
     int64_t first_stage, count, layers, moe_layers;
     bool is_first, is_last;
-    int dp_ready; /* data-parallel times computed, per ZeRO kind (bits) */
-    double dp_reduce[2], dp_gather[2], dp_last[2], z3_ag, z3_rs;
+    int dp_ready;     /* data-parallel times computed, per kind (bits; schedule.c dp_kind) */
+    int64_t dp_group; /* the sharding group of kinds 3-5 (sharded in groups) */
+    /* kinds 2 and 5 (ZeRO-3): the per-step all-reduce of the shards across replicas;
+     * the per-layer collectives over every rank [0] or in the group [1] */
+    double dp_reduce[6], dp_gather[6], dp_last[6], z3_ag[2], z3_rs[2];
 } ppl_stage_class;
 
 #define PPL_INLINE_CLASSES 8

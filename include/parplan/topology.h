@@ -51,6 +51,7 @@ typedef struct ppl_gpu {
     double memory_bytes;
     double flops[PPL_PRECISION_COUNT]; /* dense peak FLOP/s per precision, 0 = unsupported */
     double hbm_bandwidth_bps;          /* bytes/s */
+    double host_link_bps;              /* to host memory, per direction; 0: the family's */
 } ppl_gpu;
 
 typedef struct ppl_tier {

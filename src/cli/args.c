@@ -263,6 +263,12 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
             a->pins.zero = (int)z;
         return st;
     }
+    case O_OFFLOAD: {
+        double f = -1;
+        ppl_status st = parse_quantity(o, v, PPL_UNIT_COUNT, true, 0, 1.0, &f, err);
+        a->pins.offload_optimizer = f;
+        return st;
+    }
     case O_TOKENS:
         return parse_quantity(o, v, PPL_UNIT_COUNT, false, 0, MAX_TOKENS, &a->tokens, err);
     case O_DAYS: return parse_quantity(o, v, PPL_UNIT_COUNT, false, 0, MAX_DAYS, &a->days, err);

@@ -99,9 +99,16 @@ ppl_status cmd_memory(cli *c)
     ppl_format_bytes(worst.capacity - worst.total, b, sizeof b);
     if (worst.fits)
         ppl_buf_printf(out, "  fits, %s to spare\n", b);
+    else if (worst.total <= worst.capacity)
+        ppl_buf_printf(out, "  does not fit: the offloaded state overflows the host's share\n");
     else {
         ppl_format_bytes(worst.total - worst.capacity, b, sizeof b);
         ppl_buf_printf(out, "  does not fit: %s over\n", b);
+    }
+    if (worst.host > 0.0) { /* the offloaded optimizer state (offload.h) */
+        ppl_format_bytes(worst.host, a, sizeof a);
+        ppl_format_bytes(ppl_host_capacity_bytes(&topo.gpu), b, sizeof b);
+        ppl_buf_printf(out, "  host         %s of the GPU's %s share of host memory\n", a, b);
     }
 
     ppl_buf_printf(out, "\nper stage (GiB):\n");

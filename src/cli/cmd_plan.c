@@ -65,6 +65,10 @@ static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e)
     snprintf(cells[2], 128, "%lld", (long long)c->vp);
     snprintf(cells[3], 128, "%lld", (long long)c->mbs);
     snprintf(cells[4], 128, "%d", c->zero);
+    if (ppl_config_shard_replicas(c) > 1) /* sharded in groups (HSDP) */
+        snprintf(cells[4] + strlen(cells[4]), 64, "/%lld", (long long)ppl_config_shard_group(c));
+    if (c->offload_optimizer > 0.0) /* optimizer state on the host */
+        snprintf(cells[4] + strlen(cells[4]), 64, "+off");
     ppl_recompute_label(c, cells[5], 128);
     snprintf(cells[6], 128, "%s%s%s%s", c->sequence_parallel ? "sp" : "-",
              c->flash_attention ? ",fa" : "", c->cp > 1 ? "," : "",
@@ -212,7 +216,8 @@ ppl_status cmd_plan(cli *c)
     }
     ppl_buf_printf(out, "\nopt: sp = sequence parallelism, fa = flash attention, and with cp > 1 "
                         "the context-parallel algorithm (p2p, a2a, allgather, a2a+p2p); exposed "
-                        "comm: share of the step, and the level of the largest part\n");
+                        "comm: share of the step, and the level of the largest part; zero: the "
+                        "stage, /N sharded in groups of N ranks, +off optimizer offloaded\n");
     for (size_t i = 0; i < nwins; i++) {
         const ppl_estimate *w = &wins[i].best;
         char step[32], allow[96];

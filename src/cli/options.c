@@ -48,6 +48,15 @@ const opt_def ppl_cli_options[] = {
      MAX_GPUS, NULL, "global batch, in sequences per step"},
     {O_ZERO, "--zero", 0, K_INT, CMDS_CONFIG, 0, NOFIELD, "Z", 0, 3, NULL,
      "ZeRO stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights"},
+    {O_SHARD_GROUP, "--shard-group", 0, K_INT, CMDS_CONFIG, 0, F(pins.shard_group), "N", 1,
+     MAX_GPUS, NULL,
+     "ZeRO shards inside groups of N data-parallel ranks, replicated over dp/N groups (HSDP; "
+     "Megatron-Core --num-distributed-optimizer-instances dp/N); N divides dp; default dp, "
+     "searched (a server's or NVLink domain's ranks) by plan"},
+    {O_OFFLOAD, "--offload-optimizer", 0, K_REAL, CMDS_CONFIG, 0, NOFIELD, "F", 0, 0, NULL,
+     "share of the optimizer state (fp32 master weights, Adam moments) held and stepped on "
+     "the host, 0 to 1 (Megatron-Core --optimizer-cpu-offload); default 0, or 1 when searched "
+     "and nothing fits without it"},
     {O_RECOMPUTE, "--recompute", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.recompute), "MODE", 0, 0,
      ppl_recompute_names, "activation recomputation: none, selective or full"},
     {O_SP, "--sequence-parallel", 0, K_OPTBOOL, CMDS_CONFIG, 0, F(pins.sequence_parallel),

@@ -46,6 +46,8 @@ typedef enum opt_id {
     O_MBS,
     O_GLOBAL_BATCH,
     O_ZERO,
+    O_SHARD_GROUP,
+    O_OFFLOAD,
     O_RECOMPUTE,
     O_SP,
     O_FLASH,

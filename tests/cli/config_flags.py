@@ -30,6 +30,10 @@ if len(stages) > 1:
     flags += ["--first-stage-layers", stages[0], "--last-stage-layers", stages[-1]]
 if "cp_comm" in c:  # present with cp > 1
     flags += ["--cp-comm", c["cp_comm"]]
+if "shard_group" in c:  # sharded in groups (every rank when absent)
+    flags += ["--shard-group", c["shard_group"]]
+if "offload_optimizer" in c:  # a share of the optimizer on the host
+    flags += ["--offload-optimizer", c["offload_optimizer"]]
 if c["schedule"] not in ("1f1b", "interleaved"):  # gpipe, zb-h1, ..., dualpipev
     flags += ["--schedule", c["schedule"]]
 print("\n".join(str(f) for f in flags))

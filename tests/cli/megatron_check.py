@@ -4,8 +4,9 @@
 Reads a parplan plan (--json) on stdin.  For every result it derives, from
 launch.megatron_args and launch.env alone, what Megatron-LM would run: data
 parallelism, microbatches, the layers of each pipeline stage, interleaving,
-recomputation, sequence parallelism, ZeRO stage, optimizer and the
-context-parallel algorithm (with its all-to-all group), applying
+recomputation, sequence parallelism, ZeRO stage, sharding group, optimizer
+offload, optimizer and the context-parallel algorithm (with its all-to-all
+group), applying
 Megatron-LM's own argument checks (file:line at main d98e8a64dd, 2026).  Each
 derived value must equal the plan's config.  Prints one line per result and
 exits 1 on the first mismatch or refused flag set.  Usage:
@@ -23,6 +24,8 @@ PS = "megatron/core/parallel_state.py"
 MOE = "megatron/core/transformer/moe/moe_layer.py"
 MPC = "megatron/core/model_parallel_config.py"
 SCHED = "megatron/core/pipeline_parallel/schedules.py"
+OPT = "megatron/core/optimizer/__init__.py"
+OPTC = "megatron/core/optimizer/optimizer_config.py"
 # Transformer Engine 2.x, where Megatron-Core's cp_comm_type runs
 TE_CP = "transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py"
 # flags that take one value or more (argparse nargs='+'): ARGS:3221 --cp-comm-type;
@@ -170,10 +173,44 @@ def build(flags, env, gpus):
         need("--bf16" in flags, f"{ARGS}:1213", "--grad-reduce-in-bf16 only under --bf16")
     moe = expert_layout(flags, num, gpus, tp, pp, sp)
     optimizer = flags.get("--optimizer", "adam")
-    return {**moe, "dp": dp, "microbatches": microbatches, "stage_layers": stages, "vp": vp,
+    # Megatron-FSDP v1 turns the distributed optimizer on (ARGS:1129-1135)
+    dist_opt = "--use-distributed-optimizer" in flags or fsdp
+    shard, offload = sharding(flags, num, dp, cp, dist_opt, optimizer, moe)
+    return {**moe, "dp": dp, "shard_group": shard, "offload_optimizer": offload, "microbatches": microbatches, "stage_layers": stages, "vp": vp,
             "recompute": recompute, "recompute_layers": recompute_layers,
             "sequence_parallel": sp, "zero": zero, "optimizer": optimizer, "tp": tp, "pp": pp,
             "cp": cp, "mbs": mbs, "global_batch": gb, "cp_comm": cp_comm, "cp_a2a": cp_a2a}
+
+
+def sharding(flags, num, dp, cp, dist_opt, optimizer, moe):
+    """The sharding group (None: every rank) and the offloaded optimizer share
+    (None: none) the flags build, refusing what Megatron-Core refuses."""
+    k = num("--num-distributed-optimizer-instances", 1)  # ARGS:3216 default 1
+    shard = None
+    if k > 1:
+        need((dp * cp) % k == 0, f"{PS}:922-926", "dp*cp divisible by the optimizer instances")
+        # the inter-instance all-reduce runs only under the distributed optimizer
+        # (megatron/core/distributed/param_and_grad_buffer.py:734-738)
+        need(dist_opt, "megatron/core/distributed/param_and_grad_buffer.py:734-738",
+             "optimizer instances shard only the distributed optimizer")
+        if "ep" in moe:
+            edp = dp * cp * num("--tensor-model-parallel-size", 1) // (moe["etp"] * moe["ep"])
+            need(edp % k == 0, f"{PS}:1447-1450", "expert dp divisible by the optimizer instances")
+        need(dp % k == 0, f"{PS}:922-929", "parplan's groups are whole dp ranks x cp")
+        shard = dp // k
+    offload = None
+    if "--optimizer-cpu-offload" in flags:
+        need("--use-precision-aware-optimizer" in flags, f"{ARGS}:1884-1888",
+             "CPU offload with --use-precision-aware-optimizer")
+        need(dist_opt, f"{OPT}:1057-1060", "precision-aware optimizer only with the distributed "
+             "optimizer")
+        need(optimizer == "adam", f"{OPTC}:434-436", "precision-aware optimizer only with adam")
+        offload = float(flags.get("--optimizer-offload-fraction", 1.0))  # ARGS:2922 default 1
+        need(0.0 < offload <= 1.0, f"{ARGS}:2922-2923", "an offload fraction in (0, 1]")
+    else:
+        need("--optimizer-offload-fraction" not in flags, f"{ARGS}:2922",
+             "the fraction means nothing without --optimizer-cpu-offload")
+    return shard, offload
 
 
 def context_parallel(flags, cp, tp, heads, kv_heads, layers):
@@ -298,6 +335,9 @@ def main():
         if "etp" in got and "etp" not in c:
             want["etp"] = c["tp"]  # a plan older than etp: experts split as tp
         want["sequence_parallel"] = c["sequence_parallel"] and c["tp"] > 1
+        # absent: every rank shards (shard_group), nothing offloaded
+        want["shard_group"] = c.get("shard_group")
+        want["offload_optimizer"] = c.get("offload_optimizer")
         if c["recompute"] != "full":
             want["recompute_layers"] = None
         bad = {k: (got[k], want[k]) for k in got if got[k] != want[k]}

@@ -82,10 +82,11 @@ assert r[\"predicted\"][\"step_time_s\"] * (1 + share) < p[\"step_time_s\"], (r[
 
 # the search says what it leaves out: plan's note on TP across servers is exactly
 # what the same plan with --allow-tp-across-servers finds (llama3-405b on 128 H100 at
-# a batch of 1,024: wider TP across servers beats the default #1)
-run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --json
+# a batch of 1,024, the optimizer on the GPU: wider TP across servers beats the
+# default #1; offloaded, tp 4 x cp 4 without recomputation beats both)
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --json --offload-optimizer 0
 dflt=$out
-run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --allow-tp-across-servers --json
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --allow-tp-across-servers --json --offload-optimizer 0
 wide=$out
 check "plan --json: not_searched names TP across servers, its flag and speedup, as the flag's own #1" 'printf "%s" "$dflt" | python3 -c "
 import json, sys
@@ -97,9 +98,9 @@ f = fams[\"tp_across_servers\"]
 assert f[\"allow\"] == \"--allow-tp-across-servers\" and f[\"speedup\"] > 1, f
 assert f[\"result\"][\"step_time_s\"] == best[\"step_time_s\"], (f[\"result\"][\"step_time_s\"], best[\"step_time_s\"])
 " "$wide"'
-run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --offload-optimizer 0
 check "plan's table says what it left out and the flag that lets it in" '[ $rc -eq 0 ] && has "$out" "not searched: " && has "$out" "--allow-tp-across-servers"'
-run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --allow-tp-across-servers
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --allow-tp-across-servers --offload-optimizer 0
 check "with the flag, no note on that family" '[ $rc -eq 0 ] && ! has "$out" "allow it with --allow-tp-across-servers"'
 run "$P" estimate --model llama3-405b --topology dgx-h100-superpod --gpus 128 --tp 16 --pp 8 --mbs 1 --global-batch 2048 --recompute full --sequence-parallel --flash-attention
 check "estimate warns when its configuration lies outside the default search" 'has "$err" "outside plan'"'"'s default search" && has "$err" "--allow-tp-across-servers"'
@@ -277,6 +278,50 @@ check "megatron_check refuses router groups that do not divide the experts" '! r
 check "megatron_check refuses the all-to-all overlap with pp > 1 and no virtual pipeline" '! reflag "$dsp" add --overlap-moe-expert-parallel-comm && grep -q "^REFUSED.*transformer_config.py:3007-3011" "$tmp/mc"'
 check "flash attention through --attention-backend, not --use-flash-attn" 'has "$out" "\"--attention-backend\"" && ! has "$out" "--use-flash-attn"'
 check "the launch names the Megatron-LM release it needs" 'has "$out" "\"megatron_lm\": \"core_v0.1"'
+
+# plans whose #1 shards in groups (llama3-8b: ZeRO-2 in groups of 8) or offloads the
+# optimizer (llama3-70b: ZeRO-2, tp 4, no recomputation) are what estimate gives
+for case in "llama3-8b 2/8" "llama3-70b 2+off"; do
+    set -- $case
+    run "$P" plan --model "$1" --topology dgx-h100-superpod --gpus 256 --global-batch 512 --top 1 --json
+    one=$out model=$1 topo=dgx-h100-superpod want=$2
+    check "$1 on 256 H100: plan's #1 ($want) is what estimate gives for it" 'same_as_estimate "$one" results.0 "[\"results\"][0]" "$model" "$topo" && printf "%s" "$one" | python3 -c "
+import json, sys
+c = json.load(sys.stdin)[\"results\"][0][\"config\"]
+assert (\"shard_group\" in c) if sys.argv[1] == \"2/8\" else (c.get(\"offload_optimizer\") == 1.0), c
+" "$want"'
+done
+
+# ---- hierarchical sharding and optimizer offload (shard.c, offload.c): the
+# launch carries --num-distributed-optimizer-instances dp/N and the offload flags,
+# which megatron_check derives back (parallel_state.py:922-926 and 1447-1450,
+# arguments.py:1884-1888, optimizer/__init__.py:1057-1060); DeepSpeed gets MiCS's
+# mics_shard_size (ZeRO-3; runtime/zero/config.py:341) and offload_optimizer
+# (runtime/zero/offload_config.py:55-60; ratio below 1 only with ZeRO-3, :99-100)
+for pins in "--zero 1 --shard-group 8" "--zero 2 --shard-group 8" "--zero 3 --shard-group 4" \
+    "--zero 1 --offload-optimizer 1" "--zero 3 --shard-group 8 --offload-optimizer 0.5"; do
+    # shellcheck disable=SC2086
+    run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --top 2 $pins --json
+    check "llama3-8b pinned $pins: Megatron builds the plans as costed" '[ $rc -eq 0 ] && megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
+done
+check "ZeRO-3 in groups of 8 with half the optimizer offloaded: MiCS and ratio 0.5 for DeepSpeed" 'printf "%s" "$out" | python3 -c "
+import json, sys
+r = json.load(sys.stdin)[\"results\"][0]
+a, z = r[\"launch\"][\"megatron_args\"], r[\"launch\"][\"deepspeed\"][\"zero_optimization\"]
+assert r[\"config\"][\"shard_group\"] == 8 and r[\"config\"][\"offload_optimizer\"] == 0.5, r[\"config\"]
+assert a[a.index(\"--num-distributed-optimizer-instances\") + 1] == str(r[\"config\"][\"dp\"] // 8), a
+assert a[a.index(\"--optimizer-offload-fraction\") + 1] == \"0.5\" and \"--use-precision-aware-optimizer\" in a, a
+assert r[\"launch\"][\"megatron_lm\"] >= \"core_v0.14\", r[\"launch\"][\"megatron_lm\"]
+assert z[\"mics_shard_size\"] == 8 and z[\"offload_optimizer\"] == {\"device\": \"cpu\", \"pin_memory\": True, \"ratio\": 0.5}, z
+assert r[\"memory\"][\"host\"] > 0, r[\"memory\"]
+"'
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --top 1 --zero 1 --shard-group 8 --json
+check "ZeRO-1 in groups: no DeepSpeed config (MiCS is ZeRO-3), and why" '[ $rc -eq 0 ] && has "$out" "\"deepspeed\": null" && has "$out" "MiCS) with ZeRO-3 only"'
+hsdp=$out
+check "megatron_check refuses optimizer instances that do not divide dp x cp" '! reflag "$hsdp" set --num-distributed-optimizer-instances 3 && grep -q "^REFUSED.*parallel_state.py:922-926" "$tmp/mc"'
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --top 1 --zero 1 --offload-optimizer 1 --json
+off=$out
+check "megatron_check refuses the CPU offload without the precision-aware optimizer" '! reflag "$off" drop --use-precision-aware-optimizer && grep -q "^REFUSED.*arguments.py:1884-1888" "$tmp/mc"'
 
 # launch-megatron starts exactly the plan's GPUs and passes training arguments on
 run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 12 --global-batch 96 --top 1 --json -o "$tmp/p12.json"

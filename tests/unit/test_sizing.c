@@ -63,7 +63,10 @@ static void test_in_time(void **state)
  * gradients, 2 + 2; Adam's fp32 master weights, momentum and variance, 12) =
  * 128.5 GB, more than one 80 GiB (85.9 GB) GPU holds with dp 1 (nothing to shard
  * over); halved over 2 GPUs, 64.2 GB, it fits.  Counts tried: 1, 2.  No batch is
- * given: the default, 512 sequences of 8192 tokens.
+ * given: the default, 512 sequences of 8192 tokens.  That is with the optimizer on
+ * the GPU (pinned); free to offload it, one GPU keeps 8.03e9 x 4 = 32.1 GB (bf16
+ * weights and gradients) and its host share holds 8.03e9 x 14 = 112.4 GB (Adam's
+ * 12 and a bf16 gradient copy, under the 256 GB of a DGX H100's 2 TB per GPU).
  */
 static void test_fit_only(void **state)
 {
@@ -73,6 +76,7 @@ static void test_fit_only(void **state)
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
     ppl_pins pins = pins_with_batch(PPL_UNSET);
+    pins.offload_optimizer = 0.0;
     ppl_sizing_opts o = {.pins = &pins, .fit_only = true};
     ppl_sizing r;
     ppl_error err;
@@ -82,11 +86,20 @@ static void test_fit_only(void **state)
     assert_int_equal(r.best.config.dp, 1);
     assert_true(r.global_batch_assumed);
     assert_int_equal(r.best.config.global_batch, 512);
+    pins.offload_optimizer = PPL_UNSET;
+    assert_int_equal(ppl_size(&ctx, &o, &r, &err), PPL_OK);
+    assert_int_equal(r.gpus, 1);
+    assert_close(r.best.config.offload_optimizer, 1.0, 0);
+    assert_close(r.best.memory.weights + r.best.memory.gradients, 4.0 * r.best.memory.params,
+                 1e-12);
+    assert_close(r.best.memory.host, 14.0 * r.best.memory.params, 1e-12);
     assert_close(r.seconds, 0.0, 0);
     assert_close(r.gpu_hours, 0.0, 0);
 
     /* with tp, pp and cp pinned to 1 one replica is one GPU, which cannot hold
-     * it; ZeRO-3 over 2 GPUs would (64.2 GB each), but that is two replicas */
+     * it with its optimizer; ZeRO-3 over 2 GPUs would (64.2 GB each), but that is
+     * two replicas */
+    pins.offload_optimizer = 0.0;
     pins.tp = pins.pp = pins.cp = 1;
     pins.zero = 3;
     assert_int_equal(ppl_size(&ctx, &o, &r, &err), PPL_INFEASIBLE);

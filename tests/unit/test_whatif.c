@@ -231,7 +231,8 @@ static void test_settable_paths(void **state)
         "rail_only",       "switch_radix",           "transport.protocol",
         "transport.mtu",   "transport.loss_rate",    "transport.retransmit",
         "transport.rtt",   "tiers[].servers",        "tiers[].oversubscription",
-        "tiers[].latency", "tiers[].rail_optimized", "nvlink.fabric"};
+        "tiers[].latency", "tiers[].rail_optimized", "nvlink.fabric",
+        "gpu.host_link"};
     size_t n = 0;
     for (const ppl_topology_key *k = ppl_topology_keys; k->path; k++)
         n += k->settable;
