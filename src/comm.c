@@ -262,20 +262,28 @@ static void ring_or_tree(const ppl_net *net, const ppl_group *g, double S, bool 
     }
 }
 
+/* The group of one rank per NVLink node of g, on one rail: what crosses the
+ * network in a hierarchical collective. */
+static void one_per_node(const ppl_group *g, ppl_group *across)
+{
+    *across = *g;
+    across->n = g->nodes;
+    across->m = 1;
+    for (int i = 0; i < PPL_MAX_TIERS; i++) {
+        across->members_in_tier[i] = ppl_ceil_div(g->members_in_tier[i], g->m);
+        if (across->members_in_tier[i] < 1)
+            across->members_in_tier[i] = 1;
+    }
+}
+
 /* Reduce-scatter inside the node, all-reduce of S/m across nodes on each rail (ring
  * or tree, the faster), all-gather inside the node. */
 static void hierarchical(const ppl_net *net, const ppl_group *g, double S, ppl_coll *out)
 {
     double m = (double)g->m;
     double intra = (m - 1.0) * nvlink_step(net, false) + (m - 1.0) / m * S / nvl_bw(net, m - 1.0);
-    ppl_group across = *g;
-    across.n = g->nodes;
-    across.m = 1;
-    for (int i = 0; i < PPL_MAX_TIERS; i++) {
-        across.members_in_tier[i] = ppl_ceil_div(g->members_in_tier[i], g->m);
-        if (across.members_in_tier[i] < 1)
-            across.members_in_tier[i] = 1;
-    }
+    ppl_group across;
+    one_per_node(g, &across);
     ppl_coll inter;
     ring_or_tree(net, &across, S / m, true, &inter);
     out->time_s = 2.0 * intra + inter.time_s;
@@ -320,14 +328,8 @@ static void sharp(const ppl_net *net, const ppl_group *g, double S, ppl_coll *ou
             intra_lat = PPL_NCCL_NVLS_LATENCY_S;
         }
     }
-    ppl_group across = *g;
-    across.n = g->nodes;
-    across.m = 1;
-    for (int i = 0; i < PPL_MAX_TIERS; i++) {
-        across.members_in_tier[i] = ppl_ceil_div(g->members_in_tier[i], g->m);
-        if (across.members_in_tier[i] < 1)
-            across.members_in_tier[i] = 1;
-    }
+    ppl_group across;
+    one_per_node(g, &across);
     double shard = S / m;
     double inter_s = shard / ring_net_bw(net, &across);
     double latency = intra_lat + PPL_NCCL_COLLNET_LATENCY_S +

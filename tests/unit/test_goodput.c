@@ -8,6 +8,21 @@
 
 #include "parplan/goodput.h"
 
+/* 1,024 GPUs as tp 8 x pp 8 x dp 16, ZeRO-1 with Adam. */
+static ppl_config tp8_pp8_dp16_zero1(void)
+{
+    ppl_config c;
+    memset(&c, 0, sizeof c);
+    c.gpus = 1024;
+    c.tp = 8;
+    c.pp = 8;
+    c.dp = 16;
+    c.cp = c.ep = c.vp = 1;
+    c.zero = 1;
+    c.optimizer = PPL_OPTIMIZER_ADAM;
+    return c;
+}
+
 /* The default MTBF: Llama 3 Table 5, 419 unexpected interruptions in 54 days on
  * 16,384 GPUs: 54 x 24 = 1,296 h / 419 = 3.0931 h per job failure; x 16,384 =
  * 21,233,664 / 419 = 50,677.0 GPU-hours.  A 16,384-GPU job then fails every
@@ -182,15 +197,7 @@ static void test_async_interval(void **state)
     ppl_goodput_opts_init(&o);
     o.mtbf_gpu_hours = 10.24;
     o.restart_s = 0.0;
-    ppl_config c;
-    memset(&c, 0, sizeof c);
-    c.gpus = 1024;
-    c.tp = 8;
-    c.pp = 8;
-    c.dp = 16;
-    c.cp = c.ep = c.vp = 1;
-    c.zero = 1;
-    c.optimizer = PPL_OPTIMIZER_ADAM;
+    ppl_config c = tp8_pp8_dp16_zero1();
     ppl_goodput g;
     ppl_goodput_of(&o, 1e12, &mo, &c, PPL_STACK_NEMO_2025, &g);
     assert_true(g.checkpoint.async);
@@ -240,15 +247,7 @@ static void test_spares(void **state)
     ppl_goodput_opts_init(&o);
     o.mtbf_gpu_hours = 19169.28;
     o.spare_gpus = 20;
-    ppl_config c;
-    memset(&c, 0, sizeof c);
-    c.gpus = 1024;
-    c.tp = 8;
-    c.pp = 8;
-    c.dp = 16;
-    c.cp = c.ep = c.vp = 1;
-    c.zero = 1;
-    c.optimizer = PPL_OPTIMIZER_ADAM;
+    ppl_config c = tp8_pp8_dp16_zero1();
     ppl_goodput with, without;
     ppl_goodput_of(&o, 1e12, &mo, &c, PPL_STACK_NEMO_2025, &with);
     assert_int_equal(with.spare_gpus, 24);

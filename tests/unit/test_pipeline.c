@@ -9,24 +9,6 @@
 #include "parplan/pipeline.h"
 #include "parplan/schedule.h"
 
-/* A GPT of L layers, hidden h, whose output layer is negligible (vocabulary 8). */
-static ppl_model gpt(int64_t L, int64_t h, int64_t a, int64_t s)
-{
-    ppl_model m;
-    memset(&m, 0, sizeof m);
-    m.layers = L;
-    m.hidden = h;
-    m.heads = a;
-    m.kv_heads = a;
-    m.ffn_hidden = 4 * h;
-    m.vocab = 8;
-    m.seq_len = s;
-    m.tied_embeddings = true;
-    m.bias = true;
-    m.dropout = true;
-    return m;
-}
-
 /* The passes of p - 1 equal stages of F = 1.0, B = 1.2, W = 0.8, FB = 2.6 s. */
 static ppl_passes others(int64_t p)
 {
@@ -178,7 +160,7 @@ static void test_dualpipe_memory(void **state)
 static void test_passes_hand_computed(void **state)
 {
     (void)state;
-    ppl_model m = gpt(1, 4096, 32, 2048);
+    ppl_model m = test_gpt(1, 4096, 32, 2048);
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
@@ -207,7 +189,7 @@ static void test_passes_hand_computed(void **state)
 static void test_step_bubble(void **state)
 {
     (void)state;
-    ppl_model m = gpt(32, 4096, 32, 2048);
+    ppl_model m = test_gpt(32, 4096, 32, 2048);
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);

@@ -6,24 +6,6 @@
 
 #include "parplan/schedule.h"
 
-/* A GPT of L layers, hidden h, whose output layer is negligible (vocabulary 8). */
-static ppl_model gpt(int64_t L, int64_t h, int64_t a, int64_t s)
-{
-    ppl_model m;
-    memset(&m, 0, sizeof m);
-    m.layers = L;
-    m.hidden = h;
-    m.heads = a;
-    m.kv_heads = a;
-    m.ffn_hidden = 4 * h;
-    m.vocab = 8;
-    m.seq_len = s;
-    m.tied_embeddings = true;
-    m.bias = true;
-    m.dropout = true;
-    return m;
-}
-
 /*
  * 1F1B with p equal stages: the pipeline takes (m + p - 1) stage times for m
  * microbatches, a bubble of (p-1)/m of the ideal (Narayanan et al. SC'21 §2.2.1);
@@ -34,7 +16,7 @@ static ppl_model gpt(int64_t L, int64_t h, int64_t a, int64_t s)
 static void test_bubble(void **state)
 {
     (void)state;
-    ppl_model m = gpt(32, 4096, 32, 2048);
+    ppl_model m = test_gpt(32, 4096, 32, 2048);
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
@@ -76,7 +58,7 @@ static void test_bubble(void **state)
 static void test_hand_computed(void **state)
 {
     (void)state;
-    ppl_model m = gpt(1, 4096, 32, 2048);
+    ppl_model m = test_gpt(1, 4096, 32, 2048);
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
@@ -117,7 +99,7 @@ static void test_hand_computed(void **state)
 static void test_tp_traffic(void **state)
 {
     (void)state;
-    ppl_model m = gpt(2, 4096, 32, 2048);
+    ppl_model m = test_gpt(2, 4096, 32, 2048);
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_LEGACY);
@@ -143,7 +125,7 @@ static void test_tp_traffic(void **state)
 static void test_scatter_gather(void **state)
 {
     (void)state;
-    ppl_model m = gpt(2, 4096, 32, 2048);
+    ppl_model m = test_gpt(2, 4096, 32, 2048);
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_LEGACY);
@@ -159,7 +141,7 @@ static void test_scatter_gather(void **state)
 static void test_block_recompute_time(void **state)
 {
     (void)state;
-    ppl_model m = gpt(8, 4096, 32, 2048);
+    ppl_model m = test_gpt(8, 4096, 32, 2048);
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_LEGACY);
@@ -184,7 +166,7 @@ static void test_block_recompute_time(void **state)
 static void test_estimate_check(void **state)
 {
     (void)state;
-    ppl_model m = gpt(32, 4096, 32, 2048);
+    ppl_model m = test_gpt(32, 4096, 32, 2048);
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
@@ -218,7 +200,7 @@ static void test_estimate_check(void **state)
 static void test_zero3_2021_bus(void **state)
 {
     (void)state;
-    ppl_model m = gpt(2, 4096, 32, 2048);
+    ppl_model m = test_gpt(2, 4096, 32, 2048);
     ppl_topology t = test_topology("dgx-a100-superpod");
     ppl_config c = test_config(16, 1, 1, 1, 16, &m);
     c.zero = 3;

@@ -35,6 +35,24 @@
             fail_msg("'%s' does not contain '%s'", h_ ? h_ : "(null)", n_);                        \
     } while (0)
 
+/* A GPT of L layers, hidden h, whose output layer is negligible (vocabulary 8). */
+static inline ppl_model test_gpt(int64_t L, int64_t h, int64_t a, int64_t s)
+{
+    ppl_model m;
+    memset(&m, 0, sizeof m);
+    m.layers = L;
+    m.hidden = h;
+    m.heads = a;
+    m.kv_heads = a;
+    m.ffn_hidden = 4 * h;
+    m.vocab = 8;
+    m.seq_len = s;
+    m.tied_embeddings = true;
+    m.bias = true;
+    m.dropout = true;
+    return m;
+}
+
 /* A catalogue model or topology of the source tree; fails the test if it does not load. */
 static inline ppl_model test_model(const char *name)
 {
