@@ -156,14 +156,8 @@ static void test_goodput_of(void **state)
     ppl_goodput_opts o;
     ppl_goodput_opts_init(&o);
     o.mtbf_gpu_hours = 10240.0;
-    ppl_config c;
-    memset(&c, 0, sizeof c);
-    c.gpus = 1024;
-    c.tp = 8;
-    c.pp = 8;
-    c.dp = 16;
-    c.cp = c.ep = c.vp = 1;
-    c.optimizer = PPL_OPTIMIZER_ADAM;
+    ppl_config c = tp8_pp8_dp16_zero1();
+    c.zero = 0;
     ppl_goodput g;
     ppl_goodput_of(&o, 1e11, &mo, &c, PPL_STACK_MEGATRON_LM_2021, &g);
     assert_close(g.checkpoint.stall_s, 0.875, 1e-12);
