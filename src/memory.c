@@ -384,7 +384,14 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
                  o->fragmentation * out->activations;
     out->total = out->weights + out->gradients + out->optimizer + out->activations + out->other;
     out->capacity = capacity;
-    out->fits = out->total <= out->capacity;
+    out->headroom = ppl_memory_headroom(o, capacity);
+    out->fits = out->total <= out->capacity - out->headroom;
+}
+
+double ppl_memory_headroom(const ppl_memory_opts *o, double capacity)
+{
+    double h = o->headroom_fraction * capacity + o->headroom_bytes;
+    return h > 0.0 ? h : 0.0;
 }
 
 void ppl_memory_stage(const ppl_model *m, const ppl_topology *topo, const ppl_config *c,

@@ -70,6 +70,7 @@ json_t *ppl_memory_json(const ppl_memory *m)
         json_object_set_new(o, "host", ppl_json_real(m->host));
     json_object_set_new(o, "total", ppl_json_real(m->total));
     json_object_set_new(o, "capacity", ppl_json_real(m->capacity));
+    json_object_set_new(o, "headroom", ppl_json_real(m->headroom));
     json_object_set_new(o, "fits", json_boolean(m->fits));
     json_object_set_new(o, "worst_stage", json_integer(m->stage));
     return o;
@@ -519,8 +520,14 @@ void ppl_estimate_text(const ppl_estimate *e, ppl_buf *out)
                    e->model_tflops_per_gpu, 100.0 * e->mfu, e->hardware_tflops_per_gpu);
     ppl_format_bytes(e->memory.total, a, sizeof a);
     ppl_format_bytes(e->memory.capacity, b, sizeof b);
-    ppl_buf_printf(out, "memory      %s of %s on stage %lld%s\n", a, b, (long long)e->memory.stage,
-                   e->memory.fits ? "" : " (does not fit)");
+    char h[48] = "";
+    if (e->memory.headroom > 0) {
+        char hb[32];
+        ppl_format_bytes(e->memory.headroom, hb, sizeof hb);
+        snprintf(h, sizeof h, ", keeping %s free", hb);
+    }
+    ppl_buf_printf(out, "memory      %s of %s on stage %lld%s%s\n", a, b,
+                   (long long)e->memory.stage, h, e->memory.fits ? "" : " (does not fit)");
     if (ppl_schedule_splits_backward(e->config.schedule)) {
         char f[32], bi[32], w[32];
         ppl_format_time(e->passes.f_s, f, sizeof f);

@@ -24,6 +24,13 @@
 #include "parplan/topology.h"
 
 /* Named constants of the memory model; ppl_memory_opts_init sets the defaults. */
+/* The command line's default headroom: none.  The memory model already errs high
+ * where it can be checked: measured runs that ran are predicted up to 10% over
+ * their GPU's memory (calibrate.h, PPL_CALIB_MEMORY_UNCERTAINTY), Meta's Llama 3
+ * 405B layout at 131,072 tokens among them; keeping 5% free would refuse it.
+ * --memory-headroom asks for more. */
+#define PPL_MEMORY_HEADROOM_DEFAULT 0.0
+
 typedef struct ppl_memory_opts {
     double weight_bytes;           /* 2: bf16/fp16 weights */
     double main_grad_bytes;        /* 4: fp32 main gradients (bf16 and fp8 training) */
@@ -38,8 +45,14 @@ typedef struct ppl_memory_opts {
     double nccl_group_bytes;       /* NCCL buffers per communicator in use */
     double overhead_bytes;         /* if >= 0, replaces context + NCCL: the user's figure */
     double fragmentation;          /* caching-allocator loss, as a fraction of activations */
-    double zero3_prefetch_layers;  /* unsharded layers held with ZeRO-3: current + prefetched */
+    /* capacity kept free by plans: a share of it and/or bytes (both 0 by default
+     * in the library; the command line keeps PPL_MEMORY_HEADROOM_DEFAULT) */
+    double headroom_fraction, headroom_bytes;
+    double zero3_prefetch_layers; /* unsharded layers held with ZeRO-3: current + prefetched */
 } ppl_memory_opts;
+
+/* Bytes kept free out of `capacity`. */
+double ppl_memory_headroom(const ppl_memory_opts *o, double capacity);
 
 void ppl_memory_opts_init(ppl_memory_opts *opts);
 
@@ -53,6 +66,8 @@ typedef struct ppl_memory {
     double weights, gradients, optimizer, activations, other;
     double host; /* optimizer state offloaded to host memory (not in total) */
     double total, capacity;
+    double headroom; /* bytes of capacity kept free (ppl_memory_opts); fits: total <= capacity -
+                        headroom */
     bool fits;
 } ppl_memory;
 

@@ -64,6 +64,8 @@ void ppl_args_init(ppl_args *a)
     a->seq_len = PPL_UNSET;
     a->overhead_bytes = -1;
     a->fragmentation = -1;
+    a->headroom_fraction = PPL_MEMORY_HEADROOM_DEFAULT;
+    a->headroom_bytes = 0;
     a->top = 10;
     a->mtbf_gpu_hours = PPL_MTBF_GPU_HOURS_DEFAULT;
     a->checkpoint_bps = PPL_CHECKPOINT_BPS_DEFAULT;
@@ -225,6 +227,31 @@ static void *field_of(const opt_def *o, ppl_args *a)
     return (char *)a + o->offset;
 }
 
+/* --memory-headroom: a share of the GPU's memory (0.05 or 5%) or a size (4GiB). */
+static ppl_status parse_headroom(const opt_def *o, const char *v, ppl_args *a, ppl_error *err)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end != v && errno != ERANGE && isfinite(x) && (*end == '\0' || strcmp(end, "%") == 0)) {
+        double f = *end == '%' ? x / 100.0 : x;
+        if (!(f >= 0.0 && f < 1.0))
+            return ppl_error_set(err, PPL_EUSAGE, "", o->name,
+                                 "expected a share from 0 to below 1 (or 0%% to 99%%), found '%s'",
+                                 v);
+        a->headroom_fraction = f;
+        a->headroom_bytes = 0;
+        return PPL_OK;
+    }
+    double bytes;
+    ppl_status st = parse_quantity(o, v, PPL_UNIT_BYTES, true, 0, MAX_FLAG_BYTES, &bytes, err);
+    if (st == PPL_OK) {
+        a->headroom_bytes = bytes;
+        a->headroom_fraction = 0;
+    }
+    return st;
+}
+
 /* --spares: a GPU count (64) or a share of the job's GPUs (1%). */
 static ppl_status parse_spares(const opt_def *o, const char *v, ppl_args *a, ppl_error *err)
 {
@@ -303,6 +330,7 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
         a->fragmentation = f;
         return st;
     }
+    case O_HEADROOM: return parse_headroom(o, v, a, err);
     case O_SIZES: return parse_sizes(o, v, a, err);
     case O_SWEEP: {
         const char *eq = strchr(v, '=');

@@ -55,6 +55,7 @@ typedef struct ppl_args {
     bool timing;                /* report wall time (not byte-identical) */
     double overhead_bytes;      /* framework memory per GPU; < 0 when not given */
     double fragmentation;       /* allocator loss, fraction of activations; < 0 when not given */
+    double headroom_fraction, headroom_bytes; /* --memory-headroom: one of them, the other 0 */
     /* plan */
     int64_t top;
     int objective;

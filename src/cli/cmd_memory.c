@@ -96,14 +96,20 @@ ppl_status cmd_memory(cli *c)
     }
     ppl_table_render(&t, out, "");
     ppl_table_free(&t);
-    ppl_format_bytes(worst.capacity - worst.total, b, sizeof b);
+    const double usable = worst.capacity - worst.headroom;
+    char kept[96] = "";
+    if (worst.headroom > 0) {
+        ppl_format_bytes(worst.headroom, b, sizeof b);
+        snprintf(kept, sizeof kept, " (keeping %s free)", b);
+    }
+    ppl_format_bytes(usable - worst.total, b, sizeof b);
     if (worst.fits)
-        ppl_buf_printf(out, "  fits, %s to spare\n", b);
-    else if (worst.total <= worst.capacity)
+        ppl_buf_printf(out, "  fits, %s to spare%s\n", b, kept);
+    else if (worst.total <= usable)
         ppl_buf_printf(out, "  does not fit: the offloaded state overflows the host's share\n");
     else {
-        ppl_format_bytes(worst.total - worst.capacity, b, sizeof b);
-        ppl_buf_printf(out, "  does not fit: %s over\n", b);
+        ppl_format_bytes(worst.total - usable, b, sizeof b);
+        ppl_buf_printf(out, "  does not fit: %s over%s\n", b, kept);
     }
     if (worst.host > 0.0) { /* the offloaded optimizer state (offload.h) */
         ppl_format_bytes(worst.host, a, sizeof a);

@@ -95,6 +95,11 @@ const opt_def ppl_cli_options[] = {
      "fixed framework memory per GPU (default: CUDA context + NCCL per group)"},
     {O_FRAGMENTATION, "--fragmentation", 0, K_REAL, CMDS_CONFIG, 0, NOFIELD, "F", 0, 0, NULL,
      "allocator loss as a fraction of activations (default 0.05)"},
+    {O_HEADROOM, "--memory-headroom", 0, K_REAL, CMDS_CONFIG, 0, NOFIELD, "F|P%|SIZE", 0, 0, NULL,
+     "GPU memory plans keep free, a share (0.05, 5%) or a size (4GiB); default 0: the memory "
+     "model already errs high (measured runs that ran are predicted up to 10% over capacity, "
+     "Meta's Llama 3 405B at 131K tokens among them), so a default margin would refuse runs "
+     "that worked; give one for allocator spikes and workspaces the model does not count"},
     {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN), 0, F(top), "K", 1, 100000, NULL,
      "how many ranked configurations to print (default 10)"},
     {O_OBJECTIVE, "--objective", 0, K_ENUM, CMDS_SEARCH, 0, F(objective), "OBJ", 0, 0,

@@ -93,6 +93,7 @@ typedef enum opt_id {
     O_SCHEDULE,
     O_OVERHEAD,
     O_FRAGMENTATION,
+    O_HEADROOM,
     O_STACK,
     O_FIT,
     O_CV,

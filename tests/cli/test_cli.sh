@@ -513,4 +513,30 @@ check "--shard-group dp is every rank: no group in the config" '[ $rc -eq 0 ] &&
 run "$P" memory --model llama3-70b --topology dgx-h100-superpod --gpus 32 --tp 1 --pp 1 --mbs 1 --global-batch 32 --recompute full --flash-attention --zero 3 --shard-group 8 --offload-optimizer 1
 check "memory shows the offloaded state against the host's share" '[ $rc -eq 0 ] && has "$out" "optimizer         0 B" && has "$out" "share of host memory"'
 
+# --memory-headroom (issue 20 item 3): a share or a size kept free.  Llama 3 70B,
+# tp 4 pp 1, ZeRO-2 needs 83.0 GiB unoffloaded; pinned with the optimizer offloaded
+# it needs 79.9 GiB of an H100's 80: it fits with no headroom and not with 5%
+# (4 GiB); a plan with 5% keeps every result at or under 76 GiB
+HR="estimate --model llama3-70b --topology dgx-h100-superpod --gpus 256 --tp 4 --pp 1 --mbs 1 --global-batch 512 --zero 2 --offload-optimizer 1 --flash-attention --sequence-parallel --json"
+# shellcheck disable=SC2086
+run "$P" $HR
+check "--memory-headroom default 0: the 79.9 GiB plan fits 80" '[ $rc -eq 0 ] && has "$out" "\"headroom\": 0.0" && has "$out" "\"fits\": true"'
+# shellcheck disable=SC2086
+run "$P" $HR --memory-headroom 5%
+check "--memory-headroom 5%: 4 GiB kept, the same plan does not fit" 'has "$out" "\"headroom\": 4294967296.0" && has "$out" "\"fits\": false"'
+# shellcheck disable=SC2086
+run "$P" $HR --memory-headroom 4GiB
+check "--memory-headroom 4GiB is the same 4 GiB" 'has "$out" "\"headroom\": 4294967296.0"'
+run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 256 --global-batch 512 --top 10 --memory-headroom 0.05 --json
+check "plan --memory-headroom 0.05: every result keeps 4 GiB free" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+for r in json.load(sys.stdin)[\"results\"]:
+    m = r[\"memory\"]
+    assert m[\"total\"] <= 0.95 * m[\"capacity\"] + 1, m"'
+for bad in "--memory-headroom 1.5" "--memory-headroom 100%" "--memory-headroom -1" "--memory-headroom x"; do
+    # shellcheck disable=SC2086
+    run "$P" $HR $bad
+    check "$bad: exit 2, one line naming the flag" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--memory-headroom"'
+done
+
 finish
