@@ -165,6 +165,9 @@ ppl_status ppl_precision_check(int precision, const ppl_topology *t, ppl_error *
      * mxfp8 and nvfp4 only where the topology gives their peak */
     if (precision == PPL_PRECISION_BF16 || precision == PPL_PRECISION_FP16)
         return PPL_OK;
+    if (!ppl_precision_low((ppl_precision)precision)) /* not a training precision */
+        return ppl_error_set(err, PPL_EUSAGE, "", "precision",
+                             "expected bf16, fp16, fp8, mxfp8 or nvfp4");
     if (t->gpu.flops[precision] > 0)
         return PPL_OK;
     /* MXFP4 is not NVFP4 (32-element blocks with a power-of-two scale, against
