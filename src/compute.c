@@ -18,27 +18,34 @@
  * etp group (moe/token_dispatcher.py MoEAlltoAllTokenDispatcher, steps 3-4), runs
  * the T etp/tp token copies (x top_k) routed to it: 2 (T etp/tp) k W/etp = 2 T k W/tp
  * FLOPs, the same for every etp (as is the activation function's traffic); only
- * the width, hidden/etp, differs.  fp8 speeds the GEMMs only; the
- * attention core and element-wise kernels stay at 16-bit rates.  Element-wise
+ * the width, hidden/etp, differs.  fp8 (and mxfp8, nvfp4) speed the linear
+ * layers' GEMMs only; the attention core, the output layer and element-wise
+ * kernels stay at 16-bit rates.  Element-wise
  * kernels (norms, residual adds, dropout, activation functions, rotary embedding,
  * unfused softmax) are bound by HBM: bytes moved / (bandwidth x hbm).
  */
 #include "parplan/compute.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /*
  * GPU families by the generation of their kernels: the A100 row takes the constants
- * fitted on A100 runs, every later GPU the H100 ones (fractions of its own peaks:
- * an assumption for H200, B200, ..., which no calibration run measured).  The
- * attention efficiency is fitted on H100 (the A100 runs predate flash attention)
- * and the unfused batched GEMMs on A100 (the H100 runs all use flash attention).
+ * fitted on A100 runs, every later GPU the H100 ones (fractions of its own peaks).
+ * Only A100 and H100 have measured runs (tests/data/runs.json); for every other
+ * family the H100 (or A100) fractions are an assumption, and `measured` says so:
+ * ppl_gpu_efficiency_note names the part they are borrowed from.  The attention
+ * efficiency is fitted on H100 (the A100 runs predate flash attention) and the
+ * unfused batched GEMMs on A100 (the H100 runs all use flash attention).
  */
 static const struct {
     const char *family; /* matched against gpu.name */
     bool ampere;
-} families[] = {{"A100", true},  {"A800", true},  {"H100", false}, {"H200", false},
-                {"H800", false}, {"B200", false}, {"B300", false}, {"generic", false}};
+    bool measured; /* a calibration run of this family exists */
+} families[] = {{"A100", true, true},    {"A800", true, false},    {"H100", false, true},
+                {"H200", false, false},  {"H800", false, false},   {"B200", false, false},
+                {"B300", false, false},  {"MI300", false, false},  {"MI325", false, false},
+                {"MI355", false, false}, {"generic", false, false}};
 #define NFAMILIES (sizeof families / sizeof families[0])
 
 static size_t family_of(const ppl_topology *t)
@@ -63,6 +70,31 @@ void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_g
 const char *ppl_gpu_family(const ppl_topology *t)
 {
     return families[family_of(t)].family;
+}
+
+bool ppl_gpu_efficiency_note(const ppl_topology *t, ppl_precision precision, char *buf, size_t size)
+{
+    size_t f = family_of(t);
+    const char *from = families[f].ampere ? "A100" : "H100";
+    bool block = precision == PPL_PRECISION_MXFP8 || precision == PPL_PRECISION_NVFP4;
+    buf[0] = '\0';
+    if (families[f].measured && !block)
+        return false;
+    int n = 0;
+    if (!families[f].measured)
+        n = snprintf(buf, size,
+                     "%s: no measured run; GEMM, attention and HBM efficiencies assumed equal "
+                     "to %s's (fractions of its own peaks)",
+                     t->gpu.name, from);
+    if (block && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n,
+                      "%s%s GEMMs assumed at %s's measured fp8 efficiency (no %s run)",
+                      n ? "; " : "", ppl_precision_name(precision), from,
+                      ppl_precision_name(precision));
+    if (n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "; scale-up efficiency: %s",
+                 ppl_nvlink_basis(t->gpu.name));
+    return true;
 }
 
 void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_layer_work *w)
@@ -146,8 +178,12 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     ppl_layer_work w;
     ppl_layer_work_of(m, c, moe, &w);
     double p16 = peak16(t, c);
-    double pgemm = c->precision == PPL_PRECISION_FP8 ? t->gpu.flops[PPL_PRECISION_FP8] : p16;
-    const bool fp8 = c->precision == PPL_PRECISION_FP8;
+    /* fp8, mxfp8 and nvfp4 run the linear layers' GEMMs at their own peak and the
+     * fp8 efficiency (an assumption for the block-scaled ones: no run measured
+     * them); the attention core stays 16-bit (Megatron-Core applies the recipe
+     * to Transformer Engine's linear layers) */
+    const bool fp8 = ppl_precision_low(c->precision);
+    double pgemm = fp8 ? t->gpu.flops[c->precision] : p16;
     /* the experts' GEMMs (and the busiest GPU's excess) at the expert tensor-parallel
      * width, the rest at the tensor-parallel one */
     double expert = w.expert_gemm_flops + w.skew_gemm_flops;
@@ -192,7 +228,8 @@ void ppl_output_time_of(const ppl_model *m, const ppl_topology *t, const ppl_con
     double flops = heads * 2.0 * T * h * (double)m->vocab / (double)c->tp +
                    (double)m->mtp_layers * 2.0 * T * 2.0 * h * h / (double)c->tp;
     double p16 = peak16(t, c);
-    /* Megatron keeps the output layer in 16-bit under fp8 */
+    /* Megatron keeps the output layer in 16-bit under fp8, mxfp8 and nvfp4 (it is
+     * not a Transformer Engine layer; --fp8-output-proj, mxfp8 only, is off) */
     double gemm = flops / (p16 * gemm_efficiency(m, c, e, false));
     double loss = heads * 3.0 * 4.0 * T * (double)m->vocab / (double)c->tp /
                   (t->gpu.hbm_bandwidth_bps * e->hbm);

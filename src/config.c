@@ -156,13 +156,46 @@ ppl_stage_split ppl_stage_split_default(int64_t L, int64_t pp)
 /* A usage error naming the knob at fault (the command line maps it to its flag). */
 #define bad(err, flag, ...) ppl_error_set((err), PPL_EUSAGE, "", (flag), __VA_ARGS__)
 
+bool ppl_precision_low(ppl_precision p)
+{
+    return p == PPL_PRECISION_FP8 || p == PPL_PRECISION_MXFP8 || p == PPL_PRECISION_NVFP4;
+}
+
+double ppl_precision_gemm_bytes(ppl_precision p)
+{
+    switch (p) {
+    case PPL_PRECISION_FP8: return 1.0; /* per-tensor scale: nothing per element */
+    case PPL_PRECISION_MXFP8:
+        return 1.0 + 1.0 / 32.0; /* OCP MX v1.0: an 8-bit E8M0 scale per 32 elements */
+    case PPL_PRECISION_NVFP4:
+        return 0.5 + 1.0 / 16.0; /* 4 bits, and an FP8 E4M3 scale per 16 elements */
+    default: return 2.0;
+    }
+}
+
 ppl_status ppl_precision_check(int precision, const ppl_topology *t, ppl_error *err)
 {
-    if (precision == PPL_PRECISION_FP8 && t->gpu.flops[PPL_PRECISION_FP8] <= 0)
+    /* bf16 and fp16 run everywhere (the loader insists on a 16-bit peak); fp8,
+     * mxfp8 and nvfp4 only where the topology gives their peak */
+    if (precision == PPL_PRECISION_BF16 || precision == PPL_PRECISION_FP16)
+        return PPL_OK;
+    if (!ppl_precision_low((ppl_precision)precision)) /* not a training precision */
         return ppl_error_set(err, PPL_EUSAGE, "", "precision",
-                             "fp8 is not supported by %s (no fp8 peak in the topology)",
+                             "expected bf16, fp16, fp8, mxfp8 or nvfp4");
+    if (t->gpu.flops[precision] > 0)
+        return PPL_OK;
+    /* MXFP4 is not NVFP4 (32-element blocks with a power-of-two scale, against
+     * 16 with an FP8 one), and Megatron-LM's only fp4 recipe is nvfp4
+     * (core/enums.py Fp4Recipe): refused, not mapped */
+    if (precision == PPL_PRECISION_NVFP4 && t->gpu.flops[PPL_PRECISION_MXFP4] > 0)
+        return ppl_error_set(err, PPL_EUSAGE, "", "precision",
+                             "nvfp4 is not supported by %s: it has MXFP4, not NVFP4, and "
+                             "Megatron-LM has no MXFP4 recipe (use mxfp8 or fp8)",
                              t->gpu.name);
-    return PPL_OK;
+    return ppl_error_set(err, PPL_EUSAGE, "", "precision",
+                         "%s is not supported by %s (no %s peak in the topology)",
+                         ppl_precision_name((ppl_precision)precision), t->gpu.name,
+                         ppl_precision_name((ppl_precision)precision));
 }
 
 ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_topology *t,
@@ -358,7 +391,8 @@ ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_pin,
 }
 
 const char *const ppl_recompute_names[] = {"none", "selective", "full", NULL};
-const char *const ppl_precision_names[] = {"bf16", "fp16", "fp8", NULL};
+/* in enum order: the training precisions lead ppl_precision (topology.h) */
+const char *const ppl_precision_names[] = {"bf16", "fp16", "fp8", "mxfp8", "nvfp4", NULL};
 const char *const ppl_optimizer_names[] = {"adam", "sgd", NULL};
 const char *const ppl_schedule_names[] = {"1f1b", "gpipe",    "zb-h1",     "zb-h2",
                                           "zb-v", "dualpipe", "dualpipev", NULL};

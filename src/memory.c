@@ -110,7 +110,8 @@ static act_terms activation_terms(const ppl_model *m, const ppl_config *c, const
     const double t = (double)c->tp, h = (double)m->hidden, a = (double)m->heads;
     const double s = (double)m->seq_len / (double)c->cp, s_keys = (double)m->seq_len;
     const double b = (double)c->mbs, sb = s * b;
-    const double gemm_in = c->precision == PPL_PRECISION_FP8 ? 1.0 : 2.0;
+    /* GEMM inputs saved for backward in the GEMMs' precision, block scales included */
+    const double gemm_in = ppl_precision_gemm_bytes(c->precision);
     const double mask = m->dropout ? 1.0 : 0.0;
     ppl_layer_shape shape;
     ppl_layer_shape_of(m, c->tp, &shape);
@@ -363,10 +364,13 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     out->host =
         off *
         (o1 + o2 + (dense / shard_dense + expert / shard_expert) * ppl_grad_bytes(o, c->precision));
-    if (c->precision == PPL_PRECISION_FP8) /* ZeRO-3 shards the cache as the weights */
-        out->weights +=
-            o->fp8_weight_cache_bytes * (gemm_dense / (c->zero >= 3 ? shard_dense : 1.0) +
-                                         gemm_expert / (c->zero >= 3 ? shard_expert : 1.0));
+    /* ZeRO-3 shards the cache as the weights; mxfp8 and nvfp4 cache the same two
+     * copies (row- and column-wise: their blocks run along one axis) at their
+     * bytes per element */
+    if (ppl_precision_low(c->precision))
+        out->weights += o->fp8_weight_cache_bytes * ppl_precision_gemm_bytes(c->precision) *
+                        (gemm_dense / (c->zero >= 3 ? shard_dense : 1.0) +
+                         gemm_expert / (c->zero >= 3 ? shard_expert : 1.0));
 
     /* activations: per layer x layers x microbatches in flight */
     double in_flight = ppl_in_flight_microbatches(c, stage);

@@ -29,6 +29,7 @@
 /* NCCL's effective NVLink bandwidth per link over the raw link rate, per GPU family. */
 typedef struct nvlink_family {
     const char *name_part; /* matched against the topology's gpu.name */
+    const char *basis;     /* where `efficiency` comes from, as estimate reports it */
     double efficiency;
     double busbw_cap_bps;   /* 0: no cap */
     double nvls_efficiency; /* NVLink SHARP; 0: the NVSwitch cannot reduce */
@@ -38,22 +39,28 @@ typedef struct nvlink_family {
 /* NVLS: NCCL src/graph/tuning.cc nvlsEfficiency (Hopper 0.85, Blackwell 0.74;
  * Volta and Ampere 0: their NVSwitches do not reduce) and
  * src/transport/nvls.cc NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100 32. */
+#define SM100 "NCCL's Blackwell (SM100) figure, 40.1 of 50 GB/s a link (topo.h)"
+#define SM90 "NCCL's Hopper (SM90) figure, 20.6 of 25 GB/s a link (topo.h)"
+#define SM80 "NCCL's Ampere (SM80) figure, 20.0 of 25 GB/s a link (topo.h)"
+#define XGMI                                                                                       \
+    "AMD's xGMI figure, 48 of 64 GB/s a link, measured on MI300X (ROCm blog, Kolla et al. 2025)"
 static const nvlink_family families[] = {
-    {"B300", 40.1 / 50.0, 0, 0.74, 32},
-    {"B200", 40.1 / 50.0, 0, 0.74, 32},
-    {"B100", 40.1 / 50.0, 0, 0.74, 32},
-    {"H100", 20.6 / 25.0, 0, 0.85, 16},
-    {"H200", 20.6 / 25.0, 0, 0.85, 16},
-    {"H800", 20.6 / 25.0, 0, 0.85, 16},
-    {"H20", 20.6 / 25.0, 0, 0.85, 16},
-    {"A100", 20.0 / 25.0, 235e9, 0, 0},
-    {"A800", 20.0 / 25.0, 235e9, 0, 0},
+    {"B300", SM100, 40.1 / 50.0, 0, 0.74, 32},
+    {"B200", SM100, 40.1 / 50.0, 0, 0.74, 32},
+    {"B100", SM100, 40.1 / 50.0, 0, 0.74, 32},
+    {"H100", SM90, 20.6 / 25.0, 0, 0.85, 16},
+    {"H200", SM90, 20.6 / 25.0, 0, 0.85, 16},
+    {"H800", SM90, 20.6 / 25.0, 0, 0.85, 16},
+    {"H20", SM90, 20.6 / 25.0, 0, 0.85, 16},
+    {"A100", SM80, 20.0 / 25.0, 235e9, 0, 0},
+    {"A800", SM80, 20.0 / 25.0, 235e9, 0, 0},
     /* AMD Infinity Fabric (xGMI): 64 GB/s raw per link, about 48 usable after CRC
      * and protocol overhead, 75% (AMD ROCm blog, Kolla et al., "Understanding RCCL
-     * Bandwidth and xGMI Performance on AMD Instinct MI300X", 2025-03-02) */
-    {"MI300", 0.75, 0, 0, 0},
-    {"MI325", 0.75, 0, 0, 0},
-    {"MI355", 0.75, 0, 0, 0},
+     * Bandwidth and xGMI Performance on AMD Instinct MI300X", 2025-03-02); measured
+     * on MI300X, assumed for MI325X (the same links) and MI355X */
+    {"MI300", XGMI, 0.75, 0, 0, 0},
+    {"MI325", XGMI "; assumed the same on MI325X", 0.75, 0, 0, 0},
+    {"MI355", XGMI "; assumed the same on MI355X", 0.75, 0, 0, 0},
 };
 
 static const nvlink_family *family_of(const char *gpu_name)
@@ -72,6 +79,12 @@ double ppl_nvls_efficiency(const char *gpu_name)
     return f->nvls_efficiency * (double)(f->nvls_channels - 1) / (double)f->nvls_channels;
 }
 #define GENERIC_NVLINK_EFFICIENCY 0.8
+
+const char *ppl_nvlink_basis(const char *gpu_name)
+{
+    const nvlink_family *f = family_of(gpu_name);
+    return f ? f->basis : "a generic 80% of the link rate (no GPU family matched: an assumption)";
+}
 
 /* Retransmission timeout a lost tail packet waits (an assumption: modern RoCE NICs
  * retransmit after about a millisecond; InfiniBand fabrics are lossless). */

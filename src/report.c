@@ -330,9 +330,29 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
                 min_version = "core_v0.12";
         }
     }
+    /* the linear layers' GEMMs below 16 bits (transformer_config.py fp8, fp8_recipe,
+     * fp4, fp4_recipe): fp8 as delayed scaling (Megatron's default recipe) with
+     * e5m2 gradients; mxfp8 and nvfp4 as Megatron-Bridge's bf16_with_mxfp8_mixed
+     * and bf16_with_nvfp4_mixed (training/mixed_precision.py) set them, less
+     * their --fp8/--fp4-param-gather, which keep no 16-bit weight: the memory
+     * model keeps it */
     if (c->precision == PPL_PRECISION_FP8) {
         ARG("--fp8-format");
         ARG("hybrid");
+    } else if (c->precision == PPL_PRECISION_MXFP8) {
+        ARG("--fp8-format");
+        ARG("e4m3");
+        ARG("--fp8-recipe");
+        ARG("mxfp8");
+        if (strcmp(min_version, "core_v0.12") < 0) /* --fp8-recipe mxfp8: core_v0.12.0 */
+            min_version = "core_v0.12";
+    } else if (c->precision == PPL_PRECISION_NVFP4) {
+        ARG("--fp4-format");
+        ARG("e2m1");
+        ARG("--fp4-recipe");
+        ARG("nvfp4");
+        if (strcmp(min_version, "core_v0.15") < 0) /* --fp4-format: core_v0.15.0 */
+            min_version = "core_v0.15";
     }
     if (c->optimizer == PPL_OPTIMIZER_SGD) {
         ARG("--optimizer");

@@ -167,8 +167,17 @@ static json_t *document(const ppl_topogen_opts *o, const ppl_gpu_spec *gpu, cons
     int64_t domain = o->nvlink_domain_gpus > 0 ? o->nvlink_domain_gpus
                      : gpu->domain_gpus > G    ? gpu->domain_gpus
                                                : G;
+    double nvlink_bps = gpu->nvlink_bps;
+    if (gpu->mesh) {
+        /* a mesh stays inside its server (topology.c): with fewer GPUs than the
+         * platform's, fewer links, each at the platform's per-link rate */
+        if (o->nvlink_domain_gpus <= 0)
+            domain = gpu->domain_gpus < G ? gpu->domain_gpus : G;
+        if (domain > 1)
+            nvlink_bps = gpu->nvlink_bps / (double)(gpu->domain_gpus - 1) * (double)(domain - 1);
+    }
     json_t *t = json_object();
-    char name[128], source[768], bw[64];
+    char name[128], source[1536], bw[64];
     if (o->name)
         snprintf(name, sizeof name, "%s", o->name);
     else
@@ -187,11 +196,16 @@ static json_t *document(const ppl_topogen_opts *o, const ppl_gpu_spec *gpu, cons
     json_object_set_new(t, "gpus_per_server", json_integer(G));
     json_t *nv = json_object();
     json_object_set_new(nv, "domain_gpus", json_integer(domain));
-    snprintf(bw, sizeof bw, "%.0f GB/s", gpu->nvlink_bps / 1e9);
+    /* "%.6g": 537.6 GB/s (MI355X's 7 links) stays whole */
+    snprintf(bw, sizeof bw, "%.6g GB/s", nvlink_bps / 1e9);
     json_object_set_new(nv, "bandwidth", json_string(bw));
     json_object_set_new(nv, "latency", json_string("1 us"));
     if (o->nvls)
         json_object_set_new(nv, "sharp", json_true());
+    /* AMD Infinity Fabric: a link from each GPU to every other, no switch; the
+     * bandwidth above is the sum over the links (gpu.c) */
+    if (gpu->mesh)
+        json_object_set_new(nv, "fabric", json_string("mesh"));
     json_object_set_new(t, "nvlink", nv);
     json_t *rl = json_object();
     json_object_set_new(rl, "count", json_integer(rails));

@@ -53,8 +53,8 @@
 #define DEFAULT_MTU_BYTES 4096
 #define DEFAULT_RTT_S 10e-6
 
-static const char *const precision_names[] = {"bf16", "fp16", "fp8", "tf32",
-                                              "fp32", "fp64", "fp4", NULL};
+static const char *const precision_names[] = {"bf16", "fp16", "fp8", "mxfp8", "nvfp4", "tf32",
+                                              "fp32", "fp64", "fp4", "mxfp4", NULL};
 static const char *const protocol_names[] = {"infiniband", "rocev2", NULL};
 static const char *const retransmit_names[] = {"go-back-n", "selective", "ooo", NULL};
 static const char *const fabric_names[] = {"switch", "mesh", NULL};
@@ -81,7 +81,7 @@ const char *ppl_retransmit_name(ppl_retransmit r)
  * of one (the most a suggestion allows) is three or more from every other, and
  * their order decides nothing.  `whatif` sets the settable keys: every figure of
  * the cluster the cost model reads; not names, sources or whole objects, nor the
- * peaks of precisions no training runs in (tf32, fp32, fp64, fp4: the training
+ * peaks of precisions no training runs in (tf32, fp32, fp64, fp4, mxfp4: the training
  * precisions are ppl_precision_names in config.h).
  */
 const ppl_topology_key ppl_topology_keys[] = {
@@ -95,10 +95,13 @@ const ppl_topology_key ppl_topology_keys[] = {
     {"gpu.flops.bf16", true},
     {"gpu.flops.fp16", true},
     {"gpu.flops.fp8", true},
+    {"gpu.flops.mxfp8", true},
+    {"gpu.flops.nvfp4", true},
     {"gpu.flops.tf32", false},
     {"gpu.flops.fp32", false},
     {"gpu.flops.fp64", false},
     {"gpu.flops.fp4", false},
+    {"gpu.flops.mxfp4", false},
     {"gpu.hbm_bandwidth", true},
     {"gpu.host_link", true},
     {"servers", true},
@@ -167,6 +170,9 @@ static void gpu_from_spec(const ppl_gpu_spec *spec, ppl_gpu *gpu)
     gpu->hbm_bandwidth_bps = spec->hbm_bandwidth_bps;
     gpu->flops[PPL_PRECISION_BF16] = gpu->flops[PPL_PRECISION_FP16] = spec->bf16_flops;
     gpu->flops[PPL_PRECISION_FP8] = spec->fp8_flops;
+    gpu->flops[PPL_PRECISION_MXFP8] = spec->mxfp8_flops;
+    gpu->flops[PPL_PRECISION_NVFP4] = spec->nvfp4_flops;
+    gpu->flops[PPL_PRECISION_MXFP4] = spec->mxfp4_flops;
 }
 
 /* "gpu": a known kind ("H100"), or an object; an object whose name is a known kind

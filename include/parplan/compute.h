@@ -14,6 +14,7 @@
 #define PARPLAN_COMPUTE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "parplan/config.h"
 #include "parplan/model.h"
@@ -36,6 +37,12 @@ void ppl_gpu_efficiency_for(const ppl_topology *topo, const ppl_constants *k,
                             ppl_gpu_efficiency *out);
 /* Name of the family the topology's GPU falls in ("A100", "H100", ..., "generic"). */
 const char *ppl_gpu_family(const ppl_topology *topo);
+/* Where the efficiencies of the topology's GPU under `precision` are assumed
+ * rather than measured (no calibration run of that family, or a block-scaled
+ * precision no run used): true, and buf holds one sentence naming the part they
+ * are borrowed from ("B300-SXM-288GB: no measured run; ... H100's ..."). */
+bool ppl_gpu_efficiency_note(const ppl_topology *topo, ppl_precision precision, char *buf,
+                             size_t size);
 
 /* Work of one transformer layer for one microbatch on one GPU, forward. */
 typedef struct ppl_layer_work {

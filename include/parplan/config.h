@@ -60,7 +60,8 @@ typedef enum ppl_cp_comm {
 /* The words of each knob's values, in enum order, NULL-terminated: the command
  * line and measured-runs files take the same ones. */
 extern const char *const ppl_recompute_names[];
-extern const char *const ppl_precision_names[]; /* the training precisions: bf16, fp16, fp8 */
+/* the training precisions: bf16, fp16, fp8, mxfp8, nvfp4 */
+extern const char *const ppl_precision_names[];
 extern const char *const ppl_optimizer_names[];
 extern const char *const ppl_schedule_names[];
 extern const char *const ppl_cp_comm_names[];  /* p2p, a2a, allgather, a2a+p2p */
@@ -225,7 +226,16 @@ ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_stag
 ppl_status ppl_config_from_pins(const ppl_pins *pins, const ppl_model *model,
                                 const ppl_topology *topo, ppl_config *config, ppl_error *err);
 
-/* Refuses fp8 on a GPU without an fp8 peak (a usage error naming precision). */
+/* fp8, mxfp8 or nvfp4: the precisions the linear layers' GEMMs run in below 16
+ * bits (Megatron-Core --fp8-format/--fp8-recipe, --fp4-format); the attention
+ * core, norms, softmax, embeddings and the output layer stay 16-bit, and so do
+ * master weights (fp32), gradients and optimizer states. */
+bool ppl_precision_low(ppl_precision precision);
+/* Bytes per element of a GEMM operand kept in the precision, block scales
+ * included: 1 (fp8), 1 + 1/32 (mxfp8), 0.5 + 1/16 (nvfp4), 2 otherwise. */
+double ppl_precision_gemm_bytes(ppl_precision precision);
+/* Refuses fp8, mxfp8 or nvfp4 on a GPU without that peak (a usage error naming
+ * precision). */
 ppl_status ppl_precision_check(int precision, const ppl_topology *topo, ppl_error *err);
 
 /* Checks a complete configuration (used by the search as well). */

@@ -27,15 +27,24 @@ struct json_t;
 
 #define PPL_MAX_TIERS 8
 
+/* The training precisions first (ppl_precision_names in config.h indexes them),
+ * then the peaks a topology may state that no training runs in.  MXFP8 and
+ * NVFP4 are block-scaled formats (OCP Microscaling v1.0: 32 elements share an
+ * 8-bit power-of-two scale; NVFP4: 16 FP4 elements share an FP8 E4M3 scale):
+ * a part runs them only where its tensor cores scale blocks (Blackwell; MXFP8
+ * and MXFP4 on MI355X), so each has its own peak, 0 where unsupported. */
 typedef enum ppl_precision {
     PPL_PRECISION_BF16 = 0,
     PPL_PRECISION_FP16 = 1,
     PPL_PRECISION_FP8 = 2,
-    PPL_PRECISION_TF32 = 3,
-    PPL_PRECISION_FP32 = 4,
-    PPL_PRECISION_FP64 = 5,
-    PPL_PRECISION_FP4 = 6,
-    PPL_PRECISION_COUNT = 7
+    PPL_PRECISION_MXFP8 = 3,
+    PPL_PRECISION_NVFP4 = 4,
+    PPL_PRECISION_TF32 = 5,
+    PPL_PRECISION_FP32 = 6,
+    PPL_PRECISION_FP64 = 7,
+    PPL_PRECISION_FP4 = 8,
+    PPL_PRECISION_MXFP4 = 9,
+    PPL_PRECISION_COUNT = 10
 } ppl_precision;
 
 typedef enum ppl_protocol { PPL_PROTOCOL_INFINIBAND = 0, PPL_PROTOCOL_ROCEV2 = 1 } ppl_protocol;
@@ -130,6 +139,13 @@ typedef struct ppl_gpu_spec {
     double nvlink_bps;   /* per GPU, per direction */
     int64_t domain_gpus; /* default NVLink domain */
     const char *source;
+    /* dense peaks of the block-scaled formats, 0 where the part has none */
+    double mxfp8_flops;
+    double nvfp4_flops;
+    double mxfp4_flops;
+    bool mesh;       /* point-to-point links (AMD Infinity Fabric), not a switch */
+    double nic_bps;  /* the NIC the platform ships with, per GPU, per direction */
+    const char *nic; /* "ConnectX-7 400 Gb/s" */
 } ppl_gpu_spec;
 
 /* "H100", "h100" or "H100-SXM5-80GB"; NULL when unknown. */
@@ -153,7 +169,10 @@ bool ppl_gpu_name_has(const char *name, const char *family);
  * NCCL's nvlsEfficiency x (channels - 1) / channels (tuning.cc, nvls.cc), 0 where
  * the NVSwitch does not reduce (A100 and older) or the family is unknown. */
 double ppl_nvls_efficiency(const char *gpu_name);
-/* "A100, H100, H200, B200, GB200" */
+/* Where the effective NVLink (or xGMI) efficiency of a GPU family comes from,
+ * one phrase (net.c). */
+const char *ppl_nvlink_basis(const char *gpu_name);
+/* "A100, H100, H800, H200, B200, GB200, ..." */
 void ppl_gpu_kinds(char *buf, size_t size);
 
 /*

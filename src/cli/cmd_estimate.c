@@ -27,6 +27,9 @@ ppl_status cmd_estimate(cli *c)
                       "it with %s",
                       outside->why, cli_family_allow(outside, allow, sizeof allow));
     ppl_status result = e.memory.fits ? PPL_OK : PPL_INFEASIBLE;
+    /* efficiencies no run measured: said, with the part they are borrowed from */
+    char note[512];
+    bool assumed = ppl_gpu_efficiency_note(&topo, cfg.precision, note, sizeof note);
     if (c->args->json) {
         json_t *doc = ppl_json_document();
         if (!doc)
@@ -34,6 +37,8 @@ ppl_status cmd_estimate(cli *c)
         json_object_set_new(doc, "model", json_string(model.name));
         json_object_set_new(doc, "topology", json_string(topo.name));
         json_object_set_new(doc, "stack", json_string(ppl_stack_name(ctx.stack.stack)));
+        if (assumed)
+            json_object_set_new(doc, "efficiency_assumed", json_string(note));
         json_t *result_obj = ppl_estimate_json(&e, &model);
         json_object_update(doc, result_obj);
         json_decref(result_obj);
@@ -45,6 +50,8 @@ ppl_status cmd_estimate(cli *c)
     ppl_buf_printf(&c->out, "model       %s on %s, %lld GPUs, %s stack\n", model.name, topo.name,
                    (long long)cfg.gpus, ppl_stack_name(ctx.stack.stack));
     ppl_buf_printf(&c->out, "config      %s\n", desc);
+    if (assumed)
+        ppl_buf_printf(&c->out, "assumed     %s\n", note);
     ppl_estimate_text(&e, &c->out);
     return result;
 }

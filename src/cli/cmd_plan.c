@@ -141,6 +141,9 @@ ppl_status cmd_plan(cli *c)
     ppl_left_out wins[PPL_FAMILY_COUNT];
     size_t nwins =
         a->objective == PPL_OBJECTIVE_TIME ? ppl_search_left_out(&ctx, &o, &r.results[0], wins) : 0;
+    char note[512];
+    bool assumed =
+        ppl_gpu_efficiency_note(&topo, (ppl_precision)a->pins.precision, note, sizeof note);
     if (a->json) {
         json_t *doc = ppl_json_document(), *list = json_array(), *search = json_object();
         json_object_set_new(doc, "model", json_string(model.name));
@@ -148,6 +151,8 @@ ppl_status cmd_plan(cli *c)
         json_object_set_new(doc, "stack", json_string(ppl_stack_name(ctx.stack.stack)));
         json_object_set_new(doc, "gpus_per_server", json_integer(topo.gpus_per_server));
         json_object_set_new(doc, "objective", json_string(ppl_objective_name(a->objective)));
+        if (assumed)
+            json_object_set_new(doc, "efficiency_assumed", json_string(note));
         json_object_set_new(search, "candidates", json_integer((json_int_t)r.candidates));
         json_object_set_new(search, "evaluated", json_integer((json_int_t)r.evaluated));
         json_object_set_new(search, "feasible", json_integer((json_int_t)r.feasible));
@@ -190,6 +195,8 @@ ppl_status cmd_plan(cli *c)
         out, "plan      %s on %s: %lld GPUs, global batch %lld, %s stack\n", model.name, topo.name,
         (long long)(a->pins.gpus != PPL_UNSET ? a->pins.gpus : topo.servers * topo.gpus_per_server),
         (long long)a->pins.global_batch, ppl_stack_name(ctx.stack.stack));
+    if (assumed)
+        ppl_buf_printf(out, "assumed   %s\n", note);
     ppl_buf_printf(out,
                    "search    %zu configurations, %zu costed, %zu fit, %zu pruned by the "
                    "step-time bound, %zu rebalanced",

@@ -83,7 +83,9 @@ const opt_def ppl_cli_options[] = {
      "DeepSpeed flags for these; PyTorch pipelining runs zb-h1, zb-v and dualpipev, Sea AI "
      "Lab's Megatron fork zb-h2, deepseek-ai/DualPipe dualpipe"},
     {O_PRECISION, "--precision", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.precision), "P", 0, 0,
-     ppl_precision_names, "bf16 (default), fp16 or fp8"},
+     ppl_precision_names,
+     "bf16 (default), fp16, fp8, mxfp8 (Blackwell, MI355X) or nvfp4 (Blackwell): the linear "
+     "layers' GEMMs"},
     {O_OPTIMIZER, "--optimizer", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.optimizer), "O", 0, 0,
      ppl_optimizer_names, "adam (default) or sgd"},
     {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG, 0, F(stack), "S", 0, 0, ppl_stack_names,
@@ -159,7 +161,8 @@ const opt_def ppl_cli_options[] = {
     {O_SIZES, "--sizes", 0, K_SIZES, C(PPL_CMD_COLLECTIVE), 0, NOFIELD, "SIZE|LO:HI", 0, 0, NULL,
      "message size, or a range doubling from LO to HI (e.g. 1MiB:8GiB)"},
     {O_GPU, "--gpu", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), C(PPL_CMD_TOPOLOGY_GENERATE),
-     F(gpu_name), "NAME", 0, 0, NULL, "GPU kind: A100, H100, H800, H200, B200, GB200"},
+     F(gpu_name), "NAME", 0, 0, NULL,
+     "GPU kind: A100, H100, H800, H200, B200, GB200, B300, GB300, MI300X, MI325X, MI355X"},
     {O_RAILS, "--rails", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), C(PPL_CMD_TOPOLOGY_GENERATE),
      F(rails), "R", 1, 1024, NULL, "NICs (rails) per server"},
     {O_NIC_BW, "--nic-bandwidth", 0, K_BANDWIDTH, C(PPL_CMD_TOPOLOGY_GENERATE),

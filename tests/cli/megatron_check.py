@@ -5,8 +5,9 @@ Reads a parplan plan (--json) on stdin.  For every result it derives, from
 launch.megatron_args and launch.env alone, what Megatron-LM would run: data
 parallelism, microbatches, the layers of each pipeline stage, interleaving,
 recomputation, sequence parallelism, ZeRO stage, sharding group, optimizer
-offload, optimizer and the context-parallel algorithm (with its all-to-all
-group), applying
+offload, optimizer, the precision of the linear layers' GEMMs (bf16, fp16, fp8,
+mxfp8, nvfp4) and the context-parallel algorithm (with its all-to-all group),
+applying
 Megatron-LM's own argument checks (file:line at main d98e8a64dd, 2026).  Each
 derived value must equal the plan's config.  Prints one line per result and
 exits 1 on the first mismatch or refused flag set.  Usage:
@@ -176,10 +177,39 @@ def build(flags, env, gpus):
     # Megatron-FSDP v1 turns the distributed optimizer on (ARGS:1129-1135)
     dist_opt = "--use-distributed-optimizer" in flags or fsdp
     shard, offload = sharding(flags, num, dp, cp, dist_opt, optimizer, moe)
+    precision = precision_of(flags)
     return {**moe, "dp": dp, "shard_group": shard, "offload_optimizer": offload, "microbatches": microbatches, "stage_layers": stages, "vp": vp,
             "recompute": recompute, "recompute_layers": recompute_layers,
             "sequence_parallel": sp, "zero": zero, "optimizer": optimizer, "tp": tp, "pp": pp,
-            "cp": cp, "mbs": mbs, "global_batch": gb, "cp_comm": cp_comm, "cp_a2a": cp_a2a}
+            "cp": cp, "mbs": mbs, "global_batch": gb, "cp_comm": cp_comm, "cp_a2a": cp_a2a,
+            "precision": precision}
+
+
+def precision_of(flags):
+    """The precision the linear layers' GEMMs run in, as Megatron-LM takes the flags."""
+    fp8, fp4 = flags.get("--fp8-format"), flags.get("--fp4-format")
+    # ARGS:1100-1101 and TC:1581-1582: fp4 and fp8 exclude each other
+    need(not (fp8 and fp4), f"{ARGS}:1100-1101", "--fp4-format and --fp8-format together")
+    if fp8:
+        need(fp8 in ("e4m3", "hybrid"), f"{TC}:587", "--fp8-format e4m3 or hybrid")
+        recipe = flags.get("--fp8-recipe", "delayed")  # TC:594-596, default delayed
+        need(recipe in ("tensorwise", "delayed", "mxfp8", "blockwise", "custom"), f"{TC}:594",
+             "an --fp8-recipe Megatron knows")
+        return "mxfp8" if recipe == "mxfp8" else "fp8"
+    need("--fp8-recipe" not in flags or fp8, f"{TC}:594", "--fp8-recipe without --fp8-format")
+    if fp4:
+        need(fp4 == "e2m1", f"{TC}:673", "--fp4-format e2m1")
+        recipe = flags.get("--fp4-recipe", "nvfp4")  # TC:679, default nvfp4
+        need(recipe == "nvfp4", f"{TC}:679", "--fp4-recipe nvfp4 (custom needs a factory)")
+        return "nvfp4"
+    need("--fp4-recipe" not in flags, f"{TC}:679", "--fp4-recipe without --fp4-format")
+    return "fp16" if "--fp16" in flags else "bf16"
+
+
+# the oldest Megatron-Core release that takes a flag: --fp8-recipe (mxfp8) at
+# core_v0.12.0 arguments.py:1057-1058, --fp4-format/--fp4-recipe at core_v0.15.0
+# arguments.py:1353-1360, --grad-reduce-in-bf16 at core_v0.12.0
+FLAG_SINCE = {"--grad-reduce-in-bf16": 12, "--fp8-recipe": 12, "--fp4-format": 15}
 
 
 def sharding(flags, num, dp, cp, dist_opt, optimizer, moe):
@@ -325,11 +355,11 @@ def main():
         except Refused as e:
             print(f"REFUSED rank {r['rank']}: {e}")
             return 1
-        if "--grad-reduce-in-bf16" in launch["megatron_args"]:
-            v = launch["megatron_lm"]
-            minor = int(v.split(".")[1]) if v.startswith("core_v0.") else 99
-            if minor < 12:
-                print(f"REFUSED rank {r['rank']}: --grad-reduce-in-bf16 needs core_v0.12, not {v}")
+        v = launch["megatron_lm"]
+        minor = int(v.split(".")[1]) if v.startswith("core_v0.") else 99
+        for flag, since in FLAG_SINCE.items():
+            if flag in launch["megatron_args"] and minor < since:
+                print(f"REFUSED rank {r['rank']}: {flag} needs core_v0.{since}, not {v}")
                 return 1
         want = {k: c.get(k) for k in got}  # cp_comm, cp_a2a: absent with cp 1
         if "etp" in got and "etp" not in c:

@@ -58,6 +58,36 @@ check "unknown CP algorithm: exit 2, lists the four" '[ $rc -eq 2 ] && has "$err
 run "$P" estimate --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 64 --tp 2 --pp 8 --cp 4 --mbs 1 --zero 1 --flash-attention --sequence-parallel --cp-comm a2a
 check "a2a estimate names its algorithm" '[ $rc -eq 0 ] && has "$out" "cp 4 (a2a)"'
 
+# ---- the GPU catalogue and its precisions (issue 19 items 1-2)
+for g in B300 GB300 MI300X MI325X MI355X; do
+    gps=8
+    [ "$g" = GB300 ] && gps=4
+    run "$P" topology generate --gpu "$g" --servers 18 --gpus-per-server $gps --rails $gps --nic-bandwidth 400Gb/s --leaf-servers 18
+    check "topology generate --gpu $g: a topology naming it" '[ $rc -eq 0 ] && has "$out" "\"gpu\": \"$g\""'
+done
+# AMD: a point-to-point mesh, its bandwidth the sum of 7 links of 64 GB/s
+run "$P" topology generate --gpu MI300X --servers 2 --gpus-per-server 8 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 2 -o "$tmp/mi300x.json"
+check "topology generate --gpu MI300X writes a mesh of 448 GB/s" '[ $rc -eq 0 ] && has "$(cat "$tmp/mi300x.json")" "\"fabric\": \"mesh\"" && has "$(cat "$tmp/mi300x.json")" "\"bandwidth\": \"448 GB/s\""'
+"$P" topology generate --gpu MI355X --servers 8 --gpus-per-server 8 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 8 -o "$tmp/mi355x.json" 2>/dev/null
+est70() { run "$P" estimate --model llama3-70b --gpus 64 --tp 4 --pp 4 --mbs 1 --global-batch 128 --flash-attention --sequence-parallel "$@"; }
+est70 --topology dgx-h100-superpod --precision nvfp4
+check "nvfp4 on H100: exit 2, one line naming --precision" '[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "parplan: --precision: nvfp4 is not supported by H100-SXM5-80GB"'
+est70 --topology dgx-h100-superpod --precision mxfp8
+check "mxfp8 on H100: exit 2, names --precision" '[ $rc -eq 2 ] && has "$err" "--precision: mxfp8 is not supported"'
+est70 --topology "$tmp/mi355x.json" --precision nvfp4
+check "nvfp4 on MI355X: refused, not mapped to MXFP4" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--precision: nvfp4 is not supported by MI355X-OAM-288GB: it has MXFP4, not NVFP4"'
+est70 --topology "$tmp/mi355x.json" --precision mxfp8
+check "mxfp8 on MI355X: costed, the borrowed efficiencies said" '[ $rc -eq 0 ] && has "$out" "assumed     MI355X-OAM-288GB: no measured run" && has "$out" "mxfp8 GEMMs assumed at H100'"'"'s measured fp8 efficiency"'
+est70 --topology gb200-nvl72 --precision fp8
+fp8_step=$(printf '%s\n' "$out" | awk '/^step time/ { print $3 }')
+est70 --topology gb200-nvl72 --precision nvfp4
+nvfp4_step=$(printf '%s\n' "$out" | awk '/^step time/ { print $3 }')
+check "nvfp4 on GB200: faster than fp8 (twice the GEMM peak), efficiency assumed from H100" '[ $rc -eq 0 ] && has "$out" "nvfp4 GEMMs assumed" && awk -v a="$nvfp4_step" -v b="$fp8_step" "BEGIN { exit !(a > 0 && a < b) }"'
+est70 --topology gb200-nvl72 --precision nvfp4 --json
+check "estimate --json carries efficiency_assumed on an unmeasured part" '[ $rc -eq 0 ] && has "$out" "\"efficiency_assumed\": \"B200-GB200-NVL72-186GB: no measured run"'
+est70 --topology dgx-h100-superpod --precision fp8 --zero 1 --recompute selective --json
+check "estimate --json: no efficiency_assumed on H100 (measured)" '[ $rc -eq 0 ] && ! has "$out" "efficiency_assumed"'
+
 run "$P" models
 check "models lists the catalogue" '[ $rc -eq 0 ] && has "$out" gpt3-175b && has "$out" megatron-1t && has "$out" mt-nlg-530b && has "$out" bloom-176b && has "$out" llama3-8b && has "$out" llama3-70b && has "$out" llama3-405b && has "$out" mixtral-8x7b'
 run "$P" topologies

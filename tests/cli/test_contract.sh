@@ -139,6 +139,31 @@ for case in "bloom-176b dgx-a100-superpod 384 2048" "llama3-405b dgx-h100-superp
     run "$P" plan --model "$1" --topology "$2" --gpus "$3" --global-batch "$4" --top 10 --json
     check "$1 on $3 GPUs of $2: Megatron builds all 10 plans as costed" 'megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
 done
+# mxfp8 and nvfp4: Megatron-Bridge's recipe flags, the precision Megatron takes
+# from them, and the release that has them (core_v0.12 mxfp8, core_v0.15 nvfp4)
+for p in mxfp8 nvfp4; do
+    run "$P" plan --model llama3-70b --topology gb200-nvl72 --gpus 576 --global-batch 1152 --precision "$p" --top 3 --json
+    check "plan --precision $p on GB200: Megatron runs it in $p, all 3 plans as costed" 'megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc" && has "$out" "\"precision\": \"$p\"" && has "$out" "\"efficiency_assumed\""'
+    eval "plan_$p=\$out"
+done
+check "mxfp8 launches --fp8-format e4m3 --fp8-recipe mxfp8" 'has "$plan_mxfp8" "\"--fp8-recipe\"" && has "$plan_mxfp8" "\"mxfp8\"" && has "$plan_mxfp8" "\"e4m3\""'
+check "nvfp4 launches --fp4-format e2m1 --fp4-recipe nvfp4 at core_v0.15" 'has "$plan_nvfp4" "\"--fp4-format\"" && has "$plan_nvfp4" "\"e2m1\"" && has "$plan_nvfp4" "\"megatron_lm\": \"core_v0.15\""'
+check "megatron_check refuses --fp4-format with --fp8-format" 'printf "%s" "$plan_nvfp4" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+d[\"results\"][0][\"launch\"][\"megatron_args\"] += [\"--fp8-format\", \"hybrid\"]
+json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; [ $? -ne 0 ] && grep -q "^REFUSED.*arguments.py:1100-1101" "$tmp/mc"'
+check "megatron_check refuses nvfp4 flags on core_v0.14" 'printf "%s" "$plan_nvfp4" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+d[\"results\"][0][\"launch\"][\"megatron_lm\"] = \"core_v0.14\"
+json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; [ $? -ne 0 ] && grep -q "^REFUSED.*--fp4-format needs core_v0.15" "$tmp/mc"'
+check "megatron_check: a plan launched as fp8 is not mxfp8" 'printf "%s" "$plan_mxfp8" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+a = d[\"results\"][0][\"launch\"][\"megatron_args\"]
+i = a.index(\"--fp8-recipe\"); del a[i:i + 2]
+json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; [ $? -ne 0 ] && grep -q "MISMATCH.*precision" "$tmp/mc"'
 for pins in "--zero 2" "--zero 3" "--optimizer sgd" "--recompute selective" "--precision fp16" \
     "--tp 8 --pp 8 --cp 2 --vp 8" "--tp 8 --pp 16 --vp 2" "--tp 2 --cp 4 --cp-comm a2a" \
     "--tp 2 --cp 8 --cp-comm a2a+p2p" "--tp 8 --cp 4 --cp-comm allgather"; do

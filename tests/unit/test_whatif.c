@@ -232,7 +232,7 @@ static void test_settable_paths(void **state)
         "transport.mtu",   "transport.loss_rate",    "transport.retransmit",
         "transport.rtt",   "tiers[].servers",        "tiers[].oversubscription",
         "tiers[].latency", "tiers[].rail_optimized", "nvlink.fabric",
-        "gpu.host_link"};
+        "gpu.host_link",   "gpu.flops.mxfp8",        "gpu.flops.nvfp4"};
     size_t n = 0;
     for (const ppl_topology_key *k = ppl_topology_keys; k->path; k++)
         n += k->settable;
@@ -244,6 +244,8 @@ static void test_settable_paths(void **state)
     }
     assert_false(ppl_topology_key_find("tiers[].name")->settable);
     assert_false(ppl_topology_key_find("gpu.flops.fp32")->settable);
+    /* MXFP4 is a datasheet peak no training precision runs in */
+    assert_false(ppl_topology_key_find("gpu.flops.mxfp4")->settable);
     assert_null(ppl_topology_key_find("tiers[0].servers")); /* the table's spelling only */
     assert_null(ppl_topology_key_find("rails.nic_bandwith"));
 }

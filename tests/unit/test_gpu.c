@@ -1,0 +1,287 @@
+/*
+ * test_gpu.c - the GPU catalogue's datasheet figures (gpu.c), topology generate's
+ * AMD meshes, and the block-scaled precisions (mxfp8, nvfp4): which parts take
+ * them, their GEMM time and their memory.
+ *
+ * Every expected figure is derived here from the datasheet's own numbers (rack or
+ * node totals divided per GPU, sparse figures halved), not copied from gpu.c.
+ */
+#include <jansson.h>
+
+#include "testutil.h"
+
+static const ppl_gpu_spec *spec(const char *kind)
+{
+    const ppl_gpu_spec *s = ppl_gpu_lookup(kind);
+    if (!s)
+        fail_msg("no GPU kind %s", kind);
+    return s;
+}
+
+/* NVIDIA HGX B300 table: 8 GPUs; FP16/BF16 36 and FP8 72 PFLOP/s with sparsity,
+ * FP4 108 dense; 2.3 TB HBM3e; NVLink 1.8 TB/s bidirectional a GPU; 8 ConnectX-8
+ * at 800 Gb/s. */
+static void test_b300(void **state)
+{
+    (void)state;
+    const ppl_gpu_spec *s = spec("B300");
+    assert_close(s->bf16_flops, 36e15 / 8.0 / 2.0, 1e-12); /* 2.25 PFLOP/s dense */
+    assert_close(s->fp8_flops, 72e15 / 8.0 / 2.0, 1e-12);  /* 4.5 */
+    assert_close(s->mxfp8_flops, s->fp8_flops, 1e-12);     /* MXFP8 at the FP8 rate */
+    assert_close(s->nvfp4_flops, 108e15 / 8.0, 1e-12);     /* 13.5 */
+    assert_close(s->memory_bytes, 2.3e12 / 8.0, 2e-3);     /* 287.5 GB, listed as 288 */
+    assert_close(s->nvlink_bps, 1.8e12 / 2.0, 1e-12);      /* 900 GB/s per direction */
+    assert_int_equal(s->domain_gpus, 8);
+    assert_close(s->nic_bps, 800e9 / 8.0, 1e-12); /* 100 GB/s */
+    assert_false(s->mesh);
+    assert_contains(s->source, "HGX B300");
+    assert_contains(s->source, "not confirmed"); /* the HBM bandwidth */
+}
+
+/* NVIDIA GB300 NVL72 datasheet: 72 GPUs; FP4 1,080 PFLOP/s dense, FP8 720 and
+ * FP16/BF16 360 with sparsity; 20 TB HBM3e at 576 TB/s; 130 TB/s NVLink; 72
+ * ConnectX-8 at 800 Gb/s. */
+static void test_gb300(void **state)
+{
+    (void)state;
+    const ppl_gpu_spec *s = spec("GB300");
+    assert_close(s->bf16_flops, 360e15 / 72.0 / 2.0, 1e-12); /* 2.5 */
+    assert_close(s->fp8_flops, 720e15 / 72.0 / 2.0, 1e-12);  /* 5 */
+    assert_close(s->nvfp4_flops, 1080e15 / 72.0, 1e-12);     /* 15 */
+    assert_close(s->memory_bytes, 20e12 / 72.0, 1e-3);       /* 277.8 GB */
+    assert_close(s->hbm_bandwidth_bps, 576e12 / 72.0, 1e-12);
+    /* 130 TB/s over 72 GPUs is 1.8 TB/s bidirectional, 900 GB/s a direction */
+    assert_close(s->nvlink_bps, 130e12 / 72.0 / 2.0, 1e-2);
+    assert_int_equal(s->domain_gpus, 72);
+    assert_close(s->nic_bps, 100e9, 1e-12);
+    assert_contains(s->source, "GB300 NVL72 datasheet");
+}
+
+/* The Blackwell rows' FP4 peaks: DGX B200 144 PFLOP/s FP4 over 8 GPUs and GB200
+ * NVL72 1,440 over 72, both with sparsity. */
+static void test_blackwell_fp4(void **state)
+{
+    (void)state;
+    assert_close(spec("B200")->nvfp4_flops, 144e15 / 8.0 / 2.0, 1e-12);    /* 9 */
+    assert_close(spec("GB200")->nvfp4_flops, 1440e15 / 72.0 / 2.0, 1e-12); /* 10 */
+    assert_close(spec("GB200")->mxfp8_flops, spec("GB200")->fp8_flops, 1e-12);
+    assert_contains(spec("B200")->source, "DGX B200 datasheet");
+    assert_contains(spec("GB200")->source, "GB200 NVL72 datasheet");
+    /* Hopper and Ampere scale no blocks */
+    assert_true(spec("H100")->mxfp8_flops == 0 && spec("H100")->nvfp4_flops == 0);
+    assert_true(spec("A100")->fp8_flops == 0 && spec("A100")->mxfp8_flops == 0);
+}
+
+/* AMD: peak = CUs x dense FLOP per CU per clock x clock.  MI300X/MI325X: 304 CUs,
+ * 4,096 FP8 FLOP/clock a CU (2,048 BF16), 2.1 GHz; MI355X: 256 CUs, 8,192 FP8
+ * (ISSCC 2026), 2.4 GHz; BF16 half, MXFP4 twice.  Infinity Fabric: 7 links,
+ * 128 GB/s bidirectional each on CDNA 3, 153.6 on CDNA 4. */
+static void test_amd(void **state)
+{
+    (void)state;
+    const ppl_gpu_spec *x = spec("MI300X"), *y = spec("MI325X"), *z = spec("MI355X");
+    assert_close(x->fp8_flops, 304.0 * 4096.0 * 2.1e9, 1e-4);  /* 2,614.9 TFLOP/s */
+    assert_close(x->bf16_flops, 304.0 * 2048.0 * 2.1e9, 1e-4); /* 1,307.4 */
+    assert_close(x->memory_bytes, 192e9, 1e-12);
+    assert_close(x->hbm_bandwidth_bps, 5.3e12, 1e-12);
+    assert_close(x->nvlink_bps, 7.0 * 128e9 / 2.0, 1e-12); /* 448 GB/s per direction */
+    assert_true(x->mesh);
+    assert_true(x->mxfp8_flops == 0 && x->nvfp4_flops == 0 && x->mxfp4_flops == 0);
+    assert_contains(x->source, "MI300X data sheet");
+    assert_close(y->fp8_flops, x->fp8_flops, 1e-12); /* the same CDNA 3 compute */
+    assert_close(y->memory_bytes, 256e9, 1e-12);
+    assert_close(y->hbm_bandwidth_bps, 6e12, 1e-12);
+    assert_true(y->mesh);
+    assert_contains(y->source, "MI325X data sheet");
+    assert_close(z->fp8_flops, 256.0 * 8192.0 * 2.4e9, 1e-4); /* 5,033.2 */
+    assert_close(z->bf16_flops, z->fp8_flops / 2.0, 1e-4);
+    assert_close(z->mxfp8_flops, z->fp8_flops, 1e-12);
+    assert_close(z->mxfp4_flops, 2.0 * z->fp8_flops, 1e-4);
+    assert_true(z->nvfp4_flops == 0); /* MXFP4, not NVFP4 */
+    assert_close(z->memory_bytes, 288e9, 1e-12);
+    assert_close(z->hbm_bandwidth_bps, 8e12, 1e-12);
+    assert_close(z->nvlink_bps, 7.0 * 153.6e9 / 2.0, 1e-12); /* 537.6 */
+    assert_contains(z->source, "MI355X data sheet");
+    assert_contains(z->source, "not confirmed"); /* the per-link figure */
+    assert_contains(z->nic, "Pollara 400");
+}
+
+/* A full name wins over a kind it begins with. */
+static void test_lookup(void **state)
+{
+    (void)state;
+    assert_string_equal(spec("B200-GB200-NVL72-186GB")->kind, "GB200");
+    assert_string_equal(spec("B300-GB300-NVL72")->kind, "GB300");
+    assert_string_equal(spec("B300-SXM-288GB")->kind, "B300");
+    assert_string_equal(spec("b300")->kind, "B300");
+    assert_string_equal(spec("mi355x")->kind, "MI355X");
+    assert_null(ppl_gpu_lookup("MI300"));
+}
+
+/* Servers enough for one NVLink domain of the kind (18 trays of 4 for NVL72). */
+static ppl_topology generated(const char *gpu, int64_t gpus_per_server)
+{
+    int64_t domain = spec(gpu)->domain_gpus;
+    ppl_topogen_opts o;
+    ppl_topology t;
+    ppl_error err;
+    ppl_topogen_opts_init(&o);
+    o.gpu = gpu;
+    o.servers = domain > gpus_per_server ? domain / gpus_per_server : 2;
+    o.gpus_per_server = gpus_per_server;
+    o.rails = gpus_per_server;
+    o.nic_bandwidth_bps = 50e9;
+    o.leaf_servers = o.servers;
+    if (ppl_topogen(&o, NULL, &t, &err) != PPL_OK)
+        fail_msg("%s: %s", gpu, err.message);
+    return t;
+}
+
+/* topology generate writes the AMD kinds as meshes: 8 GPUs, 7 links of 64 GB/s
+ * a direction (448); 4 GPUs a server, 3 links (192).  NVIDIA kinds stay switched. */
+static void test_generate_mesh(void **state)
+{
+    (void)state;
+    ppl_topology t = generated("MI300X", 8);
+    assert_true(t.nvlink.mesh);
+    assert_int_equal(t.nvlink.domain_gpus, 8);
+    assert_close(t.nvlink.bandwidth_bps, 7.0 * 64e9, 1e-12);
+    t = generated("MI300X", 4);
+    assert_int_equal(t.nvlink.domain_gpus, 4);
+    assert_close(t.nvlink.bandwidth_bps, 3.0 * 64e9, 1e-12);
+    t = generated("MI355X", 8);
+    assert_close(t.nvlink.bandwidth_bps, 7.0 * 76.8e9, 1e-12);
+    assert_close(t.gpu.flops[PPL_PRECISION_MXFP4], 2.0 * 256.0 * 8192.0 * 2.4e9, 1e-4);
+    t = generated("B300", 8);
+    assert_false(t.nvlink.mesh);
+    assert_close(t.gpu.flops[PPL_PRECISION_NVFP4], 13.5e15, 1e-12);
+    assert_close(t.gpu.flops[PPL_PRECISION_MXFP8], 4.5e15, 1e-12);
+}
+
+/* --precision on a part without the format: a usage error naming precision. */
+static void test_precision_refused(void **state)
+{
+    (void)state;
+    ppl_error err;
+    ppl_topology h100 = generated("H100", 8), mi355 = generated("MI355X", 8);
+    ppl_topology b300 = generated("B300", 8);
+    assert_int_equal(ppl_precision_check(PPL_PRECISION_NVFP4, &h100, &err), PPL_EUSAGE);
+    assert_string_equal(err.key, "precision");
+    assert_string_equal(err.message,
+                        "nvfp4 is not supported by H100-SXM5-80GB (no nvfp4 peak in the topology)");
+    assert_int_equal(ppl_precision_check(PPL_PRECISION_MXFP8, &h100, &err), PPL_EUSAGE);
+    assert_int_equal(ppl_precision_check(PPL_PRECISION_FP8, &h100, &err), PPL_OK);
+    /* MI355X has MXFP4, not NVFP4: refused, saying so */
+    assert_int_equal(ppl_precision_check(PPL_PRECISION_NVFP4, &mi355, &err), PPL_EUSAGE);
+    assert_contains(err.message, "it has MXFP4, not NVFP4");
+    assert_int_equal(ppl_precision_check(PPL_PRECISION_MXFP8, &mi355, &err), PPL_OK);
+    assert_int_equal(ppl_precision_check(PPL_PRECISION_NVFP4, &b300, &err), PPL_OK);
+    assert_int_equal(ppl_precision_check(PPL_PRECISION_MXFP8, &b300, &err), PPL_OK);
+}
+
+/* Bytes per element with block scales: MXFP8 1 + 1/32 (an 8-bit scale per 32
+ * elements, OCP MX v1.0), NVFP4 1/2 + 1/16 (an FP8 scale per 16). */
+static void test_gemm_bytes(void **state)
+{
+    (void)state;
+    assert_close(ppl_precision_gemm_bytes(PPL_PRECISION_FP8), 1.0, 0);
+    assert_close(ppl_precision_gemm_bytes(PPL_PRECISION_MXFP8), 33.0 / 32.0, 0);
+    assert_close(ppl_precision_gemm_bytes(PPL_PRECISION_NVFP4), 9.0 / 16.0, 0);
+    assert_close(ppl_precision_gemm_bytes(PPL_PRECISION_BF16), 2.0, 0);
+    assert_true(ppl_precision_low(PPL_PRECISION_NVFP4) && !ppl_precision_low(PPL_PRECISION_FP16));
+}
+
+/* The low-precision weight cache is two copies of each GEMM weight at the
+ * precision's bytes: over bf16, mxfp8 adds 33/32 of what fp8 adds, nvfp4 9/16. */
+static void test_weight_cache(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("llama3-8b");
+    ppl_topology t = generated("GB300", 4);
+    ppl_memory_opts o;
+    ppl_memory_opts_init(&o);
+    ppl_config c = test_config(8, 2, 1, 1, 8, &m);
+    double w[5];
+    const ppl_precision p[5] = {PPL_PRECISION_BF16, PPL_PRECISION_FP8, PPL_PRECISION_MXFP8,
+                                PPL_PRECISION_NVFP4, PPL_PRECISION_FP16};
+    for (int i = 0; i < 5; i++) {
+        ppl_memory mem;
+        c.precision = p[i];
+        ppl_memory_stage(&m, &t, &c, &o, 0, &mem);
+        w[i] = mem.weights;
+    }
+    assert_true(w[1] > w[0]);
+    assert_close(w[2] - w[0], (w[1] - w[0]) * 33.0 / 32.0, 1e-9);
+    assert_close(w[3] - w[0], (w[1] - w[0]) * 9.0 / 16.0, 1e-9);
+}
+
+/* GEMM time at the precision's own peak: on GB300 (2.5 / 5 / 15 PFLOP/s for
+ * bf16 / fp8 / nvfp4) with every GEMM efficiency 0.5 and no width penalty, the
+ * attention and element-wise parts are equal, so forward(bf16) - forward(fp8) =
+ * F/(2.5e15 x 0.5) - F/(5e15 x 0.5) = F/2.5e15 and forward(fp8) - forward(nvfp4)
+ * = F/2.5e15 - F/7.5e15 = F/3.75e15, F the layer's GEMM FLOPs; mxfp8 = fp8. */
+static void test_gemm_time(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("llama3-8b");
+    ppl_topology t = generated("GB300", 4);
+    ppl_config c = test_config(8, 2, 1, 1, 8, &m);
+    c.flash_attention = true;
+    ppl_gpu_efficiency e = {
+        .gemm = 0.5, .gemm_fp8 = 0.5, .width_half = 0.0, .attention = 0.5, .bmm = 0.5, .hbm = 0.8};
+    ppl_layer_work w;
+    ppl_layer_work_of(&m, &c, false, &w);
+    double fwd[4];
+    const ppl_precision p[4] = {PPL_PRECISION_BF16, PPL_PRECISION_FP8, PPL_PRECISION_MXFP8,
+                                PPL_PRECISION_NVFP4};
+    for (int i = 0; i < 4; i++) {
+        ppl_layer_time lt;
+        c.precision = p[i];
+        ppl_layer_time_of(&m, &t, &c, &e, false, &lt);
+        fwd[i] = lt.forward_s;
+    }
+    assert_close(fwd[0] - fwd[1], w.gemm_flops / 2.5e15, 1e-9);
+    assert_close(fwd[1] - fwd[3], w.gemm_flops / 3.75e15, 1e-9);
+    assert_close(fwd[2], fwd[1], 1e-12);
+}
+
+/* What estimate says of efficiencies no run measured. */
+static void test_efficiency_note(void **state)
+{
+    (void)state;
+    char note[512];
+    ppl_topology t = generated("B300", 8);
+    assert_true(ppl_gpu_efficiency_note(&t, PPL_PRECISION_BF16, note, sizeof note));
+    assert_string_equal(note, "B300-SXM-288GB: no measured run; GEMM, attention and HBM "
+                              "efficiencies assumed equal to H100's (fractions of its own "
+                              "peaks); scale-up efficiency: NCCL's Blackwell (SM100) figure, "
+                              "40.1 of 50 GB/s a link (topo.h)");
+    assert_true(ppl_gpu_efficiency_note(&t, PPL_PRECISION_NVFP4, note, sizeof note));
+    assert_contains(note, "nvfp4 GEMMs assumed at H100's measured fp8 efficiency");
+    t = generated("MI355X", 8);
+    assert_true(ppl_gpu_efficiency_note(&t, PPL_PRECISION_MXFP8, note, sizeof note));
+    assert_contains(note, "MI355X-OAM-288GB: no measured run");
+    assert_contains(note, "assumed the same on MI355X");
+    /* H100 was measured: nothing to say */
+    t = generated("H100", 8);
+    assert_false(ppl_gpu_efficiency_note(&t, PPL_PRECISION_FP8, note, sizeof note));
+    assert_string_equal(note, "");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_b300),
+        cmocka_unit_test(test_gb300),
+        cmocka_unit_test(test_blackwell_fp4),
+        cmocka_unit_test(test_amd),
+        cmocka_unit_test(test_lookup),
+        cmocka_unit_test(test_generate_mesh),
+        cmocka_unit_test(test_precision_refused),
+        cmocka_unit_test(test_gemm_bytes),
+        cmocka_unit_test(test_weight_cache),
+        cmocka_unit_test(test_gemm_time),
+        cmocka_unit_test(test_efficiency_note),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
