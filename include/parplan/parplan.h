@@ -47,6 +47,8 @@
  *             blocks ppl_whatif_point and ppl_best_plan), ppl_topology_patch,
  *             ppl_default_global_batch, ppl_cost_per_million_tokens
  *   sizing    ppl_size (the fewest GPUs for N tokens in D days, or to fit at all)
+ *   explain   ppl_plan_diff_of (how a plan differs from the best: knobs, the
+ *             step's parts and memory), ppl_plan_diff_text / _json
  *   report    ppl_estimate_json, ppl_estimate_text (what the command line prints)
  *   output    ppl_buf_init / ppl_buf_free, ppl_table_init / ppl_table_free,
  *             ppl_json_render, ppl_output_write (atomic replacement of a file)
@@ -62,6 +64,7 @@
 #include "parplan/config.h"
 #include "parplan/constants.h"
 #include "parplan/error.h"
+#include "parplan/explain.h"
 #include "parplan/goodput.h"
 #include "parplan/memory.h"
 #include "parplan/model.h"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "parplan/explain.h"
 
 typedef struct progress_state {
     double start;
@@ -31,25 +32,6 @@ static void show_progress(void *ctx, double fraction)
     fprintf(stderr, "\rparplan: searching... %3.0f%%", 100.0 * fraction);
     fflush(stderr);
     p->shown = true;
-}
-
-static void stage_layers_text(const ppl_config *c, char *buf, size_t size)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    /* runs of equal counts: "7 8x14 7" */
-    for (int64_t k = 0; k < c->pp && used + 16 < size;) {
-        int64_t n = ppl_stage_layers(c, k), run = 1;
-        while (k + run < c->pp && ppl_stage_layers(c, k + run) == n)
-            run++;
-        used += (size_t)snprintf(buf + used, size - used, "%s", used ? " " : "");
-        if (run > 1)
-            used += (size_t)snprintf(buf + used, size - used, "%lldx%lld", (long long)n,
-                                     (long long)run);
-        else
-            used += (size_t)snprintf(buf + used, size - used, "%lld", (long long)n);
-        k += run;
-    }
 }
 
 static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e)
@@ -82,7 +64,7 @@ static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e)
     snprintf(cells[11], 128, "%.1f%%%s%s", 100.0 * share, e->bottleneck_level[0] ? " " : "",
              e->bottleneck_level);
     snprintf(cells[12], 128, "%s", e->bottleneck);
-    stage_layers_text(c, cells[13], 128);
+    ppl_stage_layers_text(c, cells[13], 128);
     const char *row[14];
     for (int i = 0; i < 14; i++)
         row[i] = cells[i];
@@ -165,6 +147,11 @@ ppl_status cmd_plan(cli *c)
         for (size_t i = 0; i < r.count; i++) {
             json_t *e = ppl_estimate_json(&r.results[i], &model);
             json_object_set_new(e, "rank", json_integer((json_int_t)i + 1));
+            if (i > 0) { /* how it differs from #1 (explain.h) */
+                ppl_plan_diff d;
+                ppl_plan_diff_of(&r.results[0], &r.results[i], &d);
+                json_object_set_new(e, "versus_best", ppl_plan_diff_json(&d));
+            }
             if (a->gpu_hour_price > 0)
                 json_object_set_new(
                     e, "cost_per_million_tokens",
@@ -214,6 +201,15 @@ ppl_status cmd_plan(cli *c)
         table_row(&t, i + 1, &r.results[i]);
     ppl_table_render(&t, out, "");
     ppl_table_free(&t);
+    /* why #1 wins: what each runner-up changes and what that moves */
+    if (r.count > 1)
+        ppl_buf_printf(out, "\nagainst #1 (knobs changed; the step's parts that moved most):\n");
+    for (size_t i = 1; i < r.count && i < 10; i++) {
+        ppl_plan_diff d;
+        char why[512];
+        ppl_plan_diff_of(&r.results[0], &r.results[i], &d);
+        ppl_buf_printf(out, "  #%zu  %s\n", i + 1, ppl_plan_diff_text(&d, why, sizeof why));
+    }
     if (a->gpu_hour_price > 0 && r.count > 0) {
         const ppl_estimate *b = &r.results[0];
         ppl_buf_printf(

@@ -1,0 +1,172 @@
+/*
+ * explain.c - how a runner-up differs from the best plan (parplan/explain.h).
+ */
+#include "parplan/explain.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "parplan/output.h"
+#include "parplan/report.h"
+#include "parplan/units.h"
+
+static void knob(ppl_plan_diff *d, const char *name, const char *from, const char *to)
+{
+    if (strcmp(from, to) == 0 || d->nknobs >= PPL_DIFF_MAX_KNOBS)
+        return;
+    ppl_diff_knob *k = &d->knobs[d->nknobs++];
+    k->name = name;
+    snprintf(k->from, sizeof k->from, "%s", from);
+    snprintf(k->to, sizeof k->to, "%s", to);
+}
+
+static void knob_int(ppl_plan_diff *d, const char *name, long long from, long long to)
+{
+    char a[24], b[24];
+    snprintf(a, sizeof a, "%lld", from);
+    snprintf(b, sizeof b, "%lld", to);
+    knob(d, name, a, b);
+}
+
+static const char *on_off(bool v)
+{
+    return v ? "on" : "off";
+}
+
+void ppl_stage_layers_text(const ppl_config *c, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    /* runs of equal counts: "7 8x14 7" */
+    for (int64_t k = 0; k < c->pp && used + 16 < size;) {
+        int64_t n = ppl_stage_layers(c, k), run = 1;
+        while (k + run < c->pp && ppl_stage_layers(c, k + run) == n)
+            run++;
+        used += (size_t)snprintf(buf + used, size - used, "%s", used ? " " : "");
+        if (run > 1)
+            used += (size_t)snprintf(buf + used, size - used, "%lldx%lld", (long long)n,
+                                     (long long)run);
+        else
+            used += (size_t)snprintf(buf + used, size - used, "%lld", (long long)n);
+        k += run;
+    }
+}
+
+void ppl_plan_diff_of(const ppl_estimate *best, const ppl_estimate *other, ppl_plan_diff *out)
+{
+    memset(out, 0, sizeof *out);
+    const ppl_config *a = &best->config, *b = &other->config;
+    knob_int(out, "tp", a->tp, b->tp);
+    knob_int(out, "pp", a->pp, b->pp);
+    knob_int(out, "dp", a->dp, b->dp);
+    knob_int(out, "cp", a->cp, b->cp);
+    knob_int(out, "ep", a->ep, b->ep);
+    if (a->ep > 1 || b->ep > 1)
+        knob_int(out, "etp", ppl_config_etp(a), ppl_config_etp(b));
+    knob_int(out, "vp", a->vp, b->vp);
+    knob_int(out, "mbs", a->mbs, b->mbs);
+    knob_int(out, "zero", a->zero, b->zero);
+    knob_int(out, "shard_group", a->shard_group, b->shard_group);
+    char x[24], y[24];
+    snprintf(x, sizeof x, "%g", a->offload_optimizer);
+    snprintf(y, sizeof y, "%g", b->offload_optimizer);
+    knob(out, "offload_optimizer", x, y);
+    ppl_recompute_label(a, x, sizeof x);
+    ppl_recompute_label(b, y, sizeof y);
+    knob(out, "recompute", x, y);
+    knob(out, "sequence_parallel", on_off(a->sequence_parallel), on_off(b->sequence_parallel));
+    knob(out, "flash_attention", on_off(a->flash_attention), on_off(b->flash_attention));
+    if (a->cp > 1 || b->cp > 1)
+        knob(out, "cp_comm", a->cp > 1 ? ppl_cp_comm_name(a->cp_comm) : "none",
+             b->cp > 1 ? ppl_cp_comm_name(b->cp_comm) : "none");
+    knob(out, "ep_overlap", on_off(a->ep_overlap), on_off(b->ep_overlap));
+    knob(out, "schedule", ppl_schedule_name(a->schedule), ppl_schedule_name(b->schedule));
+    knob(out, "precision", ppl_precision_name(a->precision), ppl_precision_name(b->precision));
+    ppl_stage_layers_text(a, x, sizeof x);
+    ppl_stage_layers_text(b, y, sizeof y);
+    knob(out, "stage_layers", x, y);
+
+    /* schedule.h: step = compute + bubble + exposed communication + optimizer +
+     * overhead */
+    static const char *const names[PPL_DIFF_PARTS] = {"compute", "bubble", "exposed_comm",
+                                                      "optimizer", "overhead"};
+    const double pa[PPL_DIFF_PARTS] = {best->time.compute, best->time.bubble,
+                                       best->time.exposed_comm, best->time.optimizer,
+                                       best->time.overhead};
+    const double pb[PPL_DIFF_PARTS] = {other->time.compute, other->time.bubble,
+                                       other->time.exposed_comm, other->time.optimizer,
+                                       other->time.overhead};
+    for (int i = 0; i < PPL_DIFF_PARTS; i++) {
+        out->part_names[i] = names[i];
+        out->part_delta_s[i] = pb[i] - pa[i];
+    }
+    out->step_delta_s = other->step_time_s - best->step_time_s;
+    out->memory_delta_bytes = other->memory.total - best->memory.total;
+}
+
+static void signed_time(double s, char *buf, size_t size)
+{
+    char t[32];
+    ppl_format_time(fabs(s), t, sizeof t);
+    snprintf(buf, size, "%s%s", s < 0 ? "-" : "+", t);
+}
+
+const char *ppl_plan_diff_text(const ppl_plan_diff *d, char *buf, size_t size)
+{
+    size_t used = 0;
+#define PUT(...)                                                                                   \
+    do {                                                                                           \
+        if (used < size)                                                                           \
+            used += (size_t)snprintf(buf + used, size - used, __VA_ARGS__);                        \
+    } while (0)
+    buf[0] = '\0';
+    if (d->nknobs == 0)
+        PUT("the same knobs");
+    for (int i = 0; i < d->nknobs; i++)
+        PUT("%s%s %s->%s", i ? ", " : "", d->knobs[i].name, d->knobs[i].from, d->knobs[i].to);
+    char t[40];
+    signed_time(d->step_delta_s, t, sizeof t);
+    PUT("; %s a step", t);
+    /* the two parts that moved most */
+    int first = -1, second = -1;
+    for (int i = 0; i < PPL_DIFF_PARTS; i++) {
+        double m = fabs(d->part_delta_s[i]);
+        if (m < 1e-9)
+            continue;
+        if (first < 0 || m > fabs(d->part_delta_s[first])) {
+            second = first;
+            first = i;
+        } else if (second < 0 || m > fabs(d->part_delta_s[second])) {
+            second = i;
+        }
+    }
+    for (int k = 0, idx = first; k < 2 && idx >= 0; k++, idx = second) {
+        signed_time(d->part_delta_s[idx], t, sizeof t);
+        PUT("%s %s %s", k ? "," : ":", d->part_names[idx], t);
+    }
+    char m[32];
+    ppl_format_bytes(fabs(d->memory_delta_bytes), m, sizeof m);
+    PUT("; memory %s%s", d->memory_delta_bytes < 0 ? "-" : "+", m);
+#undef PUT
+    return buf;
+}
+
+json_t *ppl_plan_diff_json(const ppl_plan_diff *d)
+{
+    json_t *o = json_object(), *knobs = json_object(), *parts = json_object();
+    for (int i = 0; i < d->nknobs; i++) {
+        json_t *pair = json_array();
+        json_array_append_new(pair, json_string(d->knobs[i].from));
+        json_array_append_new(pair, json_string(d->knobs[i].to));
+        json_object_set_new(knobs, d->knobs[i].name, pair);
+    }
+    for (int i = 0; i < PPL_DIFF_PARTS; i++)
+        json_object_set_new(parts, d->part_names[i], ppl_json_real(d->part_delta_s[i]));
+    json_object_set_new(o, "knobs", knobs);
+    json_object_set_new(o, "step_delta_s", ppl_json_real(d->step_delta_s));
+    json_object_set_new(o, "parts_delta_s", parts);
+    json_object_set_new(o, "memory_delta_bytes", ppl_json_real(d->memory_delta_bytes));
+    return o;
+}
