@@ -34,7 +34,7 @@ static void show_progress(void *ctx, double fraction)
     p->shown = true;
 }
 
-static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e)
+static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e, double price)
 {
     const ppl_config *c = &e->config;
     char cells[14][128];
@@ -65,9 +65,15 @@ static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e)
              e->bottleneck_level);
     snprintf(cells[12], 128, "%s", e->bottleneck);
     ppl_stage_layers_text(c, cells[13], 128);
-    const char *row[14];
+    const char *row[15];
     for (int i = 0; i < 14; i++)
         row[i] = cells[i];
+    char cost[32];
+    if (price > 0) { /* --gpu-hour-price: every row's cost per million tokens */
+        snprintf(cost, sizeof cost, "%.3g",
+                 ppl_cost_per_million_tokens(price, c->gpus, e->tokens_per_s));
+        row[14] = cost;
+    }
     ppl_table_row(t, row);
 }
 
@@ -192,13 +198,15 @@ ppl_status cmd_plan(cli *c)
         ppl_buf_printf(out, ", %.3f s", r.seconds);
     ppl_buf_printf(out, "\n\n");
     ppl_table t;
-    ppl_table_init(&t, 14, "rlrrrllrrrrlll");
+    const bool priced = a->gpu_hour_price > 0;
+    ppl_table_init(&t, priced ? 15 : 14, "rlrrrllrrrrlllr");
     static const char *const header[] = {
-        "#",    "tp/pp/dp/cp/ep", "vp",  "mbs",     "zero",         "recompute",  "opt",
-        "step", "tokens/s",       "MFU", "mem GiB", "exposed comm", "bottleneck", "stage layers"};
+        "#",          "tp/pp/dp/cp/ep", "vp",       "mbs", "zero",    "recompute",
+        "opt",        "step",           "tokens/s", "MFU", "mem GiB", "exposed comm",
+        "bottleneck", "stage layers",   "cost/Mtok"};
     ppl_table_row(&t, header);
     for (size_t i = 0; i < r.count; i++)
-        table_row(&t, i + 1, &r.results[i]);
+        table_row(&t, i + 1, &r.results[i], a->gpu_hour_price);
     ppl_table_render(&t, out, "");
     ppl_table_free(&t);
     /* why #1 wins: what each runner-up changes and what that moves */

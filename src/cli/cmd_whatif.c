@@ -164,7 +164,14 @@ static json_t *whatif_json(cli *c, const ppl_model *model, const ppl_topology *b
             if (pts[p].goodput.spare_gpus > 0)
                 json_object_set_new(e, "spare_free", ppl_json_real(pts[p].goodput.spare_free));
             json_object_set_new(e, "gpu_hours", ppl_json_real(pts[p].gpu_hours));
+            if (a->gpu_hour_price > 0 && pts[p].goodput.goodput > 0)
+                json_object_set_new(e, "cost", ppl_json_real(pts[p].gpu_hours * a->gpu_hour_price));
         }
+        if (a->gpu_hour_price > 0 && pts[p].ok)
+            json_object_set_new(
+                e, "cost_per_million_tokens",
+                ppl_json_real(ppl_cost_per_million_tokens(
+                    a->gpu_hour_price, pts[p].best.config.gpus, pts[p].best.tokens_per_s)));
         json_array_append_new(list, e);
     }
     json_object_set_new(doc, "points", list);
@@ -177,7 +184,9 @@ static ppl_status whatif_table(cli *c, const ppl_sweep *sw, const point *pts, si
 {
     const ppl_args *a = c->args;
     bool ttt = a->tokens > 0;
-    size_t ncols = (size_t)a->nsweeps + 5 + (batch_swept ? 0 : 1) + (ttt ? 4 : 0);
+    const bool priced = a->gpu_hour_price > 0;
+    size_t ncols = (size_t)a->nsweeps + 5 + (batch_swept ? 0 : 1) + (ttt ? 4 : 0) +
+                   (priced ? (ttt ? 2 : 1) : 0);
     ppl_table tab;
     char align[PPL_TABLE_MAX_COLS + 1];
     memset(align, 'r', sizeof align);
@@ -201,6 +210,10 @@ static ppl_status whatif_table(cli *c, const ppl_sweep *sw, const point *pts, si
         head[h++] = "goodput";
         head[h++] = "GPU-hours";
     }
+    if (priced) /* --gpu-hour-price: per million tokens, and to train */
+        head[h++] = "cost/Mtok";
+    if (priced && ttt)
+        head[h++] = "cost";
     if (!a->csv)
         ppl_table_row(&tab, head);
     else {
@@ -251,6 +264,16 @@ static ppl_status whatif_table(cli *c, const ppl_sweep *sw, const point *pts, si
                 else
                     snprintf(cells[k++], 96, "%.4g", q->gpu_hours);
             }
+            if (priced)
+                snprintf(cells[k++], 96, a->csv ? "%.6g" : "%.3g",
+                         ppl_cost_per_million_tokens(a->gpu_hour_price, e->config.gpus,
+                                                     e->tokens_per_s));
+            if (priced && ttt) {
+                if (pts[p].goodput.goodput > 0)
+                    snprintf(cells[k++], 96, "%.4g", pts[p].gpu_hours * a->gpu_hour_price);
+                else
+                    snprintf(cells[k++], 96, "-");
+            }
         } else {
             snprintf(cells[k++], 96, "-");
             if (!batch_swept)
@@ -259,9 +282,8 @@ static ppl_status whatif_table(cli *c, const ppl_sweep *sw, const point *pts, si
             snprintf(cells[k++], 96, "-");
             snprintf(cells[k++], 96, "-");
             snprintf(cells[k++], 96, "nothing fits");
-            if (ttt)
-                for (int j = 0; j < 4; j++)
-                    snprintf(cells[k++], 96, "-");
+            for (size_t j = k; j < ncols; j++)
+                snprintf(cells[k++], 96, "-");
         }
         for (size_t j = 0; j < ncols; j++)
             row[j] = cells[j];

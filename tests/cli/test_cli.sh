@@ -569,4 +569,18 @@ for bad in "--memory-headroom 1.5" "--memory-headroom 100%" "--memory-headroom -
     check "$bad: exit 2, one line naming the flag" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--memory-headroom"'
 done
 
+# cost on every row (issue 20 item 8): with --gpu-hour-price, plan's table has a
+# cost per million tokens for each row, and whatif's points carry it, and with
+# --tokens the cost to train = GPU-hours x price
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --top 3 --gpu-hour-price 2.5
+check "plan --gpu-hour-price: a cost/Mtok column on every row" '[ $rc -eq 0 ] && has "$out" "cost/Mtok" && [ "$(printf "%s\n" "$out" | grep -c "^[123]  .* 0\.0[0-9]*$")" -eq 3 ]'
+run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --sweep gpus=64,128 --gpu-hour-price 2.5 --tokens 1T --json
+check "whatif --gpu-hour-price --tokens: each point's cost per Mtok and cost to train" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+for q in json.load(sys.stdin)[\"points\"]:
+    r = q[\"result\"]
+    assert abs(q[\"cost\"] - 2.5 * q[\"gpu_hours\"]) < 1e-9 * q[\"cost\"], q
+    mt = 2.5 * r[\"config\"][\"gpus\"] / 3600 / r[\"tokens_per_s\"] * 1e6
+    assert abs(q[\"cost_per_million_tokens\"] - mt) < 1e-9 * mt, q"'
+
 finish
