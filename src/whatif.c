@@ -346,6 +346,8 @@ ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size
     search.gpus_at_most = gpus_swept;
     memset(out, 0, npoints * sizeof *out);
     for (size_t p = 0; p < npoints; p++) {
+        if (o->progress)
+            o->progress(o->progress_ctx, (double)p / (double)npoints);
         ppl_whatif_result *r = &out[p];
         ppl_sweep_point(o->sweeps, o->nsweeps, p, r->idx);
         ppl_pins pins = o->pins;

@@ -145,6 +145,9 @@ typedef struct ppl_whatif_opts {
     const ppl_goodput_opts *goodput; /* failures and checkpoints; NULL: the defaults */
     ppl_whatif_ctx_fn ctx_init;
     void *ctx_user;
+    /* called after each point with the share of the grid done (0..1); may be NULL */
+    void (*progress)(void *ctx, double fraction);
+    void *progress_ctx;
 } ppl_whatif_opts;
 
 /* The best plan at every point of the grid (out[npoints], npoints as

@@ -39,6 +39,17 @@ ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size
  * sequence length). */
 void cli_note_batch(int64_t batch, const ppl_model *model);
 
+/* Progress on stderr for work that runs longer than half a second, and only when
+ * stderr is a terminal: "parplan: <what>... 42%".  cli_progress_show is a
+ * progress callback (ctx: the cli_progress); cli_progress_done clears the line. */
+typedef struct cli_progress {
+    const char *what;
+    double start;
+    bool shown;
+} cli_progress;
+void cli_progress_show(void *ctx, double fraction);
+void cli_progress_done(cli_progress *p);
+
 /* The failure and checkpoint options of --mtbf-gpu-hours, --checkpoint-bandwidth
  * and --restart-time (size, whatif --tokens), defaults where not given. */
 void cli_goodput_opts(const ppl_args *a, ppl_goodput_opts *out);

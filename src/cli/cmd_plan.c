@@ -11,29 +11,6 @@
 #include "cli.h"
 #include "parplan/explain.h"
 
-typedef struct progress_state {
-    double start;
-    bool shown;
-} progress_state;
-
-static void show_progress(void *ctx, double fraction)
-{
-    progress_state *p = ctx;
-    /* only on a terminal, and only for searches that take more than a moment */
-    if (!isatty(STDERR_FILENO))
-        return;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    if (p->start == 0.0)
-        p->start = now;
-    if (now - p->start < 0.5)
-        return;
-    fprintf(stderr, "\rparplan: searching... %3.0f%%", 100.0 * fraction);
-    fflush(stderr);
-    p->shown = true;
-}
-
 static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e, double price)
 {
     const ppl_config *c = &e->config;
@@ -89,17 +66,16 @@ ppl_status cmd_plan(cli *c)
     cli_eval_ctx(c, &ctx, &model, &topo);
     if ((st = ppl_precision_check(a->pins.precision, &topo, &c->err)) != PPL_OK)
         return st;
-    progress_state prog = {0};
+    cli_progress prog = {.what = "searching"};
     ppl_search_opts o = {.pins = &a->pins,
                          .top = (size_t)a->top,
                          .objective = a->objective,
                          .allow_tp_across_servers = a->allow_tp_across_servers,
-                         .progress = show_progress,
+                         .progress = cli_progress_show,
                          .progress_ctx = &prog};
     ppl_search_result r;
     st = ppl_search(&ctx, &o, &r, &c->err);
-    if (prog.shown)
-        fprintf(stderr, "\r%40s\r", "");
+    cli_progress_done(&prog);
     if (st == PPL_INFEASIBLE) {
         char need[32], cap[32];
         ppl_format_bytes(r.smallest_memory, need, sizeof need);

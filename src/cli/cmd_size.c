@@ -32,8 +32,14 @@ ppl_status cmd_size(cli *c)
                             .tokens = a->tokens,
                             .days = a->days,
                             .gpu_hour_price = a->gpu_hour_price};
+    /* on a terminal: each GPU count's search, as it runs */
+    cli_progress prog = {.what = "size: searching a GPU count"};
+    opts.search.progress = cli_progress_show;
+    opts.search.progress_ctx = &prog;
     ppl_sizing r;
-    if ((st = ppl_size(&ctx, &opts, &r, &c->err)) != PPL_OK)
+    st = ppl_size(&ctx, &opts, &r, &c->err);
+    cli_progress_done(&prog);
+    if (st != PPL_OK)
         return st;
     const ppl_estimate *best = &r.best;
     if (a->json) {

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "cli.h"
 
 /* The table's "predicted configuration": "tp8 pp12 dp16 vp8 mbs1 z0 full". */
@@ -27,11 +29,14 @@ static void describe_short(const ppl_config *c, char *buf, size_t size)
              c->flash_attention ? " flash" : "");
 }
 
-/* The fit's progress, as a line on stderr per round: "parplan: fit round 2:
- * objective 0.0426", prefixed with "cv fold F/K: " within cross-validation. */
+/* The fit's progress, on a terminal, as a line on stderr per round: "parplan: fit
+ * round 2: objective 0.0426", prefixed with "cv fold F/K: " within
+ * cross-validation; nothing when stderr is not a terminal. */
 static void fit_progress(void *ctx, const char *what, int round, double objective)
 {
     (void)ctx;
+    if (!isatty(STDERR_FILENO))
+        return;
     fprintf(stderr, "parplan: %s%sfit round %d: objective %.4f\n", what, what[0] ? ": " : "", round,
             objective);
 }
@@ -68,9 +73,14 @@ ppl_status cmd_validate(cli *c)
         ppl_runs_free(runs);
         return st;
     }
-    if (folds == 0)
-        for (size_t i = 0; i < n; i++)
+    if (folds == 0) {
+        cli_progress prog = {.what = "validate: predicting the runs"};
+        for (size_t i = 0; i < n; i++) {
+            cli_progress_show(&prog, (double)i / (double)n);
             ppl_calib_predict(&runs[i], &params, &pred[i]);
+        }
+        cli_progress_done(&prog);
+    }
     size_t ninfo;
     const ppl_constant_info *info = ppl_constant_infos(&ninfo);
     const ppl_calib_range *ranges = record.ranges;

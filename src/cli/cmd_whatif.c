@@ -375,7 +375,11 @@ ppl_status cmd_whatif(cli *c)
                           .ctx_init = eval_ctx_of,
                           .ctx_user = c};
     wo.pins.global_batch = batch;
+    cli_progress prog = {.what = "whatif"};
+    wo.progress = cli_progress_show;
+    wo.progress_ctx = &prog;
     st = ppl_whatif_run(&wo, pts, npts, &c->err);
+    cli_progress_done(&prog);
     json_decref(topo_json);
     if (st == PPL_OK && a->plot_path)
         st = svg_plot(c, sw, a->nsweeps, pts, npts, a->tokens > 0);

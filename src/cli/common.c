@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <time.h>
+#include <unistd.h>
+
 #include "cli.h"
 
 /* A name the catalogue does not hold: say which command lists it. */
@@ -165,4 +168,31 @@ void cli_goodput_opts(const ppl_args *a, ppl_goodput_opts *out)
     out->spare_fraction = a->spare_fraction;
     out->spare_restart_s = a->spare_restart_s;
     out->repair_s = a->repair_s;
+}
+
+void cli_progress_show(void *ctx, double fraction)
+{
+    cli_progress *p = ctx;
+    if (!isatty(STDERR_FILENO))
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    if (p->start == 0.0)
+        p->start = now;
+    if (now - p->start < 0.5)
+        return;
+    fprintf(stderr, "\rparplan: %s... %3.0f%%", p->what ? p->what : "working",
+            100.0 * (fraction < 0   ? 0
+                     : fraction > 1 ? 1
+                                    : fraction));
+    fflush(stderr);
+    p->shown = true;
+}
+
+void cli_progress_done(cli_progress *p)
+{
+    if (p->shown)
+        fprintf(stderr, "\r%60s\r", "");
+    p->shown = false;
 }

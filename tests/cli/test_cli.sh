@@ -583,4 +583,15 @@ for q in json.load(sys.stdin)[\"points\"]:
     mt = 2.5 * r[\"config\"][\"gpus\"] / 3600 / r[\"tokens_per_s\"] * 1e6
     assert abs(q[\"cost_per_million_tokens\"] - mt) < 1e-9 * mt, q"'
 
+# progress (issue 20 item 9): on a terminal stderr shows "parplan: whatif... N%"
+# for a sweep that runs over half a second; without a terminal, nothing
+WI="whatif --model llama3-405b --topology h100-64k --global-batch 2048 --sweep gpus=4096,8192,16384"
+# shellcheck disable=SC2086
+run "$P" $WI
+check "whatif without a terminal: nothing on stderr" '[ $rc -eq 0 ] && [ -z "$err" ]'
+if command -v script >/dev/null 2>&1; then
+    tty_err=$(script -qec "$P $WI >/dev/null" /dev/null 2>&1 | tr '\r' '\n')
+    check "whatif on a terminal: progress on stderr" 'printf "%s\n" "$tty_err" | grep -q "parplan: whatif\.\.\. *[0-9]*%"'
+fi
+
 finish
