@@ -21,6 +21,12 @@ struct json_t;
  * may be NULL: none). */
 struct json_t *ppl_config_json(const ppl_config *config, const ppl_model *model);
 
+/* The inverse: pins from a configuration object as ppl_config_json writes it (a
+ * plan's results[i].config), every knob pinned; errors name `path`'s keys in
+ * `file`.  Derived keys (microbatches, cp_a2a) are read over. */
+ppl_status ppl_pins_from_config_json(const struct json_t *config, const char *file,
+                                     const char *path, ppl_pins *out, ppl_error *err);
+
 /* SPEC memory object (bytes): weights, gradients, optimizer, activations, other,
  * total, capacity, fits (and worst_stage). */
 struct json_t *ppl_memory_json(const ppl_memory *memory);

@@ -45,6 +45,7 @@ typedef struct ppl_args {
     const char *positional;  /* model show M, topology show T */
     const char *model;
     const char *topology;
+    const char *from_plan; /* estimate --from PLAN.json[#RANK] */
     const char *runs;
     const char *constants_path; /* --constants FILE, or NULL */
     ppl_pins pins;              /* the configuration knobs; PPL_UNSET where free */

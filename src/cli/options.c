@@ -97,6 +97,10 @@ const opt_def ppl_cli_options[] = {
      "fixed framework memory per GPU (default: CUDA context + NCCL per group)"},
     {O_FRAGMENTATION, "--fragmentation", 0, K_REAL, CMDS_CONFIG, 0, NOFIELD, "F", 0, 0, NULL,
      "allocator loss as a fraction of activations (default 0.05)"},
+    {O_FROM, "--from", 0, K_STRING, C(PPL_CMD_ESTIMATE), 0, F(from_plan), "PLAN.json[#K]", 0, 0,
+     NULL,
+     "re-cost result K (default 1) of a plan's --json output; its model and topology unless "
+     "--model or --topology says otherwise (e.g. another cluster); other pins are the plan's"},
     {O_HEADROOM, "--memory-headroom", 0, K_REAL, CMDS_CONFIG, 0, NOFIELD, "F|P%|SIZE", 0, 0, NULL,
      "GPU memory plans keep free, a share (0.05, 5%) or a size (4GiB); default 0: the memory "
      "model already errs high (measured runs that ran are predicted up to 10% over capacity, "

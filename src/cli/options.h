@@ -94,6 +94,7 @@ typedef enum opt_id {
     O_OVERHEAD,
     O_FRAGMENTATION,
     O_HEADROOM,
+    O_FROM,
     O_STACK,
     O_FIT,
     O_CV,

@@ -594,4 +594,25 @@ if command -v script >/dev/null 2>&1; then
     check "whatif on a terminal: progress on stderr" 'printf "%s\n" "$tty_err" | grep -q "parplan: whatif\.\.\. *[0-9]*%"'
 fi
 
+# estimate --from PLAN.json#K (issue 20 item 2): re-costs a plan's result K, the
+# same step to the last digit on the same cluster, and on another one
+run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 256 --global-batch 512 --top 3 --json -o "$tmp/plan3.json"
+for k in 1 2 3; do
+    run "$P" estimate --from "$tmp/plan3.json#$k" --json
+    check "estimate --from plan#$k: the plan's configuration and step time" '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1]))[\"results\"][int(sys.argv[2]) - 1]
+e = json.loads(sys.argv[3])
+assert e[\"config\"] == p[\"config\"], (e[\"config\"], p[\"config\"])
+assert e[\"step_time_s\"] == p[\"step_time_s\"], (e[\"step_time_s\"], p[\"step_time_s\"])" "$tmp/plan3.json" "$k" "$out"'
+done
+run "$P" estimate --from "$tmp/plan3.json#2" --topology gh200-nvl256 --json
+check "estimate --from with --topology: the same configuration on another cluster" '[ $rc -eq 0 ] && has "$out" "\"topology\": \"gh200-nvl256\""'
+run "$P" estimate --from "$tmp/plan3.json#9"
+check "estimate --from a missing result: exit 2, one line" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "has 3 results, not 9"'
+run "$P" estimate --from "$tmp/plan3.json#x"
+check "estimate --from with a bad rank: exit 2" '[ $rc -eq 2 ] && has "$err" "--from"'
+run "$P" estimate --from "$tmp/nothing.json"
+check "estimate --from a missing file: exit 3, one line naming it" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "nothing.json"'
+
 finish
