@@ -417,6 +417,10 @@ static ppl_status check_required(const ppl_args *a, const bool *seen, ppl_error 
                              "required by '%s' (see 'parplan %s --help')",
                              ppl_command_name(a->command), ppl_command_name(a->command));
     }
+    if (a->command == PPL_CMD_COMPARE && a->ncompared < 2)
+        return ppl_error_set(
+            err, PPL_EUSAGE, "", "",
+            "compare needs two or more PLAN.json#K (see 'parplan compare --help')");
     if ((a->command == PPL_CMD_MODEL_SHOW || a->command == PPL_CMD_TOPOLOGY_SHOW) && !a->positional)
         return ppl_error_set(
             err, PPL_EUSAGE, "", "", "'%s' needs a %s name or file (see 'parplan %s --help')",
@@ -501,6 +505,14 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
         if (options_done || arg[0] != '-' || arg[1] == '\0') {
             bool takes = a->command == PPL_CMD_MODEL_SHOW || a->command == PPL_CMD_TOPOLOGY_SHOW;
             shown(arg, show, sizeof show);
+            if (a->command == PPL_CMD_COMPARE) {
+                if (a->ncompared == PPL_COMPARE_MAX)
+                    return ppl_error_set(err, PPL_EUSAGE, "", "",
+                                         "compare takes at most %d configurations, found '%s'",
+                                         PPL_COMPARE_MAX, show);
+                a->compared[a->ncompared++] = arg;
+                continue;
+            }
             if (!takes)
                 return ppl_error_set(err, PPL_EUSAGE, "", "", "unexpected argument '%s'", show);
             if (a->positional)

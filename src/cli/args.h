@@ -17,6 +17,8 @@
 #include "parplan/error.h"
 #include "parplan/search.h"
 
+#define PPL_COMPARE_MAX 8 /* configurations `compare` sets side by side */
+
 typedef enum ppl_command {
     PPL_CMD_NONE = 0,
     PPL_CMD_PLAN,
@@ -31,6 +33,7 @@ typedef enum ppl_command {
     PPL_CMD_MODELS,
     PPL_CMD_MODEL_SHOW,
     PPL_CMD_VALIDATE,
+    PPL_CMD_COMPARE,
     PPL_CMD_COUNT
 } ppl_command;
 
@@ -41,8 +44,10 @@ typedef struct ppl_args {
     bool help;    /* --help given: print the command's help */
     bool version; /* --version */
     bool json;
-    const char *output_path; /* -o FILE */
-    const char *positional;  /* model show M, topology show T */
+    const char *output_path;               /* -o FILE */
+    const char *positional;                /* model show M, topology show T */
+    const char *compared[PPL_COMPARE_MAX]; /* compare PLAN.json#K ...: the positionals */
+    int ncompared;
     const char *model;
     const char *topology;
     const char *from_plan; /* estimate --from PLAN.json[#RANK] */

@@ -39,6 +39,10 @@ ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size
  * sequence length). */
 void cli_note_batch(int64_t batch, const ppl_model *model);
 
+/* PLAN.json[#K] (spec): result K's configuration as a's pins, and the plan's
+ * model and topology where a names none (kept in `names`). */
+ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256]);
+
 /* Progress on stderr for work that runs longer than half a second, and only when
  * stderr is a terminal: "parplan: <what>... 42%".  cli_progress_show is a
  * progress callback (ctx: the cli_progress); cli_progress_done clears the line. */
@@ -77,6 +81,7 @@ ppl_status cli_setup(cli *c, ppl_model *model, ppl_topology *topo, ppl_eval_ctx 
 
 ppl_status cmd_collective(cli *c);
 ppl_status cmd_estimate(cli *c);
+ppl_status cmd_compare(cli *c);
 ppl_status cmd_generate(cli *c);
 ppl_status cmd_memory(cli *c);
 ppl_status cmd_size(cli *c);

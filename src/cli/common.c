@@ -6,6 +6,7 @@
  */
 #include <jansson.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -195,4 +196,67 @@ void cli_progress_done(cli_progress *p)
     if (p->shown)
         fprintf(stderr, "\r%60s\r", "");
     p->shown = false;
+}
+
+/* --from PLAN.json[#K]: result K's configuration as pins, and the plan's model and
+ * topology where the command line names none (kept in `names`). */
+ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256])
+{
+    char path[1024];
+    const char *hash = strrchr(spec, '#');
+    size_t len = hash ? (size_t)(hash - spec) : strlen(spec);
+    if (len == 0 || len >= sizeof path)
+        return ppl_error_set(&c->err, PPL_EUSAGE, "",
+                             c->args->command == PPL_CMD_COMPARE ? "" : "--from",
+                             "expected PLAN.json or PLAN.json#K");
+    memcpy(path, spec, len);
+    path[len] = '\0';
+    long rank = 1;
+    if (hash) {
+        char *end;
+        rank = strtol(hash + 1, &end, 10);
+        if (end == hash + 1 || *end != '\0' || rank < 1 || rank > 100000)
+            return ppl_error_set(
+                &c->err, PPL_EUSAGE, "", c->args->command == PPL_CMD_COMPARE ? "" : "--from",
+                "expected a result number from 1 after '#', found '%.20s'", hash + 1);
+    }
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!doc && jerr.line < 1) /* not read at all */
+        return ppl_error_set(&c->err, PPL_EINPUT, path, "", "%s", jerr.text);
+    if (!doc)
+        return ppl_error_set(&c->err, PPL_EINPUT, path, "", "%d:%d: %s", jerr.line, jerr.column,
+                             jerr.text);
+    const json_t *results = json_object_get(doc, "results");
+    const json_t *entry = json_array_get(results, (size_t)rank - 1);
+    ppl_status st = PPL_OK;
+    if (!json_is_array(results))
+        st = ppl_error_set(&c->err, PPL_EINPUT, path, "results",
+                           "expected the array of a plan's results (the --json output of 'parplan "
+                           "plan')");
+    else if (!entry)
+        st = ppl_error_set(&c->err, PPL_EUSAGE, "",
+                           c->args->command == PPL_CMD_COMPARE ? "" : "--from",
+                           "%s has %zu results, not %ld", path, json_array_size(results), rank);
+    char where[64];
+    snprintf(where, sizeof where, "results[%ld].config", rank - 1);
+    if (st == PPL_OK)
+        st = ppl_pins_from_config_json(json_object_get(entry, "config"), path, where, &a->pins,
+                                       &c->err);
+    /* the plan's model and topology, by name, unless given */
+    const char *keys[2] = {"model", "topology"};
+    const char **dest[2] = {&a->model, &a->topology};
+    for (int i = 0; i < 2 && st == PPL_OK; i++) {
+        if (*dest[i])
+            continue;
+        const char *name = json_string_value(json_object_get(doc, keys[i]));
+        if (!name)
+            st = ppl_error_set(&c->err, PPL_EINPUT, path, keys[i], "missing: give --%s", keys[i]);
+        else {
+            snprintf(names[i], 256, "%s", name);
+            *dest[i] = names[i];
+        }
+    }
+    json_decref(doc);
+    return st;
 }

@@ -171,6 +171,17 @@ static const help_text texts[] = {
      "gated MLPs, untied embeddings and mixture-of-experts; FLOPs Korthikanti et al.\n"
      "2022 Eq.7.  M is a catalogue name or a JSON file.\n",
      "  parplan model show gpt3-175b\n  parplan model show mixtral-8x7b --json\n"},
+    {PPL_CMD_COMPARE,
+     "parplan compare PLAN.json#K PLAN.json#K [...] [--topology T] [--model M] [--json]",
+     "Costs two to eight results of plans' --json output (K: the rank, default 1)\n"
+     "and sets them side by side: knobs, step time and its parts, memory; rows that\n"
+     "differ are marked '*', and each configuration after the first says how it\n"
+     "differs from it (knobs changed, the step's parts that moved).  Each takes its\n"
+     "plan's model and topology unless --model or --topology names one for all.\n",
+     "  parplan plan --model llama3-70b --topology dgx-h100-superpod --gpus 256 \\\n"
+     "      --global-batch 512 --json -o plan.json\n"
+     "  parplan compare plan.json#1 plan.json#2 plan.json#3\n"
+     "  parplan compare plan.json#1 plan.json#1 --topology gh200-nvl256\n"},
     {PPL_CMD_VALIDATE, "parplan validate --runs FILE [--fit | --cv K] [--constants FILE] [--json]",
      "Predicts every run of a measured-runs file (SPEC format) and reports the error\n"
      "of each and in aggregate (mean, max, share within 10%).  Unknown configuration\n"

@@ -9,12 +9,14 @@
 #include "parplan/topology.h"
 
 const opt_def ppl_cli_options[] = {
-    {O_MODEL, "--model", 0, K_STRING, CMDS_CONFIG, CMDS_CONFIG, F(model), "M", 0, 0, NULL,
+    {O_MODEL, "--model", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COMPARE), CMDS_CONFIG, F(model), "M",
+     0, 0, NULL,
      "model: a catalogue name (see 'parplan models'), a model JSON file, or a Hugging Face "
      "config.json (llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe, deepseek_v3, "
      "gpt_oss)"},
-    {O_TOPOLOGY, "--topology", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COLLECTIVE),
-     CMDS_CONFIG | C(PPL_CMD_COLLECTIVE), F(topology), "T", 0, 0, NULL,
+    {O_TOPOLOGY, "--topology", 0, K_STRING,
+     CMDS_CONFIG | C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_COMPARE), CMDS_CONFIG | C(PPL_CMD_COLLECTIVE),
+     F(topology), "T", 0, 0, NULL,
      "cluster: a catalogue name (see 'parplan topologies') or a JSON file"},
     {O_GPUS, "--gpus", 0, K_INT,
      C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF), 0, F(pins.gpus),
@@ -228,5 +230,6 @@ const command_def ppl_cli_commands[] = {
     {PPL_CMD_MODELS, "models", NULL, "list the model catalogue with derived figures"},
     {PPL_CMD_MODEL_SHOW, "model", "show", "show a model's parameters and FLOPs per token"},
     {PPL_CMD_VALIDATE, "validate", NULL, "predict measured runs and report the error"},
+    {PPL_CMD_COMPARE, "compare", NULL, "plans' results side by side, the differences marked"},
 };
 const size_t ppl_cli_ncommands = sizeof ppl_cli_commands / sizeof ppl_cli_commands[0];

@@ -11,7 +11,7 @@ run "$P" --help
 check "--help lists the commands and exit codes" '[ $rc -eq 0 ] && has "$out" "topology generate" && has "$out" validate && has "$out" "exit status:" && [ -z "$err" ]'
 
 for cmd in plan estimate memory whatif size collective "topology show" "topology generate" \
-    topologies models "model show" validate; do
+    topologies models "model show" validate compare; do
     # shellcheck disable=SC2086
     run "$P" $cmd --help
     check "$cmd --help: usage, options, examples, exit codes" '[ $rc -eq 0 ] && has "$out" "usage: parplan $cmd" && has "$out" "options:" && has "$out" "examples:" && has "$out" "exit status:" && [ -z "$err" ]'
@@ -21,7 +21,7 @@ done
 # sees the source tree's catalogues and test data; -o files land there
 mkdir -p "$tmp/ex" && ln -s "$ROOT/tests" "$tmp/ex/tests" && ln -s "$ROOT/topologies" "$tmp/ex/topologies"
 for cmd in "" plan estimate memory whatif size collective "topology show" "topology generate" \
-    topologies models "model show" validate; do
+    topologies models "model show" validate compare; do
     # shellcheck disable=SC2086
     "$P" $cmd --help | awk '/^examples:/ { f = 1; next } /^$/ { f = 0 } f' | sed 's/^  //' |
         awk '{ l = $0; if (buf != "") sub(/^ +/, "", l)
@@ -614,5 +614,19 @@ run "$P" estimate --from "$tmp/plan3.json#x"
 check "estimate --from with a bad rank: exit 2" '[ $rc -eq 2 ] && has "$err" "--from"'
 run "$P" estimate --from "$tmp/nothing.json"
 check "estimate --from a missing file: exit 3, one line naming it" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "nothing.json"'
+
+# compare (issue 20 item 2): plan results side by side, the rows that differ
+# marked, each against the first; two at least
+run "$P" compare "$tmp/plan3.json#1" "$tmp/plan3.json#2" "$tmp/plan3.json#3"
+check "compare: a column per result, differing rows marked, each against the first" '[ $rc -eq 0 ] && has "$out" "plan3.json#3" && printf "%s\n" "$out" | grep -q "^\* *tp/pp/dp/cp/ep" && printf "%s\n" "$out" | grep -q "^ *mbs" && has "$out" "plan3.json#2 against"'
+run "$P" compare "$tmp/plan3.json#2" "$tmp/plan3.json#2" --json
+check "compare --json: the same result twice has no knob changed" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+c = json.load(sys.stdin)[\"configurations\"]
+assert len(c) == 2 and c[1][\"versus_first\"][\"knobs\"] == {} and c[1][\"versus_first\"][\"step_delta_s\"] == 0, c[1]"'
+run "$P" compare "$tmp/plan3.json#1"
+check "compare with one configuration: exit 2" '[ $rc -eq 2 ] && has "$err" "two or more"'
+run "$P" compare "$tmp/plan3.json#1" "$tmp/plan3.json#4"
+check "compare with a missing result: exit 2, one line" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "has 3 results, not 4"'
 
 finish
