@@ -191,12 +191,21 @@ static json_t *document(const ppl_topogen_opts *o, const ppl_gpu_spec *gpu, cons
     json_object_set_new(t, "schema_version", json_integer(1));
     json_object_set_new(t, "name", json_string(name));
     json_object_set_new(t, "source", json_string(source));
-    json_object_set_new(t, "gpu", json_string(gpu->kind));
+    if (o->gpu_memory_bytes > 0) { /* the kind's figures, its memory overridden */
+        json_t *g = json_object();
+        json_object_set_new(g, "name", json_string(gpu->full_name));
+        json_object_set_new(g, "memory", ppl_json_real(o->gpu_memory_bytes));
+        json_object_set_new(t, "gpu", g);
+    } else {
+        json_object_set_new(t, "gpu", json_string(gpu->kind));
+    }
     json_object_set_new(t, "servers", json_integer(S));
     json_object_set_new(t, "gpus_per_server", json_integer(G));
     json_t *nv = json_object();
     json_object_set_new(nv, "domain_gpus", json_integer(domain));
     /* "%.6g": 537.6 GB/s (MI355X's 7 links) stays whole */
+    if (o->nvlink_bandwidth_bps > 0) /* --nvlink-bandwidth */
+        nvlink_bps = o->nvlink_bandwidth_bps;
     snprintf(bw, sizeof bw, "%.6g GB/s", nvlink_bps / 1e9);
     json_object_set_new(nv, "bandwidth", json_string(bw));
     json_object_set_new(nv, "latency", json_string("1 us"));
@@ -234,9 +243,9 @@ static json_t *document(const ppl_topogen_opts *o, const ppl_gpu_spec *gpu, cons
     json_object_set_new(t, "rail_only", json_boolean(o->rail_only));
     json_object_set_new(t, "switch_radix", json_integer(R));
     json_t *x = json_object();
-    json_object_set_new(x, "protocol", json_string("infiniband"));
+    json_object_set_new(x, "protocol", json_string(o->transport ? o->transport : "infiniband"));
     json_object_set_new(x, "mtu", json_integer(4096));
-    json_object_set_new(x, "loss_rate", ppl_json_real(0.0));
+    json_object_set_new(x, "loss_rate", ppl_json_real(o->loss_rate));
     json_object_set_new(x, "retransmit", json_string("go-back-n"));
     json_object_set_new(x, "rtt", json_string("10 us"));
     if (o->sharp)

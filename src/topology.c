@@ -55,7 +55,8 @@
 
 static const char *const precision_names[] = {"bf16", "fp16", "fp8", "mxfp8", "nvfp4", "tf32",
                                               "fp32", "fp64", "fp4", "mxfp4", NULL};
-static const char *const protocol_names[] = {"infiniband", "rocev2", NULL};
+const char *const ppl_transport_names[] = {"infiniband", "rocev2", NULL};
+
 static const char *const retransmit_names[] = {"go-back-n", "selective", "ooo", NULL};
 static const char *const fabric_names[] = {"switch", "mesh", NULL};
 
@@ -65,7 +66,7 @@ const char *ppl_precision_name(ppl_precision p)
 }
 const char *ppl_protocol_name(ppl_protocol p)
 {
-    return (unsigned)p < 2 ? protocol_names[p] : "?";
+    return (unsigned)p < 2 ? ppl_transport_names[p] : "?";
 }
 const char *ppl_retransmit_name(ppl_retransmit r)
 {
@@ -431,7 +432,7 @@ static ppl_status read_transport(jr_ctx *ctx, const json_t *obj, const char *pat
         return st;
     /* an absent transport reads as an empty object: every key takes its default
      * (json_object_get on NULL finds nothing) */
-    if ((st = jr_enum(ctx, x, xpath, "protocol", JR_OPTIONAL, protocol_names,
+    if ((st = jr_enum(ctx, x, xpath, "protocol", JR_OPTIONAL, ppl_transport_names,
                       PPL_PROTOCOL_INFINIBAND, &protocol)) ||
         (st = jr_int(ctx, x, xpath, "mtu", JR_OPTIONAL, DEFAULT_MTU_BYTES, 256, 65536,
                      &t->transport.mtu_bytes)) ||

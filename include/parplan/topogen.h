@@ -48,10 +48,15 @@ typedef struct ppl_topogen_opts {
     /* GPUs per NVLink domain; 0 (default): the GPU kind's domain or gpus_per_server,
      * whichever is larger */
     int64_t nvlink_domain_gpus;
-    bool rail_only;       /* no switch joins different rails; default false */
-    bool nvls;            /* the NVSwitches reduce (NVLink SHARP); H100 and later */
-    bool sharp;           /* the InfiniBand switches reduce (SHARP) */
-    int64_t switch_radix; /* ports per fabric switch, >= 2; default 64 */
+    bool rail_only; /* no switch joins different rails; default false */
+    bool nvls;      /* the NVSwitches reduce (NVLink SHARP); H100 and later */
+    bool sharp;     /* the InfiniBand switches reduce (SHARP) */
+    /* overrides of the kind's figures and of the default transport; 0: keep */
+    double gpu_memory_bytes;     /* GPU memory */
+    double nvlink_bandwidth_bps; /* scale-up per GPU per direction */
+    const char *transport;       /* "infiniband" (default) or "rocev2" */
+    double loss_rate;            /* per packet, 0 (default) to below 1 */
+    int64_t switch_radix;        /* ports per fabric switch, >= 2; default 64 */
     /* written into the document; NULL (default): "<kind>-<servers>x<gpus_per_server>",
      * as "H100-8192x8" */
     const char *name;

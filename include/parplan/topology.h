@@ -200,6 +200,8 @@ ppl_status ppl_topology_from_json(const struct json_t *obj, const char *file, co
 void ppl_topology_derive(const ppl_topology *topo, ppl_topology_figures *out);
 
 const char *ppl_precision_name(ppl_precision p);
+/* transport.protocol's values, in ppl_protocol order: "infiniband", "rocev2", NULL. */
+extern const char *const ppl_transport_names[];
 const char *ppl_protocol_name(ppl_protocol p);
 const char *ppl_retransmit_name(ppl_retransmit r);
 

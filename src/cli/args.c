@@ -331,6 +331,19 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
         return st;
     }
     case O_HEADROOM: return parse_headroom(o, v, a, err);
+    case O_GPU_MEMORY:
+        return parse_quantity(o, v, PPL_UNIT_BYTES, false, 1e9, 1e15, &a->gpu_memory_bytes, err);
+    case O_NVLINK_BW:
+        return parse_quantity(o, v, PPL_UNIT_BANDWIDTH, false, 1e9, 1e15, &a->nvlink_bandwidth_bps,
+                              err);
+    case O_LOSS: {
+        double p = 0;
+        ppl_status st = parse_quantity(o, v, PPL_UNIT_COUNT, true, 0, 1.0, &p, err);
+        if (st == PPL_OK && p >= 1.0)
+            return ppl_error_set(err, PPL_EUSAGE, "", o->name, "expected below 1, found %g", p);
+        a->loss_rate = p;
+        return st;
+    }
     case O_SIZES: return parse_sizes(o, v, a, err);
     case O_SWEEP: {
         const char *eq = strchr(v, '=');

@@ -98,6 +98,8 @@ typedef struct ppl_args {
     int64_t nvlink_domain;
     int rail_only;   /* 0, 1 or PPL_UNSET */
     int nvls, sharp; /* topology generate: 0, 1 or PPL_UNSET */
+    double gpu_memory_bytes, nvlink_bandwidth_bps, loss_rate; /* topology generate; 0: keep */
+    int transport;                                            /* ppl_transport_names index */
     int64_t switch_radix;
     const char *name;
 } ppl_args;

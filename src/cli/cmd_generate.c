@@ -103,6 +103,10 @@ ppl_status cmd_generate(cli *c)
     o.rail_only = a->rail_only == 1;
     o.nvls = a->nvls == 1;
     o.sharp = a->sharp == 1;
+    o.gpu_memory_bytes = a->gpu_memory_bytes;
+    o.nvlink_bandwidth_bps = a->nvlink_bandwidth_bps;
+    o.transport = ppl_transport_names[a->transport];
+    o.loss_rate = a->loss_rate;
     if (a->switch_radix != PPL_UNSET)
         o.switch_radix = a->switch_radix;
     o.name = a->name;

@@ -152,7 +152,8 @@ static const help_text texts[] = {
     {PPL_CMD_TOPOLOGY_GENERATE,
      "parplan topology generate --servers N --gpus-per-server G --gpu NAME --rails R \\\n"
      "    --nic-bandwidth BW --leaf-servers K [--tiers ...] [--oversubscription X] \\\n"
-     "    [--nvlink-domain D] [--rail-only] [--nvls] [--sharp]",
+     "    [--nvlink-domain D] [--rail-only] [--nvls] [--sharp] [--gpu-memory SIZE] \\\n"
+     "    [--nvlink-bandwidth BW] [--transport infiniband|rocev2] [--loss-rate P]",
      "Writes a topology file for a parametric cluster.\n",
      "  parplan topology generate --servers 8192 --gpus-per-server 8 --gpu H100 --rails 8 \\\n"
      "      --nic-bandwidth 400Gb/s --leaf-servers 32 --tiers 3 -o h100-64k.json\n"},

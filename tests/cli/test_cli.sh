@@ -629,4 +629,20 @@ check "compare with one configuration: exit 2" '[ $rc -eq 2 ] && has "$err" "two
 run "$P" compare "$tmp/plan3.json#1" "$tmp/plan3.json#4"
 check "compare with a missing result: exit 2, one line" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "has 3 results, not 4"'
 
+# your own cluster in one line (issue 20 item 7): memory, scale-up, transport and
+# loss overrides, each checked by the loader
+run "$P" topology generate --gpu H100 --servers 16 --gpus-per-server 8 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 16 --gpu-memory 96GiB --nvlink-bandwidth 300GB/s --transport rocev2 --loss-rate 1e-4 -o "$tmp/own.json"
+run "$P" topology show "$tmp/own.json" --json
+check "topology generate overrides: 96 GiB, 300 GB/s NVLink, RoCE with 1e-4 loss" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+t = json.load(sys.stdin)[\"topology\"]
+assert t[\"gpu\"][\"memory\"] == 96 * 2**30, t[\"gpu\"]
+assert t[\"nvlink\"][\"bandwidth\"] == 300e9, t[\"nvlink\"]
+assert t[\"transport\"][\"protocol\"] == \"rocev2\" and t[\"transport\"][\"loss_rate\"] == 1e-4, t[\"transport\"]"'
+for bad in "--loss-rate 1.5" "--transport ethernet" "--gpu-memory 1KB" "--nvlink-bandwidth 0"; do
+    # shellcheck disable=SC2086
+    run "$P" topology generate --gpu H100 --servers 16 --gpus-per-server 8 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 16 $bad
+    check "topology generate $bad: exit 2, one line naming the flag" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "${bad%% *}"'
+done
+
 finish
