@@ -585,9 +585,10 @@ for q in json.load(sys.stdin)[\"points\"]:
 
 # progress (issue 20 item 9): on a terminal stderr shows "parplan: whatif... N%"
 # for a sweep that runs over half a second; without a terminal, nothing
+# (the terminal run calls parplan directly, never under the valgrind wrapper: it
+# needs a sweep of over half a second natively)
 WI="whatif --model llama3-405b --topology h100-64k --global-batch 2048 --sweep gpus=4096,8192,16384"
-# shellcheck disable=SC2086
-run "$P" $WI
+run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --sweep gpus=64,128
 check "whatif without a terminal: nothing on stderr" '[ $rc -eq 0 ] && [ -z "$err" ]'
 if command -v script >/dev/null 2>&1; then
     tty_err=$(script -qec "$P $WI >/dev/null" /dev/null 2>&1 | tr '\r' '\n')
