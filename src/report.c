@@ -138,7 +138,7 @@ ppl_status ppl_pins_from_config_json(const json_t *cfg, const char *file, const 
     a->sequence_parallel = sp;
     a->flash_attention = fa;
     a->ep_overlap = ov;
-    a->schedule = schedule == 7 ? PPL_SCHEDULE_1F1B : schedule;
+    a->schedule = schedule == PPL_SCHEDULE_COUNT ? PPL_SCHEDULE_1F1B : schedule;
     /* the ends of the stage split; the middle stages take the rest */
     json_t *stages = json_object_get(cfg, "stage_layers");
     size_t n = json_array_size(stages);

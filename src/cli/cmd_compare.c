@@ -137,7 +137,6 @@ static ppl_status cost_one(cli *c, const char *spec, compared *out)
     static char names[2][256];
     const ppl_args *saved = c->args;
     local = *saved;
-    local.pins.gpus = PPL_UNSET;
     ppl_status st = cli_pins_from_plan(c, spec, &local, names);
     if (st != PPL_OK)
         return st;

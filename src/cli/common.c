@@ -202,13 +202,13 @@ void cli_progress_done(cli_progress *p)
  * topology where the command line names none (kept in `names`). */
 ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256])
 {
+    /* errors name --from for estimate; compare's specs are positional */
+    const char *flag = c->args->command == PPL_CMD_COMPARE ? "" : "--from";
     char path[1024];
     const char *hash = strrchr(spec, '#');
     size_t len = hash ? (size_t)(hash - spec) : strlen(spec);
     if (len == 0 || len >= sizeof path)
-        return ppl_error_set(&c->err, PPL_EUSAGE, "",
-                             c->args->command == PPL_CMD_COMPARE ? "" : "--from",
-                             "expected PLAN.json or PLAN.json#K");
+        return ppl_error_set(&c->err, PPL_EUSAGE, "", flag, "expected PLAN.json or PLAN.json#K");
     memcpy(path, spec, len);
     path[len] = '\0';
     long rank = 1;
@@ -216,9 +216,9 @@ ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[
         char *end;
         rank = strtol(hash + 1, &end, 10);
         if (end == hash + 1 || *end != '\0' || rank < 1 || rank > 100000)
-            return ppl_error_set(
-                &c->err, PPL_EUSAGE, "", c->args->command == PPL_CMD_COMPARE ? "" : "--from",
-                "expected a result number from 1 after '#', found '%.20s'", hash + 1);
+            return ppl_error_set(&c->err, PPL_EUSAGE, "", flag,
+                                 "expected a result number from 1 after '#', found '%.20s'",
+                                 hash + 1);
     }
     json_error_t jerr;
     json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
@@ -235,9 +235,8 @@ ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[
                            "expected the array of a plan's results (the --json output of 'parplan "
                            "plan')");
     else if (!entry)
-        st = ppl_error_set(&c->err, PPL_EUSAGE, "",
-                           c->args->command == PPL_CMD_COMPARE ? "" : "--from",
-                           "%s has %zu results, not %ld", path, json_array_size(results), rank);
+        st = ppl_error_set(&c->err, PPL_EUSAGE, "", flag, "%s has %zu results, not %ld", path,
+                           json_array_size(results), rank);
     char where[64];
     snprintf(where, sizeof where, "results[%ld].config", rank - 1);
     if (st == PPL_OK)
