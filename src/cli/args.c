@@ -434,6 +434,10 @@ static ppl_status check_required(const ppl_args *a, const bool *seen, ppl_error 
         return ppl_error_set(
             err, PPL_EUSAGE, "", "",
             "compare needs two or more PLAN.json#K (see 'parplan compare --help')");
+    if (a->command == PPL_CMD_REPORT && !a->positional)
+        return ppl_error_set(err, PPL_EUSAGE, "", "",
+                             "report needs a plan's --json output, PLAN.json (see 'parplan report "
+                             "--help')");
     if ((a->command == PPL_CMD_MODEL_SHOW || a->command == PPL_CMD_TOPOLOGY_SHOW) && !a->positional)
         return ppl_error_set(
             err, PPL_EUSAGE, "", "", "'%s' needs a %s name or file (see 'parplan %s --help')",
@@ -516,7 +520,8 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
             continue;
         }
         if (options_done || arg[0] != '-' || arg[1] == '\0') {
-            bool takes = a->command == PPL_CMD_MODEL_SHOW || a->command == PPL_CMD_TOPOLOGY_SHOW;
+            bool takes = a->command == PPL_CMD_MODEL_SHOW || a->command == PPL_CMD_TOPOLOGY_SHOW ||
+                         a->command == PPL_CMD_REPORT;
             shown(arg, show, sizeof show);
             if (a->command == PPL_CMD_COMPARE) {
                 if (a->ncompared == PPL_COMPARE_MAX)

@@ -34,6 +34,7 @@ typedef enum ppl_command {
     PPL_CMD_MODEL_SHOW,
     PPL_CMD_VALIDATE,
     PPL_CMD_COMPARE,
+    PPL_CMD_REPORT,
     PPL_CMD_COUNT
 } ppl_command;
 
@@ -82,6 +83,7 @@ typedef struct ppl_args {
     bool fit_only;
     bool csv;
     const char *plot_path;
+    const char *report_path; /* plan --report FILE.html */
     /* collective */
     int op;
     int algo;

@@ -42,6 +42,11 @@ void cli_note_batch(int64_t batch, const ppl_model *model);
 /* PLAN.json[#K] (spec): result K's configuration as a's pins, and the plan's
  * model and topology where a names none (kept in `names`). */
 ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256]);
+/* Costs spec (PLAN.json#K) as estimate --from does, on the plan's model and
+ * topology (or --model, --topology); ctx, when not NULL, receives the context
+ * (it points into *model and *topo). */
+ppl_status cli_cost_plan_result(cli *c, const char *spec, ppl_model *model, ppl_topology *topo,
+                                ppl_eval_ctx *ctx, ppl_estimate *out);
 
 /* Progress on stderr for work that runs longer than half a second, and only when
  * stderr is a terminal: "parplan: <what>... 42%".  cli_progress_show is a
@@ -82,6 +87,9 @@ ppl_status cli_setup(cli *c, ppl_model *model, ppl_topology *topo, ppl_eval_ctx 
 ppl_status cmd_collective(cli *c);
 ppl_status cmd_estimate(cli *c);
 ppl_status cmd_compare(cli *c);
+ppl_status cmd_report(cli *c);
+/* The page of `page` written to path (plan --report, report). */
+ppl_status cli_write_report(cli *c, const char *path, const ppl_report_page *page);
 ppl_status cmd_generate(cli *c);
 ppl_status cmd_memory(cli *c);
 ppl_status cmd_size(cli *c);

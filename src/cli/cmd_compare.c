@@ -130,27 +130,6 @@ static const struct {
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
-/* Costs spec (PLAN.json#K) as estimate --from does. */
-static ppl_status cost_one(cli *c, const char *spec, compared *out)
-{
-    static ppl_args local;
-    static char names[2][256];
-    const ppl_args *saved = c->args;
-    local = *saved;
-    ppl_status st = cli_pins_from_plan(c, spec, &local, names);
-    if (st != PPL_OK)
-        return st;
-    c->args = &local;
-    ppl_eval_ctx ctx;
-    ppl_config cfg;
-    st = cli_setup(c, &out->model, &out->topo, &ctx, &cfg);
-    c->args = saved;
-    if (st != PPL_OK)
-        return st;
-    ppl_estimate_config(&ctx, &cfg, &out->e);
-    return ppl_estimate_check(&out->e, &c->err);
-}
-
 ppl_status cmd_compare(cli *c)
 {
     const ppl_args *a = c->args;
@@ -160,7 +139,7 @@ ppl_status cmd_compare(cli *c)
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
     ppl_status st = PPL_OK;
     for (int i = 0; i < n && st == PPL_OK; i++)
-        st = cost_one(c, a->compared[i], &xs[i]);
+        st = cli_cost_plan_result(c, a->compared[i], &xs[i].model, &xs[i].topo, NULL, &xs[i].e);
     if (st != PPL_OK) {
         free(xs);
         return st;

@@ -105,6 +105,22 @@ ppl_status cmd_plan(cli *c)
     ppl_left_out wins[PPL_FAMILY_COUNT];
     size_t nwins =
         a->objective == PPL_OBJECTIVE_TIME ? ppl_search_left_out(&ctx, &o, &r.results[0], wins) : 0;
+    if (a->report_path) {
+        char origin[600];
+        snprintf(origin, sizeof origin, "parplan plan --model %s --topology %s", a->model,
+                 a->topology);
+        ppl_report_page page = {.model = &model,
+                                .topo = &topo,
+                                .memory = &ctx.memory,
+                                .results = r.results,
+                                .nresults = r.count,
+                                .origin = origin,
+                                .gpu_hour_price = a->gpu_hour_price};
+        if ((st = cli_write_report(c, a->report_path, &page)) != PPL_OK) {
+            ppl_search_free(&r);
+            return st;
+        }
+    }
     char note[512];
     bool assumed =
         ppl_gpu_efficiency_note(&topo, (ppl_precision)a->pins.precision, note, sizeof note);

@@ -36,92 +36,144 @@ static void short_config(const ppl_config *c, char *buf, size_t size)
 /* One point of the grid: its value indices and the best plan there. */
 typedef ppl_whatif_result point;
 
-/* The first sweep along x, tokens/s (or days to train) up, one line per
- * combination of the other sweeps' values (the first 8). */
+/* A sweep value as a number, the leading figure of its text ("400Gb/s" -> 400);
+ * false when it has none. */
+static bool sweep_number(const ppl_sweep *sw, int i, double *x, const char **unit)
+{
+    const char *v = ppl_sweep_value(sw, i);
+    char *end;
+    *x = strtod(v, &end);
+    *unit = end;
+    return end != v && isfinite(*x);
+}
+
+typedef enum plot_kind { PLOT_TOKENS, PLOT_DAYS, PLOT_MFU, PLOT_STEP, PLOT_MEMORY } plot_kind;
+
+static double plot_y(const point *p, plot_kind k, bool failure_free)
+{
+    if (!p->ok)
+        return NAN;
+    switch (k) {
+    case PLOT_TOKENS: return p->best.tokens_per_s;
+    case PLOT_DAYS: return failure_free ? p->failure_free_s / 86400.0 : p->time_to_train_days;
+    case PLOT_MFU: return 100.0 * p->best.mfu;
+    case PLOT_STEP: return p->best.step_time_s;
+    case PLOT_MEMORY: return p->best.memory.total / (1024.0 * 1024.0 * 1024.0);
+    }
+    return NAN;
+}
+
+/*
+ * The first sweep along x, one chart per figure (time to train with --tokens,
+ * tokens/s, MFU, step time, memory per GPU of each point's best plan), a line per
+ * combination of the other sweeps' values (the first 8).  x is numeric where the
+ * values are: log2 for GPUs, global batch and sequence length (so 992 and 1000
+ * sit together, 1024 and 2048 one step apart), linear for other figures; a sweep
+ * of names is drawn in its order.  A GPU sweep's point sits at the GPUs its plan
+ * uses (1,000 asked may plan 896), as the table's GPUs column says.
+ */
 static ppl_status svg_plot(cli *c, const ppl_sweep *sw, int nsw, const point *pts, size_t npts,
                            bool ttt)
 {
-    ppl_buf svg;
-    ppl_buf_init(&svg);
-    const double W = 720, H = 440, L = 80, R = 180, T = 40, B = 60;
-    int nx = sw[0].nvalues;
-    size_t series = npts / (size_t)nx;
-    double ymax = 0;
-    for (size_t i = 0; i < npts; i++) {
-        double y = ttt ? pts[i].time_to_train_days : pts[i].best.tokens_per_s;
-        if (pts[i].ok && isfinite(y) && y > ymax) /* never finishing: not drawn */
-            ymax = y;
-    }
-    if (ymax <= 0)
-        ymax = 1;
-    ppl_buf_printf(&svg,
-                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                   "font-family=\"sans-serif\" font-size=\"12\">\n"
-                   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-                   W, H);
-    ppl_buf_printf(&svg, "<text x=\"%.0f\" y=\"24\" font-size=\"14\">%s vs %s</text>\n", L,
-                   ttt ? "time to train (days; dashed: without failures, checkpoints and restarts)"
-                       : "tokens/s",
-                   sw[0].key);
-    ppl_buf_printf(&svg,
-                   "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n"
-                   "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n",
-                   L, H - B, W - R, H - B, L, T, L, H - B);
-    for (int k = 0; k <= 4; k++) {
-        double y = H - B - (H - T - B) * k / 4.0;
-        ppl_buf_printf(&svg, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.3g</text>\n", L - 6,
-                       y + 4, ymax * k / 4.0);
-    }
+    const int nx = sw[0].nvalues;
+    const size_t series = npts / (size_t)nx;
+    const size_t ns = series < PPL_SVG_COLOURS ? series : PPL_SVG_COLOURS;
+    double xs[PPL_SWEEP_MAX_VALUES];
+    const char *unit = "", *labels[PPL_SWEEP_MAX_VALUES];
+    bool numeric = true, positive = true;
     for (int i = 0; i < nx; i++) {
-        double x = L + (W - L - R) * (nx == 1 ? 0.5 : (double)i / (nx - 1));
-        ppl_buf_printf(&svg, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n", x,
-                       H - B + 18, ppl_sweep_value(&sw[0], i));
+        const char *u;
+        numeric = numeric && sweep_number(&sw[0], i, &xs[i], &u);
+        positive = positive && numeric && xs[i] > 0;
+        if (i == 0 && numeric)
+            unit = u;
+        labels[i] = ppl_sweep_value(&sw[0], i);
     }
-    ppl_buf_printf(&svg, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
-                   (L + W - R) / 2, H - 16, sw[0].key);
-    static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
-                                          "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
-    for (size_t s = 0; s < series && s < 8; s++) {
-        ppl_buf_printf(&svg, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-                       colours[s]);
+    const bool log2_axis = numeric && positive &&
+                           (sw[0].kind == PPL_SWEEP_GPUS || sw[0].kind == PPL_SWEEP_GLOBAL_BATCH ||
+                            sw[0].kind == PPL_SWEEP_SEQ_LEN);
+    if (!numeric)
+        for (int i = 0; i < nx; i++)
+            xs[i] = i;
+    char xlabel[PPL_SWEEP_KEY_MAX + 40];
+    snprintf(xlabel, sizeof xlabel, "%s%s%s%s", sw[0].key, unit[0] ? " (" : "", unit,
+             unit[0] ? ")" : "");
+    /* each line's name: the other sweeps' values */
+    char names[PPL_SVG_COLOURS * 2][128];
+    for (size_t s = 0; s < ns; s++) {
+        size_t used = 0;
+        names[s][0] = '\0';
+        for (int k = 1; k < nsw && used < sizeof names[s]; k++)
+            used += (size_t)snprintf(names[s] + used, sizeof names[s] - used, "%s%s=%s",
+                                     k > 1 ? " " : "", sw[k].key,
+                                     ppl_sweep_value(&sw[k], pts[s].idx[k]));
+        if (!names[s][0])
+            snprintf(names[s], sizeof names[s], "best plan");
+        snprintf(names[PPL_SVG_COLOURS + s], sizeof names[0], "%.100s, no failures", names[s]);
+    }
+    static const struct {
+        plot_kind kind;
+        const char *title, *y;
+    } charts[] = {
+        {PLOT_DAYS, "Time to train (with failures, checkpoints and restarts; and without)", "days"},
+        {PLOT_TOKENS, "Throughput of the best plan", "tokens/s"},
+        {PLOT_MFU, "Model FLOPs utilisation of the best plan", "MFU (%)"},
+        {PLOT_STEP, "Step time of the best plan", "s"},
+        {PLOT_MEMORY, "Memory per GPU of the best plan (worst stage)", "GiB"},
+    };
+    const double W = 900, H = 330;
+    const int ncharts = (int)(sizeof charts / sizeof charts[0]) - (ttt ? 0 : 1);
+    double *ys = malloc(2 * ns * (size_t)nx * sizeof *ys);
+    double *used_x = malloc(ns * (size_t)nx * sizeof *used_x);
+    for (size_t s = 0; used_x && s < ns; s++)
         for (int i = 0; i < nx; i++) {
             const point *p = &pts[(size_t)i * series + s];
-            if (!p->ok)
-                continue;
-            double y = ttt ? p->time_to_train_days : p->best.tokens_per_s;
-            if (!isfinite(y))
-                continue;
-            double x = L + (W - L - R) * (nx == 1 ? 0.5 : (double)i / (nx - 1));
-            ppl_buf_printf(&svg, "%.1f,%.1f ", x, H - B - (H - T - B) * y / ymax);
+            used_x[s * (size_t)nx + (size_t)i] =
+                sw[0].kind == PPL_SWEEP_GPUS && p->ok ? (double)p->best.config.gpus : xs[i];
         }
-        ppl_buf_printf(&svg, "\"/>\n");
-        if (ttt) { /* the same series without failures, checkpoints and restarts, dashed */
-            ppl_buf_printf(&svg,
-                           "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
-                           "stroke-dasharray=\"5,4\" points=\"",
-                           colours[s]);
-            for (int i = 0; i < nx; i++) {
-                const point *p = &pts[(size_t)i * series + s];
-                double y = p->failure_free_s / 86400.0;
-                if (!p->ok || !isfinite(y))
-                    continue;
-                double x = L + (W - L - R) * (nx == 1 ? 0.5 : (double)i / (nx - 1));
-                ppl_buf_printf(&svg, "%.1f,%.1f ", x, H - B - (H - T - B) * y / ymax);
+    if (!ys || !used_x) {
+        free(ys);
+        free(used_x);
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    }
+    ppl_buf svg;
+    ppl_buf_init(&svg);
+    ppl_buf_printf(&svg,
+                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\">\n"
+                   "<style>\n%s</style>\n",
+                   W, H * ncharts, ppl_svg_css);
+    for (int k = ttt ? 0 : 1, row = 0; k < (int)(sizeof charts / sizeof charts[0]); k++, row++) {
+        ppl_svg_series se[2 * PPL_SVG_COLOURS];
+        int nse = 0;
+        for (int pass = 0; pass < (charts[k].kind == PLOT_DAYS ? 2 : 1); pass++)
+            for (size_t s = 0; s < ns; s++) {
+                double *y = ys + ((size_t)pass * ns + s) * (size_t)nx;
+                for (int i = 0; i < nx; i++)
+                    y[i] = plot_y(&pts[(size_t)i * series + s], charts[k].kind, pass == 1);
+                se[nse++] = (ppl_svg_series){.name = names[pass * PPL_SVG_COLOURS + (int)s],
+                                             .x = used_x + s * (size_t)nx,
+                                             .y = y,
+                                             .n = (size_t)nx,
+                                             .dashed = pass == 1,
+                                             .colour = (int)s};
             }
-            ppl_buf_printf(&svg, "\"/>\n");
-        }
-        if (nsw > 1) {
-            char label[128] = "";
-            size_t used = 0;
-            for (int k = 1; k < nsw; k++)
-                used +=
-                    (size_t)snprintf(label + used, sizeof label - used, "%s%s=%s", k > 1 ? " " : "",
-                                     sw[k].key, ppl_sweep_value(&sw[k], pts[s].idx[k]));
-            ppl_buf_printf(&svg, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s</text>\n", W - R + 10,
-                           T + 16.0 * (double)s, colours[s], label);
-        }
+        ppl_buf_printf(&svg, "<g transform=\"translate(0 %.0f)\" data-figure=\"%s\">\n", H * row,
+                       charts[k].y);
+        ppl_svg_line(&svg, &(ppl_svg_line_chart){.title = charts[k].title,
+                                                 .x_label = xlabel,
+                                                 .y_label = charts[k].y,
+                                                 .x_log2 = log2_axis,
+                                                 .x_labels = numeric ? NULL : labels,
+                                                 .nx_labels = numeric ? 0 : nx,
+                                                 .series = se,
+                                                 .nseries = nse,
+                                                 .width = W,
+                                                 .height = H});
+        ppl_buf_printf(&svg, "</g>\n");
     }
     ppl_buf_printf(&svg, "</svg>\n");
+    free(ys);
+    free(used_x);
     ppl_status st = ppl_output_write(c->args->plot_path, &svg, &c->err);
     ppl_buf_free(&svg);
     return st == PPL_OK ? PPL_OK : PPL_EINTERNAL;

@@ -202,8 +202,8 @@ void cli_progress_done(cli_progress *p)
  * topology where the command line names none (kept in `names`). */
 ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256])
 {
-    /* errors name --from for estimate; compare's specs are positional */
-    const char *flag = c->args->command == PPL_CMD_COMPARE ? "" : "--from";
+    /* errors name --from for estimate; compare's and report's specs are positional */
+    const char *flag = c->args->command == PPL_CMD_ESTIMATE ? "--from" : "";
     char path[1024];
     const char *hash = strrchr(spec, '#');
     size_t len = hash ? (size_t)(hash - spec) : strlen(spec);
@@ -258,4 +258,27 @@ ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[
     }
     json_decref(doc);
     return st;
+}
+
+ppl_status cli_cost_plan_result(cli *c, const char *spec, ppl_model *model, ppl_topology *topo,
+                                ppl_eval_ctx *ctx, ppl_estimate *out)
+{
+    static ppl_args local;
+    static char names[2][256];
+    const ppl_args *saved = c->args;
+    local = *saved;
+    ppl_status st = cli_pins_from_plan(c, spec, &local, names);
+    if (st != PPL_OK)
+        return st;
+    c->args = &local;
+    ppl_eval_ctx own;
+    ppl_config cfg;
+    if (!ctx)
+        ctx = &own;
+    st = cli_setup(c, model, topo, ctx, &cfg);
+    c->args = saved;
+    if (st != PPL_OK)
+        return st;
+    ppl_estimate_config(ctx, &cfg, out);
+    return ppl_estimate_check(out, &c->err);
 }

@@ -43,6 +43,7 @@ static ppl_status dispatch(cli *c)
     case PPL_CMD_PLAN: return cmd_plan(c);
     case PPL_CMD_VALIDATE: return cmd_validate(c);
     case PPL_CMD_COMPARE: return cmd_compare(c);
+    case PPL_CMD_REPORT: return cmd_report(c);
     case PPL_CMD_MODELS: return cmd_models(c);
     case PPL_CMD_MODEL_SHOW: return cmd_model_show(c);
     case PPL_CMD_TOPOLOGIES: return cmd_topologies(c);
@@ -59,8 +60,8 @@ static ppl_status dispatch(cli *c)
 static ppl_status check_outputs(cli *c)
 {
     const ppl_args *a = c->args;
-    const char *outs[] = {a->output_path, a->plot_path};
-    const char *flags[] = {"-o", "--plot"};
+    const char *outs[] = {a->output_path, a->plot_path, a->report_path};
+    const char *flags[] = {"-o", "--plot", "--report"};
     struct input {
         const char *arg, *flag;
         int kind; /* ppl_catalog_kind, or -1: a plain path */
@@ -69,7 +70,7 @@ static ppl_status check_outputs(cli *c)
                {a->runs, "--runs", -1},
                {a->constants_path, "--constants", -1},
                {a->positional, "", -1}};
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < 3; i++) {
         if (!outs[i] || strcmp(outs[i], "-") == 0)
             continue;
         ppl_status st = ppl_output_check(outs[i], &c->err);
@@ -77,9 +78,9 @@ static ppl_status check_outputs(cli *c)
             snprintf(c->err.key, sizeof c->err.key, "%s", flags[i]);
             return st;
         }
-        if (i == 1 && ppl_same_file(outs[0], outs[1]))
-            return ppl_error_set(&c->err, PPL_EUSAGE, "", "--plot", "%s is also the -o file",
-                                 outs[1]);
+        if (i > 0 && outs[0] && (strcmp(outs[0], outs[i]) == 0 || ppl_same_file(outs[0], outs[i])))
+            return ppl_error_set(&c->err, PPL_EUSAGE, "", flags[i], "%s is also the -o file",
+                                 outs[i]);
         for (size_t k = 0; k < sizeof ins / sizeof *ins; k++) {
             char path[PATH_MAX];
             ppl_error ignored;

@@ -108,14 +108,14 @@ const opt_def ppl_cli_options[] = {
      "model already errs high (measured runs that ran are predicted up to 10% over capacity, "
      "Meta's Llama 3 405B at 131K tokens among them), so a default margin would refuse runs "
      "that worked; give one for allocator spikes and workspaces the model does not count"},
-    {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN), 0, F(top), "K", 1, 100000, NULL,
+    {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN) | C(PPL_CMD_REPORT), 0, F(top), "K", 1, 100000, NULL,
      "how many ranked configurations to print (default 10)"},
     {O_OBJECTIVE, "--objective", 0, K_ENUM, CMDS_SEARCH, 0, F(objective), "OBJ", 0, 0,
      ppl_objective_names, "rank by time (default), cost or memory"},
     {O_ALLOW_TP, "--allow-tp-across-servers", 0, K_FLAG, CMDS_SEARCH, 0, F(allow_tp_across_servers),
      NULL, 0, 0, NULL, "let tensor parallelism leave the NVLink domain"},
-    {O_PRICE, "--gpu-hour-price", 0, K_REAL, CMDS_SEARCH, 0, NOFIELD, "USD", 0, 0, NULL,
-     "price of one GPU-hour, for cost figures"},
+    {O_PRICE, "--gpu-hour-price", 0, K_REAL, CMDS_SEARCH | C(PPL_CMD_REPORT), 0, NOFIELD, "USD", 0,
+     0, NULL, "price of one GPU-hour, for cost figures"},
     {O_SWEEP, "--sweep", 0, K_SWEEP, C(PPL_CMD_WHATIF), C(PPL_CMD_WHATIF), NOFIELD, "KEY=V1,V2,...",
      0, 0, NULL, "a swept key and its values; repeat for a grid"},
     {O_TOKENS, "--tokens", 0, K_COUNT, C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), C(PPL_CMD_SIZE),
@@ -152,6 +152,8 @@ const opt_def ppl_cli_options[] = {
      "the fewest GPUs that hold one replica at all"},
     {O_CSV, "--csv", 0, K_FLAG, C(PPL_CMD_WHATIF), 0, F(csv), NULL, 0, 0, NULL,
      "print CSV instead of a table"},
+    {O_REPORT, "--report", 0, K_STRING, C(PPL_CMD_PLAN), 0, F(report_path), "FILE.html", 0, 0, NULL,
+     "also write the plan as one HTML page with charts (as 'parplan report')"},
     {O_PLOT, "--plot", 0, K_STRING, C(PPL_CMD_WHATIF), 0, F(plot_path), "FILE.svg", 0, 0, NULL,
      "also draw the swept figure as an SVG chart"},
     {O_OP, "--op", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), 0, F(op), "OP", 0, 0, ppl_collective_op_names,
@@ -239,5 +241,6 @@ const command_def ppl_cli_commands[] = {
     {PPL_CMD_MODEL_SHOW, "model", "show", "show a model's parameters and FLOPs per token"},
     {PPL_CMD_VALIDATE, "validate", NULL, "predict measured runs and report the error"},
     {PPL_CMD_COMPARE, "compare", NULL, "plans' results side by side, the differences marked"},
+    {PPL_CMD_REPORT, "report", NULL, "a plan as one HTML page: step, memory, pipeline, traffic"},
 };
 const size_t ppl_cli_ncommands = sizeof ppl_cli_commands / sizeof ppl_cli_commands[0];

@@ -70,6 +70,7 @@ typedef enum opt_id {
     O_FIT_ONLY,
     O_CSV,
     O_PLOT,
+    O_REPORT,
     O_OP,
     O_ALGO,
     O_SERVERS,

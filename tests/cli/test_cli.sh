@@ -11,7 +11,7 @@ run "$P" --help
 check "--help lists the commands and exit codes" '[ $rc -eq 0 ] && has "$out" "topology generate" && has "$out" validate && has "$out" "exit status:" && [ -z "$err" ]'
 
 for cmd in plan estimate memory whatif size collective "topology show" "topology generate" \
-    topologies models "model show" validate compare; do
+    topologies models "model show" validate compare report; do
     # shellcheck disable=SC2086
     run "$P" $cmd --help
     check "$cmd --help: usage, options, examples, exit codes" '[ $rc -eq 0 ] && has "$out" "usage: parplan $cmd" && has "$out" "options:" && has "$out" "examples:" && has "$out" "exit status:" && [ -z "$err" ]'
@@ -21,7 +21,7 @@ done
 # sees the source tree's catalogues and test data; -o files land there
 mkdir -p "$tmp/ex" && ln -s "$ROOT/tests" "$tmp/ex/tests" && ln -s "$ROOT/topologies" "$tmp/ex/topologies"
 for cmd in "" plan estimate memory whatif size collective "topology show" "topology generate" \
-    topologies models "model show" validate compare; do
+    topologies models "model show" validate compare report; do
     # shellcheck disable=SC2086
     "$P" $cmd --help | awk '/^examples:/ { f = 1; next } /^$/ { f = 0 } f' | sed 's/^  //' |
         awk '{ l = $0; if (buf != "") sub(/^ +/, "", l)
@@ -303,8 +303,24 @@ run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 15
 check "whatif: an impossible value is a usage error naming the path" '[ $rc -eq 2 ] && has "$err" "nvlink.domain_gpus"'
 run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --sweep tiers[0].oversubscription=1,2,4 --plot "$tmp/w.svg"
 check "whatif --plot writes an SVG chart" '[ $rc -eq 0 ] && grep -q "<svg" "$tmp/w.svg" && grep -q "polyline" "$tmp/w.svg"'
-run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --tokens 1T --sweep gpus=64,512 --plot "$tmp/t.svg"
-check "whatif --tokens --plot draws days with failures and, dashed, without" '[ $rc -eq 0 ] && [ "$(grep -c "<polyline" "$tmp/t.svg")" -eq 2 ] && [ "$(grep -c "stroke-dasharray" "$tmp/t.svg")" -eq 1 ]'
+run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --tokens 1T --sweep gpus=64,128,512 --plot "$tmp/t.svg"
+check "whatif --tokens --plot: days with failures and, dashed, without; tokens/s, MFU, step, memory" '[ $rc -eq 0 ] && [ "$(grep -c "<polyline" "$tmp/t.svg")" -eq 6 ] && [ "$(grep -c "<polyline[^>]*stroke-dasharray" "$tmp/t.svg")" -eq 1 ] && for f in days tokens/s "MFU (%)" s GiB; do grep -q "data-figure=\"$f\"" "$tmp/t.svg" || exit 1; done'
+# issue 20 item 5: a GPU sweep on a log2 axis, each point at the GPUs its plan uses,
+# every figure the JSON's (64 -> 128 is one step, 128 -> 512 two)
+run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --tokens 1T --sweep gpus=64,128,512 --json
+check "whatif --plot: numeric log2 x, the JSON's figures, well-formed SVG" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, re, sys
+import xml.etree.ElementTree as ET
+pts = json.load(sys.stdin)[\"points\"]
+svg = open(sys.argv[1]).read()
+ET.fromstring(svg)
+tok = svg.split(\"data-figure=\\\"tokens/s\\\"\")[1].split(\"</g>\")[0]
+marks = [(float(x), float(cx), float(v)) for cx, x, v in re.findall(r\"cx=.([0-9.]+).[^>]*data-x=.([0-9.e+]+).[^>]*data-value=.([0-9.e+]+)\", tok)]
+assert [x for x, _, _ in marks] == [p[\"result\"][\"config\"][\"gpus\"] for p in pts], marks
+assert all(abs(v - p[\"result\"][\"tokens_per_s\"]) <= 1e-9 * v for (_, _, v), p in zip(marks, pts)), marks
+(_, a, _), (_, b, _), (_, c, _) = marks
+assert abs((c - b) - 2 * (b - a)) < 0.2, marks
+" "$tmp/t.svg"'
 
 run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 --global-batch 2048 --json
 printf '%s\n' "$out" >"$tmp/size.json"

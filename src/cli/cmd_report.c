@@ -1,0 +1,106 @@
+/*
+ * cmd_report.c - `parplan report PLAN.json`: a plan's results costed again and
+ * written as one HTML page (parplan/htmlreport.h); `plan --report FILE` calls
+ * cli_write_report with the results it has.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+ppl_status cli_write_report(cli *c, const char *path, const ppl_report_page *page)
+{
+    ppl_buf html;
+    ppl_buf_init(&html);
+    ppl_status st = ppl_report_html(page, &html, &c->err);
+    if (st == PPL_OK)
+        st = ppl_output_write(path, &html, &c->err);
+    ppl_buf_free(&html);
+    return st;
+}
+
+/* The step times the plan file states for its results, NAN where it has none. */
+static ppl_status stated_times(cli *c, const char *path, double **times, size_t *n)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!doc)
+        return ppl_error_set(&c->err, PPL_EINPUT, path, "", "%s", jerr.text);
+    const json_t *results = json_object_get(doc, "results");
+    if (!json_is_array(results) || json_array_size(results) == 0) {
+        json_decref(doc);
+        return ppl_error_set(&c->err, PPL_EINPUT, path, "results",
+                             "expected the non-empty array of a plan's results (the --json "
+                             "output of 'parplan plan')");
+    }
+    *n = json_array_size(results);
+    *times = malloc(*n * sizeof **times);
+    if (!*times) {
+        json_decref(doc);
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    }
+    for (size_t i = 0; i < *n; i++) {
+        const json_t *t = json_object_get(json_array_get(results, i), "step_time_s");
+        (*times)[i] = json_is_number(t) ? json_number_value(t) : NAN;
+    }
+    json_decref(doc);
+    return PPL_OK;
+}
+
+ppl_status cmd_report(cli *c)
+{
+    const ppl_args *a = c->args;
+    const char *path = a->positional;
+    double *stated = NULL;
+    size_t n = 0;
+    ppl_status st = stated_times(c, path, &stated, &n);
+    if (st != PPL_OK)
+        return st;
+    if (n > (size_t)a->top)
+        n = (size_t)a->top;
+    ppl_estimate *es = calloc(n, sizeof *es);
+    /* the first result's model, topology and context serve the page */
+    ppl_model *model = calloc(2, sizeof *model);
+    ppl_topology *topo = calloc(2, sizeof *topo);
+    if (!es || !model || !topo) {
+        free(es), free(model), free(topo), free(stated);
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    }
+    ppl_eval_ctx ctx;
+    for (size_t i = 0; i < n && st == PPL_OK; i++) {
+        char spec[1100];
+        snprintf(spec, sizeof spec, "%s#%zu", path, i + 1);
+        size_t k = i == 0 ? 0 : 1;
+        st = cli_cost_plan_result(c, spec, &model[k], &topo[k], i == 0 ? &ctx : NULL, &es[i]);
+        if (st == PPL_OK && i > 0 &&
+            (strcmp(model[1].name, model[0].name) != 0 || strcmp(topo[1].name, topo[0].name) != 0))
+            st = ppl_error_set(&c->err, PPL_EINPUT, path, "results",
+                               "result %zu is of %s on %s, result 1 of %s on %s: one plan's "
+                               "results share a model and a topology",
+                               i + 1, model[1].name, topo[1].name, model[0].name, topo[0].name);
+        /* a file made with other flags (--memory-headroom, --constants) or
+         * another version costs differently: say so, the page shows what is
+         * costed now */
+        if (st == PPL_OK && isfinite(stated[i]) &&
+            fabs(es[i].step_time_s - stated[i]) > 1e-9 * fmax(1.0, stated[i]))
+            fprintf(stderr,
+                    "parplan: warning: %s: result %zu costs %.6g s a step now, the file says "
+                    "%.6g s (made with other flags or constants?)\n",
+                    path, i + 1, es[i].step_time_s, stated[i]);
+    }
+    if (st == PPL_OK) {
+        ppl_report_page page = {.model = &model[0],
+                                .topo = &topo[0],
+                                .memory = &ctx.memory,
+                                .results = es,
+                                .nresults = n,
+                                .origin = path,
+                                .gpu_hour_price = a->gpu_hour_price};
+        st = ppl_report_html(&page, &c->out, &c->err);
+    }
+    free(es), free(model), free(topo), free(stated);
+    return st;
+}
