@@ -65,12 +65,22 @@ static void kv(ppl_buf *out, const char *label, const char *key, double value, c
     ppl_buf_printf(out, "</dd>\n");
 }
 
+/* ZeRO as plan's column: the stage, /N sharded in groups of N, +off offloaded */
+static const char *zero_label(const ppl_config *c, char *b, size_t n)
+{
+    char group[24] = "";
+    if (ppl_config_shard_replicas(c) > 1)
+        snprintf(group, sizeof group, "/%lld", (long long)ppl_config_shard_group(c));
+    snprintf(b, n, "%d%s%s", c->zero, group, c->offload_optimizer > 0 ? "+off" : "");
+    return b;
+}
+
 static void layout_text(const ppl_config *c, char *b, size_t n)
 {
-    char rc[32];
-    snprintf(b, n, "tp %lld, pp %lld, dp %lld, cp %lld, ep %lld; vp %lld, mbs %lld, ZeRO %d, %s",
+    char rc[32], z[40];
+    snprintf(b, n, "tp %lld, pp %lld, dp %lld, cp %lld, ep %lld; vp %lld, mbs %lld, ZeRO %s, %s",
              (long long)c->tp, (long long)c->pp, (long long)c->dp, (long long)c->cp,
-             (long long)c->ep, (long long)c->vp, (long long)c->mbs, c->zero,
+             (long long)c->ep, (long long)c->vp, (long long)c->mbs, zero_label(c, z, sizeof z),
              ppl_recompute_label(c, rc, sizeof rc));
 }
 
@@ -82,9 +92,10 @@ static const char *schedule_label(const ppl_config *c)
 
 static void summary(const ppl_report_page *p, ppl_buf *out)
 {
-    const ppl_estimate *e = &p->results[0];
+    const ppl_estimate *e = &p->results[p->focus];
     char a[96], b[64];
-    ppl_buf_printf(out, "<h2>#1</h2>\n<dl class=\"kv\">\n");
+    ppl_buf_printf(out, "<h2>#%zu%s</h2>\n<dl class=\"kv\">\n", p->focus + 1,
+                   p->focus > 0 ? ", the result the charts show" : "");
     layout_text(&e->config, a, sizeof a);
     kv(out, "layout", NULL, 0, a);
     kv(out, "schedule", NULL, 0, schedule_label(&e->config));
@@ -149,7 +160,7 @@ static void step_chart(const ppl_estimate *e, ppl_buf *out)
 
 static ppl_status memory_chart(const ppl_report_page *p, ppl_buf *out, ppl_error *err)
 {
-    const ppl_estimate *e = &p->results[0];
+    const ppl_estimate *e = &p->results[p->focus];
     const ppl_config *c = &e->config;
     const size_t n = (size_t)c->pp;
     double *v = calloc(n * 5, sizeof *v);
@@ -235,12 +246,13 @@ static void timeline_chart(const ppl_estimate *e, ppl_buf *out)
         double op = t.chunks > 1 ? 1.0 - 0.5 * (double)b->chunk / (double)(t.chunks - 1) : 1.0;
         ppl_buf_printf(out,
                        "<rect class=\"c%d\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
-                       "fill-opacity=\"%.2f\" stroke-width=\"0.3\"><title>stage %d, %s of "
+                       "fill-opacity=\"%.2f\" stroke-width=\"%s\"><title>stage %d, %s of "
                        "microbatch %d%s%.0d: %.4g-%.4g s</title></rect>\n",
                        b->kind == PPL_BLOCK_FORWARD ? 0 : 1, x, top + row * b->stage + 1, w,
-                       row - 2, op, b->stage, b->kind == PPL_BLOCK_FORWARD ? "forward" : "backward",
-                       b->microbatch, t.chunks > 1 ? ", chunk " : "", t.chunks > 1 ? b->chunk : 0,
-                       b->start_s, b->end_s);
+                       row - 2, op, w >= 4.0 ? "0.4" : "0", b->stage,
+                       b->kind == PPL_BLOCK_FORWARD ? "forward" : "backward", b->microbatch,
+                       t.chunks > 1 ? ", chunk " : "", t.chunks > 1 ? b->chunk : 0, b->start_s,
+                       b->end_s);
     }
     double axis_y = top + row * (double)t.stages + 4;
     double ticks[16];
@@ -309,15 +321,15 @@ static void results_table(const ppl_report_page *p, ppl_buf *out)
     for (size_t i = 0; i < p->nresults; i++) {
         const ppl_estimate *e = &p->results[i];
         const ppl_config *c = &e->config;
-        char a[64], b[512], rc[32], st[96];
+        char a[64], b[512], rc[32], st[96], z[40];
         ppl_stage_layers_text(c, st, sizeof st);
         ppl_buf_printf(out,
                        "<tr data-rank=\"%zu\"%s><td>%zu</td><td class=\"l\">%lld/%lld/%lld/%lld/"
-                       "%lld</td><td>%lld</td><td>%lld</td><td>%d</td><td class=\"l\">%s</td>"
+                       "%lld</td><td>%lld</td><td>%lld</td><td>%s</td><td class=\"l\">%s</td>"
                        "<td class=\"l\">%s</td><td class=\"l\">%s</td>",
-                       i + 1, i == 0 ? " class=\"best\"" : "", i + 1, (long long)c->tp,
+                       i + 1, i == p->focus ? " class=\"best\"" : "", i + 1, (long long)c->tp,
                        (long long)c->pp, (long long)c->dp, (long long)c->cp, (long long)c->ep,
-                       (long long)c->vp, (long long)c->mbs, c->zero,
+                       (long long)c->vp, (long long)c->mbs, zero_label(c, z, sizeof z),
                        ppl_recompute_label(c, rc, sizeof rc), schedule_label(c), st);
         ppl_format_time(e->step_time_s, a, sizeof a);
         ppl_buf_printf(out, "<td data-key=\"step_time_s\" data-value=\"%.17g\">%s</td>",
@@ -360,8 +372,9 @@ ppl_status ppl_report_html(const ppl_report_page *p, ppl_buf *out, ppl_error *er
     esc(out, p->model->name);
     ppl_buf_printf(out, " on ");
     esc(out, p->topo->name);
-    ppl_buf_printf(out, "</title>\n<style>\n%s%s</style>\n%s</head>\n<body>\n<h1>", page_css,
-                   ppl_svg_css, page_script);
+    ppl_buf_printf(out,
+                   "</title>\n<style>\n%s%s</style>\n%s</head>\n<body data-focus=\"%zu\">\n<h1>",
+                   page_css, ppl_svg_css, page_script, p->focus + 1);
     esc(out, p->model->name);
     ppl_buf_printf(out, " on ");
     esc(out, p->topo->name);
@@ -371,7 +384,10 @@ ppl_status ppl_report_html(const ppl_report_page *p, ppl_buf *out, ppl_error *er
                    "; %zu result%s, costed by parplan's step and memory models.  Hover a "
                    "mark for its figure.</p>\n",
                    p->nresults, p->nresults == 1 ? "" : "s");
-    const ppl_estimate *best = &p->results[0];
+    if (p->focus >= p->nresults)
+        return ppl_error_set(err, PPL_EUSAGE, "", "", "no result %zu to show: the plan has %zu",
+                             p->focus + 1, p->nresults);
+    const ppl_estimate *best = &p->results[p->focus];
     summary(p, out);
     step_chart(best, out);
     ppl_status st = memory_chart(p, out, err);

@@ -369,6 +369,10 @@ void ppl_svg_bars(ppl_buf *out, const ppl_svg_bar_chart *c)
             ppl_buf_printf(out, ": %.4g %s</title></rect>\n", v / scale, c->y_label);
         }
         ppl_buf_printf(out, "</g>\n");
+        /* at most about 32 labels along the axis: every k-th category */
+        const size_t every = c->ncat > 32 ? (c->ncat + 31) / 32 : 1;
+        if (i % every != 0)
+            continue;
         if (h) {
             ppl_buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", f.left - 6,
                            at + 4);

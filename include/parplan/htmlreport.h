@@ -3,7 +3,7 @@
  * CSS, no script from anywhere else, no network access, readable in light and
  * dark mode.
  *
- * For the first result: the step's parts (compute, bubble, exposed
+ * For one result (#1 unless another is chosen): the step's parts (compute, bubble, exposed
  * communication, optimizer, overhead) and the communication before overlap,
  * memory per pipeline stage stacked (weights, gradients, optimizer, activations,
  * other) against capacity, the pipeline of one step (timeline.h), traffic per
@@ -33,6 +33,7 @@ typedef struct ppl_report_page {
     const ppl_memory_opts *memory; /* the options the estimates were costed with */
     const ppl_estimate *results;   /* ranked, best first */
     size_t nresults;
+    size_t focus;          /* the result the charts show (0: #1) */
     const char *origin;    /* what the page was made from: "plan.json", a command line */
     double gpu_hour_price; /* per GPU-hour, 0: no cost column */
 } ppl_report_page;

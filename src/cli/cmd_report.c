@@ -53,7 +53,23 @@ static ppl_status stated_times(cli *c, const char *path, double **times, size_t 
 ppl_status cmd_report(cli *c)
 {
     const ppl_args *a = c->args;
-    const char *path = a->positional;
+    /* PLAN.json or PLAN.json#K: the charts show result K */
+    char path[1024];
+    const char *hash = strrchr(a->positional, '#');
+    size_t len = hash ? (size_t)(hash - a->positional) : strlen(a->positional);
+    long focus = 1;
+    if (len == 0 || len >= sizeof path)
+        return ppl_error_set(&c->err, PPL_EUSAGE, "", "", "expected PLAN.json or PLAN.json#K");
+    memcpy(path, a->positional, len);
+    path[len] = '\0';
+    if (hash) {
+        char *end;
+        focus = strtol(hash + 1, &end, 10);
+        if (end == hash + 1 || *end != '\0' || focus < 1 || focus > 100000)
+            return ppl_error_set(&c->err, PPL_EUSAGE, "", "",
+                                 "expected a result number from 1 after '#', found '%.20s'",
+                                 hash + 1);
+    }
     double *stated = NULL;
     size_t n = 0;
     ppl_status st = stated_times(c, path, &stated, &n);
@@ -61,6 +77,11 @@ ppl_status cmd_report(cli *c)
         return st;
     if (n > (size_t)a->top)
         n = (size_t)a->top;
+    if ((size_t)focus > n) {
+        free(stated);
+        return ppl_error_set(&c->err, PPL_EUSAGE, "", "", "%s has %zu results%s, not %ld", path, n,
+                             n < (size_t)a->top ? "" : " within --top", focus);
+    }
     ppl_estimate *es = calloc(n, sizeof *es);
     /* the first result's model, topology and context serve the page */
     ppl_model *model = calloc(2, sizeof *model);
@@ -97,6 +118,7 @@ ppl_status cmd_report(cli *c)
                                 .memory = &ctx.memory,
                                 .results = es,
                                 .nresults = n,
+                                .focus = (size_t)focus - 1,
                                 .origin = path,
                                 .gpu_hour_price = a->gpu_hour_price};
         st = ppl_report_html(&page, &c->out, &c->err);

@@ -183,19 +183,21 @@ static const help_text texts[] = {
      "      --global-batch 512 --json -o plan.json\n"
      "  parplan compare plan.json#1 plan.json#2 plan.json#3\n"
      "  parplan compare plan.json#1 plan.json#1 --topology gh200-nvl256\n"},
-    {PPL_CMD_REPORT, "parplan report PLAN.json [-o report.html] [--top K] [--gpu-hour-price USD]",
+    {PPL_CMD_REPORT,
+     "parplan report PLAN.json[#K] [-o report.html] [--top K] [--gpu-hour-price USD]",
      "Writes a plan's --json output as one self-contained HTML page (inline SVG and\n"
-     "CSS, nothing fetched, light and dark mode): #1's step time by part and its\n"
-     "communication before overlap, memory per pipeline stage stacked (weights,\n"
-     "gradients, optimizer, activations, other) against capacity, one step's pipeline\n"
-     "(each stage's forward and backward blocks; the gaps are the bubble), traffic per\n"
-     "network level, and the ranked table with each result against #1.  Each result is\n"
-     "costed again on the plan's model and topology, as 'estimate --from' does; a\n"
-     "result whose step time differs from the file's is named on stderr.  'plan\n"
-     "--report FILE' writes the same page without the JSON in between.\n",
+     "CSS, nothing fetched, light and dark mode).  For result K (default 1): the step\n"
+     "time by part and the communication before overlap, memory per pipeline stage\n"
+     "stacked (weights, gradients, optimizer, activations, other) against capacity,\n"
+     "one step's pipeline (each stage's forward and backward blocks; the gaps are the\n"
+     "bubble), traffic per network level; then the ranked table, each result against\n"
+     "#1.  Each result is costed again on the plan's model and topology, as 'estimate\n"
+     "--from' does; one whose step time differs from the file's is named on stderr.\n"
+     "'plan --report FILE' writes the same page without the JSON in between.\n",
      "  parplan plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --pp 4 \\\n"
      "      --global-batch 256 --top 5 --json -o plan.json\n"
      "  parplan report plan.json -o report.html\n"
+     "  parplan report plan.json#2 -o report2.html\n"
      "  parplan plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --pp 4 \\\n"
      "      --global-batch 256 --top 3 --report report.html\n"},
     {PPL_CMD_VALIDATE, "parplan validate --runs FILE [--fit | --cv K] [--constants FILE] [--json]",

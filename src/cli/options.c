@@ -155,7 +155,8 @@ const opt_def ppl_cli_options[] = {
     {O_REPORT, "--report", 0, K_STRING, C(PPL_CMD_PLAN), 0, F(report_path), "FILE.html", 0, 0, NULL,
      "also write the plan as one HTML page with charts (as 'parplan report')"},
     {O_PLOT, "--plot", 0, K_STRING, C(PPL_CMD_WHATIF), 0, F(plot_path), "FILE.svg", 0, 0, NULL,
-     "also draw the swept figure as an SVG chart"},
+     "also draw the sweep as SVG charts on a numeric x axis (log2 for gpus, "
+     "global_batch, seq_len): time to train (with --tokens), tokens/s, MFU, step, memory"},
     {O_OP, "--op", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), 0, F(op), "OP", 0, 0, ppl_collective_op_names,
      "allreduce, allgather, reducescatter, alltoall or sendrecv"},
     {O_ALGO, "--algo", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), 0, F(algo), "A", 0, 0, ppl_algo_names,

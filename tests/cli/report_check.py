@@ -97,7 +97,8 @@ def main():
                 bad.append(f"#{rank} {key}: page {v!r}, JSON {get(r, key)!r}")
         if len(row) < 4:
             bad.append(f"#{rank}: only {sorted(row)} marked")
-    best = results[0]
+    focus = int(m.body.get("data-focus", "1"))
+    best = results[focus - 1]
     for key, v in m.summary.items():
         if key.startswith("timeline."):
             continue

@@ -39,6 +39,10 @@ else
     out=$(python3 "$ROOT/tests/cli/report_check.py" "$d/plan.json" "$d/report.html" "$d/dom.html" 2>&1)
     err=$(grep -i "uncaught\|console.*error" "$d/dom.html.log" | head -3)
     check "in chromium: every chart laid out, no script error, each figure equals the JSON's" '[ $rc -eq 0 ] && [ -z "$out" ] && [ -z "$err" ]'
+    run "$P" report "$d/plan.json#2" -o "$d/second.html"
+    render "$d/second.html" "$d/dom2.html"
+    out=$(python3 "$ROOT/tests/cli/report_check.py" "$d/plan.json" "$d/second.html" "$d/dom2.html" 2>&1)
+    check "report PLAN.json#2: the charts show result 2, each figure its JSON's" '[ -z "$out" ] && grep -q "data-focus=\"2\"" "$d/dom2.html"'
     render "$d/report.html" "$d/dark.html" --force-dark-mode
     rc=$?
     light=$(grep -o 'data-scheme="[^"]*"' "$d/dom.html")
@@ -57,6 +61,8 @@ check "report of a file that is not a plan: exit 3 naming results, nothing writt
 printf '{"results": [{"config": {"tp": 0}}], "model": "llama3-8b", "topology": "dgx-h100-superpod"}' >"$d/bad.json"
 run "$P" report "$d/bad.json" -o "$d/x.html"
 check "report of a plan with a bad configuration: exit 3 or 2, one line, nothing written" '[ $rc -eq 3 ] || [ $rc -eq 2 ]; [ $rc -ne 0 ] && [ "$(lines "$err")" -eq 1 ] && [ ! -e "$d/x.html" ]'
+run "$P" report "$d/plan.json#9" -o "$d/x.html"
+check "report PLAN.json#9 of a 4-result plan: exit 2, nothing written" '[ $rc -eq 2 ] && has "$err" "4 results" && [ ! -e "$d/x.html" ]'
 run "$P" report "$d/plan.json" -o "$d"
 check "report -o DIRECTORY: exit 2" '[ $rc -eq 2 ] && has "$err" "-o"'
 # shellcheck disable=SC2086
