@@ -31,7 +31,29 @@ void ppl_topogen_opts_init(ppl_topogen_opts *opts)
         opts->oversubscription[i] = 1.0;
 }
 
-ppl_status ppl_topogen_check(const ppl_topogen_opts *o, ppl_error *err)
+/* The options with their defaults from the GPU kind: a NIC per GPU, each the
+ * platform's (ConnectX-7 400 Gb/s on HGX H100, ConnectX-8 800 Gb/s on B300 and
+ * GB300: gpu.c). */
+static ppl_topogen_opts resolved(const ppl_topogen_opts *o)
+{
+    ppl_topogen_opts d = *o;
+    const ppl_gpu_spec *g = ppl_gpu_lookup(o->gpu);
+    if (d.rails == 0 && d.gpus_per_server > 0)
+        d.rails = d.gpus_per_server;
+    if (d.nic_bandwidth_bps == 0.0 && g && g->nic_bps > 0.0 && d.rails > 0)
+        d.nic_bandwidth_bps = g->nic_bps * (double)d.gpus_per_server / (double)d.rails;
+    return d;
+}
+
+static ppl_status check(const ppl_topogen_opts *o, ppl_error *err);
+
+ppl_status ppl_topogen_check(const ppl_topogen_opts *opts, ppl_error *err)
+{
+    ppl_topogen_opts o = resolved(opts);
+    return check(&o, err);
+}
+
+static ppl_status check(const ppl_topogen_opts *o, ppl_error *err)
 {
     char kinds[128];
     if (!ppl_gpu_lookup(o->gpu)) {
@@ -254,11 +276,13 @@ static json_t *document(const ppl_topogen_opts *o, const ppl_gpu_spec *gpu, cons
     return t;
 }
 
-ppl_status ppl_topogen(const ppl_topogen_opts *o, json_t **out, ppl_topology *topo, ppl_error *err)
+ppl_status ppl_topogen(const ppl_topogen_opts *opts, json_t **out, ppl_topology *topo,
+                       ppl_error *err)
 {
     if (out)
         *out = NULL;
-    ppl_status st = ppl_topogen_check(o, err);
+    const ppl_topogen_opts d = resolved(opts), *o = &d;
+    ppl_status st = check(o, err);
     if (st != PPL_OK)
         return st;
     int64_t sizes[PPL_MAX_TIERS];

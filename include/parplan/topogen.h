@@ -30,12 +30,15 @@ struct json_t;
 typedef struct ppl_topogen_opts {
     /* required: a kind ppl_gpu_lookup knows ("H100", "h100", "H100-SXM5-80GB") */
     const char *gpu;
-    int64_t servers;          /* required: servers in the cluster */
-    int64_t gpus_per_server;  /* required */
-    int64_t rails;            /* required: NICs per server, NIC k on rail k; divides
-                                 gpus_per_server */
-    double nic_bandwidth_bps; /* required: per NIC, per direction, bytes/s (400 Gb/s = 50e9) */
-    int64_t leaf_servers;     /* required: servers under one leaf group; divides servers */
+    int64_t servers;         /* required: servers in the cluster */
+    int64_t gpus_per_server; /* required */
+    /* NICs per server, NIC k on rail k; divides gpus_per_server; 0 (default): one
+     * per GPU */
+    int64_t rails;
+    /* per NIC, per direction, bytes/s (400 Gb/s = 50e9); 0 (default): the kind's
+     * platform NIC (ppl_gpu_spec nic_bps, per GPU) shared out over the rails */
+    double nic_bandwidth_bps;
+    int64_t leaf_servers; /* required: servers under one leaf group; divides servers */
     /* Switch tiers: tier_servers[0..ntier_servers-1] when ntier_servers > 0 (servers
      * per group of each tier, innermost first, taken as given); else `tiers` tiers
      * sized from the radix, or as many as the servers need when tiers is 0. */

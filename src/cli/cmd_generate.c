@@ -95,7 +95,7 @@ ppl_status cmd_generate(cli *c)
     o.gpu = a->gpu_name;
     o.servers = a->servers;
     o.gpus_per_server = a->gpus_per_server;
-    o.rails = a->rails;
+    o.rails = a->rails == PPL_UNSET ? 0 : a->rails;
     o.nic_bandwidth_bps = a->nic_bandwidth_bps;
     o.leaf_servers = a->leaf_servers;
     if (a->nvlink_domain != PPL_UNSET)

@@ -65,6 +65,12 @@ for g in B300 GB300 MI300X MI325X MI355X; do
     run "$P" topology generate --gpu "$g" --servers 18 --gpus-per-server $gps --rails $gps --nic-bandwidth 400Gb/s --leaf-servers 18
     check "topology generate --gpu $g: a topology naming it" '[ $rc -eq 0 ] && has "$out" "\"gpu\": \"$g\""'
 done
+# without --rails and --nic-bandwidth: a NIC per GPU, the platform's
+run "$P" topology generate --gpu GB300 --servers 18 --gpus-per-server 4 --leaf-servers 18
+check "topology generate --gpu GB300 without NIC flags: 4 rails of 800 Gb/s (ConnectX-8)" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+r = json.load(sys.stdin)[\"rails\"]
+assert r[\"count\"] == 4 and r[\"nic_bandwidth\"] == \"800 Gb/s\", r"'
 # AMD: a point-to-point mesh, its bandwidth the sum of 7 links of 64 GB/s
 run "$P" topology generate --gpu MI300X --servers 2 --gpus-per-server 8 --rails 8 --nic-bandwidth 400Gb/s --leaf-servers 2 -o "$tmp/mi300x.json"
 check "topology generate --gpu MI300X writes a mesh of 448 GB/s" '[ $rc -eq 0 ] && has "$(cat "$tmp/mi300x.json")" "\"fabric\": \"mesh\"" && has "$(cat "$tmp/mi300x.json")" "\"bandwidth\": \"448 GB/s\""'

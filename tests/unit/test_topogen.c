@@ -2,6 +2,8 @@
  * test_topogen.c - a topology for a parametric cluster: tier sizes, switch counts,
  * the document, and errors that name the option.
  */
+#include <math.h>
+
 #include "testutil.h"
 
 #include <jansson.h>
@@ -372,7 +374,9 @@ static void test_errors_name_the_option(void **state)
     assert_string_equal(generate_error(&o).key, "oversubscription");
     o.oversubscription[1] = 1;
 
-    o.nic_bandwidth_bps = 0;
+    o.nic_bandwidth_bps = -50e9; /* 0 takes the kind's NIC (test_nic_from_kind) */
+    assert_string_equal(generate_error(&o).key, "nic_bandwidth_bps");
+    o.nic_bandwidth_bps = NAN;
     assert_string_equal(generate_error(&o).key, "nic_bandwidth_bps");
     o.nic_bandwidth_bps = 50e9;
 
@@ -430,6 +434,36 @@ static void test_outputs_optional(void **state)
     json_decref(doc);
 }
 
+/* The NIC defaults to the platform's, one per GPU (gpu.c): B300 and GB300 ship
+ * ConnectX-8 at 800 Gb/s = 100e9 B/s a GPU, H100 ConnectX-7 at 400 Gb/s = 50e9.
+ * With 4 rails on an 8-GPU H100 server each NIC carries two GPUs' share:
+ * 50e9 x 8 / 4 = 100e9 B/s, so a GPU still has 50e9. */
+static void test_nic_from_kind(void **state)
+{
+    (void)state;
+    ppl_topogen_opts o = h100(16, 16);
+    o.rails = 0;
+    o.nic_bandwidth_bps = 0.0;
+    o.gpu = "B300";
+    ppl_topology t;
+    ppl_topology_figures f;
+    json_t *doc = generate(&o, &t, &f);
+    assert_int_equal(t.rails.count, 8);
+    assert_close(t.rails.nic_bandwidth_bps, 100e9, 1e-9);
+    json_decref(doc);
+    o.gpu = "H100";
+    o.rails = 4;
+    doc = generate(&o, &t, &f);
+    assert_int_equal(t.rails.count, 4);
+    assert_close(t.rails.nic_bandwidth_bps, 100e9, 1e-9);
+    assert_close(f.nic_bandwidth_per_gpu_bps, 50e9, 1e-9);
+    json_decref(doc);
+    o.nic_bandwidth_bps = 25e9; /* given: kept */
+    doc = generate(&o, &t, &f);
+    assert_close(t.rails.nic_bandwidth_bps, 25e9, 1e-9);
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -443,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_errors_name_the_option),
         cmocka_unit_test(test_no_uplinks),
         cmocka_unit_test(test_outputs_optional),
+        cmocka_unit_test(test_nic_from_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
