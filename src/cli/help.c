@@ -150,8 +150,9 @@ static const help_text texts[] = {
      "  parplan topology show dgx-h100-superpod\n"
      "  parplan topology show topologies/meta-24k-roce.json --json\n"},
     {PPL_CMD_TOPOLOGY_GENERATE,
-     "parplan topology generate --servers N --gpus-per-server G --gpu NAME --rails R \\\n"
-     "    --nic-bandwidth BW --leaf-servers K [--tiers ...] [--oversubscription X] \\\n"
+     "parplan topology generate --servers N --gpus-per-server G --gpu NAME \\\n"
+     "    --leaf-servers K [--rails R] [--nic-bandwidth BW] [--tiers ...] \\\n"
+     "    [--oversubscription X] \\\n"
      "    [--nvlink-domain D] [--rail-only] [--nvls] [--sharp] [--gpu-memory SIZE] \\\n"
      "    [--nvlink-bandwidth BW] [--transport infiniband|rocev2] [--loss-rate P]",
      "Writes a topology file for a parametric cluster.\n",
