@@ -172,6 +172,34 @@ static double peak16(const ppl_topology *t, const ppl_config *c)
         .flops[c->precision == PPL_PRECISION_FP16 ? PPL_PRECISION_FP16 : PPL_PRECISION_BF16];
 }
 
+/*
+ * Elements a layer casts to fp8 per microbatch and GPU, forward (the linear
+ * layers' inputs: QKV and fc1 take the whole sequence's h columns, the projection
+ * its v_cols, fc2 its inner columns) and backward (the gradients of their
+ * outputs).  Under tensor-wise current scaling each is read once more for its
+ * amax before the cast (Transformer Engine's Float8CurrentScaling; delayed
+ * scaling takes the scale from the amax history and fuses the amax into the cast,
+ * blockwise computes each tile's amax inside the cast kernel).  MoE layers: the
+ * visited experts' MLPs, top_k per token, and the shared experts'.
+ */
+static void fp8_cast_elements(const ppl_model *m, const ppl_config *c, bool moe, double *fwd,
+                              double *bwd)
+{
+    ppl_layer_shape s;
+    ppl_layer_shape_of(m, c->tp, &s);
+    const double sb = (double)c->mbs * (double)m->seq_len / (double)c->cp, h = (double)m->hidden;
+    double mlp_in = h + s.ffn_cols, mlp_out = s.fc1_outputs * s.ffn_cols + h;
+    if (moe) {
+        const double k = (double)m->moe.top_k;
+        mlp_in =
+            k * (h / (double)c->tp + s.expert_cols) + (s.shared_cols > 0 ? h + s.shared_cols : 0);
+        mlp_out = k * (s.fc1_outputs * s.expert_cols + h / (double)c->tp) +
+                  (s.shared_cols > 0 ? s.fc1_outputs * s.shared_cols + h : 0);
+    }
+    *fwd = sb * (h + s.v_cols + mlp_in);
+    *bwd = sb * (s.q_cols + 2.0 * s.kv_cols + h + mlp_out);
+}
+
 void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_config *c,
                        const ppl_gpu_efficiency *e, bool moe, ppl_layer_time *out)
 {
@@ -193,7 +221,15 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     double attn = w.attn_flops / (p16 * (c->flash_attention ? e->attention : e->bmm));
     double elem = w.elementwise_bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
     double attn_backward = (c->flash_attention ? 2.5 : 2.0) * attn;
-    out->forward_s = gemm + attn + elem;
+    /* fp8 tensor-wise current scaling: the amax pass reads each 16-bit input */
+    double amax_f = 0.0, amax_b = 0.0;
+    if (c->precision == PPL_PRECISION_FP8 && c->fp8_recipe == PPL_FP8_TENSORWISE) {
+        double nf, nb;
+        fp8_cast_elements(m, c, moe, &nf, &nb);
+        amax_f = 2.0 * nf / (t->gpu.hbm_bandwidth_bps * e->hbm);
+        amax_b = 2.0 * nb / (t->gpu.hbm_bandwidth_bps * e->hbm);
+    }
+    out->forward_s = gemm + attn + elem + amax_f;
     out->attention_s = attn;
     /* backward: input gradients (a GEMM as large as each forward one, the attention
      * core, element-wise) and weight gradients (one more GEMM each): W = gemm */
@@ -211,7 +247,7 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
         out->recompute_s = attn + softmax;
         recompute_flops = w.attn_model_flops;
     }
-    out->backward_s = 2.0 * gemm + attn_backward + 2.0 * elem + out->recompute_s;
+    out->backward_s = 2.0 * gemm + attn_backward + 2.0 * elem + amax_b + out->recompute_s;
     out->flops_model = 3.0 * (w.gemm_flops + w.attn_model_flops);
     out->flops_hardware = out->flops_model + recompute_flops;
 }

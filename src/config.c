@@ -173,6 +173,67 @@ double ppl_precision_gemm_bytes(ppl_precision p)
     }
 }
 
+double ppl_config_gemm_bytes(const ppl_config *c)
+{
+    /* DeepSeek-V3 report §3.3.2: activations scaled per 1x128 tile, an fp32 scale each */
+    if (c->precision == PPL_PRECISION_FP8 && c->fp8_recipe == PPL_FP8_BLOCKWISE)
+        return 1.0 + 4.0 / 128.0;
+    return ppl_precision_gemm_bytes(c->precision);
+}
+
+int64_t ppl_stage_bf16_layers(const ppl_config *c, int64_t stage, int64_t layers)
+{
+    int64_t n = 0;
+    if (c->bf16_layers <= 0)
+        return 0;
+    if (stage == 0)
+        n += c->bf16_layers;
+    if (stage == c->pp - 1)
+        n += c->bf16_layers;
+    return n < layers ? n : layers;
+}
+
+/* The fp8 recipe and the bf16 layers (transformer_config.py __post_init__, fp8
+ * branch, lines 1528-1556 at d98e8a64dd). */
+static ppl_status fp8_check(const ppl_config *c, const ppl_model *m, ppl_error *err)
+{
+    if ((unsigned)c->fp8_recipe > PPL_FP8_BLOCKWISE)
+        return bad(err, "fp8_recipe", "unknown fp8 recipe %d", (int)c->fp8_recipe);
+    if (c->fp8_recipe != PPL_FP8_DELAYED && c->precision != PPL_PRECISION_FP8)
+        return bad(err, "fp8_recipe", "%s scaling is an fp8 recipe, the precision is %s",
+                   ppl_fp8_recipe_names[c->fp8_recipe], ppl_precision_name(c->precision));
+    if (c->bf16_layers == 0)
+        return PPL_OK;
+    if (c->bf16_layers < 0)
+        return bad(err, "bf16_layers", "expected 0 or more, found %lld", (long long)c->bf16_layers);
+    if (c->precision != PPL_PRECISION_FP8 && c->precision != PPL_PRECISION_MXFP8)
+        return bad(err, "bf16_layers",
+                   "keeps layers in bf16 under fp8 or mxfp8 (Megatron-Core's fp8 recipes), the "
+                   "precision is %s",
+                   ppl_precision_name(c->precision));
+    if (c->precision == PPL_PRECISION_FP8 && c->fp8_recipe == PPL_FP8_DELAYED)
+        return bad(err, "bf16_layers",
+                   "Megatron-Core refuses bf16 first/last layers with delayed scaling: pin "
+                   "--fp8-recipe tensorwise or blockwise");
+    /* at most num_layers // pp at each end (the check Megatron-Core makes) */
+    if (c->bf16_layers > m->layers / c->pp)
+        return bad(err, "bf16_layers",
+                   "%lld, more than the layers per pipeline stage (%lld / %lld)",
+                   (long long)c->bf16_layers, (long long)m->layers, (long long)c->pp);
+    /* the costing places them on the first and last stage: inside the first and the
+     * last model chunk of an interleaved pipeline, and apart on one stage */
+    int64_t first = c->pp == 1 ? m->layers : c->split.first,
+            last = c->pp == 1 ? m->layers : c->split.last;
+    int64_t ends = c->pp == 1 ? 2 * c->bf16_layers : c->bf16_layers;
+    if (ends > first / c->vp || ends > last / c->vp)
+        return bad(err, "bf16_layers",
+                   "%lld at each end do not fit in the first and last model chunk (%lld and %lld "
+                   "layers): parplan costs them only there",
+                   (long long)c->bf16_layers, (long long)(first / c->vp),
+                   (long long)(last / c->vp));
+    return PPL_OK;
+}
+
 ppl_status ppl_precision_check(int precision, const ppl_topology *t, ppl_error *err)
 {
     /* bf16 and fp16 run everywhere (the loader insists on a 16-bit peak); fp8,
@@ -322,6 +383,8 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
         return bad(err, "sequence_parallel", "needs tensor parallelism of at least 2 (tp is %lld)",
                    (long long)c->tp);
     ppl_status st = ppl_precision_check(c->precision, t, err);
+    if (st == PPL_OK)
+        st = fp8_check(c, m, err);
     if (st != PPL_OK)
         return st;
     if (c->recompute_layers != 0) {
@@ -393,6 +456,7 @@ ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_pin,
 const char *const ppl_recompute_names[] = {"none", "selective", "full", NULL};
 /* in enum order: the training precisions lead ppl_precision (topology.h) */
 const char *const ppl_precision_names[] = {"bf16", "fp16", "fp8", "mxfp8", "nvfp4", NULL};
+const char *const ppl_fp8_recipe_names[] = {"delayed", "tensorwise", "blockwise", NULL};
 const char *const ppl_optimizer_names[] = {"adam", "sgd", NULL};
 const char *const ppl_schedule_names[] = {"1f1b", "gpipe",    "zb-h1",     "zb-h2",
                                           "zb-v", "dualpipe", "dualpipev", NULL};
@@ -459,6 +523,8 @@ const char *const ppl_pin_names[] = {"gpus",
                                      "recompute_layers",
                                      "shard_group",
                                      "offload_optimizer",
+                                     "fp8_recipe",
+                                     "bf16_layers",
                                      NULL};
 
 void ppl_pins_init(ppl_pins *p)
@@ -475,6 +541,8 @@ void ppl_pins_init(ppl_pins *p)
     p->first_stage_layers = p->last_stage_layers = p->recompute_layers = PPL_UNSET;
     p->shard_group = PPL_UNSET;
     p->offload_optimizer = PPL_UNSET;
+    p->fp8_recipe = PPL_FP8_DELAYED;
+    p->bf16_layers = 0;
 }
 
 ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl_topology *t,
@@ -515,6 +583,8 @@ ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl
     c->cp_a2a = ppl_cp_a2a_size(m, t, c->tp, c->cp);
     c->shard_group = a->shard_group == PPL_UNSET ? 0 : a->shard_group;
     c->offload_optimizer = a->offload_optimizer < 0 ? 0.0 : a->offload_optimizer;
+    c->fp8_recipe = (ppl_fp8_recipe)a->fp8_recipe;
+    c->bf16_layers = a->bf16_layers < 0 ? 0 : a->bf16_layers;
     if (c->dp < 1 || c->mbs < 1)
         return bad(err, "dp", "expected at least 1");
     c->microbatches = c->global_batch / (c->dp * c->mbs);

@@ -84,6 +84,9 @@ void ppl_plan_diff_of(const ppl_estimate *best, const ppl_estimate *other, ppl_p
     knob(out, "ep_overlap", on_off(a->ep_overlap), on_off(b->ep_overlap));
     knob(out, "schedule", ppl_schedule_name(a->schedule), ppl_schedule_name(b->schedule));
     knob(out, "precision", ppl_precision_name(a->precision), ppl_precision_name(b->precision));
+    knob(out, "fp8_recipe", ppl_fp8_recipe_names[a->fp8_recipe],
+         ppl_fp8_recipe_names[b->fp8_recipe]);
+    knob_int(out, "bf16_layers", a->bf16_layers, b->bf16_layers);
     ppl_stage_layers_text(a, x, sizeof x);
     ppl_stage_layers_text(b, y, sizeof y);
     knob(out, "stage_layers", x, y);

@@ -111,7 +111,7 @@ static act_terms activation_terms(const ppl_model *m, const ppl_config *c, const
     const double s = (double)m->seq_len / (double)c->cp, s_keys = (double)m->seq_len;
     const double b = (double)c->mbs, sb = s * b;
     /* GEMM inputs saved for backward in the GEMMs' precision, block scales included */
-    const double gemm_in = ppl_precision_gemm_bytes(c->precision);
+    const double gemm_in = ppl_config_gemm_bytes(c);
     const double mask = m->dropout ? 1.0 : 0.0;
     ppl_layer_shape shape;
     ppl_layer_shape_of(m, c->tp, &shape);
@@ -291,6 +291,18 @@ void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_me
     kept.recompute = PPL_RECOMPUTE_NONE;
     p->kept_dense = ppl_activation_bytes_per_layer(m, &kept, o, false);
     p->kept_moe = m->has_moe ? ppl_activation_bytes_per_layer(m, &kept, o, true) : 0.0;
+    p->act16_dense = p->act_dense, p->act16_moe = p->act_moe;
+    p->kept16_dense = p->kept_dense, p->kept16_moe = p->kept_moe;
+    if (c->bf16_layers > 0) { /* their GEMM inputs kept at 2 bytes */
+        ppl_config c16 = *c, k16 = kept;
+        c16.precision = k16.precision = PPL_PRECISION_BF16;
+        p->act16_dense = ppl_activation_bytes_per_layer(m, &c16, o, false);
+        p->kept16_dense = ppl_activation_bytes_per_layer(m, &k16, o, false);
+        if (m->has_moe) {
+            p->act16_moe = ppl_activation_bytes_per_layer(m, &c16, o, true);
+            p->kept16_moe = ppl_activation_bytes_per_layer(m, &k16, o, true);
+        }
+    }
     /* the embedding's dropout mask; its output is the first layer's input, counted
      * with that layer */
     p->act_first = m->dropout ? s * b * h / sp_div : 0.0;
@@ -334,14 +346,21 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     double expert = moe * p->layer_moe_expert;
     double gemm_dense = dense_layers * p->gemm_dense + moe * p->gemm_moe_shared;
     double gemm_expert = moe * p->gemm_moe_expert;
+    /* the layers kept in bf16, dense ones first (the first layers of MoE models
+     * with leading dense layers are dense): no fp8 weight cache, 16-bit activations */
+    const int64_t bf16 = ppl_stage_bf16_layers(c, stage, layers);
+    const double bf16_dense = (double)(bf16 < layers - moe_layers ? bf16 : layers - moe_layers),
+                 bf16_moe = (double)bf16 - bf16_dense;
+    double cache_dense = gemm_dense - bf16_dense * p->gemm_dense - bf16_moe * p->gemm_moe_shared,
+           cache_expert = gemm_expert - bf16_moe * p->gemm_moe_expert;
     if (ppl_pipeline_param_copies(c->schedule) > 1.0) {
         /* DualPipe: rank k also holds stage pp-1-k (as many layers with equal stages;
          * the ends swap the embedding and the output layer): pipeline.h */
         dense += dense_layers * p->layer_dense + moe * p->layer_moe_shared +
                  (last ? p->embedding : 0.0) + (first ? p->output : 0.0);
         expert *= 2.0;
-        gemm_dense *= 2.0;
-        gemm_expert *= 2.0;
+        cache_dense *= 2.0;
+        cache_expert *= 2.0;
     }
     out->params = dense + expert;
     out->params_expert = expert;
@@ -369,8 +388,8 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
      * bytes per element */
     if (ppl_precision_low(c->precision))
         out->weights += o->fp8_weight_cache_bytes * ppl_precision_gemm_bytes(c->precision) *
-                        (gemm_dense / (c->zero >= 3 ? shard_dense : 1.0) +
-                         gemm_expert / (c->zero >= 3 ? shard_expert : 1.0));
+                        (cache_dense / (c->zero >= 3 ? shard_dense : 1.0) +
+                         cache_expert / (c->zero >= 3 ? shard_expert : 1.0));
 
     /* activations: per layer x layers x microbatches in flight */
     double in_flight = ppl_in_flight_microbatches(c, stage);
@@ -378,6 +397,10 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     double f = ppl_recomputed_share(c, layers);
     double per_mb = dense_layers * (f * p->act_dense + (1.0 - f) * p->kept_dense) +
                     moe * (f * p->act_moe + (1.0 - f) * p->kept_moe) + (first ? p->act_first : 0.0);
+    per_mb +=
+        bf16_dense *
+            (f * (p->act16_dense - p->act_dense) + (1.0 - f) * (p->kept16_dense - p->kept_dense)) +
+        bf16_moe * (f * (p->act16_moe - p->act_moe) + (1.0 - f) * (p->kept16_moe - p->kept_moe));
     out->activations = in_flight * per_mb;
     if (last || (first && ppl_pipeline_param_copies(c->schedule) > 1.0)) {
         double held = c->schedule == PPL_SCHEDULE_GPIPE ? (double)c->microbatches : 1.0;

@@ -46,6 +46,10 @@ json_t *ppl_config_json(const ppl_config *c, const ppl_model *m)
     if (c->ep > 1)
         json_object_set_new(o, "ep_overlap", json_boolean(c->ep_overlap));
     json_object_set_new(o, "precision", json_string(ppl_precision_name(c->precision)));
+    if (c->precision == PPL_PRECISION_FP8)
+        json_object_set_new(o, "fp8_recipe", json_string(ppl_fp8_recipe_names[c->fp8_recipe]));
+    if (c->bf16_layers > 0)
+        json_object_set_new(o, "bf16_layers", json_integer(c->bf16_layers));
     json_object_set_new(o, "optimizer", json_string(ppl_optimizer_name(c->optimizer)));
     json_object_set_new(o, "schedule",
                         json_string(c->schedule != PPL_SCHEDULE_1F1B
@@ -81,6 +85,8 @@ static const char *const config_json_keys[] = {"gpus",
                                                "flash_attention",
                                                "ep_overlap",
                                                "precision",
+                                               "fp8_recipe",
+                                               "bf16_layers",
                                                "optimizer",
                                                "schedule",
                                                "stage_layers",
@@ -127,6 +133,9 @@ ppl_status ppl_pins_from_config_json(const json_t *cfg, const char *file, const 
         (st = jr_bool(&ctx, cfg, path, "ep_overlap", JR_OPTIONAL, false, &ov)) ||
         (st = jr_enum(&ctx, cfg, path, "precision", JR_OPTIONAL, ppl_precision_names,
                       PPL_PRECISION_BF16, &a->precision)) ||
+        (st = jr_enum(&ctx, cfg, path, "fp8_recipe", JR_OPTIONAL, ppl_fp8_recipe_names,
+                      PPL_FP8_DELAYED, &a->fp8_recipe)) ||
+        (st = jr_int(&ctx, cfg, path, "bf16_layers", JR_OPTIONAL, 0, 0, big, &a->bf16_layers)) ||
         (st = jr_enum(&ctx, cfg, path, "optimizer", JR_OPTIONAL, ppl_optimizer_names,
                       PPL_OPTIMIZER_ADAM, &a->optimizer)) ||
         (st = jr_enum(&ctx, cfg, path, "cp_comm", JR_OPTIONAL, ppl_cp_comm_names, PPL_CP_COMM_P2P,
@@ -188,7 +197,15 @@ void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
         snprintf(etp, sizeof etp, ", etp %lld", (long long)ppl_config_etp(c));
     if (c->recompute == PPL_RECOMPUTE_FULL && c->recompute_layers > 0)
         snprintf(layers, sizeof layers, " (%lld layers a stage)", (long long)c->recompute_layers);
-    char cp_comm[48] = "", shard[96] = "";
+    char cp_comm[48] = "", shard[96] = "", prec[64];
+    snprintf(prec, sizeof prec, "%s%s%s", ppl_precision_name(c->precision),
+             c->precision == PPL_PRECISION_FP8 && c->fp8_recipe != PPL_FP8_DELAYED ? " " : "",
+             c->precision == PPL_PRECISION_FP8 && c->fp8_recipe != PPL_FP8_DELAYED
+                 ? ppl_fp8_recipe_names[c->fp8_recipe]
+                 : "");
+    if (c->bf16_layers > 0)
+        snprintf(prec + strlen(prec), sizeof prec - strlen(prec), " (first/last %lld in bf16)",
+                 (long long)c->bf16_layers);
     if (ppl_config_shard_replicas(c) > 1)
         snprintf(shard, sizeof shard, " in groups of %lld", (long long)ppl_config_shard_group(c));
     if (c->offload_optimizer > 0.0)
@@ -205,8 +222,7 @@ void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
              (long long)c->tp, (long long)c->pp, (long long)c->dp, (long long)c->cp, cp_comm,
              (long long)c->ep, etp, (long long)c->vp, (long long)c->mbs, (long long)c->global_batch,
              (long long)c->microbatches, c->zero, shard, ppl_recompute_name(c->recompute), layers,
-             c->sequence_parallel ? "on" : "off", c->flash_attention ? "on" : "off",
-             ppl_precision_name(c->precision),
+             c->sequence_parallel ? "on" : "off", c->flash_attention ? "on" : "off", prec,
              c->schedule == PPL_SCHEDULE_GPIPE  ? "GPipe"
              : c->schedule != PPL_SCHEDULE_1F1B ? ppl_schedule_name(c->schedule)
              : c->vp > 1                        ? "interleaved 1F1B"
@@ -435,6 +451,15 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     if (c->precision == PPL_PRECISION_FP8) {
         ARG("--fp8-format");
         ARG("hybrid");
+        if (c->fp8_recipe != PPL_FP8_DELAYED) {
+            /* --fp8-recipe tensorwise: core_v0.12.0; blockwise: core_v0.13.0
+             * (transformer_config.py fp8_recipe at those tags) */
+            ARG("--fp8-recipe");
+            ARG(ppl_fp8_recipe_names[c->fp8_recipe]);
+            const char *v = c->fp8_recipe == PPL_FP8_BLOCKWISE ? "core_v0.13" : "core_v0.12";
+            if (strcmp(min_version, v) < 0)
+                min_version = v;
+        }
     } else if (c->precision == PPL_PRECISION_MXFP8) {
         ARG("--fp8-format");
         ARG("e4m3");
@@ -449,6 +474,13 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
         ARG("nvfp4");
         if (strcmp(min_version, "core_v0.15") < 0) /* --fp4-format: core_v0.15.0 */
             min_version = "core_v0.15";
+    }
+    if (c->bf16_layers > 0) { /* --first-last-layers-bf16 and its counts: core_v0.12.0 */
+        ARG("--first-last-layers-bf16");
+        ARGI("--num-layers-at-start-in-bf16", c->bf16_layers);
+        ARGI("--num-layers-at-end-in-bf16", c->bf16_layers);
+        if (strcmp(min_version, "core_v0.12") < 0)
+            min_version = "core_v0.12";
     }
     if (c->optimizer == PPL_OPTIMIZER_SGD) {
         ARG("--optimizer");

@@ -218,6 +218,15 @@ void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_mi
     if (m->has_moe)
         ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, true, &mi->moe);
     ppl_output_time_of(m, ctx->topo, c, &ctx->eff, &mi->head);
+    mi->dense16 = mi->dense;
+    mi->moe16 = mi->moe;
+    if (c->bf16_layers > 0) {
+        ppl_config c16 = *c;
+        c16.precision = PPL_PRECISION_BF16;
+        ppl_layer_time_of(m, ctx->topo, &c16, &ctx->eff, false, &mi->dense16);
+        if (m->has_moe)
+            ppl_layer_time_of(m, ctx->topo, &c16, &ctx->eff, true, &mi->moe16);
+    }
     mi->tp_count = c->recompute == PPL_RECOMPUTE_FULL ? 6.0 : 4.0;
     ppl_memory_parts_init(m, c, &ctx->memory, &mi->mem);
 }
@@ -257,6 +266,7 @@ void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_classes 
         nc->count = 1;
         nc->layers = layers;
         nc->moe_layers = moe;
+        nc->bf16_layers = ppl_stage_bf16_layers(c, k, layers);
         nc->is_first = first;
         nc->is_last = last;
     }
@@ -370,9 +380,25 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
     s->backward = nd * (mi->dense.backward_s - (1.0 - f) * mi->dense.recompute_s) +
                   nm * (mi->moe.backward_s - (1.0 - f) * mi->moe.recompute_s) +
                   (k->is_last ? mi->head.backward_s : 0.0);
-    s->compute = s->forward + s->backward;
     s->wgrad =
         nd * mi->dense.wgrad_s + nm * mi->moe.wgrad_s + (k->is_last ? mi->head.wgrad_s : 0.0);
+    if (k->bf16_layers > 0) { /* those layers at their bf16 times, dense ones first */
+        const double bd = (double)(k->bf16_layers < k->layers - k->moe_layers
+                                       ? k->bf16_layers
+                                       : k->layers - k->moe_layers),
+                     bm = (double)k->bf16_layers - bd;
+        const ppl_layer_time *lo[2] = {&mi->dense, &mi->moe}, *hi[2] = {&mi->dense16, &mi->moe16};
+        const double n[2] = {bd, bm};
+        for (int i = 0; i < 2; i++) {
+            if (n[i] <= 0.0)
+                continue;
+            s->forward += n[i] * (hi[i]->forward_s - lo[i]->forward_s);
+            s->backward += n[i] * (hi[i]->backward_s - (1.0 - f) * hi[i]->recompute_s -
+                                   lo[i]->backward_s + (1.0 - f) * lo[i]->recompute_s);
+            s->wgrad += n[i] * (hi[i]->wgrad_s - lo[i]->wgrad_s);
+        }
+    }
+    s->compute = s->forward + s->backward;
     /* a MoE layer's tensor-parallel collectives are its attention's (half of a
      * dense layer's); its experts' are the dispatcher's, over the etp group */
     s->tp = (nd + 0.5 * nm) * tp_count * mi->tp_one;
@@ -709,6 +735,7 @@ double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const
     k.count = 1;
     k.layers = layers;
     k.moe_layers = moe_layers;
+    k.bf16_layers = ppl_stage_bf16_layers(c, stage, layers);
     k.is_first = stage == 0;
     k.is_last = stage == c->pp - 1;
     ppl_memory mem;

@@ -682,6 +682,8 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     c.gpus = gpus;
     c.global_batch = batch;
     c.precision = (ppl_precision)pin->precision;
+    c.fp8_recipe = (ppl_fp8_recipe)pin->fp8_recipe; /* pinned only, as the precision */
+    c.bf16_layers = pin->bf16_layers < 0 ? 0 : pin->bf16_layers;
     c.optimizer = (ppl_optimizer)pin->optimizer;
     c.schedule = (ppl_schedule)pin->schedule;
     c.ep_overlap = pin->ep_overlap == 1; /* opt-in, as in Megatron-Core: never searched */

@@ -57,6 +57,17 @@ typedef enum ppl_cp_comm {
 } ppl_cp_comm;
 #define PPL_CP_COMM_COUNT 4
 
+/* How fp8 tensors are scaled (Megatron-Core --fp8-recipe, transformer_config.py
+ * fp8_recipe): delayed, from the amax history of earlier steps (the default);
+ * tensorwise, from the tensor's own amax (current scaling: one more read of the
+ * tensor before the cast); blockwise, an fp32 scale per 1x128 tile of activations
+ * and gradients and per 128x128 block of weights (DeepSeek-V3 report §3.3.2). */
+typedef enum ppl_fp8_recipe {
+    PPL_FP8_DELAYED = 0,
+    PPL_FP8_TENSORWISE = 1,
+    PPL_FP8_BLOCKWISE = 2
+} ppl_fp8_recipe;
+
 /* The words of each knob's values, in enum order, NULL-terminated: the command
  * line and measured-runs files take the same ones. */
 extern const char *const ppl_recompute_names[];
@@ -64,8 +75,9 @@ extern const char *const ppl_recompute_names[];
 extern const char *const ppl_precision_names[];
 extern const char *const ppl_optimizer_names[];
 extern const char *const ppl_schedule_names[];
-extern const char *const ppl_cp_comm_names[];  /* p2p, a2a, allgather, a2a+p2p */
-const char *ppl_recompute_name(int recompute); /* "?" out of range */
+extern const char *const ppl_cp_comm_names[];    /* p2p, a2a, allgather, a2a+p2p */
+extern const char *const ppl_fp8_recipe_names[]; /* delayed, tensorwise, blockwise */
+const char *ppl_recompute_name(int recompute);   /* "?" out of range */
 const char *ppl_cp_comm_name(int cp_comm);
 const char *ppl_optimizer_name(int optimizer);
 const char *ppl_schedule_name(int schedule);
@@ -95,6 +107,8 @@ typedef struct ppl_pins {
     int64_t recompute_layers;
     int64_t shard_group; /* data-parallel ranks per sharding group (divides dp); 0: every one */
     double offload_optimizer; /* share of the optimizer state on the host, 0..1; < 0 unset */
+    int fp8_recipe;           /* ppl_fp8_recipe; delayed unless given */
+    int64_t bf16_layers;      /* first and last layers kept in bf16 under fp8/mxfp8; 0 none */
 } ppl_pins;
 
 /* Every knob free; bf16, Adam, 1F1B. */
@@ -141,7 +155,22 @@ typedef struct ppl_config {
     /* the share of the optimizer state (fp32 master weights and moments) held and
      * stepped on the host (offload.c); 0: none */
     double offload_optimizer;
+    ppl_fp8_recipe fp8_recipe; /* with fp8 */
+    /* under fp8 or mxfp8, the first bf16_layers and the last bf16_layers
+     * transformer layers run in bf16 (Megatron-Core --first-last-layers-bf16
+     * --num-layers-at-start-in-bf16 N --num-layers-at-end-in-bf16 N); 0: none */
+    int64_t bf16_layers;
 } ppl_config;
+
+/* Bytes per element of a linear layer's GEMM input under the configuration's
+ * precision and fp8 recipe, block scales included (ppl_precision_gemm_bytes, and
+ * blockwise fp8's fp32 scale per 1x128 tile: 1 + 4/128). */
+double ppl_config_gemm_bytes(const ppl_config *config);
+
+/* Of the `layers` transformer layers stage `stage` holds, how many run in bf16
+ * (ppl_config bf16_layers): the first ones on stage 0 and the last ones on the
+ * last stage (ppl_config_check keeps them inside the first and last model chunk). */
+int64_t ppl_stage_bf16_layers(const ppl_config *config, int64_t stage, int64_t layers);
 
 /* Microbatches each virtual stage runs in a row under interleaving (Megatron-Core
  * --microbatch-group-size-per-virtual-pipeline-stage, core_v0.10.0+): pp when the

@@ -102,9 +102,11 @@ void ppl_stage_layer_counts(const ppl_model *model, const ppl_config *config, in
 typedef struct ppl_memory_parts {
     double layer_dense, layer_moe_shared, layer_moe_expert; /* parameters per layer */
     double gemm_dense, gemm_moe_shared, gemm_moe_expert;    /* of which GEMM weights */
-    double embedding, output;              /* parameters on the first / last stage */
-    double act_dense, act_moe;             /* activation bytes per layer and microbatch */
-    double kept_dense, kept_moe;           /* the same without recomputation */
+    double embedding, output;    /* parameters on the first / last stage */
+    double act_dense, act_moe;   /* activation bytes per layer and microbatch */
+    double kept_dense, kept_moe; /* the same without recomputation */
+    /* the same four in bf16, for the layers ppl_config bf16_layers keeps there */
+    double act16_dense, act16_moe, kept16_dense, kept16_moe;
     double act_first, act_last;            /* extra activations on the first / last stage */
     double other;                          /* framework memory */
     double zero3_buffers;                  /* gathered layers held with ZeRO-3 */

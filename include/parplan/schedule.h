@@ -233,12 +233,14 @@ typedef struct ppl_micro {
     double pp_one;          /* one pipeline send of a microbatch */
     double tp_count;        /* TP collectives per layer and microbatch */
     ppl_layer_time dense, moe, head;
+    ppl_layer_time dense16, moe16; /* in bf16, for the layers ppl_config bf16_layers keeps */
     ppl_memory_parts mem;
 } ppl_micro;
 
 /* A run of consecutive pipeline stages with the same layers and role. */
 typedef struct ppl_stage_class {
     int64_t first_stage, count, layers, moe_layers;
+    int64_t bf16_layers; /* of its layers, those run in bf16 (ppl_stage_bf16_layers) */
     bool is_first, is_last;
     int dp_ready;     /* data-parallel times computed, per kind (bits; schedule.c dp_kind) */
     int64_t dp_group; /* the sharding group of kinds 3-5 (sharded in groups) */

@@ -88,6 +88,15 @@ const opt_def ppl_cli_options[] = {
      ppl_precision_names,
      "bf16 (default), fp16, fp8, mxfp8 (Blackwell, MI355X) or nvfp4 (Blackwell): the linear "
      "layers' GEMMs"},
+    {O_FP8_RECIPE, "--fp8-recipe", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.fp8_recipe), "R", 0, 0,
+     ppl_fp8_recipe_names,
+     "with --precision fp8: delayed (default; scales from earlier steps' amax), tensorwise "
+     "(each tensor's own amax: one more read of it) or blockwise (an fp32 scale per 1x128 "
+     "tile: 3% more activation bytes)"},
+    {O_BF16_LAYERS, "--bf16-layers", 0, K_INT, CMDS_CONFIG, 0, F(pins.bf16_layers), "N", 1, 1000000,
+     NULL,
+     "with fp8 (tensorwise or blockwise) or mxfp8: keep the first N and the last N layers in "
+     "bf16 (Megatron-Core --first-last-layers-bf16)"},
     {O_OPTIMIZER, "--optimizer", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.optimizer), "O", 0, 0,
      ppl_optimizer_names, "adam (default) or sgd"},
     {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG, 0, F(stack), "S", 0, 0, ppl_stack_names,

@@ -53,6 +53,8 @@ typedef enum opt_id {
     O_FLASH,
     O_EP_OVERLAP,
     O_PRECISION,
+    O_FP8_RECIPE,
+    O_BF16_LAYERS,
     O_OPTIMIZER,
     O_TOP,
     O_OBJECTIVE,

@@ -178,11 +178,26 @@ def build(flags, env, gpus):
     dist_opt = "--use-distributed-optimizer" in flags or fsdp
     shard, offload = sharding(flags, num, dp, cp, dist_opt, optimizer, moe)
     precision = precision_of(flags)
+    fp8 = {}
+    if precision == "fp8":
+        fp8["fp8_recipe"] = flags.get("--fp8-recipe", "delayed")  # TC:594-596
+    bf16 = None
+    if "--first-last-layers-bf16" in flags:
+        recipe = flags.get("--fp8-recipe", "delayed")
+        # TC:1528-1530: "Delayed scaling does not support first / last layer in BF16."
+        need(recipe != "delayed", f"{TC}:1528-1530", "bf16 first/last layers without delayed scaling")
+        start = num("--num-layers-at-start-in-bf16", 1)  # TC:652, default 1
+        end = num("--num-layers-at-end-in-bf16", 1)  # TC:656, default 1
+        most = num("--num-layers") // pp  # TC:1533-1535
+        need(0 <= start <= most and 0 <= end <= most, f"{TC}:1538-1556",
+             "bf16 layers at each end within the layers per pipeline stage")
+        need(start == end, "parplan", "the same number of bf16 layers at both ends")
+        bf16 = start
     return {**moe, "dp": dp, "shard_group": shard, "offload_optimizer": offload, "microbatches": microbatches, "stage_layers": stages, "vp": vp,
             "recompute": recompute, "recompute_layers": recompute_layers,
             "sequence_parallel": sp, "zero": zero, "optimizer": optimizer, "tp": tp, "pp": pp,
             "cp": cp, "mbs": mbs, "global_batch": gb, "cp_comm": cp_comm, "cp_a2a": cp_a2a,
-            "precision": precision}
+            "precision": precision, **fp8, "bf16_layers": bf16}
 
 
 def precision_of(flags):
@@ -197,6 +212,8 @@ def precision_of(flags):
              "an --fp8-recipe Megatron knows")
         return "mxfp8" if recipe == "mxfp8" else "fp8"
     need("--fp8-recipe" not in flags or fp8, f"{TC}:594", "--fp8-recipe without --fp8-format")
+    need("--first-last-layers-bf16" not in flags, f"{TC}:1528-1556",
+         "bf16 first/last layers are an fp8 option")
     if fp4:
         need(fp4 == "e2m1", f"{TC}:673", "--fp4-format e2m1")
         recipe = flags.get("--fp4-recipe", "nvfp4")  # TC:679, default nvfp4
@@ -209,7 +226,11 @@ def precision_of(flags):
 # the oldest Megatron-Core release that takes a flag: --fp8-recipe (mxfp8) at
 # core_v0.12.0 arguments.py:1057-1058, --fp4-format/--fp4-recipe at core_v0.15.0
 # arguments.py:1353-1360, --grad-reduce-in-bf16 at core_v0.12.0
-FLAG_SINCE = {"--grad-reduce-in-bf16": 12, "--fp8-recipe": 12, "--fp4-format": 15}
+FLAG_SINCE = {"--grad-reduce-in-bf16": 12, "--fp8-recipe": 12, "--fp4-format": 15,
+              "--first-last-layers-bf16": 12}
+# flag values newer than their flag: --fp8-recipe blockwise at core_v0.13.0
+# (transformer_config.py fp8_recipe: "tensorwise" at core_v0.12.0, "blockwise" at 0.13)
+VALUE_SINCE = {("--fp8-recipe", "blockwise"): 13}
 
 
 def sharding(flags, num, dp, cp, dist_opt, optimizer, moe):
@@ -360,6 +381,12 @@ def main():
         for flag, since in FLAG_SINCE.items():
             if flag in launch["megatron_args"] and minor < since:
                 print(f"REFUSED rank {r['rank']}: {flag} needs core_v0.{since}, not {v}")
+                return 1
+        args = launch["megatron_args"]
+        for (flag, value), since in VALUE_SINCE.items():
+            pairs = zip(args, args[1:])
+            if (flag, value) in pairs and minor < since:
+                print(f"REFUSED rank {r['rank']}: {flag} {value} needs core_v0.{since}, not {v}")
                 return 1
         want = {k: c.get(k) for k in got}  # cp_comm, cp_a2a: absent with cp 1
         if "etp" in got and "etp" not in c:

@@ -164,6 +164,25 @@ d = json.load(sys.stdin)
 a = d[\"results\"][0][\"launch\"][\"megatron_args\"]
 i = a.index(\"--fp8-recipe\"); del a[i:i + 2]
 json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; [ $? -ne 0 ] && grep -q "MISMATCH.*precision" "$tmp/mc"'
+# fp8 recipes and bf16 first/last layers (issue 19 item 2): the flags, the recipe and
+# the count Megatron takes back, and its refusals (transformer_config.py:1528-1556)
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --pp 4 --global-batch 256 --precision fp8 --fp8-recipe tensorwise --bf16-layers 1 --top 3 --json
+check "fp8 tensorwise with 1 bf16 layer at each end: Megatron builds all 3 plans as costed" 'megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc" && has "$out" "\"--first-last-layers-bf16\"" && has "$out" "\"fp8_recipe\": \"tensorwise\""'
+plan_fp8=$out
+check "megatron_check refuses bf16 first/last layers under delayed scaling" 'printf "%s" "$plan_fp8" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+a = d[\"results\"][0][\"launch\"][\"megatron_args\"]
+i = a.index(\"--fp8-recipe\"); del a[i:i + 2]
+json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; [ $? -ne 0 ] && grep -q "^REFUSED.*transformer_config.py:1528-1530" "$tmp/mc"'
+check "megatron_check refuses --fp8-recipe blockwise on core_v0.12" 'printf "%s" "$plan_fp8" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+r = d[\"results\"][0]
+a = r[\"launch\"][\"megatron_args\"]
+a[a.index(\"tensorwise\")] = \"blockwise\"
+r[\"launch\"][\"megatron_lm\"] = \"core_v0.12\"
+json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; [ $? -ne 0 ] && grep -q "^REFUSED.*blockwise needs core_v0.13" "$tmp/mc"'
 for pins in "--zero 2" "--zero 3" "--optimizer sgd" "--recompute selective" "--precision fp16" \
     "--tp 8 --pp 8 --cp 2 --vp 8" "--tp 8 --pp 16 --vp 2" "--tp 2 --cp 4 --cp-comm a2a" \
     "--tp 2 --cp 8 --cp-comm a2a+p2p" "--tp 8 --cp 4 --cp-comm allgather"; do

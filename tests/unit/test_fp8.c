@@ -1,0 +1,153 @@
+/*
+ * test_fp8.c - fp8 recipes and bf16 first/last layers against hand computations:
+ * blockwise scales in the activation bytes, tensor-wise current scaling's amax
+ * pass, the layers each stage keeps in bf16 and what they cost, and the rules
+ * Megatron-Core applies (transformer_config.py:1528-1556).
+ */
+#include "testutil.h"
+
+#include "parplan/compute.h"
+#include "parplan/memory.h"
+#include "parplan/schedule.h"
+
+/* A 4-layer GPT (h 1024, 16 heads, ffn 4096, s 2048) at tp 1, mbs 1, fp8. */
+static ppl_model gpt;
+static ppl_config fp8;
+
+static int setup(void **state)
+{
+    (void)state;
+    gpt = test_gpt(4, 1024, 16, 2048);
+    fp8 = test_config(8, 1, 1, 1, 8, &gpt);
+    fp8.precision = PPL_PRECISION_FP8;
+    return 0;
+}
+
+/*
+ * Blockwise: an fp32 scale per 1x128 tile, 1 + 4/128 = 1.03125 bytes an element.
+ * A layer saves its four GEMM inputs for backward (Korthikanti Table 2, memory.c):
+ * QKV and fc1 inputs s b h each, the projection input s b h, the fc2 input s b 4h,
+ * 2048 x (3 x 1024 + 4096) = 14,680,064 elements, so blockwise keeps
+ * 14,680,064 x 4/128 = 458,752 bytes more a layer than delayed or tensor-wise.
+ */
+static void test_blockwise_bytes(void **state)
+{
+    (void)state;
+    ppl_memory_opts o;
+    ppl_memory_opts_init(&o);
+    ppl_config c = fp8;
+    assert_close(ppl_config_gemm_bytes(&c), 1.0, 0);
+    double delayed = ppl_activation_bytes_per_layer(&gpt, &c, &o, false);
+    c.fp8_recipe = PPL_FP8_TENSORWISE;
+    assert_close(ppl_activation_bytes_per_layer(&gpt, &c, &o, false), delayed, 1e-12);
+    c.fp8_recipe = PPL_FP8_BLOCKWISE;
+    assert_close(ppl_config_gemm_bytes(&c), 1.03125, 0);
+    assert_close(ppl_activation_bytes_per_layer(&gpt, &c, &o, false) - delayed, 458752.0, 1e-9);
+}
+
+/*
+ * Tensor-wise current scaling reads each fp8 GEMM input once more (2 bytes an
+ * element) for its amax.  Forward: QKV, projection, fc1 and fc2 inputs,
+ * 2048 x (1024 + 1024 + 1024 + 4096) = 14,680,064 elements, 29,360,128 bytes.
+ * Backward: the gradients of QKV (3 x 1024 columns), projection (1024), fc1 (4096)
+ * and fc2 (1024) outputs, 2048 x 9216 = 18,874,368 elements, 37,748,736 bytes.
+ * Each at the GPU's HBM bandwidth x the calibrated HBM efficiency.
+ */
+static void test_tensorwise_amax(void **state)
+{
+    (void)state;
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &gpt, &t, PPL_STACK_NEMO_2025);
+    ppl_layer_time delayed, current;
+    ppl_config c = fp8;
+    ppl_layer_time_of(&gpt, &t, &c, &ctx.eff, false, &delayed);
+    c.fp8_recipe = PPL_FP8_TENSORWISE;
+    ppl_layer_time_of(&gpt, &t, &c, &ctx.eff, false, &current);
+    const double bw = t.gpu.hbm_bandwidth_bps * ctx.eff.hbm;
+    assert_close(current.forward_s - delayed.forward_s, 29360128.0 / bw, 1e-9);
+    assert_close(current.backward_s - delayed.backward_s, 37748736.0 / bw, 1e-9);
+    assert_close(current.wgrad_s, delayed.wgrad_s, 1e-12); /* the GEMMs themselves unchanged */
+}
+
+/*
+ * bf16_layers N: the first N layers on stage 0 and the last N on the last stage;
+ * on one stage both ends, at most its layers.  pp 2 of the 4 layers, N = 1:
+ * stage 0 runs one layer in bf16, so its forward grows by one layer's bf16
+ * forward less its fp8 forward; stage 1 by the same (it holds the last layer).
+ */
+static void test_bf16_layers(void **state)
+{
+    (void)state;
+    ppl_config c = fp8;
+    c.bf16_layers = 2;
+    assert_int_equal(ppl_stage_bf16_layers(&c, 0, 4), 4); /* pp 1: both ends, 2 + 2 */
+    c.bf16_layers = 3;
+    assert_int_equal(ppl_stage_bf16_layers(&c, 0, 4), 4); /* at most the stage's layers */
+
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &gpt, &t, PPL_STACK_NEMO_2025);
+    c = test_config(8, 1, 2, 1, 8, &gpt);
+    c.precision = PPL_PRECISION_FP8;
+    c.fp8_recipe = PPL_FP8_TENSORWISE;
+    c.bf16_layers = 1;
+    assert_int_equal(ppl_stage_bf16_layers(&c, 0, 2), 1);
+    assert_int_equal(ppl_stage_bf16_layers(&c, 1, 2), 1);
+    ppl_estimate with, without;
+    ppl_estimate_config(&ctx, &c, &with);
+    ppl_config none = c;
+    none.bf16_layers = 0;
+    ppl_estimate_config(&ctx, &none, &without);
+    ppl_layer_time lo, hi;
+    ppl_layer_time_of(&gpt, &t, &none, &ctx.eff, false, &lo);
+    ppl_config c16 = none;
+    c16.precision = PPL_PRECISION_BF16;
+    ppl_layer_time_of(&gpt, &t, &c16, &ctx.eff, false, &hi);
+    assert_true(hi.forward_s > lo.forward_s);
+    assert_int_equal(with.n_stage_passes, 2);
+    for (int k = 0; k < 2; k++) {
+        assert_close(with.stage_passes[k].passes.f_s - without.stage_passes[k].passes.f_s,
+                     hi.forward_s - lo.forward_s, 1e-9);
+        assert_close(with.stage_passes[k].passes.w_s - without.stage_passes[k].passes.w_s,
+                     hi.wgrad_s - lo.wgrad_s, 1e-9);
+    }
+    assert_true(with.step_time_s > without.step_time_s);
+    /* their activations are kept at 2 bytes: the stage holds more */
+    assert_true(with.memory.activations > without.memory.activations);
+}
+
+/* Megatron-Core's rules: bf16 layers not under delayed scaling, at most
+ * num_layers // pp at each end; parplan's: inside the first and last chunk; a
+ * recipe only under fp8. */
+static void test_rules(void **state)
+{
+    (void)state;
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_config c = test_config(8, 1, 2, 1, 8, &gpt);
+    ppl_error err;
+    c.precision = PPL_PRECISION_FP8;
+    c.bf16_layers = 1;
+    assert_int_equal(ppl_config_check(&c, &gpt, &t, &err), PPL_EUSAGE); /* delayed */
+    assert_string_equal(err.key, "bf16_layers");
+    c.fp8_recipe = PPL_FP8_BLOCKWISE;
+    assert_int_equal(ppl_config_check(&c, &gpt, &t, &err), PPL_OK);
+    c.bf16_layers = 3; /* 4 // 2 = 2 at most */
+    assert_int_equal(ppl_config_check(&c, &gpt, &t, &err), PPL_EUSAGE);
+    assert_string_equal(err.key, "bf16_layers");
+    c.bf16_layers = 0;
+    c.precision = PPL_PRECISION_BF16;
+    assert_int_equal(ppl_config_check(&c, &gpt, &t, &err), PPL_EUSAGE); /* recipe without fp8 */
+    assert_string_equal(err.key, "fp8_recipe");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_blockwise_bytes),
+        cmocka_unit_test(test_tensorwise_amax),
+        cmocka_unit_test(test_bf16_layers),
+        cmocka_unit_test(test_rules),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
