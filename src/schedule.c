@@ -148,6 +148,23 @@ void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l
     ppl_shard_layout(net, c, l, ppl_config_shard_group(c), l);
 }
 
+/*
+ * Bytes of one sequence-parallel all-gather of b*s*h activations: under fp8,
+ * mxfp8 and nvfp4 Transformer Engine quantizes before it gathers, the norm's
+ * output ahead of QKV and fc1 and the output gradient ahead of the projection's
+ * and fc2's backward (TransformerEngine layernorm_linear.py forward,
+ * "gemm_input_cast_comm": gather_along_first_dim(ln_out, quantizer=...);
+ * distributed.py gather_along_first_dim: fp8, blockwise, MXFP8 and NVFP4
+ * all-gathers), at the format's bytes with its scales; the reduce-scatters stay
+ * 16-bit.  Without sequence parallelism the all-reduces are 16-bit.
+ */
+double ppl_tp_gather_bytes(const ppl_config *c, double act_bytes)
+{
+    if (!c->sequence_parallel || !ppl_precision_low(c->precision))
+        return act_bytes;
+    return act_bytes * ppl_config_gemm_bytes(c) / 2.0;
+}
+
 void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                          ppl_micro *mi)
 {
@@ -155,11 +172,13 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     const double tokens = (double)c->mbs * (double)m->seq_len / (double)c->cp;
     mi->act = tokens * (double)m->hidden * 2.0; /* b*s*h 16-bit */
     mi->tp_one = 0.0;
+    mi->tp_gather = ppl_tp_gather_bytes(c, mi->act);
     if (c->tp > 1)
-        mi->tp_one = c->sequence_parallel
-                         ? ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, 1, NULL) +
-                               ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, 1, NULL)
-                         : ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, 1, NULL);
+        mi->tp_one =
+            c->sequence_parallel
+                ? ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, 1, NULL) +
+                      ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->tp_gather, 1, NULL)
+                : ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, 1, NULL);
     ppl_cp_cost_of(ctx, c, l, &mi->cp);
     mi->ep_one = mi->ep_hidden_share = 0.0;
     if (c->ep > 1 && m->has_moe) {
@@ -582,7 +601,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         double n = mb * (worst_layers - 0.5 * worst_moe) * per_layer;
         if (c->sequence_parallel) {
             ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, n, tr);
-            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, n, tr);
+            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->tp_gather, n, tr);
         } else {
             ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, n, tr);
         }

@@ -226,6 +226,7 @@ void ppl_cp_traffic(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layo
 typedef struct ppl_micro {
     double act;             /* b*s*h bytes of one microbatch's activations */
     double tp_one;          /* one TP all-reduce (or reduce-scatter + all-gather) */
+    double tp_gather;       /* bytes of its all-gather (ppl_tp_gather_bytes) */
     ppl_cp_cost cp;         /* CP exchange per layer */
     double ep_one;          /* one expert all-to-all */
     double ep_hidden_share; /* share of it the stack overlaps with another microbatch */
@@ -255,6 +256,10 @@ typedef struct ppl_classes {
     size_t n, cap;
     ppl_stage_class inline_items[PPL_INLINE_CLASSES];
 } ppl_classes;
+
+/* Bytes of one sequence-parallel all-gather of act_bytes of 16-bit activations:
+ * quantized to the GEMMs' format under fp8, mxfp8 and nvfp4 (schedule.c). */
+double ppl_tp_gather_bytes(const ppl_config *config, double act_bytes);
 
 void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_layout *layout);
 void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *config,

@@ -141,13 +141,33 @@ static void test_rules(void **state)
     assert_string_equal(err.key, "fp8_recipe");
 }
 
+/* Sequence-parallel all-gathers carry the GEMMs' format (Transformer Engine
+ * quantizes before it gathers): 1 byte of 2 under fp8, (1 + 4/128) / 2 under
+ * blockwise fp8, (1/2 + 1/16) / 2 under nvfp4; all-reduces without sequence
+ * parallelism, and bf16, stay 16-bit. */
+static void test_tp_gather(void **state)
+{
+    (void)state;
+    ppl_config c = fp8;
+    c.sequence_parallel = true;
+    assert_close(ppl_tp_gather_bytes(&c, 1000.0), 500.0, 1e-12);
+    c.fp8_recipe = PPL_FP8_BLOCKWISE;
+    assert_close(ppl_tp_gather_bytes(&c, 1000.0), 515.625, 1e-12);
+    c.precision = PPL_PRECISION_NVFP4;
+    assert_close(ppl_tp_gather_bytes(&c, 1000.0), 281.25, 1e-12);
+    c.sequence_parallel = false;
+    assert_close(ppl_tp_gather_bytes(&c, 1000.0), 1000.0, 1e-12);
+    c.sequence_parallel = true;
+    c.precision = PPL_PRECISION_BF16;
+    assert_close(ppl_tp_gather_bytes(&c, 1000.0), 1000.0, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_blockwise_bytes),
-        cmocka_unit_test(test_tensorwise_amax),
-        cmocka_unit_test(test_bf16_layers),
-        cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_blockwise_bytes), cmocka_unit_test(test_tensorwise_amax),
+        cmocka_unit_test(test_bf16_layers),     cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_tp_gather),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
