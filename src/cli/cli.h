@@ -23,6 +23,8 @@ typedef struct cli {
 /* Resolves a --model/--topology argument (name or path) and loads it. */
 ppl_status cli_load_model(cli *c, const char *arg, ppl_model *model);
 ppl_status cli_load_topology(cli *c, const char *arg, ppl_topology *topo);
+/* The pools of a --topology argument (pools->n = 0 when it has none). */
+ppl_status cli_load_pools(cli *c, const char *arg, ppl_pools *pools);
 
 /* An evaluation context with the stack and memory options of the flags. */
 void cli_eval_ctx(cli *c, ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo);
@@ -87,6 +89,8 @@ ppl_status cmd_memory(cli *c);
 ppl_status cmd_size(cli *c);
 ppl_status cmd_whatif(cli *c);
 ppl_status cmd_plan(cli *c);
+/* plan on a topology with pools (cmd_plan_pools.c) */
+ppl_status cmd_plan_pools(cli *c, const ppl_pools *pools);
 ppl_status cmd_validate(cli *c);
 ppl_status cmd_models(cli *c);
 ppl_status cmd_model_show(cli *c);
