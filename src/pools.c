@@ -37,8 +37,9 @@
 #define MAX_CROSS_LATENCY_S 1.0
 #define DEFAULT_CROSS_LATENCY_S 5e-6
 
-/* The root keys a pool takes from the root when it does not state its own. */
-static const char *const shared_keys[] = {"transport", "switch_radix", "rail_only", NULL};
+/* The root keys a pool takes from the root when it does not state its own (the
+ * source: the cluster's, unless the pool cites its own). */
+static const char *const shared_keys[] = {"transport", "switch_radix", "rail_only", "source", NULL};
 /* The root keys that describe one pool: with pools, each pool states its own. */
 static const char *const pool_only_keys[] = {
     "gpu", "servers", "gpus_per_server", "nvlink", "rails", "tiers", NULL};

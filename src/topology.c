@@ -486,7 +486,7 @@ static ppl_status first_pool(jr_ctx *ctx, const json_t *obj, ppl_topology *t)
             ppl_diag_warn(ctx->diag, ctx->file, "pools",
                           "a mixed cluster of %d pools: this command takes pools[0] (\"%s\") "
                           "alone; plan places a job on each pool and across them",
-                          pools->n, t->name);
+                          pools->n, pools->pool[0].name);
     }
     free(pools);
     return st;

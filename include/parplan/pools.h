@@ -3,7 +3,7 @@
  *
  * A topology file may hold a `pools` array instead of one GPU kind: each pool is
  * a topology of its own (gpu, servers, gpus_per_server, nvlink, rails, tiers),
- * sharing the root's transport, switch_radix and rail_only unless it states its
+ * sharing the root's transport, switch_radix, rail_only and source unless it states its
  * own, and `cross_pool` says how the pools are joined: the bandwidth per GPU (per
  * direction) and the latency of a transfer from a GPU of one pool to a GPU of
  * another.
