@@ -134,9 +134,9 @@ const ppl_topology_key ppl_topology_keys[] = {
     {"transport.retransmit", true},
     {"transport.rtt", true},
     {"transport.sharp", true},
-    /* a mixed cluster (pools.h): each pool an object of the keys above (but
-     * schema_version, source), the root keeping transport, switch_radix and
-     * rail_only for every pool that states none */
+    /* a mixed cluster (pools.h): each pool an object of the keys above, the root
+     * keeping transport, switch_radix, rail_only and source for every pool that
+     * states none; whatif sets a pool's settable key as pools[i].KEY (whatif.c) */
     {"pools", false},
     {"cross_pool", false},
     {"cross_pool.bandwidth", true},

@@ -32,7 +32,7 @@ static void layers_text(const int64_t *layers, int64_t n, char *buf, size_t size
     }
 }
 
-static void assignment_text(const ppl_pools *pools, const ppl_mixed_plan *p, char *buf, size_t size)
+void cli_mixed_assignment(const ppl_pools *pools, const ppl_mixed_plan *p, char *buf, size_t size)
 {
     size_t at = 0;
     buf[0] = '\0';
@@ -50,7 +50,7 @@ static void mixed_row(ppl_table *t, size_t rank, const ppl_pools *pools, const p
     char cells[10][160];
     const ppl_config *c = &p->config;
     snprintf(cells[0], 160, "%zu", rank);
-    assignment_text(pools, p, cells[1], 160);
+    cli_mixed_assignment(pools, p, cells[1], 160);
     snprintf(cells[2], 160, "%lld/%lld/%lld", (long long)c->tp, (long long)c->pp, (long long)c->dp);
     snprintf(cells[3], 160, "%lld", (long long)c->mbs);
     snprintf(cells[4], 160, "%d", c->zero);
@@ -114,7 +114,7 @@ static void assignment_table(ppl_buf *out, const ppl_pools *pools, const ppl_mix
     ppl_table_free(&t);
 }
 
-static json_t *mixed_json(const ppl_pools *pools, const ppl_mixed_plan *p)
+json_t *cli_mixed_json(const ppl_pools *pools, const ppl_mixed_plan *p)
 {
     json_t *o = json_object(), *stages = json_array();
     const ppl_config *c = &p->config;
@@ -212,9 +212,9 @@ static ppl_status plan_pools(cli *c, const ppl_model *model, const ppl_pools *po
         }
         json_object_set_new(doc, "pools", plist);
         for (size_t k = 0; k < nmixed; k++)
-            json_array_append_new(ml, mixed_json(pools, &mixed[k]));
+            json_array_append_new(ml, cli_mixed_json(pools, &mixed[k]));
         for (size_t k = 0; k < nalone; k++)
-            json_array_append_new(al, mixed_json(pools, &alone[k]));
+            json_array_append_new(al, cli_mixed_json(pools, &alone[k]));
         json_object_set_new(doc, "mixed", ml);
         json_object_set_new(doc, "mixed_model_one_pool", al);
         st = cli_emit_json(c, doc);

@@ -329,7 +329,6 @@ ppl_status cmd_whatif(cli *c)
     char path[PATH_MAX];
     ppl_status st;
     if ((st = cli_load_model(c, a->model, &model)) != PPL_OK ||
-        (st = cli_load_topology(c, a->topology, &base)) != PPL_OK ||
         (st = ppl_catalog_resolve(PPL_CATALOG_TOPOLOGIES, a->topology, path, sizeof path,
                                   &c->err)) != PPL_OK ||
         (st = ppl_topology_document(path, &c->diag, &topo_json, &c->err)) != PPL_OK)
@@ -337,6 +336,15 @@ ppl_status cmd_whatif(cli *c)
     ppl_sweep sw[PPL_MAX_SWEEPS];
     size_t npts;
     if ((st = ppl_sweeps_parse(a->sweeps, a->nsweeps, topo_json, sw, &npts, &c->err)) != PPL_OK) {
+        json_decref(topo_json);
+        return st;
+    }
+    if (json_object_get(topo_json, "pools")) { /* a mixed cluster */
+        st = cmd_whatif_pools(c, &model, topo_json, path, sw, a->nsweeps, npts);
+        json_decref(topo_json);
+        return st;
+    }
+    if ((st = cli_load_topology(c, a->topology, &base)) != PPL_OK) {
         json_decref(topo_json);
         return st;
     }

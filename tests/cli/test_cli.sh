@@ -671,4 +671,14 @@ assert len(d[\"mixed_model_one_pool\"]) == 2, d[\"mixed_model_one_pool\"]"'
 run "$P" topology show "$tmp/mixed.json"
 check "topology show on a mixed cluster: the first pool, and a warning saying so" '[ $rc -eq 0 ] && has "$out" "mix/h100" && has "$err" "takes pools[0]"'
 
+run "$P" whatif --model llama3-8b --topology "$tmp/mixed.json" --global-batch 16 --sweep 'pools[1].servers=1,2' --json
+check "whatif on a mixed cluster: a pool's servers swept, a pipeline across the pools at each point" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+pts = json.load(sys.stdin)[\"points\"]
+assert [p[\"gpus\"] for p in pts] == [16, 24], pts
+assert all(p[\"mixed\"] and len(p[\"alone\"]) == 2 for p in pts), pts
+assert pts[1][\"alone\"][1][\"tokens_per_s\"] > pts[0][\"alone\"][1][\"tokens_per_s\"], pts"'
+run "$P" whatif --model llama3-8b --topology "$tmp/mixed.json" --global-batch 16 --sweep 'pools[2].servers=1'
+check "whatif on a mixed cluster: a pool it does not have is a usage error" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "2 pools"'
+
 finish

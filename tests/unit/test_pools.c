@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "parplan/pools.h"
+#include "parplan/whatif.h"
 
 static ppl_status load_text(const char *text, ppl_pools *p, ppl_error *err)
 {
@@ -234,6 +235,33 @@ static void test_search(void **state)
     free(p);
 }
 
+/* whatif's paths into a pool: "pools[1].servers" sets that pool's key, through
+ * the same loader; a pool the file does not have, or a key no pool has, is a
+ * usage error. */
+static void test_patch(void **state)
+{
+    (void)state;
+    ppl_pools *p = malloc(sizeof *p);
+    ppl_error err;
+    json_error_t jerr;
+    json_t *doc = json_loads(
+        "{\"pools\": [" POOL("a", "H100", 4) ", " POOL("b", "B200", 2) "], " CROSS "}", 0, &jerr);
+    assert_non_null(doc);
+    assert_int_equal(ppl_topology_patch(doc, "pools[1].servers", "16", &err), PPL_OK);
+    assert_int_equal(ppl_topology_patch(doc, "pools[0].gpu.memory", "96GiB", &err), PPL_OK);
+    assert_int_equal(ppl_topology_patch(doc, "cross_pool.bandwidth", "50GB/s", &err), PPL_OK);
+    assert_int_equal(ppl_pools_from_json(doc, "t.json", NULL, p, &err), PPL_OK);
+    assert_int_equal(p->pool[1].servers, 16);
+    assert_int_equal(p->pool[0].servers, 4);
+    assert_close(p->pool[0].gpu.memory_bytes, 96.0 * 1073741824.0, 1e-12);
+    assert_close(p->cross_bps, 50e9, 1e-12);
+    assert_int_equal(ppl_topology_patch(doc, "pools[2].servers", "16", &err), PPL_EUSAGE);
+    assert_contains(err.message, "2 pools");
+    assert_int_equal(ppl_topology_patch(doc, "pools[0].name", "x", &err), PPL_EUSAGE);
+    json_decref(doc);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +271,7 @@ int main(void)
         cmocka_unit_test(test_split_by_speed_and_memory),
         cmocka_unit_test(test_cost_h100_b200),
         cmocka_unit_test(test_search),
+        cmocka_unit_test(test_patch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
