@@ -169,6 +169,9 @@ ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_m
         return ppl_error_set(err, PPL_EUSAGE, "", "pools",
                              "a pipeline across pools is costed with vp 1, cp 1, ep 1, ZeRO 0-2, "
                              "1F1B or GPipe, for dense models only");
+    if (c->tp < 1 || c->dp < 1 || c->mbs < 1 || c->microbatches < 1)
+        return ppl_error_set(err, PPL_EUSAGE, "", "pools",
+                             "tp, dp, mbs and microbatches must be at least 1");
     if (plan->npools < 1 || plan->npools > pools->n)
         return ppl_error_set(err, PPL_EUSAGE, "", "pools", "%d pools, the cluster has %d",
                              plan->npools, pools->n);

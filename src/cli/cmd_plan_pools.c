@@ -217,6 +217,10 @@ static ppl_status plan_pools(cli *c, const ppl_model *model, const ppl_pools *po
             json_array_append_new(al, cli_mixed_json(pools, &alone[k]));
         json_object_set_new(doc, "mixed", ml);
         json_object_set_new(doc, "mixed_model_one_pool", al);
+        json_object_set_new(doc, "mixed_not_costed",
+                            model->has_moe ? json_string("the pipeline model covers dense "
+                                                         "models only")
+                                           : json_null());
         st = cli_emit_json(c, doc);
     } else if (st == PPL_OK) {
         ppl_buf *out = &c->out;
@@ -258,14 +262,19 @@ static ppl_status plan_pools(cli *c, const ppl_model *model, const ppl_pools *po
                        "\nacross the pools (pipeline model of pools.h: %zu assignments "
                        "costed, %zu fit):\n",
                        sx.evaluated, sx.feasible);
-        if (nmixed == 0)
+        if (model->has_moe)
+            ppl_buf_printf(out,
+                           "  not costed: the pipeline model covers dense models only, and "
+                           "%s is a mixture of experts\n",
+                           model->name);
+        else if (nmixed == 0)
             ppl_buf_printf(out, "  no pipeline across the pools fits\n");
         else
             mixed_table(out, pools, mixed, nmixed);
         ppl_buf_printf(
             out, "\nthe best of each pool alone under the same model (%zu costed, %zu fit):\n",
             sa.evaluated, sa.feasible);
-        if (nalone == 0)
+        if (nalone == 0 && !model->has_moe)
             ppl_buf_printf(out, "  no plan fits\n");
         else
             mixed_table(out, pools, alone, nalone);

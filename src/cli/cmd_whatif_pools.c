@@ -65,6 +65,11 @@ ppl_status cmd_whatif_pools(cli *c, const ppl_model *model, const json_t *doc, c
                                  "%s: on a mixed cluster whatif sweeps topology paths only "
                                  "(pools[1].servers, cross_pool.bandwidth, ...)",
                                  sw[k].key);
+    if (model->has_moe)
+        return ppl_error_set(&c->err, PPL_EUSAGE, "", "model",
+                             "%s is a mixture of experts: on a mixed cluster whatif costs dense "
+                             "models only",
+                             model->name);
     if (a->tokens > 0 || a->plot_path || a->csv)
         return ppl_error_set(&c->err, PPL_EUSAGE, "", "sweep",
                              "on a mixed cluster whatif has no --tokens, --plot or --csv yet");
