@@ -169,15 +169,26 @@ ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_m
         return ppl_error_set(err, PPL_EUSAGE, "", "pools",
                              "a pipeline across pools is costed with vp 1, cp 1, ep 1, ZeRO 0-2, "
                              "1F1B or GPipe, for dense models only");
-    if (c->tp < 1 || c->dp < 1 || c->mbs < 1 || c->microbatches < 1)
+    if (c->tp < 1 || c->dp < 1 || c->mbs < 1 || c->microbatches < 1 ||
+        (unsigned)c->precision >= PPL_PRECISION_COUNT)
         return ppl_error_set(err, PPL_EUSAGE, "", "pools",
-                             "tp, dp, mbs and microbatches must be at least 1");
+                             "tp, dp, mbs and microbatches must be at least 1, the "
+                             "precision one of the training precisions");
     if (plan->npools < 1 || plan->npools > pools->n)
         return ppl_error_set(err, PPL_EUSAGE, "", "pools", "%d pools, the cluster has %d",
                              plan->npools, pools->n);
     int64_t p = 0;
     for (int i = 0; i < plan->npools; i++) {
+        if (plan->order[i] < 0 || plan->order[i] >= pools->n)
+            return ppl_error_set(err, PPL_EUSAGE, "", "pools", "pool %d of %d", plan->order[i],
+                                 pools->n);
+        for (int j = 0; j < i; j++)
+            if (plan->order[j] == plan->order[i])
+                return ppl_error_set(err, PPL_EUSAGE, "", "pools", "pool %d twice", plan->order[i]);
         const ppl_topology *t = &pools->pool[plan->order[i]];
+        if (t->gpu.flops[c->precision] <= 0.0) /* the precision check of ppl_config_check */
+            return ppl_error_set(err, PPL_EUSAGE, "", "precision", "pool %s's %s has no %s peak",
+                                 t->name, t->gpu.name, ppl_precision_name(c->precision));
         plan->gpus[i] = c->tp * c->dp * plan->stages[i];
         if (plan->stages[i] < 1 || plan->gpus[i] > t->servers * t->gpus_per_server)
             return ppl_error_set(err, PPL_EUSAGE, "", "pools",
