@@ -262,6 +262,41 @@ static void test_patch(void **state)
     free(p);
 }
 
+/* On one pool, the pipeline model against the full estimator (schedule.c) for the
+ * same configuration: it leaves out the optimizer step and balances the stages
+ * freely, and otherwise assembles the same per-stage times, so the two should
+ * agree closely.  Measured when written: 0.995 and 0.989 of the full step for
+ * GPT-3 175B on the DGX H100 SuperPOD; the bound here is 3%. */
+static void test_one_pool_agrees_with_estimate(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("gpt3-175b");
+    ppl_pools *p = calloc(1, sizeof *p);
+    p->n = 1;
+    p->pool[0] = test_topology("dgx-h100-superpod");
+    p->cross_bps = 12.5e9;
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &p->pool[0], PPL_STACK_NEMO_2025);
+    const int64_t tp[2] = {8, 4}, dp[2] = {8, 16};
+    for (int i = 0; i < 2; i++) {
+        ppl_config c = test_config(tp[i] * 4 * dp[i], tp[i], 4, 1, 256, &m);
+        c.zero = 1;
+        c.sequence_parallel = c.flash_attention = true;
+        ppl_estimate e;
+        ppl_estimate_config(&ctx, &c, &e);
+        assert_true(e.memory.fits);
+        ppl_mixed_plan plan;
+        memset(&plan, 0, sizeof plan);
+        plan.config = c;
+        plan.npools = 1;
+        plan.stages[0] = 4;
+        ppl_error err;
+        assert_int_equal(ppl_mixed_cost(&ctx, p, &plan, &err), PPL_OK);
+        assert_close(plan.step_time_s, e.step_time_s, 0.03);
+    }
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_cost_h100_b200),
         cmocka_unit_test(test_search),
         cmocka_unit_test(test_patch),
+        cmocka_unit_test(test_one_pool_agrees_with_estimate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
