@@ -15,9 +15,11 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jsonread.h"
+#include "parplan/pools.h"
 
 #define MAX_SERVERS (1LL << 24)
 #define MAX_GPUS_PER_SERVER 1024
@@ -132,6 +134,13 @@ const ppl_topology_key ppl_topology_keys[] = {
     {"transport.retransmit", true},
     {"transport.rtt", true},
     {"transport.sharp", true},
+    /* a mixed cluster (pools.h): each pool an object of the keys above, the root
+     * keeping transport, switch_radix, rail_only and source for every pool that
+     * states none; whatif sets a pool's settable key as pools[i].KEY (whatif.c) */
+    {"pools", false},
+    {"cross_pool", false},
+    {"cross_pool.bandwidth", true},
+    {"cross_pool.latency", true},
     {NULL, false},
 };
 
@@ -456,6 +465,33 @@ static ppl_status read_transport(jr_ctx *ctx, const json_t *obj, const char *pat
     return PPL_OK;
 }
 
+/* A mixed cluster read as one topology: every pool is checked, the first one
+ * returned, and a warning says so (plan places a job across the pools). */
+static ppl_status first_pool(jr_ctx *ctx, const json_t *obj, ppl_topology *t)
+{
+    const char *root_keys[MAX_OBJECT_KEYS];
+    ppl_pools *pools = malloc(sizeof *pools);
+    if (!pools)
+        return ppl_error_set(ctx->err, PPL_EINTERNAL, ctx->file, "pools", "out of memory");
+    jr_warn_unknown_keys(ctx, obj, "", keys_under("", root_keys));
+    ppl_status st = jr_schema_version(ctx, obj, "");
+    if (st == PPL_OK)
+        st = ppl_pools_from_json(obj, ctx->file, ctx->diag, pools, ctx->err);
+    if (st == PPL_OK) {
+        *t = pools->pool[0];
+        if (pools->name[0]) /* "mixed-h100-b200/h100": the cluster's, and which pool */
+            snprintf(t->name, sizeof t->name, "%.*s/%.*s", PPL_NAME_MAX / 2 - 1, pools->name,
+                     PPL_NAME_MAX / 2 - 1, pools->pool[0].name);
+        if (pools->n > 1)
+            ppl_diag_warn(ctx->diag, ctx->file, "pools",
+                          "a mixed cluster of %d pools: this command takes pools[0] (\"%s\") "
+                          "alone; plan places a job on each pool and across them",
+                          pools->n, pools->pool[0].name);
+    }
+    free(pools);
+    return st;
+}
+
 ppl_status ppl_topology_from_json(const json_t *obj, const char *file, const char *path,
                                   const ppl_diag *diag, ppl_topology *t, ppl_error *err)
 {
@@ -465,6 +501,8 @@ ppl_status ppl_topology_from_json(const json_t *obj, const char *file, const cha
     memset(t, 0, sizeof *t);
     if ((st = jr_expect_object(&ctx, obj, path)) != PPL_OK)
         return st;
+    if (path[0] == '\0' && json_object_get(obj, "pools"))
+        return first_pool(&ctx, obj, t);
     jr_warn_unknown_keys(&ctx, obj, path, keys_under("", root_keys));
     if ((st = jr_schema_version(&ctx, obj, path)) ||
         (st = jr_string(&ctx, obj, path, "name", JR_OPTIONAL, "", t->name, sizeof t->name)) ||

@@ -57,6 +57,22 @@ static ppl_status check_key(const char *k, const json_t *topology, ppl_error *er
         return PPL_OK;
     int tier, n = 0;
     char field[32];
+    /* a pool's settable key: "pools[1].servers", "pools[0].nvlink.bandwidth" (a
+     * pool is a topology of its own: pools.h) */
+    if (sscanf(k, "pools[%d].%n", &tier, &n) == 1 && n > 0) {
+        json_t *pools = json_object_get(topology, "pools");
+        if (tier < 0 || (size_t)tier >= json_array_size(pools))
+            return ppl_error_set(err, PPL_EUSAGE, "", SWEEP,
+                                 "unknown key '%s': the topology has %zu pools", k,
+                                 json_array_size(pools));
+        if (!settable_path(k + n))
+            return ppl_error_set(err, PPL_EUSAGE, "", SWEEP,
+                                 "unknown key '%s' (a pool has the settable keys of a topology "
+                                 "outside its tiers: servers, nvlink.bandwidth, gpu.memory, ...)",
+                                 k);
+        return PPL_OK;
+    }
+    n = 0;
     if (sscanf(k, "tiers[%d].%31s%n", &tier, field, &n) == 2 && k[n] == '\0') {
         json_t *tiers = json_object_get(topology, "tiers");
         bool known = settable_tier_field(field);
@@ -155,15 +171,19 @@ json_t *ppl_sweep_value_json(const char *v)
     return json_string(v);
 }
 
-/* Sets a checked path (a.b, tiers[i].x) in the topology object, creating objects
- * on the way; takes value. */
+/* Sets a checked path (a.b, tiers[i].x, pools[i].a.b) in the topology object,
+ * creating objects on the way; takes value. */
 static void set_path(json_t *root, const char *path, json_t *value)
 {
     char buf[PPL_SWEEP_KEY_MAX];
     snprintf(buf, sizeof buf, "%s", path); /* checked keys are shorter */
     json_t *node = root;
-    int tier;
+    int tier, n = 0;
     char field[32];
+    if (sscanf(buf, "pools[%d].%n", &tier, &n) == 1 && n > 0) { /* checked: the pool exists */
+        set_path(json_array_get(json_object_get(root, "pools"), (size_t)tier), path + n, value);
+        return;
+    }
     if (sscanf(buf, "tiers[%d].%31s", &tier, field) == 2) {
         json_t *t = json_array_get(json_object_get(root, "tiers"), (size_t)tier);
         json_object_set_new(t, field, value);

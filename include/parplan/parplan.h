@@ -46,6 +46,9 @@
  *             best plan, time to train and GPU-hours at every point; its building
  *             blocks ppl_whatif_point and ppl_best_plan), ppl_topology_patch,
  *             ppl_default_global_batch, ppl_cost_per_million_tokens
+ *   pools     ppl_pools_load / ppl_pools_from_json (a mixed cluster's pools, each
+ *             a plain topology), ppl_mixed_cost (a pipeline across pools, its
+ *             layers balanced to each pool's speed and memory), ppl_mixed_search
  *   sizing    ppl_size (the fewest GPUs for N tokens in D days, or to fit at all)
  *   explain   ppl_plan_diff_of (how a plan differs from the best: knobs, the
  *             step's parts and memory), ppl_plan_diff_text / _json
@@ -72,6 +75,7 @@
 #include "parplan/offload.h"
 #include "parplan/output.h"
 #include "parplan/pipeline.h"
+#include "parplan/pools.h"
 #include "parplan/report.h"
 #include "parplan/runs.h"
 #include "parplan/schedule.h"

@@ -4,7 +4,8 @@
  *
  * A sweep is KEY=V1,V2,... where KEY is gpus (what the cluster offers: every GPU
  * count up to it is a candidate), global_batch, or a settable topology path
- * (ppl_topology_keys: "rails.nic_bandwidth", "tiers[1].oversubscription").  A
+ * (ppl_topology_keys: "rails.nic_bandwidth", "tiers[1].oversubscription"; in a
+ * mixed cluster a pool's, "pools[1].servers", "cross_pool.bandwidth").  A
  * point of the grid patches the topology file's JSON at each swept path and
  * loads it again, so every swept value passes the same checks as a hand-written
  * file.  Errors are usage errors keyed "sweep" whose message names the sweep

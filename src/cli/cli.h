@@ -23,6 +23,8 @@ typedef struct cli {
 /* Resolves a --model/--topology argument (name or path) and loads it. */
 ppl_status cli_load_model(cli *c, const char *arg, ppl_model *model);
 ppl_status cli_load_topology(cli *c, const char *arg, ppl_topology *topo);
+/* The pools of a --topology argument (pools->n = 0 when it has none). */
+ppl_status cli_load_pools(cli *c, const char *arg, ppl_pools *pools);
 
 /* An evaluation context with the stack and memory options of the flags. */
 void cli_eval_ctx(cli *c, ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo);
@@ -95,6 +97,15 @@ ppl_status cmd_memory(cli *c);
 ppl_status cmd_size(cli *c);
 ppl_status cmd_whatif(cli *c);
 ppl_status cmd_plan(cli *c);
+/* plan on a topology with pools (cmd_plan_pools.c) */
+ppl_status cmd_plan_pools(cli *c, const ppl_pools *pools);
+/* A pipeline across pools: "h100 x2 > b200 x1", and as JSON (cmd_plan_pools.c). */
+void cli_mixed_assignment(const ppl_pools *pools, const ppl_mixed_plan *p, char *buf, size_t size);
+struct json_t *cli_mixed_json(const ppl_pools *pools, const ppl_mixed_plan *p);
+/* whatif on a topology with pools (cmd_whatif_pools.c): doc is the topology
+ * document, sw its parsed sweeps (npts points). */
+ppl_status cmd_whatif_pools(cli *c, const ppl_model *model, const struct json_t *doc,
+                            const char *path, const ppl_sweep *sw, int nsw, size_t npts);
 ppl_status cmd_validate(cli *c);
 ppl_status cmd_models(cli *c);
 ppl_status cmd_model_show(cli *c);

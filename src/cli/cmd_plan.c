@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +61,17 @@ ppl_status cmd_plan(cli *c)
     ppl_model model;
     ppl_topology topo;
     ppl_status st;
+    ppl_pools *pools = malloc(sizeof *pools);
+    if (!pools)
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    st = cli_load_pools(c, a->topology, pools);
+    if (st == PPL_OK && pools->n > 0) /* a mixed cluster */
+        st = cmd_plan_pools(c, pools);
+    if (st != PPL_OK || pools->n > 0) {
+        free(pools);
+        return st;
+    }
+    free(pools);
     if ((st = cli_load(c, &model, &topo)) != PPL_OK)
         return st;
     ppl_eval_ctx ctx;

@@ -3,6 +3,7 @@
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -190,13 +191,10 @@ ppl_status cmd_topology_show(cli *c)
     return PPL_OK;
 }
 
-static ppl_status topology_entry(cli *c, const char *name, json_t *list, ppl_table *tab)
+static void topology_row(const ppl_topology *tp, json_t *list, ppl_table *tab)
 {
-    ppl_topology t;
+    const ppl_topology t = *tp;
     ppl_topology_figures f;
-    ppl_status st = cli_load_topology(c, name, &t);
-    if (st != PPL_OK)
-        return st;
     ppl_topology_derive(&t, &f);
     if (list) {
         json_t *e = json_object();
@@ -205,7 +203,7 @@ static ppl_status topology_entry(cli *c, const char *name, json_t *list, ppl_tab
         json_object_set_new(e, "gpu", json_string(t.gpu.name));
         json_object_set_new(e, "source", json_string(t.source));
         json_array_append_new(list, e);
-        return PPL_OK;
+        return;
     }
     char gpus[32], shape[48], nv[48], nic[32], bis[32], bw[32];
     snprintf(gpus, sizeof gpus, "%lld", (long long)f.gpus);
@@ -220,6 +218,32 @@ static ppl_status topology_entry(cli *c, const char *name, json_t *list, ppl_tab
         snprintf(bis, sizeof bis, "-");
     const char *row[7] = {t.name, gpus, t.gpu.name, shape, nv, nic, bis};
     ppl_table_row(tab, row);
+}
+
+/* A topology a row; a mixed cluster a row per pool, "cluster/pool". */
+static ppl_status topology_entry(cli *c, const char *name, json_t *list, ppl_table *tab)
+{
+    ppl_pools *pools = malloc(sizeof *pools);
+    if (!pools)
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    ppl_status st = cli_load_pools(c, name, pools);
+    for (int i = 0; st == PPL_OK && i < pools->n; i++) {
+        ppl_topology *t = &pools->pool[i];
+        char pool[PPL_NAME_MAX];
+        snprintf(pool, sizeof pool, "%s", t->name);
+        snprintf(t->name, sizeof t->name, "%.*s/%.*s", PPL_NAME_MAX / 2 - 1, pools->name,
+                 PPL_NAME_MAX / 2 - 1, pool);
+        topology_row(t, list, tab);
+    }
+    if (st != PPL_OK || pools->n > 0) {
+        free(pools);
+        return st;
+    }
+    free(pools);
+    ppl_topology t;
+    if ((st = cli_load_topology(c, name, &t)) != PPL_OK)
+        return st;
+    topology_row(&t, list, tab);
     return PPL_OK;
 }
 

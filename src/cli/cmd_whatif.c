@@ -380,8 +380,17 @@ ppl_status cmd_whatif(cli *c)
     json_t *topo_json = NULL;
     char path[PATH_MAX];
     ppl_status st;
-    if ((st = cli_load_model(c, a->model, &model)) != PPL_OK ||
-        (st = cli_load_topology(c, a->topology, &base)) != PPL_OK ||
+    ppl_pools *pools = malloc(sizeof *pools);
+    if (!pools)
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    /* the file read once by the loaders (which refuse what is not a regular file)
+     * before its document is: a mixed cluster is whatif_pools' */
+    st = cli_load_model(c, a->model, &model);
+    if (st == PPL_OK)
+        st = cli_load_pools(c, a->topology, pools);
+    bool mixed = st == PPL_OK && pools->n > 0;
+    free(pools);
+    if (st != PPL_OK || (!mixed && (st = cli_load_topology(c, a->topology, &base)) != PPL_OK) ||
         (st = ppl_catalog_resolve(PPL_CATALOG_TOPOLOGIES, a->topology, path, sizeof path,
                                   &c->err)) != PPL_OK ||
         (st = ppl_topology_document(path, &c->diag, &topo_json, &c->err)) != PPL_OK)
@@ -389,6 +398,11 @@ ppl_status cmd_whatif(cli *c)
     ppl_sweep sw[PPL_MAX_SWEEPS];
     size_t npts;
     if ((st = ppl_sweeps_parse(a->sweeps, a->nsweeps, topo_json, sw, &npts, &c->err)) != PPL_OK) {
+        json_decref(topo_json);
+        return st;
+    }
+    if (mixed) {
+        st = cmd_whatif_pools(c, &model, topo_json, path, sw, a->nsweeps, npts);
         json_decref(topo_json);
         return st;
     }

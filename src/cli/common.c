@@ -46,6 +46,15 @@ ppl_status cli_load_topology(cli *c, const char *arg, ppl_topology *topo)
     return ppl_topology_load(path, path, &c->diag, topo, &c->err);
 }
 
+ppl_status cli_load_pools(cli *c, const char *arg, ppl_pools *pools)
+{
+    char path[PATH_MAX];
+    ppl_status st = ppl_catalog_resolve(PPL_CATALOG_TOPOLOGIES, arg, path, sizeof path, &c->err);
+    if (st != PPL_OK)
+        return catalog_hint(c, st, arg, "topologies");
+    return ppl_pools_load(path, path, &c->diag, pools, &c->err);
+}
+
 void cli_eval_ctx(cli *c, ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo)
 {
     ppl_eval_ctx_init(ctx, model, topo, (ppl_stack)c->args->stack);

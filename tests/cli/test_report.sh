@@ -68,4 +68,6 @@ check "report -o DIRECTORY: exit 2" '[ $rc -eq 2 ] && has "$err" "-o"'
 # shellcheck disable=SC2086
 run "$P" $plan --report "$d/same.txt" -o "$d/same.txt"
 check "plan --report FILE -o FILE: exit 2 naming --report" '[ $rc -eq 2 ] && has "$err" "--report"'
+run "$P" plan --model llama3-8b --topology mixed-h100-b200 --global-batch 256 --report "$d/mixed.html"
+check "plan --report on a mixed cluster: exit 2 naming --report, nothing written" '[ $rc -eq 2 ] && has "$err" "--report" && [ ! -e "$d/mixed.html" ]'
 finish

@@ -222,17 +222,22 @@ static void test_grid(void **state)
 static void test_settable_paths(void **state)
 {
     (void)state;
-    const char *settable[] = {
-        "gpu.memory",      "gpu.hbm_bandwidth",      "gpu.flops.bf16",
-        "gpu.flops.fp16",  "gpu.flops.fp8",          "servers",
-        "gpus_per_server", "nvlink.domain_gpus",     "nvlink.bandwidth",
-        "nvlink.latency",  "nvlink.sharp",           "transport.sharp",
-        "rails.count",     "rails.nic_bandwidth",    "rails.latency",
-        "rail_only",       "switch_radix",           "transport.protocol",
-        "transport.mtu",   "transport.loss_rate",    "transport.retransmit",
-        "transport.rtt",   "tiers[].servers",        "tiers[].oversubscription",
-        "tiers[].latency", "tiers[].rail_optimized", "nvlink.fabric",
-        "gpu.host_link",   "gpu.flops.mxfp8",        "gpu.flops.nvfp4"};
+    const char *settable[] = {"gpu.memory",           "gpu.hbm_bandwidth",
+                              "gpu.flops.bf16",       "gpu.flops.fp16",
+                              "gpu.flops.fp8",        "servers",
+                              "gpus_per_server",      "nvlink.domain_gpus",
+                              "nvlink.bandwidth",     "nvlink.latency",
+                              "nvlink.sharp",         "transport.sharp",
+                              "rails.count",          "rails.nic_bandwidth",
+                              "rails.latency",        "rail_only",
+                              "switch_radix",         "transport.protocol",
+                              "transport.mtu",        "transport.loss_rate",
+                              "transport.retransmit", "transport.rtt",
+                              "tiers[].servers",      "tiers[].oversubscription",
+                              "tiers[].latency",      "tiers[].rail_optimized",
+                              "nvlink.fabric",        "gpu.host_link",
+                              "gpu.flops.mxfp8",      "gpu.flops.nvfp4",
+                              "cross_pool.bandwidth", "cross_pool.latency"};
     size_t n = 0;
     for (const ppl_topology_key *k = ppl_topology_keys; k->path; k++)
         n += k->settable;
