@@ -37,22 +37,25 @@ ppl_status cli_load_model(cli *c, const char *arg, ppl_model *model)
     return st;
 }
 
+/* A topology argument's file: a catalogue name or a path. */
+static ppl_status topology_path(cli *c, const char *arg, char path[PATH_MAX])
+{
+    ppl_status st = ppl_catalog_resolve(PPL_CATALOG_TOPOLOGIES, arg, path, PATH_MAX, &c->err);
+    return st == PPL_OK ? PPL_OK : catalog_hint(c, st, arg, "topologies");
+}
+
 ppl_status cli_load_topology(cli *c, const char *arg, ppl_topology *topo)
 {
     char path[PATH_MAX];
-    ppl_status st = ppl_catalog_resolve(PPL_CATALOG_TOPOLOGIES, arg, path, sizeof path, &c->err);
-    if (st != PPL_OK)
-        return catalog_hint(c, st, arg, "topologies");
-    return ppl_topology_load(path, path, &c->diag, topo, &c->err);
+    ppl_status st = topology_path(c, arg, path);
+    return st != PPL_OK ? st : ppl_topology_load(path, path, &c->diag, topo, &c->err);
 }
 
 ppl_status cli_load_pools(cli *c, const char *arg, ppl_pools *pools)
 {
     char path[PATH_MAX];
-    ppl_status st = ppl_catalog_resolve(PPL_CATALOG_TOPOLOGIES, arg, path, sizeof path, &c->err);
-    if (st != PPL_OK)
-        return catalog_hint(c, st, arg, "topologies");
-    return ppl_pools_load(path, path, &c->diag, pools, &c->err);
+    ppl_status st = topology_path(c, arg, path);
+    return st != PPL_OK ? st : ppl_pools_load(path, path, &c->diag, pools, &c->err);
 }
 
 void cli_eval_ctx(cli *c, ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo)
