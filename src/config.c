@@ -195,26 +195,41 @@ int64_t ppl_stage_bf16_layers(const ppl_config *c, int64_t stage, int64_t layers
 
 /* The fp8 recipe and the bf16 layers (transformer_config.py __post_init__, fp8
  * branch, lines 1528-1556 at d98e8a64dd). */
-static ppl_status fp8_check(const ppl_config *c, const ppl_model *m, ppl_error *err)
+/* What the precision, the recipe and the bf16 layers allow of each other, whatever
+ * the layout. */
+static ppl_status fp8_rules(int precision, int recipe, int64_t bf16_layers, ppl_error *err)
 {
-    if ((unsigned)c->fp8_recipe > PPL_FP8_BLOCKWISE)
-        return bad(err, "fp8_recipe", "unknown fp8 recipe %d", (int)c->fp8_recipe);
-    if (c->fp8_recipe != PPL_FP8_DELAYED && c->precision != PPL_PRECISION_FP8)
+    if ((unsigned)recipe > PPL_FP8_BLOCKWISE)
+        return bad(err, "fp8_recipe", "unknown fp8 recipe %d", recipe);
+    if (recipe != PPL_FP8_DELAYED && precision != PPL_PRECISION_FP8)
         return bad(err, "fp8_recipe", "%s scaling is an fp8 recipe, the precision is %s",
-                   ppl_fp8_recipe_names[c->fp8_recipe], ppl_precision_name(c->precision));
-    if (c->bf16_layers == 0)
+                   ppl_fp8_recipe_names[recipe], ppl_precision_name((ppl_precision)precision));
+    if (bf16_layers == 0)
         return PPL_OK;
-    if (c->bf16_layers < 0)
-        return bad(err, "bf16_layers", "expected 0 or more, found %lld", (long long)c->bf16_layers);
-    if (c->precision != PPL_PRECISION_FP8 && c->precision != PPL_PRECISION_MXFP8)
+    if (bf16_layers < 0)
+        return bad(err, "bf16_layers", "expected 0 or more, found %lld", (long long)bf16_layers);
+    if (precision != PPL_PRECISION_FP8 && precision != PPL_PRECISION_MXFP8)
         return bad(err, "bf16_layers",
                    "keeps layers in bf16 under fp8 or mxfp8 (Megatron-Core's fp8 recipes), the "
                    "precision is %s",
-                   ppl_precision_name(c->precision));
-    if (c->precision == PPL_PRECISION_FP8 && c->fp8_recipe == PPL_FP8_DELAYED)
+                   ppl_precision_name((ppl_precision)precision));
+    if (precision == PPL_PRECISION_FP8 && recipe == PPL_FP8_DELAYED)
         return bad(err, "bf16_layers",
                    "Megatron-Core refuses bf16 first/last layers with delayed scaling: pin "
                    "--fp8-recipe tensorwise or blockwise");
+    return PPL_OK;
+}
+
+ppl_status ppl_pins_check_fp8(const ppl_pins *p, ppl_error *err)
+{
+    return fp8_rules(p->precision, p->fp8_recipe, p->bf16_layers < 0 ? 0 : p->bf16_layers, err);
+}
+
+static ppl_status fp8_check(const ppl_config *c, const ppl_model *m, ppl_error *err)
+{
+    ppl_status st = fp8_rules(c->precision, c->fp8_recipe, c->bf16_layers, err);
+    if (st != PPL_OK || c->bf16_layers == 0)
+        return st;
     /* at most num_layers // pp at each end (the check Megatron-Core makes) */
     if (c->bf16_layers > m->layers / c->pp)
         return bad(err, "bf16_layers",

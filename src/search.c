@@ -633,6 +633,8 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     if (gpus > all)
         return ppl_error_set(err, PPL_EUSAGE, "", "gpus", "%lld exceeds the topology's %lld GPUs",
                              (long long)gpus, (long long)all);
+    if (ppl_pins_check_fp8(pin, err) != PPL_OK)
+        return err->status;
     search_state s = {.ctx = ctx, .opts = o, .r = r};
     s.best.cap = o->top > 0 ? o->top : 1;
     s.best.items = calloc(s.best.cap, sizeof *s.best.items);

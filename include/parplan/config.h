@@ -167,6 +167,11 @@ typedef struct ppl_config {
  * blockwise fp8's fp32 scale per 1x128 tile: 1 + 4/128). */
 double ppl_config_gemm_bytes(const ppl_config *config);
 
+/* The fp8 pins against each other, whatever the layout: a recipe other than
+ * delayed only under fp8; bf16 layers only under fp8 (not delayed) or mxfp8.
+ * The search checks them before it enumerates. */
+ppl_status ppl_pins_check_fp8(const ppl_pins *pins, ppl_error *err);
+
 /* Of the `layers` transformer layers stage `stage` holds, how many run in bf16
  * (ppl_config bf16_layers): the first ones on stage 0 and the last ones on the
  * last stage (ppl_config_check keeps them inside the first and last model chunk). */

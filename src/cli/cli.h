@@ -97,6 +97,9 @@ ppl_status cmd_memory(cli *c);
 ppl_status cmd_size(cli *c);
 ppl_status cmd_whatif(cli *c);
 ppl_status cmd_plan(cli *c);
+/* The pins a pipeline across pools can honour: the fp8 pins checked
+ * (ppl_pins_check_fp8), bf16 layers refused (cmd_plan_pools.c). */
+ppl_status cli_pins_check_mixed(cli *c);
 /* plan on a topology with pools (cmd_plan_pools.c) */
 ppl_status cmd_plan_pools(cli *c, const ppl_pools *pools);
 /* A pipeline across pools: "h100 x2 > b200 x1", and as JSON (cmd_plan_pools.c). */

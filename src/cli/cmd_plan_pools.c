@@ -303,14 +303,27 @@ static ppl_status plan_pools(cli *c, const ppl_model *model, const ppl_pools *po
     return st;
 }
 
+ppl_status cli_pins_check_mixed(cli *c)
+{
+    const ppl_pins *p = &c->args->pins;
+    ppl_status st = ppl_pins_check_fp8(p, &c->err);
+    if (st == PPL_OK && p->bf16_layers > 0)
+        st = ppl_error_set(&c->err, PPL_EUSAGE, "", "bf16_layers",
+                           "a pipeline across pools keeps no layers in bf16 yet");
+    return st;
+}
+
 ppl_status cmd_plan_pools(cli *c, const ppl_pools *pools)
 {
     /* the page draws one pool's stages, memory and traffic: not a pipeline across pools */
     if (c->args->report_path)
         return ppl_error_set(&c->err, PPL_EUSAGE, "", "--report",
                              "on a mixed cluster plan writes no HTML page yet; use --json");
+    ppl_status st = cli_pins_check_mixed(c);
+    if (st != PPL_OK)
+        return st;
     ppl_model model;
-    ppl_status st = cli_load_model(c, c->args->model, &model);
+    st = cli_load_model(c, c->args->model, &model);
     if (st != PPL_OK)
         return st;
     ppl_eval_ctx ctx[PPL_MAX_POOLS];

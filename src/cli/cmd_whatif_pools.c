@@ -73,6 +73,9 @@ ppl_status cmd_whatif_pools(cli *c, const ppl_model *model, const json_t *doc, c
     if (a->tokens > 0 || a->plot_path || a->csv)
         return ppl_error_set(&c->err, PPL_EUSAGE, "", "sweep",
                              "on a mixed cluster whatif has no --tokens, --plot or --csv yet");
+    ppl_status pins_ok = cli_pins_check_mixed(c);
+    if (pins_ok != PPL_OK)
+        return pins_ok;
     if (npts > MAX_POINTS)
         return ppl_error_set(&c->err, PPL_EUSAGE, "", "sweep",
                              "%zu points: on a mixed cluster whatif costs at most %d", npts,

@@ -65,6 +65,13 @@ for g in B300 GB300 MI300X MI325X MI355X; do
     run "$P" topology generate --gpu "$g" --servers 18 --gpus-per-server $gps --rails $gps --nic-bandwidth 400Gb/s --leaf-servers 18
     check "topology generate --gpu $g: a topology naming it" '[ $rc -eq 0 ] && has "$out" "\"gpu\": \"$g\""'
 done
+# the fp8 pins against each other, before any search (issue 19 item 2)
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 256 --fp8-recipe tensorwise
+check "plan --fp8-recipe without --precision fp8: exit 2 naming it, not 'nothing to plan'" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "parplan: --fp8-recipe: tensorwise scaling is an fp8 recipe"'
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 256 --precision fp8 --bf16-layers 1
+check "plan --bf16-layers under delayed scaling: exit 2, pin a recipe" '[ $rc -eq 2 ] && has "$err" "parplan: --bf16-layers: Megatron-Core refuses" && has "$err" "--fp8-recipe tensorwise"'
+run "$P" plan --model llama3-8b --topology mixed-h100-b200 --global-batch 256 --precision fp8 --fp8-recipe tensorwise --bf16-layers 1
+check "plan --bf16-layers on a mixed cluster: exit 2, not yet across pools" '[ $rc -eq 2 ] && has "$err" "parplan: --bf16-layers: a pipeline across pools"'
 # without --rails and --nic-bandwidth: a NIC per GPU, the platform's
 run "$P" topology generate --gpu GB300 --servers 18 --gpus-per-server 4 --leaf-servers 18
 check "topology generate --gpu GB300 without NIC flags: 4 rails of 800 Gb/s (ConnectX-8)" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
