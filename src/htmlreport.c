@@ -230,10 +230,11 @@ static void timeline_chart(const ppl_estimate *e, ppl_buf *out)
                    "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
                    "aria-label=\"pipeline timeline\">\n<rect class=\"bg\" width=\"100%%\" "
                    "height=\"100%%\"/>\n<text x=\"12\" y=\"20\" font-weight=\"bold\">%s, %lld "
-                   "stages, %lld microbatches%s: forward (blue) and backward (ochre) per "
+                   "stages, %lld microbatches%s: forward (blue) and backward (ochre)%s per "
                    "stage; gaps are the bubble</text>\n",
                    W, H, W, H, schedule_label(&e->config), (long long)t.stages,
-                   (long long)t.microbatches, t.chunks > 1 ? ", chunks by shade" : "");
+                   (long long)t.microbatches, t.chunks > 1 ? ", chunks by shade" : "",
+                   e->config.schedule == PPL_SCHEDULE_ZB_H1 ? ", weight gradients (green)" : "");
     for (int64_t s = 0; s < t.stages; s++) {
         if (t.stages <= 32 || s % 8 == 0)
             ppl_buf_printf(out,
@@ -248,11 +249,16 @@ static void timeline_chart(const ppl_estimate *e, ppl_buf *out)
                        "<rect class=\"c%d\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
                        "fill-opacity=\"%.2f\" stroke-width=\"%s\"><title>stage %d, %s of "
                        "microbatch %d%s%.0d: %.4g-%.4g s</title></rect>\n",
-                       b->kind == PPL_BLOCK_FORWARD ? 0 : 1, x, top + row * b->stage + 1, w,
-                       row - 2, op, w >= 4.0 ? "0.4" : "0", b->stage,
-                       b->kind == PPL_BLOCK_FORWARD ? "forward" : "backward", b->microbatch,
-                       t.chunks > 1 ? ", chunk " : "", t.chunks > 1 ? b->chunk : 0, b->start_s,
-                       b->end_s);
+                       b->kind == PPL_BLOCK_FORWARD    ? 0
+                       : b->kind == PPL_BLOCK_BACKWARD ? 1
+                                                       : 2,
+                       x, top + row * b->stage + 1, w, row - 2, op, w >= 4.0 ? "0.4" : "0",
+                       b->stage,
+                       b->kind == PPL_BLOCK_FORWARD    ? "forward"
+                       : b->kind == PPL_BLOCK_BACKWARD ? "backward"
+                                                       : "weight gradients",
+                       b->microbatch, t.chunks > 1 ? ", chunk " : "", t.chunks > 1 ? b->chunk : 0,
+                       b->start_s, b->end_s);
     }
     double axis_y = top + row * (double)t.stages + 4;
     double ticks[16];

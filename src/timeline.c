@@ -11,9 +11,14 @@
  *    warm-up (p - s - 1) 2 + (v - 1) N forwards, at most m v (Narayanan et al.
  *    §2.2.2; megatron/core/pipeline_parallel/schedules.py, forward_backward_
  *    pipelining_with_interleaving: get_model_chunk_id, num_warmup_microbatches).
+ *  - ZB-H1 (Qi et al., ICLR 2024 §3): B and W apart, each stage free to run, of
+ *    the passes whose inputs are ready, a B first, then an F while it holds fewer
+ *    than p - s microbatches (1F1B's memory), then a W; the stage whose next pass
+ *    can start earliest goes first.  The postponed W passes fill the tail.
  * With equal stages of forward F and backward B, 1F1B ends at (m + p - 1)(F + B)
  * and interleaving at m (F + B) + (p - 1)(F + B) / v: the step model's pipeline
- * (schedule.c), which test_timeline checks.
+ * (schedule.c); ZB-H1 with F = B = W at m (F + B + W) + (p - 1)(F + B - W), the
+ * paper's; test_timeline checks them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -60,11 +65,104 @@ static void stage_order(int schedule, int64_t p, int64_t v, int64_t m, int64_t g
 #undef MB
 }
 
+/* ZB-H1 as the greedy list schedule of the header; blocks[3 p m], stage by stage. */
+static ppl_status zb_h1(int64_t p, int64_t m, const ppl_passes *passes, ppl_block *blocks,
+                        double *end_s, ppl_error *err)
+{
+    /* per stage: the F, B and W passes placed, the finish times of its F and B */
+    int64_t *count = calloc((size_t)(3 * p), sizeof *count);
+    double *done = malloc((size_t)(2 * p * m) * sizeof *done),
+           *free_at = calloc((size_t)p, sizeof *free_at);
+    if (!count || !done || !free_at) {
+        free(count), free(done), free(free_at);
+        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
+    }
+    for (int64_t i = 0; i < 2 * p * m; i++)
+        done[i] = INFINITY;
+#define FDONE(s, i) done[(size_t)((s)*m + (i))]
+#define BDONE(s, i) done[(size_t)((p + (s)) * m + (i))]
+    for (int64_t placed = 0; placed < 3 * p * m; placed++) {
+        int64_t best_s = -1;
+        int best_kind = 0, best_rank = 3;
+        double best_t = INFINITY;
+        for (int64_t s = 0; s < p; s++) {
+            int64_t *n = &count[3 * s]; /* F, B, W placed */
+            double t[3] = {INFINITY, INFINITY, INFINITY};
+            if (n[0] < m && n[0] - n[1] < p - s)
+                t[0] = s == 0 ? 0.0 : FDONE(s - 1, n[0]);
+            if (n[1] < m)
+                t[1] = fmax(FDONE(s, n[1]), s == p - 1 ? 0.0 : BDONE(s + 1, n[1]));
+            if (n[2] < n[1])
+                t[2] = BDONE(s, n[2]);
+            static const int priority[3] = {PPL_BLOCK_BACKWARD, PPL_BLOCK_FORWARD,
+                                            PPL_BLOCK_WEIGHT};
+            for (int k = 0; k < 3; k++) {
+                const int kind = priority[k];
+                double start = fmax(t[kind], free_at[s]);
+                if (start < best_t || (start == best_t && start < INFINITY && k < best_rank)) {
+                    best_t = start, best_s = s, best_kind = kind, best_rank = k;
+                }
+            }
+        }
+        if (best_s < 0) { /* nothing can run: an order that deadlocks, a bug */
+            free(count), free(done), free(free_at);
+            return ppl_error_set(err, PPL_EINTERNAL, "", "", "the ZB-H1 order deadlocked");
+        }
+        const ppl_passes *ps = &passes[best_s];
+        const int64_t i = count[3 * best_s + best_kind];
+        const double len = best_kind == PPL_BLOCK_FORWARD    ? ps->f_s
+                           : best_kind == PPL_BLOCK_BACKWARD ? ps->b_s
+                                                             : ps->w_s;
+        blocks[best_s * 3 * m + count[3 * best_s] + count[3 * best_s + 1] + count[3 * best_s + 2]] =
+            (ppl_block){(int32_t)best_s, 0, (int32_t)i, best_kind, best_t, best_t + len};
+        if (best_kind == PPL_BLOCK_FORWARD)
+            FDONE(best_s, i) = best_t + len;
+        else if (best_kind == PPL_BLOCK_BACKWARD)
+            BDONE(best_s, i) = best_t + len;
+        count[3 * best_s + best_kind]++;
+        free_at[best_s] = best_t + len;
+    }
+#undef FDONE
+#undef BDONE
+    *end_s = 0.0;
+    for (int64_t s = 0; s < p; s++)
+        *end_s = fmax(*end_s, free_at[s]);
+    free(count), free(done), free(free_at);
+    return PPL_OK;
+}
+
 ppl_status ppl_timeline_build(int schedule, int64_t pp, int64_t vp, int64_t m, int64_t group,
                               const ppl_passes *passes, size_t max_blocks, ppl_timeline *out,
                               ppl_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (schedule == PPL_SCHEDULE_ZB_H1 && pp >= 1 && m >= 1) {
+        const double nblocks = 3.0 * (double)pp * (double)m;
+        if (nblocks > (double)max_blocks)
+            return ppl_error_set(err, PPL_EUSAGE, "", "",
+                                 "a step of %.0f pipeline blocks is more than the %zu drawn",
+                                 nblocks, max_blocks);
+        ppl_block *blocks = malloc((size_t)nblocks * sizeof *blocks);
+        if (!blocks)
+            return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
+        double end = 0.0;
+        ppl_status st = zb_h1(pp, m, passes, blocks, &end, err);
+        if (st != PPL_OK) {
+            free(blocks);
+            return st;
+        }
+        double busy = 0.0;
+        for (int64_t s = 0; s < pp; s++)
+            busy = fmax(busy, (double)m * (passes[s].f_s + passes[s].b_s + passes[s].w_s));
+        *out = (ppl_timeline){.blocks = blocks,
+                              .n = (size_t)nblocks,
+                              .stages = pp,
+                              .chunks = 1,
+                              .microbatches = m,
+                              .makespan_s = end,
+                              .busy_s = busy};
+        return PPL_OK;
+    }
     const bool split = ppl_schedule_splits_backward(schedule);
     const int sched = split ? PPL_SCHEDULE_1F1B : schedule;
     const int64_t v = sched == PPL_SCHEDULE_1F1B && vp > 1 ? vp : 1;

@@ -22,7 +22,8 @@
 
 typedef enum ppl_block_kind {
     PPL_BLOCK_FORWARD = 0,
-    PPL_BLOCK_BACKWARD = 1, /* the whole backward (B + W) */
+    PPL_BLOCK_BACKWARD = 1, /* the whole backward (B + W); under ZB-H1 the input gradients */
+    PPL_BLOCK_WEIGHT = 2,   /* ZB-H1's weight gradients (W) */
 } ppl_block_kind;
 
 typedef struct ppl_block {
@@ -37,7 +38,7 @@ typedef struct ppl_timeline {
     int64_t stages, chunks, microbatches;
     double makespan_s; /* first forward to last backward */
     double busy_s;     /* the busiest stage's pass time */
-    /* the schedule's order was not simulated (zero-bubble, DualPipe): the blocks
+    /* the schedule's order was not simulated (ZB-H2, ZB-V, DualPipe): the blocks
      * are 1F1B's order with the same passes, and the step model's bubble is the
      * schedule's formula (pipeline.h) */
     bool drawn_as_1f1b;

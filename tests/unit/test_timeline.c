@@ -94,7 +94,41 @@ static void test_unequal(void **state)
     ppl_timeline_free(&t);
 }
 
-/* Zero-bubble and DualPipe steps are drawn in 1F1B's order and say so; too many
+/*
+ * ZB-H1, p = 4, m = 8, F = B = W = 1: m (F + B + W) + (p - 1)(F + B - W) = 24 + 3
+ * = 27 s (Qi et al. ICLR 2024, Table 2), against 1F1B's (m + p - 1)(F + B + W) =
+ * 33.  Stage 0 holds at most p = 4 microbatches (1F1B's memory): its first four
+ * passes are forwards, its fifth the first B.  With B = 1.2, W = 0.8 the greedy
+ * order does no worse than the paper's 24 + 3 x 1.4 = 28.2.
+ */
+static void test_zb_h1(void **state)
+{
+    (void)state;
+    fill(1.0, 1.0, 1.0);
+    ppl_timeline t;
+    ppl_error err;
+    assert_int_equal(ppl_timeline_build(PPL_SCHEDULE_ZB_H1, 4, 1, 8, 0, equal, 1000, &t, &err),
+                     PPL_OK);
+    assert_false(t.drawn_as_1f1b);
+    assert_int_equal(t.n, 3 * 4 * 8);
+    assert_close(t.makespan_s, 27.0, 1e-12);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(t.blocks[i].kind, PPL_BLOCK_FORWARD);
+    assert_int_equal(t.blocks[4].kind, PPL_BLOCK_BACKWARD);
+    int weights = 0;
+    for (size_t i = 0; i < t.n; i++)
+        weights += t.blocks[i].kind == PPL_BLOCK_WEIGHT;
+    assert_int_equal(weights, 4 * 8);
+    ppl_timeline_free(&t);
+    fill(1.0, 1.2, 0.8);
+    assert_int_equal(ppl_timeline_build(PPL_SCHEDULE_ZB_H1, 4, 1, 8, 0, equal, 1000, &t, &err),
+                     PPL_OK);
+    assert_true(t.makespan_s <= 28.2 + 1e-9);
+    assert_true(t.makespan_s >= 8 * 3.0); /* no less than one stage's work */
+    ppl_timeline_free(&t);
+}
+
+/* ZB-H2, ZB-V and DualPipe steps are drawn in 1F1B's order and say so; too many
  * blocks and an empty pipeline are refused. */
 static void test_limits(void **state)
 {
@@ -102,7 +136,7 @@ static void test_limits(void **state)
     fill(1.0, 1.0, 1.0);
     ppl_timeline t;
     ppl_error err;
-    assert_int_equal(ppl_timeline_build(PPL_SCHEDULE_ZB_H1, 4, 1, 8, 0, equal, 1000, &t, &err),
+    assert_int_equal(ppl_timeline_build(PPL_SCHEDULE_ZB_H2, 4, 1, 8, 0, equal, 1000, &t, &err),
                      PPL_OK);
     assert_true(t.drawn_as_1f1b);
     assert_close(t.makespan_s, 33.0, 1e-12);
@@ -146,8 +180,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_1f1b),    cmocka_unit_test(test_interleaved_and_gpipe),
-        cmocka_unit_test(test_unequal), cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_ticks),
+        cmocka_unit_test(test_unequal), cmocka_unit_test(test_zb_h1),
+        cmocka_unit_test(test_limits),  cmocka_unit_test(test_ticks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
