@@ -19,6 +19,7 @@
 #include "parplan/svg.h"
 #include "parplan/timeline.h"
 #include "parplan/units.h"
+#include "parplan/whatif.h"
 
 static const char page_css[] =
     ":root{color-scheme:light dark}\n"
@@ -65,22 +66,12 @@ static void kv(ppl_buf *out, const char *label, const char *key, double value, c
     ppl_buf_printf(out, "</dd>\n");
 }
 
-/* ZeRO as plan's column: the stage, /N sharded in groups of N, +off offloaded */
-static const char *zero_label(const ppl_config *c, char *b, size_t n)
-{
-    char group[24] = "";
-    if (ppl_config_shard_replicas(c) > 1)
-        snprintf(group, sizeof group, "/%lld", (long long)ppl_config_shard_group(c));
-    snprintf(b, n, "%d%s%s", c->zero, group, c->offload_optimizer > 0 ? "+off" : "");
-    return b;
-}
-
 static void layout_text(const ppl_config *c, char *b, size_t n)
 {
     char rc[32], z[40];
     snprintf(b, n, "tp %lld, pp %lld, dp %lld, cp %lld, ep %lld; vp %lld, mbs %lld, ZeRO %s, %s",
              (long long)c->tp, (long long)c->pp, (long long)c->dp, (long long)c->cp,
-             (long long)c->ep, (long long)c->vp, (long long)c->mbs, zero_label(c, z, sizeof z),
+             (long long)c->ep, (long long)c->vp, (long long)c->mbs, ppl_zero_label(c, z, sizeof z),
              ppl_recompute_label(c, rc, sizeof rc));
 }
 
@@ -335,7 +326,7 @@ static void results_table(const ppl_report_page *p, ppl_buf *out)
                        "<td class=\"l\">%s</td><td class=\"l\">%s</td>",
                        i + 1, i == p->focus ? " class=\"best\"" : "", i + 1, (long long)c->tp,
                        (long long)c->pp, (long long)c->dp, (long long)c->cp, (long long)c->ep,
-                       (long long)c->vp, (long long)c->mbs, zero_label(c, z, sizeof z),
+                       (long long)c->vp, (long long)c->mbs, ppl_zero_label(c, z, sizeof z),
                        ppl_recompute_label(c, rc, sizeof rc), schedule_label(c), st);
         ppl_format_time(e->step_time_s, a, sizeof a);
         ppl_buf_printf(out, "<td data-key=\"step_time_s\" data-value=\"%.17g\">%s</td>",
@@ -349,11 +340,9 @@ static void results_table(const ppl_report_page *p, ppl_buf *out)
         ppl_buf_printf(out, "<td data-key=\"memory.total\" data-value=\"%.17g\">%s</td>",
                        e->memory.total, a);
         if (p->gpu_hour_price > 0) {
-            /* GPU-hours per million tokens x price */
-            double cost = e->tokens_per_s > 0
-                              ? p->gpu_hour_price * (double)c->gpus * 1e6 / e->tokens_per_s / 3600.0
-                              : NAN;
-            ppl_buf_printf(out, "<td>%.4g</td>", cost);
+            ppl_buf_printf(
+                out, "<td>%.4g</td>",
+                ppl_cost_per_million_tokens(p->gpu_hour_price, c->gpus, e->tokens_per_s));
         }
         ppl_buf_printf(out, "<td class=\"l why\">");
         if (i > 0) {

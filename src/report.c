@@ -190,6 +190,15 @@ const char *ppl_recompute_label(const ppl_config *c, char *buf, size_t size)
     return buf;
 }
 
+const char *ppl_zero_label(const ppl_config *c, char *buf, size_t size)
+{
+    char group[24] = "";
+    if (ppl_config_shard_replicas(c) > 1) /* sharded in groups (HSDP) */
+        snprintf(group, sizeof group, "/%lld", (long long)ppl_config_shard_group(c));
+    snprintf(buf, size, "%d%s%s", c->zero, group, c->offload_optimizer > 0.0 ? "+off" : "");
+    return buf;
+}
+
 void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
 {
     char layers[48] = "", etp[32] = "";

@@ -65,6 +65,15 @@ static void stage_order(int schedule, int64_t p, int64_t v, int64_t m, int64_t g
 #undef MB
 }
 
+/* The busiest stage's work: m x its F + B + W. */
+static double busiest_s(const ppl_passes *passes, int64_t pp, int64_t m)
+{
+    double busy = 0.0;
+    for (int64_t s = 0; s < pp; s++)
+        busy = fmax(busy, (double)m * (passes[s].f_s + passes[s].b_s + passes[s].w_s));
+    return busy;
+}
+
 /* ZB-H1 as the greedy list schedule of the header; blocks[3 p m], stage by stage. */
 static ppl_status zb_h1(int64_t p, int64_t m, const ppl_passes *passes, ppl_block *blocks,
                         double *end_s, ppl_error *err)
@@ -151,16 +160,13 @@ ppl_status ppl_timeline_build(int schedule, int64_t pp, int64_t vp, int64_t m, i
             free(blocks);
             return st;
         }
-        double busy = 0.0;
-        for (int64_t s = 0; s < pp; s++)
-            busy = fmax(busy, (double)m * (passes[s].f_s + passes[s].b_s + passes[s].w_s));
         *out = (ppl_timeline){.blocks = blocks,
                               .n = (size_t)nblocks,
                               .stages = pp,
                               .chunks = 1,
                               .microbatches = m,
                               .makespan_s = end,
-                              .busy_s = busy};
+                              .busy_s = busiest_s(passes, pp, m)};
         return PPL_OK;
     }
     const bool split = ppl_schedule_splits_backward(schedule);
@@ -225,11 +231,9 @@ ppl_status ppl_timeline_build(int schedule, int64_t pp, int64_t vp, int64_t m, i
         }
     }
 #undef DONE
-    double busy = 0.0, end = 0.0;
-    for (int64_t s = 0; s < pp; s++) {
-        busy = fmax(busy, (double)m * (passes[s].f_s + passes[s].b_s + passes[s].w_s));
+    double end = 0.0;
+    for (int64_t s = 0; s < pp; s++)
         end = fmax(end, free_at[s]);
-    }
     free(order), free(next), free(free_at), free(done);
     if (placed < (size_t)nblocks) { /* an order that deadlocks: a bug, not an input */
         free(blocks);
@@ -241,7 +245,7 @@ ppl_status ppl_timeline_build(int schedule, int64_t pp, int64_t vp, int64_t m, i
                           .chunks = v,
                           .microbatches = m,
                           .makespan_s = end,
-                          .busy_s = busy,
+                          .busy_s = busiest_s(passes, pp, m),
                           .drawn_as_1f1b = split};
     return PPL_OK;
 }

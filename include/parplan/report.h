@@ -44,5 +44,8 @@ void ppl_config_describe(const ppl_config *config, char *buf, size_t size);
 /* The recomputation mode as tables show it: "none", "selective", "full", or
  * "full:N" when only N layers of each stage are recomputed.  Returns buf. */
 const char *ppl_recompute_label(const ppl_config *config, char *buf, size_t size);
+/* The ZeRO stage as the tables write it: "1", "2/8" sharded in groups of 8 ranks,
+ * "2+off" with the optimizer state offloaded; buf, for use in an expression. */
+const char *ppl_zero_label(const ppl_config *config, char *buf, size_t size);
 
 #endif

@@ -44,6 +44,10 @@ void cli_note_batch(int64_t batch, const ppl_model *model);
 /* PLAN.json[#K] (spec): result K's configuration as a's pins, and the plan's
  * model and topology where a names none (kept in `names`). */
 ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256]);
+/* PLAN.json[#K] split into the file and K (1 when absent); a usage error
+ * otherwise. */
+#define CLI_PLAN_PATH_MAX 1024
+ppl_status cli_plan_spec(cli *c, const char *spec, char path[CLI_PLAN_PATH_MAX], long *rank);
 /* Costs spec (PLAN.json#K) as estimate --from does, on the plan's model and
  * topology (or --model, --topology); ctx, when not NULL, receives the context
  * (it points into *model and *topo). */

@@ -44,11 +44,7 @@ static void c_mbs(const compared *x, char *b, size_t n)
 }
 static void c_zero(const compared *x, char *b, size_t n)
 {
-    const ppl_config *c = &x->e.config;
-    char group[24] = "";
-    if (ppl_config_shard_replicas(c) > 1)
-        snprintf(group, sizeof group, "/%lld", (long long)ppl_config_shard_group(c));
-    snprintf(b, n, "%d%s%s", c->zero, group, c->offload_optimizer > 0 ? "+off" : "");
+    ppl_zero_label(&x->e.config, b, n);
 }
 static void c_recompute(const compared *x, char *b, size_t n)
 {

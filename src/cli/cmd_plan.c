@@ -24,11 +24,7 @@ static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e, double p
                  (long long)ppl_config_etp(c));
     snprintf(cells[2], 128, "%lld", (long long)c->vp);
     snprintf(cells[3], 128, "%lld", (long long)c->mbs);
-    snprintf(cells[4], 128, "%d", c->zero);
-    if (ppl_config_shard_replicas(c) > 1) /* sharded in groups (HSDP) */
-        snprintf(cells[4] + strlen(cells[4]), 64, "/%lld", (long long)ppl_config_shard_group(c));
-    if (c->offload_optimizer > 0.0) /* optimizer state on the host */
-        snprintf(cells[4] + strlen(cells[4]), 64, "+off");
+    ppl_zero_label(c, cells[4], 128);
     ppl_recompute_label(c, cells[5], 128);
     snprintf(cells[6], 128, "%s%s%s%s", c->sequence_parallel ? "sp" : "-",
              c->flash_attention ? ",fa" : "", c->cp > 1 ? "," : "",

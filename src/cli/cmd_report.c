@@ -54,25 +54,14 @@ ppl_status cmd_report(cli *c)
 {
     const ppl_args *a = c->args;
     /* PLAN.json or PLAN.json#K: the charts show result K */
-    char path[1024];
-    const char *hash = strrchr(a->positional, '#');
-    size_t len = hash ? (size_t)(hash - a->positional) : strlen(a->positional);
-    long focus = 1;
-    if (len == 0 || len >= sizeof path)
-        return ppl_error_set(&c->err, PPL_EUSAGE, "", "", "expected PLAN.json or PLAN.json#K");
-    memcpy(path, a->positional, len);
-    path[len] = '\0';
-    if (hash) {
-        char *end;
-        focus = strtol(hash + 1, &end, 10);
-        if (end == hash + 1 || *end != '\0' || focus < 1 || focus > 100000)
-            return ppl_error_set(&c->err, PPL_EUSAGE, "", "",
-                                 "expected a result number from 1 after '#', found '%.20s'",
-                                 hash + 1);
-    }
+    char path[CLI_PLAN_PATH_MAX];
+    long focus;
+    ppl_status st = cli_plan_spec(c, a->positional, path, &focus);
+    if (st != PPL_OK)
+        return st;
     double *stated = NULL;
     size_t n = 0;
-    ppl_status st = stated_times(c, path, &stated, &n);
+    st = stated_times(c, path, &stated, &n);
     if (st != PPL_OK)
         return st;
     if (n > (size_t)a->top)

@@ -17,20 +17,15 @@
 
 static void short_config(const ppl_config *c, char *buf, size_t size)
 {
-    char rc[32], etp[24] = "", zero[40] = "";
+    char rc[32], etp[24] = "", zero[40];
     if (ppl_config_etp(c) != c->tp)
         snprintf(etp, sizeof etp, " etp%lld", (long long)ppl_config_etp(c));
-    /* as plan's zero column: /N sharded in groups of N, +off offloaded */
-    if (ppl_config_shard_replicas(c) > 1)
-        snprintf(zero, sizeof zero, "/%lld", (long long)ppl_config_shard_group(c));
-    if (c->offload_optimizer > 0.0)
-        snprintf(zero + strlen(zero), sizeof zero - strlen(zero), "+off");
-    snprintf(buf, size, "%lld/%lld/%lld/%lld/%lld%s vp%lld mbs%lld z%d%s %s%s%s%s%s",
+    snprintf(buf, size, "%lld/%lld/%lld/%lld/%lld%s vp%lld mbs%lld z%s %s%s%s%s%s",
              (long long)c->tp, (long long)c->pp, (long long)c->dp, (long long)c->cp,
-             (long long)c->ep, etp, (long long)c->vp, (long long)c->mbs, c->zero, zero,
-             ppl_recompute_label(c, rc, sizeof rc), c->sequence_parallel ? " sp" : "",
-             c->flash_attention ? " fa" : "", c->cp > 1 ? " " : "",
-             c->cp > 1 ? ppl_cp_comm_name(c->cp_comm) : "");
+             (long long)c->ep, etp, (long long)c->vp, (long long)c->mbs,
+             ppl_zero_label(c, zero, sizeof zero), ppl_recompute_label(c, rc, sizeof rc),
+             c->sequence_parallel ? " sp" : "", c->flash_attention ? " fa" : "",
+             c->cp > 1 ? " " : "", c->cp > 1 ? ppl_cp_comm_name(c->cp_comm) : "");
 }
 
 /* One point of the grid: its value indices and the best plan there. */

@@ -212,26 +212,36 @@ void cli_progress_done(cli_progress *p)
 
 /* --from PLAN.json[#K]: result K's configuration as pins, and the plan's model and
  * topology where the command line names none (kept in `names`). */
-ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256])
+ppl_status cli_plan_spec(cli *c, const char *spec, char path[CLI_PLAN_PATH_MAX], long *rank)
 {
     /* errors name --from for estimate; compare's and report's specs are positional */
     const char *flag = c->args->command == PPL_CMD_ESTIMATE ? "--from" : "";
-    char path[1024];
     const char *hash = strrchr(spec, '#');
     size_t len = hash ? (size_t)(hash - spec) : strlen(spec);
-    if (len == 0 || len >= sizeof path)
+    if (len == 0 || len >= CLI_PLAN_PATH_MAX)
         return ppl_error_set(&c->err, PPL_EUSAGE, "", flag, "expected PLAN.json or PLAN.json#K");
     memcpy(path, spec, len);
     path[len] = '\0';
-    long rank = 1;
+    *rank = 1;
     if (hash) {
         char *end;
-        rank = strtol(hash + 1, &end, 10);
-        if (end == hash + 1 || *end != '\0' || rank < 1 || rank > 100000)
+        *rank = strtol(hash + 1, &end, 10);
+        if (end == hash + 1 || *end != '\0' || *rank < 1 || *rank > 100000)
             return ppl_error_set(&c->err, PPL_EUSAGE, "", flag,
                                  "expected a result number from 1 after '#', found '%.20s'",
                                  hash + 1);
     }
+    return PPL_OK;
+}
+
+ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256])
+{
+    const char *flag = c->args->command == PPL_CMD_ESTIMATE ? "--from" : "";
+    char path[CLI_PLAN_PATH_MAX];
+    long rank;
+    ppl_status pst = cli_plan_spec(c, spec, path, &rank);
+    if (pst != PPL_OK)
+        return pst;
     json_error_t jerr;
     json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     if (!doc && jerr.line < 1) /* not read at all */
