@@ -115,7 +115,7 @@ ppl_status cmd_generate(cli *c)
         return say_flags(&c->err);
 
     ppl_status st;
-    int n;
+    int n = 0;
     if (a->oversubscription) {
         if ((st = parse_list(c, "--oversubscription", a->oversubscription, o.oversubscription,
                              PPL_MAX_TIERS, &n)))

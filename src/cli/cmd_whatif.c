@@ -104,7 +104,12 @@ static ppl_status svg_plot(cli *c, const ppl_sweep *sw, int nsw, const point *pt
                                      ppl_sweep_value(&sw[k], pts[s].idx[k]));
         if (!names[s][0])
             snprintf(names[s], sizeof names[s], "best plan");
-        snprintf(names[PPL_SVG_COLOURS + s], sizeof names[0], "%.100s, no failures", names[s]);
+        /* through a copy: the compiler cannot tell that the two rows never overlap */
+        char base[101];
+        size_t len = strnlen(names[s], sizeof base - 1);
+        memcpy(base, names[s], len);
+        base[len] = '\0';
+        snprintf(names[PPL_SVG_COLOURS + s], sizeof names[0], "%s, no failures", base);
     }
     static const struct {
         plot_kind kind;

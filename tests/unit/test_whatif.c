@@ -202,7 +202,7 @@ static void test_grid(void **state)
     ppl_sweep_point(sw, 2, 3, idx);
     assert_int_equal(idx[0], 1);
     assert_int_equal(idx[1], 1);
-    char a100[600] = "gpus=", a101[600], b100[600] = "global_batch=";
+    char a100[600] = "gpus=", a101[sizeof a100 + 8], b100[600] = "global_batch=";
     for (int i = 1; i <= 100; i++) {
         snprintf(a100 + strlen(a100), sizeof a100 - strlen(a100), "%s%d", i > 1 ? "," : "", i);
         snprintf(b100 + strlen(b100), sizeof b100 - strlen(b100), "%s%d", i > 1 ? "," : "", i);
