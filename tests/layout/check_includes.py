@@ -23,7 +23,9 @@ def files(sub, exts):
     return sorted(os.path.join(sub, f) for f in os.listdir(d) if f.endswith(exts))
 
 
-lib = files("include/parplan", (".h",)) + files("src", (".c", ".h"))
+LAYERS = sorted(d for d in os.listdir(os.path.join(root, "src")) if d != "cli" and
+                os.path.isdir(os.path.join(root, "src", d)))
+lib = files("include/parplan", (".h",)) + [f for d in LAYERS for f in files("src/" + d, (".c", ".h"))]
 cli = files("src/cli", (".c", ".h"))
 
 
@@ -93,7 +95,7 @@ end = readme.find("\n## ", start + 5)
 section = readme[start:end if end > 0 else len(readme)]
 table = "\n".join(l for l in section.splitlines() if l.startswith("|"))
 named = set(re.findall(r"`((?:include/parplan|src)/[^`]+)`", table))
-tree = set(files("include/parplan", (".h",)) + lib + cli)
+tree = set(lib + cli)
 results.append((start >= 0 and named == tree, "README's Layout table matches the tree",
                 "not in the table: " + ", ".join(sorted(tree - named)) +
                 "; not in the tree: " + ", ".join(sorted(named - tree))))

@@ -1,5 +1,5 @@
 /*
- * test_context.c - context parallelism's algorithms (src/context.c): the ring's
+ * test_context.c - context parallelism's algorithms (src/cost/context.c): the ring's
  * overlap, the all-to-all's bytes and head rule, the hierarchical layout.
  *
  * Figures of dgx-h100-superpod as the network model derives them (net.c):

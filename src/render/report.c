@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jsonread.h"
+#include "base/jsonread.h"
 #include "parplan/shard.h"
 #include "parplan/units.h"
 

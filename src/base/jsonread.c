@@ -5,7 +5,7 @@
  * needs to fix a file by hand: the key path of the offending value, what was
  * expected, what was found, and a "did you mean" for misspelt keys.
  */
-#include "jsonread.h"
+#include "base/jsonread.h"
 
 #include <errno.h>
 #include <math.h>

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonread.h"
+#include "base/jsonread.h"
 #include "parplan/pools.h"
 
 #define MAX_SERVERS (1LL << 24)

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonread.h"
+#include "base/jsonread.h"
 #include "parplan/search.h"
 #include "parplan/whatif.h"
 

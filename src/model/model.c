@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jsonread.h"
+#include "base/jsonread.h"
 
 /* Upper bounds on what parplan accepts: far beyond any real model, small enough
  * that every product of them stays exact in a double and in 64-bit integers. */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jsonread.h"
+#include "base/jsonread.h"
 
 #define C(field, unit, lo, hi, meaning)                                                            \
     {                                                                                              \

@@ -37,7 +37,7 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "jsonread.h"
+#include "base/jsonread.h"
 #include "parplan/model.h"
 
 #define HF_MAX_INT (1LL << 40)

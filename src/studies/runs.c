@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonread.h"
+#include "base/jsonread.h"
 #include "parplan/catalog.h"
 
 static const char *const entry_keys[] = {"id",         "source",   "model", "topology",
