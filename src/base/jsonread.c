@@ -16,9 +16,9 @@
 
 /* Input files larger than this are refused before parsing: no real model or
  * topology comes near it, and it bounds the memory a hostile file can take. */
-#define JR_MAX_FILE_BYTES (64L * 1024 * 1024)
+#define PPL_JR_MAX_FILE_BYTES (64L * 1024 * 1024)
 
-void jr_path(char *out, size_t size, const char *parent, const char *key)
+void ppl_jr_path(char *out, size_t size, const char *parent, const char *key)
 {
     if (!parent || !parent[0])
         snprintf(out, size, "%s", key);
@@ -26,12 +26,12 @@ void jr_path(char *out, size_t size, const char *parent, const char *key)
         snprintf(out, size, "%s.%s", parent, key);
 }
 
-void jr_index(char *out, size_t size, const char *parent, size_t index)
+void ppl_jr_index(char *out, size_t size, const char *parent, size_t index)
 {
     snprintf(out, size, "%s[%zu]", parent ? parent : "", index);
 }
 
-ppl_status jr_fail(jr_ctx *ctx, const char *path, const char *fmt, ...)
+ppl_status ppl_jr_fail(ppl_jr_ctx *ctx, const char *path, const char *fmt, ...)
 {
     char msg[PPL_ERROR_MSG_MAX];
     va_list ap;
@@ -41,7 +41,7 @@ ppl_status jr_fail(jr_ctx *ctx, const char *path, const char *fmt, ...)
     return ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, path, "%s", msg);
 }
 
-json_t *jr_load_file(jr_ctx *ctx, const char *path)
+json_t *ppl_jr_load_file(ppl_jr_ctx *ctx, const char *path)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -63,10 +63,10 @@ json_t *jr_load_file(jr_ctx *ctx, const char *path)
                                              : "special file");
         return NULL;
     }
-    if (st.st_size > JR_MAX_FILE_BYTES) {
+    if (st.st_size > PPL_JR_MAX_FILE_BYTES) {
         ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "",
                       "file is %lld bytes; input files are limited to %ld", (long long)st.st_size,
-                      JR_MAX_FILE_BYTES);
+                      PPL_JR_MAX_FILE_BYTES);
         return NULL;
     }
     json_error_t jerr;
@@ -81,7 +81,7 @@ json_t *jr_load_file(jr_ctx *ctx, const char *path)
     return root;
 }
 
-void jr_describe(const json_t *value, char *buf, size_t size)
+void ppl_jr_describe(const json_t *value, char *buf, size_t size)
 {
     if (!value) {
         snprintf(buf, size, "nothing");
@@ -103,13 +103,13 @@ void jr_describe(const json_t *value, char *buf, size_t size)
     free(text);
 }
 
-ppl_status jr_expect_object(jr_ctx *ctx, const json_t *value, const char *path)
+ppl_status ppl_jr_expect_object(ppl_jr_ctx *ctx, const json_t *value, const char *path)
 {
     if (json_is_object(value))
         return PPL_OK;
     char found[64];
-    jr_describe(value, found, sizeof found);
-    return jr_fail(ctx, path[0] ? path : "(top level)", "expected an object, found %s", found);
+    ppl_jr_describe(value, found, sizeof found);
+    return ppl_jr_fail(ctx, path[0] ? path : "(top level)", "expected an object, found %s", found);
 }
 
 /* Edit distance, bounded to short keys; used for "did you mean". */
@@ -139,8 +139,8 @@ static size_t edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
-void jr_warn_unknown_keys(jr_ctx *ctx, const json_t *obj, const char *path,
-                          const char *const *known)
+void ppl_jr_warn_unknown_keys(ppl_jr_ctx *ctx, const json_t *obj, const char *path,
+                              const char *const *known)
 {
     const char *key;
     json_t *value;
@@ -164,7 +164,7 @@ void jr_warn_unknown_keys(jr_ctx *ctx, const json_t *obj, const char *path,
         if (found)
             continue;
         char full[PPL_ERROR_KEY_MAX];
-        jr_path(full, sizeof full, path, key);
+        ppl_jr_path(full, sizeof full, path, key);
         if (best)
             ppl_diag_warn(ctx->diag, ctx->file, full, "unknown key, ignored (did you mean '%s'?)",
                           best);
@@ -173,17 +173,17 @@ void jr_warn_unknown_keys(jr_ctx *ctx, const json_t *obj, const char *path,
     }
 }
 
-ppl_status jr_get(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
-                  json_t **out)
+ppl_status ppl_jr_get(ppl_jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
+                      ppl_jr_need need, json_t **out)
 {
     char full[PPL_ERROR_KEY_MAX];
     json_t *v = json_object_get(obj, key);
     *out = NULL;
     if (!v || json_is_null(v)) {
-        if (need == JR_REQUIRED) {
-            jr_path(full, sizeof full, path, key);
-            return jr_fail(ctx, full,
-                           v ? "is null, but a value is required" : "missing, but required");
+        if (need == PPL_JR_REQUIRED) {
+            ppl_jr_path(full, sizeof full, path, key);
+            return ppl_jr_fail(ctx, full,
+                               v ? "is null, but a value is required" : "missing, but required");
         }
         return PPL_OK;
     }
@@ -191,17 +191,17 @@ ppl_status jr_get(jr_ctx *ctx, const json_t *obj, const char *path, const char *
     return PPL_OK;
 }
 
-ppl_status jr_object(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
-                     jr_need need, const char *const *known, json_t **out, char *sub_path,
-                     size_t sub_size)
+ppl_status ppl_jr_object(ppl_jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
+                         ppl_jr_need need, const char *const *known, json_t **out, char *sub_path,
+                         size_t sub_size)
 {
-    ppl_status st = jr_get(ctx, obj, path, key, need, out);
-    jr_path(sub_path, sub_size, path, key);
+    ppl_status st = ppl_jr_get(ctx, obj, path, key, need, out);
+    ppl_jr_path(sub_path, sub_size, path, key);
     if (st != PPL_OK || !*out)
         return st;
-    if ((st = jr_expect_object(ctx, *out, sub_path)) != PPL_OK)
+    if ((st = ppl_jr_expect_object(ctx, *out, sub_path)) != PPL_OK)
         return st;
-    jr_warn_unknown_keys(ctx, *out, sub_path, known);
+    ppl_jr_warn_unknown_keys(ctx, *out, sub_path, known);
     return PPL_OK;
 }
 
@@ -215,19 +215,19 @@ static const char *int_expectation(int64_t min, char *buf, size_t size)
     return buf;
 }
 
-ppl_status jr_int(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
-                  int64_t def, int64_t min, int64_t max, int64_t *out)
+ppl_status ppl_jr_int(ppl_jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
+                      ppl_jr_need need, int64_t def, int64_t min, int64_t max, int64_t *out)
 {
     char full[PPL_ERROR_KEY_MAX], found[64], what[64];
     json_t *v;
-    ppl_status st = jr_get(ctx, obj, path, key, need, &v);
+    ppl_status st = ppl_jr_get(ctx, obj, path, key, need, &v);
     if (st != PPL_OK)
         return st;
     if (!v) {
         *out = def;
         return PPL_OK;
     }
-    jr_path(full, sizeof full, path, key);
+    ppl_jr_path(full, sizeof full, path, key);
     const char *expect = int_expectation(min, what, sizeof what);
     int64_t value;
     if (json_is_integer(v)) {
@@ -236,86 +236,86 @@ ppl_status jr_int(jr_ctx *ctx, const json_t *obj, const char *path, const char *
         double d = json_real_value(v);
         /* 8.0 is accepted as 8; 8.5 or 1e30 are not integers we can hold */
         if (!(d == floor(d))) {
-            jr_describe(v, found, sizeof found);
-            return jr_fail(ctx, full, "expected %s, found %s", expect, found);
+            ppl_jr_describe(v, found, sizeof found);
+            return ppl_jr_fail(ctx, full, "expected %s, found %s", expect, found);
         }
         if (d < (double)min)
-            return jr_fail(ctx, full, "expected %s, found %.6g", expect, d);
+            return ppl_jr_fail(ctx, full, "expected %s, found %.6g", expect, d);
         if (d > (double)max)
-            return jr_fail(ctx, full, "expected at most %lld, found %.6g", (long long)max, d);
+            return ppl_jr_fail(ctx, full, "expected at most %lld, found %.6g", (long long)max, d);
         value = (int64_t)d;
     } else {
-        jr_describe(v, found, sizeof found);
-        return jr_fail(ctx, full, "expected %s, found %s", expect, found);
+        ppl_jr_describe(v, found, sizeof found);
+        return ppl_jr_fail(ctx, full, "expected %s, found %s", expect, found);
     }
     if (value < min)
-        return jr_fail(ctx, full, "expected %s, found %lld", expect, (long long)value);
+        return ppl_jr_fail(ctx, full, "expected %s, found %lld", expect, (long long)value);
     if (value > max)
-        return jr_fail(ctx, full, "expected at most %lld, found %lld", (long long)max,
-                       (long long)value);
+        return ppl_jr_fail(ctx, full, "expected at most %lld, found %lld", (long long)max,
+                           (long long)value);
     *out = value;
     return PPL_OK;
 }
 
-static ppl_status check_range(jr_ctx *ctx, const char *full, double value, jr_range r)
+static ppl_status check_range(ppl_jr_ctx *ctx, const char *full, double value, ppl_jr_range r)
 {
     bool low = r.min_open ? !(value > r.min) : !(value >= r.min);
     bool high = r.max_open ? !(value < r.max) : !(value <= r.max);
     if (low && r.min_open && r.min == 0.0)
-        return jr_fail(ctx, full, "expected a positive value, found %.6g", value);
+        return ppl_jr_fail(ctx, full, "expected a positive value, found %.6g", value);
     if (low)
-        return jr_fail(ctx, full, "expected a value %s %.6g, found %.6g",
-                       r.min_open ? "above" : "of at least", r.min, value);
+        return ppl_jr_fail(ctx, full, "expected a value %s %.6g, found %.6g",
+                           r.min_open ? "above" : "of at least", r.min, value);
     if (high)
-        return jr_fail(ctx, full, "expected a value %s %.6g, found %.6g",
-                       r.max_open ? "below" : "of at most", r.max, value);
+        return ppl_jr_fail(ctx, full, "expected a value %s %.6g, found %.6g",
+                           r.max_open ? "below" : "of at most", r.max, value);
     return PPL_OK;
 }
 
-ppl_status jr_real(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
-                   double def, jr_range range, double *out)
+ppl_status ppl_jr_real(ppl_jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
+                       ppl_jr_need need, double def, ppl_jr_range range, double *out)
 {
     char full[PPL_ERROR_KEY_MAX], found[64];
     json_t *v;
-    ppl_status st = jr_get(ctx, obj, path, key, need, &v);
+    ppl_status st = ppl_jr_get(ctx, obj, path, key, need, &v);
     if (st != PPL_OK)
         return st;
     if (!v) {
         *out = def;
         return PPL_OK;
     }
-    jr_path(full, sizeof full, path, key);
+    ppl_jr_path(full, sizeof full, path, key);
     if (!json_is_number(v)) {
-        jr_describe(v, found, sizeof found);
-        return jr_fail(ctx, full, "expected a number, found %s", found);
+        ppl_jr_describe(v, found, sizeof found);
+        return ppl_jr_fail(ctx, full, "expected a number, found %s", found);
     }
     double value = json_number_value(v);
     if (!isfinite(value))
-        return jr_fail(ctx, full, "expected a finite number");
+        return ppl_jr_fail(ctx, full, "expected a finite number");
     st = check_range(ctx, full, value, range);
     if (st == PPL_OK)
         *out = value;
     return st;
 }
 
-ppl_status jr_quantity_value(jr_ctx *ctx, const json_t *v, const char *path, ppl_unit unit,
-                             jr_range range, double *out)
+ppl_status ppl_jr_quantity_value(ppl_jr_ctx *ctx, const json_t *v, const char *path, ppl_unit unit,
+                                 ppl_jr_range range, double *out)
 {
     char found[64], why[160];
     double value;
     if (json_is_number(v)) {
         value = json_number_value(v);
         if (!isfinite(value))
-            return jr_fail(ctx, path, "expected a finite number");
+            return ppl_jr_fail(ctx, path, "expected a finite number");
     } else if (json_is_string(v)) {
         if (ppl_parse_quantity(json_string_value(v), unit, &value, why, sizeof why) != PPL_OK) {
-            jr_describe(v, found, sizeof found);
-            return jr_fail(ctx, path, "%s, found %s", why, found);
+            ppl_jr_describe(v, found, sizeof found);
+            return ppl_jr_fail(ctx, path, "%s, found %s", why, found);
         }
     } else {
-        jr_describe(v, found, sizeof found);
-        return jr_fail(ctx, path, "expected %s such as %s, found %s", ppl_unit_noun(unit),
-                       ppl_unit_example(unit), found);
+        ppl_jr_describe(v, found, sizeof found);
+        return ppl_jr_fail(ctx, path, "expected %s such as %s, found %s", ppl_unit_noun(unit),
+                           ppl_unit_example(unit), found);
     }
     bool low = range.min_open ? !(value > range.min) : !(value >= range.min);
     bool high = range.max_open ? !(value < range.max) : !(value <= range.max);
@@ -327,37 +327,38 @@ ppl_status jr_quantity_value(jr_ctx *ctx, const json_t *v, const char *path, ppl
         if (low && json_is_number(v) && unit != PPL_UNIT_COUNT)
             snprintf(hint, sizeof hint, " (a plain number is in %s; give a unit, as in %s)",
                      ppl_unit_base(unit), ppl_unit_example(unit));
-        return jr_fail(ctx, path, "expected %s %s, found %.6g %s%s",
-                       low ? (range.min_open ? "above" : "at least")
-                           : (range.max_open ? "below" : "at most"),
-                       bound, value, ppl_unit_base(unit), hint);
+        return ppl_jr_fail(ctx, path, "expected %s %s, found %.6g %s%s",
+                           low ? (range.min_open ? "above" : "at least")
+                               : (range.max_open ? "below" : "at most"),
+                           bound, value, ppl_unit_base(unit), hint);
     }
     *out = value;
     return PPL_OK;
 }
 
-ppl_status jr_quantity(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
-                       ppl_unit unit, jr_need need, double def, jr_range range, double *out)
+ppl_status ppl_jr_quantity(ppl_jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
+                           ppl_unit unit, ppl_jr_need need, double def, ppl_jr_range range,
+                           double *out)
 {
     char full[PPL_ERROR_KEY_MAX];
     json_t *v;
-    ppl_status st = jr_get(ctx, obj, path, key, need, &v);
+    ppl_status st = ppl_jr_get(ctx, obj, path, key, need, &v);
     if (st != PPL_OK)
         return st;
     if (!v) {
         *out = def;
         return PPL_OK;
     }
-    jr_path(full, sizeof full, path, key);
-    return jr_quantity_value(ctx, v, full, unit, range, out);
+    ppl_jr_path(full, sizeof full, path, key);
+    return ppl_jr_quantity_value(ctx, v, full, unit, range, out);
 }
 
-ppl_status jr_bool(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
-                   bool def, bool *out)
+ppl_status ppl_jr_bool(ppl_jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
+                       ppl_jr_need need, bool def, bool *out)
 {
     char full[PPL_ERROR_KEY_MAX], found[64];
     json_t *v;
-    ppl_status st = jr_get(ctx, obj, path, key, need, &v);
+    ppl_status st = ppl_jr_get(ctx, obj, path, key, need, &v);
     if (st != PPL_OK)
         return st;
     if (!v) {
@@ -365,49 +366,49 @@ ppl_status jr_bool(jr_ctx *ctx, const json_t *obj, const char *path, const char 
         return PPL_OK;
     }
     if (!json_is_boolean(v)) {
-        jr_path(full, sizeof full, path, key);
-        jr_describe(v, found, sizeof found);
-        return jr_fail(ctx, full, "expected true or false, found %s", found);
+        ppl_jr_path(full, sizeof full, path, key);
+        ppl_jr_describe(v, found, sizeof found);
+        return ppl_jr_fail(ctx, full, "expected true or false, found %s", found);
     }
     *out = json_is_true(v);
     return PPL_OK;
 }
 
-ppl_status jr_string(jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
-                     jr_need need, const char *def, char *buf, size_t size)
+ppl_status ppl_jr_string(ppl_jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
+                         ppl_jr_need need, const char *def, char *buf, size_t size)
 {
     char full[PPL_ERROR_KEY_MAX], found[64];
     json_t *v;
-    ppl_status st = jr_get(ctx, obj, path, key, need, &v);
+    ppl_status st = ppl_jr_get(ctx, obj, path, key, need, &v);
     if (st != PPL_OK)
         return st;
     if (!v) {
         snprintf(buf, size, "%s", def ? def : "");
         return PPL_OK;
     }
-    jr_path(full, sizeof full, path, key);
+    ppl_jr_path(full, sizeof full, path, key);
     if (!json_is_string(v)) {
-        jr_describe(v, found, sizeof found);
-        return jr_fail(ctx, full, "expected a string, found %s", found);
+        ppl_jr_describe(v, found, sizeof found);
+        return ppl_jr_fail(ctx, full, "expected a string, found %s", found);
     }
     const char *s = json_string_value(v);
     size_t len = json_string_length(v);
     if (len >= size)
-        return jr_fail(ctx, full, "expected a string of at most %zu bytes, found %zu", size - 1,
-                       len);
+        return ppl_jr_fail(ctx, full, "expected a string of at most %zu bytes, found %zu", size - 1,
+                           len);
     for (size_t i = 0; i < len; i++)
         if ((unsigned char)s[i] < 0x20)
-            return jr_fail(ctx, full, "expected printable text, found a control character");
+            return ppl_jr_fail(ctx, full, "expected printable text, found a control character");
     memcpy(buf, s, len + 1);
     return PPL_OK;
 }
 
-ppl_status jr_enum(jr_ctx *ctx, const json_t *obj, const char *path, const char *key, jr_need need,
-                   const char *const *names, int def, int *out)
+ppl_status ppl_jr_enum(ppl_jr_ctx *ctx, const json_t *obj, const char *path, const char *key,
+                       ppl_jr_need need, const char *const *names, int def, int *out)
 {
     char full[PPL_ERROR_KEY_MAX], found[64], list[200];
     json_t *v;
-    ppl_status st = jr_get(ctx, obj, path, key, need, &v);
+    ppl_status st = ppl_jr_get(ctx, obj, path, key, need, &v);
     if (st != PPL_OK)
         return st;
     if (!v) {
@@ -427,19 +428,19 @@ ppl_status jr_enum(jr_ctx *ctx, const json_t *obj, const char *path, const char 
     for (int i = 0; names[i] && used < sizeof list; i++)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s\"%s\"",
                                  i == 0 ? "" : (names[i + 1] ? ", " : " or "), names[i]);
-    jr_path(full, sizeof full, path, key);
-    jr_describe(v, found, sizeof found);
-    return jr_fail(ctx, full, "expected %s, found %s", list, found);
+    ppl_jr_path(full, sizeof full, path, key);
+    ppl_jr_describe(v, found, sizeof found);
+    return ppl_jr_fail(ctx, full, "expected %s, found %s", list, found);
 }
 
 /* schema_version: 1, 1.x, "1" or "1.x"; absent means 1. */
-ppl_status jr_schema_version(jr_ctx *ctx, const json_t *obj, const char *path)
+ppl_status ppl_jr_schema_version(ppl_jr_ctx *ctx, const json_t *obj, const char *path)
 {
     char full[PPL_ERROR_KEY_MAX], found[64];
     json_t *v = json_object_get(obj, "schema_version");
     if (!v)
         return PPL_OK;
-    jr_path(full, sizeof full, path, "schema_version");
+    ppl_jr_path(full, sizeof full, path, "schema_version");
     double major = -1;
     if (json_is_number(v)) {
         major = floor(json_number_value(v));
@@ -455,15 +456,15 @@ ppl_status jr_schema_version(jr_ctx *ctx, const json_t *obj, const char *path)
     }
     if (major == 1)
         return PPL_OK;
-    jr_describe(v, found, sizeof found);
+    ppl_jr_describe(v, found, sizeof found);
     if (major > 1)
-        return jr_fail(ctx, full, "unsupported major version %s (this parplan reads version 1)",
-                       found);
-    return jr_fail(ctx, full, "expected 1, found %s", found);
+        return ppl_jr_fail(ctx, full, "unsupported major version %s (this parplan reads version 1)",
+                           found);
+    return ppl_jr_fail(ctx, full, "expected 1, found %s", found);
 }
 
 /* Default name: the file's stem ("models/gpt3-175b.json" -> "gpt3-175b"). */
-void jr_file_stem(const char *path, char *out, size_t size)
+void ppl_jr_file_stem(const char *path, char *out, size_t size)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;

@@ -124,9 +124,9 @@ const ppl_constants *ppl_constants_start(void)
 ppl_status ppl_constants_load(const char *path, const ppl_diag *diag, ppl_constants *out,
                               ppl_error *err)
 {
-    jr_ctx ctx = {.file = path, .err = err, .diag = diag};
+    ppl_jr_ctx ctx = {.file = path, .err = err, .diag = diag};
     *out = committed;
-    json_t *root = jr_load_file(&ctx, path);
+    json_t *root = ppl_jr_load_file(&ctx, path);
     if (!root)
         return PPL_EINPUT;
     const char *names[sizeof infos / sizeof infos[0] + 1];
@@ -135,12 +135,12 @@ ppl_status ppl_constants_load(const char *path, const ppl_diag *diag, ppl_consta
     names[sizeof infos / sizeof infos[0]] = NULL;
     char cpath[PPL_ERROR_KEY_MAX] = "constants", full[PPL_ERROR_KEY_MAX];
     json_t *k = NULL;
-    ppl_status st = jr_expect_object(&ctx, root, "");
+    ppl_status st = ppl_jr_expect_object(&ctx, root, "");
     /* other keys are allowed: a validate --fit --json document is a constants file */
     if (st == PPL_OK)
-        st = jr_get(&ctx, root, "", "constants", JR_REQUIRED, &k);
+        st = ppl_jr_get(&ctx, root, "", "constants", PPL_JR_REQUIRED, &k);
     if (st == PPL_OK)
-        st = jr_expect_object(&ctx, k, cpath);
+        st = ppl_jr_expect_object(&ctx, k, cpath);
     /* a misspelt constant would silently keep its committed value: refuse it */
     const char *key;
     json_t *value;
@@ -152,15 +152,15 @@ ppl_status ppl_constants_load(const char *path, const ppl_diag *diag, ppl_consta
             while (names[i] && strcmp(names[i], key) != 0)
                 i++;
             if (!names[i]) {
-                jr_path(full, sizeof full, cpath, key);
-                st = jr_fail(&ctx, full, "unknown constant");
+                ppl_jr_path(full, sizeof full, cpath, key);
+                st = ppl_jr_fail(&ctx, full, "unknown constant");
                 break;
             }
         }
     for (size_t i = 0; st == PPL_OK && i < sizeof infos / sizeof infos[0]; i++) {
         double *v = ppl_constant_at(out, &infos[i]);
-        st = jr_real(&ctx, k, cpath, infos[i].name, JR_OPTIONAL, *v,
-                     (jr_range){infos[i].lo, infos[i].hi, false, false}, v);
+        st = ppl_jr_real(&ctx, k, cpath, infos[i].name, PPL_JR_OPTIONAL, *v,
+                         (ppl_jr_range){infos[i].lo, infos[i].hi, false, false}, v);
     }
     json_decref(root);
     return st;

@@ -187,55 +187,60 @@ static void gpu_from_spec(const ppl_gpu_spec *spec, ppl_gpu *gpu)
 
 /* "gpu": a known kind ("H100"), or an object; an object whose name is a known kind
  * takes the datasheet figures for what it leaves out. */
-static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl_gpu *gpu)
+static ppl_status read_gpu(ppl_jr_ctx *ctx, const json_t *obj, const char *path, ppl_gpu *gpu)
 {
     char gpath[PPL_ERROR_KEY_MAX], fpath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
     char kinds[128];
     const char *gpu_keys[MAX_OBJECT_KEYS], *flops_keys[MAX_OBJECT_KEYS];
     json_t *g, *fl;
     ppl_status st;
-    jr_path(gpath, sizeof gpath, path, "gpu");
+    ppl_jr_path(gpath, sizeof gpath, path, "gpu");
     g = json_object_get(obj, "gpu");
     if (json_is_string(g)) {
         const ppl_gpu_spec *spec = ppl_gpu_lookup(json_string_value(g));
         if (!spec) {
             ppl_gpu_kinds(kinds, sizeof kinds);
-            return jr_fail(ctx, gpath, "unknown GPU kind \"%.40s\" (known: %s; or give an object)",
-                           json_string_value(g), kinds);
+            return ppl_jr_fail(ctx, gpath,
+                               "unknown GPU kind \"%.40s\" (known: %s; or give an object)",
+                               json_string_value(g), kinds);
         }
         gpu_from_spec(spec, gpu);
         return PPL_OK;
     }
-    if ((st = jr_object(ctx, obj, path, "gpu", JR_REQUIRED, keys_under("gpu", gpu_keys), &g, gpath,
-                        sizeof gpath)))
+    if ((st = ppl_jr_object(ctx, obj, path, "gpu", PPL_JR_REQUIRED, keys_under("gpu", gpu_keys), &g,
+                            gpath, sizeof gpath)))
         return st;
-    if ((st = jr_string(ctx, g, gpath, "name", JR_OPTIONAL, "gpu", gpu->name, sizeof gpu->name)))
+    if ((st = ppl_jr_string(ctx, g, gpath, "name", PPL_JR_OPTIONAL, "gpu", gpu->name,
+                            sizeof gpu->name)))
         return st;
     const ppl_gpu_spec *spec = ppl_gpu_lookup(gpu->name);
-    jr_need need = spec ? JR_OPTIONAL : JR_REQUIRED;
+    ppl_jr_need need = spec ? PPL_JR_OPTIONAL : PPL_JR_REQUIRED;
     if (spec) {
         char keep[PPL_NAME_MAX];
         snprintf(keep, sizeof keep, "%s", gpu->name);
         gpu_from_spec(spec, gpu);
         snprintf(gpu->name, sizeof gpu->name, "%s", keep);
     }
-    if ((st = jr_quantity(ctx, g, gpath, "memory", PPL_UNIT_BYTES, need, gpu->memory_bytes,
-                          JR_BETWEEN(MIN_MEMORY_BYTES, MAX_MEMORY_BYTES), &gpu->memory_bytes)) ||
-        (st = jr_quantity(ctx, g, gpath, "hbm_bandwidth", PPL_UNIT_BANDWIDTH, need,
-                          gpu->hbm_bandwidth_bps, JR_BETWEEN(MIN_HBM_BPS, MAX_BANDWIDTH_BPS),
-                          &gpu->hbm_bandwidth_bps)) ||
+    if ((st = ppl_jr_quantity(ctx, g, gpath, "memory", PPL_UNIT_BYTES, need, gpu->memory_bytes,
+                              PPL_JR_BETWEEN(MIN_MEMORY_BYTES, MAX_MEMORY_BYTES),
+                              &gpu->memory_bytes)) ||
+        (st = ppl_jr_quantity(
+             ctx, g, gpath, "hbm_bandwidth", PPL_UNIT_BANDWIDTH, need, gpu->hbm_bandwidth_bps,
+             PPL_JR_BETWEEN(MIN_HBM_BPS, MAX_BANDWIDTH_BPS), &gpu->hbm_bandwidth_bps)) ||
         /* GPU <-> host per direction; 0, unset: the family's (offload.c) */
-        (st = jr_quantity(ctx, g, gpath, "host_link", PPL_UNIT_BANDWIDTH, JR_OPTIONAL, 0,
-                          JR_BETWEEN(MIN_HBM_BPS / 10.0, MAX_BANDWIDTH_BPS), &gpu->host_link_bps)))
+        (st = ppl_jr_quantity(ctx, g, gpath, "host_link", PPL_UNIT_BANDWIDTH, PPL_JR_OPTIONAL, 0,
+                              PPL_JR_BETWEEN(MIN_HBM_BPS / 10.0, MAX_BANDWIDTH_BPS),
+                              &gpu->host_link_bps)))
         return st;
-    if ((st = jr_object(ctx, g, gpath, "flops", need, keys_under("gpu.flops", flops_keys), &fl,
-                        fpath, sizeof fpath)))
+    if ((st = ppl_jr_object(ctx, g, gpath, "flops", need, keys_under("gpu.flops", flops_keys), &fl,
+                            fpath, sizeof fpath)))
         return st;
     if (fl) {
         double given[PPL_PRECISION_COUNT]; /* 0: not given (a peak must be positive) */
         for (int p = 0; p < PPL_PRECISION_COUNT; p++)
-            if ((st = jr_quantity(ctx, fl, fpath, precision_names[p], PPL_UNIT_FLOPS, JR_OPTIONAL,
-                                  0, JR_BETWEEN(MIN_FLOPS, MAX_FLOPS), &given[p])))
+            if ((st = ppl_jr_quantity(ctx, fl, fpath, precision_names[p], PPL_UNIT_FLOPS,
+                                      PPL_JR_OPTIONAL, 0, PPL_JR_BETWEEN(MIN_FLOPS, MAX_FLOPS),
+                                      &given[p])))
                 return st;
         /* bf16 and fp16 run on the same tensor cores at the same rate on every GPU
          * parplan knows; one stands in for the other when only one is given */
@@ -249,23 +254,23 @@ static ppl_status read_gpu(jr_ctx *ctx, const json_t *obj, const char *path, ppl
                 gpu->flops[p] = given[p];
     }
     if (gpu->flops[PPL_PRECISION_BF16] == 0) {
-        jr_path(full, sizeof full, fpath, "bf16");
-        return jr_fail(ctx, full,
-                       "missing: give the dense bf16 (or fp16) peak, e.g. \"989 TFLOP/s\"");
+        ppl_jr_path(full, sizeof full, fpath, "bf16");
+        return ppl_jr_fail(ctx, full,
+                           "missing: give the dense bf16 (or fp16) peak, e.g. \"989 TFLOP/s\"");
     }
     return PPL_OK;
 }
 
-static ppl_status read_tiers(jr_ctx *ctx, const json_t *obj, const char *path, ppl_topology *t)
+static ppl_status read_tiers(ppl_jr_ctx *ctx, const json_t *obj, const char *path, ppl_topology *t)
 {
     char tpath[PPL_ERROR_KEY_MAX], ipath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
     char found[64];
     const char *tier_keys[MAX_OBJECT_KEYS];
     json_t *arr;
-    ppl_status st = jr_get(ctx, obj, path, "tiers", JR_OPTIONAL, &arr);
+    ppl_status st = ppl_jr_get(ctx, obj, path, "tiers", PPL_JR_OPTIONAL, &arr);
     if (st != PPL_OK)
         return st;
-    jr_path(tpath, sizeof tpath, path, "tiers");
+    ppl_jr_path(tpath, sizeof tpath, path, "tiers");
     if (!arr) {
         /* no tiers: one non-blocking switch layer joins every server */
         t->ntiers = 1;
@@ -277,71 +282,73 @@ static ppl_status read_tiers(jr_ctx *ctx, const json_t *obj, const char *path, p
         return PPL_OK;
     }
     if (!json_is_array(arr)) {
-        jr_describe(arr, found, sizeof found);
-        return jr_fail(ctx, tpath, "expected an array of tiers, innermost first, found %s", found);
+        ppl_jr_describe(arr, found, sizeof found);
+        return ppl_jr_fail(ctx, tpath, "expected an array of tiers, innermost first, found %s",
+                           found);
     }
     size_t n = json_array_size(arr);
     if (n == 0)
-        return jr_fail(ctx, tpath, "expected at least one tier, found an empty array");
+        return ppl_jr_fail(ctx, tpath, "expected at least one tier, found an empty array");
     if (n > PPL_MAX_TIERS)
-        return jr_fail(ctx, tpath, "expected at most %d tiers, found %zu", PPL_MAX_TIERS, n);
+        return ppl_jr_fail(ctx, tpath, "expected at most %d tiers, found %zu", PPL_MAX_TIERS, n);
     t->ntiers = (int)n;
     for (size_t i = 0; i < n; i++) {
         ppl_tier *tier = &t->tiers[i];
         json_t *e = json_array_get(arr, i);
-        jr_index(ipath, sizeof ipath, tpath, i);
-        if ((st = jr_expect_object(ctx, e, ipath)))
+        ppl_jr_index(ipath, sizeof ipath, tpath, i);
+        if ((st = ppl_jr_expect_object(ctx, e, ipath)))
             return st;
-        jr_warn_unknown_keys(ctx, e, ipath, keys_under("tiers[]", tier_keys));
+        ppl_jr_warn_unknown_keys(ctx, e, ipath, keys_under("tiers[]", tier_keys));
         char def_name[16];
         snprintf(def_name, sizeof def_name, "tier%zu", i);
-        if ((st = jr_string(ctx, e, ipath, "name", JR_OPTIONAL, def_name, tier->name,
-                            sizeof tier->name)) ||
-            (st = jr_int(ctx, e, ipath, "servers", JR_REQUIRED, 0, 1, MAX_SERVERS,
-                         &tier->servers)) ||
-            (st = jr_bool(ctx, e, ipath, "rail_optimized", JR_OPTIONAL, false,
-                          &tier->rail_optimized)) ||
-            (st = jr_real(ctx, e, ipath, "oversubscription", JR_OPTIONAL, 1.0,
-                          (jr_range){1.0, MAX_OVERSUBSCRIPTION, false, false},
-                          &tier->oversubscription)) ||
-            (st = jr_quantity(ctx, e, ipath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
-                              DEFAULT_TIER_LATENCY_S, JR_NON_NEGATIVE(MAX_LATENCY_S),
-                              &tier->latency_s)))
+        if ((st = ppl_jr_string(ctx, e, ipath, "name", PPL_JR_OPTIONAL, def_name, tier->name,
+                                sizeof tier->name)) ||
+            (st = ppl_jr_int(ctx, e, ipath, "servers", PPL_JR_REQUIRED, 0, 1, MAX_SERVERS,
+                             &tier->servers)) ||
+            (st = ppl_jr_bool(ctx, e, ipath, "rail_optimized", PPL_JR_OPTIONAL, false,
+                              &tier->rail_optimized)) ||
+            (st = ppl_jr_real(ctx, e, ipath, "oversubscription", PPL_JR_OPTIONAL, 1.0,
+                              (ppl_jr_range){1.0, MAX_OVERSUBSCRIPTION, false, false},
+                              &tier->oversubscription)) ||
+            (st = ppl_jr_quantity(ctx, e, ipath, "latency", PPL_UNIT_TIME, PPL_JR_OPTIONAL,
+                                  DEFAULT_TIER_LATENCY_S, PPL_JR_NON_NEGATIVE(MAX_LATENCY_S),
+                                  &tier->latency_s)))
             return st;
         /* tiers are named in every breakdown (exposed comm, traffic, what-if
          * paths): a name must say which one */
-        jr_path(full, sizeof full, ipath, "name");
+        ppl_jr_path(full, sizeof full, ipath, "name");
         if (!tier->name[0])
-            return jr_fail(ctx, full, "expected a tier name, found \"\"");
+            return ppl_jr_fail(ctx, full, "expected a tier name, found \"\"");
         for (size_t k = 0; k < i; k++)
             if (strcmp(t->tiers[k].name, tier->name) == 0)
-                return jr_fail(ctx, full, "\"%s\" is also the name of tiers[%zu]", tier->name, k);
-        jr_path(full, sizeof full, ipath, "servers");
+                return ppl_jr_fail(ctx, full, "\"%s\" is also the name of tiers[%zu]", tier->name,
+                                   k);
+        ppl_jr_path(full, sizeof full, ipath, "servers");
         if (i > 0) {
             const ppl_tier *inner = &t->tiers[i - 1];
             if (tier->servers % inner->servers != 0)
-                return jr_fail(ctx, full, "%lld is not a multiple of tiers[%zu].servers (%lld)",
-                               (long long)tier->servers, i - 1, (long long)inner->servers);
+                return ppl_jr_fail(ctx, full, "%lld is not a multiple of tiers[%zu].servers (%lld)",
+                                   (long long)tier->servers, i - 1, (long long)inner->servers);
             if (tier->servers == inner->servers)
-                return jr_fail(ctx, full,
-                               "%lld equals tiers[%zu].servers: each tier must group more "
-                               "servers than the one inside it",
-                               (long long)tier->servers, i - 1);
+                return ppl_jr_fail(ctx, full,
+                                   "%lld equals tiers[%zu].servers: each tier must group more "
+                                   "servers than the one inside it",
+                                   (long long)tier->servers, i - 1);
         }
         if (tier->servers > t->servers)
-            return jr_fail(ctx, full, "%lld exceeds servers (%lld)", (long long)tier->servers,
-                           (long long)t->servers);
+            return ppl_jr_fail(ctx, full, "%lld exceeds servers (%lld)", (long long)tier->servers,
+                               (long long)t->servers);
     }
     const ppl_tier *top = &t->tiers[n - 1];
     if (top->servers != t->servers) {
-        jr_index(ipath, sizeof ipath, tpath, n - 1);
-        jr_path(full, sizeof full, ipath, "servers");
-        return jr_fail(ctx, full, "%lld, but the last tier must hold all %lld servers",
-                       (long long)top->servers, (long long)t->servers);
+        ppl_jr_index(ipath, sizeof ipath, tpath, n - 1);
+        ppl_jr_path(full, sizeof full, ipath, "servers");
+        return ppl_jr_fail(ctx, full, "%lld, but the last tier must hold all %lld servers",
+                           (long long)top->servers, (long long)t->servers);
     }
     if (top->oversubscription != 1.0) {
-        jr_index(ipath, sizeof ipath, tpath, n - 1);
-        jr_path(full, sizeof full, ipath, "oversubscription");
+        ppl_jr_index(ipath, sizeof ipath, tpath, n - 1);
+        ppl_jr_path(full, sizeof full, ipath, "oversubscription");
         ppl_diag_warn(ctx->diag, ctx->file, full,
                       "%g on the top tier, which has no uplinks: ignored (oversubscription "
                       "throttles traffic leaving a tier's groups)",
@@ -350,115 +357,117 @@ static ppl_status read_tiers(jr_ctx *ctx, const json_t *obj, const char *path, p
     return PPL_OK;
 }
 
-static ppl_status read_links(jr_ctx *ctx, const json_t *obj, const char *path, ppl_topology *t)
+static ppl_status read_links(ppl_jr_ctx *ctx, const json_t *obj, const char *path, ppl_topology *t)
 {
     char npath[PPL_ERROR_KEY_MAX], rpath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
     const char *nvlink_keys[MAX_OBJECT_KEYS], *rails_keys[MAX_OBJECT_KEYS];
     json_t *nv, *rails;
     int fabric = 0;
     ppl_status st;
-    if ((st = jr_object(ctx, obj, path, "nvlink", JR_REQUIRED, keys_under("nvlink", nvlink_keys),
-                        &nv, npath, sizeof npath)) ||
-        (st = jr_int(ctx, nv, npath, "domain_gpus", JR_OPTIONAL, t->gpus_per_server, 1,
-                     MAX_DOMAIN_GPUS, &t->nvlink.domain_gpus)) ||
-        (st = jr_quantity(ctx, nv, npath, "bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0,
-                          JR_BETWEEN(MIN_LINK_BPS, MAX_BANDWIDTH_BPS), &t->nvlink.bandwidth_bps)) ||
-        (st = jr_quantity(ctx, nv, npath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
-                          DEFAULT_NVLINK_LATENCY_S, JR_NON_NEGATIVE(MAX_LATENCY_S),
-                          &t->nvlink.latency_s)) ||
-        (st = jr_bool(ctx, nv, npath, "sharp", JR_OPTIONAL, false, &t->nvlink.sharp)) ||
-        (st = jr_enum(ctx, nv, npath, "fabric", JR_OPTIONAL, fabric_names, 0, &fabric)))
+    if ((st = ppl_jr_object(ctx, obj, path, "nvlink", PPL_JR_REQUIRED,
+                            keys_under("nvlink", nvlink_keys), &nv, npath, sizeof npath)) ||
+        (st = ppl_jr_int(ctx, nv, npath, "domain_gpus", PPL_JR_OPTIONAL, t->gpus_per_server, 1,
+                         MAX_DOMAIN_GPUS, &t->nvlink.domain_gpus)) ||
+        (st = ppl_jr_quantity(ctx, nv, npath, "bandwidth", PPL_UNIT_BANDWIDTH, PPL_JR_REQUIRED, 0,
+                              PPL_JR_BETWEEN(MIN_LINK_BPS, MAX_BANDWIDTH_BPS),
+                              &t->nvlink.bandwidth_bps)) ||
+        (st = ppl_jr_quantity(ctx, nv, npath, "latency", PPL_UNIT_TIME, PPL_JR_OPTIONAL,
+                              DEFAULT_NVLINK_LATENCY_S, PPL_JR_NON_NEGATIVE(MAX_LATENCY_S),
+                              &t->nvlink.latency_s)) ||
+        (st = ppl_jr_bool(ctx, nv, npath, "sharp", PPL_JR_OPTIONAL, false, &t->nvlink.sharp)) ||
+        (st = ppl_jr_enum(ctx, nv, npath, "fabric", PPL_JR_OPTIONAL, fabric_names, 0, &fabric)))
         return st;
     t->nvlink.mesh = fabric == 1;
     if (t->nvlink.mesh &&
         (t->nvlink.domain_gpus > t->gpus_per_server || t->nvlink.domain_gpus < 2)) {
-        jr_path(full, sizeof full, npath, "fabric");
-        return jr_fail(ctx, full,
-                       "a mesh joins the GPUs of one server point to point: domain_gpus (%lld) "
-                       "must be 2 to gpus_per_server (%lld)",
-                       (long long)t->nvlink.domain_gpus, (long long)t->gpus_per_server);
+        ppl_jr_path(full, sizeof full, npath, "fabric");
+        return ppl_jr_fail(ctx, full,
+                           "a mesh joins the GPUs of one server point to point: domain_gpus (%lld) "
+                           "must be 2 to gpus_per_server (%lld)",
+                           (long long)t->nvlink.domain_gpus, (long long)t->gpus_per_server);
     }
     if (t->nvlink.mesh && t->nvlink.sharp) {
-        jr_path(full, sizeof full, npath, "sharp");
-        return jr_fail(ctx, full, "a point-to-point mesh has no switch to reduce in");
+        ppl_jr_path(full, sizeof full, npath, "sharp");
+        return ppl_jr_fail(ctx, full, "a point-to-point mesh has no switch to reduce in");
     }
     if (t->nvlink.sharp && ppl_nvls_efficiency(t->gpu.name) <= 0.0) {
-        jr_path(full, sizeof full, npath, "sharp");
-        return jr_fail(ctx, full,
-                       "%s's NVSwitches do not reduce in the switch: NVLink SHARP needs "
-                       "third-generation NVSwitch (H100 and later)",
-                       t->gpu.name);
+        ppl_jr_path(full, sizeof full, npath, "sharp");
+        return ppl_jr_fail(ctx, full,
+                           "%s's NVSwitches do not reduce in the switch: NVLink SHARP needs "
+                           "third-generation NVSwitch (H100 and later)",
+                           t->gpu.name);
     }
     int64_t d = t->nvlink.domain_gpus, g = t->gpus_per_server;
-    jr_path(full, sizeof full, npath, "domain_gpus");
+    ppl_jr_path(full, sizeof full, npath, "domain_gpus");
     if (d <= g) {
         if (g % d != 0)
-            return jr_fail(ctx, full, "%lld does not divide gpus_per_server (%lld)", (long long)d,
-                           (long long)g);
+            return ppl_jr_fail(ctx, full, "%lld does not divide gpus_per_server (%lld)",
+                               (long long)d, (long long)g);
     } else {
         if (d % g != 0)
-            return jr_fail(ctx, full,
-                           "%lld is not a multiple of gpus_per_server (%lld): a multi-server "
-                           "NVLink domain holds whole servers",
-                           (long long)d, (long long)g);
+            return ppl_jr_fail(ctx, full,
+                               "%lld is not a multiple of gpus_per_server (%lld): a multi-server "
+                               "NVLink domain holds whole servers",
+                               (long long)d, (long long)g);
         if (t->servers % (d / g) != 0)
-            return jr_fail(ctx, full,
-                           "a domain of %lld GPUs spans %lld servers, which does not divide "
-                           "servers (%lld)",
-                           (long long)d, (long long)(d / g), (long long)t->servers);
+            return ppl_jr_fail(ctx, full,
+                               "a domain of %lld GPUs spans %lld servers, which does not divide "
+                               "servers (%lld)",
+                               (long long)d, (long long)(d / g), (long long)t->servers);
     }
-    if ((st = jr_object(ctx, obj, path, "rails", JR_REQUIRED, keys_under("rails", rails_keys),
-                        &rails, rpath, sizeof rpath)) ||
-        (st = jr_int(ctx, rails, rpath, "count", JR_OPTIONAL, t->gpus_per_server, 1,
-                     MAX_GPUS_PER_SERVER, &t->rails.count)) ||
-        (st = jr_quantity(ctx, rails, rpath, "nic_bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0,
-                          JR_BETWEEN(MIN_LINK_BPS, MAX_BANDWIDTH_BPS),
-                          &t->rails.nic_bandwidth_bps)) ||
-        (st = jr_quantity(ctx, rails, rpath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
-                          DEFAULT_RAIL_LATENCY_S, JR_NON_NEGATIVE(MAX_LATENCY_S),
-                          &t->rails.latency_s)))
+    if ((st = ppl_jr_object(ctx, obj, path, "rails", PPL_JR_REQUIRED,
+                            keys_under("rails", rails_keys), &rails, rpath, sizeof rpath)) ||
+        (st = ppl_jr_int(ctx, rails, rpath, "count", PPL_JR_OPTIONAL, t->gpus_per_server, 1,
+                         MAX_GPUS_PER_SERVER, &t->rails.count)) ||
+        (st = ppl_jr_quantity(ctx, rails, rpath, "nic_bandwidth", PPL_UNIT_BANDWIDTH,
+                              PPL_JR_REQUIRED, 0, PPL_JR_BETWEEN(MIN_LINK_BPS, MAX_BANDWIDTH_BPS),
+                              &t->rails.nic_bandwidth_bps)) ||
+        (st = ppl_jr_quantity(ctx, rails, rpath, "latency", PPL_UNIT_TIME, PPL_JR_OPTIONAL,
+                              DEFAULT_RAIL_LATENCY_S, PPL_JR_NON_NEGATIVE(MAX_LATENCY_S),
+                              &t->rails.latency_s)))
         return st;
-    jr_path(full, sizeof full, rpath, "count");
+    ppl_jr_path(full, sizeof full, rpath, "count");
     if (t->rails.count > g)
-        return jr_fail(ctx, full, "%lld exceeds gpus_per_server (%lld): each rail needs a GPU",
-                       (long long)t->rails.count, (long long)g);
+        return ppl_jr_fail(ctx, full, "%lld exceeds gpus_per_server (%lld): each rail needs a GPU",
+                           (long long)t->rails.count, (long long)g);
     if (g % t->rails.count != 0)
-        return jr_fail(ctx, full,
-                       "%lld does not divide gpus_per_server (%lld): GPUs must share NICs evenly",
-                       (long long)t->rails.count, (long long)g);
+        return ppl_jr_fail(
+            ctx, full, "%lld does not divide gpus_per_server (%lld): GPUs must share NICs evenly",
+            (long long)t->rails.count, (long long)g);
     return PPL_OK;
 }
 
-static ppl_status read_transport(jr_ctx *ctx, const json_t *obj, const char *path, ppl_topology *t)
+static ppl_status read_transport(ppl_jr_ctx *ctx, const json_t *obj, const char *path,
+                                 ppl_topology *t)
 {
     char xpath[PPL_ERROR_KEY_MAX];
     const char *transport_keys[MAX_OBJECT_KEYS];
     json_t *x;
     int protocol = PPL_PROTOCOL_INFINIBAND, retransmit = PPL_RETRANSMIT_GO_BACK_N;
     ppl_status st;
-    if ((st = jr_object(ctx, obj, path, "transport", JR_OPTIONAL,
-                        keys_under("transport", transport_keys), &x, xpath, sizeof xpath)))
+    if ((st = ppl_jr_object(ctx, obj, path, "transport", PPL_JR_OPTIONAL,
+                            keys_under("transport", transport_keys), &x, xpath, sizeof xpath)))
         return st;
     /* an absent transport reads as an empty object: every key takes its default
      * (json_object_get on NULL finds nothing) */
-    if ((st = jr_enum(ctx, x, xpath, "protocol", JR_OPTIONAL, ppl_transport_names,
-                      PPL_PROTOCOL_INFINIBAND, &protocol)) ||
-        (st = jr_int(ctx, x, xpath, "mtu", JR_OPTIONAL, DEFAULT_MTU_BYTES, 256, 65536,
-                     &t->transport.mtu_bytes)) ||
-        (st = jr_real(ctx, x, xpath, "loss_rate", JR_OPTIONAL, 0.0, JR_FRACTION,
-                      &t->transport.loss_rate)) ||
-        (st = jr_enum(ctx, x, xpath, "retransmit", JR_OPTIONAL, retransmit_names,
-                      PPL_RETRANSMIT_GO_BACK_N, &retransmit)) ||
-        (st = jr_quantity(ctx, x, xpath, "rtt", PPL_UNIT_TIME, JR_OPTIONAL, DEFAULT_RTT_S,
-                          JR_BETWEEN(MIN_RTT_S, MAX_LATENCY_S), &t->transport.rtt_s)) ||
-        (st = jr_bool(ctx, x, xpath, "sharp", JR_OPTIONAL, false, &t->transport.sharp)))
+    if ((st = ppl_jr_enum(ctx, x, xpath, "protocol", PPL_JR_OPTIONAL, ppl_transport_names,
+                          PPL_PROTOCOL_INFINIBAND, &protocol)) ||
+        (st = ppl_jr_int(ctx, x, xpath, "mtu", PPL_JR_OPTIONAL, DEFAULT_MTU_BYTES, 256, 65536,
+                         &t->transport.mtu_bytes)) ||
+        (st = ppl_jr_real(ctx, x, xpath, "loss_rate", PPL_JR_OPTIONAL, 0.0, PPL_JR_FRACTION,
+                          &t->transport.loss_rate)) ||
+        (st = ppl_jr_enum(ctx, x, xpath, "retransmit", PPL_JR_OPTIONAL, retransmit_names,
+                          PPL_RETRANSMIT_GO_BACK_N, &retransmit)) ||
+        (st = ppl_jr_quantity(ctx, x, xpath, "rtt", PPL_UNIT_TIME, PPL_JR_OPTIONAL, DEFAULT_RTT_S,
+                              PPL_JR_BETWEEN(MIN_RTT_S, MAX_LATENCY_S), &t->transport.rtt_s)) ||
+        (st = ppl_jr_bool(ctx, x, xpath, "sharp", PPL_JR_OPTIONAL, false, &t->transport.sharp)))
         return st;
     if (t->transport.sharp && protocol != PPL_PROTOCOL_INFINIBAND) {
         char full[PPL_ERROR_KEY_MAX];
-        jr_path(full, sizeof full, xpath, "sharp");
-        return jr_fail(ctx, full,
-                       "in-network reduction (SHARP) is an InfiniBand switch feature, "
-                       "not RoCE's");
+        ppl_jr_path(full, sizeof full, xpath, "sharp");
+        return ppl_jr_fail(ctx, full,
+                           "in-network reduction (SHARP) is an InfiniBand switch feature, "
+                           "not RoCE's");
     }
     t->transport.protocol = (ppl_protocol)protocol;
     t->transport.retransmit = (ppl_retransmit)retransmit;
@@ -467,14 +476,14 @@ static ppl_status read_transport(jr_ctx *ctx, const json_t *obj, const char *pat
 
 /* A mixed cluster read as one topology: every pool is checked, the first one
  * returned, and a warning says so (plan places a job across the pools). */
-static ppl_status first_pool(jr_ctx *ctx, const json_t *obj, ppl_topology *t)
+static ppl_status first_pool(ppl_jr_ctx *ctx, const json_t *obj, ppl_topology *t)
 {
     const char *root_keys[MAX_OBJECT_KEYS];
     ppl_pools *pools = malloc(sizeof *pools);
     if (!pools)
         return ppl_error_set(ctx->err, PPL_EINTERNAL, ctx->file, "pools", "out of memory");
-    jr_warn_unknown_keys(ctx, obj, "", keys_under("", root_keys));
-    ppl_status st = jr_schema_version(ctx, obj, "");
+    ppl_jr_warn_unknown_keys(ctx, obj, "", keys_under("", root_keys));
+    ppl_status st = ppl_jr_schema_version(ctx, obj, "");
     if (st == PPL_OK)
         st = ppl_pools_from_json(obj, ctx->file, ctx->diag, pools, ctx->err);
     if (st == PPL_OK) {
@@ -495,26 +504,29 @@ static ppl_status first_pool(jr_ctx *ctx, const json_t *obj, ppl_topology *t)
 ppl_status ppl_topology_from_json(const json_t *obj, const char *file, const char *path,
                                   const ppl_diag *diag, ppl_topology *t, ppl_error *err)
 {
-    jr_ctx ctx = {.file = file, .err = err, .diag = diag};
+    ppl_jr_ctx ctx = {.file = file, .err = err, .diag = diag};
     const char *root_keys[MAX_OBJECT_KEYS];
     ppl_status st;
     memset(t, 0, sizeof *t);
-    if ((st = jr_expect_object(&ctx, obj, path)) != PPL_OK)
+    if ((st = ppl_jr_expect_object(&ctx, obj, path)) != PPL_OK)
         return st;
     if (path[0] == '\0' && json_object_get(obj, "pools"))
         return first_pool(&ctx, obj, t);
-    jr_warn_unknown_keys(&ctx, obj, path, keys_under("", root_keys));
-    if ((st = jr_schema_version(&ctx, obj, path)) ||
-        (st = jr_string(&ctx, obj, path, "name", JR_OPTIONAL, "", t->name, sizeof t->name)) ||
-        (st = jr_string(&ctx, obj, path, "source", JR_OPTIONAL, "", t->source, sizeof t->source)) ||
+    ppl_jr_warn_unknown_keys(&ctx, obj, path, keys_under("", root_keys));
+    if ((st = ppl_jr_schema_version(&ctx, obj, path)) ||
+        (st = ppl_jr_string(&ctx, obj, path, "name", PPL_JR_OPTIONAL, "", t->name,
+                            sizeof t->name)) ||
+        (st = ppl_jr_string(&ctx, obj, path, "source", PPL_JR_OPTIONAL, "", t->source,
+                            sizeof t->source)) ||
         (st = read_gpu(&ctx, obj, path, &t->gpu)) ||
-        (st = jr_int(&ctx, obj, path, "servers", JR_REQUIRED, 0, 1, MAX_SERVERS, &t->servers)) ||
-        (st = jr_int(&ctx, obj, path, "gpus_per_server", JR_REQUIRED, 0, 1, MAX_GPUS_PER_SERVER,
-                     &t->gpus_per_server)) ||
+        (st = ppl_jr_int(&ctx, obj, path, "servers", PPL_JR_REQUIRED, 0, 1, MAX_SERVERS,
+                         &t->servers)) ||
+        (st = ppl_jr_int(&ctx, obj, path, "gpus_per_server", PPL_JR_REQUIRED, 0, 1,
+                         MAX_GPUS_PER_SERVER, &t->gpus_per_server)) ||
         (st = read_links(&ctx, obj, path, t)) || (st = read_tiers(&ctx, obj, path, t)) ||
-        (st = jr_bool(&ctx, obj, path, "rail_only", JR_OPTIONAL, false, &t->rail_only)) ||
-        (st = jr_int(&ctx, obj, path, "switch_radix", JR_OPTIONAL, DEFAULT_SWITCH_RADIX, 4, 4096,
-                     &t->switch_radix)) ||
+        (st = ppl_jr_bool(&ctx, obj, path, "rail_only", PPL_JR_OPTIONAL, false, &t->rail_only)) ||
+        (st = ppl_jr_int(&ctx, obj, path, "switch_radix", PPL_JR_OPTIONAL, DEFAULT_SWITCH_RADIX, 4,
+                         4096, &t->switch_radix)) ||
         (st = read_transport(&ctx, obj, path, t)))
         return st;
     return PPL_OK;
@@ -523,14 +535,14 @@ ppl_status ppl_topology_from_json(const json_t *obj, const char *file, const cha
 ppl_status ppl_topology_load(const char *path, const char *display, const ppl_diag *diag,
                              ppl_topology *topo, ppl_error *err)
 {
-    jr_ctx ctx = {.file = display ? display : path, .err = err, .diag = diag};
-    json_t *root = jr_load_file(&ctx, path);
+    ppl_jr_ctx ctx = {.file = display ? display : path, .err = err, .diag = diag};
+    json_t *root = ppl_jr_load_file(&ctx, path);
     if (!root)
         return PPL_EINPUT;
     ppl_status st = ppl_topology_from_json(root, ctx.file, "", diag, topo, err);
     json_decref(root);
     if (st == PPL_OK && !topo->name[0])
-        jr_file_stem(path, topo->name, sizeof topo->name);
+        ppl_jr_file_stem(path, topo->name, sizeof topo->name);
     return st;
 }
 

@@ -67,25 +67,25 @@ static const struct {
 
 /* Copies integer key `hf_key` of hf into doc's `key` (required or, when absent,
  * left out so the model's own default applies). */
-static ppl_status copy_int(jr_ctx *ctx, const json_t *hf, const char *hf_key, jr_need need,
+static ppl_status copy_int(ppl_jr_ctx *ctx, const json_t *hf, const char *hf_key, ppl_jr_need need,
                            json_t *doc, const char *key)
 {
-    if (!json_object_get(hf, hf_key) && need == JR_OPTIONAL)
+    if (!json_object_get(hf, hf_key) && need == PPL_JR_OPTIONAL)
         return PPL_OK;
     int64_t v;
-    ppl_status st = jr_int(ctx, hf, "", hf_key, need, 0, 1, HF_MAX_INT, &v);
+    ppl_status st = ppl_jr_int(ctx, hf, "", hf_key, need, 0, 1, HF_MAX_INT, &v);
     if (st == PPL_OK)
         json_object_set_new(doc, key, json_integer((json_int_t)v));
     return st;
 }
 
-static ppl_status get_int(jr_ctx *ctx, const json_t *hf, const char *key, jr_need need,
+static ppl_status get_int(ppl_jr_ctx *ctx, const json_t *hf, const char *key, ppl_jr_need need,
                           int64_t fallback, int64_t min, int64_t *out)
 {
-    return jr_int(ctx, hf, "", key, need, fallback, min, HF_MAX_INT, out);
+    return ppl_jr_int(ctx, hf, "", key, need, fallback, min, HF_MAX_INT, out);
 }
 
-static ppl_status moe_of(jr_ctx *ctx, const json_t *hf, hf_family family, json_t *doc)
+static ppl_status moe_of(ppl_jr_ctx *ctx, const json_t *hf, hf_family family, json_t *doc)
 {
     json_t *moe = json_object();
     json_object_set_new(doc, "moe", moe);
@@ -94,24 +94,24 @@ static ppl_status moe_of(jr_ctx *ctx, const json_t *hf, hf_family family, json_t
     const char *experts = family == HF_QWEN_MOE      ? "num_experts"
                           : family == HF_DEEPSEEK_V3 ? "n_routed_experts"
                                                      : "num_local_experts";
-    if ((st = copy_int(ctx, hf, experts, JR_REQUIRED, moe, "experts")) ||
-        (st = copy_int(ctx, hf, "num_experts_per_tok", JR_REQUIRED, moe, "top_k")))
+    if ((st = copy_int(ctx, hf, experts, PPL_JR_REQUIRED, moe, "experts")) ||
+        (st = copy_int(ctx, hf, "num_experts_per_tok", PPL_JR_REQUIRED, moe, "top_k")))
         return st;
     /* Mixtral's and gpt-oss's experts are of intermediate_size; the others name
      * the expert width apart from the dense MLP's */
     const char *width = family == HF_MIXTRAL || family == HF_GPT_OSS ? "intermediate_size"
                                                                      : "moe_intermediate_size";
-    if ((st = copy_int(ctx, hf, width, JR_REQUIRED, moe, "ffn_hidden")))
+    if ((st = copy_int(ctx, hf, width, PPL_JR_REQUIRED, moe, "ffn_hidden")))
         return st;
     if (family == HF_QWEN_MOE) {
-        if ((st = copy_int(ctx, hf, "decoder_sparse_step", JR_OPTIONAL, moe, "every")))
+        if ((st = copy_int(ctx, hf, "decoder_sparse_step", PPL_JR_OPTIONAL, moe, "every")))
             return st;
         const json_t *dense = json_object_get(hf, "mlp_only_layers");
         if (json_array_size(dense) > 0)
-            return jr_fail(ctx, "mlp_only_layers",
-                           "dense layers at chosen places are not a parplan layout (only the "
-                           "first layers, or every k-th, may be dense)");
-        if ((st = get_int(ctx, hf, "shared_expert_intermediate_size", JR_OPTIONAL, 0, 0, &v)))
+            return ppl_jr_fail(ctx, "mlp_only_layers",
+                               "dense layers at chosen places are not a parplan layout (only the "
+                               "first layers, or every k-th, may be dense)");
+        if ((st = get_int(ctx, hf, "shared_expert_intermediate_size", PPL_JR_OPTIONAL, 0, 0, &v)))
             return st;
         if (v > 0) {
             json_object_set_new(moe, "shared_experts", json_integer(1));
@@ -119,18 +119,18 @@ static ppl_status moe_of(jr_ctx *ctx, const json_t *hf, hf_family family, json_t
         }
     }
     if (family == HF_DEEPSEEK_V3) {
-        if ((st = copy_int(ctx, hf, "moe_layer_freq", JR_OPTIONAL, moe, "every")) ||
-            (st = get_int(ctx, hf, "n_shared_experts", JR_OPTIONAL, 0, 0, &v)))
+        if ((st = copy_int(ctx, hf, "moe_layer_freq", PPL_JR_OPTIONAL, moe, "every")) ||
+            (st = get_int(ctx, hf, "n_shared_experts", PPL_JR_OPTIONAL, 0, 0, &v)))
             return st;
         if (v > 0)
             json_object_set_new(moe, "shared_experts", json_integer((json_int_t)v));
-        if ((st = get_int(ctx, hf, "first_k_dense_replace", JR_OPTIONAL, 0, 0, &v)))
+        if ((st = get_int(ctx, hf, "first_k_dense_replace", PPL_JR_OPTIONAL, 0, 0, &v)))
             return st;
         if (v > 0)
             json_object_set_new(moe, "first_dense_layers", json_integer((json_int_t)v));
         /* node-limited routing: tokens reach experts of at most topk_group groups,
          * one group a node in DeepSeek-V3's deployment (report §2.1.2) */
-        if ((st = get_int(ctx, hf, "topk_group", JR_OPTIONAL, 0, 0, &v)))
+        if ((st = get_int(ctx, hf, "topk_group", PPL_JR_OPTIONAL, 0, 0, &v)))
             return st;
         if (v > 0)
             json_object_set_new(moe, "router_node_limit", json_integer((json_int_t)v));
@@ -138,7 +138,7 @@ static ppl_status moe_of(jr_ctx *ctx, const json_t *hf, hf_family family, json_t
     return PPL_OK;
 }
 
-static ppl_status mla_of(jr_ctx *ctx, const json_t *hf, json_t *doc)
+static ppl_status mla_of(ppl_jr_ctx *ctx, const json_t *hf, json_t *doc)
 {
     static const char *const keys[] = {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
                                        "qk_rope_head_dim", "v_head_dim"};
@@ -146,7 +146,7 @@ static ppl_status mla_of(jr_ctx *ctx, const json_t *hf, json_t *doc)
     json_object_set_new(doc, "attention", a);
     json_object_set_new(a, "type", json_string("mla"));
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        ppl_status st = copy_int(ctx, hf, keys[i], JR_REQUIRED, a, keys[i]);
+        ppl_status st = copy_int(ctx, hf, keys[i], PPL_JR_REQUIRED, a, keys[i]);
         if (st != PPL_OK)
             return st;
     }
@@ -156,7 +156,7 @@ static ppl_status mla_of(jr_ctx *ctx, const json_t *hf, json_t *doc)
 ppl_status ppl_model_doc_from_hf(const json_t *hf, const char *file, const ppl_diag *diag,
                                  json_t **out, ppl_error *err)
 {
-    jr_ctx ctx = {.file = file, .err = err, .diag = diag};
+    ppl_jr_ctx ctx = {.file = file, .err = err, .diag = diag};
     *out = NULL;
     const char *type = json_string_value(json_object_get(hf, "model_type"));
     int found = -1;
@@ -164,10 +164,11 @@ ppl_status ppl_model_doc_from_hf(const json_t *hf, const char *file, const ppl_d
         if (type && strcmp(type, types[i].type) == 0)
             found = (int)i;
     if (found < 0)
-        return jr_fail(&ctx, "model_type",
-                       "'%.40s' is not one parplan reads (llama, mistral, qwen2, qwen3, mixtral, "
-                       "qwen2_moe, qwen3_moe, deepseek_v3, gpt_oss); write a parplan model file",
-                       type ? type : "");
+        return ppl_jr_fail(
+            &ctx, "model_type",
+            "'%.40s' is not one parplan reads (llama, mistral, qwen2, qwen3, mixtral, "
+            "qwen2_moe, qwen3_moe, deepseek_v3, gpt_oss); write a parplan model file",
+            type ? type : "");
     hf_family family = types[found].family;
     json_t *doc = json_object();
     ppl_status st;
@@ -177,26 +178,27 @@ ppl_status ppl_model_doc_from_hf(const json_t *hf, const char *file, const ppl_d
     char source[160];
     snprintf(source, sizeof source, "Hugging Face config.json (model_type %s)", type);
     json_object_set_new(doc, "source", json_string(source));
-    if ((st = copy_int(&ctx, hf, "num_hidden_layers", JR_REQUIRED, doc, "layers")) ||
-        (st = copy_int(&ctx, hf, "hidden_size", JR_REQUIRED, doc, "hidden")) ||
-        (st = copy_int(&ctx, hf, "num_attention_heads", JR_REQUIRED, doc, "heads")) ||
-        (st = copy_int(&ctx, hf, "num_key_value_heads", JR_OPTIONAL, doc, "kv_heads")) ||
-        (st = copy_int(&ctx, hf, "vocab_size", JR_REQUIRED, doc, "vocab")) ||
-        (st = copy_int(&ctx, hf, "intermediate_size", JR_REQUIRED, doc, "ffn_hidden")))
+    if ((st = copy_int(&ctx, hf, "num_hidden_layers", PPL_JR_REQUIRED, doc, "layers")) ||
+        (st = copy_int(&ctx, hf, "hidden_size", PPL_JR_REQUIRED, doc, "hidden")) ||
+        (st = copy_int(&ctx, hf, "num_attention_heads", PPL_JR_REQUIRED, doc, "heads")) ||
+        (st = copy_int(&ctx, hf, "num_key_value_heads", PPL_JR_OPTIONAL, doc, "kv_heads")) ||
+        (st = copy_int(&ctx, hf, "vocab_size", PPL_JR_REQUIRED, doc, "vocab")) ||
+        (st = copy_int(&ctx, hf, "intermediate_size", PPL_JR_REQUIRED, doc, "ffn_hidden")))
         goto fail;
     /* head_dim: explicit (Qwen3, gpt-oss, Mistral's later configs) or hidden/heads;
      * DeepSeek-V3's attention is MLA's */
     if (family != HF_DEEPSEEK_V3 && json_integer_value(json_object_get(hf, "head_dim")) > 0 &&
-        (st = copy_int(&ctx, hf, "head_dim", JR_OPTIONAL, doc, "head_dim")))
+        (st = copy_int(&ctx, hf, "head_dim", PPL_JR_OPTIONAL, doc, "head_dim")))
         goto fail;
-    if ((st = get_int(&ctx, hf, "max_position_embeddings", JR_OPTIONAL, HF_DEFAULT_SEQ_LEN, 1, &v)))
+    if ((st = get_int(&ctx, hf, "max_position_embeddings", PPL_JR_OPTIONAL, HF_DEFAULT_SEQ_LEN, 1,
+                      &v)))
         goto fail;
     const int64_t seq_len = v < HF_DEFAULT_SEQ_LEN ? v : HF_DEFAULT_SEQ_LEN;
     json_object_set_new(doc, "seq_len", json_integer((json_int_t)seq_len));
-    if ((st = jr_bool(&ctx, hf, "", "tie_word_embeddings", JR_OPTIONAL, false, &b)))
+    if ((st = ppl_jr_bool(&ctx, hf, "", "tie_word_embeddings", PPL_JR_OPTIONAL, false, &b)))
         goto fail;
     json_object_set_new(doc, "tied_embeddings", json_boolean(b));
-    if ((st = jr_bool(&ctx, hf, "", "attention_bias", JR_OPTIONAL, false, &b)))
+    if ((st = ppl_jr_bool(&ctx, hf, "", "attention_bias", PPL_JR_OPTIONAL, false, &b)))
         goto fail;
     json_object_set_new(doc, "bias", json_boolean(b));
     json_object_set_new(doc, "gated_mlp", json_true());
@@ -209,7 +211,7 @@ ppl_status ppl_model_doc_from_hf(const json_t *hf, const char *file, const ppl_d
         goto fail;
     if (family == HF_DEEPSEEK_V3) {
         if ((st = mla_of(&ctx, hf, doc)) ||
-            (st = get_int(&ctx, hf, "num_nextn_predict_layers", JR_OPTIONAL, 0, 0, &v)))
+            (st = get_int(&ctx, hf, "num_nextn_predict_layers", PPL_JR_OPTIONAL, 0, 0, &v)))
             goto fail;
         if (v > 0)
             json_object_set_new(doc, "mtp_layers", json_integer((json_int_t)v));

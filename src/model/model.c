@@ -80,79 +80,84 @@ const char *ppl_attention_name(ppl_attention_kind kind)
     return (unsigned)kind < 2 ? attention_names[kind] : "?";
 }
 
-static ppl_status read_moe(jr_ctx *ctx, const json_t *obj, const char *path, ppl_model *m)
+static ppl_status read_moe(ppl_jr_ctx *ctx, const json_t *obj, const char *path, ppl_model *m)
 {
     char mpath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
     json_t *v;
     ppl_status st =
-        jr_object(ctx, obj, path, "moe", JR_OPTIONAL, moe_keys, &v, mpath, sizeof mpath);
+        ppl_jr_object(ctx, obj, path, "moe", PPL_JR_OPTIONAL, moe_keys, &v, mpath, sizeof mpath);
     m->has_moe = v != NULL;
     if (st != PPL_OK || !v)
         return st;
-    if ((st = jr_int(ctx, v, mpath, "experts", JR_REQUIRED, 0, 1, MAX_EXPERTS, &m->moe.experts)) ||
-        (st = jr_int(ctx, v, mpath, "top_k", JR_REQUIRED, 0, 1, MAX_EXPERTS, &m->moe.top_k)) ||
-        (st = jr_int(ctx, v, mpath, "ffn_hidden", JR_OPTIONAL, m->ffn_hidden, 1, MAX_FFN,
-                     &m->moe.ffn_hidden)) ||
-        (st = jr_int(ctx, v, mpath, "every", JR_OPTIONAL, 1, 1, MAX_LAYERS, &m->moe.every)) ||
-        (st = jr_int(ctx, v, mpath, "shared_experts", JR_OPTIONAL, 0, 0, MAX_EXPERTS,
-                     &m->moe.shared_experts)) ||
-        (st = jr_int(ctx, v, mpath, "shared_ffn_hidden", JR_OPTIONAL, m->moe.ffn_hidden, 1, MAX_FFN,
-                     &m->moe.shared_ffn_hidden)) ||
-        (st = jr_int(ctx, v, mpath, "first_dense_layers", JR_OPTIONAL, 0, 0, MAX_LAYERS,
-                     &m->moe.first_dense_layers)) ||
+    if ((st = ppl_jr_int(ctx, v, mpath, "experts", PPL_JR_REQUIRED, 0, 1, MAX_EXPERTS,
+                         &m->moe.experts)) ||
+        (st = ppl_jr_int(ctx, v, mpath, "top_k", PPL_JR_REQUIRED, 0, 1, MAX_EXPERTS,
+                         &m->moe.top_k)) ||
+        (st = ppl_jr_int(ctx, v, mpath, "ffn_hidden", PPL_JR_OPTIONAL, m->ffn_hidden, 1, MAX_FFN,
+                         &m->moe.ffn_hidden)) ||
+        (st = ppl_jr_int(ctx, v, mpath, "every", PPL_JR_OPTIONAL, 1, 1, MAX_LAYERS,
+                         &m->moe.every)) ||
+        (st = ppl_jr_int(ctx, v, mpath, "shared_experts", PPL_JR_OPTIONAL, 0, 0, MAX_EXPERTS,
+                         &m->moe.shared_experts)) ||
+        (st = ppl_jr_int(ctx, v, mpath, "shared_ffn_hidden", PPL_JR_OPTIONAL, m->moe.ffn_hidden, 1,
+                         MAX_FFN, &m->moe.shared_ffn_hidden)) ||
+        (st = ppl_jr_int(ctx, v, mpath, "first_dense_layers", PPL_JR_OPTIONAL, 0, 0, MAX_LAYERS,
+                         &m->moe.first_dense_layers)) ||
         /* null or absent: no limit, dropless */
-        (st = jr_int(ctx, v, mpath, "router_node_limit", JR_OPTIONAL, 0, 1, MAX_EXPERTS,
-                     &m->moe.router_node_limit)) ||
-        (st = jr_real(ctx, v, mpath, "capacity_factor", JR_OPTIONAL, 0.0, JR_POSITIVE(1e3),
-                      &m->moe.capacity_factor)) ||
-        (st = jr_real(ctx, v, mpath, "routing_skew", JR_OPTIONAL, PPL_ROUTING_SKEW_DEFAULT,
-                      JR_BETWEEN(1.0, 1e3), &m->moe.routing_skew)))
+        (st = ppl_jr_int(ctx, v, mpath, "router_node_limit", PPL_JR_OPTIONAL, 0, 1, MAX_EXPERTS,
+                         &m->moe.router_node_limit)) ||
+        (st = ppl_jr_real(ctx, v, mpath, "capacity_factor", PPL_JR_OPTIONAL, 0.0,
+                          PPL_JR_POSITIVE(1e3), &m->moe.capacity_factor)) ||
+        (st = ppl_jr_real(ctx, v, mpath, "routing_skew", PPL_JR_OPTIONAL, PPL_ROUTING_SKEW_DEFAULT,
+                          PPL_JR_BETWEEN(1.0, 1e3), &m->moe.routing_skew)))
         return st;
     if (m->moe.first_dense_layers >= m->layers) {
-        jr_path(full, sizeof full, mpath, "first_dense_layers");
-        return jr_fail(ctx, full, "%lld leaves no layer of the %lld to be MoE",
-                       (long long)m->moe.first_dense_layers, (long long)m->layers);
+        ppl_jr_path(full, sizeof full, mpath, "first_dense_layers");
+        return ppl_jr_fail(ctx, full, "%lld leaves no layer of the %lld to be MoE",
+                           (long long)m->moe.first_dense_layers, (long long)m->layers);
     }
     if (m->moe.top_k > m->moe.experts) {
-        jr_path(full, sizeof full, mpath, "top_k");
-        return jr_fail(ctx, full, "%lld exceeds moe.experts (%lld)", (long long)m->moe.top_k,
-                       (long long)m->moe.experts);
+        ppl_jr_path(full, sizeof full, mpath, "top_k");
+        return ppl_jr_fail(ctx, full, "%lld exceeds moe.experts (%lld)", (long long)m->moe.top_k,
+                           (long long)m->moe.experts);
     }
     if (m->moe.every > m->layers - m->moe.first_dense_layers) {
-        jr_path(full, sizeof full, mpath, "every");
-        return jr_fail(ctx, full,
-                       "%lld exceeds the %lld layers past the dense ones: no layer would be MoE",
-                       (long long)m->moe.every, (long long)(m->layers - m->moe.first_dense_layers));
+        ppl_jr_path(full, sizeof full, mpath, "every");
+        return ppl_jr_fail(
+            ctx, full, "%lld exceeds the %lld layers past the dense ones: no layer would be MoE",
+            (long long)m->moe.every, (long long)(m->layers - m->moe.first_dense_layers));
     }
     return PPL_OK;
 }
 
 /* "attention": {"type": "mla", ...}; absent or "standard": heads, kv_heads, head_dim */
-static ppl_status read_attention(jr_ctx *ctx, const json_t *obj, const char *path, ppl_model *m)
+static ppl_status read_attention(ppl_jr_ctx *ctx, const json_t *obj, const char *path, ppl_model *m)
 {
     char apath[PPL_ERROR_KEY_MAX];
     json_t *v;
     int kind = 0;
-    ppl_status st = jr_object(ctx, obj, path, "attention", JR_OPTIONAL, attention_keys, &v, apath,
-                              sizeof apath);
+    ppl_status st = ppl_jr_object(ctx, obj, path, "attention", PPL_JR_OPTIONAL, attention_keys, &v,
+                                  apath, sizeof apath);
     if (st != PPL_OK || !v)
         return st;
-    if ((st = jr_enum(ctx, v, apath, "type", JR_REQUIRED, attention_names, 0, &kind)) != PPL_OK)
+    if ((st = ppl_jr_enum(ctx, v, apath, "type", PPL_JR_REQUIRED, attention_names, 0, &kind)) !=
+        PPL_OK)
         return st;
     m->attention = (ppl_attention_kind)kind;
     if (m->attention != PPL_ATTENTION_MLA)
         return PPL_OK;
     /* DeepSeek-V3's figures are the defaults a file may leave out but kv_lora_rank */
     ppl_mla *a = &m->mla;
-    if ((st = jr_int(ctx, v, apath, "q_lora_rank", JR_OPTIONAL, 0, 0, MAX_HIDDEN,
-                     &a->q_lora_rank)) ||
-        (st = jr_int(ctx, v, apath, "kv_lora_rank", JR_REQUIRED, 0, 1, MAX_HIDDEN,
-                     &a->kv_lora_rank)) ||
-        (st = jr_int(ctx, v, apath, "qk_nope_head_dim", JR_OPTIONAL, 128, 1, MAX_HIDDEN,
-                     &a->qk_nope_head_dim)) ||
-        (st = jr_int(ctx, v, apath, "qk_rope_head_dim", JR_OPTIONAL, 64, 0, MAX_HIDDEN,
-                     &a->qk_rope_head_dim)) ||
-        (st = jr_int(ctx, v, apath, "v_head_dim", JR_OPTIONAL, 128, 1, MAX_HIDDEN, &a->v_head_dim)))
+    if ((st = ppl_jr_int(ctx, v, apath, "q_lora_rank", PPL_JR_OPTIONAL, 0, 0, MAX_HIDDEN,
+                         &a->q_lora_rank)) ||
+        (st = ppl_jr_int(ctx, v, apath, "kv_lora_rank", PPL_JR_REQUIRED, 0, 1, MAX_HIDDEN,
+                         &a->kv_lora_rank)) ||
+        (st = ppl_jr_int(ctx, v, apath, "qk_nope_head_dim", PPL_JR_OPTIONAL, 128, 1, MAX_HIDDEN,
+                         &a->qk_nope_head_dim)) ||
+        (st = ppl_jr_int(ctx, v, apath, "qk_rope_head_dim", PPL_JR_OPTIONAL, 64, 0, MAX_HIDDEN,
+                         &a->qk_rope_head_dim)) ||
+        (st = ppl_jr_int(ctx, v, apath, "v_head_dim", PPL_JR_OPTIONAL, 128, 1, MAX_HIDDEN,
+                         &a->v_head_dim)))
         return st;
     return PPL_OK;
 }
@@ -160,57 +165,65 @@ static ppl_status read_attention(jr_ctx *ctx, const json_t *obj, const char *pat
 ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *path,
                                const ppl_diag *diag, ppl_model *m, ppl_error *err)
 {
-    jr_ctx ctx = {.file = file, .err = err, .diag = diag};
+    ppl_jr_ctx ctx = {.file = file, .err = err, .diag = diag};
     char full[PPL_ERROR_KEY_MAX];
     ppl_status st;
     int norm = 0, position = 0;
     memset(m, 0, sizeof *m);
-    if ((st = jr_expect_object(&ctx, obj, path)) != PPL_OK)
+    if ((st = ppl_jr_expect_object(&ctx, obj, path)) != PPL_OK)
         return st;
-    jr_warn_unknown_keys(&ctx, obj, path, model_keys);
-    if ((st = jr_schema_version(&ctx, obj, path)) ||
-        (st = jr_string(&ctx, obj, path, "name", JR_OPTIONAL, "", m->name, sizeof m->name)) ||
-        (st = jr_string(&ctx, obj, path, "source", JR_OPTIONAL, "", m->source, sizeof m->source)) ||
-        (st = jr_int(&ctx, obj, path, "layers", JR_REQUIRED, 0, 1, MAX_LAYERS, &m->layers)) ||
-        (st = jr_int(&ctx, obj, path, "hidden", JR_REQUIRED, 0, 1, MAX_HIDDEN, &m->hidden)) ||
-        (st = jr_int(&ctx, obj, path, "heads", JR_REQUIRED, 0, 1, MAX_HEADS, &m->heads)) ||
-        (st = jr_int(&ctx, obj, path, "vocab", JR_REQUIRED, 0, 1, MAX_VOCAB, &m->vocab)) ||
-        (st = jr_int(&ctx, obj, path, "seq_len", JR_REQUIRED, 0, 1, MAX_SEQ_LEN, &m->seq_len)) ||
-        (st = jr_int(&ctx, obj, path, "kv_heads", JR_OPTIONAL, m->heads, 1, MAX_HEADS,
-                     &m->kv_heads)) ||
-        (st = jr_int(&ctx, obj, path, "head_dim", JR_OPTIONAL, 0, 1, MAX_HIDDEN, &m->head_dim)) ||
-        (st = jr_int(&ctx, obj, path, "ffn_hidden", JR_OPTIONAL, 4 * m->hidden, 1, MAX_FFN,
-                     &m->ffn_hidden)) ||
-        (st = jr_bool(&ctx, obj, path, "gated_mlp", JR_OPTIONAL, false, &m->gated_mlp)) ||
-        (st =
-             jr_bool(&ctx, obj, path, "tied_embeddings", JR_OPTIONAL, true, &m->tied_embeddings)) ||
-        (st = jr_bool(&ctx, obj, path, "bias", JR_OPTIONAL, true, &m->bias)) ||
-        (st = jr_enum(&ctx, obj, path, "norm", JR_OPTIONAL, norm_names, PPL_NORM_LAYERNORM,
-                      &norm)) ||
-        (st = jr_enum(&ctx, obj, path, "position_embedding", JR_OPTIONAL, position_names,
-                      PPL_POSITION_LEARNED, &position)) ||
-        (st = jr_bool(&ctx, obj, path, "final_norm", JR_OPTIONAL, false, &m->final_norm)) ||
-        (st = jr_bool(&ctx, obj, path, "embedding_norm", JR_OPTIONAL, false, &m->embedding_norm)) ||
-        (st = jr_bool(&ctx, obj, path, "dropout", JR_OPTIONAL, true, &m->dropout)) ||
-        (st = jr_int(&ctx, obj, path, "mtp_layers", JR_OPTIONAL, 0, 0, 64, &m->mtp_layers)) ||
-        (st = jr_real(&ctx, obj, path, "params", JR_OPTIONAL, 0.0, JR_POSITIVE(1e18),
-                      &m->params_declared)))
+    ppl_jr_warn_unknown_keys(&ctx, obj, path, model_keys);
+    if ((st = ppl_jr_schema_version(&ctx, obj, path)) ||
+        (st = ppl_jr_string(&ctx, obj, path, "name", PPL_JR_OPTIONAL, "", m->name,
+                            sizeof m->name)) ||
+        (st = ppl_jr_string(&ctx, obj, path, "source", PPL_JR_OPTIONAL, "", m->source,
+                            sizeof m->source)) ||
+        (st = ppl_jr_int(&ctx, obj, path, "layers", PPL_JR_REQUIRED, 0, 1, MAX_LAYERS,
+                         &m->layers)) ||
+        (st = ppl_jr_int(&ctx, obj, path, "hidden", PPL_JR_REQUIRED, 0, 1, MAX_HIDDEN,
+                         &m->hidden)) ||
+        (st = ppl_jr_int(&ctx, obj, path, "heads", PPL_JR_REQUIRED, 0, 1, MAX_HEADS, &m->heads)) ||
+        (st = ppl_jr_int(&ctx, obj, path, "vocab", PPL_JR_REQUIRED, 0, 1, MAX_VOCAB, &m->vocab)) ||
+        (st = ppl_jr_int(&ctx, obj, path, "seq_len", PPL_JR_REQUIRED, 0, 1, MAX_SEQ_LEN,
+                         &m->seq_len)) ||
+        (st = ppl_jr_int(&ctx, obj, path, "kv_heads", PPL_JR_OPTIONAL, m->heads, 1, MAX_HEADS,
+                         &m->kv_heads)) ||
+        (st = ppl_jr_int(&ctx, obj, path, "head_dim", PPL_JR_OPTIONAL, 0, 1, MAX_HIDDEN,
+                         &m->head_dim)) ||
+        (st = ppl_jr_int(&ctx, obj, path, "ffn_hidden", PPL_JR_OPTIONAL, 4 * m->hidden, 1, MAX_FFN,
+                         &m->ffn_hidden)) ||
+        (st = ppl_jr_bool(&ctx, obj, path, "gated_mlp", PPL_JR_OPTIONAL, false, &m->gated_mlp)) ||
+        (st = ppl_jr_bool(&ctx, obj, path, "tied_embeddings", PPL_JR_OPTIONAL, true,
+                          &m->tied_embeddings)) ||
+        (st = ppl_jr_bool(&ctx, obj, path, "bias", PPL_JR_OPTIONAL, true, &m->bias)) ||
+        (st = ppl_jr_enum(&ctx, obj, path, "norm", PPL_JR_OPTIONAL, norm_names, PPL_NORM_LAYERNORM,
+                          &norm)) ||
+        (st = ppl_jr_enum(&ctx, obj, path, "position_embedding", PPL_JR_OPTIONAL, position_names,
+                          PPL_POSITION_LEARNED, &position)) ||
+        (st = ppl_jr_bool(&ctx, obj, path, "final_norm", PPL_JR_OPTIONAL, false, &m->final_norm)) ||
+        (st = ppl_jr_bool(&ctx, obj, path, "embedding_norm", PPL_JR_OPTIONAL, false,
+                          &m->embedding_norm)) ||
+        (st = ppl_jr_bool(&ctx, obj, path, "dropout", PPL_JR_OPTIONAL, true, &m->dropout)) ||
+        (st = ppl_jr_int(&ctx, obj, path, "mtp_layers", PPL_JR_OPTIONAL, 0, 0, 64,
+                         &m->mtp_layers)) ||
+        (st = ppl_jr_real(&ctx, obj, path, "params", PPL_JR_OPTIONAL, 0.0, PPL_JR_POSITIVE(1e18),
+                          &m->params_declared)))
         return st;
     m->norm = (ppl_norm_kind)norm;
     m->position_embedding = (ppl_position_kind)position;
     /* cross-field checks: without a head_dim, attention heads split the hidden size
      * evenly */
     if (m->head_dim == 0 && (m->heads > m->hidden || m->hidden % m->heads != 0)) {
-        jr_path(full, sizeof full, path, "heads");
-        return jr_fail(&ctx, full, "%lld does not divide hidden (%lld)", (long long)m->heads,
-                       (long long)m->hidden);
+        ppl_jr_path(full, sizeof full, path, "heads");
+        return ppl_jr_fail(&ctx, full, "%lld does not divide hidden (%lld)", (long long)m->heads,
+                           (long long)m->hidden);
     }
     if (m->head_dim == 0)
         m->head_dim = m->hidden / m->heads;
     if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0) {
-        jr_path(full, sizeof full, path, "kv_heads");
-        return jr_fail(&ctx, full, "%lld does not divide heads (%lld)", (long long)m->kv_heads,
-                       (long long)m->heads);
+        ppl_jr_path(full, sizeof full, path, "kv_heads");
+        return ppl_jr_fail(&ctx, full, "%lld does not divide heads (%lld)", (long long)m->kv_heads,
+                           (long long)m->heads);
     }
     if ((st = read_moe(&ctx, obj, path, m)) != PPL_OK ||
         (st = read_attention(&ctx, obj, path, m)) != PPL_OK)
@@ -221,7 +234,7 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
         /* published totals leave the MTP modules out (DeepSeek-V3: 671B + 11.6B) */
         double rel = fabs(f.params_total - f.params_mtp - m->params_declared) / m->params_declared;
         if (rel > 0.01) {
-            jr_path(full, sizeof full, path, "params");
+            ppl_jr_path(full, sizeof full, path, "params");
             ppl_diag_warn(diag, file, full,
                           "declares %.6g parameters but the architecture gives %.6g (%.1f%% apart)",
                           m->params_declared, f.params_total - f.params_mtp, 100.0 * rel);
@@ -247,8 +260,8 @@ static void hf_dir_name(const char *path, char *out, size_t size)
 ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag *diag,
                           ppl_model *model, ppl_error *err)
 {
-    jr_ctx ctx = {.file = display ? display : path, .err = err, .diag = diag};
-    json_t *root = jr_load_file(&ctx, path);
+    ppl_jr_ctx ctx = {.file = display ? display : path, .err = err, .diag = diag};
+    json_t *root = ppl_jr_load_file(&ctx, path);
     if (!root)
         return PPL_EINPUT;
     ppl_status st;
@@ -278,7 +291,7 @@ ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag 
     }
     json_decref(root);
     if (st == PPL_OK && !model->name[0])
-        jr_file_stem(path, model->name, sizeof model->name);
+        ppl_jr_file_stem(path, model->name, sizeof model->name);
     return st;
 }
 

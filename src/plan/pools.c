@@ -47,7 +47,7 @@ static const char *const pool_only_keys[] = {
 ppl_status ppl_pools_from_json(const json_t *root, const char *file, const ppl_diag *diag,
                                ppl_pools *out, ppl_error *err)
 {
-    jr_ctx ctx = {.file = file, .err = err, .diag = diag};
+    ppl_jr_ctx ctx = {.file = file, .err = err, .diag = diag};
     char ipath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX], xpath[PPL_ERROR_KEY_MAX];
     char found[64];
     static const char *const cross_keys[] = {"bandwidth", "latency", NULL};
@@ -57,35 +57,37 @@ ppl_status ppl_pools_from_json(const json_t *root, const char *file, const ppl_d
     if (!arr)
         return PPL_OK;
     if (!json_is_array(arr)) {
-        jr_describe(arr, found, sizeof found);
-        return jr_fail(&ctx, "pools", "expected an array of pools, found %s", found);
+        ppl_jr_describe(arr, found, sizeof found);
+        return ppl_jr_fail(&ctx, "pools", "expected an array of pools, found %s", found);
     }
     size_t n = json_array_size(arr);
     if (n == 0)
-        return jr_fail(&ctx, "pools", "expected at least one pool, found an empty array");
+        return ppl_jr_fail(&ctx, "pools", "expected at least one pool, found an empty array");
     if (n > PPL_MAX_POOLS)
-        return jr_fail(&ctx, "pools", "expected at most %d pools, found %zu", PPL_MAX_POOLS, n);
-    if ((st = jr_string(&ctx, root, "", "name", JR_OPTIONAL, "", out->name, sizeof out->name)))
+        return ppl_jr_fail(&ctx, "pools", "expected at most %d pools, found %zu", PPL_MAX_POOLS, n);
+    if ((st = ppl_jr_string(&ctx, root, "", "name", PPL_JR_OPTIONAL, "", out->name,
+                            sizeof out->name)))
         return st;
     for (const char *const *k = pool_only_keys; *k; k++)
         if (json_object_get(root, *k))
-            return jr_fail(&ctx, *k, "with pools, each pool states its own %s", *k);
-    if ((st = jr_object(&ctx, root, "", "cross_pool", JR_REQUIRED, cross_keys, &x, xpath,
-                        sizeof xpath)) ||
-        (st = jr_quantity(&ctx, x, xpath, "bandwidth", PPL_UNIT_BANDWIDTH, JR_REQUIRED, 0,
-                          JR_BETWEEN(MIN_CROSS_BPS, MAX_CROSS_BPS), &out->cross_bps)) ||
-        (st = jr_quantity(&ctx, x, xpath, "latency", PPL_UNIT_TIME, JR_OPTIONAL,
-                          DEFAULT_CROSS_LATENCY_S, JR_NON_NEGATIVE(MAX_CROSS_LATENCY_S),
-                          &out->cross_latency_s)))
+            return ppl_jr_fail(&ctx, *k, "with pools, each pool states its own %s", *k);
+    if ((st = ppl_jr_object(&ctx, root, "", "cross_pool", PPL_JR_REQUIRED, cross_keys, &x, xpath,
+                            sizeof xpath)) ||
+        (st = ppl_jr_quantity(&ctx, x, xpath, "bandwidth", PPL_UNIT_BANDWIDTH, PPL_JR_REQUIRED, 0,
+                              PPL_JR_BETWEEN(MIN_CROSS_BPS, MAX_CROSS_BPS), &out->cross_bps)) ||
+        (st = ppl_jr_quantity(&ctx, x, xpath, "latency", PPL_UNIT_TIME, PPL_JR_OPTIONAL,
+                              DEFAULT_CROSS_LATENCY_S, PPL_JR_NON_NEGATIVE(MAX_CROSS_LATENCY_S),
+                              &out->cross_latency_s)))
         return st;
     for (size_t i = 0; i < n; i++) {
         json_t *e = json_array_get(arr, i);
-        jr_index(ipath, sizeof ipath, "pools", i);
-        if ((st = jr_expect_object(&ctx, e, ipath)))
+        ppl_jr_index(ipath, sizeof ipath, "pools", i);
+        if ((st = ppl_jr_expect_object(&ctx, e, ipath)))
             return st;
         if (json_object_get(e, "pools") || json_object_get(e, "cross_pool")) {
-            jr_path(full, sizeof full, ipath, json_object_get(e, "pools") ? "pools" : "cross_pool");
-            return jr_fail(&ctx, full, "a pool is one GPU kind: it holds no pools");
+            ppl_jr_path(full, sizeof full, ipath,
+                        json_object_get(e, "pools") ? "pools" : "cross_pool");
+            return ppl_jr_fail(&ctx, full, "a pool is one GPU kind: it holds no pools");
         }
         json_t *copy = json_deep_copy(e);
         if (!copy)
@@ -104,8 +106,8 @@ ppl_status ppl_pools_from_json(const json_t *root, const char *file, const ppl_d
             snprintf(t->name, sizeof t->name, "pool%zu", i);
         for (size_t k = 0; k < i; k++)
             if (strcmp(out->pool[k].name, t->name) == 0) {
-                jr_path(full, sizeof full, ipath, "name");
-                return jr_fail(&ctx, full, "\"%s\" is also the name of pools[%zu]", t->name, k);
+                ppl_jr_path(full, sizeof full, ipath, "name");
+                return ppl_jr_fail(&ctx, full, "\"%s\" is also the name of pools[%zu]", t->name, k);
             }
     }
     out->n = (int)n;
@@ -115,14 +117,14 @@ ppl_status ppl_pools_from_json(const json_t *root, const char *file, const ppl_d
 ppl_status ppl_pools_load(const char *path, const char *display, const ppl_diag *diag,
                           ppl_pools *pools, ppl_error *err)
 {
-    jr_ctx ctx = {.file = display ? display : path, .err = err, .diag = diag};
-    json_t *root = jr_load_file(&ctx, path);
+    ppl_jr_ctx ctx = {.file = display ? display : path, .err = err, .diag = diag};
+    json_t *root = ppl_jr_load_file(&ctx, path);
     if (!root)
         return PPL_EINPUT;
     ppl_status st = ppl_pools_from_json(root, ctx.file, diag, pools, err);
     json_decref(root);
     if (st == PPL_OK && !pools->name[0])
-        jr_file_stem(path, pools->name, sizeof pools->name);
+        ppl_jr_file_stem(path, pools->name, sizeof pools->name);
     return st;
 }
 

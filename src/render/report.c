@@ -95,52 +95,54 @@ static const char *const config_json_keys[] = {"gpus",
 ppl_status ppl_pins_from_config_json(const json_t *cfg, const char *file, const char *path,
                                      ppl_pins *a, ppl_error *err)
 {
-    jr_ctx ctx = {.file = file, .err = err, .diag = NULL};
+    ppl_jr_ctx ctx = {.file = file, .err = err, .diag = NULL};
     const int64_t big = 1LL << 40;
     int64_t zero, shard = 0;
     bool sp, fa, ov;
     int schedule = 0;
     ppl_status st;
     ppl_pins_init(a);
-    if ((st = jr_expect_object(&ctx, cfg, path)) != PPL_OK)
+    if ((st = ppl_jr_expect_object(&ctx, cfg, path)) != PPL_OK)
         return st;
-    jr_warn_unknown_keys(&ctx, cfg, path, config_json_keys);
+    ppl_jr_warn_unknown_keys(&ctx, cfg, path, config_json_keys);
     /* "interleaved" is 1F1B with vp > 1 (ppl_config_json) */
     static const char *const schedules[] = {"1f1b",     "gpipe",     "zb-h1",       "zb-h2", "zb-v",
                                             "dualpipe", "dualpipev", "interleaved", NULL};
-    if ((st = jr_int(&ctx, cfg, path, "gpus", JR_REQUIRED, 0, 1, big, &a->gpus)) ||
-        (st = jr_int(&ctx, cfg, path, "tp", JR_REQUIRED, 0, 1, big, &a->tp)) ||
-        (st = jr_int(&ctx, cfg, path, "pp", JR_REQUIRED, 0, 1, big, &a->pp)) ||
-        (st = jr_int(&ctx, cfg, path, "dp", JR_REQUIRED, 0, 1, big, &a->dp)) ||
-        (st = jr_int(&ctx, cfg, path, "cp", JR_OPTIONAL, 1, 1, big, &a->cp)) ||
-        (st = jr_int(&ctx, cfg, path, "ep", JR_OPTIONAL, 1, 1, big, &a->ep)) ||
-        (st = jr_int(&ctx, cfg, path, "etp", JR_OPTIONAL, PPL_UNSET, 1, big, &a->etp)) ||
-        (st = jr_int(&ctx, cfg, path, "vp", JR_OPTIONAL, 1, 1, big, &a->vp)) ||
-        (st = jr_int(&ctx, cfg, path, "mbs", JR_REQUIRED, 0, 1, big, &a->mbs)) ||
-        (st = jr_int(&ctx, cfg, path, "global_batch", JR_REQUIRED, 0, 1, big, &a->global_batch)) ||
-        (st = jr_int(&ctx, cfg, path, "zero", JR_OPTIONAL, 0, 0, 3, &zero)) ||
-        (st = jr_int(&ctx, cfg, path, "shard_group", JR_OPTIONAL, 0, 0, big, &shard)) ||
-        (st = jr_real(&ctx, cfg, path, "offload_optimizer", JR_OPTIONAL, 0.0, JR_BETWEEN(0.0, 1.0),
-                      &a->offload_optimizer)) ||
-        (st = jr_enum(&ctx, cfg, path, "recompute", JR_OPTIONAL, ppl_recompute_names, 0,
-                      &a->recompute)) ||
+    if ((st = ppl_jr_int(&ctx, cfg, path, "gpus", PPL_JR_REQUIRED, 0, 1, big, &a->gpus)) ||
+        (st = ppl_jr_int(&ctx, cfg, path, "tp", PPL_JR_REQUIRED, 0, 1, big, &a->tp)) ||
+        (st = ppl_jr_int(&ctx, cfg, path, "pp", PPL_JR_REQUIRED, 0, 1, big, &a->pp)) ||
+        (st = ppl_jr_int(&ctx, cfg, path, "dp", PPL_JR_REQUIRED, 0, 1, big, &a->dp)) ||
+        (st = ppl_jr_int(&ctx, cfg, path, "cp", PPL_JR_OPTIONAL, 1, 1, big, &a->cp)) ||
+        (st = ppl_jr_int(&ctx, cfg, path, "ep", PPL_JR_OPTIONAL, 1, 1, big, &a->ep)) ||
+        (st = ppl_jr_int(&ctx, cfg, path, "etp", PPL_JR_OPTIONAL, PPL_UNSET, 1, big, &a->etp)) ||
+        (st = ppl_jr_int(&ctx, cfg, path, "vp", PPL_JR_OPTIONAL, 1, 1, big, &a->vp)) ||
+        (st = ppl_jr_int(&ctx, cfg, path, "mbs", PPL_JR_REQUIRED, 0, 1, big, &a->mbs)) ||
+        (st = ppl_jr_int(&ctx, cfg, path, "global_batch", PPL_JR_REQUIRED, 0, 1, big,
+                         &a->global_batch)) ||
+        (st = ppl_jr_int(&ctx, cfg, path, "zero", PPL_JR_OPTIONAL, 0, 0, 3, &zero)) ||
+        (st = ppl_jr_int(&ctx, cfg, path, "shard_group", PPL_JR_OPTIONAL, 0, 0, big, &shard)) ||
+        (st = ppl_jr_real(&ctx, cfg, path, "offload_optimizer", PPL_JR_OPTIONAL, 0.0,
+                          PPL_JR_BETWEEN(0.0, 1.0), &a->offload_optimizer)) ||
+        (st = ppl_jr_enum(&ctx, cfg, path, "recompute", PPL_JR_OPTIONAL, ppl_recompute_names, 0,
+                          &a->recompute)) ||
         /* null: every layer of a stage (ppl_config_json) */
         (!json_is_null(json_object_get(cfg, "recompute_layers")) &&
-         (st = jr_int(&ctx, cfg, path, "recompute_layers", JR_OPTIONAL, PPL_UNSET, 1, big,
-                      &a->recompute_layers))) ||
-        (st = jr_bool(&ctx, cfg, path, "sequence_parallel", JR_OPTIONAL, false, &sp)) ||
-        (st = jr_bool(&ctx, cfg, path, "flash_attention", JR_OPTIONAL, false, &fa)) ||
-        (st = jr_bool(&ctx, cfg, path, "ep_overlap", JR_OPTIONAL, false, &ov)) ||
-        (st = jr_enum(&ctx, cfg, path, "precision", JR_OPTIONAL, ppl_precision_names,
-                      PPL_PRECISION_BF16, &a->precision)) ||
-        (st = jr_enum(&ctx, cfg, path, "fp8_recipe", JR_OPTIONAL, ppl_fp8_recipe_names,
-                      PPL_FP8_DELAYED, &a->fp8_recipe)) ||
-        (st = jr_int(&ctx, cfg, path, "bf16_layers", JR_OPTIONAL, 0, 0, big, &a->bf16_layers)) ||
-        (st = jr_enum(&ctx, cfg, path, "optimizer", JR_OPTIONAL, ppl_optimizer_names,
-                      PPL_OPTIMIZER_ADAM, &a->optimizer)) ||
-        (st = jr_enum(&ctx, cfg, path, "cp_comm", JR_OPTIONAL, ppl_cp_comm_names, PPL_CP_COMM_P2P,
-                      &a->cp_comm)) ||
-        (st = jr_enum(&ctx, cfg, path, "schedule", JR_OPTIONAL, schedules, 0, &schedule)))
+         (st = ppl_jr_int(&ctx, cfg, path, "recompute_layers", PPL_JR_OPTIONAL, PPL_UNSET, 1, big,
+                          &a->recompute_layers))) ||
+        (st = ppl_jr_bool(&ctx, cfg, path, "sequence_parallel", PPL_JR_OPTIONAL, false, &sp)) ||
+        (st = ppl_jr_bool(&ctx, cfg, path, "flash_attention", PPL_JR_OPTIONAL, false, &fa)) ||
+        (st = ppl_jr_bool(&ctx, cfg, path, "ep_overlap", PPL_JR_OPTIONAL, false, &ov)) ||
+        (st = ppl_jr_enum(&ctx, cfg, path, "precision", PPL_JR_OPTIONAL, ppl_precision_names,
+                          PPL_PRECISION_BF16, &a->precision)) ||
+        (st = ppl_jr_enum(&ctx, cfg, path, "fp8_recipe", PPL_JR_OPTIONAL, ppl_fp8_recipe_names,
+                          PPL_FP8_DELAYED, &a->fp8_recipe)) ||
+        (st = ppl_jr_int(&ctx, cfg, path, "bf16_layers", PPL_JR_OPTIONAL, 0, 0, big,
+                         &a->bf16_layers)) ||
+        (st = ppl_jr_enum(&ctx, cfg, path, "optimizer", PPL_JR_OPTIONAL, ppl_optimizer_names,
+                          PPL_OPTIMIZER_ADAM, &a->optimizer)) ||
+        (st = ppl_jr_enum(&ctx, cfg, path, "cp_comm", PPL_JR_OPTIONAL, ppl_cp_comm_names,
+                          PPL_CP_COMM_P2P, &a->cp_comm)) ||
+        (st = ppl_jr_enum(&ctx, cfg, path, "schedule", PPL_JR_OPTIONAL, schedules, 0, &schedule)))
         return st;
     a->zero = (int)zero;
     a->shard_group = shard;
@@ -153,8 +155,9 @@ ppl_status ppl_pins_from_config_json(const json_t *cfg, const char *file, const 
     size_t n = json_array_size(stages);
     if (stages && (!json_is_array(stages) || (int64_t)n != a->pp)) {
         char full[PPL_ERROR_KEY_MAX];
-        jr_path(full, sizeof full, path, "stage_layers");
-        return jr_fail(&ctx, full, "expected an array of pp (%lld) layer counts", (long long)a->pp);
+        ppl_jr_path(full, sizeof full, path, "stage_layers");
+        return ppl_jr_fail(&ctx, full, "expected an array of pp (%lld) layer counts",
+                           (long long)a->pp);
     }
     if (n >= 2) {
         a->first_stage_layers = json_integer_value(json_array_get(stages, 0));

@@ -40,19 +40,19 @@ static const char *const measured_keys[] = {"step_time_s", "tflops_per_gpu", "mf
                                             NULL};
 
 /* A model or topology given as a catalogue name or as an object. */
-static ppl_status load_part(jr_ctx *ctx, const json_t *entry, const char *path, const char *key,
+static ppl_status load_part(ppl_jr_ctx *ctx, const json_t *entry, const char *path, const char *key,
                             ppl_catalog_kind kind, void *out)
 {
     char full[PPL_ERROR_KEY_MAX], file[PATH_MAX];
     json_t *v;
-    ppl_status st = jr_get(ctx, entry, path, key, JR_REQUIRED, &v);
+    ppl_status st = ppl_jr_get(ctx, entry, path, key, PPL_JR_REQUIRED, &v);
     if (st != PPL_OK)
         return st;
-    jr_path(full, sizeof full, path, key);
+    ppl_jr_path(full, sizeof full, path, key);
     if (json_is_string(v)) {
         ppl_error inner;
         if (ppl_catalog_resolve(kind, json_string_value(v), file, sizeof file, &inner) != PPL_OK)
-            return jr_fail(ctx, full, "%s", inner.message);
+            return ppl_jr_fail(ctx, full, "%s", inner.message);
         st = kind == PPL_CATALOG_MODELS ? ppl_model_load(file, file, ctx->diag, out, ctx->err)
                                         : ppl_topology_load(file, file, ctx->diag, out, ctx->err);
         return st;
@@ -62,14 +62,14 @@ static ppl_status load_part(jr_ctx *ctx, const json_t *entry, const char *path, 
     return ppl_topology_from_json(v, ctx->file, full, ctx->diag, out, ctx->err);
 }
 
-static ppl_status read_pin(jr_ctx *ctx, const json_t *cfg, const char *path, const char *key,
+static ppl_status read_pin(ppl_jr_ctx *ctx, const json_t *cfg, const char *path, const char *key,
                            int64_t max, int64_t *out)
 {
-    return jr_int(ctx, cfg, path, key, JR_OPTIONAL, PPL_UNSET, 1, max, out);
+    return ppl_jr_int(ctx, cfg, path, key, PPL_JR_OPTIONAL, PPL_UNSET, 1, max, out);
 }
 
-static ppl_status read_bool_pin(jr_ctx *ctx, const json_t *cfg, const char *path, const char *key,
-                                int *out)
+static ppl_status read_bool_pin(ppl_jr_ctx *ctx, const json_t *cfg, const char *path,
+                                const char *key, int *out)
 {
     json_t *v = json_object_get(cfg, key);
     bool b = false;
@@ -77,7 +77,7 @@ static ppl_status read_bool_pin(jr_ctx *ctx, const json_t *cfg, const char *path
         *out = PPL_UNSET;
         return PPL_OK;
     }
-    ppl_status st = jr_bool(ctx, cfg, path, key, JR_OPTIONAL, false, &b);
+    ppl_status st = ppl_jr_bool(ctx, cfg, path, key, PPL_JR_OPTIONAL, false, &b);
     if (st == PPL_OK)
         *out = b ? 1 : 0; /* b is unset when the value was not a boolean */
     return st;
@@ -87,46 +87,47 @@ static ppl_status read_bool_pin(jr_ctx *ctx, const json_t *cfg, const char *path
  * must make up the model's layers over pp stages of at least one layer, and only
  * the first and last stage may differ from the rest (what Megatron-LM's
  * --decoder-first/last-pipeline-num-layers express); it pins those two. */
-static ppl_status read_stage_layers(jr_ctx *ctx, const json_t *cfg, const char *cpath, ppl_run *r)
+static ppl_status read_stage_layers(ppl_jr_ctx *ctx, const json_t *cfg, const char *cpath,
+                                    ppl_run *r)
 {
     char full[PPL_ERROR_KEY_MAX], item[PPL_ERROR_KEY_MAX], found[64];
     json_t *v;
-    ppl_status st = jr_get(ctx, cfg, cpath, "stage_layers", JR_OPTIONAL, &v);
+    ppl_status st = ppl_jr_get(ctx, cfg, cpath, "stage_layers", PPL_JR_OPTIONAL, &v);
     if (st != PPL_OK || !v)
         return st;
-    jr_path(full, sizeof full, cpath, "stage_layers");
+    ppl_jr_path(full, sizeof full, cpath, "stage_layers");
     size_t n = json_array_size(v);
     if (!json_is_array(v) || n == 0) {
-        jr_describe(v, found, sizeof found);
-        return jr_fail(ctx, full,
-                       "expected an array of layer counts, first stage to last, found %s", found);
+        ppl_jr_describe(v, found, sizeof found);
+        return ppl_jr_fail(
+            ctx, full, "expected an array of layer counts, first stage to last, found %s", found);
     }
     ppl_pins *a = &r->pins;
     const int64_t layers = r->model.layers;
     if (a->pp != PPL_UNSET && (int64_t)n != a->pp)
-        return jr_fail(ctx, full, "%zu stages, but pp is %lld", n, (long long)a->pp);
+        return ppl_jr_fail(ctx, full, "%zu stages, but pp is %lld", n, (long long)a->pp);
     int64_t sum = 0, count[3] = {0, 0, 0}; /* first, a middle one, last */
     for (size_t i = 0; i < n; i++) {
         const json_t *e = json_array_get(v, i);
-        jr_index(item, sizeof item, full, i);
+        ppl_jr_index(item, sizeof item, full, i);
         if (!json_is_integer(e) || json_integer_value(e) < 1 || json_integer_value(e) > layers) {
-            jr_describe(e, found, sizeof found);
-            return jr_fail(ctx, item, "expected a layer count from 1 to %lld, found %s",
-                           (long long)layers, found);
+            ppl_jr_describe(e, found, sizeof found);
+            return ppl_jr_fail(ctx, item, "expected a layer count from 1 to %lld, found %s",
+                               (long long)layers, found);
         }
         int64_t k = (int64_t)json_integer_value(e);
         sum += k;
         size_t slot = i == 0 ? 0 : i + 1 == n ? 2 : 1;
         if (slot == 1 && count[1] != 0 && k != count[1])
-            return jr_fail(ctx, item,
-                           "%lld, but stage 1 has %lld: only the first and last stage may "
-                           "differ from the others",
-                           (long long)k, (long long)count[1]);
+            return ppl_jr_fail(ctx, item,
+                               "%lld, but stage 1 has %lld: only the first and last stage may "
+                               "differ from the others",
+                               (long long)k, (long long)count[1]);
         count[slot] = k;
     }
     if (sum != layers)
-        return jr_fail(ctx, full, "the stages hold %lld layers, but %s has %lld", (long long)sum,
-                       r->model.name, (long long)layers);
+        return ppl_jr_fail(ctx, full, "the stages hold %lld layers, but %s has %lld",
+                           (long long)sum, r->model.name, (long long)layers);
     a->pp = (int64_t)n;
     if (n >= 2) {
         a->first_stage_layers = count[0];
@@ -135,12 +136,12 @@ static ppl_status read_stage_layers(jr_ctx *ctx, const json_t *cfg, const char *
     return PPL_OK;
 }
 
-static ppl_status read_config(jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
+static ppl_status read_config(ppl_jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
 {
     char cpath[PPL_ERROR_KEY_MAX];
     json_t *cfg;
-    ppl_status st =
-        jr_object(ctx, entry, path, "config", JR_REQUIRED, config_keys, &cfg, cpath, sizeof cpath);
+    ppl_status st = ppl_jr_object(ctx, entry, path, "config", PPL_JR_REQUIRED, config_keys, &cfg,
+                                  cpath, sizeof cpath);
     if (st != PPL_OK)
         return st;
     ppl_pins *a = &r->pins;
@@ -159,19 +160,20 @@ static ppl_status read_config(jr_ctx *ctx, const json_t *entry, const char *path
         (st = read_pin(ctx, cfg, cpath, "etp", big, &a->etp)) ||
         (st = read_pin(ctx, cfg, cpath, "vp", big, &a->vp)) ||
         (st = read_pin(ctx, cfg, cpath, "mbs", big, &a->mbs)) ||
-        (st = jr_int(ctx, cfg, cpath, "global_batch", JR_REQUIRED, 0, 1, big, &a->global_batch)) ||
+        (st = ppl_jr_int(ctx, cfg, cpath, "global_batch", PPL_JR_REQUIRED, 0, 1, big,
+                         &a->global_batch)) ||
         (st = read_pin(ctx, cfg, cpath, "microbatches", big, &microbatches)) ||
-        (st = jr_int(ctx, cfg, cpath, "zero", JR_OPTIONAL, PPL_UNSET, 0, 3, &zero)) ||
-        (st = jr_enum(ctx, cfg, cpath, "recompute", JR_OPTIONAL, ppl_recompute_names, PPL_UNSET,
-                      &a->recompute)) ||
+        (st = ppl_jr_int(ctx, cfg, cpath, "zero", PPL_JR_OPTIONAL, PPL_UNSET, 0, 3, &zero)) ||
+        (st = ppl_jr_enum(ctx, cfg, cpath, "recompute", PPL_JR_OPTIONAL, ppl_recompute_names,
+                          PPL_UNSET, &a->recompute)) ||
         (st = read_bool_pin(ctx, cfg, cpath, "sequence_parallel", &a->sequence_parallel)) ||
         (st = read_bool_pin(ctx, cfg, cpath, "flash_attention", &a->flash_attention)) ||
-        (st = jr_enum(ctx, cfg, cpath, "precision", JR_OPTIONAL, ppl_precision_names,
-                      PPL_PRECISION_BF16, &a->precision)) ||
-        (st = jr_enum(ctx, cfg, cpath, "optimizer", JR_OPTIONAL, ppl_optimizer_names,
-                      PPL_OPTIMIZER_ADAM, &a->optimizer)) ||
-        (st = jr_enum(ctx, cfg, cpath, "cp_comm", JR_OPTIONAL, ppl_cp_comm_names, PPL_UNSET,
-                      &a->cp_comm)))
+        (st = ppl_jr_enum(ctx, cfg, cpath, "precision", PPL_JR_OPTIONAL, ppl_precision_names,
+                          PPL_PRECISION_BF16, &a->precision)) ||
+        (st = ppl_jr_enum(ctx, cfg, cpath, "optimizer", PPL_JR_OPTIONAL, ppl_optimizer_names,
+                          PPL_OPTIMIZER_ADAM, &a->optimizer)) ||
+        (st = ppl_jr_enum(ctx, cfg, cpath, "cp_comm", PPL_JR_OPTIONAL, ppl_cp_comm_names, PPL_UNSET,
+                          &a->cp_comm)))
         return st;
     a->zero = (int)zero;
     if ((st = read_stage_layers(ctx, cfg, cpath, r)) != PPL_OK)
@@ -186,52 +188,55 @@ static ppl_status read_config(jr_ctx *ctx, const json_t *entry, const char *path
             char cps[32] = "";
             if (a->cp != PPL_UNSET)
                 snprintf(cps, sizeof cps, "*%lld", (long long)a->cp);
-            return jr_fail(ctx, cpath, "tp*pp*dp%s = %lld*%lld*%lld%s does not make up gpus (%lld)",
-                           a->cp != PPL_UNSET ? "*cp" : "", (long long)a->tp, (long long)a->pp,
-                           (long long)a->dp, cps, (long long)a->gpus);
+            return ppl_jr_fail(ctx, cpath,
+                               "tp*pp*dp%s = %lld*%lld*%lld%s does not make up gpus (%lld)",
+                               a->cp != PPL_UNSET ? "*cp" : "", (long long)a->tp, (long long)a->pp,
+                               (long long)a->dp, cps, (long long)a->gpus);
         }
     }
     return PPL_OK;
 }
 
-static ppl_status read_measured(jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
+static ppl_status read_measured(ppl_jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
 {
     char mpath[PPL_ERROR_KEY_MAX];
     json_t *meas;
-    ppl_status st = jr_object(ctx, entry, path, "measured", JR_REQUIRED, measured_keys, &meas,
-                              mpath, sizeof mpath);
+    ppl_status st = ppl_jr_object(ctx, entry, path, "measured", PPL_JR_REQUIRED, measured_keys,
+                                  &meas, mpath, sizeof mpath);
     if (st != PPL_OK)
         return st;
-    if ((st = jr_real(ctx, meas, mpath, "step_time_s", JR_OPTIONAL, 0, JR_POSITIVE(1e9),
-                      &r->step_time_s)) ||
-        (st = jr_real(ctx, meas, mpath, "tflops_per_gpu", JR_OPTIONAL, 0, JR_POSITIVE(1e9),
-                      &r->tflops_per_gpu)) ||
-        (st = jr_real(ctx, meas, mpath, "mfu", JR_OPTIONAL, 0, JR_POSITIVE(1.0), &r->mfu)) ||
-        (st = jr_quantity(ctx, meas, mpath, "memory_bytes", PPL_UNIT_BYTES, JR_OPTIONAL, 0,
-                          JR_POSITIVE(1e18), &r->memory_bytes)))
+    if ((st = ppl_jr_real(ctx, meas, mpath, "step_time_s", PPL_JR_OPTIONAL, 0, PPL_JR_POSITIVE(1e9),
+                          &r->step_time_s)) ||
+        (st = ppl_jr_real(ctx, meas, mpath, "tflops_per_gpu", PPL_JR_OPTIONAL, 0,
+                          PPL_JR_POSITIVE(1e9), &r->tflops_per_gpu)) ||
+        (st = ppl_jr_real(ctx, meas, mpath, "mfu", PPL_JR_OPTIONAL, 0, PPL_JR_POSITIVE(1.0),
+                          &r->mfu)) ||
+        (st = ppl_jr_quantity(ctx, meas, mpath, "memory_bytes", PPL_UNIT_BYTES, PPL_JR_OPTIONAL, 0,
+                              PPL_JR_POSITIVE(1e18), &r->memory_bytes)))
         return st;
     if (r->step_time_s <= 0 && r->tflops_per_gpu <= 0 && r->mfu <= 0 && r->memory_bytes <= 0)
-        return jr_fail(ctx, mpath,
-                       "expected at least one of step_time_s, tflops_per_gpu, mfu, "
-                       "memory_bytes");
+        return ppl_jr_fail(ctx, mpath,
+                           "expected at least one of step_time_s, tflops_per_gpu, mfu, "
+                           "memory_bytes");
     return PPL_OK;
 }
 
 /* software: {framework, version}: the stack profile of what ran (SPEC 1.1);
  * without it, a guess from the configuration, marked as an assumption. */
-static ppl_status read_software(jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
+static ppl_status read_software(ppl_jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
 {
     char spath[PPL_ERROR_KEY_MAX], framework[48] = "", version[32] = "";
     json_t *sw;
-    ppl_status st = jr_object(ctx, entry, path, "software", JR_OPTIONAL, software_keys, &sw, spath,
-                              sizeof spath);
+    ppl_status st = ppl_jr_object(ctx, entry, path, "software", PPL_JR_OPTIONAL, software_keys, &sw,
+                                  spath, sizeof spath);
     if (st != PPL_OK)
         return st;
     bool known = false;
     if (sw) {
-        if ((st = jr_string(ctx, sw, spath, "framework", JR_REQUIRED, "", framework,
-                            sizeof framework)) ||
-            (st = jr_string(ctx, sw, spath, "version", JR_OPTIONAL, "", version, sizeof version)))
+        if ((st = ppl_jr_string(ctx, sw, spath, "framework", PPL_JR_REQUIRED, "", framework,
+                                sizeof framework)) ||
+            (st = ppl_jr_string(ctx, sw, spath, "version", PPL_JR_OPTIONAL, "", version,
+                                sizeof version)))
             return st;
         snprintf(r->software, sizeof r->software, "%s%s%s", framework, version[0] ? " " : "",
                  version);
@@ -244,21 +249,21 @@ static ppl_status read_software(jr_ctx *ctx, const json_t *entry, const char *pa
     return PPL_OK;
 }
 
-static ppl_status read_entry(jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
+static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
 {
     ppl_status st;
     int stack = PPL_UNSET;
-    if ((st = jr_expect_object(ctx, entry, path)))
+    if ((st = ppl_jr_expect_object(ctx, entry, path)))
         return st;
-    jr_warn_unknown_keys(ctx, entry, path, entry_keys);
-    if ((st = jr_string(ctx, entry, path, "id", JR_REQUIRED, "", r->id, sizeof r->id)))
+    ppl_jr_warn_unknown_keys(ctx, entry, path, entry_keys);
+    if ((st = ppl_jr_string(ctx, entry, path, "id", PPL_JR_REQUIRED, "", r->id, sizeof r->id)))
         return st;
     if ((st = load_part(ctx, entry, path, "model", PPL_CATALOG_MODELS, &r->model)) ||
         (st = load_part(ctx, entry, path, "topology", PPL_CATALOG_TOPOLOGIES, &r->topology)) ||
         (st = read_config(ctx, entry, path, r)) || (st = read_measured(ctx, entry, path, r)) ||
         (st = read_software(ctx, entry, path, r)) ||
-        (st =
-             jr_enum(ctx, entry, path, "stack", JR_OPTIONAL, ppl_stack_names, PPL_UNSET, &stack))) {
+        (st = ppl_jr_enum(ctx, entry, path, "stack", PPL_JR_OPTIONAL, ppl_stack_names, PPL_UNSET,
+                          &stack))) {
         /* name the run, not only its index */
         size_t len = strnlen(ctx->err->message, sizeof ctx->err->message - 1);
         snprintf(ctx->err->message + len, sizeof ctx->err->message - len, " (run \"%.60s\")",
@@ -275,24 +280,24 @@ static ppl_status read_entry(jr_ctx *ctx, const json_t *entry, const char *path,
 ppl_status ppl_runs_from_json(const json_t *root, const char *file, const ppl_diag *diag,
                               ppl_run **runs_out, size_t *count_out, ppl_error *err)
 {
-    jr_ctx ctx = {.file = file, .err = err, .diag = diag};
+    ppl_jr_ctx ctx = {.file = file, .err = err, .diag = diag};
     *runs_out = NULL;
     *count_out = 0;
     if (!json_is_array(root)) {
         char found[64];
-        jr_describe(root, found, sizeof found);
-        return jr_fail(&ctx, "(top level)", "expected an array of runs, found %s", found);
+        ppl_jr_describe(root, found, sizeof found);
+        return ppl_jr_fail(&ctx, "(top level)", "expected an array of runs, found %s", found);
     }
     size_t n = json_array_size(root);
     if (n == 0)
-        return jr_fail(&ctx, "(top level)", "expected at least one run, found an empty array");
+        return ppl_jr_fail(&ctx, "(top level)", "expected at least one run, found an empty array");
     ppl_run *runs = calloc(n, sizeof *runs);
     if (!runs)
         return ppl_error_set(err, PPL_EINTERNAL, file, "", "out of memory");
     ppl_status st = PPL_OK;
     for (size_t i = 0; i < n && st == PPL_OK; i++) {
         char ipath[32];
-        jr_index(ipath, sizeof ipath, "", i);
+        ppl_jr_index(ipath, sizeof ipath, "", i);
         st = read_entry(&ctx, json_array_get(root, i), ipath, &runs[i]);
     }
     if (st != PPL_OK) {
@@ -307,10 +312,10 @@ ppl_status ppl_runs_from_json(const json_t *root, const char *file, const ppl_di
 ppl_status ppl_runs_load(const char *path, const ppl_diag *diag, ppl_run **runs_out,
                          size_t *count_out, ppl_error *err)
 {
-    jr_ctx ctx = {.file = path, .err = err, .diag = diag};
+    ppl_jr_ctx ctx = {.file = path, .err = err, .diag = diag};
     *runs_out = NULL;
     *count_out = 0;
-    json_t *root = jr_load_file(&ctx, path);
+    json_t *root = ppl_jr_load_file(&ctx, path);
     if (!root)
         return PPL_EINPUT;
     ppl_status st = ppl_runs_from_json(root, path, diag, runs_out, count_out, err);
