@@ -7,8 +7,8 @@
  * (tensor-parallel-split) GEMMs, attention by a flash-attention or batched-GEMM
  * efficiency at 16-bit rates (fp8 applies to the GEMMs only), and element-wise work
  * (norms, activations, dropout, residuals, softmax, optimizer) by bytes moved over
- * HBM.  The efficiency constants per GPU family live in one table (compute.c) and
- * are fitted on published runs (parplan validate --fit).
+ * HBM.  The efficiency constants are fitted on published runs (parplan validate
+ * --fit) per generation of GPU kernels (gpu.h).
  */
 #ifndef PARPLAN_COMPUTE_H
 #define PARPLAN_COMPUTE_H
@@ -31,19 +31,10 @@ typedef struct ppl_gpu_efficiency {
     double hbm;        /* element-wise kernels, of the HBM bandwidth */
 } ppl_gpu_efficiency;
 
-/* The efficiencies of the topology's GPU (its family matched on gpu.name) under the
- * fitted constants k. */
+/* The efficiencies of the topology's GPU (its kind's generation, gpu.h) under the
+ * fitted constants k; what is assumed of them, ppl_gpu_assumed says. */
 void ppl_gpu_efficiency_for(const ppl_topology *topo, const ppl_constants *k,
                             ppl_gpu_efficiency *out);
-/* Name of the family the topology's GPU falls in ("A100", "H100", ..., "generic"). */
-const char *ppl_gpu_family(const ppl_topology *topo);
-/* Where the efficiencies of the topology's GPU under `precision` are assumed
- * rather than measured (no calibration run of that family, or a block-scaled
- * precision no run used): true, and buf holds one sentence naming the part they
- * are borrowed from ("B300-SXM-288GB: no measured run; ... H100's ..."). */
-bool ppl_gpu_efficiency_note(const ppl_topology *topo, ppl_precision precision, char *buf,
-                             size_t size);
-
 /* Work of one transformer layer for one microbatch on one GPU, forward. */
 typedef struct ppl_layer_work {
     double gemm_flops;        /* weights' GEMMs */

@@ -21,6 +21,11 @@ typedef enum ppl_status {
     PPL_EINTERNAL = 4   /* solver error, out of memory, write failure, not built yet */
 } ppl_status;
 
+/* Sizes of a name (model, topology, tier, GPU) and of a source citation, with
+ * the terminating NUL: loaders refuse longer ones. */
+#define PPL_NAME_MAX 64
+#define PPL_SOURCE_MAX 4096
+
 #define PPL_ERROR_FILE_MAX 512
 #define PPL_ERROR_KEY_MAX 256
 #define PPL_ERROR_MSG_MAX 512

@@ -21,9 +21,6 @@
 
 struct json_t;
 
-#define PPL_NAME_MAX 64
-#define PPL_SOURCE_MAX 4096
-
 typedef enum ppl_norm_kind { PPL_NORM_LAYERNORM = 0, PPL_NORM_RMSNORM = 1 } ppl_norm_kind;
 
 typedef enum ppl_position_kind {

@@ -19,18 +19,6 @@
 
 struct ppl_eval_ctx;
 
-/* The host side of one GPU, by GPU family (offload.c cites each row). */
-typedef struct ppl_host_link {
-    double link_bps;       /* GPU <-> host, per direction */
-    double memory_bps;     /* the GPU's share of the host's memory bandwidth */
-    double capacity_bytes; /* the GPU's share of the host's memory */
-    const char *source;
-} ppl_host_link;
-
-void ppl_host_link_of(const ppl_gpu *gpu, ppl_host_link *out);
-/* The GPU's share of its host's memory (what offloaded state may fill). */
-double ppl_host_capacity_bytes(const ppl_gpu *gpu);
-
 /* Share of the host's memory bandwidth the CPU Adam step streams at: an
  * assumption (offload.c). */
 #define PPL_CPU_ADAM_EFFICIENCY 0.5
@@ -51,7 +39,7 @@ typedef struct ppl_offload_time {
  * copies and the CPU step pipelined per parameter (Megatron-Core's
  * --overlap-cpu-optimizer-d2h-h2d), max of the three, else their sum. */
 void ppl_offload_time_of(double params, double grad_bytes, double weight_bytes,
-                         const ppl_host_link *link, bool overlapped, ppl_offload_time *out);
+                         const ppl_host_figures *link, bool overlapped, ppl_offload_time *out);
 
 /* Whether the stack profile (ppl_stack) offloads the optimizer: Megatron-Core 2025
  * (core_v0.12) and DeepSpeed's (ZeRO-Offload, 2021). */

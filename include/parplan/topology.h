@@ -21,31 +21,11 @@
 #include <stdint.h>
 
 #include "parplan/error.h"
-#include "parplan/model.h"
+#include "parplan/gpu.h"
 
 struct json_t;
 
 #define PPL_MAX_TIERS 8
-
-/* The training precisions first (ppl_precision_names in config.h indexes them),
- * then the peaks a topology may state that no training runs in.  MXFP8 and
- * NVFP4 are block-scaled formats (OCP Microscaling v1.0: 32 elements share an
- * 8-bit power-of-two scale; NVFP4: 16 FP4 elements share an FP8 E4M3 scale):
- * a part runs them only where its tensor cores scale blocks (Blackwell; MXFP8
- * and MXFP4 on MI355X), so each has its own peak, 0 where unsupported. */
-typedef enum ppl_precision {
-    PPL_PRECISION_BF16 = 0,
-    PPL_PRECISION_FP16 = 1,
-    PPL_PRECISION_FP8 = 2,
-    PPL_PRECISION_MXFP8 = 3,
-    PPL_PRECISION_NVFP4 = 4,
-    PPL_PRECISION_TF32 = 5,
-    PPL_PRECISION_FP32 = 6,
-    PPL_PRECISION_FP64 = 7,
-    PPL_PRECISION_FP4 = 8,
-    PPL_PRECISION_MXFP4 = 9,
-    PPL_PRECISION_COUNT = 10
-} ppl_precision;
 
 typedef enum ppl_protocol { PPL_PROTOCOL_INFINIBAND = 0, PPL_PROTOCOL_ROCEV2 = 1 } ppl_protocol;
 
@@ -54,14 +34,6 @@ typedef enum ppl_retransmit {
     PPL_RETRANSMIT_SELECTIVE = 1,
     PPL_RETRANSMIT_OOO = 2 /* NIC out-of-order placement: selective, and packets may spray */
 } ppl_retransmit;
-
-typedef struct ppl_gpu {
-    char name[PPL_NAME_MAX];
-    double memory_bytes;
-    double flops[PPL_PRECISION_COUNT]; /* dense peak FLOP/s per precision, 0 = unsupported */
-    double hbm_bandwidth_bps;          /* bytes/s */
-    double host_link_bps;              /* to host memory, per direction; 0: the family's */
-} ppl_gpu;
 
 typedef struct ppl_tier {
     char name[PPL_NAME_MAX];
@@ -128,28 +100,6 @@ typedef struct ppl_topology_figures {
     ppl_tier_figures tiers[PPL_MAX_TIERS];
 } ppl_topology_figures;
 
-/* A GPU kind parplan knows by name (datasheet figures, cited in gpu.c). */
-typedef struct ppl_gpu_spec {
-    const char *kind;      /* "H100" */
-    const char *full_name; /* "H100-SXM5-80GB" */
-    double memory_bytes;
-    double bf16_flops; /* dense peak */
-    double fp8_flops;  /* dense peak, 0 when unsupported */
-    double hbm_bandwidth_bps;
-    double nvlink_bps;   /* per GPU, per direction */
-    int64_t domain_gpus; /* default NVLink domain */
-    const char *source;
-    /* dense peaks of the block-scaled formats, 0 where the part has none */
-    double mxfp8_flops;
-    double nvfp4_flops;
-    double mxfp4_flops;
-    bool mesh;       /* point-to-point links (AMD Infinity Fabric), not a switch */
-    double nic_bps;  /* the NIC the platform ships with, per GPU, per direction */
-    const char *nic; /* "ConnectX-7 400 Gb/s" */
-} ppl_gpu_spec;
-
-/* "H100", "h100" or "H100-SXM5-80GB"; NULL when unknown. */
-const ppl_gpu_spec *ppl_gpu_lookup(const char *name);
 /* Ports of a radix-R switch facing down and up at a tier of the given down:up
  * oversubscription o: down = floor(R o / (o + 1)) (at least 1), so the ratio is
  * never worse than declared; the top tier's switches face down only. */
@@ -160,20 +110,6 @@ static inline int64_t ppl_ceil_div(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
 }
-
-/* Whether a GPU's name contains a family's ("a100-sxm4" has "A100"), ignoring case:
- * how the per-family tables (NVLink efficiency, compute efficiency) find a row. */
-bool ppl_gpu_name_has(const char *name, const char *family);
-
-/* NVLink SHARP's share of the effective NVLink bandwidth for a GPU family (net.c):
- * NCCL's nvlsEfficiency x (channels - 1) / channels (tuning.cc, nvls.cc), 0 where
- * the NVSwitch does not reduce (A100 and older) or the family is unknown. */
-double ppl_nvls_efficiency(const char *gpu_name);
-/* Where the effective NVLink (or xGMI) efficiency of a GPU family comes from,
- * one phrase (net.c). */
-const char *ppl_nvlink_basis(const char *gpu_name);
-/* "A100, H100, H800, H200, B200, GB200, ..." */
-void ppl_gpu_kinds(char *buf, size_t size);
 
 /*
  * The keys of a topology file: one row per key, named by its path in the
@@ -199,7 +135,6 @@ ppl_status ppl_topology_from_json(const struct json_t *obj, const char *file, co
 
 void ppl_topology_derive(const ppl_topology *topo, ppl_topology_figures *out);
 
-const char *ppl_precision_name(ppl_precision p);
 /* transport.protocol's values, in ppl_protocol order: "infiniband", "rocev2", NULL. */
 extern const char *const ppl_transport_names[];
 const char *ppl_protocol_name(ppl_protocol p);

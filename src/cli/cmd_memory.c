@@ -113,7 +113,7 @@ ppl_status cmd_memory(cli *c)
     }
     if (worst.host > 0.0) { /* the offloaded optimizer state (offload.h) */
         ppl_format_bytes(worst.host, a, sizeof a);
-        ppl_format_bytes(ppl_host_capacity_bytes(&topo.gpu), b, sizeof b);
+        ppl_format_bytes(ppl_gpu_host_capacity_bytes(&topo.gpu), b, sizeof b);
         ppl_buf_printf(out, "  host         %s of the GPU's %s share of host memory\n", a, b);
     }
 

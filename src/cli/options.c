@@ -180,7 +180,7 @@ const opt_def ppl_cli_options[] = {
      "message size, or a range doubling from LO to HI (e.g. 1MiB:8GiB)"},
     {O_GPU, "--gpu", 0, K_STRING, C(PPL_CMD_TOPOLOGY_GENERATE), C(PPL_CMD_TOPOLOGY_GENERATE),
      F(gpu_name), "NAME", 0, 0, NULL,
-     "GPU kind: A100, H100, H800, H200, B200, GB200, B300, GB300, MI300X, MI325X, MI355X"},
+     "GPU kind: A100, H100, H800, H200, GH200, B200, GB200, B300, GB300, MI300X, MI325X, MI355X"},
     {O_RAILS, "--rails", 0, K_INT, C(PPL_CMD_TOPOLOGY_GENERATE), 0, F(rails), "R", 1, 1024, NULL,
      "NICs (rails) per server; default one per GPU"},
     {O_NIC_BW, "--nic-bandwidth", 0, K_BANDWIDTH, C(PPL_CMD_TOPOLOGY_GENERATE), 0, NOFIELD, "BW", 0,

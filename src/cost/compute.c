@@ -29,72 +29,19 @@
 #include <stdio.h>
 #include <string.h>
 
-/*
- * GPU families by the generation of their kernels: the A100 row takes the constants
- * fitted on A100 runs, every later GPU the H100 ones (fractions of its own peaks).
- * Only A100 and H100 have measured runs (tests/data/runs.json); for every other
- * family the H100 (or A100) fractions are an assumption, and `measured` says so:
- * ppl_gpu_efficiency_note names the part they are borrowed from.  The attention
- * efficiency is fitted on H100 (the A100 runs predate flash attention) and the
- * unfused batched GEMMs on A100 (the H100 runs all use flash attention).
- */
-static const struct {
-    const char *family; /* matched against gpu.name */
-    bool ampere;
-    bool measured; /* a calibration run of this family exists */
-} families[] = {{"A100", true, true},    {"A800", true, false},    {"H100", false, true},
-                {"H200", false, false},  {"H800", false, false},   {"B200", false, false},
-                {"B300", false, false},  {"MI300", false, false},  {"MI325", false, false},
-                {"MI355", false, false}, {"generic", false, false}};
-#define NFAMILIES (sizeof families / sizeof families[0])
-
-static size_t family_of(const ppl_topology *t)
-{
-    for (size_t i = 0; i + 1 < NFAMILIES; i++)
-        if (ppl_gpu_name_has(t->gpu.name, families[i].family))
-            return i;
-    return NFAMILIES - 1;
-}
-
 void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_gpu_efficiency *out)
 {
-    bool ampere = families[family_of(t)].ampere;
+    /* the kind's generation (gpu.c): the A100 constants for Ampere, the H100 ones
+     * (fractions of the kind's own peaks) for every later kind.  The attention
+     * efficiency is fitted on H100 (the A100 runs predate flash attention) and the
+     * unfused batched GEMMs on A100 (the H100 runs all use flash attention). */
+    bool ampere = ppl_gpu_kernels(&t->gpu, NULL) == PPL_KERNELS_AMPERE;
     out->gemm = ampere ? k->a100_gemm : k->h100_gemm;
     out->gemm_fp8 = ampere ? 0.0 : k->h100_gemm_fp8;
     out->width_half = k->width_half;
     out->attention = k->h100_attention;
     out->bmm = k->a100_bmm;
     out->hbm = k->hbm;
-}
-
-const char *ppl_gpu_family(const ppl_topology *t)
-{
-    return families[family_of(t)].family;
-}
-
-bool ppl_gpu_efficiency_note(const ppl_topology *t, ppl_precision precision, char *buf, size_t size)
-{
-    size_t f = family_of(t);
-    const char *from = families[f].ampere ? "A100" : "H100";
-    bool block = precision == PPL_PRECISION_MXFP8 || precision == PPL_PRECISION_NVFP4;
-    buf[0] = '\0';
-    if (families[f].measured && !block)
-        return false;
-    int n = 0;
-    if (!families[f].measured)
-        n = snprintf(buf, size,
-                     "%s: no measured run; GEMM, attention and HBM efficiencies assumed equal "
-                     "to %s's (fractions of its own peaks)",
-                     t->gpu.name, from);
-    if (block && n >= 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n,
-                      "%s%s GEMMs assumed at %s's measured fp8 efficiency (no %s run)",
-                      n ? "; " : "", ppl_precision_name(precision), from,
-                      ppl_precision_name(precision));
-    if (n >= 0 && (size_t)n < size)
-        snprintf(buf + n, size - (size_t)n, "; scale-up efficiency: %s",
-                 ppl_nvlink_basis(t->gpu.name));
-    return true;
 }
 
 void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_layer_work *w)

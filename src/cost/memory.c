@@ -430,7 +430,7 @@ void ppl_memory_stage(const ppl_model *m, const ppl_topology *topo, const ppl_co
     ppl_memory_parts_init(m, c, o, &parts);
     ppl_stage_layer_counts(m, c, stage, &layers, &moe_layers);
     ppl_memory_at(c, o, &parts, topo->gpu.memory_bytes, stage, layers, moe_layers, out);
-    if (out->host > ppl_host_capacity_bytes(&topo->gpu)) /* the offload overflows the host */
+    if (out->host > ppl_gpu_host_capacity_bytes(&topo->gpu)) /* the offload overflows the host */
         out->fits = false;
 }
 
@@ -446,7 +446,7 @@ void ppl_memory_worst(const ppl_model *m, const ppl_topology *topo, const ppl_co
         ppl_memory cand;
         ppl_stage_layer_counts(m, c, k, &layers, &moe_layers);
         ppl_memory_at(c, o, &parts, topo->gpu.memory_bytes, k, layers, moe_layers, &cand);
-        if (cand.host > ppl_host_capacity_bytes(&topo->gpu)) /* as ppl_memory_stage */
+        if (cand.host > ppl_gpu_host_capacity_bytes(&topo->gpu)) /* as ppl_memory_stage */
             cand.fits = false;
         if (k == 0 || cand.total > out->total || (!cand.fits && out->fits))
             *out = cand;

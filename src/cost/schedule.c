@@ -498,7 +498,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         ppl_memory mem;
         ppl_memory_at(c, &ctx->memory, &mi->mem, capacity, k->first_stage, k->layers, k->moe_layers,
                       &mem);
-        if (mem.host > 0.0 && mem.host > ppl_host_capacity_bytes(&ctx->topo->gpu))
+        if (mem.host > 0.0 && mem.host > ppl_gpu_host_capacity_bytes(&ctx->topo->gpu))
             mem.fits = false; /* the offloaded state overflows the GPU's share of the host */
         if (i == 0 || mem.total > out->memory.total || (!mem.fits && out->memory.fits))
             out->memory = mem;

@@ -1,19 +1,47 @@
 /*
- * gpu.c - datasheet figures of the GPU kinds parplan knows by name.
+ * gpu.c - the GPU kinds parplan knows: one row each, every per-GPU figure with
+ * its source (see parplan/gpu.h).
  *
  * Dense (not sparse) tensor-core peaks; memory as the datasheets state it; NVLink
  * (or Infinity Fabric) per GPU per direction (half the bidirectional figure the
- * datasheets quote).
- * A topology file may name one of these instead of spelling the figures out
- * ("gpu": "H100"), and `topology generate --gpu` uses them.
+ * datasheets quote).  A topology file may name one of these instead of spelling
+ * the figures out ("gpu": "H100"), and `topology generate --gpu` uses them.
+ *
+ * Scale-up: NCCL's effective NVLink bandwidth per link over the raw link rate
+ * (src/graph/topo.h: SM80_NVLINK_BW 20.0, SM90 20.6, SM100 40.1 GB/s on links of
+ * 25, 25 and 50 GB/s) and its A100 cap on the bus bandwidth (tuning.cc: 235 GB/s
+ * for compute capability 8.0); NVLS from tuning.cc nvlsEfficiency (Hopper 0.85,
+ * Blackwell 0.74; Volta and Ampere 0: their NVSwitches do not reduce) and
+ * src/transport/nvls.cc NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100 32.
+ *
+ * Hosts, per direction: PCIe 4.0 runs 16 GT/s a lane and PCIe 5.0 32 GT/s
+ * (PCI-SIG base specifications), ~32 and ~64 GB/s over x16 (31.5 and 63 after the
+ * 128b/130b encoding); NVLink-C2C joins a Grace CPU to its GPU at 900 GB/s
+ * bidirectional (NVIDIA GH200 Grace Hopper Superchip datasheet), 450 GB/s each way.
+ * Host memory: the DGX's two sockets of 8 DDR channels each, shared by its 8 GPUs;
+ * a Grace CPU's LPDDR5X at up to 500 GB/s (NVIDIA Grace Hopper Superchip
+ * architecture whitepaper), one Grace per GPU on GH200, one per two GPUs on GB200.
+ *
+ * Kernels: only A100 and H100 have measured runs (tests/data/runs.json); every
+ * other kind takes the fractions fitted on the kind of its generation, assumed,
+ * and says so (ppl_gpu_assumed).
  */
+#include "parplan/gpu.h"
+
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "parplan/topology.h"
-
 #define GIB 1073741824.0
+
+const char *const ppl_peak_names[] = {"bf16", "fp16", "fp8", "mxfp8", "nvfp4", "tf32",
+                                      "fp32", "fp64", "fp4", "mxfp4", NULL};
+
+const char *ppl_precision_name(ppl_precision p)
+{
+    return (unsigned)p < PPL_PRECISION_COUNT ? ppl_peak_names[p] : "?";
+}
 
 /* The NICs the platforms ship with, per GPU, per direction: 200 Gb/s HDR
  * (DGX A100), 400 Gb/s NDR ConnectX-7 (DGX H100/H200/B200, GB200 NVL72
@@ -23,6 +51,52 @@
 #define NIC_CX7 50e9
 #define NIC_CX8 100e9
 #define NIC_400G 50e9
+
+/* Scale-up figures, per generation of the links (see the head of this file). */
+static const ppl_scaleup_figures SM80 = {
+    20.0 / 25.0, 235e9, 0.0, 0, "NCCL's Ampere (SM80) figure, 20.0 of 25 GB/s a link (topo.h)"};
+static const ppl_scaleup_figures SM90 = {
+    20.6 / 25.0, 0.0, 0.85, 16, "NCCL's Hopper (SM90) figure, 20.6 of 25 GB/s a link (topo.h)"};
+static const ppl_scaleup_figures SM100 = {
+    40.1 / 50.0, 0.0, 0.74, 32, "NCCL's Blackwell (SM100) figure, 40.1 of 50 GB/s a link (topo.h)"};
+/* AMD Infinity Fabric (xGMI): 64 GB/s raw per link, about 48 usable after CRC and
+ * protocol overhead, 75% (AMD ROCm blog, Kolla et al., "Understanding RCCL
+ * Bandwidth and xGMI Performance on AMD Instinct MI300X", 2025-03-02); measured on
+ * MI300X, assumed for MI325X (the same links) and MI355X */
+#define XGMI_BASIS                                                                                 \
+    "AMD's xGMI figure, 48 of 64 GB/s a link, measured on MI300X (ROCm blog, Kolla et al. 2025)"
+static const ppl_scaleup_figures XGMI_MI300X = {0.75, 0.0, 0.0, 0, XGMI_BASIS};
+static const ppl_scaleup_figures XGMI_MI325X = {0.75, 0.0, 0.0, 0,
+                                                XGMI_BASIS "; assumed the same on MI325X"};
+static const ppl_scaleup_figures XGMI_MI355X = {0.75, 0.0, 0.0, 0,
+                                                XGMI_BASIS "; assumed the same on MI355X"};
+/* No row's figures: a generic share of the link rate (an assumption). */
+static const ppl_scaleup_figures SCALEUP_ASSUMED = {
+    0.8, 0.0, 0.0, 0, "a generic 80% of the link rate (no GPU family matched: an assumption)"};
+
+/* Hosts (see the head of this file). */
+static const ppl_host_figures HOST_DGX_A100 = {
+    32e9, 51.2e9, 128e9,
+    "PCIe 4.0 x16; DGX A100: 2x AMD EPYC 7742, 8 channels DDR4-3200 each (409.6 GB/s), "
+    "1 TB, for 8 GPUs"};
+static const ppl_host_figures HOST_DGX_H100 = {
+    64e9, 76.8e9, 256e9,
+    "PCIe 5.0 x16; DGX H100: 2x Xeon Platinum 8480C, 8 channels DDR5-4800 each (614.4 "
+    "GB/s), 2 TB, for 8 GPUs"};
+static const ppl_host_figures HOST_DGX_B200 = {
+    64e9, 89.6e9, 256e9,
+    "PCIe 5.0 x16; DGX B200: 2x Xeon Platinum 8570, 8 channels DDR5-5600 each (716.8 GB/s), "
+    "2 TB, for 8 GPUs"};
+static const ppl_host_figures HOST_GH200 = {
+    450e9, 500e9, 480e9,
+    "NVLink-C2C 900 GB/s bidirectional (GH200 datasheet); one Grace, 480 GB LPDDR5X at up to "
+    "500 GB/s, per GPU"};
+static const ppl_host_figures HOST_GB200 = {
+    225e9, 250e9, 240e9,
+    "NVLink-C2C 900 GB/s bidirectional per GB200 superchip (GB200 NVL72 datasheet), assumed "
+    "shared by its two GPUs; one Grace (480 GB LPDDR5X, 500 GB/s) per two GPUs"};
+/* No row's host: a DGX H100's, an assumption. */
+#define HOST_ASSUMED HOST_DGX_H100
 
 /*
  * One row per kind: the positional fields of ppl_gpu_spec up to the source, the
@@ -36,35 +110,49 @@ static const ppl_gpu_spec specs[] = {
     {"A100", "A100-SXM4-80GB", 80.0 * GIB, 312e12, 0.0, 2.039e12, 300e9, 8,
      "NVIDIA A100 Tensor Core GPU datasheet (SXM4 80GB): 312 TFLOP/s BF16 dense, 2,039 GB/s "
      "HBM2e, NVLink 600 GB/s bidirectional; DGX A100 datasheet: 200 Gb/s HDR per GPU",
-     .nic_bps = NIC_HDR, .nic = "ConnectX-6 HDR 200 Gb/s"},
+     .nic_bps = NIC_HDR, .nic = "ConnectX-6 HDR 200 Gb/s", .kernels = PPL_KERNELS_AMPERE,
+     .measured = true, .scaleup = &SM80, .host = &HOST_DGX_A100},
     {"H100", "H100-SXM5-80GB", 80.0 * GIB, 989e12, 1979e12, 3.35e12, 450e9, 8,
      "NVIDIA H100 Tensor Core GPU datasheet (SXM5): 989 TFLOP/s BF16 and 1,979 FP8 dense, "
      "3.35 TB/s HBM3, NVLink 900 GB/s bidirectional; DGX H100 datasheet: ConnectX-7 400 Gb/s "
      "per GPU",
-     .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s"},
+     .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
+     .measured = true, .scaleup = &SM90, .host = &HOST_DGX_H100},
     {"H800", "H800-SXM5-80GB", 80.0 * GIB, 989e12, 1979e12, 3.35e12, 200e9, 8,
      "NVIDIA H800 Tensor Core GPU datasheet (SXM5): H100's tensor cores and HBM3 (989 TFLOP/s "
      "BF16, 1,979 FP8 dense, 3.35 TB/s), NVLink 400 GB/s bidirectional; DeepSeek-V3 report "
      "§3.2.2 measures 160 GB/s",
-     .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s"},
+     .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
+     .scaleup = &SM90, .host = &HOST_DGX_H100},
     {"H200", "H200-SXM-141GB", 141e9, 989e12, 1979e12, 4.8e12, 450e9, 8,
      "NVIDIA H200 Tensor Core GPU datasheet (SXM): 141 GB HBM3e at 4.8 TB/s, H100's tensor "
      "cores (989 TFLOP/s BF16, 1,979 FP8 dense), NVLink 900 GB/s bidirectional",
-     .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s"},
+     .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
+     .scaleup = &SM90, .host = &HOST_DGX_H100},
+    /* GH200: the H100 GPU of a Grace Hopper superchip, 96 GB HBM3, one Grace per GPU;
+     * DGX GH200 joins 256 of them in one NVLink domain */
+    {"GH200", "GH200-H100-96GB", 96e9, 989e12, 1979e12, 4e12, 450e9, 256,
+     "NVIDIA GH200 Grace Hopper Superchip datasheet: H100 GPU with 96 GB HBM3 at 4 TB/s, 989 "
+     "TFLOP/s BF16/FP16 and 1,979 FP8 dense, NVLink 900 GB/s bidirectional; DGX GH200: 256 "
+     "superchips in one NVLink domain, one ConnectX-7 400 Gb/s per superchip",
+     .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
+     .scaleup = &SM90, .host = &HOST_GH200},
     {"B200", "B200-SXM-180GB", 180e9, 2250e12, 4500e12, 8e12, 900e9, 8,
      "NVIDIA DGX B200 datasheet: 8 GPUs with 1,440 GB HBM3e and 64 TB/s (180 GB and 8 TB/s "
      "each), 72 PFLOP/s FP8 training (4.5 dense per GPU; BF16 half), 144 PFLOP/s FP4 "
      "inference (sparse: 9 dense per GPU), NVLink 5 1.8 TB/s bidirectional, 8 ConnectX-7 "
      "400 Gb/s",
      .mxfp8_flops = 4500e12, .nvfp4_flops = 9000e12, .mxfp4_flops = 9000e12, .nic_bps = NIC_CX7,
-     .nic = "ConnectX-7 400 Gb/s"},
+     .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER, .scaleup = &SM100,
+     .host = &HOST_DGX_B200},
     {"GB200", "B200-GB200-NVL72", 186e9, 2500e12, 5000e12, 8e12, 900e9, 72,
      "NVIDIA GB200 NVL72 datasheet: 72 GPUs, 13.4 TB HBM3e at 576 TB/s (186 GB and 8 TB/s "
      "each), 360 PFLOP/s FP16/BF16, 720 FP8 and 1,440 FP4 sparse (2.5, 5 and 10 dense per "
      "GPU), one 72-GPU NVLink 5 domain at 1.8 TB/s bidirectional per GPU; DGX SuperPOD GB200 "
      "RA-11338-001: one ConnectX-7 400 Gb/s per GPU",
      .mxfp8_flops = 5000e12, .nvfp4_flops = 10000e12, .mxfp4_flops = 10000e12, .nic_bps = NIC_CX7,
-     .nic = "ConnectX-7 400 Gb/s"},
+     .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER, .scaleup = &SM100,
+     .host = &HOST_GB200},
     /* HBM bandwidth: the HGX B300 table gives none per GPU that the stored
      * corpus confirms; 8 TB/s is Blackwell's (B200) and GB300 NVL72's 576/72 */
     {"B300", "B300-SXM-288GB", 288e9, 2250e12, 4500e12, 8e12, 900e9, 8,
@@ -74,7 +162,7 @@ static const ppl_gpu_spec specs[] = {
      "5 1.8 TB/s bidirectional per GPU, networking 1.6 TB/s = 8 ConnectX-8 800 Gb/s; HBM "
      "bandwidth not confirmed in that table: 8 TB/s as B200 and GB300",
      .mxfp8_flops = 4500e12, .nvfp4_flops = 13500e12, .mxfp4_flops = 13500e12, .nic_bps = NIC_CX8,
-     .nic = "ConnectX-8 800 Gb/s"},
+     .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_HOPPER, .scaleup = &SM100},
     {"GB300", "B300-GB300-NVL72", 278e9, 2500e12, 5000e12, 8e12, 900e9, 72,
      "NVIDIA GB300 NVL72 datasheet (2025): 72 GPUs, FP4 1,440 PFLOP/s sparse | 1,080 dense "
      "(15 dense per GPU), FP8/FP6 720 and FP16/BF16 360 PFLOP/s sparse (5 and 2.5 dense per "
@@ -82,7 +170,7 @@ static const ppl_gpu_spec specs[] = {
      "72-GPU NVLink 5 domain at 130 TB/s (1.8 TB/s bidirectional per GPU), 72 ConnectX-8 "
      "800 Gb/s SuperNICs",
      .mxfp8_flops = 5000e12, .nvfp4_flops = 15000e12, .mxfp4_flops = 15000e12, .nic_bps = NIC_CX8,
-     .nic = "ConnectX-8 800 Gb/s"},
+     .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_HOPPER, .scaleup = &SM100},
     /* AMD: 8 GPUs a node, each joined to the 7 others by its own Infinity
      * Fabric link (nvlink.fabric "mesh"): bandwidth is the sum of the 7 links
      * per direction.  AMD gives no NIC with MI300X/MI325X platforms: 400 Gb/s a
@@ -92,12 +180,14 @@ static const ppl_gpu_spec specs[] = {
      "and 2,614.9 FP8 dense (5,229.8 with sparsity), 7 Infinity Fabric links of 128 GB/s "
      "bidirectional (7 x 64 = 448 GB/s per direction), fully connected 8-GPU platform; NIC "
      "not part of the platform: 400 Gb/s assumed",
-     .mesh = true, .nic_bps = NIC_400G, .nic = "400 Gb/s (assumed)"},
+     .mesh = true, .nic_bps = NIC_400G, .nic = "400 Gb/s (assumed)", .kernels = PPL_KERNELS_HOPPER,
+     .scaleup = &XGMI_MI300X},
     {"MI325X", "MI325X-OAM-256GB", 256e9, 1307.4e12, 2614.9e12, 6e12, 448e9, 8,
      "AMD Instinct MI325X data sheet (2024): 256 GB HBM3E at 6 TB/s, MI300X's compute "
      "(1,307.4 TFLOP/s BF16, 2,614.9 FP8 dense), 7 Infinity Fabric links of 128 GB/s "
      "bidirectional (448 GB/s per direction); NIC not part of the platform: 400 Gb/s assumed",
-     .mesh = true, .nic_bps = NIC_400G, .nic = "400 Gb/s (assumed)"},
+     .mesh = true, .nic_bps = NIC_400G, .nic = "400 Gb/s (assumed)", .kernels = PPL_KERNELS_HOPPER,
+     .scaleup = &XGMI_MI325X},
     /* peaks from the CU count and clock: 256 CUs (ROCm GPU specifications
      * table), 8,192 dense FP8 FLOP per CU per clock (AMD, ISSCC 2026), 2.4 GHz
      * (AMD, Hot Chips 2025): 256 x 8192 x 2.4e9 = 5,033.2 TFLOP/s FP8, half for
@@ -110,7 +200,8 @@ static const ppl_gpu_spec specs[] = {
      "(537.6 GB/s per direction: the per-link figure is not confirmed from AMD's data sheet "
      "here, only from a third-party summary); no NVFP4; AMD Pensando Pollara 400 NIC",
      .mxfp8_flops = 5033.2e12, .mxfp4_flops = 10066.3e12, .mesh = true, .nic_bps = NIC_400G,
-     .nic = "AMD Pensando Pollara 400 Gb/s"},
+     .nic = "AMD Pensando Pollara 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
+     .scaleup = &XGMI_MI355X},
 };
 
 const ppl_gpu_spec *ppl_gpu_lookup(const char *name)
@@ -133,13 +224,10 @@ const ppl_gpu_spec *ppl_gpu_lookup(const char *name)
     return NULL;
 }
 
-bool ppl_gpu_name_has(const char *name, const char *family)
+const ppl_gpu_spec *ppl_gpu_specs(size_t *count)
 {
-    size_t n = strlen(family);
-    for (; *name; name++)
-        if (strncasecmp(name, family, n) == 0)
-            return true;
-    return false;
+    *count = sizeof specs / sizeof specs[0];
+    return specs;
 }
 
 void ppl_gpu_kinds(char *buf, size_t size)
@@ -148,4 +236,110 @@ void ppl_gpu_kinds(char *buf, size_t size)
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof specs / sizeof specs[0] && used < size; i++)
         used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", specs[i].kind);
+}
+
+void ppl_gpu_set_name(ppl_gpu *gpu, const char *name)
+{
+    snprintf(gpu->name, sizeof gpu->name, "%s", name);
+    gpu->spec = ppl_gpu_lookup(name);
+}
+
+void ppl_gpu_from_spec(const ppl_gpu_spec *spec, ppl_gpu *gpu)
+{
+    snprintf(gpu->name, sizeof gpu->name, "%s", spec->full_name);
+    gpu->spec = spec;
+    gpu->memory_bytes = spec->memory_bytes;
+    gpu->hbm_bandwidth_bps = spec->hbm_bandwidth_bps;
+    gpu->flops[PPL_PRECISION_BF16] = gpu->flops[PPL_PRECISION_FP16] = spec->bf16_flops;
+    gpu->flops[PPL_PRECISION_FP8] = spec->fp8_flops;
+    gpu->flops[PPL_PRECISION_MXFP8] = spec->mxfp8_flops;
+    gpu->flops[PPL_PRECISION_NVFP4] = spec->nvfp4_flops;
+    gpu->flops[PPL_PRECISION_MXFP4] = spec->mxfp4_flops;
+}
+
+bool ppl_gpu_scaleup(const ppl_gpu *gpu, ppl_scaleup_figures *out)
+{
+    const ppl_scaleup_figures *f = gpu->spec ? gpu->spec->scaleup : NULL;
+    *out = f ? *f : SCALEUP_ASSUMED;
+    return f != NULL;
+}
+
+double ppl_gpu_nvls_efficiency(const ppl_gpu *gpu)
+{
+    ppl_scaleup_figures f;
+    ppl_gpu_scaleup(gpu, &f);
+    if (f.nvls_channels < 2)
+        return 0.0;
+    return f.nvls_efficiency * (double)(f.nvls_channels - 1) / (double)f.nvls_channels;
+}
+
+bool ppl_gpu_host(const ppl_gpu *gpu, ppl_host_figures *out)
+{
+    const ppl_host_figures *f = gpu->spec ? gpu->spec->host : NULL;
+    *out = f ? *f : HOST_ASSUMED;
+    if (gpu->host_link_bps > 0) {
+        out->link_bps = gpu->host_link_bps;
+        out->source = "the topology's gpu.host_link";
+    }
+    return f != NULL;
+}
+
+double ppl_gpu_host_capacity_bytes(const ppl_gpu *gpu)
+{
+    const ppl_host_figures *f = gpu->spec && gpu->spec->host ? gpu->spec->host : &HOST_ASSUMED;
+    return f->capacity_bytes;
+}
+
+ppl_kernels ppl_gpu_kernels(const ppl_gpu *gpu, bool *measured)
+{
+    if (measured)
+        *measured = gpu->spec && gpu->spec->measured;
+    return gpu->spec ? gpu->spec->kernels : PPL_KERNELS_HOPPER;
+}
+
+/* appends to buf at *used, "; " between parts */
+static void say(char *buf, size_t size, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void say(char *buf, size_t size, size_t *used, const char *fmt, ...)
+{
+    if (*used >= size)
+        return;
+    if (*used > 0) {
+        int n = snprintf(buf + *used, size - *used, "; ");
+        *used += n > 0 ? (size_t)n : 0;
+        if (*used >= size)
+            return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, size - *used, fmt, ap);
+    va_end(ap);
+    *used += n > 0 ? (size_t)n : 0;
+}
+
+bool ppl_gpu_assumed(const ppl_gpu *gpu, ppl_precision precision, char *buf, size_t size)
+{
+    bool measured;
+    const char *from = ppl_gpu_kernels(gpu, &measured) == PPL_KERNELS_AMPERE ? "A100" : "H100";
+    bool block = precision == PPL_PRECISION_MXFP8 || precision == PPL_PRECISION_NVFP4;
+    ppl_scaleup_figures scaleup;
+    ppl_host_figures host;
+    bool scaleup_known = ppl_gpu_scaleup(gpu, &scaleup);
+    bool host_known = ppl_gpu_host(gpu, &host) || gpu->host_link_bps > 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    if (measured && !block && scaleup_known && host_known)
+        return false;
+    if (!measured)
+        say(buf, size, &used,
+            "%s: no measured run; GEMM, attention and HBM efficiencies assumed equal to %s's "
+            "(fractions of its own peaks)",
+            gpu->name, from);
+    if (block)
+        say(buf, size, &used, "%s GEMMs assumed at %s's measured fp8 efficiency (no %s run)",
+            ppl_precision_name(precision), from, ppl_precision_name(precision));
+    say(buf, size, &used, "scale-up efficiency: %s", scaleup.basis);
+    if (!host_known)
+        say(buf, size, &used, "host link and memory assumed a DGX H100's (%s)", host.source);
+    return true;
 }

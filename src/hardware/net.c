@@ -1,11 +1,9 @@
 /*
  * net.c - per-topology network figures, derived once (the "tune" pass).
  *
- * Effective NVLink bandwidth per GPU follows NCCL's per-link figures
- * (src/graph/topo.h: SM80_NVLINK_BW 20.0, SM90 20.6, SM100 40.1 GB/s on links of
- * 25, 25 and 50 GB/s) and its A100 cap on the bus bandwidth (tuning.cc: 235 GB/s
- * for compute capability 8.0).  A NIC delivers PPL_NIC_GOODPUT of its line rate
- * (46-49 of 50 GB/s on ConnectX-7, nccl-tests #290).
+ * Effective NVLink bandwidth per GPU follows NCCL's per-link figures and its
+ * A100 cap on the bus bandwidth, from the GPU kind's row (gpu.c).  A NIC delivers PPL_NIC_GOODPUT
+ * of its line rate (46-49 of 50 GB/s on ConnectX-7, nccl-tests #290).
  *
  * Loss recovery: with go-back-N a loss discards the W - 1 packets sent after it,
  * W = line rate x RTT / MTU + 1 packets in flight during the loss-detection
@@ -25,66 +23,6 @@
 
 #include <math.h>
 #include <string.h>
-
-/* NCCL's effective NVLink bandwidth per link over the raw link rate, per GPU family. */
-typedef struct nvlink_family {
-    const char *name_part; /* matched against the topology's gpu.name */
-    const char *basis;     /* where `efficiency` comes from, as estimate reports it */
-    double efficiency;
-    double busbw_cap_bps;   /* 0: no cap */
-    double nvls_efficiency; /* NVLink SHARP; 0: the NVSwitch cannot reduce */
-    int nvls_channels;
-} nvlink_family;
-
-/* NVLS: NCCL src/graph/tuning.cc nvlsEfficiency (Hopper 0.85, Blackwell 0.74;
- * Volta and Ampere 0: their NVSwitches do not reduce) and
- * src/transport/nvls.cc NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100 32. */
-#define SM100 "NCCL's Blackwell (SM100) figure, 40.1 of 50 GB/s a link (topo.h)"
-#define SM90 "NCCL's Hopper (SM90) figure, 20.6 of 25 GB/s a link (topo.h)"
-#define SM80 "NCCL's Ampere (SM80) figure, 20.0 of 25 GB/s a link (topo.h)"
-#define XGMI                                                                                       \
-    "AMD's xGMI figure, 48 of 64 GB/s a link, measured on MI300X (ROCm blog, Kolla et al. 2025)"
-static const nvlink_family families[] = {
-    {"B300", SM100, 40.1 / 50.0, 0, 0.74, 32},
-    {"B200", SM100, 40.1 / 50.0, 0, 0.74, 32},
-    {"B100", SM100, 40.1 / 50.0, 0, 0.74, 32},
-    {"H100", SM90, 20.6 / 25.0, 0, 0.85, 16},
-    {"H200", SM90, 20.6 / 25.0, 0, 0.85, 16},
-    {"H800", SM90, 20.6 / 25.0, 0, 0.85, 16},
-    {"H20", SM90, 20.6 / 25.0, 0, 0.85, 16},
-    {"A100", SM80, 20.0 / 25.0, 235e9, 0, 0},
-    {"A800", SM80, 20.0 / 25.0, 235e9, 0, 0},
-    /* AMD Infinity Fabric (xGMI): 64 GB/s raw per link, about 48 usable after CRC
-     * and protocol overhead, 75% (AMD ROCm blog, Kolla et al., "Understanding RCCL
-     * Bandwidth and xGMI Performance on AMD Instinct MI300X", 2025-03-02); measured
-     * on MI300X, assumed for MI325X (the same links) and MI355X */
-    {"MI300", XGMI, 0.75, 0, 0, 0},
-    {"MI325", XGMI "; assumed the same on MI325X", 0.75, 0, 0, 0},
-    {"MI355", XGMI "; assumed the same on MI355X", 0.75, 0, 0, 0},
-};
-
-static const nvlink_family *family_of(const char *gpu_name)
-{
-    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-        if (ppl_gpu_name_has(gpu_name, families[i].name_part))
-            return &families[i];
-    return NULL;
-}
-
-double ppl_nvls_efficiency(const char *gpu_name)
-{
-    const nvlink_family *f = family_of(gpu_name);
-    if (!f || f->nvls_channels < 2)
-        return 0.0;
-    return f->nvls_efficiency * (double)(f->nvls_channels - 1) / (double)f->nvls_channels;
-}
-#define GENERIC_NVLINK_EFFICIENCY 0.8
-
-const char *ppl_nvlink_basis(const char *gpu_name)
-{
-    const nvlink_family *f = family_of(gpu_name);
-    return f ? f->basis : "a generic 80% of the link rate (no GPU family matched: an assumption)";
-}
 
 /* Retransmission timeout a lost tail packet waits (an assumption: modern RoCE NICs
  * retransmit after about a millisecond; InfiniBand fabrics are lossless). */
@@ -174,12 +112,12 @@ void ppl_net_init(ppl_net *net, const ppl_topology *t)
     net->topo = t;
     net->node_gpus =
         t->nvlink.domain_gpus > t->gpus_per_server ? t->nvlink.domain_gpus : t->gpus_per_server;
-    const nvlink_family *fam = family_of(t->gpu.name);
-    double eff = fam ? fam->efficiency : GENERIC_NVLINK_EFFICIENCY;
-    double cap = fam ? fam->busbw_cap_bps : 0.0;
-    net->nvlink_bw = eff * t->nvlink.bandwidth_bps;
-    net->nvlink_busbw_cap = cap > 0 ? cap : net->nvlink_bw;
-    net->nvls_bw = t->nvlink.sharp ? ppl_nvls_efficiency(t->gpu.name) * net->nvlink_bw : 0.0;
+    /* the kind's row: NCCL's figures for its links (gpu.c) */
+    ppl_scaleup_figures up;
+    ppl_gpu_scaleup(&t->gpu, &up);
+    net->nvlink_bw = up.efficiency * t->nvlink.bandwidth_bps;
+    net->nvlink_busbw_cap = up.busbw_cap_bps > 0 ? up.busbw_cap_bps : net->nvlink_bw;
+    net->nvls_bw = t->nvlink.sharp ? ppl_gpu_nvls_efficiency(&t->gpu) * net->nvlink_bw : 0.0;
     /* a mesh: the bandwidth is the sum over the domain's other GPUs' links */
     net->link_bw = t->nvlink.mesh && t->nvlink.domain_gpus > 1
                        ? net->nvlink_bw / (double)(t->nvlink.domain_gpus - 1)

@@ -55,17 +55,11 @@
 #define DEFAULT_MTU_BYTES 4096
 #define DEFAULT_RTT_S 10e-6
 
-static const char *const precision_names[] = {"bf16", "fp16", "fp8", "mxfp8", "nvfp4", "tf32",
-                                              "fp32", "fp64", "fp4", "mxfp4", NULL};
 const char *const ppl_transport_names[] = {"infiniband", "rocev2", NULL};
 
 static const char *const retransmit_names[] = {"go-back-n", "selective", "ooo", NULL};
 static const char *const fabric_names[] = {"switch", "mesh", NULL};
 
-const char *ppl_precision_name(ppl_precision p)
-{
-    return (unsigned)p < PPL_PRECISION_COUNT ? precision_names[p] : "?";
-}
 const char *ppl_protocol_name(ppl_protocol p)
 {
     return (unsigned)p < 2 ? ppl_transport_names[p] : "?";
@@ -173,18 +167,6 @@ static const char *const *keys_under(const char *parent, const char *out[MAX_OBJ
     return out;
 }
 
-static void gpu_from_spec(const ppl_gpu_spec *spec, ppl_gpu *gpu)
-{
-    snprintf(gpu->name, sizeof gpu->name, "%s", spec->full_name);
-    gpu->memory_bytes = spec->memory_bytes;
-    gpu->hbm_bandwidth_bps = spec->hbm_bandwidth_bps;
-    gpu->flops[PPL_PRECISION_BF16] = gpu->flops[PPL_PRECISION_FP16] = spec->bf16_flops;
-    gpu->flops[PPL_PRECISION_FP8] = spec->fp8_flops;
-    gpu->flops[PPL_PRECISION_MXFP8] = spec->mxfp8_flops;
-    gpu->flops[PPL_PRECISION_NVFP4] = spec->nvfp4_flops;
-    gpu->flops[PPL_PRECISION_MXFP4] = spec->mxfp4_flops;
-}
-
 /* "gpu": a known kind ("H100"), or an object; an object whose name is a known kind
  * takes the datasheet figures for what it leaves out. */
 static ppl_status read_gpu(ppl_jr_ctx *ctx, const json_t *obj, const char *path, ppl_gpu *gpu)
@@ -204,7 +186,7 @@ static ppl_status read_gpu(ppl_jr_ctx *ctx, const json_t *obj, const char *path,
                                "unknown GPU kind \"%.40s\" (known: %s; or give an object)",
                                json_string_value(g), kinds);
         }
-        gpu_from_spec(spec, gpu);
+        ppl_gpu_from_spec(spec, gpu);
         return PPL_OK;
     }
     if ((st = ppl_jr_object(ctx, obj, path, "gpu", PPL_JR_REQUIRED, keys_under("gpu", gpu_keys), &g,
@@ -218,7 +200,7 @@ static ppl_status read_gpu(ppl_jr_ctx *ctx, const json_t *obj, const char *path,
     if (spec) {
         char keep[PPL_NAME_MAX];
         snprintf(keep, sizeof keep, "%s", gpu->name);
-        gpu_from_spec(spec, gpu);
+        ppl_gpu_from_spec(spec, gpu);
         snprintf(gpu->name, sizeof gpu->name, "%s", keep);
     }
     if ((st = ppl_jr_quantity(ctx, g, gpath, "memory", PPL_UNIT_BYTES, need, gpu->memory_bytes,
@@ -238,7 +220,7 @@ static ppl_status read_gpu(ppl_jr_ctx *ctx, const json_t *obj, const char *path,
     if (fl) {
         double given[PPL_PRECISION_COUNT]; /* 0: not given (a peak must be positive) */
         for (int p = 0; p < PPL_PRECISION_COUNT; p++)
-            if ((st = ppl_jr_quantity(ctx, fl, fpath, precision_names[p], PPL_UNIT_FLOPS,
+            if ((st = ppl_jr_quantity(ctx, fl, fpath, ppl_peak_names[p], PPL_UNIT_FLOPS,
                                       PPL_JR_OPTIONAL, 0, PPL_JR_BETWEEN(MIN_FLOPS, MAX_FLOPS),
                                       &given[p])))
                 return st;
@@ -390,7 +372,7 @@ static ppl_status read_links(ppl_jr_ctx *ctx, const json_t *obj, const char *pat
         ppl_jr_path(full, sizeof full, npath, "sharp");
         return ppl_jr_fail(ctx, full, "a point-to-point mesh has no switch to reduce in");
     }
-    if (t->nvlink.sharp && ppl_nvls_efficiency(t->gpu.name) <= 0.0) {
+    if (t->nvlink.sharp && ppl_gpu_nvls_efficiency(&t->gpu) <= 0.0) {
         ppl_jr_path(full, sizeof full, npath, "sharp");
         return ppl_jr_fail(ctx, full,
                            "%s's NVSwitches do not reduce in the switch: NVLink SHARP needs "

@@ -118,8 +118,14 @@ static void test_in_switch_reduction(void **state)
     ppl_collective(&net, PPL_OP_ALLREDUCE, &g, S, PPL_ALGO_AUTO, &r);
     assert_int_equal(r.algo, PPL_ALGO_SHARP);
     /* an A100's NVSwitch does not reduce */
-    assert_close(ppl_nvls_efficiency("A100-SXM4-80GB"), 0.0, 0);
-    assert_close(ppl_nvls_efficiency("B200"), 0.74 * 31.0 / 32.0, 1e-12);
+    ppl_gpu gpu = {0};
+    ppl_gpu_set_name(&gpu, "A100-SXM4-80GB");
+    assert_close(ppl_gpu_nvls_efficiency(&gpu), 0.0, 0);
+    ppl_gpu_set_name(&gpu, "B200");
+    assert_close(ppl_gpu_nvls_efficiency(&gpu), 0.74 * 31.0 / 32.0, 1e-12);
+    /* a GPU parplan does not know: no NVLink SHARP is assumed */
+    ppl_gpu_set_name(&gpu, "Custom-X1");
+    assert_close(ppl_gpu_nvls_efficiency(&gpu), 0.0, 0);
 }
 
 /*
@@ -135,7 +141,7 @@ static void test_mesh(void **state)
 {
     (void)state;
     ppl_topology t = test_topology("dgx-h100-superpod");
-    snprintf(t.gpu.name, sizeof t.gpu.name, "MI300X");
+    ppl_gpu_set_name(&t.gpu, "MI300X");
     t.nvlink.bandwidth_bps = 448e9;
     t.nvlink.mesh = true;
     double S = 8589934592.0;

@@ -251,37 +251,72 @@ static void test_efficiency_note(void **state)
     (void)state;
     char note[512];
     ppl_topology t = generated("B300", 8);
-    assert_true(ppl_gpu_efficiency_note(&t, PPL_PRECISION_BF16, note, sizeof note));
+    assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_BF16, note, sizeof note));
+    /* the B300's row cites no host: the DGX H100's is assumed, and said */
     assert_string_equal(note, "B300-SXM-288GB: no measured run; GEMM, attention and HBM "
                               "efficiencies assumed equal to H100's (fractions of its own "
                               "peaks); scale-up efficiency: NCCL's Blackwell (SM100) figure, "
-                              "40.1 of 50 GB/s a link (topo.h)");
-    assert_true(ppl_gpu_efficiency_note(&t, PPL_PRECISION_NVFP4, note, sizeof note));
+                              "40.1 of 50 GB/s a link (topo.h); host link and memory assumed a "
+                              "DGX H100's (PCIe 5.0 x16; DGX H100: 2x Xeon Platinum 8480C, 8 "
+                              "channels DDR5-4800 each (614.4 GB/s), 2 TB, for 8 GPUs)");
+    assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_NVFP4, note, sizeof note));
     assert_contains(note, "nvfp4 GEMMs assumed at H100's measured fp8 efficiency");
     t = generated("MI355X", 8);
-    assert_true(ppl_gpu_efficiency_note(&t, PPL_PRECISION_MXFP8, note, sizeof note));
+    assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_MXFP8, note, sizeof note));
     assert_contains(note, "MI355X-OAM-288GB: no measured run");
     assert_contains(note, "assumed the same on MI355X");
+    /* a GPU parplan does not know: every per-GPU figure it falls back on is said */
+    ppl_gpu custom = {0};
+    ppl_gpu_set_name(&custom, "Custom-X1");
+    assert_null(custom.spec);
+    assert_true(ppl_gpu_assumed(&custom, PPL_PRECISION_BF16, note, sizeof note));
+    assert_contains(note, "Custom-X1: no measured run");
+    assert_contains(note, "a generic 80% of the link rate");
+    assert_contains(note, "host link and memory assumed a DGX H100's");
+    /* a host link the topology states is not an assumption */
+    custom.host_link_bps = 64e9;
+    assert_true(ppl_gpu_assumed(&custom, PPL_PRECISION_BF16, note, sizeof note));
+    assert_false(strstr(note, "host link and memory assumed"));
     /* H100 was measured: nothing to say */
     t = generated("H100", 8);
-    assert_false(ppl_gpu_efficiency_note(&t, PPL_PRECISION_FP8, note, sizeof note));
+    assert_false(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_FP8, note, sizeof note));
     assert_string_equal(note, "");
+}
+
+/* Every row is whole: a kind and full name, a datasheet with its source, peaks
+ * that only grow with narrower formats, a scale-up figure for every kind (the host
+ * may be missing: said, not guessed), and no two rows that one name selects. */
+static void test_rows(void **state)
+{
+    (void)state;
+    size_t n;
+    const ppl_gpu_spec *rows = ppl_gpu_specs(&n);
+    assert_true(n >= 12);
+    for (size_t i = 0; i < n; i++) {
+        const ppl_gpu_spec *r = &rows[i];
+        assert_non_null(r->kind);
+        assert_non_null(r->full_name);
+        assert_true(strlen(r->source) > 40);
+        assert_true(r->memory_bytes > 16e9 && r->bf16_flops > 1e14 && r->hbm_bandwidth_bps > 1e12);
+        assert_true(r->fp8_flops == 0.0 || r->fp8_flops >= r->bf16_flops);
+        assert_true(r->nvlink_bps > 0 && r->domain_gpus >= 8 && r->nic_bps > 0);
+        assert_non_null(r->scaleup);
+        assert_true(r->scaleup->efficiency > 0.5 && r->scaleup->efficiency <= 1.0);
+        /* each row is what its own kind and full name select */
+        assert_ptr_equal(ppl_gpu_lookup(r->kind), r);
+        assert_ptr_equal(ppl_gpu_lookup(r->full_name), r);
+    }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_b300),
-        cmocka_unit_test(test_gb300),
-        cmocka_unit_test(test_blackwell_fp4),
-        cmocka_unit_test(test_amd),
-        cmocka_unit_test(test_lookup),
-        cmocka_unit_test(test_generate_mesh),
-        cmocka_unit_test(test_precision_refused),
-        cmocka_unit_test(test_gemm_bytes),
-        cmocka_unit_test(test_weight_cache),
-        cmocka_unit_test(test_gemm_time),
-        cmocka_unit_test(test_efficiency_note),
+        cmocka_unit_test(test_rows),          cmocka_unit_test(test_b300),
+        cmocka_unit_test(test_gb300),         cmocka_unit_test(test_blackwell_fp4),
+        cmocka_unit_test(test_amd),           cmocka_unit_test(test_lookup),
+        cmocka_unit_test(test_generate_mesh), cmocka_unit_test(test_precision_refused),
+        cmocka_unit_test(test_gemm_bytes),    cmocka_unit_test(test_weight_cache),
+        cmocka_unit_test(test_gemm_time),     cmocka_unit_test(test_efficiency_note),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -129,9 +129,9 @@ static void test_offload_time(void **state)
 {
     (void)state;
     ppl_topology h = test_topology("dgx-h100-superpod"), g = test_topology("gh200-nvl256");
-    ppl_host_link pcie, c2c;
-    ppl_host_link_of(&h.gpu, &pcie);
-    ppl_host_link_of(&g.gpu, &c2c);
+    ppl_host_figures pcie, c2c;
+    ppl_gpu_host(&h.gpu, &pcie);
+    ppl_gpu_host(&g.gpu, &c2c);
     assert_close(pcie.link_bps, 64e9, 1e-12);
     assert_close(pcie.memory_bps, 76.8e9, 1e-12);
     assert_close(c2c.link_bps, 450e9, 1e-12);
@@ -151,14 +151,14 @@ static void test_offload_time(void **state)
     /* the A100's PCIe 4.0 and the GB200's shared C2C; a topology's own figure wins */
     ppl_gpu gpu;
     memset(&gpu, 0, sizeof gpu);
-    snprintf(gpu.name, sizeof gpu.name, "A100-SXM4-80GB");
-    ppl_host_link_of(&gpu, &pcie);
+    ppl_gpu_set_name(&gpu, "A100-SXM4-80GB");
+    ppl_gpu_host(&gpu, &pcie);
     assert_close(pcie.link_bps, 32e9, 1e-12);
-    snprintf(gpu.name, sizeof gpu.name, "B200-GB200-NVL72-186GB");
-    ppl_host_link_of(&gpu, &pcie);
+    ppl_gpu_set_name(&gpu, "B200-GB200-NVL72-186GB");
+    ppl_gpu_host(&gpu, &pcie);
     assert_close(pcie.link_bps, 225e9, 1e-12);
     gpu.host_link_bps = 100e9;
-    ppl_host_link_of(&gpu, &pcie);
+    ppl_gpu_host(&gpu, &pcie);
     assert_close(pcie.link_bps, 100e9, 1e-12);
 }
 
@@ -190,9 +190,9 @@ static void test_offload_plan(void **state)
     assert_true(e.memory.fits);
     assert_close(e.time.optimizer, shard * 30.0 / (76.8e9 * 0.5), 1e-12);
     assert_close(e.time.optimizer, 6.89, 0.002);
-    ppl_host_link link;
+    ppl_host_figures link;
     ppl_offload_time t;
-    ppl_host_link_of(&h.gpu, &link);
+    ppl_gpu_host(&h.gpu, &link);
     ppl_offload_time_of(shard, 2.0, 2.0, &link, true, &t);
     assert_close(t.down_s, 2.0 * shard / 64e9, 1e-12);
     assert_close(t.down_s, 0.276, 0.002);
@@ -203,7 +203,7 @@ static void test_offload_plan(void **state)
     ppl_estimate ge;
     ppl_estimate_config(&gctx, &gc, &ge);
     assert_close(ge.time.optimizer, shard * 30.0 / 250e9, 1e-12);
-    ppl_host_link_of(&g.gpu, &link);
+    ppl_gpu_host(&g.gpu, &link);
     ppl_offload_time_of(shard, 2.0, 2.0, &link, true, &t);
     assert_close(t.up_s, 0.0392, 0.002);
     /* half offloaded: the GPU steps its half (HBM) while the CPU steps the rest */

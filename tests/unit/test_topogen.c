@@ -353,8 +353,9 @@ static void test_errors_name_the_option(void **state)
     o.gpu = "X900";
     err = generate_error(&o);
     assert_string_equal(err.key, "gpu");
-    assert_string_equal(err.message, "unknown GPU kind 'X900' (known: A100, H100, H800, H200, "
-                                     "B200, GB200, B300, GB300, MI300X, MI325X, MI355X)");
+    assert_string_equal(err.message,
+                        "unknown GPU kind 'X900' (known: A100, H100, H800, H200, GH200, "
+                        "B200, GB200, B300, GB300, MI300X, MI325X, MI355X)");
     o.gpu = "H100-SXM5-80GB"; /* the full name is the kind too */
     assert_int_equal(ppl_topogen_check(&o, &err), PPL_OK);
 

@@ -162,9 +162,18 @@ static void test_known_gpu_defaults(void **state)
     assert_close(t.gpu.flops[PPL_PRECISION_BF16], 900e12, 1e-15);
     assert_close(t.gpu.flops[PPL_PRECISION_FP16], 900e12, 1e-15);
     assert_close(t.gpu.flops[PPL_PRECISION_FP8], 1979e12, 1e-15);
-    assert_true(ppl_gpu_name_has("a100-sxm4-80gb", "A100"));
-    assert_true(ppl_gpu_name_has("NVIDIA H800 PCIe", "h800"));
-    assert_false(ppl_gpu_name_has("H100", "A100"));
+    assert_non_null(t.gpu.spec);
+    assert_string_equal(t.gpu.spec->kind, "H100");
+    /* a kind by its name or full name, alone or followed by '-', any case; never by
+     * a substring elsewhere in the name */
+    assert_string_equal(ppl_gpu_lookup("a100-sxm4-80gb")->kind, "A100");
+    assert_string_equal(ppl_gpu_lookup("GB200")->kind, "GB200");
+    assert_string_equal(ppl_gpu_lookup("B200-GB200-NVL72-186GB")->kind, "GB200");
+    assert_string_equal(ppl_gpu_lookup("GH200-H100-96GB")->kind, "GH200");
+    assert_string_equal(ppl_gpu_lookup("B300-GB300-NVL72")->kind, "GB300");
+    assert_null(ppl_gpu_lookup("NVIDIA H800 PCIe"));
+    assert_null(ppl_gpu_lookup("H1000"));
+    assert_null(ppl_gpu_lookup("XH100"));
 }
 
 static void test_errors(void **state)
