@@ -7,8 +7,9 @@ Usage: check_includes.py SOURCE_ROOT.  Prints TAP; exits 1 on any failure.
   2. the include graph of the project's own headers has no cycle;
   3. every public header is reached from include/parplan/parplan.h;
   4. no source file is over 800 lines;
-  5. README.md's Layout table names every file of include/parplan/, src/ and
-     src/cli/, and no file that is not there.
+  5. the Layout table of docs/internals.md (its "## Layout" section, up to the
+     next "## " heading) names every file of include/parplan/, src/ and src/cli/,
+     and no file that is not there.
 """
 import os
 import re
@@ -89,14 +90,15 @@ for f in lib + cli + files("tests/unit", (".c",)):
         long.append(f"{f} ({n} lines)")
 results.append((not long, "no source file over 800 lines", ", ".join(long)))
 
-readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
-start = readme.find("## Layout")
-end = readme.find("\n## ", start + 5)
-section = readme[start:end if end > 0 else len(readme)]
+LAYOUT_DOC = "docs/internals.md"
+doc = open(os.path.join(root, LAYOUT_DOC), encoding="utf-8").read()
+start = doc.find("## Layout")
+end = doc.find("\n## ", start + 5)
+section = doc[start:end if end > 0 else len(doc)]
 table = "\n".join(l for l in section.splitlines() if l.startswith("|"))
 named = set(re.findall(r"`((?:include/parplan|src)/[^`]+)`", table))
 tree = set(lib + cli)
-results.append((start >= 0 and named == tree, "README's Layout table matches the tree",
+results.append((start >= 0 and named == tree, f"{LAYOUT_DOC}'s Layout table matches the tree",
                 "not in the table: " + ", ".join(sorted(tree - named)) +
                 "; not in the tree: " + ", ".join(sorted(named - tree))))
 
