@@ -272,6 +272,11 @@ double ppl_precision_gemm_bytes(ppl_precision precision);
  * precision). */
 ppl_status ppl_precision_check(int precision, const ppl_topology *topo, ppl_error *err);
 
+/* The global batch when none is given: about 4M tokens per step (GPT-3's 3.2M,
+ * Llama 2's 4M) in a power of two of sequences, at least one: 512 sequences of
+ * 8,192 tokens, 2,048 of 2,048. */
+int64_t ppl_default_global_batch(const ppl_model *model);
+
 /* Checks a complete configuration (used by the search as well). */
 ppl_status ppl_config_check(const ppl_config *c, const ppl_model *model, const ppl_topology *topo,
                             ppl_error *err);

@@ -75,7 +75,7 @@
 #include "parplan/offload.h"
 #include "parplan/output.h"
 #include "parplan/pipeline.h"
-#include "parplan/pools.h"
+#include "parplan/mixed.h"
 #include "parplan/report.h"
 #include "parplan/runs.h"
 #include "parplan/schedule.h"

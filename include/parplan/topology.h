@@ -140,4 +140,31 @@ extern const char *const ppl_transport_names[];
 const char *ppl_protocol_name(ppl_protocol p);
 const char *ppl_retransmit_name(ppl_retransmit r);
 
+/*
+ * Mixed clusters.  A topology file may hold a `pools` array instead of one GPU
+ * kind: each pool is a topology of its own (gpu, servers, gpus_per_server,
+ * nvlink, rails, tiers), sharing the root's transport, switch_radix, rail_only
+ * and source unless it states its own, and `cross_pool` says how the pools are
+ * joined: the bandwidth per GPU (per direction) and the latency of a transfer
+ * from a GPU of one pool to a GPU of another (mixed.h costs pipelines across
+ * them).  ppl_topology_load of such a file checks every pool and returns the
+ * first, with a warning.
+ */
+#define PPL_MAX_POOLS 4
+
+typedef struct ppl_pools {
+    char name[PPL_NAME_MAX];          /* the cluster's: the file's name, else its stem */
+    int n;                            /* 0: the document has no pools */
+    ppl_topology pool[PPL_MAX_POOLS]; /* each a plain topology; its name is the pool's */
+    double cross_bps;                 /* per GPU, per direction, between two pools */
+    double cross_latency_s;
+} ppl_pools;
+
+/* Reads the pools of a topology document (n = 0 when it has none).  Input
+ * errors name the file and the key ("pools[1].servers", "cross_pool.bandwidth"). */
+ppl_status ppl_pools_from_json(const struct json_t *root, const char *file, const ppl_diag *diag,
+                               ppl_pools *pools, ppl_error *err);
+ppl_status ppl_pools_load(const char *path, const char *display, const ppl_diag *diag,
+                          ppl_pools *pools, ppl_error *err);
+
 #endif

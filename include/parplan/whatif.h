@@ -159,10 +159,6 @@ typedef struct ppl_whatif_opts {
 ppl_status ppl_whatif_run(const ppl_whatif_opts *opts, ppl_whatif_result *out, size_t npoints,
                           ppl_error *err);
 
-/* The global batch when none is given: about 4M tokens per step (GPT-3's 3.2M,
- * Llama 2's 4M) in a power of two of sequences, at least one: 512 sequences of
- * 8,192 tokens, 2,048 of 2,048. */
-int64_t ppl_default_global_batch(const ppl_model *model);
 
 /* Time to train on tokens at tokens_per_s (global_batch * seq_len / step time),
  * failure-free: seconds, and days of 86,400 s (ppl_time_with_failures_s adds

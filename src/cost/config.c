@@ -19,6 +19,7 @@
 #include "parplan/pipeline.h"
 #include "parplan/shard.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -413,6 +414,12 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
     if (c->zero < 0 || c->zero > 3)
         return bad(err, "zero", "expected 0 to 3, found %lld", (long long)c->zero);
     return ppl_shard_check(c, m, err);
+}
+
+int64_t ppl_default_global_batch(const ppl_model *m)
+{
+    double seqs = 4194304.0 / (double)m->seq_len;
+    return seqs < 1 ? 1 : (int64_t)pow(2.0, round(log2(seqs)));
 }
 
 static int64_t pin(int64_t value, int64_t fallback)

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "base/jsonread.h"
-#include "parplan/pools.h"
 
 #define MAX_SERVERS (1LL << 24)
 #define MAX_GPUS_PER_SERVER 1024
@@ -454,6 +453,107 @@ static ppl_status read_transport(ppl_jr_ctx *ctx, const json_t *obj, const char 
     t->transport.protocol = (ppl_protocol)protocol;
     t->transport.retransmit = (ppl_retransmit)retransmit;
     return PPL_OK;
+}
+
+/* Bounds of the cross-pool link, as topology.c bounds every link: 1 Gb/s to
+ * 1 PB/s, latency up to 1 s.  The default latency is an assumption: a transfer
+ * between two halls climbs the leaf and spine of one fabric, crosses a core or a
+ * gateway, and descends the other's (five switch hops of about 1 us each,
+ * topology.c's per-hop default, and a few hundred metres of fibre). */
+#define MIN_CROSS_BPS 1.25e8
+#define MAX_CROSS_BPS 1e15
+#define MAX_CROSS_LATENCY_S 1.0
+#define DEFAULT_CROSS_LATENCY_S 5e-6
+
+/* The root keys a pool takes from the root when it does not state its own (the
+ * source: the cluster's, unless the pool cites its own). */
+static const char *const shared_keys[] = {"transport", "switch_radix", "rail_only", "source", NULL};
+/* The root keys that describe one pool: with pools, each pool states its own. */
+static const char *const pool_only_keys[] = {
+    "gpu", "servers", "gpus_per_server", "nvlink", "rails", "tiers", NULL};
+
+ppl_status ppl_pools_from_json(const json_t *root, const char *file, const ppl_diag *diag,
+                               ppl_pools *out, ppl_error *err)
+{
+    ppl_jr_ctx ctx = {.file = file, .err = err, .diag = diag};
+    char ipath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX], xpath[PPL_ERROR_KEY_MAX];
+    char found[64];
+    static const char *const cross_keys[] = {"bandwidth", "latency", NULL};
+    memset(out, 0, sizeof *out);
+    json_t *arr = json_object_get(root, "pools"), *x;
+    ppl_status st;
+    if (!arr)
+        return PPL_OK;
+    if (!json_is_array(arr)) {
+        ppl_jr_describe(arr, found, sizeof found);
+        return ppl_jr_fail(&ctx, "pools", "expected an array of pools, found %s", found);
+    }
+    size_t n = json_array_size(arr);
+    if (n == 0)
+        return ppl_jr_fail(&ctx, "pools", "expected at least one pool, found an empty array");
+    if (n > PPL_MAX_POOLS)
+        return ppl_jr_fail(&ctx, "pools", "expected at most %d pools, found %zu", PPL_MAX_POOLS, n);
+    if ((st = ppl_jr_string(&ctx, root, "", "name", PPL_JR_OPTIONAL, "", out->name,
+                            sizeof out->name)))
+        return st;
+    for (const char *const *k = pool_only_keys; *k; k++)
+        if (json_object_get(root, *k))
+            return ppl_jr_fail(&ctx, *k, "with pools, each pool states its own %s", *k);
+    if ((st = ppl_jr_object(&ctx, root, "", "cross_pool", PPL_JR_REQUIRED, cross_keys, &x, xpath,
+                            sizeof xpath)) ||
+        (st = ppl_jr_quantity(&ctx, x, xpath, "bandwidth", PPL_UNIT_BANDWIDTH, PPL_JR_REQUIRED, 0,
+                              PPL_JR_BETWEEN(MIN_CROSS_BPS, MAX_CROSS_BPS), &out->cross_bps)) ||
+        (st = ppl_jr_quantity(&ctx, x, xpath, "latency", PPL_UNIT_TIME, PPL_JR_OPTIONAL,
+                              DEFAULT_CROSS_LATENCY_S, PPL_JR_NON_NEGATIVE(MAX_CROSS_LATENCY_S),
+                              &out->cross_latency_s)))
+        return st;
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(arr, i);
+        ppl_jr_index(ipath, sizeof ipath, "pools", i);
+        if ((st = ppl_jr_expect_object(&ctx, e, ipath)))
+            return st;
+        if (json_object_get(e, "pools") || json_object_get(e, "cross_pool")) {
+            ppl_jr_path(full, sizeof full, ipath,
+                        json_object_get(e, "pools") ? "pools" : "cross_pool");
+            return ppl_jr_fail(&ctx, full, "a pool is one GPU kind: it holds no pools");
+        }
+        json_t *copy = json_deep_copy(e);
+        if (!copy)
+            return ppl_error_set(err, PPL_EINTERNAL, file, ipath, "out of memory");
+        for (const char *const *k = shared_keys; *k; k++) {
+            json_t *v = json_object_get(root, *k);
+            if (v && !json_object_get(copy, *k))
+                json_object_set(copy, *k, v);
+        }
+        ppl_topology *t = &out->pool[i];
+        st = ppl_topology_from_json(copy, file, ipath, diag, t, err);
+        json_decref(copy);
+        if (st != PPL_OK)
+            return st;
+        if (!t->name[0])
+            snprintf(t->name, sizeof t->name, "pool%zu", i);
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(out->pool[k].name, t->name) == 0) {
+                ppl_jr_path(full, sizeof full, ipath, "name");
+                return ppl_jr_fail(&ctx, full, "\"%s\" is also the name of pools[%zu]", t->name, k);
+            }
+    }
+    out->n = (int)n;
+    return PPL_OK;
+}
+
+ppl_status ppl_pools_load(const char *path, const char *display, const ppl_diag *diag,
+                          ppl_pools *pools, ppl_error *err)
+{
+    ppl_jr_ctx ctx = {.file = display ? display : path, .err = err, .diag = diag};
+    json_t *root = ppl_jr_load_file(&ctx, path);
+    if (!root)
+        return PPL_EINPUT;
+    ppl_status st = ppl_pools_from_json(root, ctx.file, diag, pools, err);
+    json_decref(root);
+    if (st == PPL_OK && !pools->name[0])
+        ppl_jr_file_stem(path, pools->name, sizeof pools->name);
+    return st;
 }
 
 /* A mixed cluster read as one topology: every pool is checked, the first one

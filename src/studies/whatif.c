@@ -443,12 +443,6 @@ ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size
     return PPL_OK;
 }
 
-int64_t ppl_default_global_batch(const ppl_model *m)
-{
-    double seqs = 4194304.0 / (double)m->seq_len;
-    return seqs < 1 ? 1 : (int64_t)pow(2.0, round(log2(seqs)));
-}
-
 double ppl_time_to_train_s(double tokens, double tokens_per_s)
 {
     return tokens / tokens_per_s;

@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "parplan/pools.h"
+#include "parplan/mixed.h"
 #include "parplan/whatif.h"
 
 static ppl_status load_text(const char *text, ppl_pools *p, ppl_error *err)

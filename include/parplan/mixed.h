@@ -1,12 +1,8 @@
 /*
- * parplan/pools.h - mixed clusters: several GPU pools, and pipelines across them.
+ * parplan/mixed.h - mixed clusters: pipelines across GPU pools.
  *
- * A topology file may hold a `pools` array instead of one GPU kind: each pool is
- * a topology of its own (gpu, servers, gpus_per_server, nvlink, rails, tiers),
- * sharing the root's transport, switch_radix, rail_only and source unless it states its
- * own, and `cross_pool` says how the pools are joined: the bandwidth per GPU (per
- * direction) and the latency of a transfer from a GPU of one pool to a GPU of
- * another.
+ * The pools and the link between them are loaded with the topology (topology.h,
+ * ppl_pools_load).
  *
  * A job is placed on one pool (each pool is a plain ppl_topology, searched as
  * any other) or across pools (ppl_mixed_cost, ppl_mixed_search): every pipeline
@@ -14,8 +10,8 @@
  * replica's pipeline crosses from one pool to the next at one stage boundary;
  * each pool's stages hold as many layers as its speed and memory allow.
  */
-#ifndef PARPLAN_POOLS_H
-#define PARPLAN_POOLS_H
+#ifndef PARPLAN_MIXED_H
+#define PARPLAN_MIXED_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,25 +22,7 @@
 #include "parplan/schedule.h"
 #include "parplan/topology.h"
 
-struct json_t;
-
-#define PPL_MAX_POOLS 4
 #define PPL_MIXED_MAX_STAGES 256
-
-typedef struct ppl_pools {
-    char name[PPL_NAME_MAX];          /* the cluster's: the file's name, else its stem */
-    int n;                            /* 0: the document has no pools */
-    ppl_topology pool[PPL_MAX_POOLS]; /* each a plain topology; its name is the pool's */
-    double cross_bps;                 /* per GPU, per direction, between two pools */
-    double cross_latency_s;
-} ppl_pools;
-
-/* Reads the pools of a topology document (n = 0 when it has none).  Input
- * errors name the file and the key ("pools[1].servers", "cross_pool.bandwidth"). */
-ppl_status ppl_pools_from_json(const struct json_t *root, const char *file, const ppl_diag *diag,
-                               ppl_pools *pools, ppl_error *err);
-ppl_status ppl_pools_load(const char *path, const char *display, const ppl_diag *diag,
-                          ppl_pools *pools, ppl_error *err);
 
 /* A pipeline across pools: pool order[i] holds stages[i] consecutive stages. */
 typedef struct ppl_mixed_plan {
