@@ -29,7 +29,7 @@
 #include "parplan/constants.h"
 #include "parplan/error.h"
 #include "parplan/runs.h"
-#include "parplan/schedule.h"
+#include "parplan/estimate.h"
 
 /* The memory model's stated uncertainty, a fraction of the GPU's memory.  A run
  * was made, so a configuration the model puts over the GPU's memory by less than

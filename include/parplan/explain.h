@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "parplan/schedule.h"
+#include "parplan/estimate.h"
 
 struct json_t;
 

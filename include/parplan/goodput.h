@@ -30,7 +30,7 @@
 
 #include "parplan/config.h"
 #include "parplan/memory.h"
-#include "parplan/schedule.h"
+#include "parplan/estimate.h"
 
 /* Defaults, with their sources in goodput.c. */
 #define PPL_MTBF_GPU_HOURS_DEFAULT (54.0 * 24.0 / 419.0 * 16384.0) /* Llama 3 §3.3.4: 50,677 */

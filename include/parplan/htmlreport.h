@@ -22,7 +22,7 @@
 #include "parplan/memory.h"
 #include "parplan/model.h"
 #include "parplan/output.h"
-#include "parplan/schedule.h"
+#include "parplan/estimate.h"
 #include "parplan/topology.h"
 
 #define PPL_REPORT_MAX_BLOCKS 40000 /* timeline blocks drawn; a longer step is summarised */

@@ -19,7 +19,7 @@
 
 #include "parplan/config.h"
 #include "parplan/error.h"
-#include "parplan/schedule.h"
+#include "parplan/estimate.h"
 #include "parplan/topology.h"
 
 #define PPL_MIXED_MAX_STAGES 256

@@ -15,9 +15,8 @@
 #include <stdbool.h>
 
 #include "parplan/config.h"
+#include "parplan/evalctx.h"
 #include "parplan/topology.h"
-
-struct ppl_eval_ctx;
 
 /* Share of the host's memory bandwidth the CPU Adam step streams at: an
  * assumption (offload.c). */
@@ -41,16 +40,11 @@ typedef struct ppl_offload_time {
 void ppl_offload_time_of(double params, double grad_bytes, double weight_bytes,
                          const ppl_host_figures *link, bool overlapped, ppl_offload_time *out);
 
-/* Whether the stack profile (ppl_stack) offloads the optimizer: Megatron-Core 2025
- * (core_v0.12) and DeepSpeed's (ZeRO-Offload, 2021). */
-bool ppl_stack_offloads(int stack);
-
 /* The optimizer step of one GPU holding a shard of `params` parameters: the GPU's
  * share (ppl_optimizer_time) and the offloaded share (ppl_offload_time_of, over
  * the topology GPU's host link), which run at once (hybrid_optimizer.py:166-175:
  * the GPU optimizer is launched before the CPU ones step); the copies overlap the
  * CPU step on stacks that overlap communication (ppl_stack_overlaps). */
-double ppl_optimizer_step_time(const struct ppl_eval_ctx *ctx, const ppl_config *config,
-                               double params);
+double ppl_optimizer_step_time(const ppl_eval_ctx *ctx, const ppl_config *config, double params);
 
 #endif

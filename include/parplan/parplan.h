@@ -78,7 +78,7 @@
 #include "parplan/mixed.h"
 #include "parplan/report.h"
 #include "parplan/runs.h"
-#include "parplan/schedule.h"
+#include "parplan/estimate.h"
 #include "parplan/search.h"
 #include "parplan/shard.h"
 #include "parplan/sizing.h"

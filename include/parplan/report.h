@@ -11,7 +11,7 @@
 #include "parplan/memory.h"
 #include "parplan/model.h"
 #include "parplan/output.h"
-#include "parplan/schedule.h"
+#include "parplan/estimate.h"
 
 struct json_t;
 

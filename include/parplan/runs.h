@@ -16,7 +16,7 @@
 
 #include "parplan/config.h"
 #include "parplan/model.h"
-#include "parplan/schedule.h"
+#include "parplan/estimate.h"
 #include "parplan/topology.h"
 
 typedef struct ppl_run {

@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "parplan/config.h"
-#include "parplan/schedule.h"
+#include "parplan/estimate.h"
 
 typedef enum ppl_objective {
     PPL_OBJECTIVE_TIME = 0,

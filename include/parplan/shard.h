@@ -47,22 +47,12 @@ int ppl_shard_group_choices(const ppl_topology *topo, const ppl_config *config, 
 int ppl_shard_searched(const ppl_topology *topo, int stack, int64_t pinned,
                        const ppl_config *config, int64_t *out);
 
-/* Whether the stack profile (ppl_stack) can shard in groups: Megatron-Core 2025 and
- * PyTorch FSDP (HYBRID_SHARD). */
-bool ppl_stack_shards_in_groups(int stack);
-
 /* The groups of one stage's data-parallel ranks (Megatron's rank order: TP
  * innermost, then CP, DP): the sharding group, n*cp ranks tp apart, and the
  * replicas of one shard, dp/n ranks tp*cp*n apart; the experts' the same over
  * edp.  Without a group, shard = the whole data-parallel group, replicas one. */
 void ppl_shard_groups(const ppl_net *net, const ppl_config *config, ppl_group *shard,
                       ppl_group *replicas, ppl_group *expert_shard, ppl_group *expert_replicas);
-
-/* `base` (a layout of c, its g_dp and g_edp placed) with the sharding groups of c
- * sharded in groups of n; out may be base. */
-struct ppl_layout;
-void ppl_shard_layout(const ppl_net *net, const ppl_config *config, const struct ppl_layout *base,
-                      int64_t n, struct ppl_layout *out);
 
 /* Launch output: the Megatron-LM flags (appended to `args`) and the DeepSpeed
  * zero_optimization keys (set in `zero`) of the sharding group and the offload;

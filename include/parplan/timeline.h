@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "parplan/error.h"
-#include "parplan/schedule.h"
+#include "parplan/estimate.h"
 
 typedef enum ppl_block_kind {
     PPL_BLOCK_FORWARD = 0,

@@ -22,7 +22,7 @@
 #include "parplan/error.h"
 #include "parplan/goodput.h"
 #include "parplan/model.h"
-#include "parplan/schedule.h"
+#include "parplan/estimate.h"
 #include "parplan/search.h"
 #include "parplan/topology.h"
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "parplan/goodput.h"
-#include "parplan/schedule.h"
+#include "parplan/stack.h"
 #include "parplan/topology.h"
 #include "parplan/units.h"
 

@@ -5,7 +5,7 @@
 #include "options.h"
 
 #include "parplan/goodput.h"
-#include "parplan/schedule.h"
+#include "parplan/stack.h"
 #include "parplan/topology.h"
 
 const opt_def ppl_cli_options[] = {

@@ -16,7 +16,7 @@
 
 #include <math.h>
 
-#include "parplan/schedule.h"
+#include "parplan/evalctx.h"
 
 void ppl_offload_time_of(double params, double grad_bytes, double weight_bytes,
                          const ppl_host_figures *link, bool overlapped, ppl_offload_time *out)
@@ -44,10 +44,4 @@ double ppl_optimizer_step_time(const ppl_eval_ctx *ctx, const ppl_config *c, dou
     ppl_offload_time_of(f * params, ppl_grad_bytes(&ctx->memory, c->precision),
                         ctx->memory.weight_bytes, &link, ppl_stack_overlaps(ctx->stack.stack), &t);
     return fmax(gpu_s, t.total_s);
-}
-
-bool ppl_stack_offloads(int stack)
-{
-    return stack == PPL_STACK_NEMO_2025 || stack == PPL_STACK_MEGATRON_DEEPSPEED ||
-           stack == PPL_STACK_DEEPSPEED_ZERO3_2021;
 }

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "parplan/schedule.h"
+#include "parplan/stack.h"
 
 static ppl_status bad(ppl_error *err, const char *key, const char *msg, long long a, long long b)
 {
@@ -67,11 +67,6 @@ double ppl_shard_expert_ways(const ppl_config *c)
     return (double)ppl_config_edp(c) / (double)ppl_config_shard_replicas(c);
 }
 
-bool ppl_stack_shards_in_groups(int stack)
-{
-    return stack == PPL_STACK_NEMO_2025 || stack == PPL_STACK_FSDP;
-}
-
 int ppl_shard_group_choices(const ppl_topology *t, const ppl_config *c, int64_t *out)
 {
     int k = 0;
@@ -112,28 +107,9 @@ int ppl_shard_searched(const ppl_topology *t, int stack, int64_t pinned, const p
                        int64_t *out)
 {
     out[0] = pinned > 0 ? pinned : c->dp;
-    if (pinned != PPL_UNSET || !ppl_stack_shards_in_groups(stack))
+    if (pinned != PPL_UNSET || !ppl_stack_supports((ppl_stack)stack)->shard_groups)
         return 1;
     return ppl_shard_group_choices(t, c, out);
-}
-
-void ppl_shard_layout(const ppl_net *net, const ppl_config *c, const ppl_layout *base, int64_t n,
-                      ppl_layout *out)
-{
-    ppl_config g = *c;
-    g.shard_group = n;
-    if (out != base)
-        *out = *base;
-    if (ppl_config_shard_replicas(&g) > 1) {
-        ppl_shard_groups(net, &g, &out->g_shard, &out->g_replicas, &out->g_eshard,
-                         &out->g_ereplicas);
-        return;
-    }
-    /* every rank: the data-parallel groups themselves, no replicas */
-    out->g_shard = base->g_dp;
-    out->g_eshard = base->g_edp;
-    ppl_group_place(net, 1, 1, 0, &out->g_replicas);
-    out->g_ereplicas = out->g_replicas;
 }
 
 static void arg(json_t *args, const char *flag)

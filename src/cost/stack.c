@@ -1,9 +1,9 @@
 /*
- * stack.c - the software-stack profiles (see parplan/schedule.h): what each stack
+ * stack.c - the software-stack profiles (see parplan/stack.h): what each stack
  * that ran could build, what it overlaps, its gradient precision, its MoE
  * communication, and the options the step-time model takes from it.
  */
-#include "parplan/schedule.h"
+#include "parplan/stack.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,16 +33,16 @@ static const struct {
     ppl_stack_support can;
 } profiles[PPL_STACK_COUNT] = {
     /* clang-format off */
-    /*                                                 overlaps half   moe    cp     sp     sel    flash  vp     zero etp    cp_comms uneven vp */
-    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  {true,  true,  true,  true,  true,  3, true,  CP_ALL, true}},
-    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  {true,  true,  true,  true,  true,  1, false, CP_P2P, false}},
-    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false}},
-    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, {false, false, true,  true,  false, 3, false, 0, false}},
-    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, {false, true,  true,  true,  true,  1, false, 0, false}},
-    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, false, {false, true,  true,  false, true,  1, false, 0, false}},
-    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, false, {false, false, false, false, true,  0, false, 0, false}},
-    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, false, {false, false, false, false, false, 1, false, 0, false}},
-    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, false, {false, false, false, false, false, 3, false, 0, false}},
+    /*                                                 overlaps half   moe    cp     sp     sel    flash  vp     zero etp    cp_comms uneven groups offload */
+    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  {true,  true,  true,  true,  true,  3, true,  CP_ALL, true,  true,  true}},
+    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}},
+    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}},
+    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, {false, false, true,  true,  false, 3, false, 0,      false, true,  false}},
+    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, {false, true,  true,  true,  true,  1, false, 0,      false, false, false}},
+    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, false, {false, true,  true,  false, true,  1, false, 0,      false, false, false}},
+    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, false, {false, false, false, false, true,  0, false, 0,      false, false, false}},
+    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, false, {false, false, false, false, false, 1, false, 0,      false, false, true}},
+    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, false, {false, false, false, false, false, 3, false, 0,      false, false, true}},
     /* clang-format on */
 };
 

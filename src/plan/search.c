@@ -531,7 +531,8 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
     int64_t shards[PPL_SHARD_CHOICES];
     int nshards = ppl_shard_searched(ctx->topo, ctx->stack.stack, pin->shard_group, &c, shards);
     const double offload_pin = pin->offload_optimizer < 0 ? 0.0 : pin->offload_optimizer;
-    const bool can_offload = pin->offload_optimizer < 0 && ppl_stack_offloads(ctx->stack.stack) &&
+    const bool can_offload = pin->offload_optimizer < 0 &&
+                             ppl_stack_supports(ctx->stack.stack)->offload &&
                              c.optimizer == PPL_OPTIMIZER_ADAM;
     for (int e = 0; e < nfolds; e++) {
         c.etp = folds[e].etp;
@@ -539,7 +540,7 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
         ppl_layout layout, layouts[PPL_SHARD_CHOICES];
         ppl_layout_init(ctx, &c, &layout);
         for (int y = 0; y < nshards; y++)
-            ppl_shard_layout(&ctx->net, &c, &layout, shards[y], &layouts[y]);
+            ppl_layout_shard(&ctx->net, &c, &layout, shards[y], &layouts[y]);
         for (int f = 0; f < mbss.n; f++) {
             c.mbs = mbss.v[f];
             if (batch % (c.dp * c.mbs) != 0)

@@ -5,7 +5,7 @@
 #include "testutil.h"
 
 #include "parplan/offload.h"
-#include "parplan/schedule.h"
+#include "parplan/estimate.h"
 #include "parplan/shard.h"
 
 /* Llama 3 70B on 32 GPUs of a DGX H100 SuperPOD: tp 1, pp 1, dp 32, one sequence

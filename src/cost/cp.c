@@ -1,5 +1,5 @@
 /*
- * context.c - context parallelism's exchange per layer, and what of it shows.
+ * cp.c - context parallelism's exchange per layer, and what of it shows.
  *
  * cp ranks each hold b*s/cp tokens of the sequence, split into 2cp chunks with
  * rank i holding chunks i and 2cp-1-i, so that causal attention gives every rank
@@ -44,7 +44,7 @@
  * one layer, 2*b*s*kv*2 bytes, for allgather) live one layer at a time and are
  * not counted.
  */
-#include "parplan/schedule.h"
+#include "parplan/cp.h"
 
 #include <string.h>
 

@@ -1,5 +1,7 @@
 /*
- * schedule.c - step time of one configuration (see parplan/schedule.h).
+ * stage.c - the pieces of an estimate: one microbatch's communication and
+ * compute, runs of equal stages, one stage's time per microbatch (see
+ * parplan/stage.h).
  *
  * Communication volumes per microbatch (Narayanan et al. SC'21 §3; Korthikanti et
  * al. 2022 §4.2.2):
@@ -19,15 +21,11 @@
  *       layer's weights forward and backward and reduce-scatters its gradients
  *       every microbatch: 1.5x the volume of plain data parallelism.
  */
-#include "parplan/schedule.h"
+#include "parplan/stage.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
-
-#include "parplan/offload.h"
-#include "parplan/shard.h"
 
 /* Parameter tensors of one transformer layer, each its own collective when a
  * stack gathers per tensor: QKV and output projection, the MLP's matrices (three
@@ -40,53 +38,14 @@ static double tensors_per_layer(const ppl_model *m)
     return weights + biases + norms;
 }
 
-void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo,
-                       ppl_stack stack)
-{
-    memset(ctx, 0, sizeof *ctx);
-    ctx->model = model;
-    ctx->topo = topo;
-    ppl_model_derive(model, &ctx->figures);
-    ppl_net_init(&ctx->net, topo);
-    ppl_memory_opts_init(&ctx->memory);
-    ppl_eval_ctx_set_constants(ctx, ppl_constants_committed(), stack);
-}
-
-void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_stack stack)
-{
-    ppl_gpu_efficiency_for(ctx->topo, k, &ctx->eff);
-    /* fp8 GEMMs by kernel generation: 2025+ stacks run them closer to peak (the
-     * NeMo 24.07 and Megatron-Bridge 25-26 runs of the same models disagree by
-     * about a fifth otherwise) */
-    if (stack == PPL_STACK_NEMO_2025 && ctx->eff.gemm_fp8 > 0)
-        ctx->eff.gemm_fp8 = k->h100_gemm_fp8_2025;
-    ctx->memory.half_grads = ppl_stack_half_grads(stack);
-    ppl_stack_opts_init(&ctx->stack, stack, k);
-}
-
 static double pos(double x)
 {
     return x > 0.0 ? x : 0.0;
 }
 
-double ppl_eval_coll(const ppl_eval_ctx *ctx, ppl_collective_op op, const ppl_group *g,
-                     double bytes, double count, ppl_traffic *traffic)
-{
-    ppl_coll r;
-    if (g->n <= 1 || bytes <= 0.0 || count <= 0.0)
-        return 0.0;
-    ppl_collective(&ctx->net, op, g, bytes, PPL_ALGO_AUTO, &r);
-    if (traffic) {
-        traffic->nvlink += count * r.nvlink_bytes;
-        traffic->rail += count * r.rail_bytes;
-        traffic->spine += count * r.spine_bytes;
-    }
-    return count * r.time_s;
-}
-
 /* Bytes per reduced gradient element: those the memory model keeps (fp32 main
  * gradients for bf16 and fp8, fp16 ones for fp16 training). */
-static double grad_bytes(const ppl_eval_ctx *ctx, const ppl_config *c)
+double ppl_dp_grad_bytes(const ppl_eval_ctx *ctx, const ppl_config *c)
 {
     return ppl_grad_bytes(&ctx->memory, c->precision);
 }
@@ -95,16 +54,16 @@ static double grad_bytes(const ppl_eval_ctx *ctx, const ppl_config *c)
  * ZeRO-1/2, the parameter all-gather that follows the optimizer step); with
  * replicas of the shards (rep, shard.h), each shard's all-reduce across them; with
  * ZeRO-3 only that (its gathers and reductions are per layer, class_dp). */
-static void dp_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_group *g,
-                     const ppl_group *rep, double params, double *reduce, double *gather,
-                     double *last_bucket, ppl_traffic *traffic)
+void ppl_dp_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_group *g,
+                  const ppl_group *rep, double params, double *reduce, double *gather,
+                  double *last_bucket, ppl_traffic *traffic)
 {
     *reduce = *gather = *last_bucket = 0.0;
     if ((g->n <= 1 && rep->n <= 1) || params <= 0.0)
         return;
     double buckets = ctx->stack.bucket_params > 0 ? ceil(params / ctx->stack.bucket_params) : 1.0;
     double per = params / buckets;
-    double gb = grad_bytes(ctx, c);
+    double gb = ppl_dp_grad_bytes(ctx, c);
     if (c->zero == 0) {
         *reduce = ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, g, per * gb, buckets, traffic);
     } else {
@@ -119,33 +78,6 @@ static void dp_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_gro
                                     buckets, traffic);
     }
     *last_bucket = *reduce / buckets;
-}
-
-void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l)
-{
-    /* groups in Megatron's rank order, TP innermost, then CP, DP, PP; the worst
-     * copy over the pipeline stages.  MoE layers fold the same ranks of a stage
-     * as etp, ep, edp, PP (megatron/core/parallel_state.py:886-895: the expert
-     * RankGenerator over tp=etp, ep, dp=edp with the order tp-cp-ep-dp-pp, cp=1):
-     * expert TP innermost, EP strided by etp, expert DP by etp*ep */
-    const int64_t pp_stride = c->tp * c->cp * c->dp;
-    const int64_t etp = ppl_config_etp(c);
-    const ppl_net *net = &ctx->net;
-    ppl_group_place_worst(net, c->tp, 1, 0, c->pp, pp_stride, &l->g_tp);
-    ppl_group_place_worst(net, c->cp, c->tp, 0, c->pp, pp_stride, &l->g_cp);
-    ppl_group_place_worst(net, c->dp * c->cp, c->tp, 0, c->pp, pp_stride, &l->g_dp);
-    ppl_group_place_worst(net, etp, 1, 0, c->pp, pp_stride, &l->g_etp);
-    ppl_group_place_worst(net, c->ep, etp, 0, c->pp, pp_stride, &l->g_ep);
-    ppl_group_place_worst(net, ppl_config_edp(c), etp * c->ep, 0, c->pp, pp_stride, &l->g_edp);
-    ppl_group_place_worst(net, c->pp > 1 ? 2 : 1, pp_stride, 0, c->pp > 1 ? c->pp - 1 : 1,
-                          pp_stride, &l->g_pp);
-    ppl_group_place(net, c->pp > 1 ? 2 : 1, (c->pp - 1) * pp_stride, 0, &l->g_tie);
-    /* hierarchical CP: cp_a2a adjacent CP ranks, and the ring of one of each
-     * (Megatron-Core parallel_state.py, hierarchical context-parallel groups) */
-    int64_t a2a = c->cp_a2a >= 1 && c->cp % c->cp_a2a == 0 ? c->cp_a2a : 1;
-    ppl_group_place_worst(net, a2a, c->tp, 0, c->pp, pp_stride, &l->g_cp_a2a);
-    ppl_group_place_worst(net, c->cp / a2a, c->tp * a2a, 0, c->pp, pp_stride, &l->g_cp_ring);
-    ppl_shard_layout(net, c, l, ppl_config_shard_group(c), l);
 }
 
 /*
@@ -301,19 +233,19 @@ void ppl_classes_free(ppl_classes *cl)
 
 /* The data-parallel times' slot in a class's cache: the ZeRO kind (0 none, 1 ZeRO-1/2,
  * 2 ZeRO-3), plus 3 when sharded in groups. */
-static int dp_kind(const ppl_config *c)
+int ppl_dp_kind(const ppl_config *c)
 {
     return (c->zero == 0 ? 0 : c->zero <= 2 ? 1 : 2) + (ppl_config_shard_replicas(c) > 1 ? 3 : 0);
 }
 
 /* Data-parallel times of one class under the configuration's ZeRO stage, cached
  * in the class (they depend on its parameters and the ZeRO stage only). */
-static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
-                     ppl_stage_class *k, const ppl_memory *mem)
+void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                  ppl_stage_class *k, const ppl_memory *mem)
 {
     /* kinds 0-2 shard over every rank, 3-5 in the groups of k->dp_group */
     const bool grouped = ppl_config_shard_replicas(c) > 1;
-    const int kind = dp_kind(c), z = kind % 3;
+    const int kind = ppl_dp_kind(c), z = kind % 3;
     if (grouped && k->dp_group != ppl_config_shard_group(c)) { /* another group's */
         k->dp_ready &= 7;
         k->dp_group = ppl_config_shard_group(c);
@@ -323,16 +255,17 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
     double dense = mem->params - mem->params_expert;
     {
         double reduce, gather, last, r2, g2, l2;
-        dp_times(ctx, c, &l->g_shard, &l->g_replicas, dense, &reduce, &gather, &last, NULL);
-        dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, mem->params_expert, &r2, &g2, &l2, NULL);
+        ppl_dp_times(ctx, c, &l->g_shard, &l->g_replicas, dense, &reduce, &gather, &last, NULL);
+        ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, mem->params_expert, &r2, &g2, &l2,
+                     NULL);
         reduce += r2;
         gather += g2;
         if (l2 > last)
             last = l2;
         if (z < 2 && c->pp > 1 && ctx->model->tied_embeddings && (k->is_first || k->is_last)) {
             double tied = (double)ctx->model->vocab * (double)ctx->model->hidden / (double)c->tp;
-            reduce +=
-                ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tie, tied * grad_bytes(ctx, c), 1, NULL);
+            reduce += ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tie,
+                                    tied * ppl_dp_grad_bytes(ctx, c), 1, NULL);
         }
         k->dp_reduce[kind] = reduce;
         k->dp_gather[kind] = gather;
@@ -349,8 +282,9 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
         k->z3_ag[grouped] =
             ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_shard,
                           layer_params * ctx->memory.weight_bytes / n / bus, n, NULL);
-        k->z3_rs[grouped] = ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_shard,
-                                          layer_params * grad_bytes(ctx, c) / n / bus, n, NULL);
+        k->z3_rs[grouped] =
+            ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_shard,
+                          layer_params * ppl_dp_grad_bytes(ctx, c) / n / bus, n, NULL);
         /* a MoE layer's local experts are sharded over the expert-data-parallel
          * group (edp = tp*cp*dp/(etp*ep) ranks) and gathered and reduce-scattered over it as the
          * dense weights are over theirs; averaged over the class's layers */
@@ -362,29 +296,15 @@ static void class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_lay
                                       expert * ctx->memory.weight_bytes / n / bus, n, NULL);
             k->z3_rs[grouped] +=
                 share * ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_eshard,
-                                      expert * grad_bytes(ctx, c) / n / bus, n, NULL);
+                                      expert * ppl_dp_grad_bytes(ctx, c) / n / bus, n, NULL);
         }
     }
     k->dp_ready |= 1 << kind;
 }
 
-static const char *level_name(const ppl_eval_ctx *ctx, const ppl_group *g)
-{
-    return g->tier < 0 ? "nvlink" : ctx->topo->tiers[g->tier].name;
-}
-
-typedef struct stage_time {
-    double compute, forward, backward; /* per microbatch */
-    double wgrad;                      /* of backward, the weight-gradient GEMMs (W) */
-    double ep_hidden;                  /* expert all-to-all hidden under another microbatch */
-    double tp, cp, ep, pp, zero3;      /* communication per microbatch */
-    double exposed;                    /* communication per microbatch not hidden */
-    double total;                      /* compute + exposed */
-} stage_time;
-
 /* One stage of a class, per microbatch. */
-static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
-                       const ppl_stage_class *k, stage_time *s)
+void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
+                    const ppl_stage_class *k, ppl_stage_time *s)
 {
     const ppl_stack_opts *so = &ctx->stack;
     const double nd = (double)(k->layers - k->moe_layers), nm = (double)k->moe_layers;
@@ -464,8 +384,8 @@ static void stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_m
  * transfers; 2 of 6 with full recomputation, whose forward runs again in B).  FB is
  * the stage's time per microbatch; under DualPipe's F&B it hides the all-to-all,
  * which the passes run alone show again (what it hid, less the slowdown of hiding). */
-static void stage_passes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
-                         const stage_time *s, ppl_passes *out)
+void ppl_stage_passes_of(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
+                         const ppl_stage_time *s, ppl_passes *out)
 {
     double alone = s->total;
     if (ppl_schedule_overlaps_fb(c->schedule))
@@ -476,279 +396,12 @@ static void stage_passes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     out->fb_s = s->total;
 }
 
-bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
-                         const ppl_micro *mi, ppl_classes *cl, bool full, ppl_estimate *out)
-{
-    const ppl_model *m = ctx->model;
-    const ppl_stack_opts *so = &ctx->stack;
-    const double capacity = ctx->topo->gpu.memory_bytes;
-    out->config = *c;
-    out->stack = so->stack;
-    out->ep_servers = l->g_ep.nodes > 1 ? l->g_ep.nodes : 1;
-    out->n_stage_passes = 0;
-
-    /* memory: the first stage of each class is its heaviest */
-    stage_time worst = {0}, st;
-    int64_t worst_k = 0;
-    double sum_total = 0.0, slack = 0.0, dp_exposed = 0.0, dp_total = 0.0, opt_time = 0.0;
-    double worst_params = 0.0, worst_expert = 0.0, worst_layers = 0.0, worst_moe = 0.0;
-    ppl_passes passes, sum_passes = {0}, worst_passes = {0};
-    for (size_t i = 0; i < cl->n; i++) {
-        ppl_stage_class *k = &cl->items[i];
-        ppl_memory mem;
-        ppl_memory_at(c, &ctx->memory, &mi->mem, capacity, k->first_stage, k->layers, k->moe_layers,
-                      &mem);
-        if (mem.host > 0.0 && mem.host > ppl_gpu_host_capacity_bytes(&ctx->topo->gpu))
-            mem.fits = false; /* the offloaded state overflows the GPU's share of the host */
-        if (i == 0 || mem.total > out->memory.total || (!mem.fits && out->memory.fits))
-            out->memory = mem;
-        if (!full && !out->memory.fits)
-            continue; /* the caller only asks whether it fits; the rest is wasted */
-        class_dp(ctx, c, l, k, &mem);
-        stage_eval(ctx, c, mi, k, &st);
-        sum_total += (double)k->count * st.total;
-        stage_passes(ctx, c, mi, &st, &passes);
-        if (full && i < PPL_PASS_CLASSES) {
-            out->stage_passes[i].first_stage = k->first_stage;
-            out->stage_passes[i].count = k->count;
-            out->stage_passes[i].passes = passes;
-            out->n_stage_passes = (int)i + 1;
-        }
-        sum_passes.f_s += (double)k->count * passes.f_s;
-        sum_passes.b_s += (double)k->count * passes.b_s;
-        sum_passes.w_s += (double)k->count * passes.w_s;
-        sum_passes.fb_s += (double)k->count * passes.fb_s;
-        if (st.total > worst.total) {
-            worst = st;
-            worst_passes = passes;
-            worst_k = k->first_stage;
-            worst_params = mem.params;
-            worst_expert = mem.params_expert;
-            worst_layers = (double)k->layers;
-            worst_moe = (double)k->moe_layers;
-        }
-        /* data parallelism after the class's last backward: the class's first stage
-         * has the least slack (the stages before it still draining the pipeline) */
-        { /* ZeRO-3: only the replicas' all-reduce (0 without them) */
-            int kind = dp_kind(c);
-            double reduce = k->dp_reduce[kind], gather = k->dp_gather[kind];
-            /* the reduction starts under this stage's last backward (stacks that
-             * overlap it), goes on while earlier stages drain the pipeline, and
-             * what is left shows; only the part under its own compute slows it */
-            double own =
-                reduce < so->dp_overlap * st.backward ? reduce : so->dp_overlap * st.backward;
-            double exposed = pos(reduce - own - slack);
-            if (so->dp_overlap > 0.0 && exposed < k->dp_last[kind])
-                exposed = k->dp_last[kind];
-            double gather_exposed = pos(gather - so->dp_overlap * st.forward);
-            exposed += gather_exposed + so->overlap_cost * (own + gather - gather_exposed);
-            if (exposed > dp_exposed)
-                dp_exposed = exposed;
-            if (reduce + gather > dp_total)
-                dp_total = reduce + gather;
-        }
-        /* the schedules of pipeline.h end every stage with the deferred W passes
-         * (Qi et al. ICLR 2024 §2.1: "the delayed W passes fill the bubbles" of the
-         * tail; dualpipe.py step 8: nW): no stage drains while another reduces */
-        if (!ppl_schedule_splits_backward(c->schedule))
-            slack += (double)k->count * st.backward;
-        double dense = mem.params - mem.params_expert;
-        double opt = ppl_optimizer_step_time(
-            ctx, c,
-            dense / (c->zero >= 1 ? ppl_shard_dense_ways(c) : 1.0) +
-                mem.params_expert / (c->zero >= 1 ? ppl_shard_expert_ways(c) : 1.0));
-        if (opt > opt_time)
-            opt_time = opt;
-    }
-    if (!out->memory.fits && !full)
-        return false;
-
-    /* pipeline: (m-1) x slowest + one pass (1F1B, GPipe); interleaved: 1/v of a pass */
-    const double mb = (double)c->microbatches;
-    double pass = sum_total - worst.total;
-    double pipe = mb * worst.total + (c->vp > 1 ? pass / (double)c->vp : pass);
-    if (ppl_schedule_splits_backward(c->schedule)) { /* ZB-H1 ... DualPipeV: pipeline.c */
-        ppl_passes others = {sum_passes.f_s - worst_passes.f_s, sum_passes.b_s - worst_passes.b_s,
-                             sum_passes.w_s - worst_passes.w_s,
-                             sum_passes.fb_s - worst_passes.fb_s};
-        pipe = mb * worst.total + ppl_pipeline_bubble_s(c->schedule, c->pp, c->vp, &others);
-    }
-    out->slowest_stage = worst_k;
-    out->passes = worst_passes;
-    out->time.compute = mb * worst.compute;
-    out->time.bubble = pipe - mb * worst.total;
-    out->time.tp_comm = mb * worst.tp;
-    out->time.cp_comm = mb * worst.cp;
-    out->time.ep_comm = mb * worst.ep;
-    out->time.pp_comm = mb * worst.pp;
-    out->time.dp_comm = (c->zero >= 3 ? mb * worst.zero3 : 0.0) + dp_total;
-    out->time.optimizer = opt_time;
-    out->time.overhead = so->step_overhead_s;
-    out->time.exposed_comm = mb * worst.exposed + dp_exposed;
-    out->step_time_s = pipe + dp_exposed + opt_time + so->step_overhead_s;
-    const double tokens_step = (double)c->global_batch * (double)m->seq_len;
-    out->tokens_per_s = tokens_step / out->step_time_s;
-    if (!full)
-        return out->memory.fits;
-
-    /* traffic of the slowest stage's GPU over the step */
-    ppl_traffic *tr = &out->traffic;
-    memset(tr, 0, sizeof *tr);
-    const double f = ppl_recomputed_share(c, (int64_t)worst_layers);
-    const double per_layer =
-        mi->tp_count - (c->recompute == PPL_RECOMPUTE_FULL ? 2.0 * (1.0 - f) : 0.0);
-    if (c->tp > 1) {
-        double n = mb * (worst_layers - 0.5 * worst_moe) * per_layer;
-        if (c->sequence_parallel) {
-            ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, n, tr);
-            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->tp_gather, n, tr);
-        } else {
-            ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, n, tr);
-        }
-    }
-    if (mi->etp_one > 0.0) { /* the dispatcher's gathers over the etp group */
-        double gathered =
-            mi->act * (double)m->moe.top_k * (double)ppl_config_etp(c) / (double)c->tp;
-        ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered, mb * worst_moe * 0.5 * per_layer,
-                      tr);
-        ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_etp, gathered,
-                      mb * worst_moe * 0.5 * per_layer, tr);
-    }
-    if (c->pp > 1)
-        ppl_eval_coll(ctx, PPL_OP_SENDRECV, &l->g_pp, c->tp > 1 ? mi->act / (double)c->tp : mi->act,
-                      mb * 2.0 * (double)c->vp, tr);
-    if (c->cp > 1)
-        ppl_cp_traffic(ctx, c, l, mb * worst_layers, tr);
-    double r, g, lb; /* ZeRO-3: the replicas' all-reduce only */
-    dp_times(ctx, c, &l->g_shard, &l->g_replicas, worst_params - worst_expert, &r, &g, &lb, tr);
-    dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, worst_expert, &r, &g, &lb, tr); /* experts */
-    if (c->zero >= 3 && l->g_shard.n > 1 && worst_layers > 0) {
-        double layer_params = (worst_params - worst_expert) / worst_layers;
-        ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_shard, layer_params * ctx->memory.weight_bytes,
-                      2.0 * mb * worst_layers, tr);
-        ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_shard, layer_params * grad_bytes(ctx, c),
-                      mb * worst_layers, tr);
-        if (worst_moe > 0 && l->g_eshard.n > 1) { /* a MoE layer's experts: over edp */
-            double expert = worst_expert / worst_moe;
-            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_eshard, expert * ctx->memory.weight_bytes,
-                          2.0 * mb * worst_moe, tr);
-            ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_eshard, expert * grad_bytes(ctx, c),
-                          mb * worst_moe, tr);
-        }
-    }
-
-    /* rates */
-    double model_flops = tokens_step * ctx->figures.flops_training_per_token;
-    double extra = 0.0;
-    if (c->recompute == PPL_RECOMPUTE_FULL)
-        extra =
-            (ctx->figures.flops_full_recompute_per_token - ctx->figures.flops_training_per_token) *
-            ppl_recomputed_share(c, (m->layers + c->pp - 1) / c->pp);
-    else if (c->recompute == PPL_RECOMPUTE_SELECTIVE)
-        extra = 4.0 * (double)m->seq_len * (double)m->hidden * (double)m->layers;
-    out->model_tflops_per_gpu = model_flops / out->step_time_s / (double)c->gpus / 1e12;
-    out->hardware_tflops_per_gpu =
-        (model_flops + tokens_step * extra) / out->step_time_s / (double)c->gpus / 1e12;
-    out->mfu = out->model_tflops_per_gpu * 1e12 / ctx->topo->gpu.flops[PPL_PRECISION_BF16];
-
-    /* the largest share of the step names the bottleneck */
-    struct {
-        const char *name;
-        double value;
-        const ppl_group *g;
-    } parts[] = {
-        {"compute", out->time.compute, NULL},
-        {"bubble", out->time.bubble, NULL},
-        {"tp_comm", mb * (1.0 - so->tp_overlap) * worst.tp, &l->g_tp},
-        {"cp_comm", mb * worst.cp, &l->g_cp},
-        {"ep_comm", mb * worst.ep, &l->g_ep},
-        {"pp_comm", mb * (1.0 - so->pp_overlap) * worst.pp, &l->g_pp},
-        {"dp_comm", dp_exposed + (c->zero >= 3 ? mb * worst.zero3 : 0.0),
-         l->g_replicas.n > 1 ? &l->g_replicas : &l->g_dp},
-        {"optimizer", opt_time, NULL},
-    };
-    out->bottleneck = "compute";
-    out->bottleneck_level[0] = '\0';
-    double best = -1.0, best_comm = -1.0;
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        if (parts[i].value > best) {
-            best = parts[i].value;
-            out->bottleneck = parts[i].name;
-        }
-        if (parts[i].g && parts[i].value > best_comm && parts[i].value > 0.0) {
-            best_comm = parts[i].value;
-            snprintf(out->bottleneck_level, sizeof out->bottleneck_level, "%s",
-                     level_name(ctx, parts[i].g));
-        }
-    }
-    return out->memory.fits;
-}
-
-void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estimate *out)
-{
-    ppl_layout l;
-    ppl_micro mi;
-    ppl_classes cl;
-    memset(out, 0, sizeof *out);
-    ppl_layout_init(ctx, c, &l);
-    ppl_micro_comm_init(ctx, c, &l, &mi);
-    ppl_micro_compute_init(ctx, c, &mi);
-    ppl_classes_init(ctx, c, &cl);
-    ppl_estimate_cached(ctx, c, &l, &mi, &cl, true, out);
-    ppl_classes_free(&cl);
-}
-
-ppl_status ppl_estimate_check(const ppl_estimate *e, ppl_error *err)
-{
-    const struct {
-        const char *name;
-        double value;
-    } figures[] = {
-        {"step_time_s", e->step_time_s},
-        {"tokens_per_s", e->tokens_per_s},
-        {"model_tflops_per_gpu", e->model_tflops_per_gpu},
-        {"hardware_tflops_per_gpu", e->hardware_tflops_per_gpu},
-        {"mfu", e->mfu},
-        {"time.compute", e->time.compute},
-        {"time.bubble", e->time.bubble},
-        {"time.tp_comm", e->time.tp_comm},
-        {"time.cp_comm", e->time.cp_comm},
-        {"time.pp_comm", e->time.pp_comm},
-        {"time.dp_comm", e->time.dp_comm},
-        {"time.ep_comm", e->time.ep_comm},
-        {"time.optimizer", e->time.optimizer},
-        {"time.exposed_comm", e->time.exposed_comm},
-        {"time.overhead", e->time.overhead},
-        {"memory.weights", e->memory.weights},
-        {"memory.gradients", e->memory.gradients},
-        {"memory.optimizer", e->memory.optimizer},
-        {"memory.activations", e->memory.activations},
-        {"memory.other", e->memory.other},
-        {"memory.total", e->memory.total},
-        {"traffic.nvlink", e->traffic.nvlink},
-        {"traffic.rail", e->traffic.rail},
-        {"traffic.spine", e->traffic.spine},
-        {"pipeline.forward_s", e->passes.f_s},
-        {"pipeline.backward_input_s", e->passes.b_s},
-        {"pipeline.backward_weight_s", e->passes.w_s},
-        {"pipeline.overlapped_forward_backward_s", e->passes.fb_s},
-    };
-    for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
-        if (!isfinite(figures[i].value) || figures[i].value < 0.0)
-            return ppl_error_set(err, PPL_EINTERNAL, "", "",
-                                 "the cost model gave %s = %g for tp %lld, pp %lld, dp %lld: "
-                                 "not shown (a bug: please report it with the inputs)",
-                                 figures[i].name, figures[i].value, (long long)e->config.tp,
-                                 (long long)e->config.pp, (long long)e->config.dp);
-    return PPL_OK;
-}
-
 double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                              const ppl_micro *mi, int64_t stage, int64_t layers, int64_t moe_layers,
                              ppl_memory *memory)
 {
     ppl_stage_class k;
-    stage_time s;
+    ppl_stage_time s;
     memset(&k, 0, sizeof k);
     k.first_stage = stage;
     k.count = 1;
@@ -761,8 +414,8 @@ double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const
     ppl_memory_at(c, &ctx->memory, &mi->mem, ctx->topo->gpu.memory_bytes, stage, layers, moe_layers,
                   &mem);
     if (c->zero >= 3)
-        class_dp(ctx, c, l, &k, &mem);
-    stage_eval(ctx, c, mi, &k, &s);
+        ppl_class_dp(ctx, c, l, &k, &mem);
+    ppl_stage_eval(ctx, c, mi, &k, &s);
     if (memory)
         *memory = mem;
     return s.total;

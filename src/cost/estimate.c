@@ -1,0 +1,289 @@
+/*
+ * estimate.c - one configuration's step from its pieces (see parplan/estimate.h).
+ */
+#include "parplan/estimate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "parplan/offload.h"
+#include "parplan/shard.h"
+
+static double pos(double x)
+{
+    return x > 0.0 ? x : 0.0;
+}
+
+static const char *level_name(const ppl_eval_ctx *ctx, const ppl_group *g)
+{
+    return g->tier < 0 ? "nvlink" : ctx->topo->tiers[g->tier].name;
+}
+
+bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                         const ppl_micro *mi, ppl_classes *cl, bool full, ppl_estimate *out)
+{
+    const ppl_model *m = ctx->model;
+    const ppl_stack_opts *so = &ctx->stack;
+    const double capacity = ctx->topo->gpu.memory_bytes;
+    out->config = *c;
+    out->stack = so->stack;
+    out->ep_servers = l->g_ep.nodes > 1 ? l->g_ep.nodes : 1;
+    out->n_stage_passes = 0;
+
+    /* memory: the first stage of each class is its heaviest */
+    ppl_stage_time worst = {0}, st;
+    int64_t worst_k = 0;
+    double sum_total = 0.0, slack = 0.0, dp_exposed = 0.0, dp_total = 0.0, opt_time = 0.0;
+    double worst_params = 0.0, worst_expert = 0.0, worst_layers = 0.0, worst_moe = 0.0;
+    ppl_passes passes, sum_passes = {0}, worst_passes = {0};
+    for (size_t i = 0; i < cl->n; i++) {
+        ppl_stage_class *k = &cl->items[i];
+        ppl_memory mem;
+        ppl_memory_at(c, &ctx->memory, &mi->mem, capacity, k->first_stage, k->layers, k->moe_layers,
+                      &mem);
+        if (mem.host > 0.0 && mem.host > ppl_gpu_host_capacity_bytes(&ctx->topo->gpu))
+            mem.fits = false; /* the offloaded state overflows the GPU's share of the host */
+        if (i == 0 || mem.total > out->memory.total || (!mem.fits && out->memory.fits))
+            out->memory = mem;
+        if (!full && !out->memory.fits)
+            continue; /* the caller only asks whether it fits; the rest is wasted */
+        ppl_class_dp(ctx, c, l, k, &mem);
+        ppl_stage_eval(ctx, c, mi, k, &st);
+        sum_total += (double)k->count * st.total;
+        ppl_stage_passes_of(ctx, c, mi, &st, &passes);
+        if (full && i < PPL_PASS_CLASSES) {
+            out->stage_passes[i].first_stage = k->first_stage;
+            out->stage_passes[i].count = k->count;
+            out->stage_passes[i].passes = passes;
+            out->n_stage_passes = (int)i + 1;
+        }
+        sum_passes.f_s += (double)k->count * passes.f_s;
+        sum_passes.b_s += (double)k->count * passes.b_s;
+        sum_passes.w_s += (double)k->count * passes.w_s;
+        sum_passes.fb_s += (double)k->count * passes.fb_s;
+        if (st.total > worst.total) {
+            worst = st;
+            worst_passes = passes;
+            worst_k = k->first_stage;
+            worst_params = mem.params;
+            worst_expert = mem.params_expert;
+            worst_layers = (double)k->layers;
+            worst_moe = (double)k->moe_layers;
+        }
+        /* data parallelism after the class's last backward: the class's first stage
+         * has the least slack (the stages before it still draining the pipeline) */
+        { /* ZeRO-3: only the replicas' all-reduce (0 without them) */
+            int kind = ppl_dp_kind(c);
+            double reduce = k->dp_reduce[kind], gather = k->dp_gather[kind];
+            /* the reduction starts under this stage's last backward (stacks that
+             * overlap it), goes on while earlier stages drain the pipeline, and
+             * what is left shows; only the part under its own compute slows it */
+            double own =
+                reduce < so->dp_overlap * st.backward ? reduce : so->dp_overlap * st.backward;
+            double exposed = pos(reduce - own - slack);
+            if (so->dp_overlap > 0.0 && exposed < k->dp_last[kind])
+                exposed = k->dp_last[kind];
+            double gather_exposed = pos(gather - so->dp_overlap * st.forward);
+            exposed += gather_exposed + so->overlap_cost * (own + gather - gather_exposed);
+            if (exposed > dp_exposed)
+                dp_exposed = exposed;
+            if (reduce + gather > dp_total)
+                dp_total = reduce + gather;
+        }
+        /* the schedules of pipeline.h end every stage with the deferred W passes
+         * (Qi et al. ICLR 2024 §2.1: "the delayed W passes fill the bubbles" of the
+         * tail; dualpipe.py step 8: nW): no stage drains while another reduces */
+        if (!ppl_schedule_splits_backward(c->schedule))
+            slack += (double)k->count * st.backward;
+        double dense = mem.params - mem.params_expert;
+        double opt = ppl_optimizer_step_time(
+            ctx, c,
+            dense / (c->zero >= 1 ? ppl_shard_dense_ways(c) : 1.0) +
+                mem.params_expert / (c->zero >= 1 ? ppl_shard_expert_ways(c) : 1.0));
+        if (opt > opt_time)
+            opt_time = opt;
+    }
+    if (!out->memory.fits && !full)
+        return false;
+
+    /* pipeline: (m-1) x slowest + one pass (1F1B, GPipe); interleaved: 1/v of a pass */
+    const double mb = (double)c->microbatches;
+    double pass = sum_total - worst.total;
+    double pipe = mb * worst.total + (c->vp > 1 ? pass / (double)c->vp : pass);
+    if (ppl_schedule_splits_backward(c->schedule)) { /* ZB-H1 ... DualPipeV: pipeline.c */
+        ppl_passes others = {sum_passes.f_s - worst_passes.f_s, sum_passes.b_s - worst_passes.b_s,
+                             sum_passes.w_s - worst_passes.w_s,
+                             sum_passes.fb_s - worst_passes.fb_s};
+        pipe = mb * worst.total + ppl_pipeline_bubble_s(c->schedule, c->pp, c->vp, &others);
+    }
+    out->slowest_stage = worst_k;
+    out->passes = worst_passes;
+    out->time.compute = mb * worst.compute;
+    out->time.bubble = pipe - mb * worst.total;
+    out->time.tp_comm = mb * worst.tp;
+    out->time.cp_comm = mb * worst.cp;
+    out->time.ep_comm = mb * worst.ep;
+    out->time.pp_comm = mb * worst.pp;
+    out->time.dp_comm = (c->zero >= 3 ? mb * worst.zero3 : 0.0) + dp_total;
+    out->time.optimizer = opt_time;
+    out->time.overhead = so->step_overhead_s;
+    out->time.exposed_comm = mb * worst.exposed + dp_exposed;
+    out->step_time_s = pipe + dp_exposed + opt_time + so->step_overhead_s;
+    const double tokens_step = (double)c->global_batch * (double)m->seq_len;
+    out->tokens_per_s = tokens_step / out->step_time_s;
+    if (!full)
+        return out->memory.fits;
+
+    /* traffic of the slowest stage's GPU over the step */
+    ppl_traffic *tr = &out->traffic;
+    memset(tr, 0, sizeof *tr);
+    const double f = ppl_recomputed_share(c, (int64_t)worst_layers);
+    const double per_layer =
+        mi->tp_count - (c->recompute == PPL_RECOMPUTE_FULL ? 2.0 * (1.0 - f) : 0.0);
+    if (c->tp > 1) {
+        double n = mb * (worst_layers - 0.5 * worst_moe) * per_layer;
+        if (c->sequence_parallel) {
+            ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, n, tr);
+            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->tp_gather, n, tr);
+        } else {
+            ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, n, tr);
+        }
+    }
+    if (mi->etp_one > 0.0) { /* the dispatcher's gathers over the etp group */
+        double gathered =
+            mi->act * (double)m->moe.top_k * (double)ppl_config_etp(c) / (double)c->tp;
+        ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered, mb * worst_moe * 0.5 * per_layer,
+                      tr);
+        ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_etp, gathered,
+                      mb * worst_moe * 0.5 * per_layer, tr);
+    }
+    if (c->pp > 1)
+        ppl_eval_coll(ctx, PPL_OP_SENDRECV, &l->g_pp, c->tp > 1 ? mi->act / (double)c->tp : mi->act,
+                      mb * 2.0 * (double)c->vp, tr);
+    if (c->cp > 1)
+        ppl_cp_traffic(ctx, c, l, mb * worst_layers, tr);
+    double r, g, lb; /* ZeRO-3: the replicas' all-reduce only */
+    ppl_dp_times(ctx, c, &l->g_shard, &l->g_replicas, worst_params - worst_expert, &r, &g, &lb, tr);
+    ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, worst_expert, &r, &g, &lb,
+                 tr); /* experts */
+    if (c->zero >= 3 && l->g_shard.n > 1 && worst_layers > 0) {
+        double layer_params = (worst_params - worst_expert) / worst_layers;
+        ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_shard, layer_params * ctx->memory.weight_bytes,
+                      2.0 * mb * worst_layers, tr);
+        ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_shard,
+                      layer_params * ppl_dp_grad_bytes(ctx, c), mb * worst_layers, tr);
+        if (worst_moe > 0 && l->g_eshard.n > 1) { /* a MoE layer's experts: over edp */
+            double expert = worst_expert / worst_moe;
+            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_eshard, expert * ctx->memory.weight_bytes,
+                          2.0 * mb * worst_moe, tr);
+            ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_eshard,
+                          expert * ppl_dp_grad_bytes(ctx, c), mb * worst_moe, tr);
+        }
+    }
+
+    /* rates */
+    double model_flops = tokens_step * ctx->figures.flops_training_per_token;
+    double extra = 0.0;
+    if (c->recompute == PPL_RECOMPUTE_FULL)
+        extra =
+            (ctx->figures.flops_full_recompute_per_token - ctx->figures.flops_training_per_token) *
+            ppl_recomputed_share(c, (m->layers + c->pp - 1) / c->pp);
+    else if (c->recompute == PPL_RECOMPUTE_SELECTIVE)
+        extra = 4.0 * (double)m->seq_len * (double)m->hidden * (double)m->layers;
+    out->model_tflops_per_gpu = model_flops / out->step_time_s / (double)c->gpus / 1e12;
+    out->hardware_tflops_per_gpu =
+        (model_flops + tokens_step * extra) / out->step_time_s / (double)c->gpus / 1e12;
+    out->mfu = out->model_tflops_per_gpu * 1e12 / ctx->topo->gpu.flops[PPL_PRECISION_BF16];
+
+    /* the largest share of the step names the bottleneck */
+    struct {
+        const char *name;
+        double value;
+        const ppl_group *g;
+    } parts[] = {
+        {"compute", out->time.compute, NULL},
+        {"bubble", out->time.bubble, NULL},
+        {"tp_comm", mb * (1.0 - so->tp_overlap) * worst.tp, &l->g_tp},
+        {"cp_comm", mb * worst.cp, &l->g_cp},
+        {"ep_comm", mb * worst.ep, &l->g_ep},
+        {"pp_comm", mb * (1.0 - so->pp_overlap) * worst.pp, &l->g_pp},
+        {"dp_comm", dp_exposed + (c->zero >= 3 ? mb * worst.zero3 : 0.0),
+         l->g_replicas.n > 1 ? &l->g_replicas : &l->g_dp},
+        {"optimizer", opt_time, NULL},
+    };
+    out->bottleneck = "compute";
+    out->bottleneck_level[0] = '\0';
+    double best = -1.0, best_comm = -1.0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (parts[i].value > best) {
+            best = parts[i].value;
+            out->bottleneck = parts[i].name;
+        }
+        if (parts[i].g && parts[i].value > best_comm && parts[i].value > 0.0) {
+            best_comm = parts[i].value;
+            snprintf(out->bottleneck_level, sizeof out->bottleneck_level, "%s",
+                     level_name(ctx, parts[i].g));
+        }
+    }
+    return out->memory.fits;
+}
+
+void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estimate *out)
+{
+    ppl_layout l;
+    ppl_micro mi;
+    ppl_classes cl;
+    memset(out, 0, sizeof *out);
+    ppl_layout_init(ctx, c, &l);
+    ppl_micro_comm_init(ctx, c, &l, &mi);
+    ppl_micro_compute_init(ctx, c, &mi);
+    ppl_classes_init(ctx, c, &cl);
+    ppl_estimate_cached(ctx, c, &l, &mi, &cl, true, out);
+    ppl_classes_free(&cl);
+}
+
+ppl_status ppl_estimate_check(const ppl_estimate *e, ppl_error *err)
+{
+    const struct {
+        const char *name;
+        double value;
+    } figures[] = {
+        {"step_time_s", e->step_time_s},
+        {"tokens_per_s", e->tokens_per_s},
+        {"model_tflops_per_gpu", e->model_tflops_per_gpu},
+        {"hardware_tflops_per_gpu", e->hardware_tflops_per_gpu},
+        {"mfu", e->mfu},
+        {"time.compute", e->time.compute},
+        {"time.bubble", e->time.bubble},
+        {"time.tp_comm", e->time.tp_comm},
+        {"time.cp_comm", e->time.cp_comm},
+        {"time.pp_comm", e->time.pp_comm},
+        {"time.dp_comm", e->time.dp_comm},
+        {"time.ep_comm", e->time.ep_comm},
+        {"time.optimizer", e->time.optimizer},
+        {"time.exposed_comm", e->time.exposed_comm},
+        {"time.overhead", e->time.overhead},
+        {"memory.weights", e->memory.weights},
+        {"memory.gradients", e->memory.gradients},
+        {"memory.optimizer", e->memory.optimizer},
+        {"memory.activations", e->memory.activations},
+        {"memory.other", e->memory.other},
+        {"memory.total", e->memory.total},
+        {"traffic.nvlink", e->traffic.nvlink},
+        {"traffic.rail", e->traffic.rail},
+        {"traffic.spine", e->traffic.spine},
+        {"pipeline.forward_s", e->passes.f_s},
+        {"pipeline.backward_input_s", e->passes.b_s},
+        {"pipeline.backward_weight_s", e->passes.w_s},
+        {"pipeline.overlapped_forward_backward_s", e->passes.fb_s},
+    };
+    for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
+        if (!isfinite(figures[i].value) || figures[i].value < 0.0)
+            return ppl_error_set(err, PPL_EINTERNAL, "", "",
+                                 "the cost model gave %s = %g for tp %lld, pp %lld, dp %lld: "
+                                 "not shown (a bug: please report it with the inputs)",
+                                 figures[i].name, figures[i].value, (long long)e->config.tp,
+                                 (long long)e->config.pp, (long long)e->config.dp);
+    return PPL_OK;
+}

@@ -1,0 +1,94 @@
+/*
+ * evalctx.c - the evaluation context and a configuration's layout (see
+ * parplan/evalctx.h).
+ */
+#include "parplan/evalctx.h"
+
+#include <string.h>
+
+#include "parplan/shard.h"
+
+void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo,
+                       ppl_stack stack)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->model = model;
+    ctx->topo = topo;
+    ppl_model_derive(model, &ctx->figures);
+    ppl_net_init(&ctx->net, topo);
+    ppl_memory_opts_init(&ctx->memory);
+    ppl_eval_ctx_set_constants(ctx, ppl_constants_committed(), stack);
+}
+
+void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_stack stack)
+{
+    ppl_gpu_efficiency_for(ctx->topo, k, &ctx->eff);
+    /* fp8 GEMMs by kernel generation: 2025+ stacks run them closer to peak (the
+     * NeMo 24.07 and Megatron-Bridge 25-26 runs of the same models disagree by
+     * about a fifth otherwise) */
+    if (stack == PPL_STACK_NEMO_2025 && ctx->eff.gemm_fp8 > 0)
+        ctx->eff.gemm_fp8 = k->h100_gemm_fp8_2025;
+    ctx->memory.half_grads = ppl_stack_half_grads(stack);
+    ppl_stack_opts_init(&ctx->stack, stack, k);
+}
+
+double ppl_eval_coll(const ppl_eval_ctx *ctx, ppl_collective_op op, const ppl_group *g,
+                     double bytes, double count, ppl_traffic *traffic)
+{
+    ppl_coll r;
+    if (g->n <= 1 || bytes <= 0.0 || count <= 0.0)
+        return 0.0;
+    ppl_collective(&ctx->net, op, g, bytes, PPL_ALGO_AUTO, &r);
+    if (traffic) {
+        traffic->nvlink += count * r.nvlink_bytes;
+        traffic->rail += count * r.rail_bytes;
+        traffic->spine += count * r.spine_bytes;
+    }
+    return count * r.time_s;
+}
+
+void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l)
+{
+    /* groups in Megatron's rank order, TP innermost, then CP, DP, PP; the worst
+     * copy over the pipeline stages.  MoE layers fold the same ranks of a stage
+     * as etp, ep, edp, PP (megatron/core/parallel_state.py:886-895: the expert
+     * RankGenerator over tp=etp, ep, dp=edp with the order tp-cp-ep-dp-pp, cp=1):
+     * expert TP innermost, EP strided by etp, expert DP by etp*ep */
+    const int64_t pp_stride = c->tp * c->cp * c->dp;
+    const int64_t etp = ppl_config_etp(c);
+    const ppl_net *net = &ctx->net;
+    ppl_group_place_worst(net, c->tp, 1, 0, c->pp, pp_stride, &l->g_tp);
+    ppl_group_place_worst(net, c->cp, c->tp, 0, c->pp, pp_stride, &l->g_cp);
+    ppl_group_place_worst(net, c->dp * c->cp, c->tp, 0, c->pp, pp_stride, &l->g_dp);
+    ppl_group_place_worst(net, etp, 1, 0, c->pp, pp_stride, &l->g_etp);
+    ppl_group_place_worst(net, c->ep, etp, 0, c->pp, pp_stride, &l->g_ep);
+    ppl_group_place_worst(net, ppl_config_edp(c), etp * c->ep, 0, c->pp, pp_stride, &l->g_edp);
+    ppl_group_place_worst(net, c->pp > 1 ? 2 : 1, pp_stride, 0, c->pp > 1 ? c->pp - 1 : 1,
+                          pp_stride, &l->g_pp);
+    ppl_group_place(net, c->pp > 1 ? 2 : 1, (c->pp - 1) * pp_stride, 0, &l->g_tie);
+    /* hierarchical CP: cp_a2a adjacent CP ranks, and the ring of one of each
+     * (Megatron-Core parallel_state.py, hierarchical context-parallel groups) */
+    int64_t a2a = c->cp_a2a >= 1 && c->cp % c->cp_a2a == 0 ? c->cp_a2a : 1;
+    ppl_group_place_worst(net, a2a, c->tp, 0, c->pp, pp_stride, &l->g_cp_a2a);
+    ppl_group_place_worst(net, c->cp / a2a, c->tp * a2a, 0, c->pp, pp_stride, &l->g_cp_ring);
+    ppl_layout_shard(net, c, l, ppl_config_shard_group(c), l);
+}
+
+void ppl_layout_shard(const ppl_net *net, const ppl_config *c, const ppl_layout *base, int64_t n,
+                      ppl_layout *out)
+{
+    ppl_config g = *c;
+    g.shard_group = n;
+    if (out != base)
+        *out = *base;
+    if (ppl_config_shard_replicas(&g) > 1) {
+        ppl_shard_groups(net, &g, &out->g_shard, &out->g_replicas, &out->g_eshard,
+                         &out->g_ereplicas);
+        return;
+    }
+    /* every rank: the data-parallel groups themselves, no replicas */
+    out->g_shard = base->g_dp;
+    out->g_eshard = base->g_edp;
+    ppl_group_place(net, 1, 1, 0, &out->g_replicas);
+    out->g_ereplicas = out->g_replicas;
+}
