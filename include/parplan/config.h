@@ -22,17 +22,24 @@
 #include "parplan/model.h"
 #include "parplan/topology.h"
 
+/* The pipeline schedules: X(ENUM, name, label), the name as flags, files and JSON
+ * spell it, the label as prose prints it.  Every other fact of a schedule is its
+ * row in pipeline.c (pipeline.h). */
+#define PPL_SCHEDULE_LIST(X)                                                                       \
+    X(1F1B, "1f1b", "1F1B")    /* PipeDream-Flush / Megatron 1F1B (interleaved: vp > 1) */         \
+    X(GPIPE, "gpipe", "GPipe") /* all forwards, then all backwards */                              \
+    X(ZB_H1, "zb-h1", "ZB-H1") /* Zero Bubble H1: 1F1B's memory, a third of its bubble */          \
+    X(ZB_H2, "zb-h2", "ZB-H2") /* Zero Bubble H2: (almost) no bubble, 2p-1 in flight */            \
+    X(ZB_V, "zb-v", "ZB-V")    /* Zero Bubble V: two chunks a rank in a V */                       \
+    X(DUALPIPE, "dualpipe", "DualPipe") /* DeepSeek's bidirectional pipeline, parameters twice */  \
+    X(DUALPIPEV, "dualpipev", "DualPipeV") /* DualPipe cut in half: two chunks a rank in a V */
+
 typedef enum ppl_schedule {
-    PPL_SCHEDULE_1F1B = 0,  /* PipeDream-Flush / Megatron 1F1B (interleaved when vp > 1) */
-    PPL_SCHEDULE_GPIPE = 1, /* all forwards, then all backwards */
-    /* the backward split into B and W (pipeline.h): only when pinned */
-    PPL_SCHEDULE_ZB_H1 = 2, /* Zero Bubble H1: 1F1B's memory, a third of its bubble (F = B = W) */
-    PPL_SCHEDULE_ZB_H2 = 3, /* Zero Bubble H2: (almost) no bubble, 2p-1 microbatches */
-    PPL_SCHEDULE_ZB_V = 4,  /* Zero Bubble V: two chunks a rank in a V, 1F1B's memory */
-    PPL_SCHEDULE_DUALPIPE = 5, /* DeepSeek's bidirectional pipeline, parameters twice */
-    PPL_SCHEDULE_DUALPIPEV = 6 /* DualPipe cut in half: two chunks a rank in a V */
+#define PPL_SCHEDULE_ENUM(e, name, label) PPL_SCHEDULE_##e,
+    PPL_SCHEDULE_LIST(PPL_SCHEDULE_ENUM)
+#undef PPL_SCHEDULE_ENUM
+        PPL_SCHEDULE_COUNT
 } ppl_schedule;
-#define PPL_SCHEDULE_COUNT 7
 
 typedef enum ppl_recompute {
     PPL_RECOMPUTE_NONE = 0,
@@ -74,13 +81,13 @@ extern const char *const ppl_recompute_names[];
 /* the training precisions: bf16, fp16, fp8, mxfp8, nvfp4 */
 extern const char *const ppl_precision_names[];
 extern const char *const ppl_optimizer_names[];
+/* the schedules' names, in enum order (PPL_SCHEDULE_LIST) */
 extern const char *const ppl_schedule_names[];
 extern const char *const ppl_cp_comm_names[];    /* p2p, a2a, allgather, a2a+p2p */
 extern const char *const ppl_fp8_recipe_names[]; /* delayed, tensorwise, blockwise */
 const char *ppl_recompute_name(int recompute);   /* "?" out of range */
 const char *ppl_cp_comm_name(int cp_comm);
 const char *ppl_optimizer_name(int optimizer);
-const char *ppl_schedule_name(int schedule);
 
 #define PPL_UNSET (-1) /* an integer knob nobody pinned */
 
@@ -167,11 +174,6 @@ typedef struct ppl_config {
  * blockwise fp8's fp32 scale per 1x128 tile: 1 + 4/128). */
 double ppl_config_gemm_bytes(const ppl_config *config);
 
-/* The fp8 pins against each other, whatever the layout: a recipe other than
- * delayed only under fp8; bf16 layers only under fp8 (not delayed) or mxfp8.
- * The search checks them before it enumerates. */
-ppl_status ppl_pins_check_fp8(const ppl_pins *pins, ppl_error *err);
-
 /* Of the `layers` transformer layers stage `stage` holds, how many run in bf16
  * (ppl_config bf16_layers): the first ones on stage 0 and the last ones on the
  * last stage (ppl_config_check keeps them inside the first and last model chunk). */
@@ -251,15 +253,6 @@ ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_stag
                                   int64_t last_stage_layers, ppl_stage_split *split,
                                   ppl_error *err);
 
-/*
- * Builds the configuration that estimate and memory evaluate from the user's
- * pins, with SPEC defaults (all GPUs of the topology, dp = gpus/(tp*pp*cp), ZeRO 0,
- * no recomputation, no sequence parallelism, no flash attention, vp 1), and checks
- * every divisibility rule.  A violation is PPL_EUSAGE with the knob as the key.
- */
-ppl_status ppl_config_from_pins(const ppl_pins *pins, const ppl_model *model,
-                                const ppl_topology *topo, ppl_config *config, ppl_error *err);
-
 /* fp8, mxfp8 or nvfp4: the precisions the linear layers' GEMMs run in below 16
  * bits (Megatron-Core --fp8-format/--fp8-recipe, --fp4-format); the attention
  * core, norms, softmax, embeddings and the output layer stay 16-bit, and so do
@@ -268,17 +261,9 @@ bool ppl_precision_low(ppl_precision precision);
 /* Bytes per element of a GEMM operand kept in the precision, block scales
  * included: 1 (fp8), 1 + 1/32 (mxfp8), 0.5 + 1/16 (nvfp4), 2 otherwise. */
 double ppl_precision_gemm_bytes(ppl_precision precision);
-/* Refuses fp8, mxfp8 or nvfp4 on a GPU without that peak (a usage error naming
- * precision). */
-ppl_status ppl_precision_check(int precision, const ppl_topology *topo, ppl_error *err);
-
 /* The global batch when none is given: about 4M tokens per step (GPT-3's 3.2M,
  * Llama 2's 4M) in a power of two of sequences, at least one: 512 sequences of
  * 8,192 tokens, 2,048 of 2,048. */
 int64_t ppl_default_global_batch(const ppl_model *model);
-
-/* Checks a complete configuration (used by the search as well). */
-ppl_status ppl_config_check(const ppl_config *c, const ppl_model *model, const ppl_topology *topo,
-                            ppl_error *err);
 
 #endif

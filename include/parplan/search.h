@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "parplan/config.h"
+#include "parplan/families.h"
 #include "parplan/estimate.h"
 
 typedef enum ppl_objective {
@@ -78,29 +79,6 @@ ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *config,
 ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *opts, ppl_search_result *out,
                       ppl_error *err);
 
-/* The families of configurations the default search leaves out, why, and what
- * lets them in (a flag of plan, or a pin). */
-typedef struct ppl_family {
-    const char *name; /* "tp_across_servers", "sharded_with_pp" */
-    const char *why;  /* why it is left out */
-    /* what searches it: a search option (ppl_search_opts field, allow_values NULL)
-     * or a pin and the values that let the family in */
-    const char *allow_knob;   /* "allow_tp_across_servers", "zero" */
-    const char *allow_values; /* NULL, or "2 or 3" */
-} ppl_family;
-
-typedef enum ppl_family_id {
-    PPL_FAMILY_TP_ACROSS_SERVERS = 0,
-    PPL_FAMILY_SHARDED_WITH_PP,
-    PPL_FAMILY_COUNT
-} ppl_family_id;
-const ppl_family *ppl_search_family(ppl_family_id id);
-/* Whether the configuration belongs to the family. */
-bool ppl_search_in_family(const ppl_eval_ctx *ctx, ppl_family_id id, const ppl_config *config);
-
-/* The family outside the default search that the configuration belongs to, or
- * NULL when the default search covers it. */
-const ppl_family *ppl_search_outside(const ppl_eval_ctx *ctx, const ppl_config *config);
 void ppl_search_free(ppl_search_result *result);
 
 /* A family the default search leaves out, its best configuration when let in,

@@ -159,7 +159,6 @@ typedef struct ppl_whatif_opts {
 ppl_status ppl_whatif_run(const ppl_whatif_opts *opts, ppl_whatif_result *out, size_t npoints,
                           ppl_error *err);
 
-
 /* Time to train on tokens at tokens_per_s (global_batch * seq_len / step time),
  * failure-free: seconds, and days of 86,400 s (ppl_time_with_failures_s adds
  * failures). */

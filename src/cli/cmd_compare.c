@@ -53,9 +53,7 @@ static void c_recompute(const compared *x, char *b, size_t n)
 static void c_schedule(const compared *x, char *b, size_t n)
 {
     const ppl_config *c = &x->e.config;
-    snprintf(b, n, "%s",
-             c->schedule == PPL_SCHEDULE_1F1B && c->vp > 1 ? "interleaved"
-                                                           : ppl_schedule_name(c->schedule));
+    snprintf(b, n, "%s", ppl_config_schedule_name(c));
 }
 static void c_precision(const compared *x, char *b, size_t n)
 {

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "parplan/explain.h"
+#include "parplan/rules.h"
 
 static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e, double price)
 {
@@ -130,8 +131,7 @@ ppl_status cmd_plan(cli *c)
         }
     }
     char note[512];
-    bool assumed =
-        ppl_gpu_assumed(&topo.gpu, (ppl_precision)a->pins.precision, note, sizeof note);
+    bool assumed = ppl_gpu_assumed(&topo.gpu, (ppl_precision)a->pins.precision, note, sizeof note);
     if (a->json) {
         json_t *doc = ppl_json_document(), *list = json_array(), *search = json_object();
         json_object_set_new(doc, "model", json_string(model.name));

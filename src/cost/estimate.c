@@ -94,7 +94,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         /* the schedules of pipeline.h end every stage with the deferred W passes
          * (Qi et al. ICLR 2024 §2.1: "the delayed W passes fill the bubbles" of the
          * tail; dualpipe.py step 8: nW): no stage drains while another reduces */
-        if (!ppl_schedule_splits_backward(c->schedule))
+        if (!ppl_schedule_of(c->schedule)->splits_backward)
             slack += (double)k->count * st.backward;
         double dense = mem.params - mem.params_expert;
         double opt = ppl_optimizer_step_time(
@@ -111,7 +111,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     const double mb = (double)c->microbatches;
     double pass = sum_total - worst.total;
     double pipe = mb * worst.total + (c->vp > 1 ? pass / (double)c->vp : pass);
-    if (ppl_schedule_splits_backward(c->schedule)) { /* ZB-H1 ... DualPipeV: pipeline.c */
+    if (ppl_schedule_of(c->schedule)->splits_backward) { /* ZB-H1 ... DualPipeV: pipeline.c */
         ppl_passes others = {sum_passes.f_s - worst_passes.f_s, sum_passes.b_s - worst_passes.b_s,
                              sum_passes.w_s - worst_passes.w_s,
                              sum_passes.fb_s - worst_passes.fb_s};

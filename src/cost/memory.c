@@ -51,7 +51,6 @@
 
 #include <math.h>
 
-#include "parplan/offload.h"
 #include "parplan/shard.h"
 #include <string.h>
 
@@ -162,19 +161,7 @@ double ppl_activation_bytes_per_layer(const ppl_model *m, const ppl_config *c,
 
 double ppl_in_flight_microbatches(const ppl_config *c, int64_t stage)
 {
-    const double m = (double)c->microbatches, p = (double)c->pp, k = (double)stage;
-    if (ppl_schedule_splits_backward(c->schedule)) /* ZB-H1 ... DualPipeV: pipeline.c */
-        return ppl_pipeline_in_flight(c, stage);
-    if (c->schedule == PPL_SCHEDULE_GPIPE)
-        return m;
-    if (c->vp <= 1)
-        return fmin(p - k, m);
-    /* Megatron-Core's warm-up (schedules.py get_pp_rank_microbatches):
-     * 2 (p - k - 1) + (v - 1) N chunk-microbatches before the first backward, N the
-     * group per virtual stage (ppl_vp_group: pp unless m is not a multiple of it) */
-    const double v = (double)c->vp, n = (double)ppl_vp_group(c);
-    double chunks = 2.0 * (p - k - 1.0) + (v - 1.0) * (n > 0 ? n : p) + 1.0;
-    return fmin(chunks, m * v) / v;
+    return ppl_schedule_of(c->schedule)->in_flight(c, stage); /* pipeline.c */
 }
 
 /* ---- parameters --------------------------------------------------------- */
@@ -353,7 +340,7 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
                  bf16_moe = (double)bf16 - bf16_dense;
     double cache_dense = gemm_dense - bf16_dense * p->gemm_dense - bf16_moe * p->gemm_moe_shared,
            cache_expert = gemm_expert - bf16_moe * p->gemm_moe_expert;
-    if (ppl_pipeline_param_copies(c->schedule) > 1.0) {
+    if (ppl_schedule_of(c->schedule)->param_copies > 1.0) {
         /* DualPipe: rank k also holds stage pp-1-k (as many layers with equal stages;
          * the ends swap the embedding and the output layer): pipeline.h */
         dense += dense_layers * p->layer_dense + moe * p->layer_moe_shared +
@@ -402,8 +389,8 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
             (f * (p->act16_dense - p->act_dense) + (1.0 - f) * (p->kept16_dense - p->kept_dense)) +
         bf16_moe * (f * (p->act16_moe - p->act_moe) + (1.0 - f) * (p->kept16_moe - p->kept_moe));
     out->activations = in_flight * per_mb;
-    if (last || (first && ppl_pipeline_param_copies(c->schedule) > 1.0)) {
-        double held = c->schedule == PPL_SCHEDULE_GPIPE ? (double)c->microbatches : 1.0;
+    if (last || (first && ppl_schedule_of(c->schedule)->param_copies > 1.0)) {
+        double held = ppl_schedule_of(c->schedule)->forwards_first ? (double)c->microbatches : 1.0;
         out->activations += held * p->act_last;
     }
     out->other = p->other + (c->zero >= 3 ? p->zero3_buffers : 0.0) +

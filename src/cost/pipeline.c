@@ -1,5 +1,10 @@
 /*
- * pipeline.c - the schedules that split the backward pass (see parplan/pipeline.h).
+ * pipeline.c - the pipeline schedules, one row each (see parplan/pipeline.h).
+ *
+ * 1F1B and GPipe: Narayanan et al. SC'21 §2.2, (p-1)(F+B+W) of bubble, 1F1B keeping
+ * p - k microbatches in flight on stage k (Korthikanti et al. 2022 Eq.5), GPipe all
+ * m; interleaved 1F1B takes 1/v of the bubble (§2.2.2) and keeps Megatron-Core's
+ * warm-up (in_flight_1f1b).
  *
  * Bubbles (p ranks, passes F, B (to the input), W (to the weights), FB (DualPipe's
  * F&B) per microbatch of one stage):
@@ -35,102 +40,202 @@
  */
 #include "parplan/pipeline.h"
 
+#include <math.h>
 #include <stddef.h>
+
+#define INTERLEAVED_NAME "interleaved"
+
+const char *const ppl_schedule_names[] = {
+#define NAME(e, name, label) name,
+    PPL_SCHEDULE_LIST(NAME)
+#undef NAME
+        NULL};
+
+static const char *const labels[] = {
+#define LABEL(e, name, label) label,
+    PPL_SCHEDULE_LIST(LABEL)
+#undef LABEL
+};
+
+const char *const ppl_schedule_config_names[] = {
+#define NAME(e, name, label) name,
+    PPL_SCHEDULE_LIST(NAME)
+#undef NAME
+        INTERLEAVED_NAME,
+    NULL};
 
 static double pos(double x)
 {
     return x > 0.0 ? x : 0.0;
 }
 
-bool ppl_schedule_splits_backward(int s)
+/* ---- bubbles (others: the passes of the stages but the slowest) -------- */
+
+static double bubble_1f1b(int64_t pp, int64_t vp, const ppl_passes *o)
 {
-    return s == PPL_SCHEDULE_ZB_H1 || s == PPL_SCHEDULE_ZB_H2 || s == PPL_SCHEDULE_ZB_V ||
-           s == PPL_SCHEDULE_DUALPIPE || s == PPL_SCHEDULE_DUALPIPEV;
+    (void)pp; /* interleaving takes 1/v of the pass */
+    return (o->f_s + o->b_s + o->w_s) / (vp > 1 ? (double)vp : 1.0);
 }
 
-int64_t ppl_schedule_chunks(int s)
+static double bubble_zb_h1(int64_t pp, int64_t vp, const ppl_passes *o)
 {
-    if (s == PPL_SCHEDULE_ZB_V || s == PPL_SCHEDULE_DUALPIPEV)
-        return 2;
-    return s == PPL_SCHEDULE_1F1B ? 0 : 1;
+    (void)pp, (void)vp;
+    return pos(o->f_s + o->b_s - o->w_s);
 }
 
-bool ppl_schedule_overlaps_fb(int s)
+static double bubble_zb_h2(int64_t pp, int64_t vp, const ppl_passes *o)
 {
-    return s == PPL_SCHEDULE_DUALPIPE || s == PPL_SCHEDULE_DUALPIPEV;
+    (void)pp, (void)vp;
+    return pos(o->f_s + o->b_s - 2.0 * o->w_s);
 }
 
-double ppl_pipeline_bubble_s(int s, int64_t pp, int64_t vp, const ppl_passes *o)
+static double bubble_zb_v(int64_t pp, int64_t vp, const ppl_passes *o)
 {
+    (void)pp, (void)vp;
+    return 0.5 * pos(o->f_s + o->b_s - 2.0 * o->w_s);
+}
+
+static double bubble_dualpipe(int64_t pp, int64_t vp, const ppl_passes *o)
+{
+    (void)vp;
     const double p = (double)pp;
-    switch (s) {
-    case PPL_SCHEDULE_ZB_H1: return pos(o->f_s + o->b_s - o->w_s);
-    case PPL_SCHEDULE_ZB_H2: return pos(o->f_s + o->b_s - 2.0 * o->w_s);
-    case PPL_SCHEDULE_ZB_V: return 0.5 * pos(o->f_s + o->b_s - 2.0 * o->w_s);
-    case PPL_SCHEDULE_DUALPIPE:
-        return pp < 2 ? 0.0 : (p / 2.0 - 1.0) / (p - 1.0) * pos(o->fb_s + o->b_s - 2.0 * o->w_s);
-    case PPL_SCHEDULE_DUALPIPEV: return 0.5 * pos(o->fb_s + o->b_s - 2.0 * o->w_s);
-    default: /* 1F1B and GPipe; interleaving takes 1/v of the pass */
-        return (o->f_s + o->b_s + o->w_s) / (vp > 1 ? (double)vp : 1.0);
-    }
+    return pp < 2 ? 0.0 : (p / 2.0 - 1.0) / (p - 1.0) * pos(o->fb_s + o->b_s - 2.0 * o->w_s);
 }
 
-double ppl_pipeline_in_flight(const ppl_config *c, int64_t stage)
+static double bubble_dualpipev(int64_t pp, int64_t vp, const ppl_passes *o)
 {
-    const double m = (double)c->microbatches, p = (double)c->pp, k = (double)stage;
-    double n;
-    switch (c->schedule) {
-    case PPL_SCHEDULE_ZB_H1: /* Table 2 / §2.3: 1F1B's p - k (the W-pending M_W not counted) */
-        n = p - k;
-        break;
-    case PPL_SCHEDULE_ZB_H2: /* §2.3: worker k+1 holds (2p - 2k - 1) M_B */
-        n = 2.0 * (p - k) - 1.0;
-        break;
-    case PPL_SCHEDULE_ZB_V: /* §6: p M_B on every rank, as 1F1B's first stage */ n = p; break;
-    case PPL_SCHEDULE_DUALPIPE: /* DeepSeek-V3 Table 2: PP + 1 */ n = p + 1.0; break;
-    case PPL_SCHEDULE_DUALPIPEV:
-        /* dualpipev.py step 1 and 2: every rank r runs 2(p - r - 1) + 2(r + 1) = 2p
-         * chunk forwards before its first backward, one more under the first F&B:
-         * 2p + 1 chunks of half the rank's layers (the README's PP + 1, PP = 2p) */
-        n = p + 0.5;
-        break;
-    default: n = p - k; break;
-    }
+    (void)pp, (void)vp;
+    return 0.5 * pos(o->fb_s + o->b_s - 2.0 * o->w_s);
+}
+
+/* ---- activations in flight, capped at the m microbatches there are ------- */
+
+static double cap_m(const ppl_config *c, double n)
+{
+    const double m = (double)c->microbatches;
     return n < m ? n : m;
 }
 
-double ppl_pipeline_param_copies(int s)
+static double in_flight_1f1b(const ppl_config *c, int64_t stage)
 {
-    /* DeepSeek-V3 Table 2: "Parameter 2x" (rank k holds stages k and p-1-k) */
-    return s == PPL_SCHEDULE_DUALPIPE ? 2.0 : 1.0;
+    const double m = (double)c->microbatches, p = (double)c->pp, k = (double)stage;
+    if (c->vp <= 1)
+        return fmin(p - k, m);
+    /* Megatron-Core's warm-up (schedules.py get_pp_rank_microbatches):
+     * 2 (p - k - 1) + (v - 1) N chunk-microbatches before the first backward, N the
+     * group per virtual stage (ppl_vp_group: pp unless m is not a multiple of it) */
+    const double v = (double)c->vp, n = (double)ppl_vp_group(c);
+    double chunks = 2.0 * (p - k - 1.0) + (v - 1.0) * (n > 0 ? n : p) + 1.0;
+    return fmin(chunks, m * v) / v;
 }
 
-ppl_status ppl_pipeline_check(const ppl_config *c, ppl_error *err)
+static double in_flight_gpipe(const ppl_config *c, int64_t stage)
+{
+    (void)stage;
+    return (double)c->microbatches;
+}
+
+/* Table 2 / §2.3: 1F1B's p - k (the W-pending M_W not counted) */
+static double in_flight_zb_h1(const ppl_config *c, int64_t stage)
+{
+    return cap_m(c, (double)c->pp - (double)stage);
+}
+
+/* §2.3: worker k+1 holds (2p - 2k - 1) M_B */
+static double in_flight_zb_h2(const ppl_config *c, int64_t stage)
+{
+    return cap_m(c, 2.0 * ((double)c->pp - (double)stage) - 1.0);
+}
+
+/* §6: p M_B on every rank, as 1F1B's first stage */
+static double in_flight_zb_v(const ppl_config *c, int64_t stage)
+{
+    (void)stage;
+    return cap_m(c, (double)c->pp);
+}
+
+/* DeepSeek-V3 Table 2: PP + 1 */
+static double in_flight_dualpipe(const ppl_config *c, int64_t stage)
+{
+    (void)stage;
+    return cap_m(c, (double)c->pp + 1.0);
+}
+
+/* dualpipev.py step 1 and 2: every rank r runs 2(p - r - 1) + 2(r + 1) = 2p chunk
+ * forwards before its first backward, one more under the first F&B: 2p + 1 chunks
+ * of half the rank's layers (the README's PP + 1, PP = 2p) */
+static double in_flight_dualpipev(const ppl_config *c, int64_t stage)
+{
+    (void)stage;
+    return cap_m(c, (double)c->pp + 0.5);
+}
+
+/* ---- rules ---------------------------------------------------------------- */
+
+#define bad(err, key, ...) ppl_error_set((err), PPL_EUSAGE, "", (key), __VA_ARGS__)
+
+static ppl_status interleaving_needs_stages(const ppl_config *c, ppl_error *err)
+{
+    return bad(err, "vp", "interleaving needs at least 2 pipeline stages (vp is %lld)",
+               (long long)c->vp);
+}
+
+/* Megatron-Core's interleaved 1F1B (megatron/core/transformer/transformer_config.py,
+ * "Uneven PP"; schedules.py: the group size N per virtual stage lies in [pp, m]). */
+static ppl_status check_1f1b(const ppl_config *c, ppl_error *err)
+{
+    if (c->vp <= 1)
+        return PPL_OK;
+    if (c->pp < 2)
+        return interleaving_needs_stages(c, err);
+    if (!ppl_split_allows_vp(c, c->vp))
+        return bad(err, "vp",
+                   "interleaving needs every stage's layers to divide into vp chunks "
+                   "(Megatron-Core): %lld chunks of stages of %lld, %lld and %lld layers",
+                   (long long)c->vp, (long long)c->split.first, (long long)c->split.middle,
+                   (long long)c->split.last);
+    if (ppl_vp_group(c) == 0)
+        return bad(err, "vp", "interleaving needs at least pp (%lld) microbatches, found %lld",
+                   (long long)c->pp, (long long)c->microbatches);
+    return PPL_OK;
+}
+
+static ppl_status check_gpipe(const ppl_config *c, ppl_error *err)
+{
+    if (c->vp <= 1)
+        return PPL_OK;
+    if (c->pp < 2)
+        return interleaving_needs_stages(c, err);
+    return bad(err, "vp", "interleaving (vp %lld) is a 1F1B schedule, not GPipe", (long long)c->vp);
+}
+
+/* The schedules that split the backward: pp >= 2, the row's chunks a rank, and for
+ * DualPipe and DualPipeV deepseek-ai/DualPipe's asserts (dualpipe/dualpipe.py
+ * step(): "assert num_ranks % 2 == 0", "num_chunks % 2 == 0 and num_chunks >=
+ * num_ranks * 2"; dualpipev.py step(): "num_chunks >= num_ranks * 2", num_chunks
+ * being the microbatches). */
+static ppl_status check_split(const ppl_config *c, ppl_error *err)
 {
     const int s = c->schedule;
-    if (!ppl_schedule_splits_backward(s))
-        return PPL_OK;
+    const ppl_schedule_row *row = ppl_schedule_of(s);
     const char *name = ppl_schedule_name(s);
     const long long pp = (long long)c->pp, m = (long long)c->microbatches;
     if (c->pp < 2)
         return ppl_error_set(err, PPL_EUSAGE, "", "schedule",
                              "%s is a pipeline schedule: it needs pp >= 2 (pp is %lld)", name, pp);
-    const int64_t chunks = ppl_schedule_chunks(s);
-    if (c->vp != chunks)
+    if (c->vp != row->chunks)
         return ppl_error_set(err, PPL_EUSAGE, "", "vp",
-                             chunks == 2 ? "%s places two model chunks on each rank in a V: vp "
-                                           "must be 2 (found %lld)"
-                                         : "%s holds one model chunk on each rank: vp must be 1 "
-                                           "(found %lld)",
+                             row->chunks == 2
+                                 ? "%s places two model chunks on each rank in a V: vp "
+                                   "must be 2 (found %lld)"
+                                 : "%s holds one model chunk on each rank: vp must be "
+                                   "1 (found %lld)",
                              name, (long long)c->vp);
-    /* deepseek-ai/DualPipe dualpipe/dualpipe.py step(): "assert num_ranks % 2 == 0",
-     * "num_chunks % 2 == 0 and num_chunks >= num_ranks * 2"; dualpipev.py step():
-     * "num_chunks >= num_ranks * 2" (num_chunks: the microbatches) */
     if (s == PPL_SCHEDULE_DUALPIPE && c->pp % 2 != 0)
         return ppl_error_set(err, PPL_EUSAGE, "", "pp",
                              "dualpipe pairs rank k with rank pp-1-k: pp must be even (found %lld)",
                              pp);
-    if ((s == PPL_SCHEDULE_DUALPIPE || s == PPL_SCHEDULE_DUALPIPEV) && m < 2 * pp)
+    if (row->overlaps_fb && m < 2 * pp)
         return ppl_error_set(err, PPL_EUSAGE, "", "global_batch",
                              "%s needs at least 2*pp = %lld microbatches, global_batch/(dp*mbs) "
                              "gives %lld",
@@ -140,54 +245,133 @@ ppl_status ppl_pipeline_check(const ppl_config *c, ppl_error *err)
                              "dualpipe splits the microbatches into two directions: "
                              "global_batch/(dp*mbs) = %lld must be even",
                              m);
+    /* the V-shaped ones: two chunks of every stage's layers */
+    if (c->vp > 1 && !ppl_split_allows_vp(c, c->vp))
+        return bad(err, "vp",
+                   "%s needs every stage's layers to divide into vp chunks: %lld chunks of "
+                   "stages of %lld, %lld and %lld layers",
+                   name, (long long)c->vp, (long long)c->split.first, (long long)c->split.middle,
+                   (long long)c->split.last);
     return PPL_OK;
 }
 
-const char *ppl_schedule_megatron_error(int s)
+/* ---- the table -------------------------------------------------------------- */
+
+/* Megatron-Core at d98e8a64dd runs 1F1B, interleaved or not; its combined 1F1B
+ * (megatron/core/pipeline_parallel/combined_1f1b.py:35, :138) overlaps one
+ * microbatch's forward with another's backward to hide the expert all-to-all
+ * (--overlap-moe-expert-parallel-comm, costed as ep_overlap), and
+ * --delay-wgrad-compute (model_parallel_config.py:348) defers weight gradients
+ * inside that overlap: neither reorders the pipeline into the other schedules. */
+#define NO_ZB                                                                                      \
+    "Megatron-LM has no zero-bubble schedule (zb-h1, zb-h2, zb-v); pin --schedule 1f1b for a "     \
+    "plan it can run"
+#define NO_DUALPIPE                                                                                \
+    "Megatron-LM has no DualPipe schedule (dualpipe, dualpipev); pin --schedule 1f1b for a "       \
+    "plan it can run"
+
+static const ppl_schedule_row rows[PPL_SCHEDULE_COUNT] = {
+    [PPL_SCHEDULE_1F1B] = {.chunks = 0,
+                           .param_copies = 1.0,
+                           .bubble_s = bubble_1f1b,
+                           .in_flight = in_flight_1f1b,
+                           .check = check_1f1b,
+                           .launchers = "Megatron-LM (interleaved with --vp > 1), DeepSpeed (vp 1) "
+                                        "and PyTorch pipelining"},
+    [PPL_SCHEDULE_GPIPE] = {.chunks = 1,
+                            .forwards_first = true,
+                            .param_copies = 1.0,
+                            .bubble_s = bubble_1f1b,
+                            .in_flight = in_flight_gpipe,
+                            .check = check_gpipe,
+                            .megatron_error = "Megatron-LM has no GPipe schedule; pin --schedule "
+                                              "1f1b for a plan it can run",
+                            .launchers = "DeepSpeed and PyTorch pipelining (ScheduleGPipe); not "
+                                         "Megatron-LM"},
+    [PPL_SCHEDULE_ZB_H1] = {.chunks = 1,
+                            .splits_backward = true,
+                            .param_copies = 1.0,
+                            .bubble_s = bubble_zb_h1,
+                            .in_flight = in_flight_zb_h1,
+                            .check = check_split,
+                            .megatron_error = NO_ZB,
+                            .launchers = "PyTorch pipelining (ScheduleInterleavedZeroBubble, the "
+                                         "ZB1P schedule) and Sea AI Lab's zero-bubble Megatron-LM "
+                                         "fork; not Megatron-LM or DeepSpeed"},
+    [PPL_SCHEDULE_ZB_H2] = {.chunks = 1,
+                            .splits_backward = true,
+                            .param_copies = 1.0,
+                            .bubble_s = bubble_zb_h2,
+                            .in_flight = in_flight_zb_h2,
+                            .check = check_split,
+                            .megatron_error = NO_ZB,
+                            .launchers = "Sea AI Lab's zero-bubble Megatron-LM fork only; not "
+                                         "Megatron-LM, DeepSpeed or PyTorch pipelining"},
+    [PPL_SCHEDULE_ZB_V] = {.chunks = 2,
+                           .splits_backward = true,
+                           .param_copies = 1.0,
+                           .bubble_s = bubble_zb_v,
+                           .in_flight = in_flight_zb_v,
+                           .check = check_split,
+                           .megatron_error = NO_ZB,
+                           .launchers = "PyTorch pipelining (ScheduleZBVZeroBubble) and Sea AI "
+                                        "Lab's fork; not Megatron-LM or DeepSpeed"},
+    /* DeepSeek-V3 Table 2: "Parameter 2x" (rank k holds stages k and p-1-k) */
+    [PPL_SCHEDULE_DUALPIPE] = {.chunks = 1,
+                               .splits_backward = true,
+                               .overlaps_fb = true,
+                               .param_copies = 2.0,
+                               .bubble_s = bubble_dualpipe,
+                               .in_flight = in_flight_dualpipe,
+                               .check = check_split,
+                               .megatron_error = NO_DUALPIPE,
+                               .launchers = "DeepSeek's DualPipe (deepseek-ai/DualPipe) only; not "
+                                            "Megatron-LM, DeepSpeed or PyTorch pipelining"},
+    [PPL_SCHEDULE_DUALPIPEV] = {.chunks = 2,
+                                .splits_backward = true,
+                                .overlaps_fb = true,
+                                .param_copies = 1.0,
+                                .bubble_s = bubble_dualpipev,
+                                .in_flight = in_flight_dualpipev,
+                                .check = check_split,
+                                .megatron_error = NO_DUALPIPE,
+                                .launchers = "PyTorch pipelining (ScheduleDualPipeV) and "
+                                             "deepseek-ai/DualPipe; not Megatron-LM or DeepSpeed"},
+};
+
+const ppl_schedule_row *ppl_schedule_of(int s)
 {
-    /* Megatron-Core at d98e8a64dd runs 1F1B, interleaved or not; its combined 1F1B
-     * (megatron/core/pipeline_parallel/combined_1f1b.py:35, :138) overlaps one
-     * microbatch's forward with another's backward to hide the expert all-to-all
-     * (--overlap-moe-expert-parallel-comm, costed as ep_overlap), and
-     * --delay-wgrad-compute (model_parallel_config.py:348) defers weight gradients
-     * inside that overlap: neither reorders the pipeline into these schedules */
-    switch (s) {
-    case PPL_SCHEDULE_GPIPE:
-        return "Megatron-LM has no GPipe schedule; pin --schedule 1f1b for a plan it can run";
-    case PPL_SCHEDULE_ZB_H1:
-    case PPL_SCHEDULE_ZB_H2:
-    case PPL_SCHEDULE_ZB_V:
-        return "Megatron-LM has no zero-bubble schedule (zb-h1, zb-h2, zb-v); pin --schedule 1f1b "
-               "for a plan it can run";
-    case PPL_SCHEDULE_DUALPIPE:
-    case PPL_SCHEDULE_DUALPIPEV:
-        return "Megatron-LM has no DualPipe schedule (dualpipe, dualpipev); pin --schedule 1f1b "
-               "for a plan it can run";
-    default: return NULL;
-    }
+    return &rows[(unsigned)s < PPL_SCHEDULE_COUNT ? s : PPL_SCHEDULE_1F1B];
 }
 
-const char *ppl_schedule_launchers(int s)
+const char *ppl_schedule_name(int s)
 {
-    switch (s) {
-    case PPL_SCHEDULE_GPIPE:
-        return "DeepSpeed and PyTorch pipelining (ScheduleGPipe); not Megatron-LM";
-    case PPL_SCHEDULE_ZB_H1:
-        return "PyTorch pipelining (ScheduleInterleavedZeroBubble, the ZB1P schedule) and Sea AI "
-               "Lab's zero-bubble Megatron-LM fork; not Megatron-LM or DeepSpeed";
-    case PPL_SCHEDULE_ZB_H2:
-        return "Sea AI Lab's zero-bubble Megatron-LM fork only; not Megatron-LM, DeepSpeed or "
-               "PyTorch pipelining";
-    case PPL_SCHEDULE_ZB_V:
-        return "PyTorch pipelining (ScheduleZBVZeroBubble) and Sea AI Lab's fork; not Megatron-LM "
-               "or DeepSpeed";
-    case PPL_SCHEDULE_DUALPIPE:
-        return "DeepSeek's DualPipe (deepseek-ai/DualPipe) only; not Megatron-LM, DeepSpeed or "
-               "PyTorch pipelining";
-    case PPL_SCHEDULE_DUALPIPEV:
-        return "PyTorch pipelining (ScheduleDualPipeV) and deepseek-ai/DualPipe; not Megatron-LM "
-               "or DeepSpeed";
-    default:
-        return "Megatron-LM (interleaved with --vp > 1), DeepSpeed (vp 1) and PyTorch pipelining";
-    }
+    return (unsigned)s < PPL_SCHEDULE_COUNT ? ppl_schedule_names[s] : "?";
+}
+
+const char *ppl_schedule_label(int s)
+{
+    return (unsigned)s < PPL_SCHEDULE_COUNT ? labels[s] : "?";
+}
+
+const char *ppl_config_schedule_name(const ppl_config *c)
+{
+    return ppl_schedule_of(c->schedule)->chunks == 0 && c->vp > 1 ? INTERLEAVED_NAME
+                                                                  : ppl_schedule_name(c->schedule);
+}
+
+const char *ppl_config_schedule_label(const ppl_config *c)
+{
+    return ppl_schedule_of(c->schedule)->chunks == 0 && c->vp > 1 ? INTERLEAVED_NAME " 1F1B"
+                                                                  : ppl_schedule_label(c->schedule);
+}
+
+double ppl_pipeline_bubble_s(int s, int64_t pp, int64_t vp, const ppl_passes *others)
+{
+    return ppl_schedule_of(s)->bubble_s(pp, vp, others);
+}
+
+ppl_status ppl_pipeline_check(const ppl_config *c, ppl_error *err)
+{
+    return ppl_schedule_of(c->schedule)->check(c, err);
 }

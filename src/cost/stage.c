@@ -127,7 +127,7 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
          * backward and runs each one's dispatch and combine under the other's
          * compute: every chunk but the warm-up ones (Megatron's interleaved warm-up,
          * 2 (p - 1) + (v - 1) p chunks of the first stage; one without a pipeline) */
-        if (ppl_schedule_overlaps_fb(c->schedule)) {
+        if (ppl_schedule_of(c->schedule)->overlaps_fb) {
             /* DualPipe's F&B: every steady-state chunk runs a forward and a backward
              * of two microbatches together, each one's all-to-all under the other's
              * compute (DeepSeek-V3 report §3.2.1); the chunks run alone are the
@@ -388,7 +388,7 @@ void ppl_stage_passes_of(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
                          const ppl_stage_time *s, ppl_passes *out)
 {
     double alone = s->total;
-    if (ppl_schedule_overlaps_fb(c->schedule))
+    if (ppl_schedule_of(c->schedule)->overlaps_fb)
         alone += (1.0 - ctx->stack.overlap_cost) * s->ep_hidden;
     out->w_s = s->wgrad;
     out->f_s = s->forward + 2.0 / mi->tp_count * (alone - s->compute);

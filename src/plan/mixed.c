@@ -66,7 +66,7 @@ ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_m
     const ppl_model *m = ctx[0].model;
     const int64_t L = m->layers;
     if (c->vp != 1 || c->cp != 1 || c->ep != 1 || m->has_moe || c->zero >= 3 ||
-        (c->schedule != PPL_SCHEDULE_1F1B && c->schedule != PPL_SCHEDULE_GPIPE))
+        ppl_schedule_of(c->schedule)->splits_backward)
         return ppl_error_set(err, PPL_EUSAGE, "", "pools",
                              "a pipeline across pools is costed with vp 1, cp 1, ep 1, ZeRO 0-2, "
                              "1F1B or GPipe, for dense models only");

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "parplan/offload.h"
+#include "parplan/rules.h"
 #include "parplan/shard.h"
 
 const char *const ppl_objective_names[] = {"time", "cost", "memory", NULL};
@@ -97,45 +98,6 @@ static void flags(int pin, bool allow_on, choices *out)
     add(out, 0);
     if (allow_on)
         add(out, 1);
-}
-
-static const ppl_family families[PPL_FAMILY_COUNT] = {
-    {"tp_across_servers",
-     "tensor parallelism across servers runs its all-reduces over the NICs, not NVLink",
-     "allow_tp_across_servers", NULL},
-    {"sharded_with_pp",
-     "ZeRO-2/3 with pipelining: Megatron-LM's distributed optimizer shards only the "
-     "optimizer state, and DeepSpeed's pipeline engine refuses stages 2 and 3",
-     "zero", "2 or 3"},
-};
-
-/* The default search's rules, one per family (the enumeration applies them). */
-static bool tp_across_servers(const ppl_eval_ctx *ctx, int64_t tp)
-{
-    return tp > ctx->net.node_gpus;
-}
-
-static bool sharded_with_pp(const ppl_config *c)
-{
-    return c->zero >= 2 && c->pp > 1;
-}
-
-bool ppl_search_in_family(const ppl_eval_ctx *ctx, ppl_family_id id, const ppl_config *c)
-{
-    return id == PPL_FAMILY_TP_ACROSS_SERVERS ? tp_across_servers(ctx, c->tp) : sharded_with_pp(c);
-}
-
-const ppl_family *ppl_search_family(ppl_family_id id)
-{
-    return &families[id];
-}
-
-const ppl_family *ppl_search_outside(const ppl_eval_ctx *ctx, const ppl_config *c)
-{
-    for (int id = 0; id < PPL_FAMILY_COUNT; id++)
-        if (ppl_search_in_family(ctx, (ppl_family_id)id, c))
-            return &families[id];
-    return NULL;
 }
 
 static double wall_seconds(void)
@@ -556,9 +518,9 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                 for (int64_t v = 2; v <= widest + 1; v++)
                     if (ppl_split_allows_vp(&c, v))
                         add(&vps, v);
-            if (pin->vp != PPL_UNSET || ppl_schedule_splits_backward(c.schedule)) {
+            if (pin->vp != PPL_UNSET || ppl_schedule_of(c.schedule)->splits_backward) {
                 vps.n = 0; /* pipeline.h: the schedule's chunks a rank */
-                add(&vps, pin->vp != PPL_UNSET ? pin->vp : ppl_schedule_chunks(c.schedule));
+                add(&vps, pin->vp != PPL_UNSET ? pin->vp : ppl_schedule_of(c.schedule)->chunks);
             }
             for (int g = 0; g < vps.n; g++) {
                 c.vp = vps.v[g];
@@ -586,7 +548,7 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                             ppl_micro_compute_init(ctx, &c, &micro);
                             for (int z = 0; z < zeros->n; z++) {
                                 c.zero = (int)zeros->v[z];
-                                if (sharded_with_pp(&c) && pin->zero == PPL_UNSET &&
+                                if (ppl_sharded_with_pp(&c) && pin->zero == PPL_UNSET &&
                                     !s->opts->allow_sharded_with_pp)
                                     continue;
                                 for (int x = 0; x < cps_here.n; x++) {
@@ -658,8 +620,9 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     /* tp divides the attention heads, so it never exceeds them */
     for (int64_t tp = 1; tp <= gpus && tp <= m->heads; tp++) {
         int64_t node = ctx->net.node_gpus;
-        bool inside = !tp_across_servers(ctx, tp) && node % tp == 0;
-        bool across = o->allow_tp_across_servers && tp_across_servers(ctx, tp) && tp % node == 0;
+        bool inside = !ppl_tp_across_servers(ctx, tp) && node % tp == 0;
+        bool across =
+            o->allow_tp_across_servers && ppl_tp_across_servers(ctx, tp) && tp % node == 0;
         if ((up_to || gpus % tp == 0) && (inside || across))
             add(&tp_all, tp);
     }

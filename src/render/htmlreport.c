@@ -77,8 +77,7 @@ static void layout_text(const ppl_config *c, char *b, size_t n)
 
 static const char *schedule_label(const ppl_config *c)
 {
-    return c->schedule == PPL_SCHEDULE_1F1B && c->vp > 1 ? "interleaved 1F1B"
-                                                         : ppl_schedule_name(c->schedule);
+    return ppl_config_schedule_label(c);
 }
 
 static void summary(const ppl_report_page *p, ppl_buf *out)
@@ -268,7 +267,7 @@ static void timeline_chart(const ppl_estimate *e, ppl_buf *out)
     const ppl_passes *w = &e->passes;
     /* schedule.c: m x the slowest stage's time a microbatch (its F&B under DualPipe) */
     double slowest =
-        ppl_schedule_overlaps_fb(e->config.schedule) ? w->fb_s : w->f_s + w->b_s + w->w_s;
+        ppl_schedule_of(e->config.schedule)->overlaps_fb ? w->fb_s : w->f_s + w->b_s + w->w_s;
     double model_pipe = (double)e->config.microbatches * slowest + e->time.bubble;
     ppl_buf_printf(out,
                    "<figcaption>Drawn by running each stage's passes in the schedule's order as "

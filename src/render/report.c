@@ -51,11 +51,7 @@ json_t *ppl_config_json(const ppl_config *c, const ppl_model *m)
     if (c->bf16_layers > 0)
         json_object_set_new(o, "bf16_layers", json_integer(c->bf16_layers));
     json_object_set_new(o, "optimizer", json_string(ppl_optimizer_name(c->optimizer)));
-    json_object_set_new(o, "schedule",
-                        json_string(c->schedule != PPL_SCHEDULE_1F1B
-                                        ? ppl_schedule_name(c->schedule)
-                                    : c->vp > 1 ? "interleaved"
-                                                : "1f1b"));
+    json_object_set_new(o, "schedule", json_string(ppl_config_schedule_name(c)));
     json_t *stages = json_array();
     for (int64_t k = 0; k < c->pp; k++)
         json_array_append_new(stages, json_integer(ppl_stage_layers(c, k)));
@@ -105,9 +101,6 @@ ppl_status ppl_pins_from_config_json(const json_t *cfg, const char *file, const 
     if ((st = ppl_jr_expect_object(&ctx, cfg, path)) != PPL_OK)
         return st;
     ppl_jr_warn_unknown_keys(&ctx, cfg, path, config_json_keys);
-    /* "interleaved" is 1F1B with vp > 1 (ppl_config_json) */
-    static const char *const schedules[] = {"1f1b",     "gpipe",     "zb-h1",       "zb-h2", "zb-v",
-                                            "dualpipe", "dualpipev", "interleaved", NULL};
     if ((st = ppl_jr_int(&ctx, cfg, path, "gpus", PPL_JR_REQUIRED, 0, 1, big, &a->gpus)) ||
         (st = ppl_jr_int(&ctx, cfg, path, "tp", PPL_JR_REQUIRED, 0, 1, big, &a->tp)) ||
         (st = ppl_jr_int(&ctx, cfg, path, "pp", PPL_JR_REQUIRED, 0, 1, big, &a->pp)) ||
@@ -142,13 +135,15 @@ ppl_status ppl_pins_from_config_json(const json_t *cfg, const char *file, const 
                           PPL_OPTIMIZER_ADAM, &a->optimizer)) ||
         (st = ppl_jr_enum(&ctx, cfg, path, "cp_comm", PPL_JR_OPTIONAL, ppl_cp_comm_names,
                           PPL_CP_COMM_P2P, &a->cp_comm)) ||
-        (st = ppl_jr_enum(&ctx, cfg, path, "schedule", PPL_JR_OPTIONAL, schedules, 0, &schedule)))
+        (st = ppl_jr_enum(&ctx, cfg, path, "schedule", PPL_JR_OPTIONAL, ppl_schedule_config_names,
+                          0, &schedule)))
         return st;
     a->zero = (int)zero;
     a->shard_group = shard;
     a->sequence_parallel = sp;
     a->flash_attention = fa;
     a->ep_overlap = ov;
+    /* "interleaved" is 1F1B with vp > 1 (ppl_config_schedule_name) */
     a->schedule = schedule == PPL_SCHEDULE_COUNT ? PPL_SCHEDULE_1F1B : schedule;
     /* the ends of the stage split; the middle stages take the rest */
     json_t *stages = json_object_get(cfg, "stage_layers");
@@ -235,10 +230,7 @@ void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
              (long long)c->ep, etp, (long long)c->vp, (long long)c->mbs, (long long)c->global_batch,
              (long long)c->microbatches, c->zero, shard, ppl_recompute_name(c->recompute), layers,
              c->sequence_parallel ? "on" : "off", c->flash_attention ? "on" : "off", prec,
-             c->schedule == PPL_SCHEDULE_GPIPE  ? "GPipe"
-             : c->schedule != PPL_SCHEDULE_1F1B ? ppl_schedule_name(c->schedule)
-             : c->vp > 1                        ? "interleaved 1F1B"
-                                                : "1F1B");
+             ppl_config_schedule_label(c));
 }
 
 /* Megatron-LM flags and a DeepSpeed config for the configuration. */
@@ -554,7 +546,7 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     /* Megatron-LM pipelines run 1F1B (interleaved or not): no flag builds GPipe,
      * nor the schedules of pipeline.h */
     launcher_part(launch, "megatron_args", args, "megatron_error",
-                  ppl_schedule_megatron_error(c->schedule));
+                  ppl_schedule_of(c->schedule)->megatron_error);
     json_t *env = json_object();
     /* arguments.py asserts CUDA_DEVICE_MAX_CONNECTIONS=1 with tp or cp > 1 before
      * Blackwell (harmless after it), and Megatron-FSDP asserts it is not 1 */
@@ -576,7 +568,7 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     /* deepspeed/runtime/pipe/engine.py: the pipeline engine takes ZeRO 0 and 1, and
      * runs its own 1F1B (deepspeed/runtime/pipe/schedule.py TrainSchedule) */
     bool ds_refused = c->zero >= 2 && c->pp > 1;
-    if (ppl_schedule_splits_backward(c->schedule))
+    if (ppl_schedule_of(c->schedule)->splits_backward)
         ds_why = "DeepSpeed's pipeline engine runs 1F1B only (no zero-bubble or DualPipe "
                  "schedule)";
     else if (ds_refused)
@@ -604,13 +596,13 @@ static json_t *pipeline_json(const ppl_estimate *e)
     json_object_set_new(o, "forward_s", ppl_json_real(e->passes.f_s));
     json_object_set_new(o, "backward_input_s", ppl_json_real(e->passes.b_s));
     json_object_set_new(o, "backward_weight_s", ppl_json_real(e->passes.w_s));
-    if (ppl_schedule_overlaps_fb(c->schedule))
+    if (ppl_schedule_of(c->schedule)->overlaps_fb)
         json_object_set_new(o, "overlapped_forward_backward_s", ppl_json_real(e->passes.fb_s));
     json_object_set_new(o, "bubble_s", ppl_json_real(e->time.bubble));
     json_object_set_new(o, "in_flight_microbatches", ppl_json_real(e->memory.in_flight));
     json_object_set_new(o, "parameter_copies",
-                        ppl_json_real(ppl_pipeline_param_copies(c->schedule)));
-    json_object_set_new(o, "runs_on", json_string(ppl_schedule_launchers(c->schedule)));
+                        ppl_json_real(ppl_schedule_of(c->schedule)->param_copies));
+    json_object_set_new(o, "runs_on", json_string(ppl_schedule_of(c->schedule)->launchers));
     json_t *stages = json_array(); /* each run of equal stages */
     for (int i = 0; i < e->n_stage_passes; i++) {
         const ppl_stage_passes *sp = &e->stage_passes[i];
@@ -656,7 +648,7 @@ json_t *ppl_estimate_json(const ppl_estimate *e, const ppl_model *m)
     json_object_set_new(o, "bottleneck", json_string(e->bottleneck));
     json_object_set_new(o, "bottleneck_level", json_string(e->bottleneck_level));
     json_object_set_new(o, "launch", launch_json(e, m));
-    if (ppl_schedule_splits_backward(e->config.schedule)) /* pipeline.h */
+    if (ppl_schedule_of(e->config.schedule)->splits_backward) /* pipeline.h */
         json_object_set_new(o, "pipeline", pipeline_json(e));
     return o;
 }
@@ -688,7 +680,7 @@ void ppl_estimate_text(const ppl_estimate *e, ppl_buf *out)
     }
     ppl_buf_printf(out, "memory      %s of %s on stage %lld%s%s\n", a, b,
                    (long long)e->memory.stage, h, e->memory.fits ? "" : " (does not fit)");
-    if (ppl_schedule_splits_backward(e->config.schedule)) {
+    if (ppl_schedule_of(e->config.schedule)->splits_backward) {
         char f[32], bi[32], w[32];
         ppl_format_time(e->passes.f_s, f, sizeof f);
         ppl_format_time(e->passes.b_s, bi, sizeof bi);

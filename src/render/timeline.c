@@ -169,7 +169,7 @@ ppl_status ppl_timeline_build(int schedule, int64_t pp, int64_t vp, int64_t m, i
                               .busy_s = busiest_s(passes, pp, m)};
         return PPL_OK;
     }
-    const bool split = ppl_schedule_splits_backward(schedule);
+    const bool split = ppl_schedule_of(schedule)->splits_backward;
     const int sched = split ? PPL_SCHEDULE_1F1B : schedule;
     const int64_t v = sched == PPL_SCHEDULE_1F1B && vp > 1 ? vp : 1;
     if (pp < 1 || m < 1 || (v > 1 && m < pp))

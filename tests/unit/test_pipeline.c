@@ -209,7 +209,7 @@ static void test_step_bubble(void **state)
                               PPL_SCHEDULE_DUALPIPE, PPL_SCHEDULE_DUALPIPEV};
     for (int i = 0; i < 5; i++) {
         c.schedule = s[i];
-        c.vp = ppl_schedule_chunks(s[i]);
+        c.vp = ppl_schedule_of(s[i])->chunks;
         ppl_estimate_config(&ctx, &c, &e);
         ppl_passes o = {7.0 * e.passes.f_s, 7.0 * e.passes.b_s, 7.0 * e.passes.w_s,
                         7.0 * e.passes.fb_s};
