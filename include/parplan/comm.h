@@ -2,10 +2,7 @@
  * parplan/comm.h - communication on the topology: where a parallel group sits,
  * and what each collective costs there.
  *
- * Three layers:
- *  - ppl_net: per-topology figures derived once (effective NVLink and NIC
- *    bandwidth, transport goodput under loss, per-tier oversubscription and path
- *    latency, ECMP or adaptive routing), the NCCL "tune" pass of our model;
+ * Two layers over net.h's per-topology figures (the NCCL "tune" pass):
  *  - ppl_group: where the ranks of one parallel group sit (ranks per NVLink node,
  *    nodes, the highest switch tier their traffic climbs to, members inside each
  *    tier's groups), from Megatron's rank order;
@@ -22,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "parplan/net.h"
 #include "parplan/topology.h"
 
 typedef enum ppl_collective_op {
@@ -32,16 +30,24 @@ typedef enum ppl_collective_op {
     PPL_OP_SENDRECV
 } ppl_collective_op;
 
+/* The collective algorithms: X(ENUM, name), in enum order; each is a row of
+ * comm.c's table (the operations it serves, when it applies, its cost). */
+#define PPL_ALGO_LIST(X)                                                                           \
+    X(AUTO, "auto") /* the fastest of the rows that apply, as NCCL's tuner */                      \
+    X(RING, "ring")                                                                                \
+    X(TREE, "tree")                 /* double binary tree, across nodes */                         \
+    X(HIERARCHICAL, "hierarchical") /* reduce-scatter in the node, across, all-gather */           \
+    X(DIRECT, "direct")             /* all-to-all straight to each peer */                         \
+    X(PXN, "pxn")                   /* all-to-all through NVLink to the destination rail first */  \
+    X(P2P, "p2p")                   /* send/recv */                                                \
+    X(NVLS, "nvls")   /* all-reduce in the NVSwitch (NVLink SHARP), inside one NVLink domain */    \
+    X(SHARP, "sharp") /* all-reduce in the InfiniBand switches across domains (CollNet) */
+
 typedef enum ppl_algo {
-    PPL_ALGO_AUTO = 0,
-    PPL_ALGO_RING,
-    PPL_ALGO_TREE,
-    PPL_ALGO_HIERARCHICAL,
-    PPL_ALGO_DIRECT, /* all-to-all straight to each peer */
-    PPL_ALGO_PXN,    /* all-to-all through NVLink to the destination rail first */
-    PPL_ALGO_P2P,    /* send/recv */
-    PPL_ALGO_NVLS,   /* all-reduce in the NVSwitch (NVLink SHARP), inside one NVLink domain */
-    PPL_ALGO_SHARP   /* all-reduce in the InfiniBand switches across domains (CollNet) */
+#define PPL_ALGO_ENUM(e, name) PPL_ALGO_##e,
+    PPL_ALGO_LIST(PPL_ALGO_ENUM)
+#undef PPL_ALGO_ENUM
+        PPL_ALGO_COUNT
 } ppl_algo;
 
 /* "allreduce", ... and "auto", "ring", ..., in enum order, NULL-terminated. */
@@ -61,43 +67,6 @@ const char *ppl_algo_name(int algo);
 #define PPL_NCCL_NET_STEP_S 14.0e-6
 /* NCCL derates the tree's bus bandwidth (tuning.cc: busBw * .9). */
 #define PPL_NCCL_TREE_BW_FACTOR 0.9
-/* NIC goodput: 46-49 GB/s measured on a 400 Gb/s ConnectX-7 (nccl-tests #290). */
-#define PPL_NIC_GOODPUT 0.96
-/* Flows (queue pairs) one GPU opens per peer across the fabric: NCCL uses several
- * channels per NIC, one QP each by default (NCCL_IB_QPS_PER_CONNECTION = 1). */
-#define PPL_FLOWS_PER_PEER 2
-/* Up to this many flows the expected maximum load is computed exactly. */
-#define PPL_ECMP_EXACT_FLOWS 64
-
-typedef struct ppl_net {
-    const ppl_topology *topo;
-    int64_t node_gpus;        /* GPUs that reach each other over NVLink */
-    double nvlink_bw;         /* effective per GPU (NCCL's per-link figures) */
-    double nvlink_busbw_cap;  /* NCCL's cap on the bus bandwidth (A100: 235 GB/s) */
-    double nvls_bw;           /* per GPU through the NVSwitch's reduction; 0: none */
-    double link_bw;           /* a mesh's one point-to-point link (effective); 0: a switch */
-    double nic_bw;            /* per GPU: its share of the NICs x goodput x transport */
-    double transport_goodput; /* loss recovery: go-back-N or selective */
-    double packets_in_flight; /* W = line rate x RTT / MTU + 1 */
-    double tail_loss_s;       /* expected wait for a lost tail packet, per message */
-    double os_below[PPL_MAX_TIERS + 1];   /* product of oversubscription of tiers < i */
-    double path_latency_s[PPL_MAX_TIERS]; /* one-way, NIC to NIC, climbing to tier i */
-    int64_t uplinks_per_switch[PPL_MAX_TIERS];
-    int64_t gpus_per_switch[PPL_MAX_TIERS]; /* GPUs below one switch of tier i */
-    int cross_rail_tier;                    /* first tier joining different rails; ntiers if none */
-    bool ecmp; /* flows hashed onto uplinks (no spraying, no adaptive routing) */
-    /* E[max load] of k flows on one switch of tier i, exact for k <= PPL_ECMP_EXACT_FLOWS */
-    double ecmp_max[PPL_MAX_TIERS][PPL_ECMP_EXACT_FLOWS + 1];
-} ppl_net;
-
-void ppl_net_init(ppl_net *net, const ppl_topology *topo);
-
-/* Go-back-N goodput (1-p)/(1 + (W-1)p); selective retransmission 1-p. */
-double ppl_goodput_go_back_n(double loss, double window);
-/* Expected maximum load of `flows` flows hashed uniformly onto `links` links. */
-double ppl_ecmp_expected_max(int64_t flows, int64_t links);
-/* The same for the uplinks of one switch of tier `tier`, from the table ppl_net_init fills. */
-double ppl_net_ecmp_max(const ppl_net *net, int tier, int64_t flows);
 
 typedef struct ppl_group {
     int64_t n;                              /* ranks */

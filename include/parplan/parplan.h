@@ -60,6 +60,7 @@
 #ifndef PARPLAN_PARPLAN_H
 #define PARPLAN_PARPLAN_H
 
+#include "parplan/balance.h"
 #include "parplan/calibrate.h"
 #include "parplan/catalog.h"
 #include "parplan/comm.h"
@@ -71,12 +72,15 @@
 #include "parplan/estimate.h"
 #include "parplan/evalctx.h"
 #include "parplan/explain.h"
+#include "parplan/families.h"
 #include "parplan/goodput.h"
 #include "parplan/gpu.h"
+#include "parplan/hfconfig.h"
 #include "parplan/htmlreport.h"
 #include "parplan/memory.h"
 #include "parplan/mixed.h"
 #include "parplan/model.h"
+#include "parplan/net.h"
 #include "parplan/offload.h"
 #include "parplan/output.h"
 #include "parplan/pipeline.h"

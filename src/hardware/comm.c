@@ -30,8 +30,11 @@
 
 const char *const ppl_collective_op_names[] = {"allreduce", "allgather", "reducescatter",
                                                "alltoall",  "sendrecv",  NULL};
-const char *const ppl_algo_names[] = {"auto", "ring", "tree", "hierarchical", "direct",
-                                      "pxn",  "p2p",  "nvls", "sharp",        NULL};
+const char *const ppl_algo_names[] = {
+#define NAME(e, name) name,
+    PPL_ALGO_LIST(NAME)
+#undef NAME
+        NULL};
 
 const char *ppl_collective_op_name(int v)
 {
@@ -39,7 +42,7 @@ const char *ppl_collective_op_name(int v)
 }
 const char *ppl_algo_name(int v)
 {
-    return (unsigned)v <= PPL_ALGO_SHARP ? ppl_algo_names[v] : "?";
+    return (unsigned)v < PPL_ALGO_COUNT ? ppl_algo_names[v] : "?";
 }
 
 /* members of a strided set that fall inside the block of `block` GPUs holding `first` */
@@ -424,6 +427,126 @@ static void sendrecv(const ppl_net *net, const ppl_group *g, double S, ppl_coll 
         out->rail_bytes = S;
 }
 
+/* ---- the table ---------------------------------------------------------- */
+
+static bool always(const ppl_net *net, const ppl_group *g)
+{
+    (void)net, (void)g;
+    return true;
+}
+
+static bool across_nodes(const ppl_net *net, const ppl_group *g)
+{
+    (void)net;
+    return g->nodes > 1;
+}
+
+static bool hierarchy(const ppl_net *net, const ppl_group *g)
+{
+    (void)net;
+    return g->nodes > 1 && g->m >= 2;
+}
+
+/* in-switch reduction only where the topology says the switches have it */
+static bool nvswitch_reduces(const ppl_net *net, const ppl_group *g)
+{
+    return g->nodes <= 1 && net->nvls_bw > 0;
+}
+
+static bool fabric_reduces(const ppl_net *net, const ppl_group *g)
+{
+    return g->nodes > 1 && net->topo->transport.sharp;
+}
+
+/* straight to a peer on another rail needs a tier that joins rails (never on a
+ * rail-only network, Wang et al. 2023), unless the group is one node */
+static bool rails_joined(const ppl_net *net, const ppl_group *g)
+{
+    return g->nodes <= 1 || (!net->topo->rail_only && net->cross_rail_tier < net->topo->ntiers);
+}
+
+static void cost_ring(const ppl_net *net, ppl_collective_op op, const ppl_group *g, double S,
+                      ppl_coll *out)
+{
+    ring(net, op, g, S, out);
+}
+
+static void cost_tree(const ppl_net *net, ppl_collective_op op, const ppl_group *g, double S,
+                      ppl_coll *out)
+{
+    (void)op;
+    tree(net, g, S, out);
+}
+
+static void cost_hierarchical(const ppl_net *net, ppl_collective_op op, const ppl_group *g,
+                              double S, ppl_coll *out)
+{
+    (void)op;
+    hierarchical(net, g, S, out);
+}
+
+static void cost_nvls(const ppl_net *net, ppl_collective_op op, const ppl_group *g, double S,
+                      ppl_coll *out)
+{
+    (void)op;
+    nvls(net, g, S, out);
+}
+
+static void cost_sharp(const ppl_net *net, ppl_collective_op op, const ppl_group *g, double S,
+                       ppl_coll *out)
+{
+    (void)op;
+    sharp(net, g, S, out);
+}
+
+static void cost_pxn(const ppl_net *net, ppl_collective_op op, const ppl_group *g, double S,
+                     ppl_coll *out)
+{
+    (void)op;
+    alltoall(net, g, S, -1.0, false, out);
+}
+
+static void cost_direct(const ppl_net *net, ppl_collective_op op, const ppl_group *g, double S,
+                        ppl_coll *out)
+{
+    (void)op;
+    alltoall(net, g, S, -1.0, true, out);
+}
+
+static void cost_p2p(const ppl_net *net, ppl_collective_op op, const ppl_group *g, double S,
+                     ppl_coll *out)
+{
+    (void)op;
+    sendrecv(net, g, S, out);
+}
+
+#define OP(o) (1u << PPL_OP_##o)
+
+/*
+ * One row per algorithm, as NCCL's tuning.cc keeps one column per algorithm: the
+ * operations it serves, whether AUTO weighs it (NCCL's tuner never picks a
+ * hierarchical all-reduce of our making), when it applies to a group, its cost.
+ * AUTO is the fastest of the rows that serve the operation and apply, the
+ * earlier row on a tie (ring before tree, rail-local PXN before direct).
+ */
+static const struct algo_row {
+    ppl_algo algo;
+    unsigned ops;
+    bool in_auto;
+    bool (*applies)(const ppl_net *net, const ppl_group *g);
+    void (*cost)(const ppl_net *net, ppl_collective_op op, const ppl_group *g, double S,
+                 ppl_coll *out);
+} algos[] = {
+    {PPL_ALGO_RING, OP(ALLREDUCE) | OP(ALLGATHER) | OP(REDUCESCATTER), true, always, cost_ring},
+    {PPL_ALGO_TREE, OP(ALLREDUCE), true, across_nodes, cost_tree},
+    {PPL_ALGO_HIERARCHICAL, OP(ALLREDUCE), false, hierarchy, cost_hierarchical},
+    {PPL_ALGO_NVLS, OP(ALLREDUCE), true, nvswitch_reduces, cost_nvls},
+    {PPL_ALGO_SHARP, OP(ALLREDUCE), true, fabric_reduces, cost_sharp},
+    {PPL_ALGO_PXN, OP(ALLTOALL), true, always, cost_pxn},
+    {PPL_ALGO_DIRECT, OP(ALLTOALL), true, rails_joined, cost_direct},
+    {PPL_ALGO_P2P, OP(SENDRECV), true, always, cost_p2p},
+};
+
 bool ppl_collective(const ppl_net *net, ppl_collective_op op, const ppl_group *g, double bytes,
                     ppl_algo algo, ppl_coll *out)
 {
@@ -432,76 +555,20 @@ bool ppl_collective(const ppl_net *net, ppl_collective_op op, const ppl_group *g
         out->algo = algo == PPL_ALGO_AUTO ? PPL_ALGO_RING : algo;
         return true;
     }
-    bool multi = g->nodes > 1;
-    switch (op) {
-    case PPL_OP_ALLREDUCE: {
-        if (algo == PPL_ALGO_RING) {
-            ring(net, op, g, bytes, out);
-            return true;
+    bool found = false;
+    for (size_t i = 0; i < sizeof algos / sizeof algos[0]; i++) {
+        const struct algo_row *r = &algos[i];
+        if (!(r->ops & (1u << op)) || (algo == PPL_ALGO_AUTO ? !r->in_auto : r->algo != algo) ||
+            !r->applies(net, g))
+            continue;
+        ppl_coll c;
+        r->cost(net, op, g, bytes, &c);
+        if (!found || c.time_s < out->time_s) {
+            *out = c;
+            found = true;
         }
-        if (algo == PPL_ALGO_TREE) {
-            if (!multi)
-                return false;
-            tree(net, g, bytes, out);
-            return true;
-        }
-        if (algo == PPL_ALGO_HIERARCHICAL) {
-            if (!multi || g->m < 2)
-                return false;
-            hierarchical(net, g, bytes, out);
-            return true;
-        }
-        /* in-switch reduction only where the topology says the switches have it */
-        bool can_nvls = !multi && net->nvls_bw > 0, can_sharp = multi && net->topo->transport.sharp;
-        if (algo == PPL_ALGO_NVLS || algo == PPL_ALGO_SHARP) {
-            if (algo == PPL_ALGO_NVLS ? !can_nvls : !can_sharp)
-                return false;
-            (algo == PPL_ALGO_NVLS ? nvls : sharp)(net, g, bytes, out);
-            return true;
-        }
-        if (algo != PPL_ALGO_AUTO)
-            return false;
-        ring_or_tree(net, g, bytes, multi, out);
-        if (can_nvls || can_sharp) {
-            ppl_coll r;
-            (can_nvls ? nvls : sharp)(net, g, bytes, &r);
-            if (r.time_s < out->time_s)
-                *out = r;
-        }
-        return true;
     }
-    case PPL_OP_ALLGATHER:
-    case PPL_OP_REDUCESCATTER:
-        if (algo != PPL_ALGO_AUTO && algo != PPL_ALGO_RING)
-            return false;
-        ring(net, op, g, bytes, out);
-        return true;
-    case PPL_OP_ALLTOALL: {
-        bool direct_possible = !net->topo->rail_only && net->cross_rail_tier < net->topo->ntiers;
-        if (algo == PPL_ALGO_DIRECT) {
-            if (!direct_possible && multi)
-                return false;
-            alltoall(net, g, bytes, -1.0, true, out);
-            return true;
-        }
-        if (algo != PPL_ALGO_AUTO && algo != PPL_ALGO_PXN)
-            return false;
-        alltoall(net, g, bytes, -1.0, false, out); /* rail-local (PXN) always works */
-        if (direct_possible && algo == PPL_ALGO_AUTO) {
-            ppl_coll d;
-            alltoall(net, g, bytes, -1.0, true, &d);
-            if (d.time_s < out->time_s)
-                *out = d;
-        }
-        return true;
-    }
-    case PPL_OP_SENDRECV:
-        if (algo != PPL_ALGO_AUTO && algo != PPL_ALGO_P2P)
-            return false;
-        sendrecv(net, g, bytes, out);
-        return true;
-    }
-    return false;
+    return found;
 }
 
 double ppl_dispatch_servers(double servers, double top_k, int64_t node_limit)
@@ -535,7 +602,7 @@ void ppl_ep_dispatch(const ppl_net *net, const ppl_group *g, double copy_bytes,
     double local = copy_bytes * k * d->skew * (m - 1.0) / m;
     ppl_coll direct;
     alltoall(net, g, S, local, false, out);
-    if (!net->topo->rail_only && net->cross_rail_tier < net->topo->ntiers) {
+    if (rails_joined(net, g)) {
         alltoall(net, g, S, local, true, &direct);
         if (direct.time_s < out->time_s)
             *out = direct;

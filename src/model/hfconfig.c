@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "base/jsonread.h"
+#include "parplan/hfconfig.h"
 #include "parplan/model.h"
 
 #define HF_MAX_INT (1LL << 40)

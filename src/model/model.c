@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "base/jsonread.h"
+#include "parplan/hfconfig.h"
 
 /* Upper bounds on what parplan accepts: far beyond any real model, small enough
  * that every product of them stays exact in a double and in 64-bit integers. */

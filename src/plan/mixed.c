@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "base/jsonread.h"
-#include "parplan/search.h"
+#include "parplan/balance.h"
 
 double ppl_mixed_send_s(double bytes, double bps, double latency_s)
 {

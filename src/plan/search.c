@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "parplan/balance.h"
 #include "parplan/offload.h"
 #include "parplan/rules.h"
 #include "parplan/shard.h"
