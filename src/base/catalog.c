@@ -1,7 +1,7 @@
 /*
- * catalog.c - catalogue directories and name lookup (see parplan/catalog.h).
+ * catalog.c - catalogue directories and name lookup (see base/catalog.h).
  */
-#include "parplan/catalog.h"
+#include "base/catalog.h"
 
 #include <dirent.h>
 #include <errno.h>

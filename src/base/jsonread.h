@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "parplan/error.h"
-#include "parplan/units.h"
+#include "base/error.h"
+#include "base/units.h"
 
 typedef struct ppl_jr_ctx {
     const char *file; /* as shown to the user */

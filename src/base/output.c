@@ -1,7 +1,7 @@
 /*
  * output.c - output buffers, atomic writes, JSON documents and aligned tables.
  */
-#include "parplan/output.h"
+#include "base/output.h"
 
 #include <errno.h>
 #include <fcntl.h>

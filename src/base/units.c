@@ -6,7 +6,7 @@
  * strtod sees them so that "nan", "inf", "0x10" and "1e" are refused; parplan never
  * calls setlocale, so strtod reads '.' as the decimal point.
  */
-#include "parplan/units.h"
+#include "base/units.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -14,12 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parplan/goodput.h"
-#include "parplan/stack.h"
-#include "parplan/topology.h"
-#include "parplan/units.h"
+#include "studies/goodput.h"
+#include "cost/stack.h"
+#include "hardware/topology.h"
+#include "base/units.h"
 
 #include "options.h"
+
+#include "cost/knobs.h"
 
 const char *ppl_command_name(ppl_command cmd)
 {
@@ -283,19 +285,6 @@ static ppl_status parse_spares(const opt_def *o, const char *v, ppl_args *a, ppl
 static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_error *err)
 {
     switch (o->id) {
-    case O_ZERO: {
-        int64_t z;
-        ppl_status st = parse_int(o, v, &z, err);
-        if (st == PPL_OK)
-            a->pins.zero = (int)z;
-        return st;
-    }
-    case O_OFFLOAD: {
-        double f = -1;
-        ppl_status st = parse_quantity(o, v, PPL_UNIT_COUNT, true, 0, 1.0, &f, err);
-        a->pins.offload_optimizer = f;
-        return st;
-    }
     case O_TOKENS:
         return parse_quantity(o, v, PPL_UNIT_COUNT, false, 0, MAX_TOKENS, &a->tokens, err);
     case O_DAYS: return parse_quantity(o, v, PPL_UNIT_COUNT, false, 0, MAX_DAYS, &a->days, err);
@@ -369,8 +358,42 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
     case K_INT: return parse_int(o, v, (int64_t *)field_of(o, a), err);
     case K_ENUM: return parse_enum(o, v, (int *)field_of(o, a), err);
     case K_STRING: *(const char **)field_of(o, a) = v; return PPL_OK;
+    case K_SHARE:
+        return parse_quantity(o, v, PPL_UNIT_COUNT, true, 0, 1.0, (double *)field_of(o, a), err);
     default: return ppl_error_set(err, PPL_EINTERNAL, "", o->name, "no parser for this option");
     }
+}
+
+const opt_def *ppl_cli_option_resolved(const opt_def *o)
+{
+    static opt_def knobs[O_COUNT];
+    static bool ready[O_COUNT];
+    if (o->kind != K_KNOB || (unsigned)o->id >= O_COUNT)
+        return o;
+    if (!ready[o->id]) {
+        char name[64];
+        size_t n = 0;
+        /* "--first-stage-layers" -> "first_stage_layers" */
+        for (const char *f = o->name + 2; *f && n + 1 < sizeof name; f++)
+            name[n++] = *f == '-' ? '_' : *f;
+        name[n] = '\0';
+        const ppl_knob *k = ppl_knob_find(name);
+        opt_def r = *o;
+        if (k) {
+            static const opt_kind kinds[] = {[PPL_KNOB_INT] = K_INT,
+                                             [PPL_KNOB_ENUM] = K_ENUM,
+                                             [PPL_KNOB_BOOL] = K_OPTBOOL,
+                                             [PPL_KNOB_SHARE] = K_SHARE};
+            r.kind = kinds[k->kind];
+            r.offset = offsetof(ppl_args, pins) + k->pin;
+            r.min = k->min;
+            r.max = k->max;
+            r.names = k->values;
+        }
+        knobs[o->id] = r;
+        ready[o->id] = true;
+    }
+    return &knobs[o->id];
 }
 
 static const opt_def *find_option(const char *name, size_t len, char short_name)
@@ -378,10 +401,10 @@ static const opt_def *find_option(const char *name, size_t len, char short_name)
     for (size_t i = 0; i < ppl_cli_noptions; i++) {
         if (short_name) {
             if (ppl_cli_options[i].short_name == short_name)
-                return &ppl_cli_options[i];
+                return ppl_cli_option_resolved(&ppl_cli_options[i]);
         } else if (strlen(ppl_cli_options[i].name) == len &&
                    strncmp(ppl_cli_options[i].name, name, len) == 0) {
-            return &ppl_cli_options[i];
+            return ppl_cli_option_resolved(&ppl_cli_options[i]);
         }
     }
     return NULL;

@@ -12,10 +12,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "parplan/comm.h"
-#include "parplan/config.h"
-#include "parplan/error.h"
-#include "parplan/search.h"
+#include "hardware/comm.h"
+#include "cost/config.h"
+#include "base/error.h"
+#include "plan/search.h"
 
 #define PPL_COMPARE_MAX 8 /* configurations `compare` sets side by side */
 

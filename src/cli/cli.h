@@ -10,7 +10,7 @@
 #define PARPLAN_CLI_INTERNAL_H
 
 #include "args.h"
-#include "parplan/parplan.h"
+#include "modules.h"
 
 typedef struct cli {
     const ppl_args *args;

@@ -1,7 +1,7 @@
 /*
  * cmd_compare.c - `parplan compare PLAN.json#K ...`: plans' results costed again
  * and set side by side, the rows that differ marked, each against the first
- * (parplan/explain.h).
+ * (render/explain.h).
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "parplan/explain.h"
+#include "render/explain.h"
 
 typedef struct compared {
     ppl_model model;

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "parplan/explain.h"
-#include "parplan/rules.h"
+#include "render/explain.h"
+#include "cost/rules.h"
 
 static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e, double price)
 {

@@ -1,6 +1,6 @@
 /*
  * cmd_report.c - `parplan report PLAN.json`: a plan's results costed again and
- * written as one HTML page (parplan/htmlreport.h); `plan --report FILE` calls
+ * written as one HTML page (render/htmlreport.h); `plan --report FILE` calls
  * cli_write_report with the results it has.
  */
 #include <jansson.h>

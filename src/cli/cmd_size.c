@@ -3,7 +3,7 @@
  * (or, with --fit-only, that hold one replica), as text or JSON.
  *
  * The search over GPU counts, the time to train, the GPU-hours and the cost are
- * the library's (parplan/sizing.h); this file parses, calls and renders.
+ * the library's (studies/sizing.h); this file parses, calls and renders.
  */
 #include <jansson.h>
 #include <stdio.h>

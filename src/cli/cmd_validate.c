@@ -4,7 +4,7 @@
  * each run with constants fitted on the others (K-fold cross-validation).
  *
  * The predictions, the fit and its sensitivity ranges, and the cross-validation
- * are the library's (parplan/calibrate.h); this file reads the runs, calls it and
+ * are the library's (studies/calibrate.h); this file reads the runs, calls it and
  * renders the table, the JSON document or the constants file.
  */
 #include <jansson.h>
@@ -188,7 +188,7 @@ ppl_status cmd_validate(cli *c)
             json_object_set_new(rec, "runs_fnv1a64", json_string(runs_hash));
             json_object_set_new(rec, "start",
                                 json_string(a->constants_path ? a->constants_path : "hand-set"));
-            /* what ppl_calib_fit does (parplan/calibrate.h) */
+            /* what ppl_calib_fit does (studies/calibrate.h) */
             json_object_set_new(rec, "optimiser",
                                 json_sprintf("coordinate descent, multiplicative steps 0.3 "
                                              "halving to 0.005, objective the mean "

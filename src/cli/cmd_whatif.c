@@ -3,7 +3,7 @@
  * table, CSV, JSON and an SVG chart.
  *
  * The sweeps, the patched topology of each point, the plan there, the time to
- * train and the GPU-hours are the library's (parplan/whatif.h); this file
+ * train and the GPU-hours are the library's (studies/whatif.h); this file
  * parses, calls and renders.
  */
 #include <jansson.h>

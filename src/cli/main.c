@@ -112,15 +112,14 @@ static void knob_to_flag(ppl_error *err)
     static const char *const others[] = {"model", "topology", "sweep", "seq_len", NULL};
     if (err->status != PPL_EUSAGE || err->file[0])
         return;
-    const char *const *lists[] = {ppl_pin_names, others};
-    for (size_t l = 0; l < 2; l++)
-        for (size_t i = 0; lists[l][i]; i++)
-            if (strcmp(err->key, lists[l][i]) == 0) {
-                char flag[PPL_ERROR_KEY_MAX];
-                cli_flag_of(lists[l][i], flag, sizeof flag);
-                memcpy(err->key, flag, strlen(flag) + 1);
-                return;
-            }
+    bool named = ppl_knob_find(err->key) != NULL;
+    for (size_t i = 0; others[i] && !named; i++)
+        named = strcmp(err->key, others[i]) == 0;
+    if (named) {
+        char flag[PPL_ERROR_KEY_MAX];
+        cli_flag_of(err->key, flag, sizeof flag);
+        memcpy(err->key, flag, strlen(flag) + 1);
+    }
 }
 
 static void report(ppl_error *err)

@@ -4,9 +4,9 @@
  */
 #include "options.h"
 
-#include "parplan/goodput.h"
-#include "parplan/stack.h"
-#include "parplan/topology.h"
+#include "studies/goodput.h"
+#include "cost/stack.h"
+#include "hardware/topology.h"
 
 const opt_def ppl_cli_options[] = {
     {O_MODEL, "--model", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COMPARE), CMDS_CONFIG, F(model), "M",
@@ -18,87 +18,77 @@ const opt_def ppl_cli_options[] = {
      CMDS_CONFIG | C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_COMPARE), CMDS_CONFIG | C(PPL_CMD_COLLECTIVE),
      F(topology), "T", 0, 0, NULL,
      "cluster: a catalogue name (see 'parplan topologies') or a JSON file"},
-    {O_GPUS, "--gpus", 0, K_INT,
-     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF), 0, F(pins.gpus),
-     "N", 1, MAX_GPUS, NULL, "GPUs to use (default: all GPUs of the topology)"},
-    {O_TP, "--tp", 0, K_INT, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), F(pins.tp), "N",
-     1, MAX_DEGREE, NULL, "tensor-parallel size"},
-    {O_PP, "--pp", 0, K_INT, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), F(pins.pp), "N",
-     1, MAX_DEGREE, NULL, "pipeline-parallel stages"},
-    {O_DP, "--dp", 0, K_INT, CMDS_CONFIG, 0, F(pins.dp), "N", 1, MAX_GPUS, NULL,
+    {O_GPUS, "--gpus", 0, K_KNOB,
+     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF), 0, NOFIELD, "N",
+     0, 0, NULL, "GPUs to use (default: all GPUs of the topology)"},
+    {O_TP, "--tp", 0, K_KNOB, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), NOFIELD, "N", 0,
+     0, NULL, "tensor-parallel size"},
+    {O_PP, "--pp", 0, K_KNOB, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), NOFIELD, "N", 0,
+     0, NULL, "pipeline-parallel stages"},
+    {O_DP, "--dp", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "N", 0, 0, NULL,
      "data-parallel replicas (default: gpus / (tp*pp*cp))"},
-    {O_CP, "--cp", 0, K_INT, CMDS_CONFIG, 0, F(pins.cp), "N", 1, MAX_DEGREE, NULL,
-     "context-parallel size"},
-    {O_CP_COMM, "--cp-comm", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.cp_comm), "ALGO", 0, 0,
-     ppl_cp_comm_names,
+    {O_CP, "--cp", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "N", 0, 0, NULL, "context-parallel size"},
+    {O_CP_COMM, "--cp-comm", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "ALGO", 0, 0, NULL,
      "context-parallel algorithm (Megatron-Core --cp-comm-type): p2p ring, a2a (Ulysses), "
      "allgather or a2a+p2p; default: searched (plan, whatif, size), else p2p, Megatron's"},
-    {O_EP, "--ep", 0, K_INT, CMDS_CONFIG, 0, F(pins.ep), "N", 1, MAX_DEGREE, NULL,
+    {O_EP, "--ep", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "N", 0, 0, NULL,
      "expert-parallel size (MoE models): ranks the experts are spread over, out of a "
      "stage's tp*cp*dp"},
-    {O_ETP, "--etp", 0, K_INT, CMDS_CONFIG, 0, F(pins.etp), "N", 1, MAX_DEGREE, NULL,
+    {O_ETP, "--etp", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "N", 0, 0, NULL,
      "expert tensor-parallel size (MoE models): ranks each expert is split over "
      "(default tp; etp*ep divides tp*cp*dp)"},
-    {O_VP, "--vp", 0, K_INT, CMDS_CONFIG, 0, F(pins.vp), "N", 1, MAX_DEGREE, NULL,
+    {O_VP, "--vp", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "N", 0, 0, NULL,
      "virtual pipeline stages per GPU (interleaved schedule)"},
     {O_SEQ_LEN, "--seq-len", 0, K_INT, CMDS_CONFIG, 0, F(seq_len), "N", 1, 1LL << 26, NULL,
      "sequence length in tokens (default: the model's seq_len)"},
-    {O_MBS, "--mbs", 0, K_INT, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), F(pins.mbs),
-     "N", 1, MAX_DEGREE, NULL, "microbatch size, in sequences"},
-    {O_GLOBAL_BATCH, "--global-batch", 0, K_INT, CMDS_CONFIG,
-     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), F(pins.global_batch), "B", 1,
-     MAX_GPUS, NULL, "global batch, in sequences per step"},
-    {O_ZERO, "--zero", 0, K_INT, CMDS_CONFIG, 0, NOFIELD, "Z", 0, 3, NULL,
+    {O_MBS, "--mbs", 0, K_KNOB, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), NOFIELD, "N",
+     0, 0, NULL, "microbatch size, in sequences"},
+    {O_GLOBAL_BATCH, "--global-batch", 0, K_KNOB, CMDS_CONFIG,
+     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), NOFIELD, "B", 0, 0, NULL,
+     "global batch, in sequences per step"},
+    {O_ZERO, "--zero", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "Z", 0, 0, NULL,
      "ZeRO stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights"},
-    {O_SHARD_GROUP, "--shard-group", 0, K_INT, CMDS_CONFIG, 0, F(pins.shard_group), "N", 1,
-     MAX_GPUS, NULL,
+    {O_SHARD_GROUP, "--shard-group", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "N", 0, 0, NULL,
      "ZeRO shards inside groups of N data-parallel ranks, replicated over dp/N groups (HSDP; "
      "Megatron-Core --num-distributed-optimizer-instances dp/N); N divides dp; default dp, "
      "searched (a server's or NVLink domain's ranks) by plan"},
-    {O_OFFLOAD, "--offload-optimizer", 0, K_REAL, CMDS_CONFIG, 0, NOFIELD, "F", 0, 0, NULL,
+    {O_OFFLOAD, "--offload-optimizer", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "F", 0, 0, NULL,
      "share of the optimizer state (fp32 master weights, Adam moments) held and stepped on "
      "the host, 0 to 1 (Megatron-Core --optimizer-cpu-offload); default 0, or 1 when searched "
      "and nothing fits without it"},
-    {O_RECOMPUTE, "--recompute", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.recompute), "MODE", 0, 0,
-     ppl_recompute_names, "activation recomputation: none, selective or full"},
-    {O_SP, "--sequence-parallel", 0, K_OPTBOOL, CMDS_CONFIG, 0, F(pins.sequence_parallel),
-     "[=yes|no]", 0, 0, NULL, "sequence parallelism (with tp > 1)"},
-    {O_FLASH, "--flash-attention", 0, K_OPTBOOL, CMDS_CONFIG, 0, F(pins.flash_attention),
-     "[=yes|no]", 0, 0, NULL, "flash attention (no s x s score matrix kept)"},
-    {O_EP_OVERLAP, "--ep-overlap", 0, K_OPTBOOL, CMDS_CONFIG, 0, F(pins.ep_overlap), "[=yes|no]", 0,
-     0, NULL,
+    {O_RECOMPUTE, "--recompute", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "MODE", 0, 0, NULL,
+     "activation recomputation: none, selective or full"},
+    {O_SP, "--sequence-parallel", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "[=yes|no]", 0, 0, NULL,
+     "sequence parallelism (with tp > 1)"},
+    {O_FLASH, "--flash-attention", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "[=yes|no]", 0, 0, NULL,
+     "flash attention (no s x s score matrix kept)"},
+    {O_EP_OVERLAP, "--ep-overlap", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "[=yes|no]", 0, 0, NULL,
      "MoE: Megatron-Core's 1F1B expert all-to-all overlap (--overlap-moe-expert-parallel-comm, "
      "core_v0.14; opt-in there and here, never searched)"},
-    {O_RECOMPUTE_LAYERS, "--recompute-layers", 0, K_INT, CMDS_CONFIG, 0, F(pins.recompute_layers),
-     "N", 1, 100000, NULL,
+    {O_RECOMPUTE_LAYERS, "--recompute-layers", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "N", 0, 0, NULL,
      "with --recompute full: recompute only N layers of each stage (Megatron-LM "
      "--recompute-method block); default all, or the fewest that fit when searched"},
-    {O_FIRST_LAYERS, "--first-stage-layers", 0, K_INT, CMDS_CONFIG, 0, F(pins.first_stage_layers),
-     "N", 1, 100000, NULL,
+    {O_FIRST_LAYERS, "--first-stage-layers", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "N", 0, 0, NULL,
      "layers on the first pipeline stage (Megatron-LM --decoder-first-pipeline-num-layers)"},
-    {O_LAST_LAYERS, "--last-stage-layers", 0, K_INT, CMDS_CONFIG, 0, F(pins.last_stage_layers), "N",
-     1, 100000, NULL, "layers on the last pipeline stage (--decoder-last-pipeline-num-layers)"},
-    {O_SCHEDULE, "--schedule", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.schedule), "S", 0, 0,
-     ppl_schedule_names,
+    {O_LAST_LAYERS, "--last-stage-layers", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "N", 0, 0, NULL,
+     "layers on the last pipeline stage (--decoder-last-pipeline-num-layers)"},
+    {O_SCHEDULE, "--schedule", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "S", 0, 0, NULL,
      "pipeline schedule: 1f1b (default; interleaved with --vp > 1), gpipe, or, only when "
      "given, zb-h1, zb-h2, zb-v (--vp 2), dualpipe, dualpipev (--vp 2): no Megatron-LM or "
      "DeepSpeed flags for these; PyTorch pipelining runs zb-h1, zb-v and dualpipev, Sea AI "
      "Lab's Megatron fork zb-h2, deepseek-ai/DualPipe dualpipe"},
-    {O_PRECISION, "--precision", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.precision), "P", 0, 0,
-     ppl_precision_names,
+    {O_PRECISION, "--precision", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "P", 0, 0, NULL,
      "bf16 (default), fp16, fp8, mxfp8 (Blackwell, MI355X) or nvfp4 (Blackwell): the linear "
      "layers' GEMMs"},
-    {O_FP8_RECIPE, "--fp8-recipe", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.fp8_recipe), "R", 0, 0,
-     ppl_fp8_recipe_names,
+    {O_FP8_RECIPE, "--fp8-recipe", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "R", 0, 0, NULL,
      "with --precision fp8: delayed (default; scales from earlier steps' amax), tensorwise "
      "(each tensor's own amax: one more read of it) or blockwise (an fp32 scale per 1x128 "
      "tile: 3% more activation bytes)"},
-    {O_BF16_LAYERS, "--bf16-layers", 0, K_INT, CMDS_CONFIG, 0, F(pins.bf16_layers), "N", 1, 1000000,
-     NULL,
+    {O_BF16_LAYERS, "--bf16-layers", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "N", 0, 0, NULL,
      "with fp8 (tensorwise or blockwise) or mxfp8: keep the first N and the last N layers in "
      "bf16 (Megatron-Core --first-last-layers-bf16)"},
-    {O_OPTIMIZER, "--optimizer", 0, K_ENUM, CMDS_CONFIG, 0, F(pins.optimizer), "O", 0, 0,
-     ppl_optimizer_names, "adam (default) or sgd"},
+    {O_OPTIMIZER, "--optimizer", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "O", 0, 0, NULL,
+     "adam (default) or sgd"},
     {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG, 0, F(stack), "S", 0, 0, ppl_stack_names,
      "training software, by what ran: nemo-2025 (default), megatron-core, nemo-2024, "
      "fsdp (overlap communication); megatron-lm-2023, megatron-lm-2022, megatron-lm-2021, "

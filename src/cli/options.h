@@ -26,7 +26,10 @@ typedef enum opt_kind {
     K_BANDWIDTH, /* a bandwidth quantity */
     K_BYTES,     /* a byte size */
     K_SIZES,     /* a byte size or a range lo:hi */
-    K_SWEEP      /* KEY=V1,V2,... repeatable */
+    K_SWEEP,     /* KEY=V1,V2,... repeatable */
+    K_SHARE,     /* a share from 0 to 1 */
+    K_KNOB       /* a configuration knob: kind, range, words and field from its row in the
+                    knob registry (cost/knobs.h), named by the flag without '--' */
 } opt_kind;
 
 typedef enum opt_id {
@@ -125,7 +128,8 @@ typedef enum opt_id {
  * (bit masks of ppl_command), and where its value goes in ppl_args (offsetof, or
  * NOFIELD for the few that set_value parses itself: bounded quantities, the ZeRO
  * stage, sweeps, sizes).  A kind's value type: K_INT int64_t, K_ENUM and K_OPTBOOL
- * int, K_STRING const char *, K_FLAG bool. */
+ * int, K_STRING const char *, K_FLAG bool, K_SHARE double.  A K_KNOB row leaves
+ * offset, min, max and names to the knob's registry row. */
 #define F(field) offsetof(ppl_args, field)
 #define NOFIELD ((size_t)-1)
 typedef struct opt_def {
@@ -149,6 +153,9 @@ typedef struct command_def {
 } command_def;
 
 extern const opt_def ppl_cli_options[];
+/* The option as the parser takes it: a K_KNOB row completed from the knob
+ * registry (its kind, range, words and field); other rows as they are. */
+const opt_def *ppl_cli_option_resolved(const opt_def *o);
 extern const size_t ppl_cli_noptions;
 extern const command_def ppl_cli_commands[];
 extern const size_t ppl_cli_ncommands;

@@ -24,7 +24,7 @@
  * kernels (norms, residual adds, dropout, activation functions, rotary embedding,
  * unfused softmax) are bound by HBM: bytes moved / (bandwidth x hbm).
  */
-#include "parplan/compute.h"
+#include "cost/compute.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * names, and the pins' defaults.  Checking a configuration against the rules is
  * rules.c's.
  */
-#include "parplan/config.h"
+#include "cost/config.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -280,34 +280,6 @@ int64_t ppl_cp_a2a_size(const ppl_model *m, const ppl_topology *t, int64_t tp, i
             return a;
     return 1;
 }
-
-const char *const ppl_pin_names[] = {"gpus",
-                                     "tp",
-                                     "pp",
-                                     "dp",
-                                     "cp",
-                                     "ep",
-                                     "etp",
-                                     "vp",
-                                     "mbs",
-                                     "global_batch",
-                                     "zero",
-                                     "recompute",
-                                     "sequence_parallel",
-                                     "flash_attention",
-                                     "ep_overlap",
-                                     "precision",
-                                     "optimizer",
-                                     "schedule",
-                                     "cp_comm",
-                                     "first_stage_layers",
-                                     "last_stage_layers",
-                                     "recompute_layers",
-                                     "shard_group",
-                                     "offload_optimizer",
-                                     "fp8_recipe",
-                                     "bf16_layers",
-                                     NULL};
 
 void ppl_pins_init(ppl_pins *p)
 {

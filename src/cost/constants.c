@@ -1,7 +1,7 @@
 /*
  * constants.c - the cost model's fitted constants, their meaning, and their record.
  */
-#include "parplan/constants.h"
+#include "cost/constants.h"
 
 #include <jansson.h>
 #include <math.h>

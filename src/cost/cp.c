@@ -44,7 +44,7 @@
  * one layer, 2*b*s*kv*2 bytes, for allgather) live one layer at a time and are
  * not counted.
  */
-#include "parplan/cp.h"
+#include "cost/cp.h"
 
 #include <string.h>
 

@@ -1,14 +1,14 @@
 /*
- * estimate.c - one configuration's step from its pieces (see parplan/estimate.h).
+ * estimate.c - one configuration's step from its pieces (see cost/estimate.h).
  */
-#include "parplan/estimate.h"
+#include "cost/estimate.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "parplan/offload.h"
-#include "parplan/shard.h"
+#include "cost/offload.h"
+#include "cost/shard.h"
 
 static double pos(double x)
 {

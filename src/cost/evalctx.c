@@ -1,12 +1,12 @@
 /*
  * evalctx.c - the evaluation context and a configuration's layout (see
- * parplan/evalctx.h).
+ * cost/evalctx.h).
  */
-#include "parplan/evalctx.h"
+#include "cost/evalctx.h"
 
 #include <string.h>
 
-#include "parplan/shard.h"
+#include "cost/shard.h"
 
 void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo,
                        ppl_stack stack)

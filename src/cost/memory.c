@@ -45,13 +45,13 @@
  * pipeline has more than one stage, a copy of a tied embedding on the last
  * (megatron/core/models/common/language_module: shared_embedding_or_output_weight).
  */
-#include "parplan/memory.h"
+#include "cost/memory.h"
 
-#include "parplan/pipeline.h"
+#include "cost/pipeline.h"
 
 #include <math.h>
 
-#include "parplan/shard.h"
+#include "cost/shard.h"
 #include <string.h>
 
 #define GIB 1073741824.0

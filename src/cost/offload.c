@@ -1,6 +1,6 @@
 /*
  * offload.c - the host link of each GPU family and one step's optimizer offload
- * (see parplan/offload.h).
+ * (see cost/offload.h).
  *
  * The host of each GPU kind (its link, memory bandwidth and capacity) is a
  * figure of the kind's row (gpu.c).
@@ -12,11 +12,11 @@
  * CPU Adam (DeepSpeed's ZeRO-Offload tutorial) without a bandwidth figure, and no
  * measured run here calibrates it.
  */
-#include "parplan/offload.h"
+#include "cost/offload.h"
 
 #include <math.h>
 
-#include "parplan/evalctx.h"
+#include "cost/evalctx.h"
 
 void ppl_offload_time_of(double params, double grad_bytes, double weight_bytes,
                          const ppl_host_figures *link, bool overlapped, ppl_offload_time *out)

@@ -1,5 +1,5 @@
 /*
- * pipeline.c - the pipeline schedules, one row each (see parplan/pipeline.h).
+ * pipeline.c - the pipeline schedules, one row each (see cost/pipeline.h).
  *
  * 1F1B and GPipe: Narayanan et al. SC'21 §2.2, (p-1)(F+B+W) of bubble, 1F1B keeping
  * p - k microbatches in flight on stage k (Korthikanti et al. 2022 Eq.5), GPipe all
@@ -38,7 +38,7 @@
  * formulas above exactly): the sums of their passes in place of (p-1) x one stage's;
  * DualPipe scales its (p/2-1) by the same mean, (p/2-1)/(p-1) x the sum.
  */
-#include "parplan/pipeline.h"
+#include "cost/pipeline.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /*
  * rules.c - one configuration built from pins and checked against every rule of
- * the frameworks that would run it (see parplan/rules.h).
+ * the frameworks that would run it (see cost/rules.h).
  *
  * The divisibility rules are Megatron-LM's (megatron/training/arguments.py):
  * tp divides the attention heads and the key/value groups (or is a multiple of
@@ -16,13 +16,13 @@
  * group: Transformer Engine's rule (ppl_cp_heads_split).  A schedule's own rules
  * are its row's (pipeline.c); the sharding group's and the offload's, shard.c's.
  */
-#include "parplan/rules.h"
+#include "cost/rules.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "parplan/pipeline.h"
-#include "parplan/shard.h"
+#include "cost/pipeline.h"
+#include "cost/shard.h"
 
 /* A usage error naming the knob at fault (the command line maps it to its flag). */
 #define bad(err, flag, ...) ppl_error_set((err), PPL_EUSAGE, "", (flag), __VA_ARGS__)

@@ -1,14 +1,14 @@
 /*
  * shard.c - hierarchical sharding and optimizer offload: their rules, groups and
- * launch flags (see parplan/shard.h and parplan/offload.h).
+ * launch flags (see cost/shard.h and cost/offload.h).
  */
-#include "parplan/shard.h"
+#include "cost/shard.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "parplan/stack.h"
+#include "cost/stack.h"
 
 static ppl_status bad(ppl_error *err, const char *key, const char *msg, long long a, long long b)
 {

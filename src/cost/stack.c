@@ -1,9 +1,9 @@
 /*
- * stack.c - the software-stack profiles (see parplan/stack.h): what each stack
+ * stack.c - the software-stack profiles (see cost/stack.h): what each stack
  * that ran could build, what it overlaps, its gradient precision, its MoE
  * communication, and the options the step-time model takes from it.
  */
-#include "parplan/stack.h"
+#include "cost/stack.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * stage.c - the pieces of an estimate: one microbatch's communication and
  * compute, runs of equal stages, one stage's time per microbatch (see
- * parplan/stage.h).
+ * cost/stage.h).
  *
  * Communication volumes per microbatch (Narayanan et al. SC'21 §3; Korthikanti et
  * al. 2022 §4.2.2):
@@ -21,7 +21,7 @@
  *       layer's weights forward and backward and reduce-scatters its gradients
  *       every microbatch: 1.5x the volume of plain data parallelism.
  */
-#include "parplan/stage.h"
+#include "cost/stage.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -23,7 +23,7 @@
  * tier that joins rails, or first crosses NVLink to the GPU on the destination
  * rail (NCCL's PXN), the only way on a rail-only network (Wang et al. 2023).
  */
-#include "parplan/comm.h"
+#include "hardware/comm.h"
 
 #include <math.h>
 #include <string.h>

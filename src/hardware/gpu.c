@@ -1,6 +1,6 @@
 /*
  * gpu.c - the GPU kinds parplan knows: one row each, every per-GPU figure with
- * its source (see parplan/gpu.h).
+ * its source (see hardware/gpu.h).
  *
  * Dense (not sparse) tensor-core peaks; memory as the datasheets state it; NVLink
  * (or Infinity Fabric) per GPU per direction (half the bidirectional figure the
@@ -26,7 +26,7 @@
  * other kind takes the fractions fitted on the kind of its generation, assumed,
  * and says so (ppl_gpu_assumed).
  */
-#include "parplan/gpu.h"
+#include "hardware/gpu.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -19,7 +19,7 @@
  * InfiniBand fabrics route adaptively, and packet spraying with out-of-order
  * placement removes the imbalance: only RoCE without them pays it.
  */
-#include "parplan/net.h"
+#include "hardware/net.h"
 
 #include <math.h>
 #include <string.h>

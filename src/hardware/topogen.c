@@ -10,14 +10,14 @@
  * 32 servers, pods of 32 x 32 / 8 = 128 servers and a top of 64 pods = 8,192
  * servers: the 65,536-GPU cluster.  The result is checked by the topology loader.
  */
-#include "parplan/topogen.h"
+#include "hardware/topogen.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "parplan/output.h"
+#include "base/output.h"
 
 #define DEFAULT_SWITCH_RADIX 64
 

@@ -10,7 +10,7 @@
  * = 32 leaf and 16 spine switches).  Bisection bandwidth is the injection bandwidth
  * of half the cluster divided by the oversubscription of every tier it crosses.
  */
-#include "parplan/topology.h"
+#include "hardware/topology.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -38,8 +38,8 @@
 #include <string.h>
 
 #include "base/jsonread.h"
-#include "parplan/hfconfig.h"
-#include "parplan/model.h"
+#include "model/hfconfig.h"
+#include "model/model.h"
 
 #define HF_MAX_INT (1LL << 40)
 #define HF_DEFAULT_SEQ_LEN 8192

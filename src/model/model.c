@@ -20,7 +20,7 @@
  * 2hV for the output layer.  Backward is twice the forward, so training is 3x;
  * full recomputation adds one more forward of the transformer layers (Eq.3).
  */
-#include "parplan/model.h"
+#include "model/model.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "base/jsonread.h"
-#include "parplan/hfconfig.h"
+#include "model/hfconfig.h"
 
 /* Upper bounds on what parplan accepts: far beyond any real model, small enough
  * that every product of them stays exact in a double and in 64-bit integers. */

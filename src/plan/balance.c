@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parplan/balance.h"
+#include "plan/balance.h"
 
 /*
  * A starting solution for the branch and bound.  For a bound z on the slowest

@@ -1,8 +1,8 @@
 /*
  * families.c - the families of configurations the default search leaves out (see
- * parplan/families.h), one row each, and the rule that puts a configuration in one.
+ * plan/families.h), one row each, and the rule that puts a configuration in one.
  */
-#include "parplan/families.h"
+#include "plan/families.h"
 
 static const ppl_family families[PPL_FAMILY_COUNT] = {
     {"tp_across_servers",

@@ -16,7 +16,7 @@
  * plus one pass through all, then the exposed gradient reduction and the stack's
  * per-step overhead.  What this model leaves out is said where it is left out.
  */
-#include "parplan/mixed.h"
+#include "plan/mixed.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "base/jsonread.h"
-#include "parplan/balance.h"
+#include "plan/balance.h"
 
 double ppl_mixed_send_s(double bytes, double bps, double latency_s)
 {

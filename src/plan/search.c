@@ -1,5 +1,5 @@
 /*
- * search.c - enumerate the configuration space, keep the best (parplan/search.h).
+ * search.c - enumerate the configuration space, keep the best (plan/search.h).
  *
  * Pruning never changes the answer: a configuration is costed only if it passes
  * the divisibility rules, fits in memory, and its step-time lower bound (the
@@ -11,17 +11,17 @@
  * that fits; the bound holds for any split, so the answer does not depend on how
  * many results are kept.
  */
-#include "parplan/search.h"
+#include "plan/search.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "parplan/balance.h"
-#include "parplan/offload.h"
-#include "parplan/rules.h"
-#include "parplan/shard.h"
+#include "plan/balance.h"
+#include "cost/offload.h"
+#include "cost/rules.h"
+#include "cost/shard.h"
 
 const char *const ppl_objective_names[] = {"time", "cost", "memory", NULL};
 

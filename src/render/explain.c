@@ -1,16 +1,17 @@
 /*
- * explain.c - how a runner-up differs from the best plan (parplan/explain.h).
+ * explain.c - how a runner-up differs from the best plan (render/explain.h).
  */
-#include "parplan/explain.h"
+#include "render/explain.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "parplan/output.h"
-#include "parplan/report.h"
-#include "parplan/units.h"
+#include "base/output.h"
+#include "cost/knobs.h"
+#include "render/report.h"
+#include "base/units.h"
 
 static void knob(ppl_plan_diff *d, const char *name, const char *from, const char *to)
 {
@@ -20,19 +21,6 @@ static void knob(ppl_plan_diff *d, const char *name, const char *from, const cha
     k->name = name;
     snprintf(k->from, sizeof k->from, "%s", from);
     snprintf(k->to, sizeof k->to, "%s", to);
-}
-
-static void knob_int(ppl_plan_diff *d, const char *name, long long from, long long to)
-{
-    char a[24], b[24];
-    snprintf(a, sizeof a, "%lld", from);
-    snprintf(b, sizeof b, "%lld", to);
-    knob(d, name, a, b);
-}
-
-static const char *on_off(bool v)
-{
-    return v ? "on" : "off";
 }
 
 void ppl_stage_layers_text(const ppl_config *c, char *buf, size_t size)
@@ -58,35 +46,17 @@ void ppl_plan_diff_of(const ppl_estimate *best, const ppl_estimate *other, ppl_p
 {
     memset(out, 0, sizeof *out);
     const ppl_config *a = &best->config, *b = &other->config;
-    knob_int(out, "tp", a->tp, b->tp);
-    knob_int(out, "pp", a->pp, b->pp);
-    knob_int(out, "dp", a->dp, b->dp);
-    knob_int(out, "cp", a->cp, b->cp);
-    knob_int(out, "ep", a->ep, b->ep);
-    if (a->ep > 1 || b->ep > 1)
-        knob_int(out, "etp", ppl_config_etp(a), ppl_config_etp(b));
-    knob_int(out, "vp", a->vp, b->vp);
-    knob_int(out, "mbs", a->mbs, b->mbs);
-    knob_int(out, "zero", a->zero, b->zero);
-    knob_int(out, "shard_group", a->shard_group, b->shard_group);
     char x[24], y[24];
-    snprintf(x, sizeof x, "%g", a->offload_optimizer);
-    snprintf(y, sizeof y, "%g", b->offload_optimizer);
-    knob(out, "offload_optimizer", x, y);
-    ppl_recompute_label(a, x, sizeof x);
-    ppl_recompute_label(b, y, sizeof y);
-    knob(out, "recompute", x, y);
-    knob(out, "sequence_parallel", on_off(a->sequence_parallel), on_off(b->sequence_parallel));
-    knob(out, "flash_attention", on_off(a->flash_attention), on_off(b->flash_attention));
-    if (a->cp > 1 || b->cp > 1)
-        knob(out, "cp_comm", a->cp > 1 ? ppl_cp_comm_name(a->cp_comm) : "none",
-             b->cp > 1 ? ppl_cp_comm_name(b->cp_comm) : "none");
-    knob(out, "ep_overlap", on_off(a->ep_overlap), on_off(b->ep_overlap));
-    knob(out, "schedule", ppl_schedule_name(a->schedule), ppl_schedule_name(b->schedule));
-    knob(out, "precision", ppl_precision_name(a->precision), ppl_precision_name(b->precision));
-    knob(out, "fp8_recipe", ppl_fp8_recipe_names[a->fp8_recipe],
-         ppl_fp8_recipe_names[b->fp8_recipe]);
-    knob_int(out, "bf16_layers", a->bf16_layers, b->bf16_layers);
+    size_t n;
+    const ppl_knob *k = ppl_knob_rows(&n);
+    /* every knob the registry has the diff show, where it applies to either plan */
+    for (size_t i = 0; i < n; i++) {
+        if (!k[i].diffed || !(k[i].diffed(a) || k[i].diffed(b)))
+            continue;
+        ppl_knob_text(&k[i], a, NULL, x, sizeof x);
+        ppl_knob_text(&k[i], b, NULL, y, sizeof y);
+        knob(out, k[i].name, x, y);
+    }
     ppl_stage_layers_text(a, x, sizeof x);
     ppl_stage_layers_text(b, y, sizeof y);
     knob(out, "stage_layers", x, y);

@@ -1,5 +1,5 @@
 /*
- * htmlreport.c - a plan as one self-contained HTML page (parplan/htmlreport.h).
+ * htmlreport.c - a plan as one self-contained HTML page (render/htmlreport.h).
  *
  * The page is built from the estimates alone (and, for the stages the estimate
  * summarises by its worst, ppl_memory_stage and the step's timeline), so what it
@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parplan/explain.h"
-#include "parplan/htmlreport.h"
-#include "parplan/pipeline.h"
-#include "parplan/report.h"
-#include "parplan/svg.h"
-#include "parplan/timeline.h"
-#include "parplan/units.h"
-#include "parplan/whatif.h"
+#include "render/explain.h"
+#include "render/htmlreport.h"
+#include "cost/pipeline.h"
+#include "render/report.h"
+#include "render/svg.h"
+#include "render/timeline.h"
+#include "base/units.h"
+#include "studies/whatif.h"
 
 static const char page_css[] =
     ":root{color-scheme:light dark}\n"

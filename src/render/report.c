@@ -1,162 +1,137 @@
 /*
  * report.c - SPEC output objects shared by the commands.
  */
-#include "parplan/report.h"
+#include "render/report.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/jsonread.h"
-#include "parplan/shard.h"
-#include "parplan/units.h"
+#include "cost/knobs.h"
+#include "cost/shard.h"
+#include "base/units.h"
+
+/* A knob's value in JSON (knobs.h). */
+static json_t *knob_json(const ppl_knob_value *v)
+{
+    if (v->null)
+        return json_null();
+    switch (v->kind) {
+    case PPL_KNOB_INT: return json_integer(v->i);
+    case PPL_KNOB_SHARE: return ppl_json_real(v->share);
+    case PPL_KNOB_BOOL: return json_boolean(v->on);
+    case PPL_KNOB_ENUM: return json_string(v->word);
+    }
+    return json_null();
+}
 
 json_t *ppl_config_json(const ppl_config *c, const ppl_model *m)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "gpus", json_integer(c->gpus));
-    json_object_set_new(o, "tp", json_integer(c->tp));
-    json_object_set_new(o, "pp", json_integer(c->pp));
-    json_object_set_new(o, "dp", json_integer(c->dp));
-    json_object_set_new(o, "cp", json_integer(c->cp));
-    if (c->cp > 1) {
-        json_object_set_new(o, "cp_comm", json_string(ppl_cp_comm_name(c->cp_comm)));
-        if (c->cp_comm == PPL_CP_COMM_A2A_P2P)
-            json_object_set_new(o, "cp_a2a", json_integer(c->cp_a2a));
+    size_t n;
+    const ppl_knob *k = ppl_knob_rows(&n);
+    /* every knob the configuration's JSON carries (its row says when), then what
+     * is derived from them */
+    for (size_t i = 0; i < n; i++) {
+        ppl_knob_value v;
+        if (k[i].value && k[i].value(c, m, &v))
+            json_object_set_new(o, k[i].name, knob_json(&v));
     }
-    json_object_set_new(o, "ep", json_integer(c->ep));
-    if (m && m->has_moe) /* a model without experts has no expert layout */
-        json_object_set_new(o, "etp", json_integer(ppl_config_etp(c)));
-    json_object_set_new(o, "vp", json_integer(c->vp));
-    json_object_set_new(o, "mbs", json_integer(c->mbs));
-    json_object_set_new(o, "global_batch", json_integer(c->global_batch));
+    if (c->cp > 1 && c->cp_comm == PPL_CP_COMM_A2A_P2P)
+        json_object_set_new(o, "cp_a2a", json_integer(c->cp_a2a));
     json_object_set_new(o, "microbatches", json_integer(c->microbatches));
-    json_object_set_new(o, "zero", json_integer(c->zero));
-    if (ppl_config_shard_replicas(c) > 1) /* hierarchical sharding (shard.h) */
-        json_object_set_new(o, "shard_group", json_integer(ppl_config_shard_group(c)));
-    if (c->offload_optimizer > 0.0)
-        json_object_set_new(o, "offload_optimizer", ppl_json_real(c->offload_optimizer));
-    json_object_set_new(o, "recompute", json_string(ppl_recompute_name(c->recompute)));
-    if (c->recompute == PPL_RECOMPUTE_FULL)
-        json_object_set_new(o, "recompute_layers",
-                            c->recompute_layers > 0 ? json_integer(c->recompute_layers)
-                                                    : json_null());
-    json_object_set_new(o, "sequence_parallel", json_boolean(c->sequence_parallel));
-    json_object_set_new(o, "flash_attention", json_boolean(c->flash_attention));
-    if (c->ep > 1)
-        json_object_set_new(o, "ep_overlap", json_boolean(c->ep_overlap));
-    json_object_set_new(o, "precision", json_string(ppl_precision_name(c->precision)));
-    if (c->precision == PPL_PRECISION_FP8)
-        json_object_set_new(o, "fp8_recipe", json_string(ppl_fp8_recipe_names[c->fp8_recipe]));
-    if (c->bf16_layers > 0)
-        json_object_set_new(o, "bf16_layers", json_integer(c->bf16_layers));
-    json_object_set_new(o, "optimizer", json_string(ppl_optimizer_name(c->optimizer)));
-    json_object_set_new(o, "schedule", json_string(ppl_config_schedule_name(c)));
     json_t *stages = json_array();
-    for (int64_t k = 0; k < c->pp; k++)
-        json_array_append_new(stages, json_integer(ppl_stage_layers(c, k)));
+    for (int64_t s = 0; s < c->pp; s++)
+        json_array_append_new(stages, json_integer(ppl_stage_layers(c, s)));
     json_object_set_new(o, "stage_layers", stages);
     return o;
 }
 
-static const char *const config_json_keys[] = {"gpus",
-                                               "tp",
-                                               "pp",
-                                               "dp",
-                                               "cp",
-                                               "cp_comm",
-                                               "cp_a2a",
-                                               "ep",
-                                               "etp",
-                                               "vp",
-                                               "mbs",
-                                               "global_batch",
-                                               "microbatches",
-                                               "zero",
-                                               "shard_group",
-                                               "offload_optimizer",
-                                               "recompute",
-                                               "recompute_layers",
-                                               "sequence_parallel",
-                                               "flash_attention",
-                                               "ep_overlap",
-                                               "precision",
-                                               "fp8_recipe",
-                                               "bf16_layers",
-                                               "optimizer",
-                                               "schedule",
-                                               "stage_layers",
-                                               NULL};
+/* The keys of a configuration object: the knobs' and the derived ones. */
+static const char *const derived_keys[] = {"cp_a2a", "microbatches", "stage_layers", NULL};
+
+/* One knob of a plan file's configuration, as its row says (required, or its
+ * default when left out); the schedule's words include "interleaved" (1F1B). */
+static ppl_status read_knob(ppl_jr_ctx *ctx, const json_t *cfg, const char *path, const ppl_knob *k,
+                            ppl_pins *a)
+{
+    const ppl_jr_need need = k->plan == PPL_KNOB_REQUIRED ? PPL_JR_REQUIRED : PPL_JR_OPTIONAL;
+    const double def = k->plan_default;
+    ppl_status st = PPL_OK;
+    /* null, for a knob left free by default: free (recompute_layers: every layer) */
+    if (k->plan == PPL_KNOB_OPTIONAL && def == (double)PPL_UNSET &&
+        json_is_null(json_object_get(cfg, k->name)))
+        return PPL_OK;
+    switch (k->kind) {
+    case PPL_KNOB_INT: {
+        int64_t v;
+        int64_t lo = def != (double)PPL_UNSET && def < (double)k->min ? (int64_t)def : k->min;
+        st = ppl_jr_int(ctx, cfg, path, k->name, need, (int64_t)def, lo, k->max, &v);
+        if (st == PPL_OK)
+            ppl_knob_set_pin(k, a, (double)v);
+        break;
+    }
+    case PPL_KNOB_SHARE: {
+        double v;
+        st = ppl_jr_real(ctx, cfg, path, k->name, need, def, PPL_JR_BETWEEN(0.0, 1.0), &v);
+        if (st == PPL_OK)
+            ppl_knob_set_pin(k, a, v);
+        break;
+    }
+    case PPL_KNOB_BOOL: {
+        bool v;
+        st = ppl_jr_bool(ctx, cfg, path, k->name, need, def != 0.0, &v);
+        if (st == PPL_OK)
+            ppl_knob_set_pin(k, a, v ? 1 : 0);
+        break;
+    }
+    case PPL_KNOB_ENUM: {
+        int v;
+        const bool schedule = strcmp(k->name, "schedule") == 0;
+        st = ppl_jr_enum(ctx, cfg, path, k->name, need,
+                         schedule ? ppl_schedule_config_names : k->values, (int)def, &v);
+        if (st == PPL_OK)
+            ppl_knob_set_pin(k, a, schedule && v == PPL_SCHEDULE_COUNT ? PPL_SCHEDULE_1F1B : v);
+        break;
+    }
+    }
+    return st;
+}
 
 ppl_status ppl_pins_from_config_json(const json_t *cfg, const char *file, const char *path,
                                      ppl_pins *a, ppl_error *err)
 {
     ppl_jr_ctx ctx = {.file = file, .err = err, .diag = NULL};
-    const int64_t big = 1LL << 40;
-    int64_t zero, shard = 0;
-    bool sp, fa, ov;
-    int schedule = 0;
+    const char *keys[64];
+    size_t n, nkeys = 0;
+    const ppl_knob *k = ppl_knob_rows(&n);
     ppl_status st;
     ppl_pins_init(a);
     if ((st = ppl_jr_expect_object(&ctx, cfg, path)) != PPL_OK)
         return st;
-    ppl_jr_warn_unknown_keys(&ctx, cfg, path, config_json_keys);
-    if ((st = ppl_jr_int(&ctx, cfg, path, "gpus", PPL_JR_REQUIRED, 0, 1, big, &a->gpus)) ||
-        (st = ppl_jr_int(&ctx, cfg, path, "tp", PPL_JR_REQUIRED, 0, 1, big, &a->tp)) ||
-        (st = ppl_jr_int(&ctx, cfg, path, "pp", PPL_JR_REQUIRED, 0, 1, big, &a->pp)) ||
-        (st = ppl_jr_int(&ctx, cfg, path, "dp", PPL_JR_REQUIRED, 0, 1, big, &a->dp)) ||
-        (st = ppl_jr_int(&ctx, cfg, path, "cp", PPL_JR_OPTIONAL, 1, 1, big, &a->cp)) ||
-        (st = ppl_jr_int(&ctx, cfg, path, "ep", PPL_JR_OPTIONAL, 1, 1, big, &a->ep)) ||
-        (st = ppl_jr_int(&ctx, cfg, path, "etp", PPL_JR_OPTIONAL, PPL_UNSET, 1, big, &a->etp)) ||
-        (st = ppl_jr_int(&ctx, cfg, path, "vp", PPL_JR_OPTIONAL, 1, 1, big, &a->vp)) ||
-        (st = ppl_jr_int(&ctx, cfg, path, "mbs", PPL_JR_REQUIRED, 0, 1, big, &a->mbs)) ||
-        (st = ppl_jr_int(&ctx, cfg, path, "global_batch", PPL_JR_REQUIRED, 0, 1, big,
-                         &a->global_batch)) ||
-        (st = ppl_jr_int(&ctx, cfg, path, "zero", PPL_JR_OPTIONAL, 0, 0, 3, &zero)) ||
-        (st = ppl_jr_int(&ctx, cfg, path, "shard_group", PPL_JR_OPTIONAL, 0, 0, big, &shard)) ||
-        (st = ppl_jr_real(&ctx, cfg, path, "offload_optimizer", PPL_JR_OPTIONAL, 0.0,
-                          PPL_JR_BETWEEN(0.0, 1.0), &a->offload_optimizer)) ||
-        (st = ppl_jr_enum(&ctx, cfg, path, "recompute", PPL_JR_OPTIONAL, ppl_recompute_names, 0,
-                          &a->recompute)) ||
-        /* null: every layer of a stage (ppl_config_json) */
-        (!json_is_null(json_object_get(cfg, "recompute_layers")) &&
-         (st = ppl_jr_int(&ctx, cfg, path, "recompute_layers", PPL_JR_OPTIONAL, PPL_UNSET, 1, big,
-                          &a->recompute_layers))) ||
-        (st = ppl_jr_bool(&ctx, cfg, path, "sequence_parallel", PPL_JR_OPTIONAL, false, &sp)) ||
-        (st = ppl_jr_bool(&ctx, cfg, path, "flash_attention", PPL_JR_OPTIONAL, false, &fa)) ||
-        (st = ppl_jr_bool(&ctx, cfg, path, "ep_overlap", PPL_JR_OPTIONAL, false, &ov)) ||
-        (st = ppl_jr_enum(&ctx, cfg, path, "precision", PPL_JR_OPTIONAL, ppl_precision_names,
-                          PPL_PRECISION_BF16, &a->precision)) ||
-        (st = ppl_jr_enum(&ctx, cfg, path, "fp8_recipe", PPL_JR_OPTIONAL, ppl_fp8_recipe_names,
-                          PPL_FP8_DELAYED, &a->fp8_recipe)) ||
-        (st = ppl_jr_int(&ctx, cfg, path, "bf16_layers", PPL_JR_OPTIONAL, 0, 0, big,
-                         &a->bf16_layers)) ||
-        (st = ppl_jr_enum(&ctx, cfg, path, "optimizer", PPL_JR_OPTIONAL, ppl_optimizer_names,
-                          PPL_OPTIMIZER_ADAM, &a->optimizer)) ||
-        (st = ppl_jr_enum(&ctx, cfg, path, "cp_comm", PPL_JR_OPTIONAL, ppl_cp_comm_names,
-                          PPL_CP_COMM_P2P, &a->cp_comm)) ||
-        (st = ppl_jr_enum(&ctx, cfg, path, "schedule", PPL_JR_OPTIONAL, ppl_schedule_config_names,
-                          0, &schedule)))
-        return st;
-    a->zero = (int)zero;
-    a->shard_group = shard;
-    a->sequence_parallel = sp;
-    a->flash_attention = fa;
-    a->ep_overlap = ov;
-    /* "interleaved" is 1F1B with vp > 1 (ppl_config_schedule_name) */
-    a->schedule = schedule == PPL_SCHEDULE_COUNT ? PPL_SCHEDULE_1F1B : schedule;
+    for (size_t i = 0; i < n && nkeys + 1 < sizeof keys / sizeof keys[0]; i++)
+        if (k[i].plan != PPL_KNOB_UNREAD)
+            keys[nkeys++] = k[i].name;
+    for (size_t i = 0; derived_keys[i] && nkeys + 1 < sizeof keys / sizeof keys[0]; i++)
+        keys[nkeys++] = derived_keys[i];
+    keys[nkeys] = NULL;
+    ppl_jr_warn_unknown_keys(&ctx, cfg, path, keys);
+    for (size_t i = 0; i < n; i++)
+        if (k[i].plan != PPL_KNOB_UNREAD && (st = read_knob(&ctx, cfg, path, &k[i], a)) != PPL_OK)
+            return st;
     /* the ends of the stage split; the middle stages take the rest */
     json_t *stages = json_object_get(cfg, "stage_layers");
-    size_t n = json_array_size(stages);
-    if (stages && (!json_is_array(stages) || (int64_t)n != a->pp)) {
+    size_t ns = json_array_size(stages);
+    if (stages && (!json_is_array(stages) || (int64_t)ns != a->pp)) {
         char full[PPL_ERROR_KEY_MAX];
         ppl_jr_path(full, sizeof full, path, "stage_layers");
         return ppl_jr_fail(&ctx, full, "expected an array of pp (%lld) layer counts",
                            (long long)a->pp);
     }
-    if (n >= 2) {
+    if (ns >= 2) {
         a->first_stage_layers = json_integer_value(json_array_get(stages, 0));
-        a->last_stage_layers = json_integer_value(json_array_get(stages, n - 1));
+        a->last_stage_layers = json_integer_value(json_array_get(stages, ns - 1));
     }
     return PPL_OK;
 }
@@ -181,10 +156,7 @@ json_t *ppl_memory_json(const ppl_memory *m)
 
 const char *ppl_recompute_label(const ppl_config *c, char *buf, size_t size)
 {
-    if (c->recompute == PPL_RECOMPUTE_FULL && c->recompute_layers > 0)
-        snprintf(buf, size, "full:%lld", (long long)c->recompute_layers);
-    else
-        snprintf(buf, size, "%s", ppl_recompute_name(c->recompute));
+    ppl_knob_text(ppl_knob_find("recompute"), c, NULL, buf, size);
     return buf;
 }
 

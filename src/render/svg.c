@@ -1,5 +1,5 @@
 /*
- * svg.c - charts as inline SVG (parplan/svg.h).
+ * svg.c - charts as inline SVG (render/svg.h).
  *
  * Geometry: a plot area inset by fixed margins; x maps linearly or by log2 onto
  * it, y linearly from 0 (or the lowest value, when negative) to the highest nice
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "parplan/svg.h"
+#include "render/svg.h"
 
 const char ppl_svg_css[] =
     "svg.chart{font-family:system-ui,sans-serif;font-size:12px}\n"

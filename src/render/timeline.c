@@ -1,5 +1,5 @@
 /*
- * timeline.c - one step's pipeline as a list schedule (parplan/timeline.h).
+ * timeline.c - one step's pipeline as a list schedule (render/timeline.h).
  *
  * Orders, per stage s of p (virtual stage of chunk c: c p + s, of V = p v):
  *  - GPipe: every forward, then every backward (Huang et al., NeurIPS 2019).
@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parplan/pipeline.h"
-#include "parplan/timeline.h"
+#include "cost/pipeline.h"
+#include "render/timeline.h"
 
 typedef struct op {
     int32_t chunk, mb, kind;

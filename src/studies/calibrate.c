@@ -1,5 +1,5 @@
 /*
- * calibrate.c - measured runs against the model (see parplan/calibrate.h).
+ * calibrate.c - measured runs against the model (see studies/calibrate.h).
  *
  * Unknown configuration fields of a run are searched over exactly as plan does
  * (with the known fields pinned) and the best predicted configuration is compared
@@ -8,14 +8,14 @@
  * fixed, adjust one constant at a time (multiplicative steps, shrinking) while the
  * error falls.
  */
-#include "parplan/calibrate.h"
+#include "studies/calibrate.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "parplan/search.h"
+#include "plan/search.h"
 
 /* The constants a prediction runs under: the committed ones, a constants file,
  * or a fit's. */

@@ -1,6 +1,6 @@
 /*
  * goodput.c - failures, checkpoints and restarts: the share of wall-clock time
- * that advances training (see parplan/goodput.h).
+ * that advances training (see studies/goodput.h).
  *
  * Defaults and their sources:
  *  - 50,677 (about 50,680) GPU-hours between job-interrupting failures.
@@ -22,7 +22,7 @@
  *    Wan et al. 2025, keeps such warm standbys).  A failed server is back after
  *    48 h of repair (an assumption: diagnosis, part swap, burn-in).
  */
-#include "parplan/goodput.h"
+#include "studies/goodput.h"
 
 #include <math.h>
 

@@ -1,7 +1,7 @@
 /*
- * runs.c - loading a measured-runs file (see parplan/runs.h).
+ * runs.c - loading a measured-runs file (see studies/runs.h).
  */
-#include "parplan/runs.h"
+#include "studies/runs.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -10,32 +10,13 @@
 #include <string.h>
 
 #include "base/jsonread.h"
-#include "parplan/catalog.h"
+#include "cost/knobs.h"
+#include "base/catalog.h"
 
 static const char *const entry_keys[] = {"id",         "source",   "model", "topology",
                                          "config",     "measured", "notes", "stack",
                                          "confidence", "software", NULL};
 static const char *const software_keys[] = {"framework", "version", NULL};
-static const char *const config_keys[] = {"gpus",
-                                          "tp",
-                                          "pp",
-                                          "dp",
-                                          "cp",
-                                          "ep",
-                                          "etp",
-                                          "vp",
-                                          "mbs",
-                                          "global_batch",
-                                          "microbatches",
-                                          "zero",
-                                          "recompute",
-                                          "sequence_parallel",
-                                          "flash_attention",
-                                          "precision",
-                                          "optimizer",
-                                          "cp_comm",
-                                          "stage_layers",
-                                          NULL};
 static const char *const measured_keys[] = {"step_time_s", "tflops_per_gpu", "mfu", "memory_bytes",
                                             NULL};
 
@@ -62,24 +43,47 @@ static ppl_status load_part(ppl_jr_ctx *ctx, const json_t *entry, const char *pa
     return ppl_topology_from_json(v, ctx->file, full, ctx->diag, out, ctx->err);
 }
 
-static ppl_status read_pin(ppl_jr_ctx *ctx, const json_t *cfg, const char *path, const char *key,
-                           int64_t max, int64_t *out)
+/* One knob of a run's config, as its row says: a run states what its source
+ * reports, and what it leaves out (or gives as null) is searched. */
+static ppl_status read_knob(ppl_jr_ctx *ctx, const json_t *cfg, const char *path, const ppl_knob *k,
+                            ppl_pins *a)
 {
-    return ppl_jr_int(ctx, cfg, path, key, PPL_JR_OPTIONAL, PPL_UNSET, 1, max, out);
-}
-
-static ppl_status read_bool_pin(ppl_jr_ctx *ctx, const json_t *cfg, const char *path,
-                                const char *key, int *out)
-{
-    json_t *v = json_object_get(cfg, key);
-    bool b = false;
-    if (!v || json_is_null(v)) {
-        *out = PPL_UNSET;
-        return PPL_OK;
+    const ppl_jr_need need = k->runs == PPL_KNOB_REQUIRED ? PPL_JR_REQUIRED : PPL_JR_OPTIONAL;
+    const double free_value = ppl_knob_pin(k, a); /* ppl_pins_init's */
+    ppl_status st = PPL_OK;
+    switch (k->kind) {
+    case PPL_KNOB_INT: {
+        int64_t v;
+        st = ppl_jr_int(ctx, cfg, path, k->name, need, (int64_t)free_value, k->min, k->max, &v);
+        if (st == PPL_OK)
+            ppl_knob_set_pin(k, a, (double)v);
+        break;
     }
-    ppl_status st = ppl_jr_bool(ctx, cfg, path, key, PPL_JR_OPTIONAL, false, &b);
-    if (st == PPL_OK)
-        *out = b ? 1 : 0; /* b is unset when the value was not a boolean */
+    case PPL_KNOB_SHARE: {
+        double v;
+        st = ppl_jr_real(ctx, cfg, path, k->name, need, free_value, PPL_JR_BETWEEN(0.0, 1.0), &v);
+        if (st == PPL_OK)
+            ppl_knob_set_pin(k, a, v);
+        break;
+    }
+    case PPL_KNOB_BOOL: {
+        json_t *v = json_object_get(cfg, k->name);
+        bool b = false;
+        if (!v || json_is_null(v))
+            break; /* free */
+        st = ppl_jr_bool(ctx, cfg, path, k->name, need, false, &b);
+        if (st == PPL_OK)
+            ppl_knob_set_pin(k, a, b ? 1 : 0);
+        break;
+    }
+    case PPL_KNOB_ENUM: {
+        int v;
+        st = ppl_jr_enum(ctx, cfg, path, k->name, need, k->values, (int)free_value, &v);
+        if (st == PPL_OK)
+            ppl_knob_set_pin(k, a, v);
+        break;
+    }
+    }
     return st;
 }
 
@@ -140,6 +144,15 @@ static ppl_status read_config(ppl_jr_ctx *ctx, const json_t *entry, const char *
 {
     char cpath[PPL_ERROR_KEY_MAX];
     json_t *cfg;
+    const char *config_keys[64];
+    size_t nrows, nkeys = 0;
+    const ppl_knob *rows = ppl_knob_rows(&nrows);
+    for (size_t i = 0; i < nrows && nkeys + 3 < sizeof config_keys / sizeof config_keys[0]; i++)
+        if (rows[i].runs != PPL_KNOB_UNREAD)
+            config_keys[nkeys++] = rows[i].name;
+    config_keys[nkeys++] = "microbatches";
+    config_keys[nkeys++] = "stage_layers";
+    config_keys[nkeys] = NULL;
     ppl_status st = ppl_jr_object(ctx, entry, path, "config", PPL_JR_REQUIRED, config_keys, &cfg,
                                   cpath, sizeof cpath);
     if (st != PPL_OK)
@@ -149,33 +162,15 @@ static ppl_status read_config(ppl_jr_ctx *ctx, const json_t *entry, const char *
     /* a run names no sharding group nor offload: it sharded over every rank, on the GPU */
     a->shard_group = 0;
     a->offload_optimizer = 0.0;
-    int64_t zero = PPL_UNSET, microbatches;
-    const int64_t big = 1LL << 40;
-    if ((st = read_pin(ctx, cfg, cpath, "gpus", big, &a->gpus)) ||
-        (st = read_pin(ctx, cfg, cpath, "tp", big, &a->tp)) ||
-        (st = read_pin(ctx, cfg, cpath, "pp", big, &a->pp)) ||
-        (st = read_pin(ctx, cfg, cpath, "dp", big, &a->dp)) ||
-        (st = read_pin(ctx, cfg, cpath, "cp", big, &a->cp)) ||
-        (st = read_pin(ctx, cfg, cpath, "ep", big, &a->ep)) ||
-        (st = read_pin(ctx, cfg, cpath, "etp", big, &a->etp)) ||
-        (st = read_pin(ctx, cfg, cpath, "vp", big, &a->vp)) ||
-        (st = read_pin(ctx, cfg, cpath, "mbs", big, &a->mbs)) ||
-        (st = ppl_jr_int(ctx, cfg, cpath, "global_batch", PPL_JR_REQUIRED, 0, 1, big,
-                         &a->global_batch)) ||
-        (st = read_pin(ctx, cfg, cpath, "microbatches", big, &microbatches)) ||
-        (st = ppl_jr_int(ctx, cfg, cpath, "zero", PPL_JR_OPTIONAL, PPL_UNSET, 0, 3, &zero)) ||
-        (st = ppl_jr_enum(ctx, cfg, cpath, "recompute", PPL_JR_OPTIONAL, ppl_recompute_names,
-                          PPL_UNSET, &a->recompute)) ||
-        (st = read_bool_pin(ctx, cfg, cpath, "sequence_parallel", &a->sequence_parallel)) ||
-        (st = read_bool_pin(ctx, cfg, cpath, "flash_attention", &a->flash_attention)) ||
-        (st = ppl_jr_enum(ctx, cfg, cpath, "precision", PPL_JR_OPTIONAL, ppl_precision_names,
-                          PPL_PRECISION_BF16, &a->precision)) ||
-        (st = ppl_jr_enum(ctx, cfg, cpath, "optimizer", PPL_JR_OPTIONAL, ppl_optimizer_names,
-                          PPL_OPTIMIZER_ADAM, &a->optimizer)) ||
-        (st = ppl_jr_enum(ctx, cfg, cpath, "cp_comm", PPL_JR_OPTIONAL, ppl_cp_comm_names, PPL_UNSET,
-                          &a->cp_comm)))
+    for (size_t i = 0; i < nrows; i++)
+        if (rows[i].runs != PPL_KNOB_UNREAD &&
+            (st = read_knob(ctx, cfg, cpath, &rows[i], a)) != PPL_OK)
+            return st;
+    /* stated by some sources, implied by the rest: checked, not pinned */
+    int64_t microbatches;
+    if ((st = ppl_jr_int(ctx, cfg, cpath, "microbatches", PPL_JR_OPTIONAL, PPL_UNSET, 1, 1LL << 40,
+                         &microbatches)))
         return st;
-    a->zero = (int)zero;
     if ((st = read_stage_layers(ctx, cfg, cpath, r)) != PPL_OK)
         return st;
     /* a run's pinned split must multiply out to its GPUs (an unpinned cp takes the rest) */

@@ -5,12 +5,12 @@
  * fit-only).  Every count is planned by the same search as `plan`, on the first
  * GPUs of the topology.
  */
-#include "parplan/sizing.h"
+#include "studies/sizing.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "parplan/units.h"
+#include "base/units.h"
 
 /* Wall-clock seconds to train on plan e, failures counted (infinite when the job
  * never finishes); *g its goodput. */

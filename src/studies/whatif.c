@@ -7,7 +7,7 @@
  * paths a sweep may set are the settable rows of the topology loader's own key
  * table (ppl_topology_keys), so the loader and the sweeps know one schema.
  */
-#include "parplan/whatif.h"
+#include "studies/whatif.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parplan/output.h"
-#include "parplan/units.h"
+#include "base/output.h"
+#include "base/units.h"
 
 #define SWEEP "sweep" /* the key of every error here: the command line says --sweep */
 #define TIER_PREFIX "tiers[]."

@@ -20,7 +20,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "parplan/parplan.h"
+#include "modules.h"
 
 static double now(void)
 {

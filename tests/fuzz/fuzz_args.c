@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "args.h"
-#include "parplan/parplan.h"
+#include "modules.h"
 
 static const char model_json[] =
     "{\"layers\": 24, \"hidden\": 2048, \"heads\": 16, \"vocab\": 51200, \"seq_len\": 2048}";

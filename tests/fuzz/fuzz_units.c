@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parplan/units.h"
+#include "base/units.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -97,7 +97,7 @@ end = doc.find("\n## ", start + 5)
 section = doc[start:end if end > 0 else len(doc)]
 table = "\n".join(l for l in section.splitlines() if l.startswith("|"))
 named = set(re.findall(r"`((?:include/parplan|src)/[^`]+)`", table))
-tree = set(lib + cli)
+tree = set(lib + cli + ["src/modules.h"])
 results.append((start >= 0 and named == tree, f"{LAYOUT_DOC}'s Layout table matches the tree",
                 "not in the table: " + ", ".join(sorted(tree - named)) +
                 "; not in the tree: " + ", ".join(sorted(named - tree))))

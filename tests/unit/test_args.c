@@ -4,7 +4,7 @@
 #include "testutil.h"
 
 #include "args.h"
-#include "parplan/topology.h"
+#include "hardware/topology.h"
 
 #define PARSE(args, err, ...) parse_argv((args), (err), (char *[]){"parplan", __VA_ARGS__, NULL})
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "parplan/calibrate.h"
+#include "studies/calibrate.h"
 
 /* Llama 3 8B on 8 H100s, pp 1, ZeRO-1, flash attention, Megatron-Core;
  * tp and mbs pinned (mbs PPL_UNSET: searched), no recomputation. */

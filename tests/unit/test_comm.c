@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "parplan/comm.h"
+#include "hardware/comm.h"
 
 static double time_of(const ppl_topology *t, ppl_collective_op op, int64_t servers, int64_t per,
                       double bytes, ppl_algo algo)

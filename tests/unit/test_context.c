@@ -10,7 +10,7 @@
  */
 #include "testutil.h"
 
-#include "parplan/estimate.h"
+#include "cost/estimate.h"
 
 #define NVLINK_BPS 370.8e9
 #define NVLINK_STEP_S (3.4e-6 + 1e-6)

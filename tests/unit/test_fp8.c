@@ -6,9 +6,9 @@
  */
 #include "testutil.h"
 
-#include "parplan/compute.h"
-#include "parplan/memory.h"
-#include "parplan/estimate.h"
+#include "cost/compute.h"
+#include "cost/memory.h"
+#include "cost/estimate.h"
 
 /* A 4-layer GPT (h 1024, 16 heads, ffn 4096, s 2048) at tp 1, mbs 1, fp8. */
 static ppl_model gpt;

@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-#include "parplan/goodput.h"
+#include "studies/goodput.h"
 
 /* 1,024 GPUs as tp 8 x pp 8 x dp 16, ZeRO-1 with Adam. */
 static ppl_config tp8_pp8_dp16_zero1(void)

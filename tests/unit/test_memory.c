@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "parplan/config.h"
-#include "parplan/memory.h"
+#include "cost/config.h"
+#include "cost/memory.h"
 
 /*
  * ZeRO (Rajbhandari et al. SC'20) §5.1 worked example: Psi = 7.5B parameters, Nd = 64,

@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "parplan/model.h"
+#include "model/model.h"
 
 /* A GPT as Narayanan et al. SC'21 describe it: biases, LayerNorm, learned
  * positions, tied output layer, ffn = 4h, no final norm in the count. */

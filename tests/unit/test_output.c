@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "parplan/explain.h"
-#include "parplan/output.h"
+#include "render/explain.h"
+#include "base/output.h"
 
 static void test_buffer_grows(void **state)
 {

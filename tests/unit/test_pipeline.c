@@ -6,8 +6,8 @@
  */
 #include "testutil.h"
 
-#include "parplan/pipeline.h"
-#include "parplan/estimate.h"
+#include "cost/pipeline.h"
+#include "cost/estimate.h"
 
 /* The passes of p - 1 equal stages of F = 1.0, B = 1.2, W = 0.8, FB = 2.6 s. */
 static ppl_passes others(int64_t p)

@@ -5,8 +5,8 @@
 
 #include <jansson.h>
 
-#include "parplan/mixed.h"
-#include "parplan/whatif.h"
+#include "plan/mixed.h"
+#include "studies/whatif.h"
 
 static ppl_status load_text(const char *text, ppl_pools *p, ppl_error *err)
 {

@@ -4,7 +4,7 @@
  */
 #include "testutil.h"
 
-#include "parplan/estimate.h"
+#include "cost/estimate.h"
 
 /*
  * 1F1B with p equal stages: the pipeline takes (m + p - 1) stage times for m

@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#include "parplan/search.h"
+#include "plan/search.h"
 
 static void same_lists(const ppl_search_result *a, const ppl_search_result *b)
 {

@@ -4,9 +4,9 @@
  */
 #include "testutil.h"
 
-#include "parplan/offload.h"
-#include "parplan/estimate.h"
-#include "parplan/shard.h"
+#include "cost/offload.h"
+#include "cost/estimate.h"
+#include "cost/shard.h"
 
 /* Llama 3 70B on 32 GPUs of a DGX H100 SuperPOD: tp 1, pp 1, dp 32, one sequence
  * a GPU, ZeRO-3, full recomputation, flash attention; `group` data-parallel ranks

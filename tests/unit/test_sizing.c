@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "parplan/sizing.h"
+#include "studies/sizing.h"
 
 static ppl_pins pins_with_batch(int64_t batch)
 {

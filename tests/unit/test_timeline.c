@@ -5,9 +5,9 @@
  */
 #include "testutil.h"
 
-#include "parplan/pipeline.h"
-#include "parplan/svg.h"
-#include "parplan/timeline.h"
+#include "cost/pipeline.h"
+#include "render/svg.h"
+#include "render/timeline.h"
 
 static ppl_passes equal[16];
 

@@ -8,8 +8,8 @@
 
 #include <jansson.h>
 
-#include "parplan/comm.h"
-#include "parplan/topogen.h"
+#include "hardware/comm.h"
+#include "hardware/topogen.h"
 
 /* n H100 servers of 8 GPUs and 8 rails of 400 Gb/s in leaf groups of k: the
  * DGX H100 server (NVIDIA RA-11333-001), everything else at its default. */

@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "parplan/topology.h"
+#include "hardware/topology.h"
 
 static int warned;
 static char warning[512];

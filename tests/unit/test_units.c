@@ -4,7 +4,7 @@
  */
 #include "testutil.h"
 
-#include "parplan/units.h"
+#include "base/units.h"
 
 static double parse_ok(const char *text, ppl_unit unit)
 {

@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "parplan/whatif.h"
+#include "studies/whatif.h"
 
 static json_t *topology_doc(const char *name)
 {

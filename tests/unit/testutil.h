@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "parplan/parplan.h"
+#include "modules.h"
 
 #define assert_close(actual, expected, rel_tol)                                                    \
     do {                                                                                           \

@@ -1,0 +1,75 @@
+/*
+ * cost/compute.h - GPU time of the work one pipeline stage does per microbatch.
+ *
+ * FLOPs follow Korthikanti et al. 2022 (Eq.7 for the model, Eq.8 with selective
+ * recomputation) generalised to GQA, gated MLPs and MoE; time divides GEMM FLOPs by
+ * the GPU's peak for the precision times an efficiency that falls for narrow
+ * (tensor-parallel-split) GEMMs, attention by a flash-attention or batched-GEMM
+ * efficiency at 16-bit rates (fp8 applies to the GEMMs only), and element-wise work
+ * (norms, activations, dropout, residuals, softmax, optimizer) by bytes moved over
+ * HBM.  The efficiency constants are fitted on published runs (parplan validate
+ * --fit) per generation of GPU kernels (gpu.h).
+ */
+#ifndef PARPLAN_COMPUTE_H
+#define PARPLAN_COMPUTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cost/config.h"
+#include "model/model.h"
+#include "cost/constants.h"
+#include "hardware/topology.h"
+
+/* Efficiencies of one GPU family (fractions of the datasheet peaks). */
+typedef struct ppl_gpu_efficiency {
+    double gemm;       /* large 16-bit GEMMs, of the bf16/fp16 peak */
+    double gemm_fp8;   /* large fp8 GEMMs, of the fp8 peak */
+    double width_half; /* per-GPU GEMM width (hidden / tp) where efficiency is half of gemm */
+    double attention;  /* flash-attention kernels, of the 16-bit peak */
+    double bmm;        /* unfused attention batched GEMMs (QK^T, AV), of the 16-bit peak */
+    double hbm;        /* element-wise kernels, of the HBM bandwidth */
+} ppl_gpu_efficiency;
+
+/* The efficiencies of the topology's GPU (its kind's generation, gpu.h) under the
+ * fitted constants k; what is assumed of them, ppl_gpu_assumed says. */
+void ppl_gpu_efficiency_for(const ppl_topology *topo, const ppl_constants *k,
+                            ppl_gpu_efficiency *out);
+/* Work of one transformer layer for one microbatch on one GPU, forward. */
+typedef struct ppl_layer_work {
+    double gemm_flops;        /* weights' GEMMs */
+    double skew_gemm_flops;   /* MoE: what the busiest expert's GPU computes above the mean
+                                 (ppl_moe_load_factor); time, not model FLOPs */
+    double expert_gemm_flops; /* of which the experts', at the expert tensor-parallel width */
+    double attn_flops;        /* attention core as executed (causal flash skips half) */
+    double attn_model_flops;  /* attention core as the model counts it (Eq.7: full s x s) */
+    double elementwise_bytes; /* HBM traffic of norms, activations, dropout, residuals, softmax */
+} ppl_layer_work;
+
+void ppl_layer_work_of(const ppl_model *model, const ppl_config *config, bool moe,
+                       ppl_layer_work *out);
+
+/* Forward and backward (with recomputation) time of one layer, one microbatch. */
+typedef struct ppl_layer_time {
+    double forward_s;
+    double backward_s;     /* backward + recomputed forward */
+    double recompute_s;    /* the recomputed part of backward_s */
+    double attention_s;    /* the attention core's share of forward_s */
+    double wgrad_s;        /* the weight-gradient GEMMs' share of backward_s (as many
+                              FLOPs as the forward's GEMMs): W of the zero-bubble split */
+    double flops_model;    /* forward + backward model FLOPs (no recomputation) */
+    double flops_hardware; /* FLOPs executed, recomputation included */
+} ppl_layer_time;
+
+void ppl_layer_time_of(const ppl_model *model, const ppl_topology *topo, const ppl_config *config,
+                       const ppl_gpu_efficiency *eff, bool moe, ppl_layer_time *out);
+
+/* Output layer and loss on the last stage, one microbatch: forward and backward. */
+void ppl_output_time_of(const ppl_model *model, const ppl_topology *topo, const ppl_config *config,
+                        const ppl_gpu_efficiency *eff, ppl_layer_time *out);
+
+/* Optimizer step over `params` parameters held by one GPU (memory-bound). */
+double ppl_optimizer_time(double params, const ppl_topology *topo, const ppl_gpu_efficiency *eff,
+                          ppl_optimizer optimizer);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * cost/constants.h - every fitted constant of the cost model, in one place.
+ *
+ * The step-time model has a handful of constants no datasheet gives: how close
+ * each GPU generation's GEMMs, attention and element-wise kernels get to peak, how
+ * much communication the overlapping stacks hide, and a per-step cost.  They are
+ * fitted by `parplan validate --fit` on measured runs; constants.c holds the
+ * committed values with the record of how they were fitted, and every command that
+ * costs a configuration takes `--constants FILE` (what `validate --fit --json`
+ * writes) instead.  Each constant has a unit, a meaning and the bounds the fit
+ * keeps it within (ppl_constant_infos).
+ */
+#ifndef PARPLAN_CONSTANTS_H
+#define PARPLAN_CONSTANTS_H
+
+#include <stddef.h>
+
+#include "base/error.h"
+
+struct json_t;
+
+typedef struct ppl_constants {
+    double a100_gemm;          /* large 16-bit GEMMs on A100-class GPUs, of the 16-bit peak */
+    double a100_bmm;           /* unfused attention batched GEMMs on A100, of the 16-bit peak */
+    double h100_gemm;          /* large 16-bit GEMMs on H100 and later, of the 16-bit peak */
+    double h100_gemm_fp8;      /* large fp8 GEMMs on H100 and later, of the fp8 peak (2023-24
+                                  kernels: megatron-core, NeMo 24.x) */
+    double h100_gemm_fp8_2025; /* the same with 2025+ kernels (the nemo-2025 profile) */
+    double h100_attention;     /* flash attention on H100 and later, of the 16-bit peak */
+    double width_half;         /* per-GPU GEMM width (hidden / tp) at which efficiency halves */
+    double hbm;                /* element-wise kernels, of the HBM bandwidth */
+    double tp_overlap;         /* overlapping stacks: share of TP communication hidden */
+    double dp_overlap;         /* overlapping stacks: share of a microbatch's backward hiding DP */
+    double pp_overlap;         /* overlapping stacks: share of pipeline sends hidden */
+    double overlap_cost;       /* compute slowdown per second of communication hidden under it */
+    double step_overhead_s;    /* per-step cost outside the model, seconds */
+    double zero3_2021_bus;     /* DeepSpeed 2021 ZeRO-3 collectives, of the ring's bus bandwidth */
+} ppl_constants;
+
+typedef struct ppl_constant_info {
+    const char *name;    /* as in a constants file: "h100_gemm" */
+    const char *unit;    /* "fraction of peak", "elements", "s" */
+    const char *meaning; /* one line */
+    size_t offset;       /* of the double in ppl_constants */
+    double lo, hi;       /* the range the fit keeps it in */
+} ppl_constant_info;
+
+/* The constants' descriptions, `*count` of them, in a fixed order. */
+const ppl_constant_info *ppl_constant_infos(size_t *count);
+double *ppl_constant_at(ppl_constants *k, const ppl_constant_info *info);
+
+/* The committed constants (what the last recorded fit returned). */
+const ppl_constants *ppl_constants_committed(void);
+/* Where a fit starts unless told otherwise: round, hand-set values. */
+const ppl_constants *ppl_constants_start(void);
+
+/* Reads a constants file: {"constants": {NAME: VALUE, ...}, "fit": {...}}; names
+ * left out keep the committed value; an unknown name or a value outside its
+ * bounds is PPL_EINPUT naming the key. */
+ppl_status ppl_constants_load(const char *path, const ppl_diag *diag, ppl_constants *out,
+                              ppl_error *err);
+/* {"constants": {...}} with every constant, for a constants file. */
+struct json_t *ppl_constants_json(const ppl_constants *k);
+
+#endif

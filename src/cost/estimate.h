@@ -1,0 +1,81 @@
+/*
+ * cost/estimate.h - one configuration's step time: pipeline schedule,
+ * communication exposed on the critical path, optimizer and per-step cost.
+ *
+ * The pipeline takes (m - 1) x the slowest stage plus one pass through every stage
+ * (1F1B, GPipe: bubble (p-1)/m of the ideal with equal stages; Narayanan et al.
+ * SC'21 §2.2), or with v interleaved chunks m x the slowest plus 1/v of one pass
+ * (bubble (p-1)/(mv)); the schedules that split the backward take their own bubble
+ * (pipeline.h).  The data-parallel gradient reduction runs after each stage's last
+ * backward, partly hidden by the stages that finish later and, on stacks that
+ * overlap it, by that last backward itself.
+ */
+#ifndef PARPLAN_ESTIMATE_H
+#define PARPLAN_ESTIMATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cost/config.h"
+#include "base/error.h"
+#include "cost/evalctx.h"
+#include "cost/memory.h"
+#include "cost/pipeline.h"
+#include "cost/stage.h"
+
+typedef struct ppl_step_time {
+    double compute; /* compute on the critical path: m x the slowest stage */
+    double bubble;  /* pipeline fill and drain */
+    double tp_comm, cp_comm, pp_comm, dp_comm, ep_comm; /* communication time, each */
+    double optimizer;
+    double exposed_comm; /* communication not hidden under compute */
+    double overhead;     /* per-step cost */
+} ppl_step_time;
+
+/* The passes of a run of equal stages (a stage class), per microbatch. */
+typedef struct ppl_stage_passes {
+    int64_t first_stage, count;
+    ppl_passes passes;
+} ppl_stage_passes;
+#define PPL_PASS_CLASSES 8 /* the stage classes whose passes an estimate lists */
+
+typedef struct ppl_estimate {
+    ppl_config config;
+    ppl_memory memory;
+    ppl_step_time time;
+    ppl_traffic traffic;
+    double step_time_s;
+    double tokens_per_s;
+    double model_tflops_per_gpu;
+    double hardware_tflops_per_gpu;
+    double mfu; /* model FLOPs over the 16-bit dense peak */
+    int64_t slowest_stage;
+    ppl_passes passes; /* the slowest stage's F, B, W (and F&B) per microbatch */
+    /* every class's, in stage order (full estimates; the first PPL_PASS_CLASSES) */
+    ppl_stage_passes stage_passes[PPL_PASS_CLASSES];
+    int n_stage_passes;
+    ppl_stack stack;        /* the software whose overlaps the figures assume */
+    int64_t ep_servers;     /* servers one expert-parallel group spans (1: inside one) */
+    const char *bottleneck; /* "compute", "bubble", "tp_comm", ... */
+    /* where the largest exposed communication runs: "nvlink" or a tier's name (a
+     * copy, so that the estimate outlives its topology) */
+    char bottleneck_level[PPL_NAME_MAX];
+} ppl_estimate;
+
+/* Assembles an estimate from the pieces.  With full false it stops at whether the
+ * configuration fits and its step time (no traffic, rates or bottleneck); returns
+ * whether it fits. */
+bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *config,
+                         const ppl_layout *layout, const ppl_micro *micro, ppl_classes *classes,
+                         bool full, ppl_estimate *out);
+
+/* Evaluates one checked configuration. */
+void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_estimate *out);
+
+/* PPL_OK when every figure of the estimate (times, rates, memory, traffic) is
+ * finite and none is negative; else PPL_EINTERNAL naming the first that is not.
+ * Loaded quantities are range-checked, so a failure here is a model bug: no
+ * such figure is printed or ranked. */
+ppl_status ppl_estimate_check(const ppl_estimate *estimate, ppl_error *err);
+
+#endif

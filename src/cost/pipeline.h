@@ -1,0 +1,100 @@
+/*
+ * cost/pipeline.h - the pipeline schedules: one row each with every fact the
+ * cost model, the rules, the launch output and the reports read of it.
+ *
+ * The schedules (names and labels in config.h's PPL_SCHEDULE_LIST):
+ *  - 1F1B (PipeDream-Flush, Megatron's default; interleaved with vp > 1) and GPipe
+ *    (all forwards, then all backwards), Narayanan et al. SC'21 §2.2;
+ *  - the ones that split the backward pass: ZB-H1, ZB-H2, ZB-V (Qi et al., "Zero
+ *    Bubble Pipeline Parallelism", ICLR 2024), DualPipe (DeepSeek-V3 Technical
+ *    Report, arXiv 2412.19437, §3.2.1 and Table 2) and DualPipeV
+ *    (github.com/deepseek-ai/DualPipe, README).
+ *
+ * A stage's time per microbatch (stage.c) is split into three passes: F the
+ * forward, B the backward to the input (activation gradients) and W the backward to
+ * the weights (weight gradients: the weighted layers' GEMMs once more, as many
+ * FLOPs as their forward GEMMs; the attention core, norms, element-wise kernels
+ * and recomputation belong to B).  F + B + W is the stage's time of 1F1B.  FB is a
+ * forward and a whole backward of two microbatches run together (DualPipe's F&B),
+ * which hides the expert-parallel all-to-all of each under the other's compute.
+ *
+ * Adding a schedule: its entry in PPL_SCHEDULE_LIST and its row in pipeline.c (a
+ * bubble, an in-flight count and a rule function); nothing else reads its enum.
+ */
+#ifndef PARPLAN_PIPELINE_H
+#define PARPLAN_PIPELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cost/config.h"
+#include "base/error.h"
+
+/* One stage's passes per microbatch, seconds (or a sum of them over stages). */
+typedef struct ppl_passes {
+    double f_s;  /* forward, with its exposed communication */
+    double b_s;  /* backward to the input, with its exposed communication */
+    double w_s;  /* backward to the weights */
+    double fb_s; /* a forward and a whole backward (B + W) of two microbatches overlapped */
+} ppl_passes;
+
+/* One schedule. */
+typedef struct ppl_schedule_row {
+    /* model chunks a rank holds: 0 any (1F1B: vp chunks, interleaved when vp > 1),
+     * 1, or 2 in a V (ZB-V, DualPipeV) */
+    int64_t chunks;
+    bool splits_backward; /* B and W apart: the bubble from split passes, deferred W */
+    bool overlaps_fb;     /* F&B: one forward and one backward overlapped, hiding the
+                             expert all-to-all (DualPipe and DualPipeV) */
+    bool forwards_first;  /* every forward before any backward (GPipe): the last stage
+                             holds every microbatch's output */
+    double param_copies;  /* copies of a stage's parameters a rank holds */
+    /* the bubble, seconds, on pp ranks (vp chunks each) from the sum of the passes
+     * of the pp - 1 stages other than the slowest (pipeline.c cites each formula) */
+    double (*bubble_s)(int64_t pp, int64_t vp, const ppl_passes *others);
+    /* microbatches of a stage's activations stage `stage` keeps in flight (the
+     * peak), at most the m there are */
+    double (*in_flight)(const ppl_config *config, int64_t stage);
+    /* the schedule's rules for the configuration (ranks, chunks, microbatches): a
+     * usage error naming the knob */
+    ppl_status (*check)(const ppl_config *config, ppl_error *err);
+    const char *megatron_error; /* why Megatron-LM (as parplan emits it) cannot run
+                                   it; NULL: it can */
+    const char *launchers;      /* the software that runs it, one sentence */
+} ppl_schedule_row;
+
+/* The row of schedule s; 1F1B's when s is out of range. */
+const ppl_schedule_row *ppl_schedule_of(int schedule);
+
+/* The schedule's name as flags, files and JSON spell it ("1f1b", "zb-h1"), and its
+ * label as prose prints it ("1F1B", "ZB-H1"); "?" out of range. */
+const char *ppl_schedule_name(int schedule);
+const char *ppl_schedule_label(int schedule);
+/* The same for a configuration: 1F1B with vp > 1 is "interleaved" ("interleaved
+ * 1F1B" as a label). */
+const char *ppl_config_schedule_name(const ppl_config *config);
+const char *ppl_config_schedule_label(const ppl_config *config);
+/* Names a plan file's config.schedule may hold: the schedules, then "interleaved"
+ * (1F1B), NULL-terminated; the index of "interleaved" is PPL_SCHEDULE_COUNT. */
+extern const char *const ppl_schedule_config_names[];
+
+/*
+ * The bubble of `schedule` (ppl_schedule_row bubble_s).  With equal stages,
+ * others = (pp - 1) x one stage's passes and the formulas are the papers':
+ *   1F1B, GPipe  (p-1)(F+B+W)                       Narayanan et al. SC'21 §2.2
+ *   interleaved  (p-1)(F+B+W)/v                     Narayanan et al. SC'21 §2.2.2
+ *   ZB-H1        (p-1)(F+B-W)                       Qi et al. ICLR 2024, Table 2
+ *   ZB-H2        (p-1)(F+B-2W), at least 0          Qi et al. ICLR 2024, Table 2
+ *   ZB-V         (p-1)(F+B-2W)/2, at least 0        see pipeline.c
+ *   DualPipe     (p/2-1)(FB+B-2W)                   DeepSeek-V3 report, Table 2
+ *   DualPipeV    (p-1)(FB+B-2W)/2                   DualPipe README, bubble table
+ * B is the backward to the input throughout: DeepSeek's table writes the whole
+ * backward, B + W, so its (PP/2-1)(F&B+B-3W) is (p/2-1)(FB+B-2W) here and its ZB1P
+ * (PP-1)(F+B-2W) is ZB-H1's (p-1)(F+B-W).
+ */
+double ppl_pipeline_bubble_s(int schedule, int64_t pp, int64_t vp, const ppl_passes *others);
+
+/* The schedule's rules for the configuration (ppl_schedule_row check). */
+ppl_status ppl_pipeline_check(const ppl_config *config, ppl_error *err);
+
+#endif

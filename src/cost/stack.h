@@ -1,0 +1,107 @@
+/*
+ * cost/stack.h - the training software, by what ran: one profile a row (stack.c).
+ *
+ * Each profile says what its era overlaps (a property of the stack, not of the
+ * GPU), what it could build (the search covers nothing else unless a flag pins
+ * it), its gradient precision and its MoE communication.  validate maps a run's
+ * `software` to one; plan and estimate take --stack PROFILE (default the newest).
+ */
+#ifndef PARPLAN_STACK_H
+#define PARPLAN_STACK_H
+
+#include <stdbool.h>
+
+#include "cost/config.h"
+#include "cost/constants.h"
+#include "model/model.h"
+
+/*
+ * The training software, by what ran: each profile says what its era overlaps
+ * (a property of the stack, not of the GPU).  validate maps a run's `software`
+ * to one; plan and estimate take --stack PROFILE (default the newest).
+ */
+typedef enum ppl_stack {
+    PPL_STACK_NEMO_2025 = 0,        /* NeMo / Megatron-Bridge 2025+ (the default) */
+    PPL_STACK_MEGATRON_CORE,        /* Megatron-Core / Megatron-LM 2023-24 */
+    PPL_STACK_NEMO_2024,            /* NeMo 24.x: Megatron-Core 2024, 16-bit gradients */
+    PPL_STACK_FSDP,                 /* PyTorch FSDP: llm-foundry 2023 */
+    PPL_STACK_MEGATRON_LM_2023,     /* Megatron-LM 2023 without overlap (MegaScale's baseline) */
+    PPL_STACK_MEGATRON_LM_2022,     /* Megatron-LM 2022: sequence parallelism, selective */
+    PPL_STACK_MEGATRON_LM_2021,     /* Megatron-LM 2021 (Narayanan et al. SC'21) */
+    PPL_STACK_MEGATRON_DEEPSPEED,   /* Megatron-DeepSpeed 2021-22 (MT-NLG, BLOOM) */
+    PPL_STACK_DEEPSPEED_ZERO3_2021, /* DeepSpeed ZeRO-3, 2021 */
+    PPL_STACK_COUNT,
+    /* the names of parplan 0.1: the newest and the oldest profile */
+    PPL_STACK_MODERN = PPL_STACK_NEMO_2025,
+    PPL_STACK_LEGACY = PPL_STACK_MEGATRON_LM_2021
+} ppl_stack;
+
+typedef struct ppl_stack_opts {
+    ppl_stack stack;
+    double tp_overlap;    /* share of tensor-parallel communication hidden under GEMMs */
+    double dp_overlap;    /* share of one microbatch's backward that hides the gradient reduction */
+    double pp_overlap;    /* share of pipeline send/recv hidden under compute */
+    double overlap_cost;  /* compute slowdown per second of communication hidden under it
+                             (NCCL kernels take SMs and HBM bandwidth from the GEMMs) */
+    double bucket_params; /* gradients per reduction bucket */
+    double step_overhead_s; /* per-step cost outside the model (data, logging, launch) */
+    /* ZeRO-3 / FSDP: how the stack issues a layer's gathers and reductions, and how
+     * much of a layer's compute its prefetch hides them under */
+    bool zero3_per_tensor; /* one collective per parameter tensor (DeepSpeed 2021), else
+                              one per layer (FSDP unit, Megatron-FSDP bucket) */
+    double zero3_overlap;  /* share of the layer's compute that hides its collectives */
+    double zero3_bus;      /* share of the ring's bus bandwidth its collectives reach */
+} ppl_stack_opts;
+
+/* The profile's options under the fitted constants k. */
+void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack, const ppl_constants *k);
+/* "nemo-2025", "megatron-lm-2021", ... */
+const char *ppl_stack_name(ppl_stack stack);
+/* Whether the profile overlaps communication with compute (Megatron-Core and later). */
+bool ppl_stack_overlaps(ppl_stack stack);
+/* Whether the profile keeps and reduces bf16 gradients in bf16 and fp8 training
+ * (NVIDIA's performance configurations), not in fp32 (Megatron-LM's default). */
+bool ppl_stack_half_grads(ppl_stack stack);
+
+/* What a profile's software could run: the search covers nothing else unless a
+ * flag pins it (validate predicts what ran, plan what the stack can build). */
+typedef struct ppl_stack_support {
+    bool context_parallel;    /* Megatron-Core 2024+ */
+    bool sequence_parallel;   /* Megatron-LM 2022+ */
+    bool selective_recompute; /* Megatron-LM 2022+ */
+    bool flash_attention;     /* 2023+ stacks */
+    bool interleaving;        /* Megatron's interleaved 1F1B (not DeepSpeed's pipeline engine) */
+    int max_zero;             /* the deepest sharding it has: 0 none, 1 optimizer, ..., 3 */
+    bool expert_tp;    /* an expert tensor-parallel size of its own (Megatron-Core 0.10+, 2025) */
+    unsigned cp_comms; /* the CP algorithms it has: bit k for ppl_cp_comm k */
+    bool uneven_interleaving; /* microbatches not a multiple of pp (Megatron-Core 0.10+) */
+    bool shard_groups; /* ZeRO sharded in groups, replicated across them (HSDP): Megatron-Core
+                          2025 (--num-distributed-optimizer-instances) and FSDP HYBRID_SHARD */
+    bool offload;      /* optimizer state stepped on the host: Megatron-Core 2025 (core_v0.12
+                          --optimizer-cpu-offload) and DeepSpeed's ZeRO-Offload (2021) */
+} ppl_stack_support;
+const ppl_stack_support *ppl_stack_supports(ppl_stack stack);
+/* Whether the profile has Megatron-Core's MoE communication: DeepEP's deduplicating
+ * dispatcher and the 1F1B all-to-all overlap. */
+bool ppl_stack_moe_comm(ppl_stack stack);
+/* The profile of what a run's `software` names (framework, version); *known false
+ * when the pair is not one parplan knows, and the profile is a guess. */
+ppl_stack ppl_stack_for_software(const char *framework, const char *version, bool *known);
+/* Names accepted for --stack and a runs file's `stack`: the profiles, then the
+ * aliases "modern" and "legacy" (NULL-terminated); ppl_stack_from_name_index
+ * turns an index into the profile. */
+extern const char *const ppl_stack_names[];
+ppl_stack ppl_stack_from_name_index(int index);
+
+/* How a configuration's expert all-to-alls run under its profile: deduplicated
+ * per server (DeepEP: Megatron-Core --moe-token-dispatcher-type flex
+ * --moe-enable-deepep) for a model with node-limited routing, and overlapped with
+ * another microbatch's compute (--overlap-moe-expert-parallel-comm) where
+ * Megatron-Core allows it. */
+typedef struct ppl_ep_mode {
+    bool dedup;
+    bool overlap;
+} ppl_ep_mode;
+ppl_ep_mode ppl_ep_mode_of(const ppl_model *model, const ppl_config *config, ppl_stack stack);
+
+#endif

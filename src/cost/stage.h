@@ -1,0 +1,114 @@
+/*
+ * cost/stage.h - the pieces an estimate is built from: one microbatch's
+ * communication and compute, the runs of equal pipeline stages, and one stage's
+ * time per microbatch split into the passes of its schedule (stage.c).
+ *
+ * A stage's time per microbatch is its compute (compute.h) plus the tensor-,
+ * context- and expert-parallel communication and the pipeline send/recv that the
+ * software stack does not hide.  The search caches these pieces at the loop level
+ * they depend on (search.c); estimate.h assembles them into a step.
+ */
+#ifndef PARPLAN_STAGE_H
+#define PARPLAN_STAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cost/compute.h"
+#include "cost/config.h"
+#include "cost/cp.h"
+#include "cost/evalctx.h"
+#include "cost/memory.h"
+#include "cost/pipeline.h"
+
+/* Per microbatch: communication (per layout, microbatch size, sequence
+ * parallelism) and compute and memory parts (also per recomputation, flash
+ * attention, precision). */
+typedef struct ppl_micro {
+    double act;             /* b*s*h bytes of one microbatch's activations */
+    double tp_one;          /* one TP all-reduce (or reduce-scatter + all-gather) */
+    double tp_gather;       /* bytes of its all-gather (ppl_tp_gather_bytes) */
+    ppl_cp_cost cp;         /* CP exchange per layer */
+    double ep_one;          /* one expert all-to-all */
+    double ep_hidden_share; /* share of it the stack overlaps with another microbatch */
+    double etp_one;         /* the all-gather and reduce-scatter around the experts (etp group) */
+    double pp_one;          /* one pipeline send of a microbatch */
+    double tp_count;        /* TP collectives per layer and microbatch */
+    ppl_layer_time dense, moe, head;
+    ppl_layer_time dense16, moe16; /* in bf16, for the layers ppl_config bf16_layers keeps */
+    ppl_memory_parts mem;
+} ppl_micro;
+
+/* A run of consecutive pipeline stages with the same layers and role. */
+typedef struct ppl_stage_class {
+    int64_t first_stage, count, layers, moe_layers;
+    int64_t bf16_layers; /* of its layers, those run in bf16 (ppl_stage_bf16_layers) */
+    bool is_first, is_last;
+    int dp_ready;     /* data-parallel times computed, per kind (bits; schedule.c dp_kind) */
+    int64_t dp_group; /* the sharding group of kinds 3-5 (sharded in groups) */
+    /* kinds 2 and 5 (ZeRO-3): the per-step all-reduce of the shards across replicas;
+     * the per-layer collectives over every rank [0] or in the group [1] */
+    double dp_reduce[6], dp_gather[6], dp_last[6], z3_ag[2], z3_rs[2];
+} ppl_stage_class;
+
+#define PPL_INLINE_CLASSES 8
+typedef struct ppl_classes {
+    ppl_stage_class *items;
+    size_t n, cap;
+    ppl_stage_class inline_items[PPL_INLINE_CLASSES];
+} ppl_classes;
+
+/* Bytes of one sequence-parallel all-gather of act_bytes of 16-bit activations:
+ * quantized to the GEMMs' format under fp8, mxfp8 and nvfp4 (schedule.c). */
+double ppl_tp_gather_bytes(const ppl_config *config, double act_bytes);
+
+void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *config,
+                         const ppl_layout *layout, ppl_micro *micro);
+void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_micro *micro);
+void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_classes *classes);
+void ppl_classes_free(ppl_classes *classes);
+
+/* One stage of a class, per microbatch: compute, each parallelism's
+ * communication, and what of it the stack leaves exposed. */
+typedef struct ppl_stage_time {
+    double compute, forward, backward; /* per microbatch */
+    double wgrad;                      /* of backward, the weight-gradient GEMMs (W) */
+    double ep_hidden;                  /* expert all-to-all hidden under another microbatch */
+    double tp, cp, ep, pp, zero3;      /* communication per microbatch */
+    double exposed;                    /* communication per microbatch not hidden */
+    double total;                      /* compute + exposed */
+} ppl_stage_time;
+
+/* The stage time of class k (its data-parallel times, ppl_class_dp, computed first
+ * under ZeRO-3). */
+void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_micro *micro,
+                    const ppl_stage_class *k, ppl_stage_time *out);
+/* The stage's passes (pipeline.h): W its weight-gradient GEMMs, the exposed
+ * communication shared between F and B as a layer's collectives are. */
+void ppl_stage_passes_of(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_micro *micro,
+                         const ppl_stage_time *s, ppl_passes *out);
+
+/* The slot of a class's data-parallel cache for the configuration: the ZeRO kind
+ * (0 none, 1 ZeRO-1/2, 2 ZeRO-3), plus 3 when sharded in groups. */
+int ppl_dp_kind(const ppl_config *config);
+/* The data-parallel times of class k under the configuration (cached in k: they
+ * depend on its parameters, the ZeRO stage and the sharding group only). */
+void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_layout *layout,
+                  ppl_stage_class *k, const ppl_memory *memory);
+/* Bucketed reduction of `params` gradients over the sharding group g (and, with
+ * ZeRO-1/2, the parameter all-gather after the optimizer step), with the shards'
+ * all-reduce across the replicas rep; seconds, its traffic added when not NULL. */
+void ppl_dp_times(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_group *g,
+                  const ppl_group *rep, double params, double *reduce, double *gather,
+                  double *last_bucket, ppl_traffic *traffic);
+/* Bytes per reduced gradient element (memory.h's, for the configuration). */
+double ppl_dp_grad_bytes(const ppl_eval_ctx *ctx, const ppl_config *config);
+
+/* Stage `stage` holding `layers` layers (`moe_layers` MoE) from the pieces: its
+ * time per microbatch, and its memory when asked. */
+double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *config,
+                             const ppl_layout *layout, const ppl_micro *micro, int64_t stage,
+                             int64_t layers, int64_t moe_layers, ppl_memory *memory);
+
+#endif

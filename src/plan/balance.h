@@ -1,0 +1,34 @@
+/*
+ * plan/balance.h - layers per pipeline stage: the split whose slowest stage is
+ * fastest, each stage within its memory (balance.c, a GLPK integer program and an
+ * exact scan of the splits Megatron-LM's flags build).
+ */
+#ifndef PARPLAN_BALANCE_H
+#define PARPLAN_BALANCE_H
+
+#include <stdint.h>
+
+#include "cost/config.h"
+#include "base/error.h"
+#include "cost/estimate.h"
+
+/*
+ * Layers per pipeline stage: minimise the slowest stage (tau_k n_k + c_k) subject
+ * to sum n_k = L, n_k >= 1 and each stage's memory mu_k n_k <= cap_k, by a small
+ * GLPK integer program.  PPL_INFEASIBLE when no split fits.
+ */
+ppl_status ppl_balance_solve(int64_t stages, int64_t layers, const double *tau, const double *c,
+                             const double *mu, const double *cap, int64_t *out, double *objective);
+/* The same with coefficients taken from the step-time and memory models for a
+ * configuration (pp > 1, vp == 1); fills layers[pp]. */
+ppl_status ppl_balance_stages(const ppl_eval_ctx *ctx, const ppl_config *config, int64_t *layers);
+
+/* The split Megatron-LM's first/last-stage flags express (equal middle stages,
+ * free ends) whose slowest stage is fastest by the same per-stage lines, each
+ * stage within memory; exact (a scan over the middle stages' layers).
+ * PPL_INFEASIBLE when no such split fits (pp < 2, vp > 1, or memory). */
+ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *config,
+                            const ppl_layout *layout, const ppl_micro *micro,
+                            ppl_stage_split *split);
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * plan/mixed.h - mixed clusters: pipelines across GPU pools.
+ *
+ * The pools and the link between them are loaded with the topology (topology.h,
+ * ppl_pools_load).
+ *
+ * A job is placed on one pool (each pool is a plain ppl_topology, searched as
+ * any other) or across pools (ppl_mixed_cost, ppl_mixed_search): every pipeline
+ * stage on one pool, the same tp and dp on every pool, so that each data-parallel
+ * replica's pipeline crosses from one pool to the next at one stage boundary;
+ * each pool's stages hold as many layers as its speed and memory allow.
+ */
+#ifndef PARPLAN_MIXED_H
+#define PARPLAN_MIXED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cost/config.h"
+#include "base/error.h"
+#include "cost/estimate.h"
+#include "hardware/topology.h"
+
+#define PPL_MIXED_MAX_STAGES 256
+
+/* A pipeline across pools: pool order[i] holds stages[i] consecutive stages. */
+typedef struct ppl_mixed_plan {
+    ppl_config config; /* tp, dp, mbs, ...; pp the stages of every pool, gpus tp*dp*pp */
+    int npools;
+    int order[PPL_MAX_POOLS];       /* index into ppl_pools, in pipeline order */
+    int64_t stages[PPL_MAX_POOLS];  /* stages on each, in pipeline order */
+    int64_t gpus[PPL_MAX_POOLS];    /* GPUs used on each: tp * dp * stages */
+    double memory[PPL_MAX_POOLS];   /* the fullest GPU of each pool, bytes */
+    double capacity[PPL_MAX_POOLS]; /* its memory, bytes */
+    int64_t layers[PPL_MIXED_MAX_STAGES];
+    double stage_s[PPL_MIXED_MAX_STAGES]; /* per microbatch, cross-pool sends included */
+    int64_t slowest_stage;
+    double cross_send_s; /* one microbatch's activations across a pool boundary */
+    double pipeline_s;   /* (m - 1) x the slowest stage + one pass through all */
+    double dp_exposed_s; /* the gradient reduction not hidden, the worst pool's */
+    double overhead_s;
+    double step_time_s, tokens_per_s;
+    double model_tflops_per_gpu;
+    double mfu; /* model FLOPs over the 16-bit dense peak of the GPUs used */
+} ppl_mixed_plan;
+
+/* The time of a transfer of `bytes` over a link: latency + bytes / bandwidth. */
+double ppl_mixed_send_s(double bytes, double bps, double latency_s);
+/* A 1F1B or GPipe pipeline of p stages of these times per microbatch over m
+ * microbatches: (m - 1) x the slowest + the sum (Narayanan et al. SC'21 §2.2,
+ * unequal stages); *slowest its index when not NULL. */
+double ppl_mixed_pipeline_s(const double *stage_s, int64_t p, int64_t m, int64_t *slowest);
+
+/* Costs plan's assignment (config, npools, order, stages set; the other fields
+ * filled): ctx[k] is the evaluation context of pools->pool[k].  The layers of each
+ * stage by ppl_balance_solve on the stages' own time and memory lines.
+ * PPL_INFEASIBLE when no split fits; PPL_EUSAGE for a configuration the mixed
+ * model does not cost (vp > 1, cp > 1, ep > 1, MoE, ZeRO-3, another schedule than
+ * 1F1B or GPipe, more stages than layers or than a pool holds). */
+ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_mixed_plan *plan,
+                          ppl_error *err);
+
+typedef struct ppl_mixed_search_stats {
+    size_t evaluated, feasible;
+} ppl_mixed_search_stats;
+
+/* The fastest assignments of the job across the pools (every pool used, each
+ * order) when across, else of the job on each pool alone under the same model
+ * (to compare with: ppl_search costs a single pool in full; out then holds each
+ * pool's best `top` in turn, out[top * pools->n]), for pins
+ * (tp, dp, mbs, recompute, zero, precision, global_batch honoured when set):
+ * out[top], best first; returns how many.  Searched: tp a power of two within
+ * every pool's NVLink domain, dp, stages per pool (the most that fit, and halves
+ * of it), mbs 1 or 2, recomputation none, selective or full, ZeRO 1, sequence
+ * parallelism with tp > 1, flash attention. */
+size_t ppl_mixed_search(const ppl_eval_ctx *ctx, const ppl_pools *pools, const ppl_pins *pins,
+                        bool across, ppl_mixed_plan *out, size_t top,
+                        ppl_mixed_search_stats *stats);
+
+#endif

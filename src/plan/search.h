@@ -1,0 +1,81 @@
+/*
+ * plan/search.h - the configuration space and its best points.
+ *
+ * Every knob a flag does not pin is enumerated: tp (dividing the attention heads,
+ * inside the NVLink domain unless allowed across), pp (at most one per layer), cp,
+ * dp = gpus/(tp*pp*cp), ep (MoE), vp (interleaving with equal stages), microbatch
+ * size, ZeRO stage (2 and 3 only without pipelining, as Megatron-LM and DeepSpeed
+ * require), recomputation, sequence parallelism and flash attention.  Configurations
+ * whose worst stage does not fit in memory are dropped; the rest are ranked by the
+ * objective, ties broken on a fixed order so that output is reproducible.
+ */
+#ifndef PARPLAN_SEARCH_H
+#define PARPLAN_SEARCH_H
+
+#include <stddef.h>
+
+#include "cost/config.h"
+#include "plan/families.h"
+#include "cost/estimate.h"
+
+typedef enum ppl_objective {
+    PPL_OBJECTIVE_TIME = 0,
+    PPL_OBJECTIVE_COST = 1,
+    PPL_OBJECTIVE_MEMORY = 2
+} ppl_objective;
+
+/* "time", "cost", "memory", NULL-terminated. */
+extern const char *const ppl_objective_names[];
+const char *ppl_objective_name(int objective); /* "?" out of range */
+
+typedef struct ppl_search_opts {
+    const ppl_pins *pins;         /* pinned knobs (PPL_UNSET where free) */
+    size_t top;                   /* how many to keep */
+    int objective;                /* ppl_objective */
+    bool allow_tp_across_servers; /* tensor parallelism beyond the NVLink domain */
+    bool no_prune;                /* cost every candidate (tests compare with the pruned search) */
+    bool no_balance;              /* keep the default stage split (no integer program) */
+    bool gpus_at_most;            /* pins->gpus is a ceiling: every GPU count up to it is a
+                                     candidate (whatif's gpus=N: what the cluster offers) */
+    bool allow_sharded_with_pp;   /* ZeRO-2/3 with pipelining, left out by default */
+    /* called now and then with the share of the space covered (0..1) */
+    void (*progress)(void *ctx, double fraction);
+    void *progress_ctx;
+} ppl_search_opts;
+
+typedef struct ppl_search_result {
+    ppl_estimate *results; /* best first, `count` of them (free with ppl_search_free) */
+    size_t count;
+    size_t candidates; /* configurations enumerated, valid or not */
+    size_t evaluated;  /* passed the rules and the bound: memory computed */
+    size_t feasible;   /* of those, fitting in memory */
+    size_t pruned;     /* skipped by the step-time lower bound */
+    size_t balanced;   /* results whose stage split is not the default one */
+    double seconds;
+    double smallest_memory; /* bytes: the least memory any valid configuration needed */
+    double capacity;
+    const char *empty_reason; /* when nothing fits or nothing is valid */
+} ppl_search_result;
+
+ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *opts, ppl_search_result *out,
+                      ppl_error *err);
+
+void ppl_search_free(ppl_search_result *result);
+
+/* A family the default search leaves out, its best configuration when let in,
+ * and how much faster that is than the default search's #1 (first / best). */
+typedef struct ppl_left_out {
+    const ppl_family *family;
+    ppl_estimate best;
+    double speedup;
+} ppl_left_out;
+
+/* Searches each family `opts` leaves out (neither let in by its options nor ruled
+ * out by a pin: tensor parallelism across servers unless tp is pinned, ZeRO-2/3
+ * with pipelining unless zero is pinned), each alone, and fills out[]
+ * (PPL_FAMILY_COUNT at most) with those whose best beats `first`; returns how
+ * many. */
+size_t ppl_search_left_out(const ppl_eval_ctx *ctx, const ppl_search_opts *opts,
+                           const ppl_estimate *first, ppl_left_out *out);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * studies/calibrate.h - measured runs against the model: prediction, error, fit.
+ *
+ * What `parplan validate` computes, as library calls.  A measured run (runs.h)
+ * pins the configuration fields it knows; the others are searched over exactly
+ * as plan does, and the fastest predicted configuration is taken as what ran
+ * (ppl_calib_predict).  With the configurations fixed, the error of a set of runs
+ * is the mean absolute relative step-time error (ppl_calib_fixed_error).  The fit
+ * (ppl_calib_fit) moves the constants of constants.h to lower that error:
+ * coordinate descent, one constant at a time, multiplicative steps of 0.3
+ * halving down to 0.005, each constant kept within its bounds
+ * (ppl_constant_infos); the configurations are chosen again under the current
+ * constants at the start of each of PPL_CALIB_FIT_ROUNDS rounds.  K-fold
+ * cross-validation (ppl_calib_cv) predicts each run with constants fitted on the
+ * other folds.
+ *
+ * Nothing here prints: progress goes through a callback, failures through the
+ * status and a ppl_error.  Step times are in seconds, errors are fractions
+ * (0.05 is 5%), memory in bytes.
+ */
+#ifndef PARPLAN_CALIBRATE_H
+#define PARPLAN_CALIBRATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cost/config.h"
+#include "cost/constants.h"
+#include "base/error.h"
+#include "studies/runs.h"
+#include "cost/estimate.h"
+
+/* The memory model's stated uncertainty, a fraction of the GPU's memory.  A run
+ * was made, so a configuration the model puts over the GPU's memory by less than
+ * this may be what ran: it counts as feasible, ranked as if slower by the share
+ * of memory it is over, rather than the run flipping to another schedule or
+ * going unpredicted. */
+#define PPL_CALIB_MEMORY_UNCERTAINTY 0.10
+
+/* Rounds of a fit unless its options say otherwise: the configurations are
+ * chosen again at the start of each. */
+#define PPL_CALIB_FIT_ROUNDS 3
+
+/* How far a constant may move before the fit's error rises by this much (half
+ * a point) gives its sensitivity range. */
+#define PPL_CALIB_RANGE_RISE 0.005
+
+/* One run's prediction. */
+typedef struct ppl_calib_prediction {
+    bool ok;           /* a configuration was found: best holds it */
+    ppl_estimate best; /* the configuration taken as what ran, and its figures */
+    /* best is over the GPU's memory by less than PPL_CALIB_MEMORY_UNCERTAINTY
+     * (best.memory.fits false, best.memory.capacity the real GPU's bytes) */
+    bool over_memory;
+    size_t searched; /* configurations the search evaluated (memory computed) */
+    int fold;        /* ppl_calib_cv: the fold (1-based) the run was held out in; else 0 */
+    char why[PPL_ERROR_MSG_MAX]; /* when !ok: why there is no prediction; else "" */
+} ppl_calib_prediction;
+
+/*
+ * What `run` most likely was under the constants `k`: the fastest configuration
+ * within its pins that fits in memory, or the fastest one that is over the GPU's
+ * memory by less than PPL_CALIB_MEMORY_UNCERTAINTY when it is faster even after
+ * its step time is raised by the share of memory it is over (then over_memory).
+ * A run with no prediction is not a failure of the call: out->ok is false and
+ * out->why says why; the status is the search's (PPL_INFEASIBLE when nothing fits
+ * or nothing satisfies the divisibility rules, PPL_EINTERNAL for a model bug).
+ */
+ppl_status ppl_calib_predict(const ppl_run *run, const ppl_constants *k, ppl_calib_prediction *out);
+
+/*
+ * The mean absolute relative step-time error, |predicted - measured| / measured,
+ * of the configurations configs[i] under the constants `k`, over the runs with a
+ * measured step time and use[i] (use NULL: every run); 0 when there is none.
+ * *max_err (when not NULL) receives the largest such error.
+ */
+double ppl_calib_fixed_error(const ppl_run *runs, size_t n, const ppl_config *configs,
+                             const bool *use, const ppl_constants *k, double *max_err);
+
+/* Progress of a fit: after each round, the objective (the mean absolute error,
+ * a fraction) it reached; `what` is "" for ppl_calib_fit unless its options
+ * give a label, and "cv fold F/K" within ppl_calib_cv; round is 1-based. */
+typedef void (*ppl_calib_progress_fn)(void *ctx, const char *what, int round, double objective);
+
+typedef struct ppl_calib_fit_opts {
+    int rounds;                     /* 0: PPL_CALIB_FIT_ROUNDS */
+    const char *label;              /* passed to progress as `what`; NULL: "" */
+    ppl_calib_progress_fn progress; /* NULL: silent */
+    void *progress_ctx;
+} ppl_calib_fit_opts;
+
+/* How far one constant can move, with the fit's last configurations fixed, before
+ * the mean error rises by PPL_CALIB_RANGE_RISE: [lo, hi], in the constant's unit.
+ * A range that reaches a bound of the constant means the runs do not pin it down. */
+typedef struct ppl_calib_range {
+    double lo, hi;
+} ppl_calib_range;
+
+typedef struct ppl_calib_fit_record {
+    double objective;        /* mean absolute error after the last round (fraction) */
+    int rounds;              /* rounds run */
+    size_t runs_used;        /* runs with a measured step time and a configuration in
+                                the last round */
+    ppl_calib_range *ranges; /* one per constant, in ppl_constant_infos order */
+    size_t nranges;
+} ppl_calib_fit_record;
+
+/*
+ * Fits the constants `*inout` (where the fit starts; receives the result) to the
+ * n runs.  Each round chooses every run's configuration with ppl_calib_predict's
+ * rule under the current constants (a run with none is left out of that round),
+ * then descends on the constants with those configurations fixed.  `opts` may be
+ * NULL.  `out` (may be NULL, which skips the sensitivity ranges) receives the
+ * objective and the ranges; free it with ppl_calib_fit_record_free.  PPL_EUSAGE
+ * for negative rounds, PPL_EINTERNAL when memory runs out; runs that cannot be
+ * predicted are not an error.
+ */
+ppl_status ppl_calib_fit(const ppl_run *runs, size_t n, ppl_constants *inout,
+                         const ppl_calib_fit_opts *opts, ppl_calib_fit_record *out, ppl_error *err);
+void ppl_calib_fit_record_free(ppl_calib_fit_record *record);
+
+/* A prediction's relative step-time error, (predicted - measured) / measured; NaN
+ * when the run has no measured step time or was not predicted. */
+double ppl_calib_error(const ppl_run *run, const ppl_calib_prediction *prediction);
+
+/* The aggregate validate reports over the runs with an error. */
+typedef struct ppl_calib_summary {
+    size_t runs;              /* with a measured step time and a prediction */
+    size_t not_predicted;     /* no configuration could be predicted */
+    size_t within_10;         /* |error| <= 10% */
+    double mean_abs, max_abs; /* absolute relative errors; 0 with no run */
+    double share_within_10;   /* within_10 / runs; 0 with no run */
+} ppl_calib_summary;
+void ppl_calib_summarize(const ppl_run *runs, const ppl_calib_prediction *predictions, size_t n,
+                         ppl_calib_summary *out);
+
+/* Whether the runs leave a fitted constant loose: half a point of error lets it
+ * move by half its value (or, at zero, by a tenth of its bounds' span). */
+bool ppl_calib_loose(const ppl_constant_info *info, double value, const ppl_calib_range *range);
+
+/*
+ * K-fold cross-validation: run i is held out in fold (i mod folds) + 1, and
+ * predicted (out[i], n of them, caller-allocated; out[i].fold set) with the
+ * constants fitted by ppl_calib_fit on the other folds' runs, starting from
+ * `start` each time.  opts->label is ignored: progress says "cv fold F/K".
+ * PPL_EUSAGE unless 1 <= folds <= n.
+ */
+ppl_status ppl_calib_cv(const ppl_run *runs, size_t n, int folds, const ppl_constants *start,
+                        const ppl_calib_fit_opts *opts, ppl_calib_prediction *out, ppl_error *err);
+
+/*
+ * FNV-1a (64-bit) of a file's bytes, as 16 lowercase hex digits in out (at least
+ * 17 bytes): which runs file a fit saw, for a constants file's record.
+ * PPL_EINPUT naming the file when it cannot be opened or read; out then holds
+ * the hash of the bytes read before (the FNV offset basis for none).
+ */
+ppl_status ppl_calib_file_hash(const char *path, char out[17], ppl_error *err);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * studies/runs.h - measured runs (SPEC "Measured-runs file") for parplan validate.
+ *
+ * Each entry names a model and a topology (catalogue names or inline objects), the
+ * configuration as far as it is known (missing or null fields are searched over)
+ * and what was measured.  `software` ({framework, version}, SPEC 1.1) says what ran
+ * and picks the stack profile (ppl_stack_for_software); a `stack` key names a
+ * profile outright.  Without either, or for software parplan does not know, the
+ * profile is an assumption (stack_assumed): a run that used flash attention is
+ * taken as Megatron-Core, any other as Megatron-LM 2021.
+ */
+#ifndef PARPLAN_RUNS_H
+#define PARPLAN_RUNS_H
+
+#include <stddef.h>
+
+#include "cost/config.h"
+#include "model/model.h"
+#include "cost/estimate.h"
+#include "hardware/topology.h"
+
+typedef struct ppl_run {
+    char id[128];
+    ppl_model model;
+    ppl_topology topology;
+    ppl_pins pins; /* known configuration fields; PPL_UNSET where unknown */
+    ppl_stack stack;
+    bool stack_assumed;    /* neither a known `software` nor a `stack` named it */
+    char software[96];     /* "megatron-lm 2021", as the file says it; "" when absent */
+    double step_time_s;    /* measured; 0 when absent */
+    double tflops_per_gpu; /* measured; 0 when absent */
+    double mfu;            /* measured; 0 when absent */
+    double memory_bytes;   /* measured; 0 when absent */
+} ppl_run;
+
+ppl_status ppl_runs_load(const char *path, const ppl_diag *diag, ppl_run **runs, size_t *count,
+                         ppl_error *err);
+/* The same from a JSON array already parsed; `file` names it in messages. */
+struct json_t;
+ppl_status ppl_runs_from_json(const struct json_t *root, const char *file, const ppl_diag *diag,
+                              ppl_run **runs, size_t *count, ppl_error *err);
+void ppl_runs_free(ppl_run *runs);
+
+#endif
