@@ -1,17 +1,17 @@
 /*
- * plan.c - plans a model on a cluster through libparplan's C API, no command line.
+ * plan.c - plans a model on a cluster through libparplan's public interface
+ * (parplan/parplan.h), no command line.
  *
- *     build/examples/plan_example [MODEL [TOPOLOGY [GLOBAL_BATCH]]]
+ *     build/plan_example [MODEL [TOPOLOGY [GLOBAL_BATCH]]]
  *
- * Loads a catalogue model and topology (names or JSON paths), searches every knob
+ * Opens a catalogue model and topology (names or JSON paths), searches every knob
  * but the global batch with the newest stack profile and the committed constants,
  * and prints the three best configurations: step time in seconds, memory per GPU
- * in GiB, and the layout.  Everything the library allocates is released with its
- * _free call; errors come back in ppl_error and are printed here, by the caller.
+ * in GiB, and the layout.  Every handle is released with its _close or _free;
+ * errors come back in ppl_error and are printed here, by the caller.
  */
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 
 #include "parplan/parplan.h"
 
@@ -27,46 +27,52 @@ int main(int argc, char **argv)
 {
     const char *model_name = argc > 1 ? argv[1] : "gpt3-175b";
     const char *topo_name = argc > 2 ? argv[2] : "dgx-h100-superpod";
-    long long batch = argc > 3 ? atoll(argv[3]) : 1536;
-    char path[PATH_MAX];
+    const char *batch = argc > 3 ? argv[3] : "1536";
     ppl_error err;
-    ppl_model model;
-    ppl_topology topo;
+    ppl_model *model = NULL;
+    ppl_topology *topo = NULL;
+    ppl_context *ctx = NULL;
+    ppl_pins *pins = NULL;
+    ppl_plan *plan = NULL;
+    int status = 0;
 
-    /* a catalogue name or a path; NULL diagnostics: warnings are dropped */
-    if (ppl_catalog_resolve(PPL_CATALOG_MODELS, model_name, path, sizeof path, &err) != PPL_OK ||
-        ppl_model_load(path, NULL, NULL, &model, &err) != PPL_OK)
-        return fail(&err);
-    if (ppl_catalog_resolve(PPL_CATALOG_TOPOLOGIES, topo_name, path, sizeof path, &err) != PPL_OK ||
-        ppl_topology_load(path, NULL, NULL, &topo, &err) != PPL_OK)
-        return fail(&err);
-
-    /* the evaluation context: model, fabric, stack profile, fitted constants */
-    ppl_eval_ctx ctx;
-    ppl_eval_ctx_init(&ctx, &model, &topo, PPL_STACK_MODERN);
-
+    /* the header and the library it links must be the same release */
+    if (strcmp(ppl_version(), PPL_VERSION_STRING) != 0) {
+        fprintf(stderr, "plan_example: header %s, library %s\n", PPL_VERSION_STRING, ppl_version());
+        return 4;
+    }
+    /* a catalogue name or a path, the model on the cluster under the newest stack */
+    if (ppl_model_open(model_name, &model, &err) != PPL_OK ||
+        ppl_topology_open(topo_name, &topo, &err) != PPL_OK ||
+        ppl_context_open(model, topo, NULL, &ctx, &err) != PPL_OK) {
+        status = fail(&err);
+        goto out;
+    }
     /* pin the global batch, leave every other knob to the search */
-    ppl_pins pins;
-    ppl_pins_init(&pins);
-    pins.global_batch = batch;
-    ppl_search_opts opts = {.pins = &pins, .top = 3, .objective = PPL_OBJECTIVE_TIME};
-    ppl_search_result result;
-    ppl_status st = ppl_search(&ctx, &opts, &result, &err);
-    if (st != PPL_OK) {
-        if (st == PPL_INFEASIBLE && result.empty_reason)
-            fprintf(stderr, "plan_example: %s\n", result.empty_reason);
-        ppl_search_free(&result);
-        return st == PPL_INFEASIBLE ? 1 : fail(&err);
+    if (!(pins = ppl_pins_new())) {
+        fprintf(stderr, "plan_example: out of memory\n");
+        status = 4;
+        goto out;
     }
-    printf("%s on %s, global batch %lld: %zu configurations costed\n", model.name, topo.name, batch,
-           result.evaluated);
-    for (size_t i = 0; i < result.count; i++) {
-        const ppl_estimate *e = &result.results[i];
-        char layout[256];
-        ppl_config_describe(&e->config, layout, sizeof layout);
-        printf("%zu  %.3f s  %.1f GiB  %s\n", i + 1, e->step_time_s, e->memory.total / 1073741824.0,
-               layout);
+    if (ppl_pins_set(pins, "global_batch", batch, &err) != PPL_OK ||
+        ppl_plan_search(ctx, pins, 3, &plan, &err) != PPL_OK) {
+        status = fail(&err);
+        goto out;
     }
-    ppl_search_free(&result);
-    return 0;
+    printf("%s on %s, global batch %s: the %zu best\n", ppl_model_title(model),
+           ppl_topology_title(topo), batch, ppl_plan_count(plan));
+    for (size_t i = 0; i < ppl_plan_count(plan); i++) {
+        const ppl_result *r = ppl_plan_result(plan, i);
+        char layout[512];
+        ppl_result_describe(r, layout, sizeof layout);
+        printf("%zu  %.3f s  %.1f GiB  %s\n", i + 1, ppl_result_step_time_s(r),
+               ppl_result_memory_bytes(r) / 1073741824.0, layout);
+    }
+out:
+    ppl_plan_free(plan);
+    ppl_pins_free(pins);
+    ppl_context_close(ctx);
+    ppl_topology_close(topo);
+    ppl_model_close(model);
+    return status;
 }

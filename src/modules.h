@@ -9,13 +9,13 @@
 #ifndef PARPLAN_MODULES_H
 #define PARPLAN_MODULES_H
 
-#include "base/error.h"
+#include "parplan/error.h"
 #include "base/units.h"
 #include "base/jsonread.h"
 #include "base/output.h"
 #include "base/catalog.h"
-#include "model/model.h"
 #include "model/hfconfig.h"
+#include "model/model.h"
 #include "hardware/gpu.h"
 #include "hardware/topology.h"
 #include "hardware/net.h"

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "base/error.h"
+#include "parplan/error.h"
 
 typedef enum ppl_catalog_kind {
     PPL_CATALOG_MODELS = 0,

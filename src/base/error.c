@@ -3,7 +3,7 @@
  *
  * Messages follow git's habit: lowercase, no trailing period, the problem first.
  */
-#include "base/error.h"
+#include "parplan/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "base/error.h"
+#include "parplan/error.h"
 #include "base/units.h"
 
 typedef struct ppl_jr_ctx {

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/error.h"
+#include "parplan/error.h"
 
 struct json_t;
 

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "base/error.h"
+#include "parplan/error.h"
 
 typedef enum ppl_unit {
     PPL_UNIT_COUNT,     /* dimensionless; K, M, G or B (1e9), T, P suffixes */

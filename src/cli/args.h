@@ -14,7 +14,7 @@
 
 #include "hardware/comm.h"
 #include "cost/config.h"
-#include "base/error.h"
+#include "parplan/error.h"
 #include "plan/search.h"
 
 #define PPL_COMPARE_MAX 8 /* configurations `compare` sets side by side */

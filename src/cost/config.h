@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "base/error.h"
+#include "parplan/error.h"
 #include "model/model.h"
 #include "hardware/topology.h"
 

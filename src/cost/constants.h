@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "base/error.h"
+#include "parplan/error.h"
 
 struct json_t;
 

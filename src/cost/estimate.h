@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "cost/config.h"
-#include "base/error.h"
+#include "parplan/error.h"
 #include "cost/evalctx.h"
 #include "cost/memory.h"
 #include "cost/pipeline.h"

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "cost/config.h"
-#include "base/error.h"
+#include "parplan/error.h"
 #include "model/model.h"
 
 typedef enum ppl_knob_kind {

@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "cost/config.h"
-#include "base/error.h"
+#include "parplan/error.h"
 
 /* One stage's passes per microbatch, seconds (or a sum of them over stages). */
 typedef struct ppl_passes {

@@ -9,7 +9,7 @@
 #define PARPLAN_RULES_H
 
 #include "cost/config.h"
-#include "base/error.h"
+#include "parplan/error.h"
 #include "model/model.h"
 #include "hardware/topology.h"
 

@@ -21,7 +21,7 @@
 
 #include "hardware/comm.h"
 #include "cost/config.h"
-#include "base/error.h"
+#include "parplan/error.h"
 #include "model/model.h"
 #include "hardware/topology.h"
 

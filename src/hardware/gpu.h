@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/error.h"
+#include "parplan/error.h"
 
 /* The training precisions first (ppl_precision_names in config.h indexes them),
  * then the peaks a topology may state that no training runs in.  MXFP8 and

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "base/error.h"
+#include "parplan/error.h"
 #include "hardware/topology.h"
 
 struct json_t;

@@ -625,6 +625,8 @@ ppl_status ppl_topology_load(const char *path, const char *display, const ppl_di
     json_decref(root);
     if (st == PPL_OK && !topo->name[0])
         ppl_jr_file_stem(path, topo->name, sizeof topo->name);
+    if (st == PPL_OK)
+        snprintf(topo->file, sizeof topo->file, "%s", path);
     return st;
 }
 

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/error.h"
+#include "parplan/error.h"
 #include "hardware/gpu.h"
 
 struct json_t;
@@ -46,6 +46,7 @@ typedef struct ppl_tier {
 typedef struct ppl_topology {
     char name[PPL_NAME_MAX];
     char source[PPL_SOURCE_MAX];
+    char file[PPL_ERROR_FILE_MAX]; /* the file ppl_topology_load read; "" otherwise */
     ppl_gpu gpu;
     int64_t servers;
     int64_t gpus_per_server;

@@ -39,7 +39,6 @@
 
 #include "base/jsonread.h"
 #include "model/hfconfig.h"
-#include "model/model.h"
 
 #define HF_MAX_INT (1LL << 40)
 #define HF_DEFAULT_SEQ_LEN 8192

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "base/error.h"
+#include "parplan/error.h"
 
 struct json_t;
 

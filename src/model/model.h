@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "base/error.h"
+#include "parplan/error.h"
 
 struct json_t;
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "cost/config.h"
-#include "base/error.h"
+#include "parplan/error.h"
 #include "cost/estimate.h"
 
 /*

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/error.h"
+#include "parplan/error.h"
 #include "cost/estimate.h"
 
 typedef enum ppl_block_kind {

@@ -27,7 +27,7 @@
 
 #include "cost/config.h"
 #include "cost/constants.h"
-#include "base/error.h"
+#include "parplan/error.h"
 #include "studies/runs.h"
 #include "cost/estimate.h"
 

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "cost/config.h"
-#include "base/error.h"
+#include "parplan/error.h"
 #include "studies/goodput.h"
 #include "cost/estimate.h"
 #include "plan/search.h"

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "cost/config.h"
-#include "base/error.h"
+#include "parplan/error.h"
 #include "studies/goodput.h"
 #include "model/model.h"
 #include "cost/estimate.h"

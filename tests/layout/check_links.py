@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """check_links.py - one way down, checked where it matters: at link level.
 
-Usage: check_links.py LIBPARPLAN.a   Prints TAP; exits 1 on any failure.
+Usage: check_links.py LIBPARPLAN.a SOURCE_ROOT   Prints TAP; exits 1 on any failure.
 
 Reads the symbols each object file of the library defines and uses (`nm`), draws
 the graph "object A calls (or reads) something object B defines", and checks:
   1. the graph has no cycle (a cycle is printed, as the chain of calls and the
      symbol behind each link);
-  2. every call goes down or sideways through the layers, never up: an object of
-     src/LAYER/ uses only objects of its own layer or of the layers below it, in
-     the order of LAYERS (docs/internals.md draws the same order);
+  2. every call goes down the layers, never up: an object of src/LAYER/ uses only
+     objects of the layers below it, or of its own layer listed before it, in the
+     order docs/internals.md's Layers table gives (read from there: the one place
+     it is written);
   3. every global symbol the library defines starts with ppl_ (a program that
      links libparplan.a sees them all);
   4. the checker itself: a synthetic archive with a deliberate back call is
@@ -18,13 +19,31 @@ An include-level check (check_includes.py) cannot see a function declared in
 another module's header, nor a type forward-declared from above: this one can.
 """
 import collections
+import os
 import re
 import subprocess
 import sys
 
-# bottom first; src/cli is not in the library
+# bottom first, each with its modules in order (docs/internals.md, read in main;
+# the self-test's own below); src/cli is not in the library
 LAYERS = ["base", "model", "hardware", "cost", "plan", "studies", "render"]
+ORDER = {}  # module -> position inside its layer
 OBJ = re.compile(r"^src_([a-z]+)_(.+)\.c\.o$")
+
+
+def read_layers(root):
+    """Layers and module order from docs/internals.md's '## Layers' table."""
+    text = open(os.path.join(root, "docs", "internals.md"), encoding="utf-8").read()
+    start = text.find("## Layers")
+    end = text.find("\n## ", start + 3)
+    layers, order = [], {}
+    for line in text[start:end].splitlines():
+        m = re.match(r"\|\s*`([a-z]+)`\s*\|([^|]*)\|", line)
+        if m:
+            layers.append(m.group(1))
+            for i, mod in enumerate(x.strip() for x in m.group(2).split(",")):
+                order[mod] = i
+    return layers, order
 
 
 def read_nm(text):
@@ -87,7 +106,7 @@ def find_cycle(g):
 
 
 def upward(g):
-    """Calls from a lower layer to a higher one: [(a, b, symbol)]."""
+    """Calls up a layer, or forward in a layer's module order: [(a, b, symbol)]."""
     bad = []
     for a in sorted(g):
         ma = module(a)
@@ -95,7 +114,8 @@ def upward(g):
             mb = module(b)
             if not ma or not mb or ma[0] not in LAYERS or mb[0] not in LAYERS:
                 continue
-            if LAYERS.index(mb[0]) > LAYERS.index(ma[0]):
+            la, lb = LAYERS.index(ma[0]), LAYERS.index(mb[0])
+            if lb > la or (lb == la and ORDER.get(mb[1], -1) > ORDER.get(ma[1], -1)):
                 bad.append((a, b, sym))
     return bad
 
@@ -136,9 +156,15 @@ def self_test():
 
 
 def main():
-    if len(sys.argv) != 2:
-        print("usage: check_links.py LIBPARPLAN.a", file=sys.stderr)
+    global LAYERS, ORDER
+    if len(sys.argv) != 3:
+        print("usage: check_links.py LIBPARPLAN.a SOURCE_ROOT", file=sys.stderr)
         return 2
+    saved = (LAYERS, ORDER)
+    ok_self = self_test()
+    LAYERS, ORDER = read_layers(sys.argv[2])
+    if not LAYERS:
+        LAYERS, ORDER = saved
     nm = subprocess.run(["nm", "-A", "--defined-only", sys.argv[1]], capture_output=True, text=True)
     nm_u = subprocess.run(["nm", "-A", "--undefined-only", sys.argv[1]], capture_output=True,
                           text=True)
@@ -149,14 +175,15 @@ def main():
     results = []
     results.append((not cycle, "no call cycle between the library's object files",
                     describe_cycle(g, cycle) if cycle else ""))
-    results.append((not up, "every call goes down the layers (" + " < ".join(LAYERS) + ")",
+    results.append((not up, "every call goes down the layers (" + " < ".join(LAYERS) +
+                    ") or back in a layer's module order",
                     "; ".join(f"{name(a)} -> {name(b)} ({s})" for a, b, s in up)))
     stray = unknown_layers(g)
     results.append((not stray, "every object sits in a known layer", ", ".join(stray)))
     unprefixed = sorted(s for s in defines if not s.startswith("ppl_"))
     results.append((not unprefixed, "every global symbol starts with ppl_",
                     f"{len(unprefixed)}: " + ", ".join(unprefixed[:20])))
-    results.append((self_test(), "the checker refuses a deliberate back call (self-test)", ""))
+    results.append((ok_self, "the checker refuses a deliberate back call (self-test)", ""))
     print(f"1..{len(results)}")
     for i, (ok, what, why) in enumerate(results, 1):
         print(f"{'ok' if ok else 'not ok'} {i} - {what}{'' if ok else ': ' + why}")

@@ -1,5 +1,5 @@
 /*
- * base/error.h - status codes and the error record every library call fills.
+ * parplan/error.h - status codes and the error record every library call fills.
  *
  * Library functions never print and never exit: they return a ppl_status and,
  * on failure, describe the problem in a caller-allocated ppl_error (file,
@@ -11,6 +11,10 @@
 #define PARPLAN_ERROR_H
 
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Exit statuses fixed by the SPEC; library calls return the same numbers. */
 typedef enum ppl_status {
@@ -66,5 +70,9 @@ void ppl_diag_warn(const ppl_diag *diag, const char *file, const char *key, cons
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
