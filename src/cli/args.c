@@ -21,6 +21,7 @@
 
 #include "options.h"
 
+#include "base/constants.h"
 #include "cost/knobs.h"
 
 const char *ppl_command_name(ppl_command cmd)
@@ -71,9 +72,9 @@ void ppl_args_init(ppl_args *a)
     a->top = 10;
     a->mtbf_gpu_hours = PPL_MTBF_GPU_HOURS_DEFAULT;
     a->checkpoint_bps = PPL_CHECKPOINT_BPS_DEFAULT;
-    a->restart_s = PPL_RESTART_S_DEFAULT;
-    a->spare_restart_s = PPL_SPARE_RESTART_S_DEFAULT;
-    a->repair_s = PPL_REPAIR_S_DEFAULT;
+    a->restart_s = ppl_assumed_values()->restart_s;
+    a->spare_restart_s = ppl_assumed_values()->spare_restart_s;
+    a->repair_s = ppl_assumed_values()->repair_s;
     a->objective = PPL_OBJECTIVE_TIME;
     a->op = PPL_OP_ALLREDUCE;
     a->algo = PPL_ALGO_AUTO;

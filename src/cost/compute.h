@@ -18,7 +18,7 @@
 
 #include "cost/config.h"
 #include "model/model.h"
-#include "cost/constants.h"
+#include "base/constants.h"
 #include "hardware/topology.h"
 
 /* Efficiencies of one GPU family (fractions of the datasheet peaks). */

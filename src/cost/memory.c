@@ -47,6 +47,8 @@
  */
 #include "cost/memory.h"
 
+#include "base/constants.h"
+
 #include "cost/pipeline.h"
 
 #include <math.h>
@@ -78,8 +80,8 @@ void ppl_memory_opts_init(ppl_memory_opts *o)
     o->nccl_group_bytes = 0.5 * GIB;
     o->overhead_bytes = -1.0;
     /* PyTorch's caching allocator: reserved exceeds allocated by some percent in
-     * steady training; an assumption, settable with --fragmentation */
-    o->fragmentation = 0.05;
+     * steady training; assumed (constants.c), settable with --fragmentation */
+    o->fragmentation = ppl_assumed_values()->fragmentation;
     /* FSDP and ZeRO-3 hold the layer being computed and the one prefetched */
     o->zero3_prefetch_layers = 2.0;
 }

@@ -6,13 +6,16 @@
  * figure of the kind's row (gpu.c).
  *
  * CPU Adam: memory-bound, PPL_ADAM_BYTES_PER_PARAM bytes a parameter streamed at
- * PPL_CPU_ADAM_EFFICIENCY of the GPU's share of the host's memory bandwidth.  The
+ * the assumed cpu_adam_share (constants.c) of the GPU's share of the host's memory
+ * bandwidth.  The
  * share is an assumption: ZeRO-Offload (Ren et al. ATC'21, §5 "Optimized CPU
  * Execution") vectorises and tiles its CPU-Adam to run 5-7x faster than PyTorch's
  * CPU Adam (DeepSpeed's ZeRO-Offload tutorial) without a bandwidth figure, and no
  * measured run here calibrates it.
  */
 #include "cost/offload.h"
+
+#include "base/constants.h"
 
 #include <math.h>
 
@@ -25,7 +28,8 @@ void ppl_offload_time_of(double params, double grad_bytes, double weight_bytes,
      * the CPU optimizer steps it, and :124 copies the updated parameter back */
     out->down_s = params * grad_bytes / link->link_bps;
     out->up_s = params * weight_bytes / link->link_bps;
-    out->cpu_s = params * PPL_ADAM_BYTES_PER_PARAM / (link->memory_bps * PPL_CPU_ADAM_EFFICIENCY);
+    out->cpu_s = params * PPL_ADAM_BYTES_PER_PARAM /
+                 (link->memory_bps * ppl_assumed_values()->cpu_adam_share);
     /* overlapped, one CPU optimizer per parameter with its copies on their own
      * streams (hybrid_optimizer.py:204-221): the slowest of the three; else in turn */
     out->total_s = overlapped ? fmax(out->down_s, fmax(out->cpu_s, out->up_s))

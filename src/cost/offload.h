@@ -18,9 +18,6 @@
 #include "cost/evalctx.h"
 #include "hardware/topology.h"
 
-/* Share of the host's memory bandwidth the CPU Adam step streams at: an
- * assumption (offload.c). */
-#define PPL_CPU_ADAM_EFFICIENCY 0.5
 /* Bytes the Adam step moves per parameter: fp32 master, momentum and variance
  * read and written (24), the gradient read (4) and the 16-bit weight written (2)
  * (the count compute.c takes for the GPU's step). */

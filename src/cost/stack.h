@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #include "cost/config.h"
-#include "cost/constants.h"
+#include "base/constants.h"
 #include "model/model.h"
 
 /*

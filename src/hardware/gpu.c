@@ -27,6 +27,7 @@
  * and says so (ppl_gpu_assumed).
  */
 #include "hardware/gpu.h"
+#include "base/constants.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,9 +71,6 @@ static const ppl_scaleup_figures XGMI_MI325X = {0.75, 0.0, 0.0, 0,
                                                 XGMI_BASIS "; assumed the same on MI325X"};
 static const ppl_scaleup_figures XGMI_MI355X = {0.75, 0.0, 0.0, 0,
                                                 XGMI_BASIS "; assumed the same on MI355X"};
-/* No row's figures: a generic share of the link rate (an assumption). */
-static const ppl_scaleup_figures SCALEUP_ASSUMED = {
-    0.8, 0.0, 0.0, 0, "a generic 80% of the link rate (no GPU family matched: an assumption)"};
 
 /* Hosts (see the head of this file). */
 static const ppl_host_figures HOST_DGX_A100 = {
@@ -260,7 +258,11 @@ void ppl_gpu_from_spec(const ppl_gpu_spec *spec, ppl_gpu *gpu)
 bool ppl_gpu_scaleup(const ppl_gpu *gpu, ppl_scaleup_figures *out)
 {
     const ppl_scaleup_figures *f = gpu->spec ? gpu->spec->scaleup : NULL;
-    *out = f ? *f : SCALEUP_ASSUMED;
+    /* no row's figures: a generic share of the link rate, assumed (constants.c) */
+    const ppl_scaleup_figures generic = {
+        ppl_assumed_values()->scaleup_efficiency, 0.0, 0.0, 0,
+        "a generic share of the link rate (no GPU kind matched: the assumed scaleup_efficiency)"};
+    *out = f ? *f : generic;
     return f != NULL;
 }
 

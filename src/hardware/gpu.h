@@ -119,7 +119,7 @@ void ppl_gpu_set_name(ppl_gpu *gpu, const char *name);
 void ppl_gpu_from_spec(const ppl_gpu_spec *spec, ppl_gpu *gpu);
 
 /* The scale-up figures of the GPU's kind; an unknown kind, or one whose row has
- * none, gets a generic 80% of the link rate, no cap and no NVLink SHARP
+ * none, gets the assumed share of the link rate (constants.h), no cap and no NVLink SHARP
  * (returns false: assumed). */
 bool ppl_gpu_scaleup(const ppl_gpu *gpu, ppl_scaleup_figures *out);
 /* NVLink SHARP's share of the effective NVLink bandwidth: NCCL's nvlsEfficiency x

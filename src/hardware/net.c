@@ -20,13 +20,10 @@
  * placement removes the imbalance: only RoCE without them pays it.
  */
 #include "hardware/net.h"
+#include "base/constants.h"
 
 #include <math.h>
 #include <string.h>
-
-/* Retransmission timeout a lost tail packet waits (an assumption: modern RoCE NICs
- * retransmit after about a millisecond; InfiniBand fabrics are lossless). */
-#define TAIL_LOSS_TIMEOUT_S 1e-3
 
 double ppl_goodput_go_back_n(double p, double window)
 {
@@ -129,7 +126,8 @@ void ppl_net_init(ppl_net *net, const ppl_topology *t)
     net->transport_goodput = t->transport.retransmit == PPL_RETRANSMIT_GO_BACK_N
                                  ? ppl_goodput_go_back_n(p, net->packets_in_flight)
                                  : 1.0 - p;
-    net->tail_loss_s = (1.0 - pow(1.0 - p, net->packets_in_flight)) * TAIL_LOSS_TIMEOUT_S;
+    net->tail_loss_s = (1.0 - pow(1.0 - p, net->packets_in_flight)) *
+                       ppl_assumed_values()->tail_loss_timeout_s; /* assumed (constants.c) */
     double share = (double)t->rails.count / (double)t->gpus_per_server;
     net->nic_bw = t->rails.nic_bandwidth_bps * share * PPL_NIC_GOODPUT * net->transport_goodput;
 

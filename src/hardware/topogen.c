@@ -19,14 +19,12 @@
 
 #include "base/output.h"
 
-#define DEFAULT_SWITCH_RADIX 64
-
 /* A usage error naming the option (its field in ppl_topogen_opts) at fault. */
 #define bad(err, knob, ...) ppl_error_set((err), PPL_EUSAGE, "", (knob), __VA_ARGS__)
 
 void ppl_topogen_opts_init(ppl_topogen_opts *opts)
 {
-    *opts = (ppl_topogen_opts){.switch_radix = DEFAULT_SWITCH_RADIX};
+    *opts = (ppl_topogen_opts){.switch_radix = PPL_DEFAULT_SWITCH_RADIX};
     for (int i = 0; i < PPL_MAX_TIERS; i++)
         opts->oversubscription[i] = 1.0;
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/constants.h"
 #include "base/jsonread.h"
 
 #define MAX_SERVERS (1LL << 24)
@@ -43,16 +44,14 @@
 #define MIN_RTT_S 1e-7
 #define MAX_LATENCY_S 1.0
 #define MAX_OVERSUBSCRIPTION 1000.0
-#define DEFAULT_SWITCH_RADIX 64 /* NVIDIA QM9700 NDR switch: 64 ports of 400 Gb/s */
 
-/* Defaults for optional latencies and transport.  NVLink and switch-hop latencies
- * are of the order of the per-hop figures in NCCL src/graph/tuning.cc; the RTT is
- * a typical in-datacenter RDMA round trip. */
-#define DEFAULT_NVLINK_LATENCY_S 1e-6
-#define DEFAULT_RAIL_LATENCY_S 2e-6
-#define DEFAULT_TIER_LATENCY_S 1e-6
-#define DEFAULT_MTU_BYTES 4096
-#define DEFAULT_RTT_S 10e-6
+/* Defaults for optional latencies and transport: the assumed constants
+ * (constants.c, each with why). */
+#define DEFAULT_NVLINK_LATENCY_S (ppl_assumed_values()->nvlink_latency_s)
+#define DEFAULT_RAIL_LATENCY_S (ppl_assumed_values()->rail_latency_s)
+#define DEFAULT_TIER_LATENCY_S (ppl_assumed_values()->tier_latency_s)
+#define DEFAULT_MTU_BYTES ((int64_t)ppl_assumed_values()->mtu_bytes)
+#define DEFAULT_RTT_S (ppl_assumed_values()->rtt_s)
 
 const char *const ppl_transport_names[] = {"infiniband", "rocev2", NULL};
 
@@ -455,15 +454,12 @@ static ppl_status read_transport(ppl_jr_ctx *ctx, const json_t *obj, const char 
     return PPL_OK;
 }
 
-/* Bounds of the cross-pool link, as topology.c bounds every link: 1 Gb/s to
- * 1 PB/s, latency up to 1 s.  The default latency is an assumption: a transfer
- * between two halls climbs the leaf and spine of one fabric, crosses a core or a
- * gateway, and descends the other's (five switch hops of about 1 us each,
- * topology.c's per-hop default, and a few hundred metres of fibre). */
+/* Bounds of the cross-pool link, as every link's: 1 Gb/s to 1 PB/s, latency up to
+ * 1 s; its default latency is assumed (constants.c). */
 #define MIN_CROSS_BPS 1.25e8
 #define MAX_CROSS_BPS 1e15
 #define MAX_CROSS_LATENCY_S 1.0
-#define DEFAULT_CROSS_LATENCY_S 5e-6
+#define DEFAULT_CROSS_LATENCY_S (ppl_assumed_values()->cross_pool_latency_s)
 
 /* The root keys a pool takes from the root when it does not state its own (the
  * source: the cluster's, unless the pool cites its own). */
@@ -607,8 +603,8 @@ ppl_status ppl_topology_from_json(const json_t *obj, const char *file, const cha
                          MAX_GPUS_PER_SERVER, &t->gpus_per_server)) ||
         (st = read_links(&ctx, obj, path, t)) || (st = read_tiers(&ctx, obj, path, t)) ||
         (st = ppl_jr_bool(&ctx, obj, path, "rail_only", PPL_JR_OPTIONAL, false, &t->rail_only)) ||
-        (st = ppl_jr_int(&ctx, obj, path, "switch_radix", PPL_JR_OPTIONAL, DEFAULT_SWITCH_RADIX, 4,
-                         4096, &t->switch_radix)) ||
+        (st = ppl_jr_int(&ctx, obj, path, "switch_radix", PPL_JR_OPTIONAL, PPL_DEFAULT_SWITCH_RADIX,
+                         4, 4096, &t->switch_radix)) ||
         (st = read_transport(&ctx, obj, path, t)))
         return st;
     return PPL_OK;

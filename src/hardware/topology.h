@@ -26,6 +26,9 @@
 struct json_t;
 
 #define PPL_MAX_TIERS 8
+/* Ports per fabric switch when a topology gives none: NVIDIA QM9700 NDR, 64 ports of
+ * 400 Gb/s. */
+#define PPL_DEFAULT_SWITCH_RADIX 64
 
 typedef enum ppl_protocol { PPL_PROTOCOL_INFINIBAND = 0, PPL_PROTOCOL_ROCEV2 = 1 } ppl_protocol;
 

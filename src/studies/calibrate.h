@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "cost/config.h"
-#include "cost/constants.h"
+#include "base/constants.h"
 #include "parplan/error.h"
 #include "studies/runs.h"
 #include "cost/estimate.h"

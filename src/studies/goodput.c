@@ -26,16 +26,19 @@
 
 #include <math.h>
 
+#include "base/constants.h"
+
 void ppl_goodput_opts_init(ppl_goodput_opts *o)
 {
     o->mtbf_gpu_hours = PPL_MTBF_GPU_HOURS_DEFAULT;
     o->storage_bps = PPL_CHECKPOINT_BPS_DEFAULT;
-    o->host_bps = PPL_HOST_BPS_DEFAULT;
-    o->restart_s = PPL_RESTART_S_DEFAULT;
+    const ppl_assumed *a = ppl_assumed_values();
+    o->host_bps = a->host_copy_bps;
+    o->restart_s = a->restart_s;
     o->spare_gpus = 0;
     o->spare_fraction = 0;
-    o->spare_restart_s = PPL_SPARE_RESTART_S_DEFAULT;
-    o->repair_s = PPL_REPAIR_S_DEFAULT;
+    o->spare_restart_s = a->spare_restart_s;
+    o->repair_s = a->repair_s;
     o->gpus_per_server = 8;
 }
 

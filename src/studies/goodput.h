@@ -34,11 +34,8 @@
 
 /* Defaults, with their sources in goodput.c. */
 #define PPL_MTBF_GPU_HOURS_DEFAULT (54.0 * 24.0 / 419.0 * 16384.0) /* Llama 3 §3.3.4: 50,677 */
-#define PPL_CHECKPOINT_BPS_DEFAULT 2e12      /* Llama 3 §3.3.1: Tectonic, 2 TB/s sustained */
-#define PPL_HOST_BPS_DEFAULT 25e9            /* assumption: per-GPU device-to-host copy */
-#define PPL_RESTART_S_DEFAULT 600.0          /* assumption: reallocation, start, NCCL init */
-#define PPL_SPARE_RESTART_S_DEFAULT 120.0    /* assumption: a warm standby, no reallocation */
-#define PPL_REPAIR_S_DEFAULT (48.0 * 3600.0) /* assumption: diagnose, swap parts, burn in */
+#define PPL_CHECKPOINT_BPS_DEFAULT 2e12 /* Llama 3 §3.3.1: Tectonic, 2 TB/s sustained */
+/* the host copy, restarts and repairs: assumed (constants.c, ppl_assumed) */
 #define PPL_HARDWARE_SHARE 0.78 /* Llama 3 §3.3.4: unexpected interruptions from hardware */
 
 typedef struct ppl_goodput_opts {

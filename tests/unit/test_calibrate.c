@@ -412,14 +412,40 @@ static void test_summary(void **state)
     free(runs);
 }
 
+/* The assumed constants: one description per field of ppl_assumed, each value
+ * positive with a reason, and docs/accuracy.md's table listing every one at its
+ * value ("| `name` | value |", as %g prints it). */
+static void test_assumed_constants(void **state)
+{
+    (void)state;
+    size_t n;
+    const ppl_assumed_info *info = ppl_assumed_infos(&n);
+    const ppl_assumed *a = ppl_assumed_values();
+    assert_int_equal(n * sizeof(double), sizeof(ppl_assumed));
+    FILE *f = fopen(PPL_TEST_SOURCE_ROOT "/docs/accuracy.md", "r");
+    assert_non_null(f);
+    static char doc[1 << 17];
+    size_t len = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[len] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        double v = *(const double *)((const char *)a + info[i].offset);
+        assert_true(v > 0);
+        assert_true(strlen(info[i].why) > 30);
+        for (size_t j = 0; j < i; j++)
+            assert_int_not_equal(info[i].offset, info[j].offset);
+        char row[128];
+        snprintf(row, sizeof row, "| `%s` | %g |", info[i].name, v);
+        assert_non_null(strstr(doc, row));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fixed_error),
-        cmocka_unit_test(test_near_cliff_rule),
-        cmocka_unit_test(test_fit_recovers_constants),
-        cmocka_unit_test(test_cross_validation),
-        cmocka_unit_test(test_file_hash),
+        cmocka_unit_test(test_assumed_constants), cmocka_unit_test(test_fixed_error),
+        cmocka_unit_test(test_near_cliff_rule),   cmocka_unit_test(test_fit_recovers_constants),
+        cmocka_unit_test(test_cross_validation),  cmocka_unit_test(test_file_hash),
         cmocka_unit_test(test_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

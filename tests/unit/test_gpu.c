@@ -271,7 +271,7 @@ static void test_efficiency_note(void **state)
     assert_null(custom.spec);
     assert_true(ppl_gpu_assumed(&custom, PPL_PRECISION_BF16, note, sizeof note));
     assert_contains(note, "Custom-X1: no measured run");
-    assert_contains(note, "a generic 80% of the link rate");
+    assert_contains(note, "a generic share of the link rate");
     assert_contains(note, "host link and memory assumed a DGX H100's");
     /* a host link the topology states is not an assumption */
     custom.host_link_bps = 64e9;

@@ -1,7 +1,7 @@
 /*
  * constants.c - the cost model's fitted constants, their meaning, and their record.
  */
-#include "cost/constants.h"
+#include "base/constants.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -109,6 +109,71 @@ const ppl_constant_info *ppl_constant_infos(size_t *count)
 double *ppl_constant_at(ppl_constants *k, const ppl_constant_info *info)
 {
     return (double *)((char *)k + info->offset);
+}
+
+/* ---- assumed ---------------------------------------------------------------- */
+
+static const ppl_assumed assumed = {
+    .tail_loss_timeout_s = 1e-3,
+    .scaleup_efficiency = 0.8,
+    .nvlink_latency_s = 1e-6,
+    .rail_latency_s = 2e-6,
+    .tier_latency_s = 1e-6,
+    .rtt_s = 10e-6,
+    .mtu_bytes = 4096,
+    .cross_pool_latency_s = 5e-6,
+    .cpu_adam_share = 0.5,
+    .fragmentation = 0.05,
+    .host_copy_bps = 25e9,
+    .restart_s = 600.0,
+    .spare_restart_s = 120.0,
+    .repair_s = 48.0 * 3600.0,
+};
+
+#define A(field, unit, why)                                                                        \
+    {                                                                                              \
+#field, unit, why, offsetof(ppl_assumed, field)                                            \
+    }
+static const ppl_assumed_info assumed_infos[] = {
+    A(tail_loss_timeout_s, "s",
+      "modern RoCE NICs retransmit a lost packet no later gap reveals after about a millisecond; "
+      "InfiniBand fabrics are lossless (net.c)"),
+    A(scaleup_efficiency, "fraction of the link rate",
+      "NCCL reaches 80 to 82% of the NVLink rate on every generation it has a figure for "
+      "(topo.h: 20.0 and 20.6 of 25 GB/s, 40.1 of 50): a GPU kind without a row takes the low "
+      "end (gpu.c)"),
+    A(nvlink_latency_s, "s",
+      "of the order of NCCL's per-hop NVLink latencies (tuning.cc hwLatencies, 0.6-1 us)"),
+    A(rail_latency_s, "s", "a NIC and its cable to the first switch: twice a switch hop"),
+    A(tier_latency_s, "s",
+      "one switch hop of an InfiniBand or RoCE fabric, of the order of NCCL's network step"),
+    A(rtt_s, "s", "a typical in-datacenter RDMA round trip across a few switches"),
+    A(mtu_bytes, "bytes", "RoCE's and InfiniBand's common 4 KiB MTU"),
+    A(cross_pool_latency_s, "s",
+      "between two halls: the leaf and spine of one fabric, a core or gateway, and the other's "
+      "(five hops of about 1 us) and a few hundred metres of fibre"),
+    A(cpu_adam_share, "fraction of the host's memory bandwidth",
+      "ZeRO-Offload vectorises and tiles its CPU Adam (5-7x PyTorch's) without a bandwidth "
+      "figure; no measured run here calibrates it"),
+    A(fragmentation, "fraction of the activations",
+      "PyTorch's caching allocator reserves some percent above what it allocates in steady "
+      "training; settable with --fragmentation"),
+    A(host_copy_bps, "bytes/s", "a checkpoint's copy from GPU to pinned host memory, per GPU"),
+    A(restart_s, "s", "reallocation, process start, NCCL initialisation and a checkpoint's reload"),
+    A(spare_restart_s, "s", "a warm standby takes a failed server's place: no reallocation"),
+    A(repair_s, "s", "diagnose, swap parts and burn in a failed server"),
+};
+#undef A
+
+const ppl_assumed *ppl_assumed_values(void)
+{
+    return &assumed;
+}
+
+const ppl_assumed_info *ppl_assumed_infos(size_t *count)
+{
+    *count = sizeof assumed_infos / sizeof assumed_infos[0];
+    return assumed_infos;
 }
 
 const ppl_constants *ppl_constants_committed(void)

@@ -1,5 +1,5 @@
 /*
- * cost/constants.h - every fitted constant of the cost model, in one place.
+ * base/constants.h - every fitted constant of the cost model, in one place.
  *
  * The step-time model has a handful of constants no datasheet gives: how close
  * each GPU generation's GEMMs, attention and element-wise kernels get to peak, how
@@ -9,6 +9,11 @@
  * costs a configuration takes `--constants FILE` (what `validate --fit --json`
  * writes) instead.  Each constant has a unit, a meaning and the bounds the fit
  * keeps it within (ppl_constant_infos).
+ *
+ * Beside them, the assumed constants: figures the model needs that no datasheet,
+ * paper or measured run here gives and no fit pins, set by judgement, each with
+ * its reason (ppl_assumed_infos).  They are read from here and nowhere else, and
+ * docs/accuracy.md lists them.
  */
 #ifndef PARPLAN_CONSTANTS_H
 #define PARPLAN_CONSTANTS_H
@@ -53,6 +58,35 @@ double *ppl_constant_at(ppl_constants *k, const ppl_constant_info *info);
 const ppl_constants *ppl_constants_committed(void);
 /* Where a fit starts unless told otherwise: round, hand-set values. */
 const ppl_constants *ppl_constants_start(void);
+
+/* The assumed constants (see the head of this file). */
+typedef struct ppl_assumed {
+    double tail_loss_timeout_s;  /* a lost tail packet's wait for retransmission (RoCE) */
+    double scaleup_efficiency;   /* effective share of the NVLink rate, a GPU without a row */
+    double nvlink_latency_s;     /* topology defaults: an NVLink hop, */
+    double rail_latency_s;       /* NIC to the first switch, */
+    double tier_latency_s;       /* a switch hop, */
+    double rtt_s;                /* an RDMA round trip, */
+    double mtu_bytes;            /* and the MTU, when a topology file gives none */
+    double cross_pool_latency_s; /* a transfer between two pools of a mixed cluster */
+    double cpu_adam_share;       /* CPU Adam: share of the GPU's host memory bandwidth used */
+    double fragmentation;        /* the caching allocator's loss, of the activations */
+    double host_copy_bps;        /* a checkpoint's device-to-host copy, per GPU */
+    double restart_s;            /* a job's restart after a failure */
+    double spare_restart_s;      /* the same onto a hot spare */
+    double repair_s;             /* a failed server's repair, back to the pool */
+} ppl_assumed;
+
+typedef struct ppl_assumed_info {
+    const char *name; /* "tail_loss_timeout_s" */
+    const char *unit;
+    const char *why; /* the reasoning behind the value, one sentence */
+    size_t offset;   /* of the double in ppl_assumed */
+} ppl_assumed_info;
+
+/* The assumed constants' values, and their descriptions (`*count`, fixed order). */
+const ppl_assumed *ppl_assumed_values(void);
+const ppl_assumed_info *ppl_assumed_infos(size_t *count);
 
 /* Reads a constants file: {"constants": {NAME: VALUE, ...}, "fit": {...}}; names
  * left out keep the committed value; an unknown name or a value outside its
