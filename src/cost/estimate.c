@@ -1,5 +1,12 @@
 /*
  * estimate.c - one configuration's step from its pieces (see cost/estimate.h).
+ *
+ * The step is assembled in turn: each class of stages (its memory, its time per
+ * microbatch, its passes, the data-parallel reduction after its last backward and
+ * its optimizer step), then the pipeline over the slowest stage, then, for a full
+ * estimate, the slowest stage's traffic, the rates and the bottleneck.  A class
+ * may run on a pool of a mixed cluster (ppl_stage_class env): it is then costed
+ * under that pool's context, layout and pieces, and the rest is the same.
  */
 #include "cost/estimate.h"
 
@@ -20,129 +27,118 @@ static const char *level_name(const ppl_eval_ctx *ctx, const ppl_group *g)
     return g->tier < 0 ? "nvlink" : ctx->topo->tiers[g->tier].name;
 }
 
-bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
-                         const ppl_micro *mi, ppl_classes *cl, bool full, ppl_estimate *out)
-{
-    const ppl_model *m = ctx->model;
-    const ppl_stack_opts *so = &ctx->stack;
-    const double capacity = ctx->topo->gpu.memory_bytes;
-    out->config = *c;
-    out->stack = so->stack;
-    out->ep_servers = l->g_ep.nodes > 1 ? l->g_ep.nodes : 1;
-    out->n_stage_passes = 0;
+/* What the classes add up to, and the slowest one. */
+typedef struct walk {
+    ppl_stage_time worst;
+    const ppl_stage_env *worst_env;
+    int64_t worst_k;
+    double sum_total, slack, dp_exposed, dp_total, opt_time;
+    double worst_params, worst_expert, worst_layers, worst_moe;
+    ppl_passes sum_passes, worst_passes;
+} walk;
 
-    /* memory: the first stage of each class is its heaviest */
-    ppl_stage_time worst = {0}, st;
-    int64_t worst_k = 0;
-    double sum_total = 0.0, slack = 0.0, dp_exposed = 0.0, dp_total = 0.0, opt_time = 0.0;
-    double worst_params = 0.0, worst_expert = 0.0, worst_layers = 0.0, worst_moe = 0.0;
-    ppl_passes passes, sum_passes = {0}, worst_passes = {0};
+/* The data-parallel reduction after class k's last backward: the class's first
+ * stage has the least slack (the stages before it still draining the pipeline).
+ * ZeRO-3: only the replicas' all-reduce (0 without them). */
+static void class_reduction(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_stage_class *k,
+                            const ppl_stage_time *st, walk *w)
+{
+    const ppl_stack_opts *so = &ctx->stack;
+    int kind = ppl_dp_kind(c);
+    double reduce = k->dp_reduce[kind], gather = k->dp_gather[kind];
+    /* the reduction starts under this stage's last backward (stacks that overlap
+     * it), goes on while earlier stages drain the pipeline, and what is left
+     * shows; only the part under its own compute slows it */
+    double own = reduce < so->dp_overlap * st->backward ? reduce : so->dp_overlap * st->backward;
+    double exposed = pos(reduce - own - w->slack);
+    if (so->dp_overlap > 0.0 && exposed < k->dp_last[kind])
+        exposed = k->dp_last[kind];
+    double gather_exposed = pos(gather - so->dp_overlap * st->forward);
+    exposed += gather_exposed + so->overlap_cost * (own + gather - gather_exposed);
+    if (exposed > w->dp_exposed)
+        w->dp_exposed = exposed;
+    if (reduce + gather > w->dp_total)
+        w->dp_total = reduce + gather;
+}
+
+/* Every class in turn; false when the caller only asks whether the configuration
+ * fits and it does not. */
+static bool walk_classes(const ppl_stage_env *own, const ppl_config *c, ppl_classes *cl, bool full,
+                         ppl_estimate *out, walk *w)
+{
+    ppl_stage_time st;
+    ppl_passes passes;
     for (size_t i = 0; i < cl->n; i++) {
         ppl_stage_class *k = &cl->items[i];
+        const ppl_stage_env *e = k->env ? k->env : own;
+        const ppl_eval_ctx *ctx = e->ctx;
         ppl_memory mem;
-        ppl_memory_at(c, &ctx->memory, &mi->mem, capacity, k->first_stage, k->layers, k->moe_layers,
-                      &mem);
+        ppl_memory_at(c, &ctx->memory, &e->micro->mem, ctx->topo->gpu.memory_bytes, k->first_stage,
+                      k->layers, k->moe_layers, &mem);
         if (mem.host > 0.0 && mem.host > ppl_gpu_host_capacity_bytes(&ctx->topo->gpu))
             mem.fits = false; /* the offloaded state overflows the GPU's share of the host */
+        /* memory: the first stage of each class is its heaviest */
         if (i == 0 || mem.total > out->memory.total || (!mem.fits && out->memory.fits))
             out->memory = mem;
         if (!full && !out->memory.fits)
             continue; /* the caller only asks whether it fits; the rest is wasted */
-        ppl_class_dp(ctx, c, l, k, &mem);
-        ppl_stage_eval(ctx, c, mi, k, &st);
-        sum_total += (double)k->count * st.total;
-        ppl_stage_passes_of(ctx, c, mi, &st, &passes);
+        ppl_class_dp(ctx, c, e->layout, k, &mem);
+        ppl_stage_eval(ctx, c, e->micro, k, &st);
+        w->sum_total += (double)k->count * st.total;
+        ppl_stage_passes_of(ctx, c, e->micro, &st, &passes);
         if (full && i < PPL_PASS_CLASSES) {
             out->stage_passes[i].first_stage = k->first_stage;
             out->stage_passes[i].count = k->count;
             out->stage_passes[i].passes = passes;
             out->n_stage_passes = (int)i + 1;
         }
-        sum_passes.f_s += (double)k->count * passes.f_s;
-        sum_passes.b_s += (double)k->count * passes.b_s;
-        sum_passes.w_s += (double)k->count * passes.w_s;
-        sum_passes.fb_s += (double)k->count * passes.fb_s;
-        if (st.total > worst.total) {
-            worst = st;
-            worst_passes = passes;
-            worst_k = k->first_stage;
-            worst_params = mem.params;
-            worst_expert = mem.params_expert;
-            worst_layers = (double)k->layers;
-            worst_moe = (double)k->moe_layers;
+        w->sum_passes.f_s += (double)k->count * passes.f_s;
+        w->sum_passes.b_s += (double)k->count * passes.b_s;
+        w->sum_passes.w_s += (double)k->count * passes.w_s;
+        w->sum_passes.fb_s += (double)k->count * passes.fb_s;
+        if (st.total > w->worst.total) {
+            w->worst = st;
+            w->worst_env = e;
+            w->worst_passes = passes;
+            w->worst_k = k->first_stage;
+            w->worst_params = mem.params;
+            w->worst_expert = mem.params_expert;
+            w->worst_layers = (double)k->layers;
+            w->worst_moe = (double)k->moe_layers;
         }
-        /* data parallelism after the class's last backward: the class's first stage
-         * has the least slack (the stages before it still draining the pipeline) */
-        { /* ZeRO-3: only the replicas' all-reduce (0 without them) */
-            int kind = ppl_dp_kind(c);
-            double reduce = k->dp_reduce[kind], gather = k->dp_gather[kind];
-            /* the reduction starts under this stage's last backward (stacks that
-             * overlap it), goes on while earlier stages drain the pipeline, and
-             * what is left shows; only the part under its own compute slows it */
-            double own =
-                reduce < so->dp_overlap * st.backward ? reduce : so->dp_overlap * st.backward;
-            double exposed = pos(reduce - own - slack);
-            if (so->dp_overlap > 0.0 && exposed < k->dp_last[kind])
-                exposed = k->dp_last[kind];
-            double gather_exposed = pos(gather - so->dp_overlap * st.forward);
-            exposed += gather_exposed + so->overlap_cost * (own + gather - gather_exposed);
-            if (exposed > dp_exposed)
-                dp_exposed = exposed;
-            if (reduce + gather > dp_total)
-                dp_total = reduce + gather;
-        }
-        /* the schedules of pipeline.h end every stage with the deferred W passes
-         * (Qi et al. ICLR 2024 §2.1: "the delayed W passes fill the bubbles" of the
-         * tail; dualpipe.py step 8: nW): no stage drains while another reduces */
+        class_reduction(ctx, c, k, &st, w);
+        /* the schedules that split the backward end every stage with the deferred W
+         * passes (Qi et al. ICLR 2024 §2.1: "the delayed W passes fill the bubbles"
+         * of the tail; dualpipe.py step 8: nW): no stage drains while another
+         * reduces */
         if (!ppl_schedule_of(c->schedule)->splits_backward)
-            slack += (double)k->count * st.backward;
+            w->slack += (double)k->count * st.backward;
         double dense = mem.params - mem.params_expert;
         double opt = ppl_optimizer_step_time(
             ctx, c,
             dense / (c->zero >= 1 ? ppl_shard_dense_ways(c) : 1.0) +
                 mem.params_expert / (c->zero >= 1 ? ppl_shard_expert_ways(c) : 1.0));
-        if (opt > opt_time)
-            opt_time = opt;
+        if (opt > w->opt_time)
+            w->opt_time = opt;
     }
-    if (!out->memory.fits && !full)
-        return false;
+    return out->memory.fits || full;
+}
 
-    /* pipeline: (m-1) x slowest + one pass (1F1B, GPipe); interleaved: 1/v of a pass */
+/* The traffic of the slowest stage's GPU over the step. */
+static void slowest_traffic(const ppl_stage_env *e, const ppl_config *c, const walk *w,
+                            ppl_traffic *tr)
+{
+    const ppl_eval_ctx *ctx = e->ctx;
+    const ppl_layout *l = e->layout;
+    const ppl_micro *mi = e->micro;
+    const ppl_model *m = ctx->model;
     const double mb = (double)c->microbatches;
-    double pass = sum_total - worst.total;
-    double pipe = mb * worst.total + (c->vp > 1 ? pass / (double)c->vp : pass);
-    if (ppl_schedule_of(c->schedule)->splits_backward) { /* ZB-H1 ... DualPipeV: pipeline.c */
-        ppl_passes others = {sum_passes.f_s - worst_passes.f_s, sum_passes.b_s - worst_passes.b_s,
-                             sum_passes.w_s - worst_passes.w_s,
-                             sum_passes.fb_s - worst_passes.fb_s};
-        pipe = mb * worst.total + ppl_pipeline_bubble_s(c->schedule, c->pp, c->vp, &others);
-    }
-    out->slowest_stage = worst_k;
-    out->passes = worst_passes;
-    out->time.compute = mb * worst.compute;
-    out->time.bubble = pipe - mb * worst.total;
-    out->time.tp_comm = mb * worst.tp;
-    out->time.cp_comm = mb * worst.cp;
-    out->time.ep_comm = mb * worst.ep;
-    out->time.pp_comm = mb * worst.pp;
-    out->time.dp_comm = (c->zero >= 3 ? mb * worst.zero3 : 0.0) + dp_total;
-    out->time.optimizer = opt_time;
-    out->time.overhead = so->step_overhead_s;
-    out->time.exposed_comm = mb * worst.exposed + dp_exposed;
-    out->step_time_s = pipe + dp_exposed + opt_time + so->step_overhead_s;
-    const double tokens_step = (double)c->global_batch * (double)m->seq_len;
-    out->tokens_per_s = tokens_step / out->step_time_s;
-    if (!full)
-        return out->memory.fits;
-
-    /* traffic of the slowest stage's GPU over the step */
-    ppl_traffic *tr = &out->traffic;
     memset(tr, 0, sizeof *tr);
-    const double f = ppl_recomputed_share(c, (int64_t)worst_layers);
+    const double f = ppl_recomputed_share(c, (int64_t)w->worst_layers);
     const double per_layer =
         mi->tp_count - (c->recompute == PPL_RECOMPUTE_FULL ? 2.0 * (1.0 - f) : 0.0);
     if (c->tp > 1) {
-        double n = mb * (worst_layers - 0.5 * worst_moe) * per_layer;
+        double n = mb * (w->worst_layers - 0.5 * w->worst_moe) * per_layer;
         if (c->sequence_parallel) {
             ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, n, tr);
             ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->tp_gather, n, tr);
@@ -153,36 +149,43 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     if (mi->etp_one > 0.0) { /* the dispatcher's gathers over the etp group */
         double gathered =
             mi->act * (double)m->moe.top_k * (double)ppl_config_etp(c) / (double)c->tp;
-        ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered, mb * worst_moe * 0.5 * per_layer,
-                      tr);
+        ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered,
+                      mb * w->worst_moe * 0.5 * per_layer, tr);
         ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_etp, gathered,
-                      mb * worst_moe * 0.5 * per_layer, tr);
+                      mb * w->worst_moe * 0.5 * per_layer, tr);
     }
     if (c->pp > 1)
         ppl_eval_coll(ctx, PPL_OP_SENDRECV, &l->g_pp, c->tp > 1 ? mi->act / (double)c->tp : mi->act,
                       mb * 2.0 * (double)c->vp, tr);
     if (c->cp > 1)
-        ppl_cp_traffic(ctx, c, l, mb * worst_layers, tr);
+        ppl_cp_traffic(ctx, c, l, mb * w->worst_layers, tr);
     double r, g, lb; /* ZeRO-3: the replicas' all-reduce only */
-    ppl_dp_times(ctx, c, &l->g_shard, &l->g_replicas, worst_params - worst_expert, &r, &g, &lb, tr);
-    ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, worst_expert, &r, &g, &lb,
-                 tr); /* experts */
-    if (c->zero >= 3 && l->g_shard.n > 1 && worst_layers > 0) {
-        double layer_params = (worst_params - worst_expert) / worst_layers;
+    ppl_dp_times(ctx, c, &l->g_shard, &l->g_replicas, w->worst_params - w->worst_expert, &r, &g,
+                 &lb, tr);
+    ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, w->worst_expert, &r, &g, &lb, tr);
+    if (c->zero >= 3 && l->g_shard.n > 1 && w->worst_layers > 0) {
+        double layer_params = (w->worst_params - w->worst_expert) / w->worst_layers;
         ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_shard, layer_params * ctx->memory.weight_bytes,
-                      2.0 * mb * worst_layers, tr);
+                      2.0 * mb * w->worst_layers, tr);
         ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_shard,
-                      layer_params * ppl_dp_grad_bytes(ctx, c), mb * worst_layers, tr);
-        if (worst_moe > 0 && l->g_eshard.n > 1) { /* a MoE layer's experts: over edp */
-            double expert = worst_expert / worst_moe;
+                      layer_params * ppl_dp_grad_bytes(ctx, c), mb * w->worst_layers, tr);
+        if (w->worst_moe > 0 && l->g_eshard.n > 1) { /* a MoE layer's experts: over edp */
+            double expert = w->worst_expert / w->worst_moe;
             ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_eshard, expert * ctx->memory.weight_bytes,
-                          2.0 * mb * worst_moe, tr);
+                          2.0 * mb * w->worst_moe, tr);
             ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_eshard,
-                          expert * ppl_dp_grad_bytes(ctx, c), mb * worst_moe, tr);
+                          expert * ppl_dp_grad_bytes(ctx, c), mb * w->worst_moe, tr);
         }
     }
+}
 
-    /* rates */
+/* Model and hardware FLOP rates and MFU, against the 16-bit dense peak of the
+ * GPUs that run the step (each pool's own on a mixed cluster). */
+static void rates(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_classes *cl,
+                  ppl_estimate *out)
+{
+    const ppl_model *m = ctx->model;
+    const double tokens_step = (double)c->global_batch * (double)m->seq_len;
     double model_flops = tokens_step * ctx->figures.flops_training_per_token;
     double extra = 0.0;
     if (c->recompute == PPL_RECOMPUTE_FULL)
@@ -194,9 +197,29 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     out->model_tflops_per_gpu = model_flops / out->step_time_s / (double)c->gpus / 1e12;
     out->hardware_tflops_per_gpu =
         (model_flops + tokens_step * extra) / out->step_time_s / (double)c->gpus / 1e12;
-    out->mfu = out->model_tflops_per_gpu * 1e12 / ctx->topo->gpu.flops[PPL_PRECISION_BF16];
+    double peak = (double)c->gpus * ctx->topo->gpu.flops[PPL_PRECISION_BF16];
+    bool pooled = false;
+    for (size_t i = 0; i < cl->n && !pooled; i++)
+        pooled = cl->items[i].env != NULL;
+    if (pooled) { /* each stage's GPUs at their own pool's peak */
+        const double per_stage = (double)(c->tp * c->cp * c->dp);
+        peak = 0.0;
+        for (size_t i = 0; i < cl->n; i++) {
+            const ppl_eval_ctx *e = cl->items[i].env ? cl->items[i].env->ctx : ctx;
+            peak += (double)cl->items[i].count * per_stage * e->topo->gpu.flops[PPL_PRECISION_BF16];
+        }
+    }
+    out->mfu = model_flops / out->step_time_s / peak;
+}
 
-    /* the largest share of the step names the bottleneck */
+/* The largest share of the step names the bottleneck, and the largest exposed
+ * communication the level it runs at. */
+static void bottleneck(const ppl_stage_env *e, const ppl_config *c, const walk *w,
+                       ppl_estimate *out)
+{
+    const ppl_stack_opts *so = &e->ctx->stack;
+    const ppl_layout *l = e->layout;
+    const double mb = (double)c->microbatches;
     struct {
         const char *name;
         double value;
@@ -204,13 +227,13 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     } parts[] = {
         {"compute", out->time.compute, NULL},
         {"bubble", out->time.bubble, NULL},
-        {"tp_comm", mb * (1.0 - so->tp_overlap) * worst.tp, &l->g_tp},
-        {"cp_comm", mb * worst.cp, &l->g_cp},
-        {"ep_comm", mb * worst.ep, &l->g_ep},
-        {"pp_comm", mb * (1.0 - so->pp_overlap) * worst.pp, &l->g_pp},
-        {"dp_comm", dp_exposed + (c->zero >= 3 ? mb * worst.zero3 : 0.0),
+        {"tp_comm", mb * (1.0 - so->tp_overlap) * w->worst.tp, &l->g_tp},
+        {"cp_comm", mb * w->worst.cp, &l->g_cp},
+        {"ep_comm", mb * w->worst.ep, &l->g_ep},
+        {"pp_comm", mb * (1.0 - so->pp_overlap) * w->worst.pp, &l->g_pp},
+        {"dp_comm", w->dp_exposed + (c->zero >= 3 ? mb * w->worst.zero3 : 0.0),
          l->g_replicas.n > 1 ? &l->g_replicas : &l->g_dp},
-        {"optimizer", opt_time, NULL},
+        {"optimizer", w->opt_time, NULL},
     };
     out->bottleneck = "compute";
     out->bottleneck_level[0] = '\0';
@@ -223,9 +246,59 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         if (parts[i].g && parts[i].value > best_comm && parts[i].value > 0.0) {
             best_comm = parts[i].value;
             snprintf(out->bottleneck_level, sizeof out->bottleneck_level, "%s",
-                     level_name(ctx, parts[i].g));
+                     level_name(e->ctx, parts[i].g));
         }
     }
+}
+
+bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                         const ppl_micro *mi, ppl_classes *cl, bool full, ppl_estimate *out)
+{
+    const ppl_model *m = ctx->model;
+    const ppl_stack_opts *so = &ctx->stack;
+    const ppl_stage_env own = {ctx, l, mi};
+    out->config = *c;
+    out->stack = so->stack;
+    out->ep_servers = l->g_ep.nodes > 1 ? l->g_ep.nodes : 1;
+    out->n_stage_passes = 0;
+
+    walk w;
+    memset(&w, 0, sizeof w);
+    w.worst_env = &own;
+    if (!walk_classes(&own, c, cl, full, out, &w))
+        return false;
+
+    /* pipeline: (m-1) x slowest + one pass (1F1B, GPipe); interleaved: 1/v of a pass */
+    const double mb = (double)c->microbatches;
+    double pass = w.sum_total - w.worst.total;
+    double pipe = mb * w.worst.total + (c->vp > 1 ? pass / (double)c->vp : pass);
+    if (ppl_schedule_of(c->schedule)->splits_backward) { /* ZB-H1 ... DualPipeV */
+        ppl_passes others = {
+            w.sum_passes.f_s - w.worst_passes.f_s, w.sum_passes.b_s - w.worst_passes.b_s,
+            w.sum_passes.w_s - w.worst_passes.w_s, w.sum_passes.fb_s - w.worst_passes.fb_s};
+        pipe = mb * w.worst.total + ppl_pipeline_bubble_s(c->schedule, c->pp, c->vp, &others);
+    }
+    out->slowest_stage = w.worst_k;
+    out->passes = w.worst_passes;
+    out->time.compute = mb * w.worst.compute;
+    out->time.bubble = pipe - mb * w.worst.total;
+    out->time.tp_comm = mb * w.worst.tp;
+    out->time.cp_comm = mb * w.worst.cp;
+    out->time.ep_comm = mb * w.worst.ep;
+    out->time.pp_comm = mb * w.worst.pp;
+    out->time.dp_comm = (c->zero >= 3 ? mb * w.worst.zero3 : 0.0) + w.dp_total;
+    out->time.optimizer = w.opt_time;
+    out->time.overhead = so->step_overhead_s;
+    out->time.exposed_comm = mb * w.worst.exposed + w.dp_exposed;
+    out->step_time_s = pipe + w.dp_exposed + w.opt_time + so->step_overhead_s;
+    const double tokens_step = (double)c->global_batch * (double)m->seq_len;
+    out->tokens_per_s = tokens_step / out->step_time_s;
+    if (!full)
+        return out->memory.fits;
+
+    slowest_traffic(w.worst_env, c, &w, &out->traffic);
+    rates(ctx, c, cl, out);
+    bottleneck(w.worst_env, c, &w, out);
     return out->memory.fits;
 }
 

@@ -358,7 +358,9 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
         ep_hidden = mi->ep_hidden_share * s->compute;
     s->ep_hidden = ep_hidden;
     double sends = (double)(!k->is_last + !k->is_first) * (double)c->vp;
-    s->pp = c->pp > 1 ? sends * mi->pp_one : 0.0;
+    /* a send to a stage on another pool crosses the link between the pools */
+    double cross = (double)k->cross_sends * (double)c->vp;
+    s->pp = c->pp > 1 ? (sends - cross) * mi->pp_one + cross * k->cross_send_s : 0.0;
     /* ZeRO-3: each layer's weights gathered forward and backward, gradients
      * reduce-scattered, every microbatch; prefetching hides what the layer's
      * compute covers */

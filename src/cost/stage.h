@@ -40,11 +40,25 @@ typedef struct ppl_micro {
     ppl_memory_parts mem;
 } ppl_micro;
 
+/* Where a run of stages runs, when not on the estimate's own cluster: a mixed
+ * cluster's pool (its context, its stages' layout on its servers, a microbatch's
+ * pieces there). */
+typedef struct ppl_stage_env {
+    const ppl_eval_ctx *ctx;
+    const ppl_layout *layout;
+    const ppl_micro *micro;
+} ppl_stage_env;
+
 /* A run of consecutive pipeline stages with the same layers and role. */
 typedef struct ppl_stage_class {
     int64_t first_stage, count, layers, moe_layers;
     int64_t bf16_layers; /* of its layers, those run in bf16 (ppl_stage_bf16_layers) */
     bool is_first, is_last;
+    const ppl_stage_env *env; /* NULL: the estimate's own context, layout and pieces */
+    /* the sends to a neighbouring stage on another pool (0, 1 or 2 a microbatch and
+     * direction), each taking cross_send_s instead of the pool's own send */
+    int cross_sends;
+    double cross_send_s;
     int dp_ready;     /* data-parallel times computed, per kind (bits; schedule.c dp_kind) */
     int64_t dp_group; /* the sharding group of kinds 3-5 (sharded in groups) */
     /* kinds 2 and 5 (ZeRO-3): the per-step all-reduce of the shards across replicas;
