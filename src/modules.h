@@ -49,5 +49,6 @@
 #include "render/timeline.h"
 #include "render/svg.h"
 #include "render/htmlreport.h"
+#include "render/pooled.h"
 
 #endif

@@ -102,17 +102,8 @@ ppl_status cmd_size(cli *c);
 ppl_status cmd_whatif(cli *c);
 ppl_status cmd_plan(cli *c);
 /* The pins a pipeline across pools can honour: the fp8 pins checked
- * (ppl_pins_check_fp8), bf16 layers refused (cmd_plan_pools.c). */
+ * (ppl_pins_check_fp8), bf16 layers refused. */
 ppl_status cli_pins_check_mixed(cli *c);
-/* plan on a topology with pools (cmd_plan_pools.c) */
-ppl_status cmd_plan_pools(cli *c, const ppl_pools *pools);
-/* A pipeline across pools: "h100 x2 > b200 x1", and as JSON (cmd_plan_pools.c). */
-void cli_mixed_assignment(const ppl_pools *pools, const ppl_mixed_plan *p, char *buf, size_t size);
-struct json_t *cli_mixed_json(const ppl_pools *pools, const ppl_mixed_plan *p);
-/* whatif on a topology with pools (cmd_whatif_pools.c): doc is the topology
- * document, sw its parsed sweeps (npts points). */
-ppl_status cmd_whatif_pools(cli *c, const ppl_model *model, const struct json_t *doc,
-                            const char *path, const ppl_sweep *sw, int nsw, size_t npts);
 ppl_status cmd_validate(cli *c);
 ppl_status cmd_models(cli *c);
 ppl_status cmd_model_show(cli *c);

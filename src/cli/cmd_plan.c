@@ -52,6 +52,201 @@ static void table_row(ppl_table *t, size_t rank, const ppl_estimate *e, double p
     ppl_table_row(t, row);
 }
 
+/* ---- a mixed cluster ----------------------------------------------------------- */
+
+#define MIXED_COLUMNS 12
+
+static void mixed_row(ppl_table *t, size_t rank, const ppl_pools *pools, const ppl_mixed_plan *p)
+{
+    char cells[MIXED_COLUMNS][160];
+    const ppl_estimate *e = &p->estimate;
+    const ppl_config *c = &e->config;
+    snprintf(cells[0], 160, "%zu", rank);
+    ppl_pooled_assignment_text(pools, p, cells[1], 160);
+    snprintf(cells[2], 160, "%lld/%lld/%lld/%lld/%lld", (long long)c->tp, (long long)c->pp,
+             (long long)c->dp, (long long)c->cp, (long long)c->ep);
+    snprintf(cells[3], 160, "%lld", (long long)c->vp);
+    snprintf(cells[4], 160, "%lld", (long long)c->mbs);
+    ppl_zero_label(c, cells[5], 160);
+    ppl_recompute_label(c, cells[6], 160);
+    snprintf(cells[7], 160, "%lld", (long long)c->gpus);
+    ppl_format_time(e->step_time_s, cells[8], 160);
+    ppl_format_count(e->tokens_per_s, cells[9], 160);
+    snprintf(cells[10], 160, "%.1f%%", 100.0 * e->mfu);
+    ppl_pooled_layers_text(p->layers, c->pp, cells[11], 160);
+    const char *row[MIXED_COLUMNS];
+    for (int i = 0; i < MIXED_COLUMNS; i++)
+        row[i] = cells[i];
+    ppl_table_row(t, row);
+}
+
+/* Where each stage of a pipeline across pools runs, and how full each pool is. */
+static void assignment_table(ppl_buf *out, const ppl_pools *pools, const ppl_mixed_plan *p)
+{
+    static const char *const header[] = {"pool", "GPU",           "stages",    "layers per stage",
+                                         "GPUs", "slowest stage", "memory GiB"};
+    ppl_table t;
+    ppl_table_init(&t, 7, "lllrrrr");
+    ppl_table_row(&t, header);
+    int64_t first = 0;
+    for (int i = 0; i < p->npools; i++) {
+        const ppl_topology *pool = &pools->pool[p->order[i]];
+        char cells[7][160];
+        double worst = 0.0;
+        for (int64_t k = first; k < first + p->stages[i]; k++)
+            if (p->stage_s[k] > worst)
+                worst = p->stage_s[k];
+        snprintf(cells[0], 160, "%s", pool->name);
+        snprintf(cells[1], 160, "%s", pool->gpu.name);
+        snprintf(cells[2], 160, "%lld-%lld", (long long)first,
+                 (long long)(first + p->stages[i] - 1));
+        ppl_pooled_layers_text(p->layers + first, p->stages[i], cells[3], 160);
+        snprintf(cells[4], 160, "%lld", (long long)p->gpus[i]);
+        ppl_format_time(worst, cells[5], 160);
+        snprintf(cells[6], 160, "%.1f/%.0f", p->memory[i] / 1073741824.0,
+                 p->capacity[i] / 1073741824.0);
+        const char *row[7];
+        for (int j = 0; j < 7; j++)
+            row[j] = cells[j];
+        ppl_table_row(&t, row);
+        first += p->stages[i];
+    }
+    ppl_table_render(&t, out, "  ");
+    ppl_table_free(&t);
+}
+
+static ppl_status mixed_output(cli *c, const ppl_model *model, const ppl_pools *pools,
+                               const ppl_eval_ctx *ctx, const ppl_pins *pins,
+                               const ppl_mixed_plan *plans, size_t n,
+                               const ppl_mixed_search_stats *stats)
+{
+    const ppl_args *a = c->args;
+    if (a->json) {
+        json_t *doc = ppl_json_document(), *list = json_array(), *search = json_object(),
+               *cross = json_object();
+        json_object_set_new(doc, "model", json_string(model->name));
+        json_object_set_new(doc, "topology", json_string(pools->name));
+        json_object_set_new(doc, "stack", json_string(ppl_stack_name(ctx[0].stack.stack)));
+        json_object_set_new(doc, "objective", json_string(ppl_objective_name(a->objective)));
+        json_object_set_new(doc, "global_batch", json_integer(pins->global_batch));
+        json_object_set_new(cross, "bandwidth_bps", ppl_json_real(pools->cross_bps));
+        json_object_set_new(cross, "latency_s", ppl_json_real(pools->cross_latency_s));
+        json_object_set_new(doc, "cross_pool", cross);
+        json_object_set_new(search, "evaluated", json_integer((json_int_t)stats->evaluated));
+        json_object_set_new(search, "feasible", json_integer((json_int_t)stats->feasible));
+        json_object_set_new(doc, "search", search);
+        for (size_t i = 0; i < n; i++) {
+            json_t *e = ppl_pooled_json(pools, &plans[i], model);
+            json_object_set_new(e, "rank", json_integer((json_int_t)i + 1));
+            json_array_append_new(list, e);
+        }
+        json_object_set_new(doc, "results", list);
+        json_object_set_new(doc, "across_not_costed",
+                            model->has_moe ? json_string("a pipeline across pools is costed for "
+                                                         "dense models only")
+                                           : json_null());
+        return cli_emit_json(c, doc);
+    }
+    ppl_buf *out = &c->out;
+    char bw[32], lat[32];
+    ppl_format_bandwidth(pools->cross_bps, bw, sizeof bw);
+    ppl_format_time(pools->cross_latency_s, lat, sizeof lat);
+    ppl_buf_printf(out, "plan      %s on %s: %d pools, global batch %lld, %s stack\n", model->name,
+                   pools->name, pools->n, (long long)pins->global_batch,
+                   ppl_stack_name(ctx[0].stack.stack));
+    for (int i = 0; i < pools->n; i++) {
+        const ppl_topology *t = &pools->pool[i];
+        ppl_buf_printf(out, "pool      %s: %lld servers x %lld %s\n", t->name,
+                       (long long)t->servers, (long long)t->gpus_per_server, t->gpu.name);
+    }
+    ppl_buf_printf(out, "between   %s per GPU, %s, each way\n", bw, lat);
+    ppl_buf_printf(out,
+                   "search    %zu configurations costed, %zu fit: the whole job on each pool, "
+                   "and pipelines across the pools\n\n",
+                   stats->evaluated, stats->feasible);
+    static const char *const header[MIXED_COLUMNS] = {
+        "#",         "pools x stages", "tp/pp/dp/cp/ep", "vp",       "mbs", "zero",
+        "recompute", "GPUs",           "step",           "tokens/s", "MFU", "stage layers"};
+    ppl_table t;
+    ppl_table_init(&t, MIXED_COLUMNS, "rlrrrllrrrrl");
+    ppl_table_row(&t, header);
+    for (size_t i = 0; i < n; i++)
+        mixed_row(&t, i + 1, pools, &plans[i]);
+    ppl_table_render(&t, out, "");
+    ppl_table_free(&t);
+    size_t best = n;
+    for (size_t i = 0; i < n && best == n; i++)
+        if (plans[i].npools > 1)
+            best = i;
+    if (model->has_moe)
+        ppl_buf_printf(out,
+                       "\nacross the pools: not costed (%s is a mixture of experts; a "
+                       "pipeline across pools is costed for dense models)\n",
+                       model->name);
+    else if (best == n)
+        ppl_buf_printf(out, "\nacross the pools: none among these\n");
+    else {
+        const ppl_mixed_plan *b = &plans[best];
+        char send[32];
+        ppl_format_time(b->cross_send_s, send, sizeof send);
+        ppl_buf_printf(out,
+                       "\nstage assignment of #%zu, the best across the pools (each stage on tp "
+                       "x dp GPUs of its pool; layers balanced to each pool's speed and "
+                       "memory):\n",
+                       best + 1);
+        assignment_table(out, pools, b);
+        ppl_buf_printf(out, "  slowest stage %lld; a send across pools %s per microbatch\n",
+                       (long long)b->estimate.slowest_stage, send);
+    }
+    ppl_buf_printf(out, "\npools x stages: where the stages run, in pipeline order; across the "
+                        "pools: 1F1B, vp 1, cp 1, ep 1, ZeRO 1, flash attention\n");
+    return PPL_OK;
+}
+
+/* plan on a mixed cluster: the best plans of the job on each pool alone and across
+ * the pools, ranked together, each costed by the estimator every plan is. */
+static ppl_status plan_mixed(cli *c, const ppl_pools *pools)
+{
+    const ppl_args *a = c->args;
+    /* the page draws one pool's stages, memory and traffic: not a pipeline across pools */
+    if (a->report_path)
+        return ppl_error_set(&c->err, PPL_EUSAGE, "", "--report",
+                             "on a mixed cluster plan writes no HTML page yet; use --json");
+    ppl_status st = cli_pins_check_mixed(c);
+    ppl_model model;
+    if (st == PPL_OK)
+        st = cli_load_model(c, a->model, &model);
+    if (st != PPL_OK)
+        return st;
+    ppl_eval_ctx ctx[PPL_MAX_POOLS];
+    for (int i = 0; i < pools->n; i++)
+        cli_eval_ctx(c, &ctx[i], &model, &pools->pool[i]);
+    ppl_pins pins = a->pins;
+    if (pins.global_batch == PPL_UNSET)
+        pins.global_batch = ppl_default_global_batch(&model);
+    ppl_search_opts o = {.pins = &pins,
+                         .top = a->top > 0 ? (size_t)a->top : 1,
+                         .objective = a->objective,
+                         .allow_tp_across_servers = a->allow_tp_across_servers};
+    ppl_mixed_plan *plans = calloc(o.top, sizeof *plans);
+    if (!plans)
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    ppl_mixed_search_stats stats = {0, 0};
+    ppl_error_clear(&c->err);
+    size_t n = ppl_mixed_plan_all(ctx, pools, &o, plans, &stats, &c->err);
+    if (n == 0 && c->err.status != PPL_OK)
+        st = c->err.status;
+    else if (n == 0)
+        st = ppl_error_set(&c->err, PPL_INFEASIBLE, "", "",
+                           "nothing fits on any pool nor across the pools (%zu configurations "
+                           "costed); add GPUs or pin --recompute full or a larger --pp",
+                           stats.evaluated);
+    else
+        st = mixed_output(c, &model, pools, ctx, &pins, plans, n, &stats);
+    free(plans);
+    return st;
+}
+
 ppl_status cmd_plan(cli *c)
 {
     const ppl_args *a = c->args;
@@ -63,7 +258,7 @@ ppl_status cmd_plan(cli *c)
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
     st = cli_load_pools(c, a->topology, pools);
     if (st == PPL_OK && pools->n > 0) /* a mixed cluster */
-        st = cmd_plan_pools(c, pools);
+        st = plan_mixed(c, pools);
     if (st != PPL_OK || pools->n > 0) {
         free(pools);
         return st;

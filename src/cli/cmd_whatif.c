@@ -366,6 +366,175 @@ static ppl_status whatif_table(cli *c, const ppl_sweep *sw, const point *pts, si
 }
 
 /* Each point's evaluation context: the flags' stack, constants and memory options. */
+/* ---- a mixed cluster ------------------------------------------------------------ */
+
+#define MAX_MIXED_POINTS 64 /* each point searches every pool and every order */
+
+/* One point on a mixed cluster: the pools as patched, and the best plan there
+ * (on one pool or across them; ok false when nothing fits). */
+typedef struct mixed_point {
+    ppl_pools pools;
+    bool ok;
+    ppl_mixed_plan best;
+} mixed_point;
+
+static ppl_status mixed_cost_point(cli *c, const ppl_model *model, const json_t *doc,
+                                   const char *path, const ppl_sweep *sw, int nsw, size_t p,
+                                   const ppl_pins *pins, mixed_point *out)
+{
+    int idx[PPL_WHATIF_MAX_SWEEPS];
+    ppl_sweep_point(sw, nsw, p, idx);
+    json_t *copy = json_deep_copy(doc);
+    if (!copy)
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    ppl_status st = PPL_OK;
+    for (int k = 0; k < nsw && st == PPL_OK; k++)
+        st = ppl_topology_patch(copy, sw[k].key, ppl_sweep_value(&sw[k], idx[k]), &c->err);
+    if (st == PPL_OK)
+        st = ppl_pools_from_json(copy, path, &c->diag, &out->pools, &c->err);
+    json_decref(copy);
+    if (st == PPL_EINPUT) /* a swept value the loader refuses: the sweep's fault */
+        st = PPL_EUSAGE;
+    if (st != PPL_OK)
+        return st;
+    ppl_eval_ctx ctx[PPL_MAX_POOLS];
+    for (int i = 0; i < out->pools.n; i++)
+        cli_eval_ctx(c, &ctx[i], model, &out->pools.pool[i]);
+    ppl_search_opts o = {.pins = pins,
+                         .top = 1,
+                         .objective = c->args->objective,
+                         .allow_tp_across_servers = c->args->allow_tp_across_servers};
+    ppl_error_clear(&c->err);
+    out->ok = ppl_mixed_plan_all(ctx, &out->pools, &o, &out->best, NULL, &c->err) > 0;
+    return out->ok || c->err.status == PPL_OK ? PPL_OK : c->err.status;
+}
+
+static int64_t pool_gpus(const ppl_pools *pools)
+{
+    int64_t n = 0;
+    for (int i = 0; i < pools->n; i++)
+        n += pools->pool[i].servers * pools->pool[i].gpus_per_server;
+    return n;
+}
+
+static void mixed_points_text(cli *c, const ppl_sweep *sw, int nsw, const mixed_point *pts,
+                              size_t npts)
+{
+    ppl_table t;
+    const int ncols = nsw + 6;
+    char align[PPL_WHATIF_MAX_SWEEPS + 8];
+    memset(align, 'r', (size_t)ncols);
+    align[nsw + 2] = 'l';
+    align[ncols] = '\0';
+    ppl_table_init(&t, (size_t)ncols, align);
+    const char *header[PPL_WHATIF_MAX_SWEEPS + 6];
+    for (int k = 0; k < nsw; k++)
+        header[k] = sw[k].key;
+    header[nsw] = "GPUs";
+    header[nsw + 1] = "used";
+    header[nsw + 2] = "best: pools x stages, tp/pp/dp";
+    header[nsw + 3] = "step";
+    header[nsw + 4] = "tokens/s";
+    header[nsw + 5] = "MFU";
+    ppl_table_row(&t, header);
+    for (size_t p = 0; p < npts; p++) {
+        const mixed_point *q = &pts[p];
+        int idx[PPL_WHATIF_MAX_SWEEPS];
+        ppl_sweep_point(sw, nsw, p, idx);
+        char gpus[24], used[24] = "-", best[200] = "nothing fits", step[32] = "-", tok[32] = "-",
+                       mfu[16] = "-";
+        snprintf(gpus, sizeof gpus, "%lld", (long long)pool_gpus(&q->pools));
+        if (q->ok) {
+            const ppl_estimate *e = &q->best.estimate;
+            char assign[128];
+            ppl_pooled_assignment_text(&q->pools, &q->best, assign, sizeof assign);
+            snprintf(used, sizeof used, "%lld", (long long)e->config.gpus);
+            snprintf(best, sizeof best, "%s, %lld/%lld/%lld", assign, (long long)e->config.tp,
+                     (long long)e->config.pp, (long long)e->config.dp);
+            ppl_format_time(e->step_time_s, step, sizeof step);
+            ppl_format_count(e->tokens_per_s, tok, sizeof tok);
+            snprintf(mfu, sizeof mfu, "%.1f%%", 100.0 * e->mfu);
+        }
+        const char *row[PPL_WHATIF_MAX_SWEEPS + 6];
+        for (int k = 0; k < nsw; k++)
+            row[k] = ppl_sweep_value(&sw[k], idx[k]);
+        row[nsw] = gpus;
+        row[nsw + 1] = used;
+        row[nsw + 2] = best;
+        row[nsw + 3] = step;
+        row[nsw + 4] = tok;
+        row[nsw + 5] = mfu;
+        ppl_table_row(&t, row);
+    }
+    ppl_table_render(&t, &c->out, "");
+    ppl_table_free(&t);
+}
+
+/* whatif on a mixed cluster: at every point of a sweep of topology paths
+ * ("pools[1].servers=8,16,32", "cross_pool.bandwidth=..."), the best plan, on one
+ * pool or across them, as plan ranks them. */
+static ppl_status whatif_mixed(cli *c, const ppl_model *model, const json_t *doc, const char *path,
+                               const ppl_sweep *sw, int nsw, size_t npts)
+{
+    const ppl_args *a = c->args;
+    for (int k = 0; k < nsw; k++)
+        if (sw[k].kind != PPL_SWEEP_TOPOLOGY)
+            return ppl_error_set(&c->err, PPL_EUSAGE, "", "sweep",
+                                 "%s: on a mixed cluster whatif sweeps topology paths only "
+                                 "(pools[1].servers, cross_pool.bandwidth, ...)",
+                                 sw[k].key);
+    if (a->tokens > 0 || a->plot_path || a->csv)
+        return ppl_error_set(&c->err, PPL_EUSAGE, "", "sweep",
+                             "on a mixed cluster whatif has no --tokens, --plot or --csv yet");
+    ppl_status st = cli_pins_check_mixed(c);
+    if (st != PPL_OK)
+        return st;
+    if (npts > MAX_MIXED_POINTS)
+        return ppl_error_set(&c->err, PPL_EUSAGE, "", "sweep",
+                             "%zu points: on a mixed cluster whatif costs at most %d", npts,
+                             MAX_MIXED_POINTS);
+    ppl_pins pins = a->pins;
+    if (pins.global_batch == PPL_UNSET) {
+        pins.global_batch = ppl_default_global_batch(model);
+        cli_note_batch(pins.global_batch, model);
+    }
+    mixed_point *pts = calloc(npts, sizeof *pts);
+    if (!pts)
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    for (size_t p = 0; p < npts && st == PPL_OK; p++)
+        st = mixed_cost_point(c, model, doc, path, sw, nsw, p, &pins, &pts[p]);
+    if (st == PPL_OK && a->json) {
+        json_t *out = ppl_json_document(), *list = json_array();
+        json_object_set_new(out, "model", json_string(model->name));
+        json_object_set_new(out, "topology", json_string(pts[0].pools.name));
+        json_object_set_new(out, "global_batch", json_integer(pins.global_batch));
+        for (size_t p = 0; p < npts; p++) {
+            int idx[PPL_WHATIF_MAX_SWEEPS];
+            ppl_sweep_point(sw, nsw, p, idx);
+            json_t *e = json_object(), *values = json_object();
+            for (int k = 0; k < nsw; k++)
+                json_object_set_new(values, sw[k].key,
+                                    ppl_sweep_value_json(ppl_sweep_value(&sw[k], idx[k])));
+            json_object_set_new(e, "values", values);
+            json_object_set_new(e, "gpus", json_integer(pool_gpus(&pts[p].pools)));
+            json_object_set_new(e, "result",
+                                pts[p].ok ? ppl_pooled_json(&pts[p].pools, &pts[p].best, model)
+                                          : json_null());
+            json_array_append_new(list, e);
+        }
+        json_object_set_new(out, "points", list);
+        st = cli_emit_json(c, out);
+    } else if (st == PPL_OK) {
+        ppl_buf_printf(&c->out,
+                       "%s on %s, global batch %lld: the best plan at each point, on one pool or "
+                       "across the pools\n",
+                       model->name, pts[0].pools.name, (long long)pins.global_batch);
+        mixed_points_text(c, sw, nsw, pts, npts);
+    }
+    free(pts);
+    return st;
+}
+
 static void eval_ctx_of(void *user, ppl_eval_ctx *ctx, const ppl_model *model,
                         const ppl_topology *topo)
 {
@@ -384,7 +553,7 @@ ppl_status cmd_whatif(cli *c)
     if (!pools)
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
     /* the file read once by the loaders (which refuse what is not a regular file)
-     * before its document is: a mixed cluster is whatif_pools' */
+     * before its document is: a mixed cluster is whatif_mixed's */
     st = cli_load_model(c, a->model, &model);
     if (st == PPL_OK)
         st = cli_load_pools(c, a->topology, pools);
@@ -402,7 +571,7 @@ ppl_status cmd_whatif(cli *c)
         return st;
     }
     if (mixed) {
-        st = cmd_whatif_pools(c, &model, topo_json, path, sw, a->nsweeps, npts);
+        st = whatif_mixed(c, &model, topo_json, path, sw, a->nsweeps, npts);
         json_decref(topo_json);
         return st;
     }

@@ -260,6 +260,22 @@ ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[
         st = ppl_error_set(&c->err, PPL_EUSAGE, "", flag, "%s has %zu results, not %ld", path,
                            json_array_size(results), rank);
     char where[64];
+    /* a result of a mixed cluster ran on a pool, or across pools: no topology of the
+     * plan's own is it, unless the caller names one */
+    const json_t *pools = json_object_get(entry, "pools");
+    if (st == PPL_OK && pools && !a->topology) {
+        snprintf(where, sizeof where, "results[%ld].pools", rank - 1);
+        const char *pool = json_string_value(json_object_get(json_array_get(pools, 0), "pool"));
+        st = json_array_size(pools) != 1
+                 ? ppl_error_set(&c->err, PPL_EINPUT, path, where,
+                                 "a pipeline across pools: it is costed only as plan costs it "
+                                 "on the mixed cluster; give --topology to re-cost its "
+                                 "configuration on one topology")
+                 : ppl_error_set(&c->err, PPL_EINPUT, path, where,
+                                 "planned on pool '%s' of a mixed cluster: give --topology (a "
+                                 "topology of that pool) to re-cost it",
+                                 pool ? pool : "?");
+    }
     snprintf(where, sizeof where, "results[%ld].config", rank - 1);
     if (st == PPL_OK)
         st = ppl_pins_from_config_json(json_object_get(entry, "config"), path, where, &a->pins,
@@ -303,4 +319,14 @@ ppl_status cli_cost_plan_result(cli *c, const char *spec, ppl_model *model, ppl_
         return st;
     ppl_estimate_config(ctx, &cfg, out);
     return ppl_estimate_check(out, &c->err);
+}
+
+ppl_status cli_pins_check_mixed(cli *c)
+{
+    const ppl_pins *p = &c->args->pins;
+    ppl_status st = ppl_pins_check_fp8(p, &c->err);
+    if (st == PPL_OK && p->bf16_layers > 0)
+        st = ppl_error_set(&c->err, PPL_EUSAGE, "", "bf16_layers",
+                           "a pipeline across pools keeps no layers in bf16 yet");
+    return st;
 }

@@ -26,9 +26,10 @@ static const help_text texts[] = {
      "dimension; the search covers the rest.  With cp > 1 it tries each context-\n"
      "parallel algorithm the stack runs (--cp-comm: p2p ring, a2a Ulysses all-to-all,\n"
      "allgather of K/V, a2a+p2p all-to-all inside the NVLink domain and a ring across).\n"
-     "On a mixed cluster (a topology with pools, e.g. mixed-h100-b200) it prints the\n"
-     "best plans of the whole job on each pool and the best pipelines across the\n"
-     "pools, each pool's stages holding layers in proportion to its speed and memory.\n",
+     "On a mixed cluster (a topology with pools, e.g. mixed-h100-b200) it ranks the\n"
+     "whole job on each pool and pipelines across the pools together, each pool's\n"
+     "stages holding layers in proportion to its speed and memory, and says where\n"
+     "each result's stages run.\n",
      "  parplan plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536\n"
      "  parplan plan --model llama3-405b --topology h100-64k --gpus 16384 --global-batch 2048 --tp "
      "8\n"
@@ -94,7 +95,8 @@ static const help_text texts[] = {
      "a power of two of sequences; the table, stderr and the JSON say so.\n"
      "The time to train counts failures, checkpoints and restarts: see size --help.\n"
      "On a mixed cluster KEY is a topology path, a pool's as pools[I].KEY\n"
-     "(pools[1].servers=8,16,32): the best pipeline across the pools at each point.\n",
+     "(pools[1].servers=8,16,32): the best plan at each point, on one pool or\n"
+     "across the pools.\n",
      "  parplan whatif --model gpt3-175b --topology h100-64k --global-batch 4096 \\\n"
      "      --sweep gpus=1024,4096,16384,65536 --tokens 300e9\n"
      "  parplan whatif --model llama3-70b --topology dgx-h100-superpod --global-batch 1024 \\\n"

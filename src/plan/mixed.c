@@ -25,46 +25,33 @@
 #include <string.h>
 
 #include "base/jsonread.h"
+#include "cost/rules.h"
 #include "plan/balance.h"
+#include "plan/search.h"
 
 double ppl_mixed_send_s(double bytes, double bps, double latency_s)
 {
     return latency_s + bytes / bps;
 }
 
-double ppl_mixed_pipeline_s(const double *stage_s, int64_t p, int64_t m, int64_t *slowest)
-{
-    double worst = 0.0, sum = 0.0;
-    int64_t at = 0;
-    for (int64_t k = 0; k < p; k++) {
-        sum += stage_s[k];
-        if (stage_s[k] > worst) {
-            worst = stage_s[k];
-            at = k;
-        }
-    }
-    if (slowest)
-        *slowest = at;
-    return (double)(m - 1) * worst + sum;
-}
-
 /* One pool's share of the pipeline: its context, the layout of its stages (placed
  * on its own servers: the configuration with its stages alone) and the parts of a
- * microbatch under it. */
+ * microbatch under it, which its stages' classes run under (ppl_stage_env). */
 typedef struct pool_part {
-    const ppl_eval_ctx *ctx;
     ppl_config local; /* the configuration with this pool's stages alone */
     ppl_layout layout;
     ppl_micro micro;
+    ppl_stage_env env;
     double send_in_s; /* one pipeline send inside the pool (0 with one stage) */
 } pool_part;
 
-ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_mixed_plan *plan,
-                          ppl_error *err)
+/* The assignment's own rules: what the mixed model costs, pools that exist once
+ * each, every pool's stages within its GPUs and its GPU with the precision. */
+static ppl_status check_assignment(const ppl_eval_ctx *ctx, const ppl_pools *pools,
+                                   ppl_mixed_plan *plan, int64_t *stages, ppl_error *err)
 {
-    ppl_config *c = &plan->config;
+    const ppl_config *c = &plan->config;
     const ppl_model *m = ctx[0].model;
-    const int64_t L = m->layers;
     if (c->vp != 1 || c->cp != 1 || c->ep != 1 || m->has_moe || c->zero >= 3 ||
         ppl_schedule_of(c->schedule)->splits_backward)
         return ppl_error_set(err, PPL_EUSAGE, "", "pools",
@@ -97,13 +84,20 @@ ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_m
                                  (long long)plan->stages[i], (long long)(c->tp * c->dp), t->name);
         p += plan->stages[i];
     }
-    if (p > L || p > PPL_MIXED_MAX_STAGES)
+    if (p > m->layers || p > PPL_MIXED_MAX_STAGES)
         return ppl_error_set(err, PPL_EUSAGE, "", "pools", "%lld stages for %lld layers",
-                             (long long)p, (long long)L);
-    c->pp = p;
-    c->gpus = c->tp * c->dp * p;
-    c->split = ppl_stage_split_default(L, p);
-    pool_part part[PPL_MAX_POOLS];
+                             (long long)p, (long long)m->layers);
+    *stages = p;
+    return PPL_OK;
+}
+
+/* Each pool's context, layout and pieces (part[i] for the i-th pool in pipeline
+ * order); the cross-pool send of one microbatch's activations. */
+static void pool_parts(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_mixed_plan *plan,
+                       pool_part *part)
+{
+    const ppl_config *c = &plan->config;
+    const ppl_model *m = ctx[0].model;
     const double act = (double)c->mbs * (double)m->seq_len * (double)m->hidden * 2.0;
     /* each of the tp ranks of the boundary stage sends its 1/tp of the activations
      * over its own share of the cross-pool link (Megatron's scatter-gather pipeline
@@ -113,119 +107,134 @@ ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_m
     plan->cross_send_s = ppl_mixed_send_s(per_rank, pools->cross_bps, pools->cross_latency_s);
     for (int i = 0; i < plan->npools; i++) {
         pool_part *q = &part[i];
-        q->ctx = &ctx[plan->order[i]];
+        const ppl_eval_ctx *pc = &ctx[plan->order[i]];
         q->local = *c;
         q->local.pp = plan->stages[i];
         q->local.gpus = plan->gpus[i];
-        ppl_layout_init(q->ctx, &q->local, &q->layout);
-        ppl_micro_comm_init(q->ctx, c, &q->layout, &q->micro);
-        ppl_micro_compute_init(q->ctx, c, &q->micro);
-        q->send_in_s = ppl_eval_coll(q->ctx, PPL_OP_SENDRECV, &q->layout.g_pp, per_rank, 1, NULL);
+        ppl_layout_init(pc, &q->local, &q->layout);
+        ppl_micro_comm_init(pc, c, &q->layout, &q->micro);
+        ppl_micro_compute_init(pc, c, &q->micro);
+        q->env = (ppl_stage_env){pc, &q->layout, &q->micro};
+        q->send_in_s = ppl_eval_coll(pc, PPL_OP_SENDRECV, &q->layout.g_pp, per_rank, 1, NULL);
     }
+}
+
+/* Stage k (the s-th of pool i) as a class of its own, under its pool. */
+static ppl_stage_class stage_class(const ppl_mixed_plan *plan, const pool_part *q, int i, int64_t s,
+                                   int64_t k, int64_t layers)
+{
+    const ppl_config *c = &plan->config;
+    ppl_stage_class cl;
+    memset(&cl, 0, sizeof cl);
+    cl.first_stage = k;
+    cl.count = 1;
+    cl.layers = layers;
+    cl.bf16_layers = ppl_stage_bf16_layers(c, k, layers);
+    cl.is_first = k == 0;
+    cl.is_last = k == c->pp - 1;
+    cl.env = &q->env;
+    /* the send toward a neighbour in another pool crosses the link instead */
+    cl.cross_sends = (s == 0 && i > 0) + (s == plan->stages[i] - 1 && i < plan->npools - 1);
+    cl.cross_send_s = plan->cross_send_s;
+    return cl;
+}
+
+ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_mixed_plan *plan,
+                          ppl_error *err)
+{
+    ppl_config *c = &plan->config;
+    const int64_t L = ctx[0].model->layers;
+    int64_t p = 0;
+    ppl_status st = check_assignment(ctx, pools, plan, &p, err);
+    if (st != PPL_OK)
+        return st;
+    c->pp = p;
+    c->gpus = c->tp * c->dp * p;
+    c->split = ppl_stage_split_default(L, p);
+    pool_part part[PPL_MAX_POOLS];
+    pool_parts(ctx, pools, plan, part);
+
+    /* every stage's time and memory lines (tau n + c, mu n + f for n layers), from
+     * the stage costed with 1 and with 2 layers under its pool; the balancer's
+     * integer program splits the layers on them */
+    ppl_classes cl = {
+        .items = malloc((size_t)p * sizeof(ppl_stage_class)), .n = (size_t)p, .cap = (size_t)p};
     double *coef = malloc((size_t)(4 * p) * sizeof *coef);
     int *pool_of = malloc((size_t)p * sizeof *pool_of);
-    if (!coef || !pool_of) {
+    if (!cl.items || !coef || !pool_of) {
+        free(cl.items);
         free(coef);
         free(pool_of);
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     }
     double *tau = coef, *cst = coef + p, *mu = coef + 2 * p, *cap = coef + 3 * p;
-    /* a send's exposed share, as stage_eval (schedule.c) charges a pipeline send:
-     * (1 - pp_overlap) of it in the open, the overlapped rest slowing compute by
-     * overlap_cost */
-    const double so_pp = ctx[0].stack.pp_overlap, so_cost = ctx[0].stack.overlap_cost;
-    const double exposed_share = (1.0 - so_pp) + so_cost * so_pp;
     for (int i = 0, k = 0; i < plan->npools; i++) {
         const pool_part *q = &part[i];
         for (int64_t s = 0; s < plan->stages[i]; s++, k++) {
+            ppl_stage_class one = stage_class(plan, q, i, s, k, 1), two = one;
+            ppl_stage_time t1, t2;
             ppl_memory m1, m2;
+            two.layers = 2;
+            two.bf16_layers = ppl_stage_bf16_layers(c, k, 2);
+            ppl_memory_at(c, &q->env.ctx->memory, &q->micro.mem, q->env.ctx->topo->gpu.memory_bytes,
+                          k, 1, 0, &m1);
+            ppl_memory_at(c, &q->env.ctx->memory, &q->micro.mem, q->env.ctx->topo->gpu.memory_bytes,
+                          k, 2, 0, &m2);
+            ppl_stage_eval(q->env.ctx, c, &q->micro, &one, &t1);
+            ppl_stage_eval(q->env.ctx, c, &q->micro, &two, &t2);
             pool_of[k] = i;
-            double t1 = ppl_stage_time_cached(q->ctx, c, &q->layout, &q->micro, k, 1, 0, &m1);
-            double t2 = ppl_stage_time_cached(q->ctx, c, &q->layout, &q->micro, k, 2, 0, &m2);
-            tau[k] = t2 - t1;
-            cst[k] = t1 - tau[k];
-            /* the send toward a neighbour in another pool crosses the link instead */
-            int crossings = (s == 0 && i > 0) + (s == plan->stages[i] - 1 && i < plan->npools - 1);
-            cst[k] += (double)crossings * (plan->cross_send_s - q->send_in_s) * exposed_share;
+            tau[k] = t2.total - t1.total;
+            cst[k] = t1.total - tau[k];
             mu[k] = m2.total - m1.total;
             cap[k] = m1.capacity - m1.headroom - (m1.total - mu[k]);
         }
     }
-    ppl_status st = ppl_balance_solve(p, L, tau, cst, mu, cap, plan->layers, NULL);
+    st = ppl_balance_solve(p, L, tau, cst, mu, cap, plan->layers, NULL);
+    for (int i = 0, k = 0; st == PPL_OK && i < plan->npools; i++)
+        for (int64_t s = 0; s < plan->stages[i]; s++, k++) {
+            cl.items[k] = stage_class(plan, &part[i], i, s, k, plan->layers[k]);
+            plan->stage_s[k] = tau[k] * (double)plan->layers[k] + cst[k];
+        }
+    free(coef);
     if (st != PPL_OK) {
-        free(coef);
+        free(cl.items);
         free(pool_of);
         return st;
     }
-    /* the step: stage times at the split, each pool's fullest GPU, each stage's
-     * gradient reduction on its pool's network */
+    /* each pool's fullest GPU, for the assignment */
     for (int i = 0; i < plan->npools; i++)
         plan->memory[i] = plan->capacity[i] = 0.0;
-    double reduce[PPL_MIXED_MAX_STAGES];
-    const double gb = ppl_grad_bytes(&ctx[0].memory, c->precision);
-    bool fits = true;
     for (int64_t k = 0; k < p; k++) {
         const pool_part *q = &part[pool_of[k]];
         ppl_memory mem;
-        ppl_stage_time_cached(q->ctx, c, &q->layout, &q->micro, k, plan->layers[k], 0, &mem);
-        plan->stage_s[k] = tau[k] * (double)plan->layers[k] + cst[k];
-        fits = fits && mem.fits;
+        ppl_memory_at(c, &q->env.ctx->memory, &q->micro.mem, q->env.ctx->topo->gpu.memory_bytes, k,
+                      plan->layers[k], 0, &mem);
         if (mem.total > plan->memory[pool_of[k]])
             plan->memory[pool_of[k]] = mem.total;
         plan->capacity[pool_of[k]] = mem.capacity;
-        /* ZeRO 0: an all-reduce of the gradients; ZeRO 1-2: a reduce-scatter and,
-         * after the optimizer step, an all-gather of the weights (schedule.c
-         * dp_times, one bucket: the bucket count changes only the latency term) */
-        const ppl_group *g = &q->layout.g_dp;
-        reduce[k] = c->zero == 0
-                        ? ppl_eval_coll(q->ctx, PPL_OP_ALLREDUCE, g, mem.params * gb, 1, NULL)
-                        : ppl_eval_coll(q->ctx, PPL_OP_REDUCESCATTER, g, mem.params * gb, 1, NULL) +
-                              ppl_eval_coll(q->ctx, PPL_OP_ALLGATHER, g,
-                                            mem.params * q->ctx->memory.weight_bytes, 1, NULL);
     }
-    free(coef);
     free(pool_of);
+    /* the step, as every configuration's (estimate.c), each stage under its pool */
+    memset(&plan->estimate, 0, sizeof plan->estimate);
+    bool fits = ppl_estimate_cached(part[0].env.ctx, c, &part[0].layout, &part[0].micro, &cl, true,
+                                    &plan->estimate);
+    free(cl.items);
     if (!fits)
         return PPL_INFEASIBLE;
-    plan->pipeline_s =
-        ppl_mixed_pipeline_s(plan->stage_s, p, c->microbatches, &plan->slowest_stage);
-    /* Assumption: stage k's reduction starts after its last backward, which in
-     * 1F1B comes one backward of each earlier stage before stage 0's (the
-     * drain runs from the last stage to the first); a backward is taken as 2/3
-     * of a stage's time (twice the forward, Narayanan et al. SC'21 §3.1), and
-     * the stack's dp_overlap share of the stage's own last backward hides it too.
-     * The step waits for the last reduction to end. */
-    double later = 0.0, dp = 0.0;
-    for (int64_t k = 0; k < p; k++) {
-        double backward = 2.0 / 3.0 * plan->stage_s[k];
-        double shown = reduce[k] - later - ctx[0].stack.dp_overlap * backward;
-        if (shown > dp)
-            dp = shown;
-        later += backward;
-    }
-    plan->dp_exposed_s = dp;
-    /* the per-step cost outside the model (data, logging, launch); the optimizer
-     * step itself is not costed here (a memory-bound pass over each GPU's shard,
-     * small beside the pipeline at these scales): an omission, not a zero */
-    plan->overhead_s = ctx[0].stack.step_overhead_s;
-    plan->step_time_s = plan->pipeline_s + plan->dp_exposed_s + plan->overhead_s;
-    const double tokens = (double)c->global_batch * (double)m->seq_len;
-    plan->tokens_per_s = tokens / plan->step_time_s;
-    double peak = 0.0;
-    for (int i = 0; i < plan->npools; i++)
-        peak += (double)plan->gpus[i] * pools->pool[plan->order[i]].gpu.flops[PPL_PRECISION_BF16];
-    double model_flops = tokens * ctx[0].figures.flops_training_per_token;
-    plan->model_tflops_per_gpu = model_flops / plan->step_time_s / (double)c->gpus / 1e12;
-    plan->mfu = model_flops / plan->step_time_s / peak;
-    return PPL_OK;
+    return ppl_estimate_check(&plan->estimate, err);
 }
 
-/* Whether two plans place the same stages on the same pools with the same tp, dp
- * and microbatch size (they may differ in recomputation only). */
+/* Whether two plans place the same stages on the same pools with the same knobs
+ * but recomputation (a pool's full search may differ in any of them). */
 static bool same_assignment(const ppl_mixed_plan *a, const ppl_mixed_plan *b)
 {
-    if (a->npools != b->npools || a->config.tp != b->config.tp || a->config.dp != b->config.dp ||
-        a->config.mbs != b->config.mbs)
+    const ppl_config *x = &a->config, *y = &b->config;
+    if (a->npools != b->npools || x->tp != y->tp || x->dp != y->dp || x->mbs != y->mbs ||
+        x->cp != y->cp || x->vp != y->vp || x->ep != y->ep || x->etp != y->etp ||
+        x->zero != y->zero || x->shard_group != y->shard_group ||
+        x->offload_optimizer != y->offload_optimizer || x->schedule != y->schedule ||
+        x->cp_comm != y->cp_comm || x->sequence_parallel != y->sequence_parallel ||
+        x->split.first != y->split.first || x->split.last != y->split.last)
         return false;
     for (int i = 0; i < a->npools; i++)
         if (a->order[i] != b->order[i] || a->stages[i] != b->stages[i])
@@ -239,11 +248,11 @@ static bool same_assignment(const ppl_mixed_plan *a, const ppl_mixed_plan *b)
 static void keep(ppl_mixed_plan *out, size_t top, size_t *count, const ppl_mixed_plan *p)
 {
     for (size_t i = 0; i < *count; i++)
-        if (same_assignment(&out[i], p) && out[i].step_time_s <= p->step_time_s)
+        if (same_assignment(&out[i], p) && out[i].estimate.step_time_s <= p->estimate.step_time_s)
             return;
     size_t at = *count;
-    while (at > 0 && (p->step_time_s < out[at - 1].step_time_s ||
-                      (p->step_time_s == out[at - 1].step_time_s &&
+    while (at > 0 && (p->estimate.step_time_s < out[at - 1].estimate.step_time_s ||
+                      (p->estimate.step_time_s == out[at - 1].estimate.step_time_s &&
                        p->config.gpus < out[at - 1].config.gpus)))
         at--;
     if (at >= top)
@@ -326,7 +335,7 @@ static bool pinned_ok(int64_t pin, int64_t v)
 }
 
 size_t ppl_mixed_search(const ppl_eval_ctx *ctx, const ppl_pools *pools, const ppl_pins *pins,
-                        bool across, ppl_mixed_plan *out, size_t top, ppl_mixed_search_stats *stats)
+                        ppl_mixed_plan *out, size_t top, ppl_mixed_search_stats *stats)
 {
     ppl_mixed_search_stats local = {0, 0};
     mixed_search s = {ctx, pools, out, top, 0, stats ? stats : &local};
@@ -347,30 +356,15 @@ size_t ppl_mixed_search(const ppl_eval_ctx *ctx, const ppl_pools *pools, const p
     }
     int all[24][PPL_MAX_POOLS];
     int norders = orders(pools->n, all);
-    /* the job on each pool alone (n = 1), or across all of them (each order) */
+    /* across all of the pools, in each order */
     {
-        const int mode = across ? 1 : 0;
-        int nruns = mode == 0 ? pools->n : (pools->n > 1 ? norders : 0);
-        size_t done = 0; /* alone: each pool's best `top` in turn, pool by pool */
+        int nruns = pools->n > 1 ? norders : 0;
         for (int r = 0; r < nruns; r++) {
-            if (mode == 0) {
-                done += s.count;
-                s.out = out + done;
-                s.count = 0;
-            }
             ppl_mixed_plan plan;
             memset(&plan, 0, sizeof plan);
-            plan.npools = mode == 0 ? 1 : pools->n;
-            if (mode == 0)
-                plan.order[0] = r;
-            else
-                memcpy(plan.order, all[r], sizeof plan.order);
-            const ppl_topology *t0 = &pools->pool[plan.order[0]];
-            int64_t cap = mode == 0 ? t0->servers * t0->gpus_per_server : fewest;
-            int64_t tp_max =
-                mode == 0 ? (t0->nvlink.domain_gpus < t0->gpus_per_server ? t0->nvlink.domain_gpus
-                                                                          : t0->gpus_per_server)
-                          : domain;
+            plan.npools = pools->n;
+            memcpy(plan.order, all[r], sizeof plan.order);
+            const int64_t cap = fewest, tp_max = domain;
             for (int64_t tp = 1; tp <= tp_max; tp *= 2) {
                 if (!pinned_ok(pins->tp, tp) || m->heads % tp != 0 ||
                     (m->kv_heads % tp != 0 && tp % m->kv_heads != 0))
@@ -408,5 +402,63 @@ size_t ppl_mixed_search(const ppl_eval_ctx *ctx, const ppl_pools *pools, const p
             }
         }
     }
-    return (s.out - out) + s.count;
+    return s.count;
+}
+
+/* A plan of the full search on pool i alone, as a plan on the mixed cluster. */
+static void alone(const ppl_estimate *e, int i, ppl_mixed_plan *out)
+{
+    memset(out, 0, sizeof *out);
+    out->config = e->config;
+    out->npools = 1;
+    out->order[0] = i;
+    out->stages[0] = e->config.pp;
+    out->gpus[0] = e->config.gpus;
+    out->memory[0] = e->memory.total;
+    out->capacity[0] = e->memory.capacity;
+    for (int64_t k = 0; k < e->config.pp && k < PPL_MIXED_MAX_STAGES; k++)
+        out->layers[k] = ppl_stage_layers(&e->config, k);
+    out->estimate = *e;
+}
+
+size_t ppl_mixed_plan_all(const ppl_eval_ctx *ctx, const ppl_pools *pools,
+                          const ppl_search_opts *opts, ppl_mixed_plan *out,
+                          ppl_mixed_search_stats *stats, ppl_error *err)
+{
+    const size_t top = opts->top > 0 ? opts->top : 1;
+    size_t n = 0;
+    ppl_mixed_search_stats local = {0, 0};
+    if (!stats)
+        stats = &local;
+    /* the whole job on each pool: the full search, as on any topology */
+    for (int i = 0; i < pools->n; i++) {
+        ppl_error skip;
+        ppl_search_result r;
+        if (ppl_precision_check(opts->pins->precision, &pools->pool[i], &skip) != PPL_OK)
+            continue; /* this pool cannot run the precision: no plan on it */
+        ppl_search_opts o = *opts;
+        o.top = top;
+        ppl_status st = ppl_search(&ctx[i], &o, &r, err);
+        stats->evaluated += r.evaluated;
+        stats->feasible += r.feasible;
+        for (size_t k = 0; st == PPL_OK && k < r.count; k++) {
+            ppl_mixed_plan p;
+            alone(&r.results[k], i, &p);
+            keep(out, top, &n, &p);
+        }
+        ppl_search_free(&r);
+        if (st != PPL_OK && st != PPL_INFEASIBLE)
+            return 0;
+    }
+    /* pipelines across the pools (dense models: the balancer splits dense layers) */
+    ppl_mixed_plan *across = calloc(top, sizeof *across);
+    if (!across) {
+        ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
+        return 0;
+    }
+    size_t na = ppl_mixed_search(ctx, pools, opts->pins, across, top, stats);
+    for (size_t k = 0; k < na; k++)
+        keep(out, top, &n, &across[k]);
+    free(across);
+    return n;
 }

@@ -20,6 +20,8 @@
 #include "cost/config.h"
 #include "parplan/error.h"
 #include "cost/estimate.h"
+#include "cost/stage.h"
+#include "plan/search.h"
 #include "hardware/topology.h"
 
 #define PPL_MIXED_MAX_STAGES 256
@@ -35,22 +37,16 @@ typedef struct ppl_mixed_plan {
     double capacity[PPL_MAX_POOLS]; /* its memory, bytes */
     int64_t layers[PPL_MIXED_MAX_STAGES];
     double stage_s[PPL_MIXED_MAX_STAGES]; /* per microbatch, cross-pool sends included */
-    int64_t slowest_stage;
-    double cross_send_s; /* one microbatch's activations across a pool boundary */
-    double pipeline_s;   /* (m - 1) x the slowest stage + one pass through all */
-    double dp_exposed_s; /* the gradient reduction not hidden, the worst pool's */
-    double overhead_s;
-    double step_time_s, tokens_per_s;
-    double model_tflops_per_gpu;
-    double mfu; /* model FLOPs over the 16-bit dense peak of the GPUs used */
+    double cross_send_s;                  /* one microbatch's activations across a pool boundary */
+    /* the step, costed by the estimator every configuration's is (estimate.h), each
+     * stage under its pool: time by part, the fullest GPU's memory, the slowest
+     * stage's traffic, rates (MFU against each pool's own peak) and bottleneck;
+     * its config's stage split is the default one, the layers above the real one */
+    ppl_estimate estimate;
 } ppl_mixed_plan;
 
 /* The time of a transfer of `bytes` over a link: latency + bytes / bandwidth. */
 double ppl_mixed_send_s(double bytes, double bps, double latency_s);
-/* A 1F1B or GPipe pipeline of p stages of these times per microbatch over m
- * microbatches: (m - 1) x the slowest + the sum (Narayanan et al. SC'21 §2.2,
- * unequal stages); *slowest its index when not NULL. */
-double ppl_mixed_pipeline_s(const double *stage_s, int64_t p, int64_t m, int64_t *slowest);
 
 /* Costs plan's assignment (config, npools, order, stages set; the other fields
  * filled): ctx[k] is the evaluation context of pools->pool[k].  The layers of each
@@ -65,17 +61,22 @@ typedef struct ppl_mixed_search_stats {
     size_t evaluated, feasible;
 } ppl_mixed_search_stats;
 
-/* The fastest assignments of the job across the pools (every pool used, each
- * order) when across, else of the job on each pool alone under the same model
- * (to compare with: ppl_search costs a single pool in full; out then holds each
- * pool's best `top` in turn, out[top * pools->n]), for pins
- * (tp, dp, mbs, recompute, zero, precision, global_batch honoured when set):
+/* The fastest assignments of the job across all of the pools (each order), for
+ * pins (tp, dp, mbs, recompute, zero, precision, global_batch honoured when set):
  * out[top], best first; returns how many.  Searched: tp a power of two within
  * every pool's NVLink domain, dp, stages per pool (the most that fit, and halves
  * of it), mbs 1 or 2, recomputation none, selective or full, ZeRO 1, sequence
  * parallelism with tp > 1, flash attention. */
 size_t ppl_mixed_search(const ppl_eval_ctx *ctx, const ppl_pools *pools, const ppl_pins *pins,
-                        bool across, ppl_mixed_plan *out, size_t top,
-                        ppl_mixed_search_stats *stats);
+                        ppl_mixed_plan *out, size_t top, ppl_mixed_search_stats *stats);
+
+/* The best plans of the job on the mixed cluster, ranked by step time (ties: fewer
+ * GPUs): the full search of each pool alone (ppl_search, under opts) and the
+ * pipelines across the pools (ppl_mixed_search), opts->top of them in out[];
+ * returns how many (0, and err set, on an internal failure; 0 with err untouched
+ * when nothing fits).  A pool whose GPU lacks the precision is passed over. */
+size_t ppl_mixed_plan_all(const ppl_eval_ctx *ctx, const ppl_pools *pools,
+                          const ppl_search_opts *opts, ppl_mixed_plan *out,
+                          ppl_mixed_search_stats *stats, ppl_error *err);
 
 #endif

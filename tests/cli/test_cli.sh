@@ -675,38 +675,50 @@ for bad in "--loss-rate 1.5" "--transport ethernet" "--gpu-memory 1KB" "--nvlink
     check "topology generate $bad: exit 2, one line naming the flag" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "${bad%% *}"'
 done
 
-# mixed clusters (issue 19 item 5): a pool of one H100 server and one of one B200
-# server; the plan lists the job on each pool and pipelines across them, the stage
-# assignment in text and JSON
+# mixed clusters: a pool of one H100 server and one of one B200 server; the plan
+# ranks the job on each pool and pipelines across them together (the B200 pool
+# alone beats the H100 pool alone: only its plans make the 40 best), each result
+# saying where its stages run
 cat >"$tmp/mixed.json" <<'EOF'
 {"name": "mix", "pools": [
  {"name": "h100", "gpu": "H100", "servers": 1, "gpus_per_server": 8, "nvlink": {"bandwidth": "450 GB/s"}, "rails": {"nic_bandwidth": "400 Gb/s"}},
  {"name": "b200", "gpu": "B200", "servers": 1, "gpus_per_server": 8, "nvlink": {"bandwidth": "900 GB/s"}, "rails": {"nic_bandwidth": "400 Gb/s"}}],
  "cross_pool": {"bandwidth": "12.5 GB/s"}}
 EOF
-run "$P" plan --model llama3-8b --topology "$tmp/mixed.json" --global-batch 16 --top 2 --json
-check "plan on a mixed cluster --json: each pool's plans, pipelines across both, layers summing to the model's" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+run "$P" plan --model llama3-8b --topology "$tmp/mixed.json" --global-batch 16 --top 40 --json
+check "plan on a mixed cluster --json: results ranked on each pool and across both, each saying where its stages run" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
 import json, sys
 d = json.load(sys.stdin)
-assert [p[\"name\"] for p in d[\"pools\"]] == [\"h100\", \"b200\"] and all(p[\"results\"] for p in d[\"pools\"]), d[\"pools\"]
-assert 1 <= len(d[\"mixed\"]) <= 2, d[\"mixed\"]
-for m in d[\"mixed\"]:
-    a = m[\"assignment\"]
-    assert sorted(s[\"pool\"] for s in a) == [\"b200\", \"h100\"], a
-    assert sum(sum(s[\"layers\"]) for s in a) == 32 and sum(s[\"stages\"] for s in a) == m[\"pp\"], a
-    assert sum(s[\"gpus\"] for s in a) == m[\"gpus\"] == m[\"tp\"] * m[\"dp\"] * m[\"pp\"], m
-    assert m[\"cross_send_s\"] > 0 and m[\"step_time_s\"] >= m[\"pipeline_s\"], m
-assert len(d[\"mixed_model_one_pool\"]) == 2, d[\"mixed_model_one_pool\"]"'
+r = d[\"results\"]
+assert [x[\"rank\"] for x in r] == list(range(1, len(r) + 1)), r
+assert all(a[\"step_time_s\"] <= b[\"step_time_s\"] for a, b in zip(r, r[1:])), r
+assert {x[\"pools\"][0][\"pool\"] for x in r if len(x[\"pools\"]) == 1} == {\"b200\"}, r
+across = [x for x in r if len(x[\"pools\"]) > 1]
+assert across, r
+for x in r:
+    c, a = x[\"config\"], x[\"pools\"]
+    assert sum(sum(s[\"layers\"]) for s in a) == 32 and sum(s[\"stages\"] for s in a) == c[\"pp\"], x
+    assert c[\"stage_layers\"] == [n for s in a for n in s[\"layers\"]], x
+    assert sum(s[\"gpus\"] for s in a) == c[\"gpus\"] == c[\"tp\"] * c[\"cp\"] * c[\"dp\"] * c[\"pp\"], x
+    t = x[\"time\"]
+    assert abs(t[\"compute\"] + t[\"bubble\"] + t[\"exposed_comm\"] + t[\"optimizer\"] + t[\"overhead\"] - x[\"step_time_s\"]) < 1e-9 * x[\"step_time_s\"], x
+for x in across:
+    assert x[\"cross_send_s\"] > 0 and x[\"launch\"][\"megatron_args\"] is None and x[\"launch\"][\"megatron_error\"], x
+    assert sorted(s[\"pool\"] for s in x[\"pools\"]) == [\"b200\", \"h100\"], x"'
+printf "%s" "$out" >"$tmp/mixed-plan.json"
+run "$P" estimate --from "$tmp/mixed-plan.json#1"
+check "estimate --from a mixed cluster's result without --topology: exit 3 naming its pools" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "results[0].pools"'
 run "$P" topology show "$tmp/mixed.json"
 check "topology show on a mixed cluster: the first pool, and a warning saying so" '[ $rc -eq 0 ] && has "$out" "mix/h100" && has "$err" "takes pools[0]"'
 
 run "$P" whatif --model llama3-8b --topology "$tmp/mixed.json" --global-batch 16 --sweep 'pools[1].servers=1,2' --json
-check "whatif on a mixed cluster: a pool's servers swept, a pipeline across the pools at each point" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+check "whatif on a mixed cluster: a pool's servers swept, the best plan at each point and where it runs" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
 import json, sys
 pts = json.load(sys.stdin)[\"points\"]
 assert [p[\"gpus\"] for p in pts] == [16, 24], pts
-assert all(p[\"mixed\"] and len(p[\"alone\"]) == 2 for p in pts), pts
-assert pts[1][\"alone\"][1][\"tokens_per_s\"] > pts[0][\"alone\"][1][\"tokens_per_s\"], pts"'
+assert [p[\"values\"][\"pools[1].servers\"] for p in pts] == [1, 2], pts
+assert all(p[\"result\"] and p[\"result\"][\"pools\"] for p in pts), pts
+assert pts[1][\"result\"][\"tokens_per_s\"] >= pts[0][\"result\"][\"tokens_per_s\"], pts"'
 run "$P" whatif --model llama3-8b --topology "$tmp/mixed.json" --global-batch 16 --sweep 'pools[2].servers=1'
 check "whatif on a mixed cluster: a pool it does not have is a usage error" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "2 pools"'
 
