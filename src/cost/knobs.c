@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "cost/pipeline.h"
 
 #define DEGREE (1LL << 20)
@@ -358,6 +360,59 @@ ppl_status ppl_knob_parse(const ppl_knob *k, const char *text, ppl_pins *pins, p
         return bad(err, k, "unknown value '%.40s'", text);
     }
     return bad(err, k, "no parser for this knob");
+}
+
+ppl_status ppl_knob_from_json(ppl_jr_ctx *ctx, const json_t *cfg, const char *path,
+                              const ppl_knob *k, bool required, double fallback,
+                              const char *const *words, ppl_pins *pins)
+{
+    json_t *v;
+    ppl_status st =
+        ppl_jr_get(ctx, cfg, path, k->name, required ? PPL_JR_REQUIRED : PPL_JR_OPTIONAL, &v);
+    if (st != PPL_OK || !v) {
+        if (st == PPL_OK)
+            ppl_knob_set_pin(k, pins, fallback);
+        return st;
+    }
+    switch (k->kind) {
+    case PPL_KNOB_INT: {
+        int64_t i;
+        /* a fallback below the range (0: none) is a value the file may state too */
+        int64_t lo =
+            fallback != (double)PPL_UNSET && fallback < (double)k->min ? (int64_t)fallback : k->min;
+        st =
+            ppl_jr_int(ctx, cfg, path, k->name, PPL_JR_OPTIONAL, (int64_t)fallback, lo, k->max, &i);
+        if (st == PPL_OK)
+            ppl_knob_set_pin(k, pins, (double)i);
+        return st;
+    }
+    case PPL_KNOB_SHARE: {
+        double x;
+        st = ppl_jr_real(ctx, cfg, path, k->name, PPL_JR_OPTIONAL, fallback,
+                         PPL_JR_BETWEEN(0.0, 1.0), &x);
+        if (st == PPL_OK)
+            ppl_knob_set_pin(k, pins, x);
+        return st;
+    }
+    case PPL_KNOB_BOOL: {
+        bool b = false;
+        st = ppl_jr_bool(ctx, cfg, path, k->name, PPL_JR_OPTIONAL, false, &b);
+        if (st == PPL_OK)
+            ppl_knob_set_pin(k, pins, b ? 1 : 0);
+        return st;
+    }
+    case PPL_KNOB_ENUM: {
+        int i, own = 0;
+        while (k->values[own])
+            own++;
+        st = ppl_jr_enum(ctx, cfg, path, k->name, PPL_JR_OPTIONAL, words ? words : k->values,
+                         (int)fallback, &i);
+        if (st == PPL_OK)
+            ppl_knob_set_pin(k, pins, i < own ? (double)i : fallback);
+        return st;
+    }
+    }
+    return st;
 }
 
 void ppl_knob_text(const ppl_knob *k, const ppl_config *c, const ppl_model *m, char *buf,

@@ -18,9 +18,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/jsonread.h"
 #include "cost/config.h"
 #include "parplan/error.h"
 #include "model/model.h"
+
+struct json_t;
 
 typedef enum ppl_knob_kind {
     PPL_KNOB_INT,  /* int64_t in ppl_pins */
@@ -79,6 +82,15 @@ void ppl_knob_set_pin(const ppl_knob *knob, ppl_pins *pins, double value);
  * yes/no, true/false, on/off, 1/0; a share from 0 to 1) and pins it: a usage
  * error naming the knob otherwise. */
 ppl_status ppl_knob_parse(const ppl_knob *knob, const char *text, ppl_pins *pins, ppl_error *err);
+
+/* Reads the knob from a configuration object of a file (`need`: whether it must
+ * be there) into pins: a key left out (or null) pins `fallback` (a number as
+ * ppl_knob_pin gives it; PPL_UNSET leaves it free); an ENUM reads `words` (NULL:
+ * the row's), a word past the row's own meaning `fallback`.  An error names the
+ * file and the key path. */
+ppl_status ppl_knob_from_json(ppl_jr_ctx *ctx, const struct json_t *config, const char *path,
+                              const ppl_knob *knob, bool required, double fallback,
+                              const char *const *words, ppl_pins *pins);
 
 /* The knob's value in text as the diff shows it ("4", "on", "full:8", "0.5"). */
 void ppl_knob_text(const ppl_knob *knob, const ppl_config *c, const ppl_model *m, char *buf,

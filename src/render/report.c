@@ -51,54 +51,6 @@ json_t *ppl_config_json(const ppl_config *c, const ppl_model *m)
 /* The keys of a configuration object: the knobs' and the derived ones. */
 static const char *const derived_keys[] = {"cp_a2a", "microbatches", "stage_layers", NULL};
 
-/* One knob of a plan file's configuration, as its row says (required, or its
- * default when left out); the schedule's words include "interleaved" (1F1B). */
-static ppl_status read_knob(ppl_jr_ctx *ctx, const json_t *cfg, const char *path, const ppl_knob *k,
-                            ppl_pins *a)
-{
-    const ppl_jr_need need = k->plan == PPL_KNOB_REQUIRED ? PPL_JR_REQUIRED : PPL_JR_OPTIONAL;
-    const double def = k->plan_default;
-    ppl_status st = PPL_OK;
-    /* null, for a knob left free by default: free (recompute_layers: every layer) */
-    if (k->plan == PPL_KNOB_OPTIONAL && def == (double)PPL_UNSET &&
-        json_is_null(json_object_get(cfg, k->name)))
-        return PPL_OK;
-    switch (k->kind) {
-    case PPL_KNOB_INT: {
-        int64_t v;
-        int64_t lo = def != (double)PPL_UNSET && def < (double)k->min ? (int64_t)def : k->min;
-        st = ppl_jr_int(ctx, cfg, path, k->name, need, (int64_t)def, lo, k->max, &v);
-        if (st == PPL_OK)
-            ppl_knob_set_pin(k, a, (double)v);
-        break;
-    }
-    case PPL_KNOB_SHARE: {
-        double v;
-        st = ppl_jr_real(ctx, cfg, path, k->name, need, def, PPL_JR_BETWEEN(0.0, 1.0), &v);
-        if (st == PPL_OK)
-            ppl_knob_set_pin(k, a, v);
-        break;
-    }
-    case PPL_KNOB_BOOL: {
-        bool v;
-        st = ppl_jr_bool(ctx, cfg, path, k->name, need, def != 0.0, &v);
-        if (st == PPL_OK)
-            ppl_knob_set_pin(k, a, v ? 1 : 0);
-        break;
-    }
-    case PPL_KNOB_ENUM: {
-        int v;
-        const bool schedule = strcmp(k->name, "schedule") == 0;
-        st = ppl_jr_enum(ctx, cfg, path, k->name, need,
-                         schedule ? ppl_schedule_config_names : k->values, (int)def, &v);
-        if (st == PPL_OK)
-            ppl_knob_set_pin(k, a, schedule && v == PPL_SCHEDULE_COUNT ? PPL_SCHEDULE_1F1B : v);
-        break;
-    }
-    }
-    return st;
-}
-
 ppl_status ppl_pins_from_config_json(const json_t *cfg, const char *file, const char *path,
                                      ppl_pins *a, ppl_error *err)
 {
@@ -117,9 +69,17 @@ ppl_status ppl_pins_from_config_json(const json_t *cfg, const char *file, const 
         keys[nkeys++] = derived_keys[i];
     keys[nkeys] = NULL;
     ppl_jr_warn_unknown_keys(&ctx, cfg, path, keys);
-    for (size_t i = 0; i < n; i++)
-        if (k[i].plan != PPL_KNOB_UNREAD && (st = read_knob(&ctx, cfg, path, &k[i], a)) != PPL_OK)
+    /* each knob as its row says (what the writer omits, the default it omits it
+     * for); the schedule's words include "interleaved", 1F1B with vp > 1 */
+    for (size_t i = 0; i < n; i++) {
+        if (k[i].plan == PPL_KNOB_UNREAD)
+            continue;
+        const bool schedule = strcmp(k[i].name, "schedule") == 0;
+        if ((st = ppl_knob_from_json(&ctx, cfg, path, &k[i], k[i].plan == PPL_KNOB_REQUIRED,
+                                     k[i].plan_default, schedule ? ppl_schedule_config_names : NULL,
+                                     a)) != PPL_OK)
             return st;
+    }
     /* the ends of the stage split; the middle stages take the rest */
     json_t *stages = json_object_get(cfg, "stage_layers");
     size_t ns = json_array_size(stages);

@@ -43,50 +43,6 @@ static ppl_status load_part(ppl_jr_ctx *ctx, const json_t *entry, const char *pa
     return ppl_topology_from_json(v, ctx->file, full, ctx->diag, out, ctx->err);
 }
 
-/* One knob of a run's config, as its row says: a run states what its source
- * reports, and what it leaves out (or gives as null) is searched. */
-static ppl_status read_knob(ppl_jr_ctx *ctx, const json_t *cfg, const char *path, const ppl_knob *k,
-                            ppl_pins *a)
-{
-    const ppl_jr_need need = k->runs == PPL_KNOB_REQUIRED ? PPL_JR_REQUIRED : PPL_JR_OPTIONAL;
-    const double free_value = ppl_knob_pin(k, a); /* ppl_pins_init's */
-    ppl_status st = PPL_OK;
-    switch (k->kind) {
-    case PPL_KNOB_INT: {
-        int64_t v;
-        st = ppl_jr_int(ctx, cfg, path, k->name, need, (int64_t)free_value, k->min, k->max, &v);
-        if (st == PPL_OK)
-            ppl_knob_set_pin(k, a, (double)v);
-        break;
-    }
-    case PPL_KNOB_SHARE: {
-        double v;
-        st = ppl_jr_real(ctx, cfg, path, k->name, need, free_value, PPL_JR_BETWEEN(0.0, 1.0), &v);
-        if (st == PPL_OK)
-            ppl_knob_set_pin(k, a, v);
-        break;
-    }
-    case PPL_KNOB_BOOL: {
-        json_t *v = json_object_get(cfg, k->name);
-        bool b = false;
-        if (!v || json_is_null(v))
-            break; /* free */
-        st = ppl_jr_bool(ctx, cfg, path, k->name, need, false, &b);
-        if (st == PPL_OK)
-            ppl_knob_set_pin(k, a, b ? 1 : 0);
-        break;
-    }
-    case PPL_KNOB_ENUM: {
-        int v;
-        st = ppl_jr_enum(ctx, cfg, path, k->name, need, k->values, (int)free_value, &v);
-        if (st == PPL_OK)
-            ppl_knob_set_pin(k, a, v);
-        break;
-    }
-    }
-    return st;
-}
-
 /* config.stage_layers: transformer layers per pipeline stage, first to last.  It
  * must make up the model's layers over pp stages of at least one layer, and only
  * the first and last stage may differ from the rest (what Megatron-LM's
@@ -162,9 +118,12 @@ static ppl_status read_config(ppl_jr_ctx *ctx, const json_t *entry, const char *
     /* a run names no sharding group nor offload: it sharded over every rank, on the GPU */
     a->shard_group = 0;
     a->offload_optimizer = 0.0;
+    /* each knob as its row says: what a run states is pinned, what it leaves out
+     * (or gives as null) stays as ppl_pins_init leaves it, free */
     for (size_t i = 0; i < nrows; i++)
         if (rows[i].runs != PPL_KNOB_UNREAD &&
-            (st = read_knob(ctx, cfg, cpath, &rows[i], a)) != PPL_OK)
+            (st = ppl_knob_from_json(ctx, cfg, cpath, &rows[i], rows[i].runs == PPL_KNOB_REQUIRED,
+                                     ppl_knob_pin(&rows[i], a), NULL, a)) != PPL_OK)
             return st;
     /* stated by some sources, implied by the rest: checked, not pinned */
     int64_t microbatches;
