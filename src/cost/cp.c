@@ -80,10 +80,10 @@ static void a2a_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_gr
 {
     double q, kv;
     a2a_buffers(ctx->model, c, &q, &kv);
-    *fwd = ppl_eval_coll(ctx, PPL_OP_ALLTOALL, g, q, 2.0 * count, traffic) +
-           ppl_eval_coll(ctx, PPL_OP_ALLTOALL, g, kv, 2.0 * count, traffic);
-    *bwd = ppl_eval_coll(ctx, PPL_OP_ALLTOALL, g, q, 3.0 * count, traffic) +
-           ppl_eval_coll(ctx, PPL_OP_ALLTOALL, g, kv, 2.0 * count, traffic);
+    *fwd = ppl_collective_count(&ctx->net, PPL_OP_ALLTOALL, g, q, 2.0 * count, traffic) +
+           ppl_collective_count(&ctx->net, PPL_OP_ALLTOALL, g, kv, 2.0 * count, traffic);
+    *bwd = ppl_collective_count(&ctx->net, PPL_OP_ALLTOALL, g, q, 3.0 * count, traffic) +
+           ppl_collective_count(&ctx->net, PPL_OP_ALLTOALL, g, kv, 2.0 * count, traffic);
 }
 
 /* Fills out for `count` layers, adding their traffic when asked. */
@@ -108,9 +108,11 @@ static void cp_cost(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layo
         break;
     case PPL_CP_COMM_ALLGATHER: {
         double whole = kv_chunk * (double)c->cp; /* the gathered buffer */
-        out->open_fwd_s = ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_cp, whole, count, traffic);
-        out->open_bwd_s = ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_cp, whole, count, traffic) +
-                          ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_cp, whole, count, traffic);
+        out->open_fwd_s =
+            ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_cp, whole, count, traffic);
+        out->open_bwd_s =
+            ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_cp, whole, count, traffic) +
+            ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_cp, whole, count, traffic);
         break;
     }
     case PPL_CP_COMM_A2A_P2P:
@@ -121,11 +123,13 @@ static void cp_cost(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layo
     }
     if (ring && ring->n > 1) {
         double steps = count * (out->ring_ranks - 1.0);
-        out->step_fwd_s = ppl_eval_coll(ctx, PPL_OP_SENDRECV, ring, kv_chunk, 1.0, NULL);
-        out->step_bwd_s = ppl_eval_coll(ctx, PPL_OP_SENDRECV, ring, 2.0 * kv_chunk, 1.0, NULL);
+        out->step_fwd_s =
+            ppl_collective_count(&ctx->net, PPL_OP_SENDRECV, ring, kv_chunk, 1.0, NULL);
+        out->step_bwd_s =
+            ppl_collective_count(&ctx->net, PPL_OP_SENDRECV, ring, 2.0 * kv_chunk, 1.0, NULL);
         if (traffic) {
-            ppl_eval_coll(ctx, PPL_OP_SENDRECV, ring, kv_chunk, steps, traffic);
-            ppl_eval_coll(ctx, PPL_OP_SENDRECV, ring, 2.0 * kv_chunk, steps, traffic);
+            ppl_collective_count(&ctx->net, PPL_OP_SENDRECV, ring, kv_chunk, steps, traffic);
+            ppl_collective_count(&ctx->net, PPL_OP_SENDRECV, ring, 2.0 * kv_chunk, steps, traffic);
         }
     } else {
         out->ring_ranks = 0.0;

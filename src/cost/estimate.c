@@ -140,23 +140,24 @@ static void slowest_traffic(const ppl_stage_env *e, const ppl_config *c, const w
     if (c->tp > 1) {
         double n = mb * (w->worst_layers - 0.5 * w->worst_moe) * per_layer;
         if (c->sequence_parallel) {
-            ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, n, tr);
-            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->tp_gather, n, tr);
+            ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, n, tr);
+            ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_tp, mi->tp_gather, n, tr);
         } else {
-            ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, n, tr);
+            ppl_collective_count(&ctx->net, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, n, tr);
         }
     }
     if (mi->etp_one > 0.0) { /* the dispatcher's gathers over the etp group */
         double gathered =
             mi->act * (double)m->moe.top_k * (double)ppl_config_etp(c) / (double)c->tp;
-        ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered,
-                      mb * w->worst_moe * 0.5 * per_layer, tr);
-        ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_etp, gathered,
-                      mb * w->worst_moe * 0.5 * per_layer, tr);
+        ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_etp, gathered,
+                             mb * w->worst_moe * 0.5 * per_layer, tr);
+        ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_etp, gathered,
+                             mb * w->worst_moe * 0.5 * per_layer, tr);
     }
     if (c->pp > 1)
-        ppl_eval_coll(ctx, PPL_OP_SENDRECV, &l->g_pp, c->tp > 1 ? mi->act / (double)c->tp : mi->act,
-                      mb * 2.0 * (double)c->vp, tr);
+        ppl_collective_count(&ctx->net, PPL_OP_SENDRECV, &l->g_pp,
+                             c->tp > 1 ? mi->act / (double)c->tp : mi->act,
+                             mb * 2.0 * (double)c->vp, tr);
     if (c->cp > 1)
         ppl_cp_traffic(ctx, c, l, mb * w->worst_layers, tr);
     double r, g, lb; /* ZeRO-3: the replicas' all-reduce only */
@@ -165,16 +166,17 @@ static void slowest_traffic(const ppl_stage_env *e, const ppl_config *c, const w
     ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, w->worst_expert, &r, &g, &lb, tr);
     if (c->zero >= 3 && l->g_shard.n > 1 && w->worst_layers > 0) {
         double layer_params = (w->worst_params - w->worst_expert) / w->worst_layers;
-        ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_shard, layer_params * ctx->memory.weight_bytes,
-                      2.0 * mb * w->worst_layers, tr);
-        ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_shard,
-                      layer_params * ppl_dp_grad_bytes(ctx, c), mb * w->worst_layers, tr);
+        ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_shard,
+                             layer_params * ctx->memory.weight_bytes, 2.0 * mb * w->worst_layers,
+                             tr);
+        ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_shard,
+                             layer_params * ppl_dp_grad_bytes(ctx, c), mb * w->worst_layers, tr);
         if (w->worst_moe > 0 && l->g_eshard.n > 1) { /* a MoE layer's experts: over edp */
             double expert = w->worst_expert / w->worst_moe;
-            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_eshard, expert * ctx->memory.weight_bytes,
-                          2.0 * mb * w->worst_moe, tr);
-            ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_eshard,
-                          expert * ppl_dp_grad_bytes(ctx, c), mb * w->worst_moe, tr);
+            ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_eshard,
+                                 expert * ctx->memory.weight_bytes, 2.0 * mb * w->worst_moe, tr);
+            ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_eshard,
+                                 expert * ppl_dp_grad_bytes(ctx, c), mb * w->worst_moe, tr);
         }
     }
 }

@@ -32,21 +32,6 @@ void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_s
     ppl_stack_opts_init(&ctx->stack, stack, k);
 }
 
-double ppl_eval_coll(const ppl_eval_ctx *ctx, ppl_collective_op op, const ppl_group *g,
-                     double bytes, double count, ppl_traffic *traffic)
-{
-    ppl_coll r;
-    if (g->n <= 1 || bytes <= 0.0 || count <= 0.0)
-        return 0.0;
-    ppl_collective(&ctx->net, op, g, bytes, PPL_ALGO_AUTO, &r);
-    if (traffic) {
-        traffic->nvlink += count * r.nvlink_bytes;
-        traffic->rail += count * r.rail_bytes;
-        traffic->spine += count * r.spine_bytes;
-    }
-    return count * r.time_s;
-}
-
 void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l)
 {
     /* groups in Megatron's rank order, TP innermost, then CP, DP, PP; the worst

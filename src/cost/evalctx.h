@@ -39,16 +39,6 @@ void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topo
 /* The same context under other constants (--constants FILE, a fit). */
 void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_stack stack);
 
-typedef struct ppl_traffic {
-    double nvlink, rail, spine; /* bytes sent per GPU per step at each level */
-} ppl_traffic;
-
-/* One collective on the context's network (NCCL's automatic algorithm), `count`
- * times, in seconds; adds its bytes to *traffic when not NULL; 0 for a group of
- * one or no bytes. */
-double ppl_eval_coll(const ppl_eval_ctx *ctx, ppl_collective_op op, const ppl_group *g,
-                     double bytes, double count, ppl_traffic *traffic);
-
 /* Where the parallel groups sit: per (tp, cp, pp, dp, ep, etp).  g_etp, g_ep and
  * g_edp are the expert decomposition of a stage's ranks (etp innermost). */
 typedef struct ppl_layout {

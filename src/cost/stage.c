@@ -65,17 +65,18 @@ void ppl_dp_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_group 
     double per = params / buckets;
     double gb = ppl_dp_grad_bytes(ctx, c);
     if (c->zero == 0) {
-        *reduce = ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, g, per * gb, buckets, traffic);
+        *reduce = ppl_collective_count(&ctx->net, PPL_OP_ALLREDUCE, g, per * gb, buckets, traffic);
     } else {
         if (c->zero <= 2)
-            *reduce = ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, g, per * gb, buckets, traffic);
+            *reduce = ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, g, per * gb, buckets,
+                                           traffic);
         /* param_and_grad_buffer.py:734-760: each bucket's shard all-reduced across
          * the distributed-optimizer instances after the reduce-scatter */
-        *reduce +=
-            ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, rep, per * gb / (double)g->n, buckets, traffic);
+        *reduce += ppl_collective_count(&ctx->net, PPL_OP_ALLREDUCE, rep, per * gb / (double)g->n,
+                                        buckets, traffic);
         if (c->zero <= 2)
-            *gather = ppl_eval_coll(ctx, PPL_OP_ALLGATHER, g, per * ctx->memory.weight_bytes,
-                                    buckets, traffic);
+            *gather = ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, g,
+                                           per * ctx->memory.weight_bytes, buckets, traffic);
     }
     *last_bucket = *reduce / buckets;
 }
@@ -108,9 +109,11 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     if (c->tp > 1)
         mi->tp_one =
             c->sequence_parallel
-                ? ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, 1, NULL) +
-                      ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->tp_gather, 1, NULL)
-                : ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, 1, NULL);
+                ? ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, 1,
+                                       NULL) +
+                      ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_tp, mi->tp_gather, 1,
+                                           NULL)
+                : ppl_collective_count(&ctx->net, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, 1, NULL);
     ppl_cp_cost_of(ctx, c, l, &mi->cp);
     mi->ep_one = mi->ep_hidden_share = 0.0;
     if (c->ep > 1 && m->has_moe) {
@@ -149,15 +152,17 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     if (etp > 1 && m->has_moe) {
         double gathered = mi->act * (double)m->moe.top_k * (double)etp / (double)c->tp *
                           ppl_moe_load_factor(m); /* the busiest rank's share */
-        mi->etp_one = ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_etp, gathered, 1, NULL) +
-                      ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_etp, gathered, 1, NULL);
+        mi->etp_one =
+            ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_etp, gathered, 1, NULL) +
+            ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_etp, gathered, 1, NULL);
     }
     mi->pp_one = 0.0;
     if (c->pp > 1) {
         double per_rank = c->tp > 1 ? mi->act / (double)c->tp : mi->act;
-        mi->pp_one = ppl_eval_coll(ctx, PPL_OP_SENDRECV, &l->g_pp, per_rank, 1, NULL);
+        mi->pp_one = ppl_collective_count(&ctx->net, PPL_OP_SENDRECV, &l->g_pp, per_rank, 1, NULL);
         if (c->tp > 1 && !c->sequence_parallel) /* scatter-gather: rebuild over NVLink */
-            mi->pp_one += ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_tp, mi->act, 1, NULL);
+            mi->pp_one +=
+                ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_tp, mi->act, 1, NULL);
     }
 }
 
@@ -264,8 +269,8 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
             last = l2;
         if (z < 2 && c->pp > 1 && ctx->model->tied_embeddings && (k->is_first || k->is_last)) {
             double tied = (double)ctx->model->vocab * (double)ctx->model->hidden / (double)c->tp;
-            reduce += ppl_eval_coll(ctx, PPL_OP_ALLREDUCE, &l->g_tie,
-                                    tied * ppl_dp_grad_bytes(ctx, c), 1, NULL);
+            reduce += ppl_collective_count(&ctx->net, PPL_OP_ALLREDUCE, &l->g_tie,
+                                           tied * ppl_dp_grad_bytes(ctx, c), 1, NULL);
         }
         k->dp_reduce[kind] = reduce;
         k->dp_gather[kind] = gather;
@@ -280,11 +285,11 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
         double n = ctx->stack.zero3_per_tensor ? tensors_per_layer(ctx->model) : 1.0;
         double bus = ctx->stack.zero3_bus;
         k->z3_ag[grouped] =
-            ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_shard,
-                          layer_params * ctx->memory.weight_bytes / n / bus, n, NULL);
+            ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_shard,
+                                 layer_params * ctx->memory.weight_bytes / n / bus, n, NULL);
         k->z3_rs[grouped] =
-            ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_shard,
-                          layer_params * ppl_dp_grad_bytes(ctx, c) / n / bus, n, NULL);
+            ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_shard,
+                                 layer_params * ppl_dp_grad_bytes(ctx, c) / n / bus, n, NULL);
         /* a MoE layer's local experts are sharded over the expert-data-parallel
          * group (edp = tp*cp*dp/(etp*ep) ranks) and gathered and reduce-scattered over it as the
          * dense weights are over theirs; averaged over the class's layers */
@@ -292,11 +297,11 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
             double expert = mem->params_expert / (double)k->moe_layers;
             double share = (double)k->moe_layers / (double)k->layers;
             k->z3_ag[grouped] +=
-                share * ppl_eval_coll(ctx, PPL_OP_ALLGATHER, &l->g_eshard,
-                                      expert * ctx->memory.weight_bytes / n / bus, n, NULL);
+                share * ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_eshard,
+                                             expert * ctx->memory.weight_bytes / n / bus, n, NULL);
             k->z3_rs[grouped] +=
-                share * ppl_eval_coll(ctx, PPL_OP_REDUCESCATTER, &l->g_eshard,
-                                      expert * ppl_dp_grad_bytes(ctx, c) / n / bus, n, NULL);
+                share * ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_eshard,
+                                             expert * ppl_dp_grad_bytes(ctx, c) / n / bus, n, NULL);
         }
     }
     k->dp_ready |= 1 << kind;

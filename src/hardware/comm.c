@@ -571,6 +571,21 @@ bool ppl_collective(const ppl_net *net, ppl_collective_op op, const ppl_group *g
     return found;
 }
 
+double ppl_collective_count(const ppl_net *net, ppl_collective_op op, const ppl_group *g,
+                            double bytes, double count, ppl_traffic *traffic)
+{
+    ppl_coll r;
+    if (g->n <= 1 || bytes <= 0.0 || count <= 0.0)
+        return 0.0;
+    ppl_collective(net, op, g, bytes, PPL_ALGO_AUTO, &r);
+    if (traffic) {
+        traffic->nvlink += count * r.nvlink_bytes;
+        traffic->rail += count * r.rail_bytes;
+        traffic->spine += count * r.spine_bytes;
+    }
+    return count * r.time_s;
+}
+
 double ppl_dispatch_servers(double servers, double top_k, int64_t node_limit)
 {
     if (servers <= 1.0)

@@ -112,6 +112,16 @@ void ppl_coll_bandwidths(ppl_collective_op op, int64_t ranks, double bytes, cons
 bool ppl_collective(const ppl_net *net, ppl_collective_op op, const ppl_group *g, double bytes,
                     ppl_algo algo, ppl_coll *out);
 
+/* Bytes sent per GPU at each level of the network, summed over collectives. */
+typedef struct ppl_traffic {
+    double nvlink, rail, spine; /* bytes sent per GPU per step at each level */
+} ppl_traffic;
+
+/* One collective by NCCL's automatic algorithm, `count` times, in seconds; adds
+ * its bytes to *traffic when not NULL; 0 for a group of one or no bytes. */
+double ppl_collective_count(const ppl_net *net, ppl_collective_op op, const ppl_group *g,
+                            double bytes, double count, ppl_traffic *traffic);
+
 /* nccl-tests bus bandwidth factor: 2(n-1)/n all-reduce, (n-1)/n all-gather,
  * reduce-scatter and all-to-all, 1 send/recv. */
 double ppl_busbw_factor(ppl_collective_op op, int64_t n);

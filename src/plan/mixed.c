@@ -115,7 +115,8 @@ static void pool_parts(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_mixe
         ppl_micro_comm_init(pc, c, &q->layout, &q->micro);
         ppl_micro_compute_init(pc, c, &q->micro);
         q->env = (ppl_stage_env){pc, &q->layout, &q->micro};
-        q->send_in_s = ppl_eval_coll(pc, PPL_OP_SENDRECV, &q->layout.g_pp, per_rank, 1, NULL);
+        q->send_in_s =
+            ppl_collective_count(&pc->net, PPL_OP_SENDRECV, &q->layout.g_pp, per_rank, 1, NULL);
     }
 }
 
