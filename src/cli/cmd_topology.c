@@ -227,11 +227,14 @@ static ppl_status topology_entry(cli *c, const char *name, json_t *list, ppl_tab
     if (!pools)
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
     ppl_status st = cli_load_pools(c, name, pools);
+    /* both names through copies: t->name and pools->name share one object */
+    char cluster[PPL_NAME_MAX];
+    snprintf(cluster, sizeof cluster, "%s", st == PPL_OK ? pools->name : "");
     for (int i = 0; st == PPL_OK && i < pools->n; i++) {
         ppl_topology *t = &pools->pool[i];
         char pool[PPL_NAME_MAX];
         snprintf(pool, sizeof pool, "%s", t->name);
-        snprintf(t->name, sizeof t->name, "%.*s/%.*s", PPL_NAME_MAX / 2 - 1, pools->name,
+        snprintf(t->name, sizeof t->name, "%.*s/%.*s", PPL_NAME_MAX / 2 - 1, cluster,
                  PPL_NAME_MAX / 2 - 1, pool);
         topology_row(t, list, tab);
     }
