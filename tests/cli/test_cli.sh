@@ -32,7 +32,10 @@ check "the help shows at least 20 examples" '[ "$(grep -c "^parplan " "$tmp/exam
 while IFS= read -r example <&3; do
     eval "set -- $example"
     shift # "parplan"
-    cd "$tmp/ex" && run "$P" "$@"
+    case $example in
+    *65536*) cd "$tmp/ex" && run_big "$P" "$@" ;;
+    *) cd "$tmp/ex" && run "$P" "$@" ;;
+    esac
     cd "$ROOT" || exit 1
     # (stderr may carry progress, as validate --fit's rounds; never a warning)
     check "help example runs: $example" '[ $rc -eq 0 ] && ! has "$err" "warning"'
@@ -289,13 +292,16 @@ check "generate: an unknown GPU kind names the known ones" '[ $rc -eq 2 ] && has
 G64="$tmp/g64k.json"
 for cmd in "plan --global-batch 4096 --top 1" "estimate --tp 8 --pp 8 --mbs 1 --global-batch 8192 --recompute full" "memory --tp 8 --pp 8 --mbs 1 --global-batch 8192 --recompute full" "whatif --global-batch 4096 --sweep gpus=65536" "size --global-batch 4096 --tokens 300e9 --days 30"; do
     # shellcheck disable=SC2086
-    run "$P" $cmd --model gpt3-175b --topology "$G64"
+    case $cmd in
+    whatif*) run_big "$P" $cmd --model gpt3-175b --topology "$G64" ;;
+    *) run "$P" $cmd --model gpt3-175b --topology "$G64" ;;
+    esac
     check "the generated 65,536-GPU cluster works with ${cmd%% *}" '[ $rc -eq 0 ] && [ -n "$out" ]'
 done
 run "$P" collective --topology "$G64" --op allreduce --servers 8192 --sizes 1GiB
 check "the generated 65,536-GPU cluster works with collective" '[ $rc -eq 0 ] && has "$out" "65536 ranks"'
 
-run "$P" whatif --model gpt3-175b --topology h100-64k --global-batch 4096 --sweep gpus=1024,4096,16384,65536 --tokens 300e9 --json
+run_big "$P" whatif --model gpt3-175b --topology h100-64k --global-batch 4096 --sweep gpus=1024,4096,16384,65536 --tokens 300e9 --json
 printf '%s\n' "$out" >"$tmp/wg.json"
 check "whatif: time to train falls as GPUs grow" '[ $rc -eq 0 ] && python3 -c "
 import json,sys; d=json.load(open(sys.argv[1])); t=[p[\"time_to_train_s\"] for p in d[\"points\"]]
@@ -365,7 +371,7 @@ import json,sys; d=json.load(open(sys.argv[1])); g=d[\"goodput\"]
 assert 0.9<g<1, g
 assert abs(d[\"days\"]-d[\"days_failure_free\"]/g)<1e-9*d[\"days\"]
 assert d[\"checkpoint_interval_s\"]>0" "$tmp/size.json"'
-run "$P" whatif --model llama3-405b --topology h100-64k --global-batch 2048 --tokens 15.6T --sweep gpus=16384,65536 --json
+run_big "$P" whatif --model llama3-405b --topology h100-64k --global-batch 2048 --tokens 15.6T --sweep gpus=16384,65536 --json
 printf '%s\n' "$out" >"$tmp/gp.json"
 check "whatif --tokens: goodput falls from 16K to 64K GPUs" '[ $rc -eq 0 ] && python3 -c "
 import json,sys; p=json.load(open(sys.argv[1]))[\"points\"]
@@ -471,7 +477,7 @@ run "$P" estimate --model gpt3-175b --topology "$tmp/huge.json" --tp 8 --pp 8 --
 check "a split whose product overflows 64 bits is a usage error" '[ $rc -eq 2 ] && has "$err" "--dp:"'
 run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --gpus 1000000000000000000 --global-batch 8
 check "1e18 GPUs on the command line is a usage error" '[ $rc -eq 2 ] && has "$err" "--gpus"'
-run "$P" size --model gpt3-175b --topology "$tmp/huge.json" --global-batch 1099511627776 --tokens 1e15 --days 1
+run_big "$P" size --model gpt3-175b --topology "$tmp/huge.json" --global-batch 1099511627776 --tokens 1e15 --days 1
 check "a 2^40-sequence batch on 2^34 GPUs: a number, not a crash" '[ $rc -eq 0 ] || [ $rc -eq 1 ]'
 for cmd in "validate --runs $ROOT/tests/data/calibration_runs.json --json" "whatif --model llama3-70b --topology meta-24k-roce --global-batch 1024 --sweep transport.loss_rate=0,0.001 --json" "collective --topology meta-24k-roce --op alltoall --servers 512 --json" "size --model llama3-8b --topology dgx-h100-superpod --tokens 1T --days 10 --json"; do
     # shellcheck disable=SC2086
