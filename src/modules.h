@@ -24,6 +24,7 @@
 #include "hardware/topogen.h"
 #include "cost/config.h"
 #include "cost/pipeline.h"
+#include "cost/executor.h"
 #include "cost/knobs.h"
 #include "cost/stack.h"
 #include "cost/shard.h"

@@ -305,7 +305,7 @@ json_t *ppl_json_document(void)
         json_decref(tool);
         return NULL;
     }
-    json_object_set_new(doc, "schema_version", json_string("1.0"));
+    json_object_set_new(doc, "schema_version", json_string("1.1"));
     json_object_set_new(tool, "name", json_string("parplan"));
     json_object_set_new(tool, "version", json_string(ppl_version()));
     json_object_set_new(doc, "tool", tool);

@@ -76,6 +76,7 @@ void ppl_args_init(ppl_args *a)
     a->spare_restart_s = ppl_assumed_values()->spare_restart_s;
     a->repair_s = ppl_assumed_values()->repair_s;
     a->objective = PPL_OBJECTIVE_TIME;
+    a->within = 0.10;
     a->op = PPL_OP_ALLREDUCE;
     a->algo = PPL_ALGO_AUTO;
     a->servers = a->gpus_per_server = PPL_UNSET;
@@ -255,6 +256,21 @@ static ppl_status parse_headroom(const opt_def *o, const char *v, ppl_args *a, p
     return st;
 }
 
+/* --within: a share (0.1) or a percentage (10%) above 0, at most 100 (10000%). */
+static ppl_status parse_within(const opt_def *o, const char *v, ppl_args *a, ppl_error *err)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    double f = end != v && *end == '%' && end[1] == '\0' ? x / 100.0 : x;
+    if (end == v || errno == ERANGE || !isfinite(x) || (*end != '\0' && strcmp(end, "%") != 0) ||
+        !(f > 0.0 && f <= 100.0))
+        return ppl_error_set(err, PPL_EUSAGE, "", o->name,
+                             "expected a share above 0 (0.1, 10%%), at most 100, found '%s'", v);
+    a->within = f;
+    return PPL_OK;
+}
+
 /* --spares: a GPU count (64) or a share of the job's GPUs (1%). */
 static ppl_status parse_spares(const opt_def *o, const char *v, ppl_args *a, ppl_error *err)
 {
@@ -321,6 +337,7 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
         return st;
     }
     case O_HEADROOM: return parse_headroom(o, v, a, err);
+    case O_WITHIN: return parse_within(o, v, a, err);
     case O_GPU_MEMORY:
         return parse_quantity(o, v, PPL_UNIT_BYTES, false, 1e9, 1e15, &a->gpu_memory_bytes, err);
     case O_NVLINK_BW:

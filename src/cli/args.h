@@ -66,6 +66,7 @@ typedef struct ppl_args {
     /* plan */
     int64_t top;
     int objective;
+    double within; /* --within: share of the fastest step a cost or memory plan may add */
     bool allow_tp_across_servers;
     double gpu_hour_price;
     /* whatif and size */

@@ -227,6 +227,7 @@ static ppl_status plan_mixed(cli *c, const ppl_pools *pools)
     ppl_search_opts o = {.pins = &pins,
                          .top = a->top > 0 ? (size_t)a->top : 1,
                          .objective = a->objective,
+                         .within = a->within,
                          .allow_tp_across_servers = a->allow_tp_across_servers};
     ppl_mixed_plan *plans = calloc(o.top, sizeof *plans);
     if (!plans)
@@ -274,6 +275,7 @@ ppl_status cmd_plan(cli *c)
     ppl_search_opts o = {.pins = &a->pins,
                          .top = (size_t)a->top,
                          .objective = a->objective,
+                         .within = a->within,
                          .allow_tp_across_servers = a->allow_tp_across_servers,
                          .progress = cli_progress_show,
                          .progress_ctx = &prog};
@@ -334,6 +336,8 @@ ppl_status cmd_plan(cli *c)
         json_object_set_new(doc, "stack", json_string(ppl_stack_name(ctx.stack.stack)));
         json_object_set_new(doc, "gpus_per_server", json_integer(topo.gpus_per_server));
         json_object_set_new(doc, "objective", json_string(ppl_objective_name(a->objective)));
+        if (r.step_ceiling_s > 0.0)
+            json_object_set_new(doc, "step_ceiling_s", ppl_json_real(r.step_ceiling_s));
         if (assumed)
             json_object_set_new(doc, "efficiency_assumed", json_string(note));
         json_object_set_new(search, "candidates", json_integer((json_int_t)r.candidates));
@@ -391,6 +395,14 @@ ppl_status cmd_plan(cli *c)
                    r.candidates, r.evaluated, r.feasible, r.pruned, r.balanced);
     if (a->timing)
         ppl_buf_printf(out, ", %.3f s", r.seconds);
+    if (r.step_ceiling_s > 0.0) {
+        char ceiling[32];
+        ppl_format_time(r.step_ceiling_s, ceiling, sizeof ceiling);
+        ppl_buf_printf(out,
+                       "\nkept      by %s, of the plans within %g%% of the fastest step (up to "
+                       "%s; --within)",
+                       ppl_objective_name(a->objective), 100.0 * a->within, ceiling);
+    }
     ppl_buf_printf(out, "\n\n");
     ppl_table t;
     const bool priced = a->gpu_hour_price > 0;
@@ -423,7 +435,9 @@ ppl_status cmd_plan(cli *c)
     ppl_buf_printf(out, "\nopt: sp = sequence parallelism, fa = flash attention, and with cp > 1 "
                         "the context-parallel algorithm (p2p, a2a, allgather, a2a+p2p); exposed "
                         "comm: share of the step, and the level of the largest part; zero: the "
-                        "stage, /N sharded in groups of N ranks, +off optimizer offloaded\n");
+                        "stage, /N sharded in groups of N ranks, +off optimizer offloaded; MFU: "
+                        "model FLOPs over the dense peak of %s, the precision the GEMMs run at\n",
+                   r.count > 0 ? ppl_precision_names[r.results[0].mfu_precision] : "bf16");
     for (size_t i = 0; i < nwins; i++) {
         const ppl_estimate *w = &wins[i].best;
         char step[32], allow[96];

@@ -27,6 +27,7 @@ ppl_status cmd_size(cli *c)
     ppl_sizing_opts opts = {.goodput = &gopts,
                             .pins = &a->pins,
                             .search = {.objective = a->objective,
+                                       .within = a->within,
                                        .allow_tp_across_servers = a->allow_tp_across_servers},
                             .fit_only = a->fit_only,
                             .tokens = a->tokens,

@@ -403,6 +403,7 @@ static ppl_status mixed_cost_point(cli *c, const ppl_model *model, const json_t 
     ppl_search_opts o = {.pins = pins,
                          .top = 1,
                          .objective = c->args->objective,
+                         .within = c->args->within,
                          .allow_tp_across_servers = c->args->allow_tp_across_servers};
     ppl_error_clear(&c->err);
     out->ok = ppl_mixed_plan_all(ctx, &out->pools, &o, &out->best, NULL, &c->err) > 0;
@@ -603,6 +604,7 @@ ppl_status cmd_whatif(cli *c)
                           .nsweeps = a->nsweeps,
                           .pins = a->pins,
                           .search = {.objective = a->objective,
+                                      .within = a->within,
                                      .allow_tp_across_servers = a->allow_tp_across_servers},
                           .tokens = a->tokens,
                           .goodput = &gopts,

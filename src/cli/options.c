@@ -111,6 +111,9 @@ const opt_def ppl_cli_options[] = {
      "how many ranked configurations to print (default 10)"},
     {O_OBJECTIVE, "--objective", 0, K_ENUM, CMDS_SEARCH, 0, F(objective), "OBJ", 0, 0,
      ppl_objective_names, "rank by time (default), cost or memory"},
+    {O_WITHIN, "--within", 0, K_REAL, CMDS_SEARCH, 0, NOFIELD, "F|P%", 0, 0, NULL,
+     "with --objective cost or memory: keep only plans whose step is within this share of "
+     "the fastest plan's (default 10%; 1 or 100% allows twice its time)"},
     {O_ALLOW_TP, "--allow-tp-across-servers", 0, K_FLAG, CMDS_SEARCH, 0, F(allow_tp_across_servers),
      NULL, 0, 0, NULL, "let tensor parallelism leave the NVLink domain"},
     {O_PRICE, "--gpu-hour-price", 0, K_REAL, CMDS_SEARCH | C(PPL_CMD_REPORT), 0, NOFIELD, "USD", 0,

@@ -61,6 +61,7 @@ typedef enum opt_id {
     O_OPTIMIZER,
     O_TOP,
     O_OBJECTIVE,
+    O_WITHIN,
     O_ALLOW_TP,
     O_PRICE,
     O_SWEEP,

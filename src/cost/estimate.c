@@ -12,8 +12,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cost/executor.h"
 #include "cost/offload.h"
 #include "cost/shard.h"
 
@@ -35,6 +37,8 @@ typedef struct walk {
     double sum_total, slack, dp_exposed, dp_total, opt_time;
     double worst_params, worst_expert, worst_layers, worst_moe;
     ppl_passes sum_passes, worst_passes;
+    ppl_passes *stage;  /* every stage's passes (pp entries) */
+    double *hop_s;      /* the send between stage k and k+1 beyond the passes (pp - 1) */
 } walk;
 
 /* The data-parallel reduction after class k's last backward: the class's first
@@ -86,10 +90,28 @@ static bool walk_classes(const ppl_stage_env *own, const ppl_config *c, ppl_clas
         ppl_stage_eval(ctx, c, e->micro, k, &st);
         w->sum_total += (double)k->count * st.total;
         ppl_stage_passes_of(ctx, c, e->micro, &st, &passes);
+
+        for (int64_t j = 0; j < k->count; j++) {
+            int64_t at = k->first_stage + j;
+            w->stage[at] = passes;
+            /* the part of a send the stack overlaps still delays the stage that
+             * waits for it: the passes hold the rest (stage.c) */
+            if (at + 1 < c->pp)
+                w->hop_s[at] = ctx->stack.pp_overlap *
+                               (k->cross_sends > 0 && j + 1 == k->count && i + 1 < cl->n
+                                    ? fmax(k->cross_send_s, e->micro->pp_one)
+                                    : e->micro->pp_one);
+        }
         if (full && i < PPL_PASS_CLASSES) {
-            out->stage_passes[i].first_stage = k->first_stage;
-            out->stage_passes[i].count = k->count;
-            out->stage_passes[i].passes = passes;
+            ppl_stage_passes *sp = &out->stage_passes[i];
+            sp->first_stage = k->first_stage;
+            sp->count = k->count;
+            sp->passes = passes;
+            int64_t last = k->first_stage + k->count - 1;
+            sp->hop_s = k->count > 1 ? w->hop_s[k->first_stage] : 0.0;
+            sp->last_hop_s = last + 1 < c->pp ? w->hop_s[last] : 0.0;
+            if (k->count > 1 && last + 1 >= c->pp)
+                sp->hop_s = w->hop_s[k->first_stage];
             out->n_stage_passes = (int)i + 1;
         }
         w->sum_passes.f_s += (double)k->count * passes.f_s;
@@ -181,8 +203,17 @@ static void slowest_traffic(const ppl_stage_env *e, const ppl_config *c, const w
     }
 }
 
-/* Model and hardware FLOP rates and MFU, against the 16-bit dense peak of the
- * GPUs that run the step (each pool's own on a mixed cluster). */
+/* The dense peak, FLOP/s, of a GPU at the precision the configuration's GEMMs run
+ * at (bf16 where the GPU has no figure for it). */
+static int gemm_precision(const ppl_gpu *g, const ppl_config *c)
+{
+    return g->flops[c->precision] > 0.0 ? c->precision : PPL_PRECISION_BF16;
+}
+
+/* Model and hardware FLOP rates and MFU: model FLOPs over the step times the dense
+ * peak of the GPUs that run it (each pool's own on a mixed cluster) at the GEMMs'
+ * precision, and at bf16 (PaLM, Chowdhery et al. 2022, App. B: MFU is model FLOPs
+ * over the peak; the peak is the one the matrix units run at). */
 static void rates(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_classes *cl,
                   ppl_estimate *out)
 {
@@ -199,19 +230,18 @@ static void rates(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_classe
     out->model_tflops_per_gpu = model_flops / out->step_time_s / (double)c->gpus / 1e12;
     out->hardware_tflops_per_gpu =
         (model_flops + tokens_step * extra) / out->step_time_s / (double)c->gpus / 1e12;
-    double peak = (double)c->gpus * ctx->topo->gpu.flops[PPL_PRECISION_BF16];
-    bool pooled = false;
-    for (size_t i = 0; i < cl->n && !pooled; i++)
-        pooled = cl->items[i].env != NULL;
-    if (pooled) { /* each stage's GPUs at their own pool's peak */
-        const double per_stage = (double)(c->tp * c->cp * c->dp);
-        peak = 0.0;
-        for (size_t i = 0; i < cl->n; i++) {
-            const ppl_eval_ctx *e = cl->items[i].env ? cl->items[i].env->ctx : ctx;
-            peak += (double)cl->items[i].count * per_stage * e->topo->gpu.flops[PPL_PRECISION_BF16];
-        }
+    const double per_stage = (double)(c->tp * c->cp * c->dp);
+    double peak = 0.0, peak16 = 0.0;
+    for (size_t i = 0; i < cl->n; i++) { /* each stage's GPUs at their own pool's peak */
+        const ppl_gpu *g = &(cl->items[i].env ? cl->items[i].env->ctx : ctx)->topo->gpu;
+        out->mfu_precision = gemm_precision(g, c);
+        peak += (double)cl->items[i].count * per_stage * g->flops[out->mfu_precision];
+        peak16 += (double)cl->items[i].count * per_stage * g->flops[PPL_PRECISION_BF16];
     }
     out->mfu = model_flops / out->step_time_s / peak;
+    out->mfu_bf16 = model_flops / out->step_time_s / peak16;
+    /* no step beats the model's FLOPs at the GEMMs' peak */
+    out->floor_s = fmax(out->pipeline_bound_s, model_flops / peak);
 }
 
 /* The largest share of the step names the bottleneck, and the largest exposed
@@ -253,37 +283,51 @@ static void bottleneck(const ppl_stage_env *e, const ppl_config *c, const walk *
     }
 }
 
-bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
-                         const ppl_micro *mi, ppl_classes *cl, bool full, ppl_estimate *out)
+/* The step from the classes, the pipeline run over their stages. */
+static bool assemble(const ppl_eval_ctx *ctx, const ppl_stage_env *own, const ppl_config *c,
+                     ppl_classes *cl, bool full, ppl_estimate *out, walk *wp)
 {
+    walk w = *wp;
     const ppl_model *m = ctx->model;
     const ppl_stack_opts *so = &ctx->stack;
-    const ppl_stage_env own = {ctx, l, mi};
-    out->config = *c;
-    out->stack = so->stack;
-    out->ep_servers = l->g_ep.nodes > 1 ? l->g_ep.nodes : 1;
-    out->n_stage_passes = 0;
-
-    walk w;
-    memset(&w, 0, sizeof w);
-    w.worst_env = &own;
-    if (!walk_classes(&own, c, cl, full, out, &w))
+    if (!walk_classes(own, c, cl, full, out, &w))
         return false;
 
-    /* pipeline: (m-1) x slowest + one pass (1F1B, GPipe); interleaved: 1/v of a pass */
+    /* the pipeline: run op by op when the estimate is shown (executor.h); the
+     * search's first look takes the lower bound, so that only what may rank is run */
     const double mb = (double)c->microbatches;
-    double pass = w.sum_total - w.worst.total;
-    double pipe = mb * w.worst.total + (c->vp > 1 ? pass / (double)c->vp : pass);
-    if (ppl_schedule_of(c->schedule)->splits_backward) { /* ZB-H1 ... DualPipeV */
-        ppl_passes others = {
-            w.sum_passes.f_s - w.worst_passes.f_s, w.sum_passes.b_s - w.worst_passes.b_s,
-            w.sum_passes.w_s - w.worst_passes.w_s, w.sum_passes.fb_s - w.worst_passes.fb_s};
-        pipe = mb * w.worst.total + ppl_pipeline_bubble_s(c->schedule, c->pp, c->vp, &others);
+    ppl_pipe_in pin = {c->schedule, c->pp, c->vp, c->microbatches, ppl_vp_group(c), w.stage,
+                       w.hop_s};
+    double pipe = ppl_pipe_bound_s(&pin);
+    out->pipeline_bound_s = pipe;
+    out->pipeline_peak_in_flight = 0.0;
+    if (c->pp == 1) { /* one stage: its passes back to back, nothing to run */
+        pipe = mb * w.worst.total;
+        out->pipeline_peak_in_flight = 1.0;
+    } else if (full) {
+        ppl_pipe_out po;
+        ppl_error err;
+        ppl_status rc = ppl_pipe_run(&pin, false, &po, &err);
+        if (rc == PPL_OK) {
+            pipe = po.time_s;
+            out->pipeline_peak_in_flight = po.peak_in_flight;
+        } else if (rc == PPL_EUSAGE) {
+            /* too long to run op by op (ppl_pipe_run's limit): the closed form
+             * (pipeline.h), never below the bound */
+            ppl_passes others = {
+                w.sum_passes.f_s - w.worst_passes.f_s, w.sum_passes.b_s - w.worst_passes.b_s,
+                w.sum_passes.w_s - w.worst_passes.w_s, w.sum_passes.fb_s - w.worst_passes.fb_s};
+            pipe = fmax(pipe, mb * w.worst.total +
+                                  ppl_pipeline_bubble_s(c->schedule, c->pp, c->vp, &others));
+        } else {
+            pipe = NAN; /* ppl_estimate_check refuses it: never a figure */
+        }
+        ppl_pipe_out_free(&po);
     }
     out->slowest_stage = w.worst_k;
     out->passes = w.worst_passes;
     out->time.compute = mb * w.worst.compute;
-    out->time.bubble = pipe - mb * w.worst.total;
+    out->time.bubble = pos(pipe - mb * w.worst.total); /* F&B may hide some of m x total */
     out->time.tp_comm = mb * w.worst.tp;
     out->time.cp_comm = mb * w.worst.cp;
     out->time.ep_comm = mb * w.worst.ep;
@@ -302,6 +346,43 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     rates(ctx, c, cl, out);
     bottleneck(w.worst_env, c, &w, out);
     return out->memory.fits;
+}
+
+bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                         const ppl_micro *mi, ppl_classes *cl, bool full, ppl_estimate *out)
+{
+    const ppl_stack_opts *so = &ctx->stack;
+    const ppl_stage_env own = {ctx, l, mi};
+    out->config = *c;
+    out->stack = so->stack;
+    out->ep_servers = l->g_ep.nodes > 1 ? l->g_ep.nodes : 1;
+    out->n_stage_passes = 0;
+    out->floor_s = 0.0;
+
+    walk w;
+    memset(&w, 0, sizeof w);
+    w.worst_env = &own;
+    ppl_passes stage_buf[64];
+    double hop_buf[64];
+    const bool small = c->pp <= 64;
+    w.stage = small ? stage_buf : calloc((size_t)c->pp, sizeof *w.stage);
+    w.hop_s = small ? hop_buf : calloc((size_t)c->pp, sizeof *w.hop_s);
+    if (!w.stage || !w.hop_s) {
+        if (!small) {
+            free(w.stage);
+            free(w.hop_s);
+        }
+        out->step_time_s = NAN;
+        return false;
+    }
+    memset(w.stage, 0, (size_t)c->pp * sizeof *w.stage);
+    memset(w.hop_s, 0, (size_t)c->pp * sizeof *w.hop_s);
+    bool fits = assemble(ctx, &own, c, cl, full, out, &w);
+    if (!small) {
+        free(w.stage);
+        free(w.hop_s);
+    }
+    return fits;
 }
 
 void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_estimate *out)
@@ -329,6 +410,7 @@ ppl_status ppl_estimate_check(const ppl_estimate *e, ppl_error *err)
         {"model_tflops_per_gpu", e->model_tflops_per_gpu},
         {"hardware_tflops_per_gpu", e->hardware_tflops_per_gpu},
         {"mfu", e->mfu},
+        {"mfu_bf16", e->mfu_bf16},
         {"time.compute", e->time.compute},
         {"time.bubble", e->time.bubble},
         {"time.tp_comm", e->time.tp_comm},
@@ -360,5 +442,20 @@ ppl_status ppl_estimate_check(const ppl_estimate *e, ppl_error *err)
                                  "not shown (a bug: please report it with the inputs)",
                                  figures[i].name, figures[i].value, (long long)e->config.tp,
                                  (long long)e->config.pp, (long long)e->config.dp);
+    /* the bounds every step respects (estimate.h floor_s): below one, the model
+     * has a bug; a relative slack of 1e-9 for rounding */
+    if (e->step_time_s < e->floor_s * (1.0 - 1e-9) || e->mfu > 1.0 + 1e-9)
+        return ppl_error_set(err, PPL_EINTERNAL, "", "",
+                             "the cost model gave a %.6g s step for tp %lld, pp %lld, dp %lld, "
+                             "below its own floor of %.6g s (MFU %.1f%%): not shown (a bug: "
+                             "please report it with the inputs)",
+                             e->step_time_s, (long long)e->config.tp, (long long)e->config.pp,
+                             (long long)e->config.dp, e->floor_s, 100.0 * e->mfu);
+    if (e->memory.total < e->memory.weights + e->memory.gradients + e->memory.optimizer -
+                              1e-9 * e->memory.total)
+        return ppl_error_set(err, PPL_EINTERNAL, "", "",
+                             "the cost model gave %.6g bytes a GPU, below its model states: not "
+                             "shown (a bug: please report it with the inputs)",
+                             e->memory.total);
     return PPL_OK;
 }

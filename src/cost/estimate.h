@@ -2,11 +2,10 @@
  * cost/estimate.h - one configuration's step time: pipeline schedule,
  * communication exposed on the critical path, optimizer and per-step cost.
  *
- * The pipeline takes (m - 1) x the slowest stage plus one pass through every stage
- * (1F1B, GPipe: bubble (p-1)/m of the ideal with equal stages; Narayanan et al.
- * SC'21 §2.2), or with v interleaved chunks m x the slowest plus 1/v of one pass
- * (bubble (p-1)/(mv)); the schedules that split the backward take their own bubble
- * (pipeline.h).  The data-parallel gradient reduction runs after each stage's last
+ * The pipeline is run op by op over every stage's passes and sends (executor.h);
+ * with equal stages and enough microbatches it takes the papers' closed forms
+ * (pipeline.h: 1F1B (p-1)/m of the ideal, Narayanan et al. SC'21 §2.2; with v
+ * interleaved chunks (p-1)/(mv)), and never less than a microbatch's chain.  The data-parallel gradient reduction runs after each stage's last
  * backward, partly hidden by the stages that finish later and, on stacks that
  * overlap it, by that last backward itself.
  */
@@ -36,6 +35,9 @@ typedef struct ppl_step_time {
 typedef struct ppl_stage_passes {
     int64_t first_stage, count;
     ppl_passes passes;
+    double hop_s;      /* the send after each of its stages, beyond the passes
+                          (executor.h ppl_pipe_in hop_s) */
+    double last_hop_s; /* after its last stage (to another pool's stage) */
 } ppl_stage_passes;
 #define PPL_PASS_CLASSES 8 /* the stage classes whose passes an estimate lists */
 
@@ -48,7 +50,18 @@ typedef struct ppl_estimate {
     double tokens_per_s;
     double model_tflops_per_gpu;
     double hardware_tflops_per_gpu;
-    double mfu; /* model FLOPs over the 16-bit dense peak */
+    double mfu;      /* model FLOPs over the dense peak of the precision the GEMMs run
+                        at (ppl_config precision): at most 1 */
+    double mfu_bf16; /* the same against the bf16 dense peak, to compare precisions */
+    int mfu_precision; /* the precision whose peak mfu is against (ppl_precision): the
+                          GEMMs', or bf16 where the GPU has no figure for it */
+    /* the largest lower bound the step respects (ppl_estimate_floor_s): a
+     * microbatch's chain through the pipeline, the busiest rank's work, the FLOPs at
+     * peak; ppl_estimate_check refuses a step below it */
+    double floor_s;
+    double pipeline_bound_s;        /* the pipeline's lower bound (ppl_pipe_bound_s) */
+    double pipeline_peak_in_flight; /* microbatches of a stage's activations a rank
+                                       held at most, as the executor ran it */
     int64_t slowest_stage;
     ppl_passes passes; /* the slowest stage's F, B, W (and F&B) per microbatch */
     /* every class's, in stage order (full estimates; the first PPL_PASS_CLASSES) */

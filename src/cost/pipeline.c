@@ -375,3 +375,68 @@ ppl_status ppl_pipeline_check(const ppl_config *c, ppl_error *err)
 {
     return ppl_schedule_of(c->schedule)->check(c, err);
 }
+
+/* ---- lower bounds (executor.h runs the pipeline itself) ------------------- */
+
+double ppl_passes_fb_share(const ppl_passes *st)
+{
+    double sum = st->f_s + st->b_s + st->w_s;
+    return sum > 0.0 && st->fb_s < sum ? st->fb_s / sum : 1.0;
+}
+
+double ppl_pipe_bound_s(const ppl_pipe_in *in)
+{
+    const ppl_schedule_row *row = ppl_schedule_of(in->schedule);
+    const int64_t p = in->pp, m = in->microbatches;
+    const bool dual = in->schedule == PPL_SCHEDULE_DUALPIPE;
+    double sum_f = 0.0, sum_b = 0.0, sum_w = 0.0, hops = 0.0;
+    for (int64_t k = 0; k < p; k++) {
+        sum_f += in->stage[k].f_s;
+        sum_b += in->stage[k].b_s;
+        sum_w += in->stage[k].w_s;
+        if (k + 1 < p && in->hop_s)
+            hops += in->hop_s[k];
+    }
+    /* one microbatch's chain: every stage's F, then every B back (each stage's W
+     * with it unless the schedule defers W, then the first stage's W last); a V
+     * crosses every link twice each way, a line of vp chunks vp times */
+    const double crossings = row->chunks == 2 ? 2.0 : dual ? 1.0 : (double)in->vp;
+    double chain = sum_f + sum_b + (row->splits_backward ? 0.0 : sum_w) + 2.0 * crossings * hops;
+    if (row->splits_backward) {
+        double w_end = in->stage[0].w_s; /* the route ends on rank 0 */
+        if (dual) /* either direction may be the last: the smaller end */
+            w_end = fmin(in->stage[0].w_s, in->stage[p - 1].w_s);
+        chain += w_end / (row->chunks == 2 ? 2.0 : 1.0);
+    }
+    double bound = row->overlaps_fb ? 0.0 : chain;
+    /* each rank: the earliest its first forward can start, then its work (an F&B
+     * op at most hides the smaller share); without deferred W, the last
+     * microbatch's backward through the ranks before it after its own */
+    const double chunk = row->chunks == 2 ? 0.5 : dual ? 1.0 : 1.0 / (double)in->vp;
+    double head = 0.0, tail = 0.0, least_share = 1.0;
+    for (int64_t k = 0; k < p; k++) {
+        const ppl_passes *a = &in->stage[k];
+        double work = (double)m * (a->f_s + a->b_s + a->w_s);
+        double share = ppl_passes_fb_share(a);
+        double start = head;
+        if (dual) {
+            const ppl_passes *b = &in->stage[p - 1 - k];
+            work = 0.5 * work + 0.5 * (double)m * (b->f_s + b->b_s + b->w_s);
+            share = fmin(share, ppl_passes_fb_share(b));
+            /* the second direction reaches rank k through stages 0 .. p-2-k */
+            double other = 0.0;
+            for (int64_t j = 0; j < p - 1 - k; j++)
+                other += in->stage[j].f_s + (in->hop_s ? in->hop_s[p - 2 - j] : 0.0);
+            start = fmin(start, other);
+        }
+        if (row->overlaps_fb)
+            work *= share;
+        least_share = fmin(least_share, share);
+        double r = start + work + (row->splits_backward ? 0.0 : tail);
+        bound = fmax(bound, r);
+        head += chunk * a->f_s + (k + 1 < p && in->hop_s ? in->hop_s[k] : 0.0);
+        tail += chunk * (a->b_s + a->w_s) + (k + 1 < p && in->hop_s ? in->hop_s[k] : 0.0);
+    }
+    /* an F&B op takes at least the smallest F&B share of its passes alone */
+    return row->overlaps_fb ? fmax(bound, least_share * chain) : bound;
+}

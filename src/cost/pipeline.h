@@ -94,6 +94,34 @@ extern const char *const ppl_schedule_config_names[];
  */
 double ppl_pipeline_bubble_s(int schedule, int64_t pp, int64_t vp, const ppl_passes *others);
 
+/* What one step's pipeline is made of. */
+typedef struct ppl_pipe_in {
+    int schedule;         /* ppl_schedule */
+    int64_t pp;           /* ranks (pipeline stages) */
+    int64_t vp;           /* model chunks a rank holds (1F1B: interleaved when > 1) */
+    int64_t microbatches; /* m */
+    int64_t group;        /* interleaved 1F1B: microbatches a chunk takes in turn
+                             (Megatron-Core's group per virtual stage, ppl_vp_group) */
+    const ppl_passes *stage; /* pp entries: stage k's passes per microbatch */
+    const double *hop_s;     /* pp - 1 entries, or NULL (0): the time a microbatch's
+                                activations (or their gradients) take from rank k to
+                                k+1 or back, beyond what the passes hold */
+} ppl_pipe_in;
+
+/* The largest of the lower bounds every schedule's pipeline respects, without
+ * running it:
+ *  - the chain: one microbatch's forward through every stage and its backward to
+ *    the input back, plus the first stage's W (sends included);
+ *  - each rank's work after the earliest its first forward can start;
+ *  - for the schedules that do not split the backward, that plus the backward of
+ *    the last microbatch through the ranks before it after its own.
+ * Cheap (O(pp)): the search prunes with it before running the executor
+ * (executor.h), which never goes below it. */
+double ppl_pipe_bound_s(const ppl_pipe_in *in);
+
+/* A stage's F&B time over its passes alone (1 when F&B hides nothing). */
+double ppl_passes_fb_share(const ppl_passes *passes);
+
 /* The schedule's rules for the configuration (ppl_schedule_row check). */
 ppl_status ppl_pipeline_check(const ppl_config *config, ppl_error *err);
 

@@ -315,7 +315,8 @@ static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
         if (last && compare(s->opts, &est, last) >= 0)
             return true;
         ppl_estimate_cached(ctx, c, l, mi, cl, true, &est);
-        if (sound(s, &est))
+        /* a cost or memory objective keeps to the floor on time (opts within) */
+        if (sound(s, &est) && !(r->step_ceiling_s > 0.0 && est.step_time_s > r->step_ceiling_s))
             keep(s->opts, &s->best, &est);
     }
     return fits;
@@ -599,6 +600,23 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                              (long long)gpus, (long long)all);
     if (ppl_pins_check_fp8(pin, err) != PPL_OK)
         return err->status;
+    if (o->objective != PPL_OBJECTIVE_TIME && o->within > 0.0) {
+        /* the fastest plan first: the others may take at most (1 + within) x its step */
+        ppl_search_opts fastest = *o;
+        fastest.objective = PPL_OBJECTIVE_TIME;
+        fastest.top = 1;
+        fastest.progress = NULL;
+        ppl_search_result quick;
+        ppl_status st = ppl_search(ctx, &fastest, &quick, err);
+        if (st != PPL_OK)
+            return st;
+        double ceiling = quick.count > 0 ? quick.results[0].step_time_s * (1.0 + o->within) : 0.0;
+        ppl_search_free(&quick);
+        memset(r, 0, sizeof *r);
+        r->smallest_memory = INFINITY;
+        r->capacity = t->gpu.memory_bytes;
+        r->step_ceiling_s = ceiling;
+    }
     search_state s = {.ctx = ctx, .opts = o, .r = r};
     s.best.cap = o->top > 0 ? o->top : 1;
     s.best.items = calloc(s.best.cap, sizeof *s.best.items);

@@ -32,6 +32,10 @@ typedef struct ppl_search_opts {
     const ppl_pins *pins;         /* pinned knobs (PPL_UNSET where free) */
     size_t top;                   /* how many to keep */
     int objective;                /* ppl_objective */
+    /* with a cost or memory objective: keep only plans whose step is at most
+     * (1 + within) x the fastest plan's (a time search first finds it); 0: no
+     * such floor */
+    double within;
     bool allow_tp_across_servers; /* tensor parallelism beyond the NVLink domain */
     bool no_prune;                /* cost every candidate (tests compare with the pruned search) */
     bool no_balance;              /* keep the default stage split (no integer program) */
@@ -54,6 +58,7 @@ typedef struct ppl_search_result {
     double seconds;
     double smallest_memory; /* bytes: the least memory any valid configuration needed */
     double capacity;
+    double step_ceiling_s; /* the slowest step kept (opts within), 0 when none */
     const char *empty_reason; /* when nothing fits or nothing is valid */
 } ppl_search_result;
 

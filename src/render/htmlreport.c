@@ -220,11 +220,16 @@ static void timeline_chart(const ppl_estimate *e, ppl_buf *out)
                    "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
                    "aria-label=\"pipeline timeline\">\n<rect class=\"bg\" width=\"100%%\" "
                    "height=\"100%%\"/>\n<text x=\"12\" y=\"20\" font-weight=\"bold\">%s, %lld "
-                   "stages, %lld microbatches%s: forward (blue) and backward (ochre)%s per "
+                   "stages, %lld microbatches%s: forward (blue) and backward (ochre)%s%s per "
                    "stage; gaps are the bubble</text>\n",
                    W, H, W, H, schedule_label(&e->config), (long long)t.stages,
                    (long long)t.microbatches, t.chunks > 1 ? ", chunks by shade" : "",
-                   e->config.schedule == PPL_SCHEDULE_ZB_H1 ? ", weight gradients (green)" : "");
+                   ppl_schedule_of(e->config.schedule)->splits_backward
+                       ? ", deferred weight gradients (green)"
+                       : "",
+                   ppl_schedule_of(e->config.schedule)->overlaps_fb
+                       ? ", a forward and a backward overlapped (violet)"
+                       : "");
     for (int64_t s = 0; s < t.stages; s++) {
         if (t.stages <= 32 || s % 8 == 0)
             ppl_buf_printf(out,
@@ -239,14 +244,13 @@ static void timeline_chart(const ppl_estimate *e, ppl_buf *out)
                        "<rect class=\"c%d\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
                        "fill-opacity=\"%.2f\" stroke-width=\"%s\"><title>stage %d, %s of "
                        "microbatch %d%s%.0d: %.4g-%.4g s</title></rect>\n",
-                       b->kind == PPL_BLOCK_FORWARD    ? 0
-                       : b->kind == PPL_BLOCK_BACKWARD ? 1
-                                                       : 2,
+                       b->kind,
                        x, top + row * b->stage + 1, w, row - 2, op, w >= 4.0 ? "0.4" : "0",
                        b->stage,
                        b->kind == PPL_BLOCK_FORWARD    ? "forward"
                        : b->kind == PPL_BLOCK_BACKWARD ? "backward"
-                                                       : "weight gradients",
+                       : b->kind == PPL_BLOCK_WEIGHT   ? "weight gradients"
+                                                       : "forward and a backward (F&B)",
                        b->microbatch, t.chunks > 1 ? ", chunk " : "", t.chunks > 1 ? b->chunk : 0,
                        b->start_s, b->end_s);
     }
@@ -264,23 +268,14 @@ static void timeline_chart(const ppl_estimate *e, ppl_buf *out)
     }
     ppl_buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">s</text>\n</svg>\n",
                    left + (W - left - right) / 2, H - 4);
-    const ppl_passes *w = &e->passes;
-    /* schedule.c: m x the slowest stage's time a microbatch (its F&B under DualPipe) */
-    double slowest =
-        ppl_schedule_of(e->config.schedule)->overlaps_fb ? w->fb_s : w->f_s + w->b_s + w->w_s;
-    double model_pipe = (double)e->config.microbatches * slowest + e->time.bubble;
     ppl_buf_printf(out,
-                   "<figcaption>Drawn by running each stage's passes in the schedule's order as "
-                   "soon as their inputs are ready, with the step model's pass times: it ends "
-                   "at <span data-key=\"timeline.makespan_s\" data-value=\"%.17g\">%.4g s</span>"
-                   "; the step model's pipeline (m &#215; the slowest stage + bubble) is "
-                   "%.4g s.  Transfers between stages and the data-parallel reduction are not "
-                   "drawn.%s</figcaption>\n</figure>\n",
-                   t.makespan_s, t.makespan_s, model_pipe,
-                   t.drawn_as_1f1b ? "  This schedule's own order is not simulated: the "
-                                     "blocks are in 1F1B's order, and the step's bubble is "
-                                     "the schedule's formula (pipeline.h)."
-                                   : "");
+                   "<figcaption>The pipeline executor's run of the schedule, the one the "
+                   "step's pipeline time comes from: each stage runs its passes in the "
+                   "schedule's order as soon as their inputs (and the sends between stages) "
+                   "are there.  It ends at <span data-key=\"timeline.makespan_s\" "
+                   "data-value=\"%.17g\">%.4g s</span>.  The data-parallel reduction and the "
+                   "optimizer step are not drawn.</figcaption>\n</figure>\n",
+                   t.makespan_s, t.makespan_s);
     ppl_timeline_free(&t);
 }
 

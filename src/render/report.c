@@ -559,6 +559,9 @@ json_t *ppl_estimate_json(const ppl_estimate *e, const ppl_model *m)
     json_object_set_new(o, "model_tflops_per_gpu", ppl_json_real(e->model_tflops_per_gpu));
     json_object_set_new(o, "hardware_tflops_per_gpu", ppl_json_real(e->hardware_tflops_per_gpu));
     json_object_set_new(o, "mfu", ppl_json_real(e->mfu));
+    json_object_set_new(o, "mfu_precision", json_string(ppl_precision_names[e->mfu_precision]));
+    json_object_set_new(o, "mfu_bf16", ppl_json_real(e->mfu_bf16));
+    json_object_set_new(o, "floor_s", ppl_json_real(e->floor_s));
     json_object_set_new(o, "memory", ppl_memory_json(&e->memory));
     json_t *t = json_object();
     json_object_set_new(t, "compute", ppl_json_real(e->time.compute));
@@ -600,8 +603,11 @@ void ppl_estimate_text(const ppl_estimate *e, ppl_buf *out)
     double step = e->step_time_s;
     ppl_format_time(step, a, sizeof a);
     ppl_buf_printf(out, "step time   %s, %.0f tokens/s\n", a, e->tokens_per_s);
-    ppl_buf_printf(out, "per GPU     %.1f model TFLOP/s (MFU %.1f%%), %.1f hardware TFLOP/s\n",
-                   e->model_tflops_per_gpu, 100.0 * e->mfu, e->hardware_tflops_per_gpu);
+    ppl_buf_printf(out, "per GPU     %.1f model TFLOP/s (MFU %.1f%% of the %s peak", e->model_tflops_per_gpu,
+                   100.0 * e->mfu, ppl_precision_names[e->mfu_precision]);
+    if (e->mfu_precision != PPL_PRECISION_BF16)
+        ppl_buf_printf(out, ", %.1f%% of bf16's", 100.0 * e->mfu_bf16);
+    ppl_buf_printf(out, "), %.1f hardware TFLOP/s\n", e->hardware_tflops_per_gpu);
     ppl_format_bytes(e->memory.total, a, sizeof a);
     ppl_format_bytes(e->memory.capacity, b, sizeof b);
     char h[48] = "";

@@ -3,7 +3,7 @@
 # run CMD...      runs a command; sets $rc, $out (stdout) and $err (stderr); when
 #                 PARPLAN_WRAPPER is set (valgrind ...), parplan runs under it
 # run_big CMD...  the same, never under the wrapper: for the few runs of over 2 s
-#                 of CPU (64K-GPU sweeps), which memcheck would slow to minutes
+#                 of CPU (64K-GPU sweeps, fits), which memcheck would slow to minutes
 #                 while smaller runs take the same code paths under it
 # check DESC EXPR runs EXPR (a shell command list); prints ok/not ok with context
 # skip DESC WHY   records a check that cannot run here

@@ -26,7 +26,7 @@ run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --t
 check "--stack legacy still names the oldest profile" '[ $rc -eq 0 ] && has "$out" "\"stack\": \"megatron-lm-2021\""'
 
 # cross-validation: each fold predicted with constants fitted on the others
-run "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --cv 2 --json
+run_big "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --cv 2 --json
 check "validate --cv 2: every run carries its fold, the aggregate says cross-validated" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
 import json, sys
 d = json.load(sys.stdin)
@@ -36,7 +36,7 @@ assert 0 <= d[\"aggregate\"][\"within_10_percent\"] <= 1
 "'
 
 # a fit writes a constants file with its record; --constants reads it back
-run "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --fit --json -o "$d/k.json"
+run_big "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --fit --json -o "$d/k.json"
 check "validate --fit --json: the constants and how they were fitted" '[ $rc -eq 0 ] && python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -45,7 +45,7 @@ f = d[\"fit\"]
 assert f[\"start\"] == \"hand-set\" and len(f[\"runs_fnv1a64\"]) == 16 and f[\"mean_abs_error\"] >= 0
 assert all(lo <= d[\"constants\"][k] <= hi for k, (lo, hi) in f[\"within_half_a_point\"].items())
 " "$d/k.json"'
-run "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --fit --json -o "$d/k2.json"
+run_big "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --fit --json -o "$d/k2.json"
 check "the fit is deterministic: the same file twice" '[ $rc -eq 0 ] && cmp -s "$d/k.json" "$d/k2.json"'
 run "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --constants "$d/k.json" --json
 check "validate --constants FILE reproduces the fit's error" '[ $rc -eq 0 ] && python3 -c "

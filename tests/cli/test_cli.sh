@@ -33,7 +33,7 @@ while IFS= read -r example <&3; do
     eval "set -- $example"
     shift # "parplan"
     case $example in
-    *65536*) cd "$tmp/ex" && run_big "$P" "$@" ;;
+    *65536* | *--fit* | *--cv*) cd "$tmp/ex" && run_big "$P" "$@" ;;
     *) cd "$tmp/ex" && run "$P" "$@" ;;
     esac
     cd "$ROOT" || exit 1
@@ -123,7 +123,7 @@ check "mixtral-8x7b: total and active" '[ $rc -eq 0 ] && has "$out" "46,702,792,
 
 run "$P" model show gpt3-175b --json
 printf '%s\n' "$out" >"$tmp/model.json"
-check "model show --json is valid JSON with params" '[ $rc -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"schema_version\"]==\"1.0\" and d[\"tool\"][\"name\"]==\"parplan\"; assert d[\"params\"]==174615822336 and d[\"active_params\"]==174615822336" "$tmp/model.json"'
+check "model show --json is valid JSON with params" '[ $rc -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"schema_version\"]==\"1.1\" and d[\"tool\"][\"name\"]==\"parplan\"; assert d[\"params\"]==174615822336 and d[\"active_params\"]==174615822336" "$tmp/model.json"'
 
 run "$P" topology show dgx-h100-superpod
 check "dgx-h100-superpod: 32 leaf and 16 spine switches (RA-11333-001)" '[ $rc -eq 0 ] && printf "%s\n" "$out" | grep -Eq "^leaf .* 32$" && printf "%s\n" "$out" | grep -Eq "^spine .* 16$" && has "$out" "switches   48"'
@@ -727,5 +727,30 @@ assert all(p[\"result\"] and p[\"result\"][\"pools\"] for p in pts), pts
 assert pts[1][\"result\"][\"tokens_per_s\"] >= pts[0][\"result\"][\"tokens_per_s\"], pts"'
 run "$P" whatif --model llama3-8b --topology "$tmp/mixed.json" --global-batch 16 --sweep 'pools[2].servers=1'
 check "whatif on a mixed cluster: a pool it does not have is a usage error" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "2 pools"'
+
+# --objective memory keeps to a floor on time: without it the least memory is a
+# 64-way context-parallel, ZeRO-3 plan at a few percent of MFU
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 256 --objective memory --top 3 --json
+check "plan --objective memory: every result within 10% of the fastest step (step_ceiling_s)" '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+d = json.loads(sys.argv[1])
+c = d[\"step_ceiling_s\"]
+assert c > 0 and d[\"results\"], d.keys()
+assert all(r[\"step_time_s\"] <= c for r in d[\"results\"])
+assert all(r[\"mfu\"] > 0.3 for r in d[\"results\"])
+" "$out"'
+printf '%s\n' "$out" >"$tmp/mem10.json"
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 256 --objective memory --within 1000% --top 1 --json
+check "plan --objective memory --within 1000%: 11 x the fastest step, for less memory" '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+a = json.load(open(sys.argv[1]))
+b = json.loads(sys.argv[2])
+assert abs(b[\"step_ceiling_s\"] / a[\"step_ceiling_s\"] - 10.0) < 1e-9
+assert b[\"results\"][0][\"memory\"][\"total\"] < a[\"results\"][0][\"memory\"][\"total\"]
+" "$tmp/mem10.json" "$out"'
+for bad in 0 -5% abc 101; do
+    run "$P" plan --model llama3-8b --topology dgx-h100-superpod --global-batch 256 --objective memory --within "$bad"
+    check "--within $bad: a one-line usage error" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--within"'
+done
 
 finish

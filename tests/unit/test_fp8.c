@@ -4,6 +4,8 @@
  * pass, the layers each stage keeps in bf16 and what they cost, and the rules
  * Megatron-Core applies (transformer_config.py:1528-1556).
  */
+#include <dirent.h>
+
 #include "testutil.h"
 
 #include "cost/compute.h"
@@ -149,7 +151,7 @@ static void test_tp_gather(void **state)
 {
     (void)state;
     ppl_config c = fp8;
-    c.sequence_parallel = true;
+    c.sequence_parallel = 1;
     assert_close(ppl_tp_gather_bytes(&c, 1000.0), 500.0, 1e-12);
     c.fp8_recipe = PPL_FP8_BLOCKWISE;
     assert_close(ppl_tp_gather_bytes(&c, 1000.0), 515.625, 1e-12);
@@ -157,9 +159,62 @@ static void test_tp_gather(void **state)
     assert_close(ppl_tp_gather_bytes(&c, 1000.0), 281.25, 1e-12);
     c.sequence_parallel = false;
     assert_close(ppl_tp_gather_bytes(&c, 1000.0), 1000.0, 1e-12);
-    c.sequence_parallel = true;
+    c.sequence_parallel = 1;
     c.precision = PPL_PRECISION_BF16;
     assert_close(ppl_tp_gather_bytes(&c, 1000.0), 1000.0, 1e-12);
+}
+
+/*
+ * MFU never passes 100%: every catalogue model on every GPU kind of the table, at
+ * every precision the GPU has a peak for, on 64 GPUs (tp 8, pp 2, dp 4, 8
+ * microbatches): MFU is the model's FLOPs over the step times the peak of the
+ * precision the GEMMs run at, and the step cannot beat that peak (estimate.h
+ * floor_s).  MFU against bf16 is the same figure scaled by the ratio of the peaks.
+ */
+static void test_mfu_at_most_one(void **state)
+{
+    (void)state;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/models", PPL_TEST_SOURCE_ROOT);
+    DIR *dir = opendir(path);
+    assert_non_null(dir);
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    size_t nspecs = 0, checked = 0;
+    const ppl_gpu_spec *specs = ppl_gpu_specs(&nspecs);
+    struct dirent *d;
+    while ((d = readdir(dir)) != NULL) {
+        size_t n = strlen(d->d_name);
+        if (n < 6 || strcmp(d->d_name + n - 5, ".json") != 0)
+            continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(n - 5), d->d_name);
+        ppl_model m = test_model(name);
+        for (size_t g = 0; g < nspecs; g++) {
+            ppl_gpu_from_spec(&specs[g], &t.gpu);
+            for (int p = PPL_PRECISION_BF16; p <= PPL_PRECISION_NVFP4; p++) {
+                if (t.gpu.flops[p] <= 0.0)
+                    continue;
+                ppl_eval_ctx ctx;
+                ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+                ppl_config c = test_config(64, 8, 2, 1, 32, &m);
+                c.precision = p;
+                c.sequence_parallel = 1;
+                c.flash_attention = 1;
+                ppl_estimate e;
+                ppl_estimate_config(&ctx, &c, &e);
+                ppl_error err;
+                if (ppl_estimate_check(&e, &err) != PPL_OK)
+                    fail_msg("%s on %s at %s: %s", name, specs[g].kind, ppl_precision_name(p),
+                             err.message);
+                assert_true(e.mfu > 0.0 && e.mfu <= 1.0);
+                assert_close(e.mfu_bf16 / e.mfu,
+                             t.gpu.flops[e.mfu_precision] / t.gpu.flops[PPL_PRECISION_BF16], 1e-9);
+                checked++;
+            }
+        }
+    }
+    closedir(dir);
+    assert_true(checked > 100);
 }
 
 int main(void)
@@ -167,7 +222,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blockwise_bytes), cmocka_unit_test(test_tensorwise_amax),
         cmocka_unit_test(test_bf16_layers),     cmocka_unit_test(test_rules),
-        cmocka_unit_test(test_tp_gather),
+        cmocka_unit_test(test_tp_gather),       cmocka_unit_test(test_mfu_at_most_one),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

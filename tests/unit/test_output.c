@@ -52,8 +52,8 @@ static void test_json_header(void **state)
     ppl_buf_init(&b);
     ppl_json_render(doc, &b);
     json_decref(doc);
-    /* SPEC: every document opens with schema_version "1.0" and the tool */
-    assert_contains(b.data, "\"schema_version\": \"1.0\"");
+    /* SPEC: every document opens with schema_version "1.1" and the tool */
+    assert_contains(b.data, "\"schema_version\": \"1.1\"");
     assert_contains(b.data, "\"name\": \"parplan\"");
     assert_contains(b.data, "\"x\": 0.1\n");
     assert_true(strstr(b.data, "schema_version") < strstr(b.data, "tool"));

@@ -180,11 +180,14 @@ static void test_passes_hand_computed(void **state)
 }
 
 /*
- * The step time's bubble is the formula over the stages other than the slowest:
- * 32 layers on p = 8 equal stages (the last one's output layer of vocabulary 8
- * makes it the slowest by a hair), communication hidden, m = 64; each schedule's
- * bubble is its formula with 7 x the slowest stage's passes, within 1%; 1F1B's
- * passes add up to its stage time.
+ * The step's pipeline is the executor's (executor.h), over the estimate's own
+ * stage passes: 32 layers on p = 8 equal stages (the last one's output layer of
+ * vocabulary 8 makes it the slowest by a hair), communication overlapped, m = 64.
+ * The closed forms of ZB-H1, ZB-H2 and ZB-V (pipeline.h, with 7 x the slowest
+ * stage's passes) are below what the executor reaches: they leave out the sends'
+ * time to arrive and ZB-V's assumes T_F = T_B = T_W; DeepSeek's table for DualPipe
+ * and DualPipeV is matched within 10% (it is exact only at T_F = T_B = T_W).
+ * 1F1B's passes add up to its stage time.
  */
 static void test_step_bubble(void **state)
 {
@@ -213,9 +216,15 @@ static void test_step_bubble(void **state)
         ppl_estimate_config(&ctx, &c, &e);
         ppl_passes o = {7.0 * e.passes.f_s, 7.0 * e.passes.b_s, 7.0 * e.passes.w_s,
                         7.0 * e.passes.fb_s};
-        double expected = ppl_pipeline_bubble_s(s[i], 8, c.vp, &o);
-        assert_true(expected > 0.0);
-        assert_close(e.time.bubble, expected, 0.01);
+        double closed = ppl_pipeline_bubble_s(s[i], 8, c.vp, &o);
+        assert_true(closed > 0.0);
+        if (ppl_schedule_of(s[i])->overlaps_fb)
+            assert_close(e.time.bubble, closed, 0.10);
+        else
+            assert_true(e.time.bubble >= closed);
+        /* never below the pipeline's own lower bound */
+        assert_true(e.pipeline_bound_s > 0.0);
+        assert_true(e.step_time_s >= e.floor_s && e.floor_s >= e.pipeline_bound_s);
     }
 }
 

@@ -1,0 +1,797 @@
+/*
+ * executor.c - the pipeline executor (see cost/executor.h).
+ *
+ * A microbatch's route: the virtual stages it passes, forward then backward in
+ * reverse.  Three shapes:
+ *   - a line of pp x vp chunks, chunk c of rank k being virtual stage c pp + k
+ *     (1F1B, interleaved when vp > 1, GPipe, ZB-H1, ZB-H2; Narayanan et al. SC'21
+ *     §2.2.2, Megatron-Core's model chunks);
+ *   - a V of 2 pp half stages, rank k holding virtual stages k and 2pp-1-k (ZB-V,
+ *     Qi et al. ICLR 2024 §6; DualPipeV, deepseek-ai/DualPipe dualpipev.py);
+ *   - DualPipe's two directions: microbatches 0 .. m/2-1 enter at rank 0, the rest
+ *     at rank pp-1, rank k running stage k of the first and stage pp-1-k of the
+ *     second (DeepSeek-V3 report §3.2.1; dualpipe.py).
+ *
+ * Programs (each rank's op order):
+ *   1F1B      warm-up of min(p-k-1, m) forwards, then one forward and one backward
+ *             in turn, then the backwards left (PipeDream-Flush, Narayanan et al.
+ *             SC'21 §2.2; Megatron-LM schedules.py
+ *             forward_backward_pipelining_without_interleaving).
+ *   interleaved  Megatron-Core's order (schedules.py
+ *             forward_backward_pipelining_with_interleaving and its schedule
+ *             table): microbatches in groups of N, each group through chunk 0, then
+ *             chunk 1, ...; backwards in the same table with chunks reversed;
+ *             warm-up 2(p-k-1) + (v-1)N chunk forwards, at most m v.
+ *   GPipe     every forward, then every backward (Huang et al. 2019).
+ *   ZB-H1     1F1B's order with the backward split: B in 1F1B's place, W deferred.
+ *   ZB-H2     the same with 2(p-k-1) warm-up forwards (Qi et al. §3: (2p-2i+1)
+ *             microbatches on worker i, 1-based).
+ *   ZB-V      forwards and backwards to the input in the V's order (chunk 0's
+ *             warm-up 2(p-k)-1, then chunk 1's forwards, then one forward and one
+ *             B of each chunk in turn), W deferred.
+ *             For the three zero-bubble schedules the deferred W passes fill the
+ *             bubbles (Qi et al. §2.1: a W runs when the next op's input has not
+ *             arrived), and run at once when rank k holds more than its share of
+ *             deferred ones: k under ZB-H1 and 2k under ZB-H2 (§3: (i-1) and (2i-2)
+ *             M_W on worker i), p under ZB-V.
+ *   DualPipe and DualPipeV  the eight steps of deepseek-ai/DualPipe's step()
+ *             (dualpipe.py, dualpipev.py): nF0, nF0F1, nB1W1F1, nF0B1F1B0,
+ *             nB1F1B0, nB1B0, nWB0, nW, with F&B ops (one microbatch's forward and
+ *             another's whole backward overlapped) in the main steps and W passes
+ *             deferred where the source enables zero bubble, run in FIFO order.
+ *
+ * An F&B op takes the sum of its forward and backward times scaled by the two
+ * stages' F&B share (ppl_passes fb_s over f_s + b_s + w_s): the all-to-all hidden
+ * under the other microbatch's compute (stage.c).
+ */
+#include "cost/executor.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SHAPE_LINE, SHAPE_V, SHAPE_DUAL };
+
+typedef struct op {
+    uint8_t kind; /* ppl_pipe_op; W: pop the rank's oldest deferred W */
+    int32_t mb, j;   /* microbatch, virtual stage (F, B, BW; F&B's forward) */
+    int32_t mb2, j2; /* F&B's backward */
+} op;
+
+typedef struct sim {
+    const ppl_pipe_in *in;
+    int shape;
+    int64_t p, m, v, S; /* ranks, microbatches, chunks a rank, virtual stages */
+    double frac;        /* share of a stage's passes one chunk runs */
+    double wrap_s;      /* the send from the last rank to the first: the slowest link's */
+    bool fill;          /* deferred W passes fill the bubbles */
+    op *ops;            /* rank k's program at ops + k * cap */
+    int64_t cap, *len;
+    int64_t *warm; /* a line's warm-up forwards on each rank (op_at) */
+    double *done_f, *done_b; /* finish time + 1 by virtual stage x microbatch (0: not yet) */
+    int32_t *wait_f, *wait_b; /* the rank waiting for it + 1 (0: none) */
+    int32_t *pend;            /* rank k's deferred W (mb, j) pairs, FIFO */
+    int64_t *pend_head, *pend_tail;
+    int64_t *w_cap; /* deferred W a rank holds before it must run one */
+} sim;
+
+const char *ppl_pipe_op_name(int o)
+{
+    static const char *const names[] = {"F", "B", "W", "B+W", "F&B"};
+    return (unsigned)o < sizeof names / sizeof *names ? names[o] : "?";
+}
+
+/* ---- routes ---------------------------------------------------------------- */
+
+static int dir_of(const sim *s, int64_t mb)
+{
+    return s->shape == SHAPE_DUAL && mb >= s->m / 2;
+}
+
+static int64_t rank_of(const sim *s, int64_t mb, int64_t j)
+{
+    switch (s->shape) {
+    case SHAPE_V:
+        return j < s->p ? j : 2 * s->p - 1 - j;
+    case SHAPE_DUAL:
+        return dir_of(s, mb) ? s->p - 1 - j : j;
+    default:
+        return j % s->p;
+    }
+}
+
+/* the stage whose passes virtual stage j runs */
+static int64_t stage_of(const sim *s, int64_t mb, int64_t j)
+{
+    return s->shape == SHAPE_DUAL ? j : rank_of(s, mb, j);
+}
+
+static double hop(const sim *s, int64_t a, int64_t b)
+{
+    if (a == b || !s->in->hop_s)
+        return 0.0;
+    if (a - b == 1 || b - a == 1)
+        return s->in->hop_s[a < b ? a : b];
+    return s->wrap_s; /* interleaving's wrap from the last rank to the first */
+}
+
+static double pass_s(const sim *s, int kind, int64_t mb, int64_t j)
+{
+    const ppl_passes *st = &s->in->stage[stage_of(s, mb, j)];
+    switch (kind) {
+    case PPL_OP_F:
+        return s->frac * st->f_s;
+    case PPL_OP_B:
+        return s->frac * st->b_s;
+    case PPL_OP_W:
+        return s->frac * st->w_s;
+    default:
+        return s->frac * (st->b_s + st->w_s);
+    }
+}
+
+
+/* ---- programs ---------------------------------------------------------------- */
+
+static void emit(sim *s, int64_t k, int kind, int64_t mb, int64_t j)
+{
+    op *o = &s->ops[k * s->cap + s->len[k]++];
+    o->kind = (uint8_t)kind;
+    o->mb = (int32_t)mb;
+    o->j = (int32_t)j;
+    o->mb2 = -1;
+    o->j2 = -1;
+}
+
+static void emit_fb(sim *s, int64_t k, int64_t mf, int64_t jf, int64_t mb, int64_t jb)
+{
+    emit(s, k, PPL_OP_FB, mf, jf);
+    op *o = &s->ops[k * s->cap + s->len[k] - 1];
+    o->mb2 = (int32_t)mb;
+    o->j2 = (int32_t)jb;
+}
+
+
+
+/* Megatron-Core's schedule table: the t-th chunk-microbatch of a rank */
+static void table_entry(const sim *s, int64_t t, int64_t *mb, int64_t *chunk)
+{
+    const int64_t n = s->in->group > 0 ? s->in->group : s->p, v = s->v, m = s->m;
+    int64_t g = t / (n * v) * n; /* the group's first microbatch */
+    int64_t size = m - g < n ? m - g : n;
+    int64_t r = t - g * v;
+    *chunk = r / size;
+    *mb = g + r % size;
+}
+
+
+static void program_zb_v(sim *s, int64_t k)
+{
+    const int64_t p = s->p, m = s->m, c0 = k, c1 = 2 * p - 1 - k;
+    int64_t f0 = 0, f1 = 0, b0 = 0, b1 = 0;
+    for (int64_t i = 0; i < 2 * (p - k) - 1 && f0 < m; i++)
+        emit(s, k, PPL_OP_F, f0++, c0);
+    for (int64_t i = 0; i < k; i++) {
+        if (f1 < m)
+            emit(s, k, PPL_OP_F, f1++, c1);
+        if (f0 < m)
+            emit(s, k, PPL_OP_F, f0++, c0);
+    }
+    for (int64_t i = 0; i < p - k; i++) {
+        if (f1 < m)
+            emit(s, k, PPL_OP_F, f1++, c1);
+        if (b1 < f1)
+            emit(s, k, PPL_OP_B, b1++, c1);
+    }
+    while (b0 < m || b1 < m) {
+        if (f0 < m)
+            emit(s, k, PPL_OP_F, f0++, c0);
+        if (b0 < f0 && b0 < m)
+            emit(s, k, PPL_OP_B, b0++, c0);
+        if (f1 < m)
+            emit(s, k, PPL_OP_F, f1++, c1);
+        if (b1 < f1 && b1 < m)
+            emit(s, k, PPL_OP_B, b1++, c1);
+    }
+}
+
+/* DualPipe's and DualPipeV's step() on rank k.  Phase 0 and 1 are the rank's two
+ * chunks: in a V its first (going down) and second (coming back); in DualPipe the
+ * direction entering at this rank's end of the pipeline and the other. */
+typedef struct dual {
+    sim *s;
+    int64_t k;
+    int64_t next_f[2], next_b[2];
+} dual;
+
+static void dual_at(const dual *d, int phase, int64_t i, int64_t *mb, int64_t *j)
+{
+    const sim *s = d->s;
+    const int64_t p = s->p, k = d->k;
+    if (s->shape == SHAPE_V) {
+        *mb = i;
+        *j = phase == 0 ? k : 2 * p - 1 - k;
+        return;
+    }
+    int dir = phase ^ (k >= p / 2); /* dualpipe.py: phase ^= is_in_second_half */
+    *mb = dir * (s->m / 2) + i;
+    *j = dir ? p - 1 - k : k;
+}
+
+static void dual_f(dual *d, int ph)
+{
+    int64_t mb, j;
+    dual_at(d, ph, d->next_f[ph]++, &mb, &j);
+    emit(d->s, d->k, PPL_OP_F, mb, j);
+}
+
+static void dual_b(dual *d, int ph, bool zb)
+{
+    int64_t mb, j;
+    dual_at(d, ph, d->next_b[ph]++, &mb, &j);
+    emit(d->s, d->k, zb ? PPL_OP_B : PPL_OP_BW, mb, j);
+}
+
+static void dual_fb(dual *d, int phf, int phb)
+{
+    int64_t mf, jf, mb, jb;
+    dual_at(d, phf, d->next_f[phf]++, &mf, &jf);
+    dual_at(d, phb, d->next_b[phb]++, &mb, &jb);
+    emit_fb(d->s, d->k, mf, jf, mb, jb);
+}
+
+static void program_dual(sim *s, int64_t k)
+{
+    dual d = {s, k, {0, 0}, {0, 0}};
+    const bool v = s->shape == SHAPE_V;
+    /* dualpipev.py runs p ranks over m microbatches as dualpipe.py's half */
+    const int64_t half = v ? s->p : s->p / 2, r = v ? k : (k < s->p - 1 - k ? k : s->p - 1 - k);
+    const int64_t chunks = v ? s->m : s->m / 2;
+    for (int64_t i = 0; i < 2 * (half - r - 1); i++) /* step 1: nF0 */
+        dual_f(&d, 0);
+    for (int64_t i = 0; i < r + 1; i++) { /* step 2: nF0F1 */
+        dual_f(&d, 0);
+        dual_f(&d, 1);
+    }
+    for (int64_t i = 0; i < half - r - 1; i++) { /* step 3: nB1W1F1 */
+        dual_b(&d, 1, true);
+        emit(s, k, PPL_OP_W, -1, -1);
+        dual_f(&d, 1);
+    }
+    for (int64_t i = 0; i < chunks - 2 * half + r + 1; i++) { /* step 4: nF0B1F1B0 */
+        if (i == 0 && r == half - 1) { /* the middle rank: not overlapped */
+            dual_f(&d, 0);
+            dual_b(&d, 1, false);
+        } else {
+            dual_fb(&d, 0, 1);
+        }
+        dual_fb(&d, 1, 0);
+    }
+    for (int64_t i = 0; i < half - r - 1; i++) { /* step 5: nB1F1B0 */
+        dual_b(&d, 1, false);
+        dual_fb(&d, 1, 0);
+    }
+    bool zb = false; /* step 6: nB1B0, the second half with zero bubble */
+    for (int64_t i = 0; i < r + 1; i++) {
+        if (i == (r + 1) / 2 && r % 2 == 1)
+            zb = true;
+        dual_b(&d, 1, zb);
+        if (i == (r + 1) / 2 && r % 2 == 0)
+            zb = true;
+        dual_b(&d, 0, zb);
+    }
+    for (int64_t i = 0; i < half - r - 1; i++) { /* step 7: nWB0 */
+        emit(s, k, PPL_OP_W, -1, -1);
+        dual_b(&d, 0, true);
+    }
+    for (int64_t i = 0; i < r + 1; i++) /* step 8: nW */
+        emit(s, k, PPL_OP_W, -1, -1);
+}
+
+/* Rank k's op i: from the stored program, or for a line (1F1B, interleaved,
+ * GPipe, ZB-H1, ZB-H2) from its order as the header above gives it, not stored
+ * (the search and the fit run many long pipelines): warm[k] forwards, then a
+ * forward and a backward in turn, then the backwards left. */
+static void op_at(const sim *s, int64_t k, int64_t i, op *o)
+{
+    if (s->ops) {
+        *o = s->ops[k * s->cap + i];
+        return;
+    }
+    const int sch = s->in->schedule;
+    const int64_t m = s->m, v = s->v;
+    int back = s->fill ? PPL_OP_B : PPL_OP_BW;
+    o->mb2 = o->j2 = -1;
+    if (sch == PPL_SCHEDULE_GPIPE) {
+        o->kind = (uint8_t)(i < m ? PPL_OP_F : PPL_OP_BW);
+        o->mb = (int32_t)(i < m ? i : i - m);
+        o->j = (int32_t)k;
+        return;
+    }
+    int64_t total = m * v, warm = s->warm[k];
+    int64_t t; /* the forward or backward index in the rank's table */
+    bool fwd;
+    if (i < warm) {
+        fwd = true, t = i;
+    } else if (i < warm + 2 * (total - warm)) {
+        int64_t x = i - warm;
+        fwd = x % 2 == 0;
+        t = fwd ? warm + x / 2 : x / 2;
+    } else {
+        fwd = false, t = i - warm - (total - warm); /* the cooldown's backwards */
+    }
+    int64_t mb = t, c = 0;
+    if (v > 1)
+        table_entry(s, t, &mb, &c);
+    o->kind = (uint8_t)(fwd ? PPL_OP_F : back);
+    o->mb = (int32_t)mb;
+    o->j = (int32_t)((fwd ? c : v - 1 - c) * s->p + k);
+}
+
+/* ---- the run -------------------------------------------------------------------- */
+
+typedef struct slot {
+    double t;
+    int64_t rank;
+} slot;
+
+typedef struct heap {
+    slot *a;
+    size_t n;
+} heap;
+
+static bool before(const slot *x, const slot *y)
+{
+    return x->t < y->t || (x->t == y->t && x->rank < y->rank);
+}
+
+static void heap_push(heap *h, double t, int64_t rank)
+{
+    size_t i = h->n++;
+    h->a[i] = (slot){t, rank};
+    while (i > 0 && before(&h->a[i], &h->a[(i - 1) / 2])) {
+        slot tmp = h->a[i];
+        h->a[i] = h->a[(i - 1) / 2];
+        h->a[(i - 1) / 2] = tmp;
+        i = (i - 1) / 2;
+    }
+}
+
+static slot heap_pop(heap *h)
+{
+    slot top = h->a[0];
+    h->a[0] = h->a[--h->n];
+    for (size_t i = 0;;) {
+        size_t l = 2 * i + 1, r = l + 1, b = i;
+        if (l < h->n && before(&h->a[l], &h->a[b]))
+            b = l;
+        if (r < h->n && before(&h->a[r], &h->a[b]))
+            b = r;
+        if (b == i)
+            break;
+        slot tmp = h->a[i];
+        h->a[i] = h->a[b];
+        h->a[b] = tmp;
+        i = b;
+    }
+    return top;
+}
+
+/* When the input of F (fwd) or B/BW (!fwd) of (mb, j) is there: its time, or NAN
+ * with *wait the slot to wait on. */
+static double input_at(const sim *s, bool fwd, int64_t mb, int64_t j, int32_t **wait)
+{
+    int64_t from;
+    const double *done;
+    int32_t *w;
+    if (fwd) {
+        if (j == 0)
+            return 0.0;
+        from = j - 1;
+        done = s->done_f;
+        w = s->wait_f;
+    } else if (j == s->S - 1) {
+        from = j; /* the last stage's backward follows its own forward */
+        done = s->done_f;
+        w = s->wait_f;
+    } else {
+        from = j + 1;
+        done = s->done_b;
+        w = s->wait_b;
+    }
+    double t = done[from * s->m + mb];
+    if (t == 0.0) {
+        *wait = &w[from * s->m + mb];
+        return NAN;
+    }
+    return t - 1.0 + hop(s, rank_of(s, mb, from), rank_of(s, mb, j));
+}
+
+typedef struct run_state {
+    heap h;            /* fill mode: ranks by the time they are free or their input is due */
+    int64_t *stack;    /* fixed order: ranks whose input may have arrived */
+    size_t nstack;
+    double *free_s;    /* fixed order: when each rank is free */
+    double *inflight;  /* chunk-microbatches whose B has not run, per rank */
+    ppl_pipe_out *out;
+    bool keep;
+} run_state;
+
+/* An op's output is there at t: the rank waiting for it (if any) looks again. */
+static void finish(const sim *s, run_state *st, double *done, int32_t *wait, int64_t idx, double t)
+{
+    done[idx] = t + 1.0;
+    if (wait[idx] > 0) {
+        if (s->fill)
+            heap_push(&st->h, t, wait[idx] - 1);
+        else
+            st->stack[st->nstack++] = wait[idx] - 1;
+        wait[idx] = 0;
+    }
+}
+
+static void record(sim *s, run_state *st, int64_t k, int kind, const op *o, double t0, double t1)
+{
+    if (t1 > st->out->time_s)
+        st->out->time_s = t1;
+    if (!st->keep)
+        return;
+    ppl_pipe_event *e = &st->out->events[st->out->n_events++];
+    e->start_s = t0;
+    e->end_s = t1;
+    e->rank = (int32_t)k;
+    e->op = (uint8_t)kind;
+    e->microbatch = o->mb;
+    e->microbatch2 = kind == PPL_OP_FB ? o->mb2 : -1;
+    /* the chunk on this rank: its position among the rank's virtual stages */
+    int64_t j = o->j;
+    e->chunk = (int16_t)(s->shape == SHAPE_LINE ? j / s->p
+                         : s->shape == SHAPE_V  ? (j >= s->p)
+                                                : dir_of(s, o->mb));
+}
+
+static void in_flight(sim *s, run_state *st, int64_t k, double delta)
+{
+    st->inflight[k] += delta;
+    double held = st->inflight[k] * s->frac;
+    if (held > st->out->peak_in_flight) {
+        st->out->peak_in_flight = held;
+        st->out->peak_rank = k;
+    }
+}
+
+/* Runs rank k's oldest deferred W at t: its duration, or -1 when there is none. */
+static double run_w(sim *s, run_state *st, int64_t k, double t)
+{
+    if (s->pend_head[k] == s->pend_tail[k])
+        return -1.0;
+    int32_t *pw = &s->pend[2 * (k * s->cap + s->pend_head[k]++)];
+    op o = {PPL_OP_W, pw[0], pw[1], -1, -1};
+    double d = pass_s(s, PPL_OP_W, o.mb, o.j);
+    record(s, st, k, PPL_OP_W, &o, t, t + d);
+    return d;
+}
+
+/* When op o's inputs are there, or NAN with *wait the slot to wait on. */
+static double ready_at(const sim *s, const op *o, int32_t **wait)
+{
+    if (o->kind == PPL_OP_FB) {
+        double a = input_at(s, true, o->mb, o->j, wait);
+        double b = isnan(a) ? NAN : input_at(s, false, o->mb2, o->j2, wait);
+        return isnan(a) || isnan(b) ? NAN : fmax(a, b);
+    }
+    return input_at(s, o->kind == PPL_OP_F, o->mb, o->j, wait);
+}
+
+/* Runs op o (F, B, B+W or F&B) of rank k from t; its duration. */
+static double execute(sim *s, run_state *st, int64_t k, const op *o, double t)
+{
+    double d;
+    const int64_t M = s->m; /* finish times by virtual stage, then microbatch */
+    switch (o->kind) {
+    case PPL_OP_F:
+        d = pass_s(s, PPL_OP_F, o->mb, o->j);
+        in_flight(s, st, k, 1.0);
+        finish(s, st, s->done_f, s->wait_f, o->j * M + o->mb, t + d);
+        break;
+    case PPL_OP_FB: {
+        const ppl_passes *a = &s->in->stage[stage_of(s, o->mb, o->j)];
+        const ppl_passes *b = &s->in->stage[stage_of(s, o->mb2, o->j2)];
+        d = (pass_s(s, PPL_OP_F, o->mb, o->j) + pass_s(s, PPL_OP_BW, o->mb2, o->j2)) * 0.5 *
+            (ppl_passes_fb_share(a) + ppl_passes_fb_share(b));
+        in_flight(s, st, k, 1.0);
+        in_flight(s, st, k, -1.0);
+        finish(s, st, s->done_f, s->wait_f, o->j * M + o->mb, t + d);
+        finish(s, st, s->done_b, s->wait_b, o->j2 * M + o->mb2, t + d);
+        break;
+    }
+    default: /* B or BW */
+        d = pass_s(s, o->kind, o->mb, o->j);
+        in_flight(s, st, k, -1.0);
+        finish(s, st, s->done_b, s->wait_b, o->j * M + o->mb, t + d);
+        if (o->kind == PPL_OP_B) {
+            int32_t *pw = &s->pend[2 * (k * s->cap + s->pend_tail[k]++)];
+            pw[0] = o->mb;
+            pw[1] = o->j;
+        }
+        break;
+    }
+    record(s, st, k, o->kind, o, t, t + d);
+    return d;
+}
+
+/* Fill mode: rank k is free at t (events in time order, so that a W fills only
+ * a real wait).  Runs its next op, a W in its place, or waits for its input. */
+static void step_fill(sim *s, run_state *st, int64_t *pc, int64_t k, double t)
+{
+    op cur;
+    const op *o = NULL;
+    if (pc[k] < s->len[k]) {
+        op_at(s, k, pc[k], &cur);
+        o = &cur;
+    }
+    int64_t pending = s->pend_tail[k] - s->pend_head[k];
+    double d;
+    if (!o) { /* the program is done: the deferred W left */
+        if ((d = run_w(s, st, k, t)) >= 0.0)
+            heap_push(&st->h, t + d, k);
+        return;
+    }
+    int32_t *wait = NULL;
+    double ready = ready_at(s, o, &wait);
+    if (pending > 0 && (pending > s->w_cap[k] || isnan(ready) || ready > t)) {
+        heap_push(&st->h, t + run_w(s, st, k, t), k); /* a W fills the wait */
+        return;
+    }
+    if (isnan(ready)) {
+        *wait = (int32_t)k + 1;
+        return;
+    }
+    if (ready > t) {
+        heap_push(&st->h, ready, k);
+        return;
+    }
+    d = execute(s, st, k, o, t);
+    pc[k]++;
+    heap_push(&st->h, t + d, k);
+}
+
+/* Fixed order: every op starts when its rank is free and its input is there, in
+ * any processing order; runs rank k's program until its next input is missing. */
+static void step_fixed(sim *s, run_state *st, int64_t *pc, int64_t k)
+{
+    op cur;
+    const op *o = &cur;
+    while (pc[k] < s->len[k]) {
+        op_at(s, k, pc[k], &cur);
+        double t = st->free_s[k];
+        if (o->kind == PPL_OP_W) { /* the program pops its oldest deferred W */
+            double d = run_w(s, st, k, t);
+            if (d > 0.0)
+                st->free_s[k] = t + d;
+            pc[k]++;
+            continue;
+        }
+        int32_t *wait = NULL;
+        double ready = ready_at(s, o, &wait);
+        if (isnan(ready)) {
+            *wait = (int32_t)k + 1;
+            return;
+        }
+        if (ready > t)
+            t = ready;
+        st->free_s[k] = t + execute(s, st, k, o, t);
+        pc[k]++;
+    }
+}
+
+static int shape_of(int schedule, int64_t vp)
+{
+    const ppl_schedule_row *row = ppl_schedule_of(schedule);
+    if (row->chunks == 2)
+        return SHAPE_V;
+    if (schedule == PPL_SCHEDULE_DUALPIPE)
+        return SHAPE_DUAL;
+    (void)vp;
+    return SHAPE_LINE;
+}
+
+static ppl_status check_in(const ppl_pipe_in *in, ppl_error *err)
+{
+    if (in->pp < 1 || in->microbatches < 1 || in->vp < 1 || !in->stage)
+        return ppl_error_set(err, PPL_EUSAGE, "", "pp",
+                             "the pipeline needs at least one rank, chunk and microbatch "
+                             "(pp %lld, vp %lld, m %lld)",
+                             (long long)in->pp, (long long)in->vp, (long long)in->microbatches);
+    const ppl_schedule_row *row = ppl_schedule_of(in->schedule);
+    if (row->overlaps_fb && (in->microbatches < 2 * in->pp || in->pp < 2))
+        return ppl_error_set(err, PPL_EUSAGE, "", "global_batch",
+                             "%s needs pp >= 2 and at least 2*pp microbatches (pp %lld, m %lld)",
+                             ppl_schedule_name(in->schedule), (long long)in->pp,
+                             (long long)in->microbatches);
+    if (in->schedule == PPL_SCHEDULE_DUALPIPE && (in->pp % 2 || in->microbatches % 2))
+        return ppl_error_set(err, PPL_EUSAGE, "", "pp",
+                             "dualpipe needs an even pp and an even number of microbatches "
+                             "(pp %lld, m %lld)",
+                             (long long)in->pp, (long long)in->microbatches);
+    /* sizes the arrays below take: ops a rank, finish times a pipeline */
+    if (in->pp > 1 << 16 || in->microbatches > 1 << 22 || in->vp > 64 ||
+        (double)in->microbatches * (double)in->vp * (double)in->pp > 1e8)
+        return ppl_error_set(err, PPL_EUSAGE, "", "microbatches",
+                             "the pipeline is too large to run op by op: pp %lld x vp %lld x "
+                             "%lld microbatches",
+                             (long long)in->pp, (long long)in->vp, (long long)in->microbatches);
+    for (int64_t k = 0; k < in->pp; k++) {
+        const ppl_passes *st = &in->stage[k];
+        if (!(st->f_s >= 0.0 && st->b_s >= 0.0 && st->w_s >= 0.0 && st->fb_s >= 0.0) ||
+            !isfinite(st->f_s + st->b_s + st->w_s + st->fb_s))
+            return ppl_error_set(err, PPL_EINTERNAL, "", "stage",
+                                 "stage %lld's passes are not finite non-negative times",
+                                 (long long)k);
+    }
+    return PPL_OK;
+}
+
+static void sim_free(sim *s)
+{
+    free(s->ops);
+    free(s->len);
+    free(s->warm);
+    free(s->done_f);
+    free(s->done_b);
+    free(s->wait_f);
+    free(s->wait_b);
+    free(s->pend);
+    free(s->pend_head);
+    free(s->pend_tail);
+    free(s->w_cap);
+}
+
+static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->in = in;
+    s->p = in->pp;
+    s->m = in->microbatches;
+    s->shape = shape_of(in->schedule, in->vp);
+    s->v = s->shape == SHAPE_LINE ? in->vp : s->shape == SHAPE_V ? 2 : 1;
+    s->S = s->shape == SHAPE_DUAL ? s->p : s->p * s->v;
+    s->frac = 1.0 / (double)s->v;
+    for (int64_t k = 0; k + 1 < s->p && in->hop_s; k++)
+        s->wrap_s = fmax(s->wrap_s, in->hop_s[k]);
+    const int sch = in->schedule;
+    s->fill = sch == PPL_SCHEDULE_ZB_H1 || sch == PPL_SCHEDULE_ZB_H2 || sch == PPL_SCHEDULE_ZB_V;
+    /* a rank's ops: a line's 2 m v forwards and backwards (not stored, op_at), or
+     * a stored program's forwards, backwards and W pops; deferred W at most its Bs */
+    const bool stored = s->shape != SHAPE_LINE;
+    s->cap = stored ? 6 * s->m + 8 : s->m * s->v + 1;
+    const size_t p = (size_t)s->p, cells = (size_t)(s->m * s->S);
+    s->ops = stored ? malloc(p * (size_t)s->cap * sizeof *s->ops) : NULL;
+    s->len = calloc(p, sizeof *s->len);
+    s->warm = calloc(p, sizeof *s->warm);
+    /* finish times plus 1 s and waiting ranks plus 1, so that zeroed pages are
+     * "not yet" and "nobody" (the arrays are the run's largest) */
+    s->done_f = calloc(cells, sizeof *s->done_f);
+    s->done_b = calloc(cells, sizeof *s->done_b);
+    s->wait_f = calloc(cells, sizeof *s->wait_f);
+    s->wait_b = calloc(cells, sizeof *s->wait_b);
+    s->pend = malloc(2 * p * (size_t)s->cap * sizeof *s->pend);
+    s->pend_head = calloc(p, sizeof *s->pend_head);
+    s->pend_tail = calloc(p, sizeof *s->pend_tail);
+    s->w_cap = calloc(p, sizeof *s->w_cap);
+    if ((stored && !s->ops) || !s->len || !s->warm || !s->done_f || !s->done_b || !s->wait_f ||
+        !s->wait_b || !s->pend || !s->pend_head || !s->pend_tail || !s->w_cap) {
+        sim_free(s);
+        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
+    }
+    const int64_t n = in->group > 0 ? in->group : s->p;
+    for (int64_t k = 0; k < s->p; k++) {
+        s->w_cap[k] = sch == PPL_SCHEDULE_ZB_H1 ? k : sch == PPL_SCHEDULE_ZB_H2 ? 2 * k : s->p;
+        switch (sch) {
+        case PPL_SCHEDULE_ZB_V:
+            program_zb_v(s, k);
+            continue;
+        case PPL_SCHEDULE_DUALPIPE:
+        case PPL_SCHEDULE_DUALPIPEV:
+            program_dual(s, k);
+            continue;
+        case PPL_SCHEDULE_ZB_H2: /* Qi et al. §3: 2(p-k-1) warm-up forwards */
+            s->warm[k] = 2 * (s->p - k - 1);
+            break;
+        case PPL_SCHEDULE_1F1B: /* interleaved: Megatron-Core's 2(p-k-1) + (v-1)N */
+            s->warm[k] = s->p - k - 1 + (s->v > 1 ? s->p - k - 1 + (s->v - 1) * n : 0);
+            break;
+        default: /* ZB-H1 as 1F1B; GPipe runs every forward first (op_at) */
+            s->warm[k] = s->p - k - 1;
+        }
+        if (s->warm[k] > s->m * s->v)
+            s->warm[k] = s->m * s->v;
+        s->len[k] = 2 * s->m * s->v;
+    }
+    return PPL_OK;
+}
+
+ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *out, ppl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    ppl_status rc = check_in(in, err);
+    if (rc != PPL_OK)
+        return rc;
+    sim s;
+    if ((rc = sim_init(&s, in, err)) != PPL_OK)
+        return rc;
+    run_state st = {0};
+    st.out = out;
+    st.keep = keep_events;
+    size_t total_ops = 0;
+    for (int64_t k = 0; k < s.p; k++)
+        total_ops += (size_t)s.len[k];
+    int64_t *pc = calloc((size_t)s.p, sizeof *pc);
+    st.inflight = calloc((size_t)s.p, sizeof *st.inflight);
+    st.free_s = calloc((size_t)s.p, sizeof *st.free_s);
+    st.h.a = malloc((size_t)s.p * sizeof *st.h.a);
+    st.stack = malloc((size_t)s.p * sizeof *st.stack);
+    if (keep_events)
+        out->events = malloc((total_ops + (size_t)(s.m * s.S)) * sizeof *out->events);
+    if (!pc || !st.inflight || !st.free_s || !st.h.a || !st.stack ||
+        (keep_events && !out->events)) {
+        rc = ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
+        goto done;
+    }
+    if (s.fill) {
+        for (int64_t k = 0; k < s.p; k++)
+            heap_push(&st.h, 0.0, k);
+        while (st.h.n > 0) {
+            slot sl = heap_pop(&st.h);
+            step_fill(&s, &st, pc, sl.rank, sl.t);
+        }
+    } else {
+        for (int64_t k = s.p - 1; k >= 0; k--)
+            st.stack[st.nstack++] = k;
+        while (st.nstack > 0) {
+            int64_t k = st.stack[--st.nstack];
+            step_fixed(&s, &st, pc, k);
+        }
+    }
+    for (int64_t k = 0; k < s.p; k++)
+        if (pc[k] < s.len[k] || s.pend_head[k] != s.pend_tail[k]) {
+            rc = ppl_error_set(err, PPL_EINTERNAL, "", "schedule",
+                               "%s's programs deadlock on rank %lld of %lld at %lld "
+                               "microbatches (a bug: please report it with the inputs)",
+                               ppl_schedule_name(in->schedule), (long long)k, (long long)s.p,
+                               (long long)s.m);
+            goto done;
+        }
+    out->bound_s = ppl_pipe_bound_s(in);
+    {
+        /* the chain and the busiest rank, for the output (ppl_pipe_bound_s's terms) */
+        double busiest = 0.0;
+        for (int64_t k = 0; k < s.p; k++) {
+            const ppl_passes *a = &in->stage[k];
+            double w = (double)s.m * (a->f_s + a->b_s + a->w_s);
+            if (s.shape == SHAPE_DUAL) {
+                const ppl_passes *b = &in->stage[s.p - 1 - k];
+                w = 0.5 * w + 0.5 * (double)s.m * (b->f_s + b->b_s + b->w_s);
+            }
+            busiest = fmax(busiest, w);
+        }
+        out->busiest_s = busiest;
+    }
+done:
+    free(pc);
+    free(st.inflight);
+    free(st.free_s);
+    free(st.h.a);
+    free(st.stack);
+    sim_free(&s);
+    if (rc != PPL_OK)
+        ppl_pipe_out_free(out);
+    return rc;
+}
+
+void ppl_pipe_out_free(ppl_pipe_out *out)
+{
+    free(out->events);
+    out->events = NULL;
+    out->n_events = 0;
+}

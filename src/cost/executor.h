@@ -1,0 +1,71 @@
+/*
+ * cost/executor.h - the pipeline executor: one step's pipeline run op by op.
+ *
+ * Every rank runs its schedule's program (the order of its forward and backward
+ * passes, executor.c builds one per schedule) in order; an op starts when its rank
+ * is free and its input is there: the previous stage's forward of the same
+ * microbatch (and the send from it), the next stage's backward to the input, or for
+ * a W its own B.  Time advances event by event (a list scheduler over the ranks'
+ * programs), so the step it gives is one a real run can reach: never below a
+ * microbatch's dependency chain or the busiest rank's work.  The closed forms of
+ * pipeline.h are exact only with equal stages and enough microbatches; this is the
+ * pipeline time of every plan that can rank.
+ *
+ * The inputs (ppl_pipe_in) and the lower bounds the run never goes below
+ * (ppl_pipe_bound_s) are pipeline.h's.  Passes are per stage (ppl_passes): a rank holding several chunks of
+ * the model (interleaved 1F1B, the V of ZB-V and DualPipeV) runs each chunk's share
+ * of its stage's passes; DualPipe's rank k holds stages k and p-1-k, one for each
+ * direction.
+ */
+#ifndef PARPLAN_EXECUTOR_H
+#define PARPLAN_EXECUTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cost/config.h"
+#include "cost/pipeline.h"
+#include "parplan/error.h"
+
+/* One op as it ran. */
+typedef enum ppl_pipe_op {
+    PPL_OP_F,  /* forward */
+    PPL_OP_B,  /* backward to the input (W deferred) */
+    PPL_OP_W,  /* backward to the weights (deferred) */
+    PPL_OP_BW, /* the whole backward, B and W together */
+    PPL_OP_FB  /* a forward and another microbatch's whole backward overlapped (F&B) */
+} ppl_pipe_op;
+
+typedef struct ppl_pipe_event {
+    double start_s, end_s;
+    int32_t rank;
+    int32_t microbatch; /* of the forward for F&B; DualPipe's second direction from m/2 */
+    int32_t microbatch2; /* F&B: the backward's microbatch; else -1 */
+    int16_t chunk;      /* the model chunk: 0 .. chunks-1 on the rank */
+    uint8_t op;         /* ppl_pipe_op */
+} ppl_pipe_event;
+
+typedef struct ppl_pipe_out {
+    double time_s;        /* the pipeline: first op's start to last op's end */
+    double busiest_s;     /* the busiest rank's work */
+    double chain_s;       /* one microbatch's path through every stage and back */
+    double bound_s;       /* the largest of the proven lower bounds (ppl_pipe_bound_s) */
+    double peak_in_flight; /* the most microbatches of a stage's activations any rank
+                              held at once (forwards whose B had not run) */
+    int64_t peak_rank;    /* the rank that held them */
+    ppl_pipe_event *events; /* every op, when asked (ppl_pipe_run keep_events) */
+    size_t n_events;
+} ppl_pipe_out;
+
+/* Runs the step's pipeline.  keep_events: fill out->events (freed by
+ * ppl_pipe_out_free).  PPL_EUSAGE for inputs the schedule cannot run (naming the
+ * knob); PPL_EINTERNAL out of memory, or if the programs deadlock (a bug). */
+ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *out,
+                        ppl_error *err);
+void ppl_pipe_out_free(ppl_pipe_out *out);
+
+/* Label of an op ("F", "B", "W", "B+W", "F&B"). */
+const char *ppl_pipe_op_name(int op);
+
+#endif

@@ -1,0 +1,297 @@
+/*
+ * test_executor.c - the pipeline executor (cost/executor.h): hand-worked
+ * timelines, the papers' closed forms where their assumptions hold, the lower
+ * bounds everywhere, activations in flight, and random pipelines.
+ */
+#include "testutil.h"
+
+#include "cost/executor.h"
+
+static ppl_pipe_out run(int schedule, int64_t pp, int64_t vp, int64_t m, const ppl_passes *st,
+                        const double *hop, bool events)
+{
+    ppl_pipe_in in = {schedule, pp, vp, m, 0, st, hop};
+    ppl_pipe_out out;
+    ppl_error err;
+    assert_int_equal(ppl_pipe_run(&in, events, &out, &err), PPL_OK);
+    return out;
+}
+
+static void equal(ppl_passes *st, int64_t pp, double f, double b, double w)
+{
+    for (int64_t k = 0; k < pp; k++)
+        st[k] = (ppl_passes){f, b, w, f + b + w};
+}
+
+/* the event of rank k running op `op` of microbatch mb (chunk c) */
+static const ppl_pipe_event *find(const ppl_pipe_out *o, int k, int op, int mb, int c)
+{
+    for (size_t i = 0; i < o->n_events; i++) {
+        const ppl_pipe_event *e = &o->events[i];
+        if (e->rank == k && e->op == op && e->microbatch == mb && e->chunk == c)
+            return e;
+    }
+    fail_msg("no event for rank %d op %d microbatch %d chunk %d", k, op, mb, c);
+    return NULL;
+}
+
+/*
+ * 1F1B by hand, p = 4, m = 4, F = 1, B + W = 2 (the whole backward), no sends.
+ * Rank k holds p - k - 1 warm-up forwards, so rank 0 runs F0..F3 at 0..4 and rank
+ * k starts F0 at k.  Microbatch 0's backward starts on rank 3 after its forward
+ * (3..4), so B+W 0 runs at 4..6 on rank 3, 6..8 on rank 2, 8..10 on rank 1 and
+ * 10..12 on rank 0.  Rank 0 then runs its three backwards left one cycle of F + B
+ * + W = 3 apart: the last ends at (m + p - 1)(F + B + W) = 7 x 3 = 21.
+ * With a send of 0.5 each way (p = 2, m = 1): F on rank 0 at 0..1, arrives at 1.5,
+ * F on rank 1 at 1.5..2.5, B+W at 2.5..4.5, back at 5, B+W on rank 0 at 5..7.
+ */
+static void test_1f1b_by_hand(void **state)
+{
+    (void)state;
+    ppl_passes st[4];
+    equal(st, 4, 1.0, 1.0, 1.0);
+    ppl_pipe_out o = run(PPL_SCHEDULE_1F1B, 4, 1, 4, st, NULL, true);
+    assert_close(o.time_s, 21.0, 1e-12);
+    assert_int_equal(o.n_events, 32);
+    assert_close(find(&o, 0, PPL_OP_F, 3, 0)->start_s, 3.0, 0);
+    assert_close(find(&o, 3, PPL_OP_BW, 0, 0)->start_s, 4.0, 0);
+    assert_close(find(&o, 2, PPL_OP_BW, 0, 0)->start_s, 6.0, 0);
+    assert_close(find(&o, 0, PPL_OP_BW, 0, 0)->start_s, 10.0, 0);
+    assert_close(find(&o, 0, PPL_OP_BW, 3, 0)->end_s, 21.0, 0);
+    /* rank 0 holds 4 microbatches before its first backward (Korthikanti Eq. 5: p) */
+    assert_close(o.peak_in_flight, 4.0, 0);
+    assert_int_equal(o.peak_rank, 0);
+    ppl_pipe_out_free(&o);
+
+    double hop = 0.5;
+    equal(st, 2, 1.0, 1.0, 1.0);
+    o = run(PPL_SCHEDULE_1F1B, 2, 1, 1, st, &hop, true);
+    assert_close(find(&o, 1, PPL_OP_F, 0, 0)->start_s, 1.5, 0);
+    assert_close(find(&o, 0, PPL_OP_BW, 0, 0)->start_s, 5.0, 0);
+    assert_close(o.time_s, 7.0, 1e-12);
+    assert_close(o.bound_s, 7.0, 1e-12); /* the chain: 1 + .5 + 1 + 2 + .5 + 2 */
+    ppl_pipe_out_free(&o);
+}
+
+/*
+ * ZB-H1 by hand, p = 4, F = B = W = 1, m = 8.  Rank k defers up to k weight
+ * passes (Qi et al. §3: (i-1) M_W on worker i); the last rank's final B ends 3 W
+ * earlier than under 1F1B, and the backward reaches rank 0 through the 3 ranks
+ * before it: m (F + B + W) + (p - 1)(F + B - W) = 24 + 3 = 27 (Table 2).  The last
+ * rank's first W waits for its 3 deferred ones: F0 B0 F1 B1 F2 B2 F3 B3 W0, so W0
+ * starts at 3 + 8 = 11.
+ */
+static void test_zb_h1_by_hand(void **state)
+{
+    (void)state;
+    ppl_passes st[4];
+    equal(st, 4, 1.0, 1.0, 1.0);
+    ppl_pipe_out o = run(PPL_SCHEDULE_ZB_H1, 4, 1, 8, st, NULL, true);
+    assert_close(o.time_s, 27.0, 1e-12);
+    assert_close(find(&o, 3, PPL_OP_W, 0, 0)->start_s, 11.0, 0);
+    assert_close(find(&o, 0, PPL_OP_W, 0, 0)->start_s, find(&o, 0, PPL_OP_B, 0, 0)->end_s, 0);
+    ppl_pipe_out_free(&o);
+}
+
+/*
+ * Equal stages and enough microbatches (the papers' assumptions, pipeline.h):
+ * the executor meets the closed forms of 1F1B, GPipe and interleaved 1F1B (m a
+ * multiple of p) exactly; for the times below ZB-H1 and ZB-H2 (m >= 2p) give the
+ * larger of their formula and (p-1) F, the last rank's wait for its first
+ * forward, which no synchronous step avoids (the paper hides it behind the
+ * previous step's optimizer, §4) (with other times the deferred W passes may fill
+ * less than the paper's hand-made schedule: test_timeline); ZB-V is never below
+ * its formula; DualPipe and DualPipeV meet DeepSeek's table at F = B = W.
+ */
+static void test_closed_forms(void **state)
+{
+    (void)state;
+    const double times[][3] = {{1, 1, 1}, {1, 2, 1}, {2, 3, 1}, {1, 1, 0.5}, {1, 1, 2}};
+    ppl_passes st[8];
+    for (size_t t = 0; t < sizeof times / sizeof *times; t++) {
+        const double f = times[t][0], b = times[t][1], w = times[t][2];
+        for (int64_t p = 2; p <= 8; p *= 2) {
+            equal(st, p, f, b, w);
+            ppl_passes others = {(double)(p - 1) * f, (double)(p - 1) * b, (double)(p - 1) * w,
+                                 (double)(p - 1) * (f + b + w)};
+            for (int64_t m = p; m <= 4 * p; m *= 2) {
+                const double ideal = (double)m * (f + b + w);
+                ppl_pipe_out o = run(PPL_SCHEDULE_1F1B, p, 1, m, st, NULL, false);
+                assert_close(o.time_s - ideal, ppl_pipeline_bubble_s(0, p, 1, &others), 1e-9);
+                o = run(PPL_SCHEDULE_GPIPE, p, 1, m, st, NULL, false);
+                assert_close(o.time_s - ideal, ppl_pipeline_bubble_s(1, p, 1, &others), 1e-9);
+                o = run(PPL_SCHEDULE_1F1B, p, 2, m, st, NULL, false);
+                assert_close(o.time_s - ideal, ppl_pipeline_bubble_s(0, p, 2, &others), 1e-9);
+                if (m < 2 * p)
+                    continue;
+                const double head = (double)(p - 1) * f;
+                o = run(PPL_SCHEDULE_ZB_H1, p, 1, m, st, NULL, false);
+                assert_close(o.time_s - ideal,
+                             fmax(head, ppl_pipeline_bubble_s(PPL_SCHEDULE_ZB_H1, p, 1, &others)),
+                             1e-9);
+                o = run(PPL_SCHEDULE_ZB_H2, p, 1, m, st, NULL, false);
+                assert_close(o.time_s - ideal,
+                             fmax(head, ppl_pipeline_bubble_s(PPL_SCHEDULE_ZB_H2, p, 1, &others)),
+                             1e-9);
+                o = run(PPL_SCHEDULE_ZB_V, p, 2, m, st, NULL, false);
+                assert_true(o.time_s - ideal >=
+                            ppl_pipeline_bubble_s(PPL_SCHEDULE_ZB_V, p, 2, &others) - 1e-9);
+                if (f == b && b == w) {
+                    o = run(PPL_SCHEDULE_DUALPIPE, p, 1, m, st, NULL, false);
+                    assert_close(o.time_s - ideal,
+                                 ppl_pipeline_bubble_s(PPL_SCHEDULE_DUALPIPE, p, 1, &others),
+                                 1e-9);
+                    o = run(PPL_SCHEDULE_DUALPIPEV, p, 2, m, st, NULL, false);
+                    assert_close(o.time_s - ideal,
+                                 ppl_pipeline_bubble_s(PPL_SCHEDULE_DUALPIPEV, p, 2, &others),
+                                 1e-9);
+                }
+            }
+        }
+    }
+}
+
+/*
+ * Every schedule at m < p, m = p and m = 2p: never below its chain (one
+ * microbatch's F through every stage and B back, plus the first stage's W), where
+ * the closed forms of ZB-H2 and ZB-V fall below it: p = 8, F = B = W = 1, m = 4
+ * gives a chain of 8 + 8 + 1 = 17 s, and ZB-H2's formula m x 3 + 7 x 0 = 12 s.
+ * The last rank's work bounds it too: it starts after 7 forwards and runs 4 x 3,
+ * 19 s.
+ * DualPipe needs m >= 2p (deepseek-ai/DualPipe's assert): refused below.
+ */
+static void test_chain_bound(void **state)
+{
+    (void)state;
+    ppl_passes st[8];
+    equal(st, 8, 1.0, 1.0, 1.0);
+    ppl_pipe_out o = run(PPL_SCHEDULE_ZB_H2, 8, 1, 4, st, NULL, false);
+    assert_true(o.time_s >= 19.0);
+    assert_close(o.bound_s, 19.0, 1e-12);
+    for (int s = 0; s < PPL_SCHEDULE_COUNT; s++) {
+        const ppl_schedule_row *row = ppl_schedule_of(s);
+        int64_t vp = row->chunks ? row->chunks : 1;
+        for (int64_t m = 4; m <= 16; m *= 2) { /* m < p, m = p, m = 2p */
+            ppl_pipe_in in = {s, 8, vp, m, 0, st, NULL};
+            ppl_error err;
+            ppl_status rc = ppl_pipe_run(&in, false, &o, &err);
+            if (row->overlaps_fb && m < 16) {
+                assert_int_equal(rc, PPL_EUSAGE);
+                continue;
+            }
+            assert_int_equal(rc, PPL_OK);
+            assert_true(o.time_s >= o.bound_s - 1e-12);
+            /* the chain: 17 s, or 16.5 in a V (its last W is half a stage's) */
+            if (!row->overlaps_fb)
+                assert_true(o.bound_s >= (row->chunks == 2 ? 16.5 : 17.0));
+        }
+    }
+}
+
+/*
+ * Activations in flight, the most any rank held, against pipeline.c's counts
+ * (the papers'): p = 4, m = 16, F = B = W = 1: 1F1B p = 4 (Korthikanti Eq. 5),
+ * GPipe m = 16, ZB-H1 p = 4, ZB-H2 2p - 1 = 7 (Qi et al. §3), ZB-V p = 4 (§6),
+ * DualPipe p + 1 = 5 (DeepSeek-V3 Table 2), DualPipeV p + 1/2 (dualpipev.py: 2p + 1
+ * half-stage chunks), interleaved v = 2, N = p: (2(p-1) + (v-1)p + 1)/v = 5.5.
+ */
+static void test_in_flight(void **state)
+{
+    (void)state;
+    ppl_passes st[4];
+    equal(st, 4, 1.0, 1.0, 1.0);
+    const struct {
+        int s;
+        int64_t vp;
+        double peak;
+    } want[] = {{PPL_SCHEDULE_1F1B, 1, 4},     {PPL_SCHEDULE_GPIPE, 1, 16},
+                {PPL_SCHEDULE_ZB_H1, 1, 4},    {PPL_SCHEDULE_ZB_H2, 1, 7},
+                {PPL_SCHEDULE_ZB_V, 2, 4},     {PPL_SCHEDULE_DUALPIPE, 1, 5},
+                {PPL_SCHEDULE_DUALPIPEV, 2, 4.5}, {PPL_SCHEDULE_1F1B, 2, 5.5}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        ppl_pipe_out o = run(want[i].s, 4, want[i].vp, 16, st, NULL, false);
+        assert_close(o.peak_in_flight, want[i].peak, 1e-12);
+    }
+}
+
+/* A small deterministic generator for the random pipelines below. */
+static uint64_t rng = 88172645463325252ull;
+static double uniform(double lo, double hi)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/*
+ * Random stage times, sends and schedules: every op runs once, no rank runs two
+ * ops at once, every op starts after its input arrived (the previous stage's F,
+ * the next stage's B, its own B for a W), and the pipeline respects its bounds.
+ */
+static void test_random(void **state)
+{
+    (void)state;
+    ppl_passes st[8];
+    double hop[8];
+    for (int it = 0; it < 300; it++) {
+        int s = (int)uniform(0, PPL_SCHEDULE_COUNT);
+        const ppl_schedule_row *row = ppl_schedule_of(s);
+        int64_t p = 2 + 2 * (int64_t)uniform(0, 4); /* even: DualPipe */
+        int64_t vp = row->chunks ? row->chunks : (s == PPL_SCHEDULE_1F1B ? 1 + (int64_t)uniform(0, 3) : 1);
+        int64_t m = row->overlaps_fb ? 2 * p * (1 + (int64_t)uniform(0, 2))
+                                     : 1 + (int64_t)uniform(0, (double)(3 * p));
+        if (vp > 1 && row->chunks == 0)
+            m = p * (1 + (int64_t)uniform(0, 3)); /* Megatron-Core: m >= p */
+        for (int64_t k = 0; k < p; k++) {
+            double f = uniform(0.5, 2), b = uniform(0.5, 3), w = uniform(0, 2);
+            st[k] = (ppl_passes){f, b, w, (f + b + w) * uniform(0.7, 1.0)};
+            hop[k] = uniform(0, 0.3);
+        }
+        ppl_pipe_out o = run(s, p, vp, m, st, hop, true);
+        assert_true(o.time_s >= o.bound_s * (1 - 1e-12));
+        double busy[8] = {0};
+        for (size_t i = 0; i < o.n_events; i++) {
+            const ppl_pipe_event *e = &o.events[i];
+            assert_true(e->end_s >= e->start_s && e->end_s <= o.time_s);
+            busy[e->rank] += e->end_s - e->start_s;
+            for (size_t j = i + 1; j < o.n_events; j++) { /* one op at a time a rank */
+                const ppl_pipe_event *x = &o.events[j];
+                if (x->rank == e->rank)
+                    assert_true(x->start_s >= e->end_s - 1e-12 || x->end_s <= e->start_s + 1e-12);
+            }
+        }
+        for (int64_t k = 0; k < p; k++)
+            assert_true(busy[k] <= o.time_s + 1e-9);
+        ppl_pipe_out_free(&o);
+    }
+}
+
+/* Inputs the executor cannot run: a one-line usage error naming the knob. */
+static void test_refusals(void **state)
+{
+    (void)state;
+    ppl_passes st[4];
+    equal(st, 4, 1.0, 1.0, 1.0);
+    ppl_pipe_out o;
+    ppl_error err;
+    ppl_pipe_in in = {PPL_SCHEDULE_1F1B, 4, 1, 0, 0, st, NULL};
+    assert_int_equal(ppl_pipe_run(&in, false, &o, &err), PPL_EUSAGE);
+    in = (ppl_pipe_in){PPL_SCHEDULE_DUALPIPE, 4, 1, 6, 0, st, NULL};
+    assert_int_equal(ppl_pipe_run(&in, false, &o, &err), PPL_EUSAGE);
+    assert_string_equal(err.key, "global_batch");
+    st[2].b_s = NAN;
+    in = (ppl_pipe_in){PPL_SCHEDULE_1F1B, 4, 1, 8, 0, st, NULL};
+    assert_int_equal(ppl_pipe_run(&in, false, &o, &err), PPL_EINTERNAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_1f1b_by_hand), cmocka_unit_test(test_zb_h1_by_hand),
+        cmocka_unit_test(test_closed_forms), cmocka_unit_test(test_chain_bound),
+        cmocka_unit_test(test_in_flight),    cmocka_unit_test(test_random),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
