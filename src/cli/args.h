@@ -60,6 +60,7 @@ typedef struct ppl_args {
     bool fit;                   /* validate --fit */
     int64_t cv_folds;           /* validate --cv K; 0 when not given */
     bool timing;                /* report wall time (not byte-identical) */
+    bool conservative;          /* assumed overlaps costed exposed (stack.h) */
     double overhead_bytes;      /* framework memory per GPU; < 0 when not given */
     double fragmentation;       /* allocator loss, fraction of activations; < 0 when not given */
     double headroom_fraction, headroom_bytes; /* --memory-headroom: one of them, the other 0 */

@@ -68,6 +68,7 @@ void cli_eval_ctx(cli *c, ppl_eval_ctx *ctx, const ppl_model *model, const ppl_t
         ctx->memory.fragmentation = c->args->fragmentation;
     ctx->memory.headroom_fraction = c->args->headroom_fraction;
     ctx->memory.headroom_bytes = c->args->headroom_bytes;
+    ctx->stack.conservative = c->args->conservative;
 }
 
 ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size_t ncols,

@@ -111,6 +111,7 @@ typedef enum opt_id {
     O_CV,
     O_CONSTANTS,
     O_TIMING,
+    O_CONSERVATIVE,
     O_RECOMPUTE_LAYERS,
     O_SEQ_LEN,
     O_CP_COMM,

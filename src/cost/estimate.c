@@ -324,18 +324,34 @@ static bool assemble(const ppl_eval_ctx *ctx, const ppl_stage_env *own, const pp
         }
         ppl_pipe_out_free(&po);
     }
+    /* the critical path's share of the slowest stage: all of it, but under
+     * DualPipe, whose rank k runs stage k for half the microbatches and stage
+     * p-1-k for the other half, the busiest such pair's mean (DeepSeek-V3 report
+     * §3.2.1), so that compute + bubble + exposed communication is the pipeline */
+    double share = 1.0;
+    if (c->schedule == PPL_SCHEDULE_DUALPIPE && w.worst.total > 0.0) {
+        double pair = 0.0;
+        for (int64_t k = 0; k < c->pp; k++)
+            pair = fmax(pair, 0.5 * (w.stage[k].fb_s + w.stage[c->pp - 1 - k].fb_s));
+        share = fmin(1.0, pair / w.worst.total);
+    }
+    const double mbs = mb * share;
+    if (w.worst.ep_hidden > 0.0)
+        out->overlap_assumed =
+            "the expert all-to-all hidden under another microbatch's compute (DualPipe's F&B, "
+            "--ep-overlap): no calibration run measures it; --conservative costs it exposed";
     out->slowest_stage = w.worst_k;
     out->passes = w.worst_passes;
-    out->time.compute = mb * w.worst.compute;
-    out->time.bubble = pos(pipe - mb * w.worst.total); /* F&B may hide some of m x total */
-    out->time.tp_comm = mb * w.worst.tp;
-    out->time.cp_comm = mb * w.worst.cp;
-    out->time.ep_comm = mb * w.worst.ep;
-    out->time.pp_comm = mb * w.worst.pp;
-    out->time.dp_comm = (c->zero >= 3 ? mb * w.worst.zero3 : 0.0) + w.dp_total;
+    out->time.compute = mbs * w.worst.compute;
+    out->time.bubble = pos(pipe - mbs * w.worst.total);
+    out->time.tp_comm = mbs * w.worst.tp;
+    out->time.cp_comm = mbs * w.worst.cp;
+    out->time.ep_comm = mbs * w.worst.ep;
+    out->time.pp_comm = mbs * w.worst.pp;
+    out->time.dp_comm = (c->zero >= 3 ? mbs * w.worst.zero3 : 0.0) + w.dp_total;
     out->time.optimizer = w.opt_time;
     out->time.overhead = so->step_overhead_s;
-    out->time.exposed_comm = mb * w.worst.exposed + w.dp_exposed;
+    out->time.exposed_comm = mbs * w.worst.exposed + w.dp_exposed;
     out->step_time_s = pipe + w.dp_exposed + w.opt_time + so->step_overhead_s;
     const double tokens_step = (double)c->global_batch * (double)m->seq_len;
     out->tokens_per_s = tokens_step / out->step_time_s;
@@ -358,6 +374,7 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     out->ep_servers = l->g_ep.nodes > 1 ? l->g_ep.nodes : 1;
     out->n_stage_passes = 0;
     out->floor_s = 0.0;
+    out->overlap_assumed = NULL;
 
     walk w;
     memset(&w, 0, sizeof w);

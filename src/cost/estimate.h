@@ -68,6 +68,9 @@ typedef struct ppl_estimate {
     ppl_stage_passes stage_passes[PPL_PASS_CLASSES];
     int n_stage_passes;
     ppl_stack stack;        /* the software whose overlaps the figures assume */
+    /* an overlap the step counts on that no calibration run measures (stack.h
+     * conservative), said; NULL when none */
+    const char *overlap_assumed;
     int64_t ep_servers;     /* servers one expert-parallel group spans (1: inside one) */
     const char *bottleneck; /* "compute", "bubble", "tp_comm", ... */
     /* where the largest exposed communication runs: "nvlink" or a tier's name (a

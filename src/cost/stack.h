@@ -51,6 +51,11 @@ typedef struct ppl_stack_opts {
                               one per layer (FSDP unit, Megatron-FSDP bucket) */
     double zero3_overlap;  /* share of the layer's compute that hides its collectives */
     double zero3_bus;      /* share of the ring's bus bandwidth its collectives reach */
+    /* cost as exposed the overlaps no run of the calibration measures: the expert
+     * all-to-all hidden under another microbatch's compute (--ep-overlap, DualPipe's
+     * F&B); the tensor-, pipeline-, data- and context-parallel overlaps are fitted
+     * (constants.c) or measured (the calibration's cp 2 runs) and stay */
+    bool conservative;
 } ppl_stack_opts;
 
 /* The profile's options under the fitted constants k. */

@@ -130,7 +130,9 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
          * backward and runs each one's dispatch and combine under the other's
          * compute: every chunk but the warm-up ones (Megatron's interleaved warm-up,
          * 2 (p - 1) + (v - 1) p chunks of the first stage; one without a pipeline) */
-        if (ppl_schedule_of(c->schedule)->overlaps_fb) {
+        if (ctx->stack.conservative) {
+            mi->ep_hidden_share = 0.0; /* assumed overlaps costed exposed (stack.h) */
+        } else if (ppl_schedule_of(c->schedule)->overlaps_fb) {
             /* DualPipe's F&B: every steady-state chunk runs a forward and a backward
              * of two microbatches together, each one's all-to-all under the other's
              * compute (DeepSeek-V3 report §3.2.1); the chunks run alone are the

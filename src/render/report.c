@@ -562,6 +562,8 @@ json_t *ppl_estimate_json(const ppl_estimate *e, const ppl_model *m)
     json_object_set_new(o, "mfu_precision", json_string(ppl_precision_names[e->mfu_precision]));
     json_object_set_new(o, "mfu_bf16", ppl_json_real(e->mfu_bf16));
     json_object_set_new(o, "floor_s", ppl_json_real(e->floor_s));
+    if (e->overlap_assumed)
+        json_object_set_new(o, "overlap_assumed", json_string(e->overlap_assumed));
     json_object_set_new(o, "memory", ppl_memory_json(&e->memory));
     json_t *t = json_object();
     json_object_set_new(t, "compute", ppl_json_real(e->time.compute));
@@ -608,6 +610,8 @@ void ppl_estimate_text(const ppl_estimate *e, ppl_buf *out)
     if (e->mfu_precision != PPL_PRECISION_BF16)
         ppl_buf_printf(out, ", %.1f%% of bf16's", 100.0 * e->mfu_bf16);
     ppl_buf_printf(out, "), %.1f hardware TFLOP/s\n", e->hardware_tflops_per_gpu);
+    if (e->overlap_assumed)
+        ppl_buf_printf(out, "assumed     %s\n", e->overlap_assumed);
     ppl_format_bytes(e->memory.total, a, sizeof a);
     ppl_format_bytes(e->memory.capacity, b, sizeof b);
     char h[48] = "";

@@ -753,4 +753,17 @@ for bad in 0 -5% abc 101; do
     check "--within $bad: a one-line usage error" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--within"'
 done
 
+# an overlap no calibration run measures is said, and --conservative costs it exposed
+run "$P" estimate --model mixtral-8x7b --topology dgx-h100-superpod --gpus 64 --tp 2 --pp 4 --ep 8 --global-batch 128 --mbs 1 --sequence-parallel --zero 1 --recompute full --schedule dualpipe --json
+printf '%s\n' "$out" >"$tmp/dp-free.json"
+check "estimate --schedule dualpipe: the all-to-all hidden under F&B is said to be assumed" '[ $rc -eq 0 ] && has "$out" "overlap_assumed"'
+run "$P" estimate --model mixtral-8x7b --topology dgx-h100-superpod --gpus 64 --tp 2 --pp 4 --ep 8 --global-batch 128 --mbs 1 --sequence-parallel --zero 1 --recompute full --schedule dualpipe --conservative --json
+check "estimate --conservative: the same plan, slower, nothing assumed" '[ $rc -eq 0 ] && ! has "$out" "overlap_assumed" && python3 -c "
+import json, sys
+a = json.load(open(sys.argv[1]))
+b = json.loads(sys.argv[2])
+assert b[\"step_time_s\"] > a[\"step_time_s\"], (a[\"step_time_s\"], b[\"step_time_s\"])
+assert b[\"step_time_s\"] >= b[\"floor_s\"]
+" "$tmp/dp-free.json" "$out"'
+
 finish
