@@ -454,6 +454,8 @@ static void in_flight(sim *s, run_state *st, int64_t k, double delta)
 {
     st->inflight[k] += delta;
     double held = st->inflight[k] * s->frac;
+    if (st->out->in_flight_by_rank && held > st->out->in_flight_by_rank[k])
+        st->out->in_flight_by_rank[k] = held;
     if (held > st->out->peak_in_flight) {
         st->out->peak_in_flight = held;
         st->out->peak_rank = k;
@@ -614,6 +616,16 @@ static ppl_status check_in(const ppl_pipe_in *in, ppl_error *err)
                              "dualpipe needs an even pp and an even number of microbatches "
                              "(pp %lld, m %lld)",
                              (long long)in->pp, (long long)in->microbatches);
+    /* Megatron-Core's interleaved schedule: groups of N in [pp, m], the last one
+     * whole or of at least pp (ppl_vp_group; N = pp when not given) */
+    const int64_t n = in->group > 0 ? in->group : in->pp;
+    if (row->chunks == 0 && in->vp > 1 &&
+        (in->pp < 2 || in->microbatches < in->pp || n < in->pp || n > in->microbatches ||
+         (in->microbatches % n != 0 && in->microbatches % n < in->pp)))
+        return ppl_error_set(err, PPL_EUSAGE, "", "vp",
+                             "interleaving needs pp >= 2 and microbatches in groups of pp to m "
+                             "(pp %lld, m %lld, group %lld)",
+                             (long long)in->pp, (long long)in->microbatches, (long long)in->group);
     /* sizes the arrays below take: ops a rank, finish times a pipeline */
     if (in->pp > 1 << 16 || in->microbatches > 1 << 22 || in->vp > 64 ||
         (double)in->microbatches * (double)in->vp * (double)in->pp > 1e8)
@@ -731,10 +743,12 @@ ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *o
     st.free_s = calloc((size_t)s.p, sizeof *st.free_s);
     st.h.a = malloc((size_t)s.p * sizeof *st.h.a);
     st.stack = malloc((size_t)s.p * sizeof *st.stack);
-    if (keep_events)
+    if (keep_events) {
         out->events = malloc((total_ops + (size_t)(s.m * s.S)) * sizeof *out->events);
+        out->in_flight_by_rank = calloc((size_t)s.p, sizeof *out->in_flight_by_rank);
+    }
     if (!pc || !st.inflight || !st.free_s || !st.h.a || !st.stack ||
-        (keep_events && !out->events)) {
+        (keep_events && (!out->events || !out->in_flight_by_rank))) {
         rc = ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
         goto done;
     }
@@ -792,6 +806,8 @@ done:
 void ppl_pipe_out_free(ppl_pipe_out *out)
 {
     free(out->events);
+    free(out->in_flight_by_rank);
     out->events = NULL;
+    out->in_flight_by_rank = NULL;
     out->n_events = 0;
 }

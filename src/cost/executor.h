@@ -54,12 +54,13 @@ typedef struct ppl_pipe_out {
     double peak_in_flight; /* the most microbatches of a stage's activations any rank
                               held at once (forwards whose B had not run) */
     int64_t peak_rank;    /* the rank that held them */
+    double *in_flight_by_rank; /* each rank's most, when asked (keep_events; pp entries) */
     ppl_pipe_event *events; /* every op, when asked (ppl_pipe_run keep_events) */
     size_t n_events;
 } ppl_pipe_out;
 
-/* Runs the step's pipeline.  keep_events: fill out->events (freed by
- * ppl_pipe_out_free).  PPL_EUSAGE for inputs the schedule cannot run (naming the
+/* Runs the step's pipeline.  keep_events: fill out->events and
+ * out->in_flight_by_rank (freed by ppl_pipe_out_free).  PPL_EUSAGE for inputs the schedule cannot run (naming the
  * knob); PPL_EINTERNAL out of memory, or if the programs deadlock (a bug). */
 ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *out,
                         ppl_error *err);

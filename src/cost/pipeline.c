@@ -147,11 +147,13 @@ static double in_flight_zb_h2(const ppl_config *c, int64_t stage)
     return cap_m(c, 2.0 * ((double)c->pp - (double)stage) - 1.0);
 }
 
-/* §6: p M_B on every rank, as 1F1B's first stage */
+/* §6: p M_B on every rank, as 1F1B's first stage, once m >= 2p - 1; with fewer
+ * microbatches the V's order (executor.c program_zb_v) holds (m + k + 1)/2 on rank
+ * k: its 2(p-k)-1 first-chunk warm-up forwards are cut to m (test_executor runs it) */
 static double in_flight_zb_v(const ppl_config *c, int64_t stage)
 {
-    (void)stage;
-    return cap_m(c, (double)c->pp);
+    double held = 0.5 * ((double)c->microbatches + (double)stage + 1.0);
+    return cap_m(c, held < (double)c->pp ? held : (double)c->pp);
 }
 
 /* DeepSeek-V3 Table 2: PP + 1 */

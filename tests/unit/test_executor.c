@@ -214,6 +214,51 @@ static void test_in_flight(void **state)
     }
 }
 
+/*
+ * A rank's activations in flight depend on its order of forwards and backwards
+ * alone, never on the times: so the memory model's counts per stage (pipeline.c
+ * in_flight, the papers') are the executor's, on every rank, for every schedule,
+ * at m < p, m = p and m > p (interleaved: groups of N = p, m a multiple of p, as
+ * Megatron-Core runs it; ZB-V and DualPipe at m >= 2p).
+ */
+static void test_in_flight_by_rank(void **state)
+{
+    (void)state;
+    ppl_passes st[8];
+    for (int64_t k = 0; k < 8; k++)
+        st[k] = (ppl_passes){1.0 + 0.1 * (double)k, 2.0 - 0.1 * (double)k, 0.7, 3.0};
+    for (int s = 0; s < PPL_SCHEDULE_COUNT; s++) {
+        const ppl_schedule_row *row = ppl_schedule_of(s);
+        for (int64_t vp = 1; vp <= (row->chunks == 0 ? 3 : 1); vp++) {
+            for (int64_t p = 2; p <= 8; p *= 2) {
+                for (int64_t m = 1; m <= 3 * p; m += p / 2 + 1) {
+                    int64_t v = row->chunks ? row->chunks : vp;
+                    if ((row->overlaps_fb && m < 2 * p) || (vp > 1 && m % p != 0) ||
+                        (s == PPL_SCHEDULE_DUALPIPE && m % 2))
+                        continue;
+                    ppl_config c;
+                    memset(&c, 0, sizeof c);
+                    c.schedule = s;
+                    c.pp = p;
+                    c.vp = v;
+                    c.microbatches = m;
+                    ppl_pipe_in in = {s, p, v, m, ppl_vp_group(&c), st, NULL};
+                    ppl_pipe_out o;
+                    ppl_error err;
+                    assert_int_equal(ppl_pipe_run(&in, true, &o, &err), PPL_OK);
+                    for (int64_t k = 0; k < p; k++)
+                        if (fabs(o.in_flight_by_rank[k] - row->in_flight(&c, k)) > 1e-9)
+                            fail_msg("%s p %lld v %lld m %lld rank %lld: ran %g, counted %g",
+                                     ppl_schedule_name(s), (long long)p, (long long)v,
+                                     (long long)m, (long long)k, o.in_flight_by_rank[k],
+                                     row->in_flight(&c, k));
+                    ppl_pipe_out_free(&o);
+                }
+            }
+        }
+    }
+}
+
 /* A small deterministic generator for the random pipelines below. */
 static uint64_t rng = 88172645463325252ull;
 static double uniform(double lo, double hi)
@@ -290,7 +335,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_1f1b_by_hand), cmocka_unit_test(test_zb_h1_by_hand),
         cmocka_unit_test(test_closed_forms), cmocka_unit_test(test_chain_bound),
-        cmocka_unit_test(test_in_flight),    cmocka_unit_test(test_random),
+        cmocka_unit_test(test_in_flight),    cmocka_unit_test(test_in_flight_by_rank),
+        cmocka_unit_test(test_random),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
