@@ -15,6 +15,7 @@
 #include "base/output.h"
 #include "base/catalog.h"
 #include "base/constants.h"
+#include "base/heap.h"
 #include "model/hfconfig.h"
 #include "model/model.h"
 #include "hardware/gpu.h"

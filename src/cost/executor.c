@@ -50,6 +50,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/heap.h"
+
 enum { SHAPE_LINE, SHAPE_V, SHAPE_DUAL };
 
 typedef struct op {
@@ -330,53 +332,6 @@ static void op_at(const sim *s, int64_t k, int64_t i, op *o)
 
 /* ---- the run -------------------------------------------------------------------- */
 
-typedef struct slot {
-    double t;
-    int64_t rank;
-} slot;
-
-typedef struct heap {
-    slot *a;
-    size_t n;
-} heap;
-
-static bool before(const slot *x, const slot *y)
-{
-    return x->t < y->t || (x->t == y->t && x->rank < y->rank);
-}
-
-static void heap_push(heap *h, double t, int64_t rank)
-{
-    size_t i = h->n++;
-    h->a[i] = (slot){t, rank};
-    while (i > 0 && before(&h->a[i], &h->a[(i - 1) / 2])) {
-        slot tmp = h->a[i];
-        h->a[i] = h->a[(i - 1) / 2];
-        h->a[(i - 1) / 2] = tmp;
-        i = (i - 1) / 2;
-    }
-}
-
-static slot heap_pop(heap *h)
-{
-    slot top = h->a[0];
-    h->a[0] = h->a[--h->n];
-    for (size_t i = 0;;) {
-        size_t l = 2 * i + 1, r = l + 1, b = i;
-        if (l < h->n && before(&h->a[l], &h->a[b]))
-            b = l;
-        if (r < h->n && before(&h->a[r], &h->a[b]))
-            b = r;
-        if (b == i)
-            break;
-        slot tmp = h->a[i];
-        h->a[i] = h->a[b];
-        h->a[b] = tmp;
-        i = b;
-    }
-    return top;
-}
-
 /* When the input of F (fwd) or B/BW (!fwd) of (mb, j) is there: its time, or NAN
  * with *wait the slot to wait on. */
 static double input_at(const sim *s, bool fwd, int64_t mb, int64_t j, int32_t **wait)
@@ -408,7 +363,7 @@ static double input_at(const sim *s, bool fwd, int64_t mb, int64_t j, int32_t **
 }
 
 typedef struct run_state {
-    heap h;            /* fill mode: ranks by the time they are free or their input is due */
+    ppl_heap h;        /* fill mode: ranks by the time they are free or their input is due */
     int64_t *stack;    /* fixed order: ranks whose input may have arrived */
     size_t nstack;
     double *free_s;    /* fixed order: when each rank is free */
@@ -423,7 +378,7 @@ static void finish(const sim *s, run_state *st, double *done, int32_t *wait, int
     done[idx] = t + 1.0;
     if (wait[idx] > 0) {
         if (s->fill)
-            heap_push(&st->h, t, wait[idx] - 1);
+            ppl_heap_push(&st->h, t, wait[idx] - 1);
         else
             st->stack[st->nstack++] = wait[idx] - 1;
         wait[idx] = 0;
@@ -536,13 +491,13 @@ static void step_fill(sim *s, run_state *st, int64_t *pc, int64_t k, double t)
     double d;
     if (!o) { /* the program is done: the deferred W left */
         if ((d = run_w(s, st, k, t)) >= 0.0)
-            heap_push(&st->h, t + d, k);
+            ppl_heap_push(&st->h, t + d, k);
         return;
     }
     int32_t *wait = NULL;
     double ready = ready_at(s, o, &wait);
     if (pending > 0 && (pending > s->w_cap[k] || isnan(ready) || ready > t)) {
-        heap_push(&st->h, t + run_w(s, st, k, t), k); /* a W fills the wait */
+        ppl_heap_push(&st->h, t + run_w(s, st, k, t), k); /* a W fills the wait */
         return;
     }
     if (isnan(ready)) {
@@ -550,12 +505,12 @@ static void step_fill(sim *s, run_state *st, int64_t *pc, int64_t k, double t)
         return;
     }
     if (ready > t) {
-        heap_push(&st->h, ready, k);
+        ppl_heap_push(&st->h, ready, k);
         return;
     }
     d = execute(s, st, k, o, t);
     pc[k]++;
-    heap_push(&st->h, t + d, k);
+    ppl_heap_push(&st->h, t + d, k);
 }
 
 /* Fixed order: every op starts when its rank is free and its input is there, in
@@ -754,10 +709,10 @@ ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *o
     }
     if (s.fill) {
         for (int64_t k = 0; k < s.p; k++)
-            heap_push(&st.h, 0.0, k);
+            ppl_heap_push(&st.h, 0.0, k);
         while (st.h.n > 0) {
-            slot sl = heap_pop(&st.h);
-            step_fill(&s, &st, pc, sl.rank, sl.t);
+            ppl_heap_slot sl = ppl_heap_pop(&st.h);
+            step_fill(&s, &st, pc, sl.id, sl.t);
         }
     } else {
         for (int64_t k = s.p - 1; k >= 0; k--)

@@ -324,10 +324,11 @@ check "flash attention through --attention-backend, not --use-flash-attn" 'has "
 check "the launch names the Megatron-LM release it needs" 'has "$out" "\"megatron_lm\": \"core_v0.1"'
 
 # plans whose #1 shards in groups (llama3-8b: ZeRO-2 in groups of 8) or offloads the
-# optimizer (llama3-70b: ZeRO-2, tp 4, no recomputation) are what estimate gives
-for case in "llama3-8b 2/8" "llama3-70b 2+off"; do
+# optimizer (llama3-70b, the offload pinned) are what estimate gives
+for case in "llama3-8b 2/8" "llama3-70b 2+off --offload-optimizer 1"; do
     set -- $case
-    run "$P" plan --model "$1" --topology dgx-h100-superpod --gpus 256 --global-batch 512 --top 1 --json
+    # shellcheck disable=SC2086
+    run "$P" plan --model "$1" --topology dgx-h100-superpod --gpus 256 --global-batch 512 --top 1 --json ${3:-} ${4:-}
     one=$out model=$1 topo=dgx-h100-superpod want=$2
     check "$1 on 256 H100: plan's #1 ($want) is what estimate gives for it" 'same_as_estimate "$one" results.0 "[\"results\"][0]" "$model" "$topo" && printf "%s" "$one" | python3 -c "
 import json, sys
