@@ -392,8 +392,8 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         out->step_time_s = NAN;
         return false;
     }
-    memset(w.stage, 0, (size_t)c->pp * sizeof *w.stage);
-    memset(w.hop_s, 0, (size_t)c->pp * sizeof *w.hop_s);
+    /* every stage's entries are written by its class (walk_classes) before they
+     * are read: a class skipped for memory ends the estimate first */
     bool fits = assemble(ctx, &own, c, cl, full, out, &w);
     if (!small) {
         free(w.stage);
