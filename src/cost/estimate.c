@@ -37,8 +37,7 @@ typedef struct walk {
     double sum_total, slack, dp_exposed, dp_total, opt_time;
     double worst_params, worst_expert, worst_layers, worst_moe;
     ppl_passes sum_passes, worst_passes;
-    ppl_passes *stage;  /* every stage's passes (pp entries) */
-    double *hop_s;      /* the send between stage k and k+1 beyond the passes (pp - 1) */
+    ppl_pipe_span *span; /* each class's stages, passes and sends (cl->n entries) */
 } walk;
 
 /* The data-parallel reduction after class k's last backward: the class's first
@@ -91,27 +90,19 @@ static bool walk_classes(const ppl_stage_env *own, const ppl_config *c, ppl_clas
         w->sum_total += (double)k->count * st.total;
         ppl_stage_passes_of(ctx, c, e->micro, &st, &passes);
 
-        for (int64_t j = 0; j < k->count; j++) {
-            int64_t at = k->first_stage + j;
-            w->stage[at] = passes;
-            /* the part of a send the stack overlaps still delays the stage that
-             * waits for it: the passes hold the rest (stage.c) */
-            if (at + 1 < c->pp)
-                w->hop_s[at] = ctx->stack.pp_overlap *
-                               (k->cross_sends > 0 && j + 1 == k->count && i + 1 < cl->n
-                                    ? fmax(k->cross_send_s, e->micro->pp_one)
-                                    : e->micro->pp_one);
-        }
+        /* the part of a send the stack overlaps still delays the stage that waits
+         * for it: the passes hold the rest (stage.c) */
+        ppl_pipe_span *sp = &w->span[i];
+        sp->first_stage = k->first_stage;
+        sp->count = k->count;
+        sp->passes = passes;
+        sp->hop_s = ctx->stack.pp_overlap * e->micro->pp_one;
+        sp->last_hop_s = k->first_stage + k->count >= c->pp ? 0.0
+                         : k->cross_sends > 0 && i + 1 < cl->n
+                             ? ctx->stack.pp_overlap * fmax(k->cross_send_s, e->micro->pp_one)
+                             : sp->hop_s;
         if (full && i < PPL_PASS_CLASSES) {
-            ppl_stage_passes *sp = &out->stage_passes[i];
-            sp->first_stage = k->first_stage;
-            sp->count = k->count;
-            sp->passes = passes;
-            int64_t last = k->first_stage + k->count - 1;
-            sp->hop_s = k->count > 1 ? w->hop_s[k->first_stage] : 0.0;
-            sp->last_hop_s = last + 1 < c->pp ? w->hop_s[last] : 0.0;
-            if (k->count > 1 && last + 1 >= c->pp)
-                sp->hop_s = w->hop_s[k->first_stage];
+            out->stage_passes[i] = *sp;
             out->n_stage_passes = (int)i + 1;
         }
         w->sum_passes.f_s += (double)k->count * passes.f_s;
@@ -296,15 +287,33 @@ static bool assemble(const ppl_eval_ctx *ctx, const ppl_stage_env *own, const pp
     /* the pipeline: run op by op when the estimate is shown (executor.h); the
      * search's first look takes the lower bound, so that only what may rank is run */
     const double mb = (double)c->microbatches;
-    ppl_pipe_in pin = {c->schedule, c->pp, c->vp, c->microbatches, ppl_vp_group(c), w.stage,
-                       w.hop_s};
-    double pipe = ppl_pipe_bound_s(&pin);
+    double pipe = ppl_pipe_bound_spans_s(c->schedule, c->pp, c->vp, c->microbatches, w.span,
+                                         cl->n);
     out->pipeline_bound_s = pipe;
     out->pipeline_peak_in_flight = 0.0;
+    /* the stages one by one, for the run (and DualPipe's rank pairs) */
+    ppl_passes stage_buf[64];
+    double hop_buf[64];
+    ppl_passes *stage = NULL;
+    double *hop = NULL;
+    if (full && c->pp > 1) {
+        const bool small = c->pp <= 64;
+        stage = small ? stage_buf : malloc((size_t)c->pp * sizeof *stage);
+        hop = small ? hop_buf : malloc((size_t)c->pp * sizeof *hop);
+        if (!stage || !hop) {
+            if (!small)
+                free(stage), free(hop);
+            stage = NULL, hop = NULL;
+            pipe = NAN; /* ppl_estimate_check refuses it: never a figure */
+        } else {
+            ppl_pipe_spans_expand(w.span, cl->n, c->pp, stage, hop);
+        }
+    }
+    ppl_pipe_in pin = {c->schedule, c->pp, c->vp, c->microbatches, ppl_vp_group(c), stage, hop};
     if (c->pp == 1) { /* one stage: its passes back to back, nothing to run */
         pipe = mb * w.worst.total;
         out->pipeline_peak_in_flight = 1.0;
-    } else if (full) {
+    } else if (full && stage) {
         ppl_pipe_out po;
         ppl_error err;
         ppl_status rc = ppl_pipe_run(&pin, false, &po, &err);
@@ -329,12 +338,14 @@ static bool assemble(const ppl_eval_ctx *ctx, const ppl_stage_env *own, const pp
      * p-1-k for the other half, the busiest such pair's mean (DeepSeek-V3 report
      * §3.2.1), so that compute + bubble + exposed communication is the pipeline */
     double share = 1.0;
-    if (c->schedule == PPL_SCHEDULE_DUALPIPE && w.worst.total > 0.0) {
+    if (c->schedule == PPL_SCHEDULE_DUALPIPE && stage && w.worst.total > 0.0) {
         double pair = 0.0;
         for (int64_t k = 0; k < c->pp; k++)
-            pair = fmax(pair, 0.5 * (w.stage[k].fb_s + w.stage[c->pp - 1 - k].fb_s));
+            pair = fmax(pair, 0.5 * (stage[k].fb_s + stage[c->pp - 1 - k].fb_s));
         share = fmin(1.0, pair / w.worst.total);
     }
+    if (stage && stage != stage_buf)
+        free(stage), free(hop);
     const double mbs = mb * share;
     if (w.worst.ep_hidden > 0.0)
         out->overlap_assumed =
@@ -379,26 +390,16 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     walk w;
     memset(&w, 0, sizeof w);
     w.worst_env = &own;
-    ppl_passes stage_buf[64];
-    double hop_buf[64];
-    const bool small = c->pp <= 64;
-    w.stage = small ? stage_buf : calloc((size_t)c->pp, sizeof *w.stage);
-    w.hop_s = small ? hop_buf : calloc((size_t)c->pp, sizeof *w.hop_s);
-    if (!w.stage || !w.hop_s) {
-        if (!small) {
-            free(w.stage);
-            free(w.hop_s);
-        }
+    ppl_pipe_span span_buf[16];
+    const bool small = cl->n <= 16;
+    w.span = small ? span_buf : malloc(cl->n * sizeof *w.span);
+    if (!w.span) {
         out->step_time_s = NAN;
         return false;
     }
-    /* every stage's entries are written by its class (walk_classes) before they
-     * are read: a class skipped for memory ends the estimate first */
     bool fits = assemble(ctx, &own, c, cl, full, out, &w);
-    if (!small) {
-        free(w.stage);
-        free(w.hop_s);
-    }
+    if (!small)
+        free(w.span);
     return fits;
 }
 

@@ -32,13 +32,7 @@ typedef struct ppl_step_time {
 } ppl_step_time;
 
 /* The passes of a run of equal stages (a stage class), per microbatch. */
-typedef struct ppl_stage_passes {
-    int64_t first_stage, count;
-    ppl_passes passes;
-    double hop_s;      /* the send after each of its stages, beyond the passes
-                          (executor.h ppl_pipe_in hop_s) */
-    double last_hop_s; /* after its last stage (to another pool's stage) */
-} ppl_stage_passes;
+typedef ppl_pipe_span ppl_stage_passes; /* pipeline.h */
 #define PPL_PASS_CLASSES 8 /* the stage classes whose passes an estimate lists */
 
 typedef struct ppl_estimate {

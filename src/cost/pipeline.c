@@ -42,6 +42,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #define INTERLEAVED_NAME "interleaved"
 
@@ -440,5 +441,69 @@ double ppl_pipe_bound_s(const ppl_pipe_in *in)
         tail += chunk * (a->b_s + a->w_s) + (k + 1 < p && in->hop_s ? in->hop_s[k] : 0.0);
     }
     /* an F&B op takes at least the smallest F&B share of its passes alone */
+    return row->overlaps_fb ? fmax(bound, least_share * chain) : bound;
+}
+
+void ppl_pipe_spans_expand(const ppl_pipe_span *sp, size_t n, int64_t pp, ppl_passes *stage,
+                           double *hop_s)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < sp[i].count; j++) {
+            int64_t at = sp[i].first_stage + j;
+            if (at < 0 || at >= pp)
+                continue;
+            stage[at] = sp[i].passes;
+            if (at + 1 < pp)
+                hop_s[at] = j + 1 == sp[i].count ? sp[i].last_hop_s : sp[i].hop_s;
+        }
+}
+
+double ppl_pipe_bound_spans_s(int schedule, int64_t pp, int64_t vp, int64_t m,
+                              const ppl_pipe_span *sp, size_t n)
+{
+    const ppl_schedule_row *row = ppl_schedule_of(schedule);
+    if (schedule == PPL_SCHEDULE_DUALPIPE || n == 0) { /* stage by stage */
+        ppl_passes *stage = calloc((size_t)(pp > 0 ? pp : 1), sizeof *stage);
+        double *hop = calloc((size_t)(pp > 0 ? pp : 1), sizeof *hop);
+        double b = NAN;
+        if (stage && hop) {
+            ppl_pipe_spans_expand(sp, n, pp, stage, hop);
+            ppl_pipe_in in = {schedule, pp, vp, m, 0, stage, hop};
+            b = ppl_pipe_bound_s(&in);
+        }
+        free(stage), free(hop);
+        return b;
+    }
+    /* the same terms as ppl_pipe_bound_s; within a run the start and the drain grow
+     * stage by stage, so its last stage bounds it */
+    double sum_f = 0.0, sum_b = 0.0, sum_w = 0.0, hops = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double c = (double)sp[i].count;
+        sum_f += c * sp[i].passes.f_s;
+        sum_b += c * sp[i].passes.b_s;
+        sum_w += c * sp[i].passes.w_s;
+        hops += (c - 1.0) * sp[i].hop_s + (i + 1 < n ? sp[i].last_hop_s : 0.0);
+    }
+    const double crossings = row->chunks == 2 ? 2.0 : (double)vp;
+    double chain = sum_f + sum_b + (row->splits_backward ? 0.0 : sum_w) + 2.0 * crossings * hops;
+    if (row->splits_backward)
+        chain += sp[0].passes.w_s / (row->chunks == 2 ? 2.0 : 1.0);
+    double bound = row->overlaps_fb ? 0.0 : chain;
+    const double chunk = row->chunks == 2 ? 0.5 : 1.0 / (double)vp;
+    double head = 0.0, tail = 0.0, least_share = 1.0;
+    for (size_t i = 0; i < n; i++) {
+        const ppl_passes *a = &sp[i].passes;
+        const double c = (double)sp[i].count, out = i + 1 < n ? sp[i].last_hop_s : 0.0;
+        double work = (double)m * (a->f_s + a->b_s + a->w_s);
+        double share = ppl_passes_fb_share(a);
+        if (row->overlaps_fb)
+            work *= share;
+        least_share = fmin(least_share, share);
+        double head_last = head + (c - 1.0) * (chunk * a->f_s + sp[i].hop_s);
+        double tail_last = tail + (c - 1.0) * (chunk * (a->b_s + a->w_s) + sp[i].hop_s);
+        bound = fmax(bound, head_last + work + (row->splits_backward ? 0.0 : tail_last));
+        head = head_last + chunk * a->f_s + out;
+        tail = tail_last + chunk * (a->b_s + a->w_s) + out;
+    }
     return row->overlaps_fb ? fmax(bound, least_share * chain) : bound;
 }

@@ -119,6 +119,25 @@ typedef struct ppl_pipe_in {
  * (executor.h), which never goes below it. */
 double ppl_pipe_bound_s(const ppl_pipe_in *in);
 
+/* A run of consecutive equal stages: their passes, and the sends out of them
+ * (ppl_pipe_in hop_s): between two of them, and after the last (0 at the end). */
+typedef struct ppl_pipe_span {
+    int64_t first_stage, count;
+    ppl_passes passes;
+    double hop_s;      /* the send after each of its stages but the last */
+    double last_hop_s; /* the send after its last stage (to another pool's stage) */
+} ppl_pipe_span;
+
+/* ppl_pipe_bound_s over runs of equal stages, in O(runs) where that one takes
+ * O(pp): the same figure (test_executor holds them equal); n spans covering the
+ * pp stages in order.  DualPipe, whose ranks pair stage k with stage p-1-k, is
+ * expanded stage by stage. */
+double ppl_pipe_bound_spans_s(int schedule, int64_t pp, int64_t vp, int64_t microbatches,
+                              const ppl_pipe_span *spans, size_t n);
+/* Fills stage[pp] and hop_s[pp - 1] from the spans. */
+void ppl_pipe_spans_expand(const ppl_pipe_span *spans, size_t n, int64_t pp, ppl_passes *stage,
+                           double *hop_s);
+
 /* A stage's F&B time over its passes alone (1 when F&B hides nothing). */
 double ppl_passes_fb_share(const ppl_passes *passes);
 

@@ -312,6 +312,43 @@ static void test_random(void **state)
     }
 }
 
+/*
+ * The bound over runs of equal stages (what the search prunes with, O(runs)) is the
+ * bound stage by stage: random runs, sends within and between them, every
+ * schedule.
+ */
+static void test_bound_spans(void **state)
+{
+    (void)state;
+    ppl_passes st[16];
+    double hop[16];
+    ppl_pipe_span sp[16];
+    for (int it = 0; it < 500; it++) {
+        int s = (int)uniform(0, PPL_SCHEDULE_COUNT);
+        const ppl_schedule_row *row = ppl_schedule_of(s);
+        size_t n = 0;
+        int64_t p = 0;
+        while (p < 14) {
+            int64_t c = 1 + (int64_t)uniform(0, 5);
+            double f = uniform(0.5, 2), b = uniform(0.5, 3), w = uniform(0, 2);
+            sp[n] = (ppl_pipe_span){p, c, {f, b, w, (f + b + w) * uniform(0.7, 1.0)},
+                                    uniform(0, 0.2), uniform(0, 0.5)};
+            p += c;
+            n++;
+            if (uniform(0, 1) < 0.3)
+                break;
+        }
+        if (p > 16)
+            p = 16, sp[n - 1].count = 16 - sp[n - 1].first_stage;
+        sp[n - 1].last_hop_s = 0.0;
+        ppl_pipe_spans_expand(sp, n, p, st, hop);
+        int64_t vp = row->chunks ? row->chunks : 1 + (int64_t)uniform(0, 3);
+        int64_t m = 1 + (int64_t)uniform(0, 40);
+        ppl_pipe_in in = {s, p, vp, m, 0, st, hop};
+        assert_close(ppl_pipe_bound_spans_s(s, p, vp, m, sp, n), ppl_pipe_bound_s(&in), 1e-12);
+    }
+}
+
 /* Inputs the executor cannot run: a one-line usage error naming the knob. */
 static void test_refusals(void **state)
 {
@@ -336,7 +373,7 @@ int main(void)
         cmocka_unit_test(test_1f1b_by_hand), cmocka_unit_test(test_zb_h1_by_hand),
         cmocka_unit_test(test_closed_forms), cmocka_unit_test(test_chain_bound),
         cmocka_unit_test(test_in_flight),    cmocka_unit_test(test_in_flight_by_rank),
-        cmocka_unit_test(test_random),
+        cmocka_unit_test(test_random),       cmocka_unit_test(test_bound_spans),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
