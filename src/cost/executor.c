@@ -1,48 +1,22 @@
 /*
  * executor.c - the pipeline executor (see cost/executor.h).
  *
- * A microbatch's route: the virtual stages it passes, forward then backward in
- * reverse.  Three shapes:
- *   - a line of pp x vp chunks, chunk c of rank k being virtual stage c pp + k
- *     (1F1B, interleaved when vp > 1, GPipe, ZB-H1, ZB-H2; Narayanan et al. SC'21
- *     §2.2.2, Megatron-Core's model chunks);
- *   - a V of 2 pp half stages, rank k holding virtual stages k and 2pp-1-k (ZB-V,
- *     Qi et al. ICLR 2024 §6; DualPipeV, deepseek-ai/DualPipe dualpipev.py);
- *   - DualPipe's two directions: microbatches 0 .. m/2-1 enter at rank 0, the rest
- *     at rank pp-1, rank k running stage k of the first and stage pp-1-k of the
- *     second (DeepSeek-V3 report §3.2.1; dualpipe.py).
- *
- * Programs (each rank's op order):
- *   1F1B      warm-up of min(p-k-1, m) forwards, then one forward and one backward
- *             in turn, then the backwards left (PipeDream-Flush, Narayanan et al.
- *             SC'21 §2.2; Megatron-LM schedules.py
- *             forward_backward_pipelining_without_interleaving).
- *   interleaved  Megatron-Core's order (schedules.py
- *             forward_backward_pipelining_with_interleaving and its schedule
- *             table): microbatches in groups of N, each group through chunk 0, then
- *             chunk 1, ...; backwards in the same table with chunks reversed;
- *             warm-up 2(p-k-1) + (v-1)N chunk forwards, at most m v.
- *   GPipe     every forward, then every backward (Huang et al. 2019).
- *   ZB-H1     1F1B's order with the backward split: B in 1F1B's place, W deferred.
- *   ZB-H2     the same with 2(p-k-1) warm-up forwards (Qi et al. §3: (2p-2i+1)
- *             microbatches on worker i, 1-based).
- *   ZB-V      forwards and backwards to the input in the V's order (chunk 0's
- *             warm-up 2(p-k)-1, then chunk 1's forwards, then one forward and one
- *             B of each chunk in turn), W deferred.
- *             For the three zero-bubble schedules the deferred W passes fill the
- *             bubbles (Qi et al. §2.1: a W runs when the next op's input has not
- *             arrived), and run at once when rank k holds more than its share of
- *             deferred ones: k under ZB-H1 and 2k under ZB-H2 (§3: (i-1) and (2i-2)
- *             M_W on worker i), p under ZB-V.
- *   DualPipe and DualPipeV  the eight steps of deepseek-ai/DualPipe's step()
- *             (dualpipe.py, dualpipev.py): nF0, nF0F1, nB1W1F1, nF0B1F1B0,
- *             nB1F1B0, nB1B0, nWB0, nW, with F&B ops (one microbatch's forward and
- *             another's whole backward overlapped) in the main steps and W passes
- *             deferred where the source enables zero bubble, run in FIFO order.
- *
- * An F&B op takes the sum of its forward and backward times scaled by the two
- * stages' F&B share (ppl_passes fb_s over f_s + b_s + w_s): the all-to-all hidden
- * under the other microbatch's compute (stage.c).
+ * Routes (virtual stages a microbatch passes): a line of pp x vp chunks, chunk c
+ * of rank k being stage c pp + k (1F1B, GPipe, ZB-H1, ZB-H2; Narayanan et al.
+ * SC'21 §2.2.2); a V of 2 pp half stages, rank k holding k and 2pp-1-k (ZB-V, Qi
+ * et al. ICLR 2024 §6; DualPipeV); DualPipe's two directions, microbatches from
+ * m/2 entering at rank pp-1 (DeepSeek-V3 report §3.2.1).
+ * Programs: 1F1B's warm-up of p-k-1 forwards, then F and B in turn (Megatron-LM
+ * schedules.py forward_backward_pipelining_without_interleaving); interleaved,
+ * Megatron-Core's schedule table in groups of N, warm-up 2(p-k-1) + (v-1)N
+ * (..._with_interleaving); GPipe, every F then every B; ZB-H1 and ZB-H2, 1F1B's
+ * order with p-k-1 and 2(p-k-1) warm-up forwards (Qi et al. §3); ZB-V, the V's
+ * order; the W of these three deferred, filling the bubbles (§2.1), run at once
+ * past k, 2k (§3: (i-1), (2i-2) M_W on worker i) and p held; DualPipe and
+ * DualPipeV, the eight steps of deepseek-ai/DualPipe's step() (dualpipe.py,
+ * dualpipev.py), W deferred where it enables zero bubble, run in FIFO order.
+ * An F&B op takes its forward and backward times scaled by the two stages' F&B
+ * share (fb_s over f_s + b_s + w_s: the all-to-all hidden, stage.c).
  */
 #include "cost/executor.h"
 
@@ -76,12 +50,6 @@ typedef struct sim {
     int64_t *pend_head, *pend_tail;
     int64_t *w_cap; /* deferred W a rank holds before it must run one */
 } sim;
-
-const char *ppl_pipe_op_name(int o)
-{
-    static const char *const names[] = {"F", "B", "W", "B+W", "F&B"};
-    return (unsigned)o < sizeof names / sizeof *names ? names[o] : "?";
-}
 
 /* ---- routes ---------------------------------------------------------------- */
 
@@ -542,15 +510,11 @@ static void step_fixed(sim *s, run_state *st, int64_t *pc, int64_t k)
     }
 }
 
-static int shape_of(int schedule, int64_t vp)
+static int shape_of(int schedule)
 {
-    const ppl_schedule_row *row = ppl_schedule_of(schedule);
-    if (row->chunks == 2)
-        return SHAPE_V;
-    if (schedule == PPL_SCHEDULE_DUALPIPE)
-        return SHAPE_DUAL;
-    (void)vp;
-    return SHAPE_LINE;
+    return ppl_schedule_of(schedule)->chunks == 2  ? SHAPE_V
+           : schedule == PPL_SCHEDULE_DUALPIPE ? SHAPE_DUAL
+                                               : SHAPE_LINE;
 }
 
 static ppl_status check_in(const ppl_pipe_in *in, ppl_error *err)
@@ -601,16 +565,8 @@ static ppl_status check_in(const ppl_pipe_in *in, ppl_error *err)
 
 static void sim_free(sim *s)
 {
-    free(s->ops);
-    free(s->len);
-    free(s->warm);
-    free(s->done_f);
-    free(s->done_b);
-    free(s->wait_f);
-    free(s->wait_b);
-    free(s->pend);
-    free(s->pend_head);
-    free(s->pend_tail);
+    free(s->ops), free(s->len), free(s->warm), free(s->done_f), free(s->done_b);
+    free(s->wait_f), free(s->wait_b), free(s->pend), free(s->pend_head), free(s->pend_tail);
     free(s->w_cap);
 }
 
@@ -620,7 +576,7 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
     s->in = in;
     s->p = in->pp;
     s->m = in->microbatches;
-    s->shape = shape_of(in->schedule, in->vp);
+    s->shape = shape_of(in->schedule);
     s->v = s->shape == SHAPE_LINE ? in->vp : s->shape == SHAPE_V ? 2 : 1;
     s->S = s->shape == SHAPE_DUAL ? s->p : s->p * s->v;
     s->frac = 1.0 / (double)s->v;

@@ -66,7 +66,4 @@ ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *o
                         ppl_error *err);
 void ppl_pipe_out_free(ppl_pipe_out *out);
 
-/* Label of an op ("F", "B", "W", "B+W", "F&B"). */
-const char *ppl_pipe_op_name(int op);
-
 #endif
