@@ -34,7 +34,7 @@ typedef struct walk {
     ppl_stage_time worst;
     const ppl_stage_env *worst_env;
     int64_t worst_k;
-    double sum_total, slack, dp_exposed, dp_total, opt_time;
+    double slack, dp_exposed, dp_total, opt_time;
     double worst_params, worst_expert, worst_layers, worst_moe;
     ppl_passes sum_passes, worst_passes;
     ppl_pipe_span *span; /* each class's stages, passes and sends (cl->n entries) */
@@ -87,7 +87,6 @@ static bool walk_classes(const ppl_stage_env *own, const ppl_config *c, ppl_clas
             continue; /* the caller only asks whether it fits; the rest is wasted */
         ppl_class_dp(ctx, c, e->layout, k, &mem);
         ppl_stage_eval(ctx, c, e->micro, k, &st);
-        w->sum_total += (double)k->count * st.total;
         ppl_stage_passes_of(ctx, c, e->micro, &st, &passes);
 
         /* the part of a send the stack overlaps still delays the stage that waits
@@ -194,8 +193,8 @@ static void slowest_traffic(const ppl_stage_env *e, const ppl_config *c, const w
     }
 }
 
-/* The dense peak, FLOP/s, of a GPU at the precision the configuration's GEMMs run
- * at (bf16 where the GPU has no figure for it). */
+/* The precision whose dense peak the configuration's GEMMs run at on a GPU: its
+ * own, or bf16 where the GPU has no figure for it. */
 static int gemm_precision(const ppl_gpu *g, const ppl_config *c)
 {
     return g->flops[c->precision] > 0.0 ? c->precision : PPL_PRECISION_BF16;

@@ -647,7 +647,7 @@ typedef struct memo {
     int64_t pp, vp, m, group;
     ppl_passes stage[MEMO_STAGES];
     double hop[MEMO_STAGES];
-    double time_s, busiest_s, bound_s, peak;
+    double time_s, bound_s, peak;
     int64_t peak_rank;
 } memo;
 static _Thread_local memo memos[MEMO_SLOTS];
@@ -693,7 +693,6 @@ ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *o
     memo *e = memo_find(in, memo_hash(in), &hit);
     if (hit) {
         out->time_s = e->time_s;
-        out->busiest_s = e->busiest_s;
         out->bound_s = e->bound_s;
         out->peak_in_flight = e->peak;
         out->peak_rank = e->peak_rank;
@@ -703,7 +702,7 @@ ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *o
         return rc;
     *e = (memo){.used = true, .schedule = in->schedule, .pp = in->pp, .vp = in->vp,
                 .m = in->microbatches, .group = in->group, .time_s = out->time_s,
-                .busiest_s = out->busiest_s, .bound_s = out->bound_s,
+                .bound_s = out->bound_s,
                 .peak = out->peak_in_flight, .peak_rank = out->peak_rank};
     memcpy(e->stage, in->stage, (size_t)in->pp * sizeof *in->stage);
     if (in->hop_s)
@@ -763,20 +762,6 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
             goto done;
         }
     out->bound_s = ppl_pipe_bound_s(in);
-    {
-        /* the chain and the busiest rank, for the output (ppl_pipe_bound_s's terms) */
-        double busiest = 0.0;
-        for (int64_t k = 0; k < s.p; k++) {
-            const ppl_passes *a = &in->stage[k];
-            double w = (double)s.m * (a->f_s + a->b_s + a->w_s);
-            if (s.shape == SHAPE_DUAL) {
-                const ppl_passes *b = &in->stage[s.p - 1 - k];
-                w = 0.5 * w + 0.5 * (double)s.m * (b->f_s + b->b_s + b->w_s);
-            }
-            busiest = fmax(busiest, w);
-        }
-        out->busiest_s = busiest;
-    }
 done:
     free(pc);
     free(st.inflight);

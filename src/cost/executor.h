@@ -12,10 +12,10 @@
  * pipeline time of every plan that can rank.
  *
  * The inputs (ppl_pipe_in) and the lower bounds the run never goes below
- * (ppl_pipe_bound_s) are pipeline.h's.  Passes are per stage (ppl_passes): a rank holding several chunks of
- * the model (interleaved 1F1B, the V of ZB-V and DualPipeV) runs each chunk's share
- * of its stage's passes; DualPipe's rank k holds stages k and p-1-k, one for each
- * direction.
+ * (ppl_pipe_bound_s) are pipeline.h's.  Passes are per stage (ppl_passes): a rank
+ * holding several chunks of the model (interleaved 1F1B, the V of ZB-V and
+ * DualPipeV) runs each chunk's share of its stage's passes; DualPipe's rank k holds
+ * stages k and p-1-k, one for each direction.
  */
 #ifndef PARPLAN_EXECUTOR_H
 #define PARPLAN_EXECUTOR_H
@@ -48,8 +48,6 @@ typedef struct ppl_pipe_event {
 
 typedef struct ppl_pipe_out {
     double time_s;        /* the pipeline: first op's start to last op's end */
-    double busiest_s;     /* the busiest rank's work */
-    double chain_s;       /* one microbatch's path through every stage and back */
     double bound_s;       /* the largest of the proven lower bounds (ppl_pipe_bound_s) */
     double peak_in_flight; /* the most microbatches of a stage's activations any rank
                               held at once (forwards whose B had not run) */
@@ -60,8 +58,9 @@ typedef struct ppl_pipe_out {
 } ppl_pipe_out;
 
 /* Runs the step's pipeline.  keep_events: fill out->events and
- * out->in_flight_by_rank (freed by ppl_pipe_out_free).  PPL_EUSAGE for inputs the schedule cannot run (naming the
- * knob); PPL_EINTERNAL out of memory, or if the programs deadlock (a bug). */
+ * out->in_flight_by_rank (freed by ppl_pipe_out_free).  PPL_EUSAGE for inputs the
+ * schedule cannot run (naming the knob); PPL_EINTERNAL out of memory, or if the
+ * programs deadlock (a bug). */
 ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *out,
                         ppl_error *err);
 void ppl_pipe_out_free(ppl_pipe_out *out);

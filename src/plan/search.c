@@ -612,9 +612,6 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
             return st;
         double ceiling = quick.count > 0 ? quick.results[0].step_time_s * (1.0 + o->within) : 0.0;
         ppl_search_free(&quick);
-        memset(r, 0, sizeof *r);
-        r->smallest_memory = INFINITY;
-        r->capacity = t->gpu.memory_bytes;
         r->step_ceiling_s = ceiling;
     }
     search_state s = {.ctx = ctx, .opts = o, .r = r};
