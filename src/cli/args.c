@@ -352,6 +352,19 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
         return st;
     }
     case O_SIZES: return parse_sizes(o, v, a, err);
+    case O_CV: /* K folds, or "family": leave one source family out */
+        if (strcmp(v, "family") == 0) {
+            a->cv_folds = PPL_CV_FAMILY;
+            return PPL_OK;
+        }
+        if (parse_int(o, v, &a->cv_folds, err) != PPL_OK) {
+            char show[48];
+            shown(v, show, sizeof show);
+            return ppl_error_set(err, PPL_EUSAGE, "", o->name,
+                                 "expected a fold count from %lld to %lld or 'family', found '%s'",
+                                 (long long)o->min, (long long)o->max, show);
+        }
+        return PPL_OK;
     case O_SWEEP: {
         const char *eq = strchr(v, '=');
         char show[48];

@@ -40,6 +40,9 @@ typedef enum ppl_command {
 
 #define PPL_MAX_SWEEPS 8
 
+/* validate --cv family: one fold per source family */
+#define PPL_CV_FAMILY (-1)
+
 typedef struct ppl_args {
     ppl_command command;
     bool help;    /* --help given: print the command's help */
@@ -58,7 +61,7 @@ typedef struct ppl_args {
     int stack;                  /* ppl_stack */
     int64_t seq_len;            /* --seq-len: overrides the model\'s; PPL_UNSET when not given */
     bool fit;                   /* validate --fit */
-    int64_t cv_folds;           /* validate --cv K; 0 when not given */
+    int64_t cv_folds;           /* validate --cv K; PPL_CV_FAMILY for --cv family; 0: none */
     bool timing;                /* report wall time (not byte-identical) */
     bool conservative;          /* assumed overlaps costed exposed (stack.h) */
     double overhead_bytes;      /* framework memory per GPU; < 0 when not given */

@@ -1,7 +1,8 @@
 /*
  * cmd_validate.c - `parplan validate`: predict measured runs, report the error;
- * with --fit, fit the efficiency constants to them first; with --cv K, predict
- * each run with constants fitted on the others (K-fold cross-validation).
+ * with --fit, fit the efficiency constants to them first; with --cv K or --cv
+ * family, predict each run with constants fitted on the other folds (K-fold, or
+ * leave one source family out) and report the error per family.
  *
  * The predictions, the fit and its sensitivity ranges, and the cross-validation
  * are the library's (studies/calibrate.h); this file reads the runs, calls it and
@@ -41,6 +42,65 @@ static void fit_progress(void *ctx, const char *what, int round, double objectiv
             objective);
 }
 
+/* Cross-validation's error per source family, beside the aggregate. */
+static json_t *cv_json(const ppl_run *runs, const ppl_calib_prediction *pred, size_t n,
+                       const int *family, int nfamilies, bool by_family, int folds,
+                       const ppl_calib_summary *all)
+{
+    json_t *cv = json_object(), *list = json_array();
+    json_object_set_new(cv, "by", json_string(by_family ? "family" : "k-fold"));
+    json_object_set_new(cv, "folds", json_integer(folds));
+    json_object_set_new(cv, "mean_abs_error", ppl_json_real(all->mean_abs));
+    json_object_set_new(cv, "max_abs_error", ppl_json_real(all->max_abs));
+    json_object_set_new(cv, "within_10_percent", ppl_json_real(all->share_within_10));
+    for (int g = 0; g < nfamilies; g++) {
+        ppl_calib_summary s;
+        ppl_calib_summarize_group(runs, pred, n, family, g, &s);
+        size_t first = 0;
+        while (family[first] != g)
+            first++;
+        json_t *f = json_object();
+        json_object_set_new(f, "family", json_string(runs[first].family));
+        json_object_set_new(f, "runs", json_integer((json_int_t)s.runs));
+        json_object_set_new(f, "not_predicted", json_integer((json_int_t)s.not_predicted));
+        json_object_set_new(f, "mean_abs_error", ppl_json_real(s.mean_abs));
+        json_object_set_new(f, "max_abs_error", ppl_json_real(s.max_abs));
+        json_object_set_new(f, "within_10_percent", ppl_json_real(s.share_within_10));
+        json_array_append_new(list, f);
+    }
+    json_object_set_new(cv, "families", list);
+    return cv;
+}
+
+static void render_families(ppl_buf *out, const ppl_run *runs, const ppl_calib_prediction *pred,
+                            size_t n, const int *family, int nfamilies, bool by_family)
+{
+    ppl_table t;
+    ppl_table_init(&t, 5, "lrrrr");
+    static const char *const header[] = {"source family", "runs", "mean abs. error", "max",
+                                         "within 10%"};
+    ppl_table_row(&t, header);
+    for (int g = 0; g < nfamilies; g++) {
+        ppl_calib_summary s;
+        ppl_calib_summarize_group(runs, pred, n, family, g, &s);
+        size_t first = 0;
+        while (family[first] != g)
+            first++;
+        char nr[24], mean[24], max[24], within[24];
+        snprintf(nr, sizeof nr, "%zu", s.runs);
+        snprintf(mean, sizeof mean, s.runs ? "%.1f%%" : "-", 100.0 * s.mean_abs);
+        snprintf(max, sizeof max, s.runs ? "%.1f%%" : "-", 100.0 * s.max_abs);
+        snprintf(within, sizeof within, s.runs ? "%.0f%%" : "-", 100.0 * s.share_within_10);
+        const char *row[5] = {runs[first].family, nr, mean, max, within};
+        ppl_table_row(&t, row);
+    }
+    ppl_buf_printf(out, "\n%s, by source family:\n",
+                   by_family ? "each family predicted with constants fitted on the others"
+                             : "k-fold errors");
+    ppl_table_render(&t, out, "");
+    ppl_table_free(&t);
+}
+
 ppl_status cmd_validate(cli *c)
 {
     const ppl_args *a = c->args;
@@ -56,19 +116,27 @@ ppl_status cmd_validate(cli *c)
     }
     /* the committed constants, or those of --constants; a fit starts from them */
     ppl_constants params = c->constants;
-    if ((a->fit || a->cv_folds > 0) && !a->constants_path)
-        params = *ppl_constants_start();
+    bool by_family = a->cv_folds == PPL_CV_FAMILY;
     int folds = a->cv_folds > 0 ? (int)a->cv_folds : 0;
     if (folds > 0 && (size_t)folds > n)
         folds = (int)n;
     ppl_calib_fit_opts fit_opts = {.progress = fit_progress};
     ppl_calib_fit_record record = {0};
-    if (folds > 0)
+    if ((a->fit || a->cv_folds != 0) && !a->constants_path)
+        params = *ppl_constants_start();
+    int *family = malloc(n * sizeof *family); /* n > 0: ppl_runs_load refuses none */
+    int nfamilies = family ? ppl_calib_families(runs, n, family) : 0;
+    if (!family)
+        st = ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    else if (by_family)
+        st = ppl_calib_cv_family(runs, n, &params, &fit_opts, pred, &folds, &c->err);
+    else if (folds > 0)
         st = ppl_calib_cv(runs, n, folds, &params, &fit_opts, pred, &c->err);
     else if (a->fit)
         st = ppl_calib_fit(runs, n, &params, &fit_opts, &record, &c->err);
     if (st != PPL_OK) {
         ppl_calib_fit_record_free(&record);
+        free(family);
         free(pred);
         ppl_runs_free(runs);
         return st;
@@ -108,6 +176,7 @@ ppl_status cmd_validate(cli *c)
         if (list) {
             json_t *e = json_object(), *meas = json_object();
             json_object_set_new(e, "id", json_string(r->id));
+            json_object_set_new(e, "family", json_string(r->family));
             json_object_set_new(e, "stack", json_string(ppl_stack_name(r->stack)));
             json_object_set_new(e, "stack_assumed", json_boolean(r->stack_assumed));
             if (r->software[0])
@@ -177,6 +246,9 @@ ppl_status cmd_validate(cli *c)
         if (folds > 0)
             json_object_set_new(agg, "folds", json_integer(folds));
         json_object_set_new(doc, "aggregate", agg);
+        if (folds > 0)
+            json_object_set_new(doc, "cv", cv_json(runs, pred, n, family, nfamilies, by_family,
+                                                   folds, &sum));
         if (a->fit && folds == 0) {
             /* a constants file (--constants): the values and how they were fitted */
             json_object_set_new(doc, "constants", ppl_constants_json(&params));
@@ -210,11 +282,14 @@ ppl_status cmd_validate(cli *c)
         ppl_table_render(&t, &c->out, "");
         ppl_buf_printf(&c->out, "\nstep time over %zu runs (%s", used, how);
         if (folds > 0)
-            ppl_buf_printf(&c->out, ", %d folds", folds);
+            ppl_buf_printf(&c->out, by_family ? ", leaving out each of %d source families"
+                                              : ", %d folds", folds);
         ppl_buf_printf(&c->out, "): mean absolute error %.1f%%, max %.1f%%, %.0f%% within 10%%\n",
                        100.0 * mean, 100.0 * worst, 100.0 * share);
         if (failed > 0)
             ppl_buf_printf(&c->out, "not predicted: %zu run%s\n", failed, failed == 1 ? "" : "s");
+        if (folds > 0)
+            render_families(&c->out, runs, pred, n, family, nfamilies, by_family);
         if (over > 0)
             ppl_buf_printf(&c->out,
                            "(memory +%.0f%%): the model puts the configuration over the GPU's "
@@ -243,6 +318,7 @@ ppl_status cmd_validate(cli *c)
     }
     ppl_table_free(&t);
     ppl_calib_fit_record_free(&record);
+    free(family);
     free(pred);
     ppl_runs_free(runs);
     if (st == PPL_OK && failed > 0) {

@@ -208,17 +208,23 @@ static const help_text texts[] = {
      "  parplan report plan.json#2 -o report2.html\n"
      "  parplan plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --pp 4 \\\n"
      "      --global-batch 256 --top 3 --report report.html\n"},
-    {PPL_CMD_VALIDATE, "parplan validate --runs FILE [--fit | --cv K] [--constants FILE] [--json]",
+    {PPL_CMD_VALIDATE,
+     "parplan validate --runs FILE [--fit | --cv K | --cv family] [--constants FILE] [--json]",
      "Predicts every run of a measured-runs file (SPEC format) and reports the error\n"
      "of each and in aggregate (mean, max, share within 10%).  Unknown configuration\n"
      "fields are searched over; a run's software picks its stack profile.  --fit fits\n"
      "the constants from hand-set values (--json writes a constants file with the\n"
      "record of the fit, for --constants); --cv K predicts each of K folds with the\n"
-     "constants fitted on the others.  A run that cannot be predicted is reported as\n"
+     "constants fitted on the others; --cv family does so leaving out one source\n"
+     "family at a time (a paper, a vendor's document or a benchmark round: a run's\n"
+     "`family` key, else its arXiv id or the repository and file its `source` names),\n"
+     "the honest measure of how the model carries to runs it was not tuned on.  Both\n"
+     "report the error per family.  A run that cannot be predicted is reported as\n"
      "such, and the exit status is then 1.\n",
      "  parplan validate --runs tests/data/runs-heldout.json\n"
      "  parplan validate --runs tests/data/runs-heldout.json --json\n"
      "  parplan validate --runs tests/data/heldout_runs.json --cv 2\n"
+     "  parplan validate --runs tests/data/runs.json --cv family\n"
      "  parplan validate --runs tests/data/heldout_runs.json --fit --json\n"},
 };
 

@@ -215,8 +215,9 @@ const opt_def ppl_cli_options[] = {
      F(constants_path), "FILE", 0, 0, NULL,
      "fitted constants to cost with (what validate --fit --json writes); default the "
      "committed ones"},
-    {O_CV, "--cv", 0, K_INT, C(PPL_CMD_VALIDATE), 0, F(cv_folds), "K", 2, 1000, NULL,
-     "K-fold cross-validation: fit on the other folds, predict each run held out"},
+    {O_CV, "--cv", 0, K_INT, C(PPL_CMD_VALIDATE), 0, F(cv_folds), "K|family", 2, 1000, NULL,
+     "cross-validation: K folds (run i in fold i mod K), or one fold per source family "
+     "(leave one family out); fit on the other folds, predict each run held out"},
     {O_FIT, "--fit", 0, K_FLAG, C(PPL_CMD_VALIDATE), 0, F(fit), NULL, 0, 0, NULL,
      "fit the efficiency constants to the runs and print them"},
     {O_TIMING, "--timing", 0, K_FLAG, C(PPL_CMD_PLAN) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), 0,

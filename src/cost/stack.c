@@ -124,14 +124,26 @@ ppl_stack ppl_stack_for_software(const char *framework, const char *version, boo
     int year = 0;
     if (v[0] == 'v' || v[0] == 'V')
         v++;
-    if (strcmp(f, "megatron-core") == 0 && strncmp(v, "0.", 2) == 0 && v[2] >= '0' && v[2] <= '9') {
+    /* the leading number and the one after its dot (strtol saturates, no overflow) */
+    long major = v[0] >= '0' && v[0] <= '9' ? strtol(v, NULL, 10) : -1, minor = 0;
+    const char *dot = major >= 0 ? strchr(v, '.') : NULL;
+    if (dot && dot[1] >= '0' && dot[1] <= '9')
+        minor = strtol(dot + 1, NULL, 10);
+    if (major >= 2000 && major < 2100) {
+        year = (int)major; /* "2021" */
+    } else if (major >= 20 && major < 100) {
+        year = 2000 + (int)major; /* a container's year and month: "24.07", "25.09" */
+    } else if (dot && strcmp(f, "megatron-core") == 0 && major == 0) {
         /* Megatron-Core's own numbering: 0.1-0.9 came out in 2023-24, 0.10 on in 2025 */
-        year = atoi(v + 2) >= 10 ? 2025 : 2024;
-    } else if (v[0] >= '0' && v[0] <= '9') {
-        year = atoi(v);
-    }
-    if (year > 0 && year < 100)
-        year += 2000; /* NeMo containers: "24.07", "25.09" */
+        year = minor >= 10 ? 2025 : 2024;
+    } else if (dot && strcmp(f, "nemo") == 0 && major >= 1 && major <= 2) {
+        /* the NeMo package's numbering ("2.5.0rc0"), not its container's: 1.x up to
+         * 2024, 2.0 and 2.1 in late 2024, 2.2 on in 2025 */
+        year = major == 2 && minor >= 2 ? 2025 : 2024;
+    } else if (dot && strcmp(f, "deepspeed") == 0 && major == 0) {
+        /* DeepSpeed 0.3-0.5 are its 2020-21 releases, 0.6 came in 2022 */
+        year = minor <= 5 ? 2021 : 2022;
+    } /* else a release number parplan cannot date: no year */
     *known = true;
     if (strcmp(f, "megatron-lm") == 0) {
         if (year == 2021)

@@ -252,12 +252,14 @@ double ppl_calib_error(const ppl_run *r, const ppl_calib_prediction *p)
                                        : NAN;
 }
 
-void ppl_calib_summarize(const ppl_run *runs, const ppl_calib_prediction *p, size_t n,
-                         ppl_calib_summary *out)
+void ppl_calib_summarize_group(const ppl_run *runs, const ppl_calib_prediction *p, size_t n,
+                               const int *group, int g, ppl_calib_summary *out)
 {
     double sum = 0.0, worst = 0.0;
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < n; i++) {
+        if (group && group[i] != g)
+            continue;
         double error = ppl_calib_error(&runs[i], &p[i]);
         out->not_predicted += !p[i].ok;
         if (isfinite(error)) {
@@ -270,6 +272,12 @@ void ppl_calib_summarize(const ppl_run *runs, const ppl_calib_prediction *p, siz
     out->mean_abs = out->runs ? sum / (double)out->runs : 0.0;
     out->max_abs = worst;
     out->share_within_10 = out->runs ? (double)out->within_10 / (double)out->runs : 0.0;
+}
+
+void ppl_calib_summarize(const ppl_run *runs, const ppl_calib_prediction *p, size_t n,
+                         ppl_calib_summary *out)
+{
+    ppl_calib_summarize_group(runs, p, n, NULL, 0, out);
 }
 
 bool ppl_calib_loose(const ppl_constant_info *f, double v, const ppl_calib_range *r)
@@ -287,8 +295,51 @@ void ppl_calib_fit_record_free(ppl_calib_fit_record *record)
     memset(record, 0, sizeof *record);
 }
 
-/* Run i is in fold i mod K; each fold is predicted with the constants fitted on
- * the others, starting from `start`. */
+/* Each group is predicted with the constants fitted on the others, starting
+ * from `start`. */
+ppl_status ppl_calib_cv_groups(const ppl_run *runs, size_t n, const int *group, int groups,
+                               const ppl_constants *start, const ppl_calib_fit_opts *opts,
+                               ppl_calib_prediction *out, ppl_error *err)
+{
+    if (groups < 1 || (size_t)groups > n)
+        return ppl_error_set(err, PPL_EUSAGE, "", "folds",
+                             "cross-validation needs 1 to %zu folds for %zu runs, not %d", n, n,
+                             groups);
+    for (size_t i = 0; i < n; i++)
+        if (group[i] < 0 || group[i] >= groups)
+            return ppl_error_set(err, PPL_EUSAGE, "", "folds",
+                                 "run %zu is in fold %d, outside 1 to %d", i + 1, group[i] + 1,
+                                 groups);
+    ppl_run *train = malloc(n * sizeof *train);
+    if (!train)
+        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
+    ppl_calib_fit_opts o = {0};
+    if (opts)
+        o = *opts;
+    for (int f = 0; f < groups; f++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (group[i] != f)
+                train[m++] = runs[i];
+        ppl_constants p = *start;
+        char what[32];
+        snprintf(what, sizeof what, "cv fold %d/%d", f + 1, groups);
+        o.label = what;
+        ppl_status st = ppl_calib_fit(train, m, &p, &o, NULL, err);
+        if (st != PPL_OK) {
+            free(train);
+            return st;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (group[i] == f) {
+                ppl_calib_predict(&runs[i], &p, &out[i]);
+                out[i].fold = f + 1;
+            }
+    }
+    free(train);
+    return PPL_OK;
+}
+
 ppl_status ppl_calib_cv(const ppl_run *runs, size_t n, int folds, const ppl_constants *start,
                         const ppl_calib_fit_opts *opts, ppl_calib_prediction *out, ppl_error *err)
 {
@@ -296,33 +347,44 @@ ppl_status ppl_calib_cv(const ppl_run *runs, size_t n, int folds, const ppl_cons
         return ppl_error_set(err, PPL_EUSAGE, "", "folds",
                              "cross-validation needs 1 to %zu folds for %zu runs, not %d", n, n,
                              folds);
-    ppl_run *train = malloc(n * sizeof *train);
-    if (!train)
+    int *group = malloc(n * sizeof *group);
+    if (!group)
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
-    ppl_calib_fit_opts o = {0};
-    if (opts)
-        o = *opts;
-    for (int f = 0; f < folds; f++) {
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            if ((int)(i % (size_t)folds) != f)
-                train[m++] = runs[i];
-        ppl_constants p = *start;
-        char what[32];
-        snprintf(what, sizeof what, "cv fold %d/%d", f + 1, folds);
-        o.label = what;
-        ppl_status st = ppl_calib_fit(train, m, &p, &o, NULL, err);
-        if (st != PPL_OK) {
-            free(train);
-            return st;
-        }
-        for (size_t i = (size_t)f; i < n; i += (size_t)folds) {
-            ppl_calib_predict(&runs[i], &p, &out[i]);
-            out[i].fold = f + 1;
-        }
+    for (size_t i = 0; i < n; i++)
+        group[i] = (int)(i % (size_t)folds);
+    ppl_status st = ppl_calib_cv_groups(runs, n, group, folds, start, opts, out, err);
+    free(group);
+    return st;
+}
+
+int ppl_calib_families(const ppl_run *runs, size_t n, int *group)
+{
+    int count = 0;
+    for (size_t i = 0; i < n; i++) {
+        group[i] = count;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(runs[j].family, runs[i].family) == 0) {
+                group[i] = group[j];
+                break;
+            }
+        count += group[i] == count;
     }
-    free(train);
-    return PPL_OK;
+    return count;
+}
+
+ppl_status ppl_calib_cv_family(const ppl_run *runs, size_t n, const ppl_constants *start,
+                               const ppl_calib_fit_opts *opts, ppl_calib_prediction *out,
+                               int *families, ppl_error *err)
+{
+    int *group = malloc((n ? n : 1) * sizeof *group);
+    if (!group)
+        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
+    int count = ppl_calib_families(runs, n, group);
+    if (families)
+        *families = count;
+    ppl_status st = ppl_calib_cv_groups(runs, n, group, count, start, opts, out, err);
+    free(group);
+    return st;
 }
 
 /* FNV-1a, 64-bit: offset basis 14695981039346656037, prime 1099511628211

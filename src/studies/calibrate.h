@@ -134,20 +134,40 @@ typedef struct ppl_calib_summary {
 } ppl_calib_summary;
 void ppl_calib_summarize(const ppl_run *runs, const ppl_calib_prediction *predictions, size_t n,
                          ppl_calib_summary *out);
+/* The same over the runs i with group[i] == g. */
+void ppl_calib_summarize_group(const ppl_run *runs, const ppl_calib_prediction *predictions,
+                               size_t n, const int *group, int g, ppl_calib_summary *out);
 
 /* Whether the runs leave a fitted constant loose: half a point of error lets it
  * move by half its value (or, at zero, by a tenth of its bounds' span). */
 bool ppl_calib_loose(const ppl_constant_info *info, double value, const ppl_calib_range *range);
 
 /*
- * K-fold cross-validation: run i is held out in fold (i mod folds) + 1, and
- * predicted (out[i], n of them, caller-allocated; out[i].fold set) with the
- * constants fitted by ppl_calib_fit on the other folds' runs, starting from
- * `start` each time.  opts->label is ignored: progress says "cv fold F/K".
- * PPL_EUSAGE unless 1 <= folds <= n.
+ * Cross-validation over groups: run i belongs to group[i] (0 to groups - 1,
+ * every group non-empty), and each group is predicted (out[i], n of them,
+ * caller-allocated; out[i].fold = group[i] + 1) with the constants fitted by
+ * ppl_calib_fit on the other groups' runs, starting from `start` each time.
+ * opts->label is ignored: progress says "cv fold F/K".  PPL_EUSAGE unless
+ * 1 <= groups <= n and every group[i] is in range.
  */
+ppl_status ppl_calib_cv_groups(const ppl_run *runs, size_t n, const int *group, int groups,
+                               const ppl_constants *start, const ppl_calib_fit_opts *opts,
+                               ppl_calib_prediction *out, ppl_error *err);
+
+/* K-fold cross-validation: ppl_calib_cv_groups with run i in group i mod folds.
+ * PPL_EUSAGE unless 1 <= folds <= n. */
 ppl_status ppl_calib_cv(const ppl_run *runs, size_t n, int folds, const ppl_constants *start,
                         const ppl_calib_fit_opts *opts, ppl_calib_prediction *out, ppl_error *err);
+
+/* Leave one source family out (ppl_run.family): one group per family, in order
+ * of first appearance; *families (may be NULL) receives how many there were. */
+ppl_status ppl_calib_cv_family(const ppl_run *runs, size_t n, const ppl_constants *start,
+                               const ppl_calib_fit_opts *opts, ppl_calib_prediction *out,
+                               int *families, ppl_error *err);
+
+/* The families of the runs: group[i] (n of them, caller-allocated) is the index
+ * of run i's family in order of first appearance; returns how many there are. */
+int ppl_calib_families(const ppl_run *runs, size_t n, int *group);
 
 /*
  * FNV-1a (64-bit) of a file's bytes, as 16 lowercase hex digits in out (at least

@@ -15,7 +15,7 @@
 
 static const char *const entry_keys[] = {"id",         "source",   "model", "topology",
                                          "config",     "measured", "notes", "stack",
-                                         "confidence", "software", NULL};
+                                         "confidence", "software", "family", NULL};
 static const char *const software_keys[] = {"framework", "version", NULL};
 static const char *const measured_keys[] = {"step_time_s", "tflops_per_gpu", "mfu", "memory_bytes",
                                             NULL};
@@ -203,6 +203,54 @@ static ppl_status read_software(ppl_jr_ctx *ctx, const json_t *entry, const char
     return PPL_OK;
 }
 
+/* `family`, else what `source` names, else the id: a run alone in its family.
+ * `source` is free text of any length: only the family is kept from it. */
+static ppl_status read_family(ppl_jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
+{
+    json_t *source;
+    ppl_status st =
+        ppl_jr_string(ctx, entry, path, "family", PPL_JR_OPTIONAL, "", r->family, sizeof r->family);
+    if (st != PPL_OK || r->family[0])
+        return st;
+    if ((st = ppl_jr_get(ctx, entry, path, "source", PPL_JR_OPTIONAL, &source)))
+        return st;
+    if (source && !json_is_string(source)) {
+        char full[PPL_ERROR_KEY_MAX], found[64];
+        ppl_jr_path(full, sizeof full, path, "source");
+        ppl_jr_describe(source, found, sizeof found);
+        return ppl_jr_fail(ctx, full, "expected a string, found %s", found);
+    }
+    ppl_run_family_of(source ? json_string_value(source) : "", r->family, sizeof r->family);
+    if (!r->family[0])
+        snprintf(r->family, sizeof r->family, "%s", r->id);
+    return PPL_OK;
+}
+
+void ppl_run_family_of(const char *source, char *out, size_t size)
+{
+    const char *s = source ? source : "";
+    const char *arxiv = strstr(s, "arXiv:");
+    size_t n = 0;
+    if (size == 0)
+        return;
+    out[0] = '\0';
+    if (arxiv) { /* "arXiv:" and the identifier: digits and dots */
+        s = arxiv;
+        n = 6;
+        while (s[n] == '.' || (s[n] >= '0' && s[n] <= '9'))
+            n++;
+    } else { /* the first two words */
+        while (*s == ' ')
+            s++;
+        const char *space = strchr(s, ' ');
+        const char *second = space ? strchr(space + 1, ' ') : NULL;
+        n = second ? (size_t)(second - s) : strlen(s);
+        while (n > 0 && strchr(" ,;:.(", s[n - 1]))
+            n--;
+    }
+    snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), s);
+}
+
 static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
 {
     ppl_status st;
@@ -215,7 +263,7 @@ static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *entry, const char *p
     if ((st = load_part(ctx, entry, path, "model", PPL_CATALOG_MODELS, &r->model)) ||
         (st = load_part(ctx, entry, path, "topology", PPL_CATALOG_TOPOLOGIES, &r->topology)) ||
         (st = read_config(ctx, entry, path, r)) || (st = read_measured(ctx, entry, path, r)) ||
-        (st = read_software(ctx, entry, path, r)) ||
+        (st = read_software(ctx, entry, path, r)) || (st = read_family(ctx, entry, path, r)) ||
         (st = ppl_jr_enum(ctx, entry, path, "stack", PPL_JR_OPTIONAL, ppl_stack_names, PPL_UNSET,
                           &stack))) {
         /* name the run, not only its index */

@@ -8,6 +8,10 @@
  * profile outright.  Without either, or for software parplan does not know, the
  * profile is an assumption (stack_assumed): a run that used flash attention is
  * taken as Megatron-Core, any other as Megatron-LM 2021.
+ *
+ * Each run belongs to a source family, what `validate --cv family` leaves out
+ * together: a paper, a vendor's document or a benchmark round.  A `family` key
+ * names it outright; else it is read off `source` (ppl_run_family_of).
  */
 #ifndef PARPLAN_RUNS_H
 #define PARPLAN_RUNS_H
@@ -21,6 +25,7 @@
 
 typedef struct ppl_run {
     char id[128];
+    char family[96]; /* the source family (never empty: the id when nothing else names one) */
     ppl_model model;
     ppl_topology topology;
     ppl_pins pins; /* known configuration fields; PPL_UNSET where unknown */
@@ -32,6 +37,16 @@ typedef struct ppl_run {
     double mfu;            /* measured; 0 when absent */
     double memory_bytes;   /* measured; 0 when absent */
 } ppl_run;
+
+/*
+ * The source family a `source` string names, into out (size bytes, truncated):
+ * the arXiv identifier when it cites one ("arXiv:2104.04473": every table of one
+ * paper), else its first two words with trailing punctuation dropped, which for a
+ * repository document is "owner/repo path" ("NVIDIA/NeMo docs/.../summary.md":
+ * every table of one document), else the whole string.  "" for a NULL or blank
+ * source.
+ */
+void ppl_run_family_of(const char *source, char *out, size_t size);
 
 ppl_status ppl_runs_load(const char *path, const ppl_diag *diag, ppl_run **runs, size_t *count,
                          ppl_error *err);

@@ -35,6 +35,54 @@ assert all(r[\"fold\"] in (1, 2) for r in d[\"results\"])
 assert 0 <= d[\"aggregate\"][\"within_10_percent\"] <= 1
 "'
 
+# leave one source family out: each family predicted from a fit on the others
+python3 - "$ROOT/tests/data/heldout_runs.json" "$d/families.json" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1]))[:4]
+runs[2]["family"] = "a benchmark round"  # named outright, beside two sources' families
+json.dump(runs, open(sys.argv[2], "w"))
+PY
+run_big "$P" validate --runs "$d/families.json" --cv family --json
+check "validate --cv family: one fold per family, the error per family and in aggregate" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+cv = d[\"cv\"]
+fam = {r[\"id\"]: r[\"family\"] for r in d[\"results\"]}
+names = [f[\"family\"] for f in cv[\"families\"]]
+assert cv[\"by\"] == \"family\" and cv[\"folds\"] == len(names) == len(set(fam.values())), (cv, fam)
+assert \"a benchmark round\" in names and \"arXiv:2104.04473\" in names, names
+fold = {}
+for r in d[\"results\"]:  # runs of one family share a fold; families do not
+    assert fold.setdefault(r[\"family\"], r[\"fold\"]) == r[\"fold\"]
+assert len(set(fold.values())) == len(fold)
+errs = [abs(r[\"error\"]) for r in d[\"results\"]]
+assert abs(cv[\"mean_abs_error\"] - sum(errs) / len(errs)) < 1e-9
+assert abs(cv[\"mean_abs_error\"] - d[\"aggregate\"][\"mean_abs_error\"]) < 1e-12
+for f in cv[\"families\"]:
+    e = [abs(r[\"error\"]) for r in d[\"results\"] if r[\"family\"] == f[\"family\"]]
+    assert f[\"runs\"] == len(e) and abs(f[\"mean_abs_error\"] - sum(e) / len(e)) < 1e-9
+"'
+run_big "$P" validate --runs "$d/families.json" --cv family
+check "validate --cv family prints the table by source family" '[ $rc -eq 0 ] && has "$out" "by source family:" && has "$out" "a benchmark round" && has "$out" "leaving out each of"'
+run "$P" validate --runs "$d/families.json" --cv families
+check "--cv takes a fold count or family, nothing else (exit 2)" '[ $rc -eq 2 ] && has "$err" "--cv: expected a fold count from 2 to 1000 or '"'"'family'"'"'"'
+
+# the committed constants are what the recorded fit returns (src/base/constants.c
+# keeps them to four significant digits)
+run_big "$P" validate --runs "$ROOT/tests/data/runs-fit.json" --fit --json -o "$d/committed.json"
+check "validate --fit on tests/data/runs-fit.json returns the committed constants" '[ $rc -eq 0 ] && python3 -c "
+import json, re, sys
+src = open(sys.argv[2]).read()
+block = src[src.index(\"static const ppl_constants committed = {\"):]
+block = block[:block.index(\"};\")]
+committed = {k: float(v) for k, v in re.findall(r\"\\.(\\w+) = ([-0-9.e]+),\", block)}
+fitted = json.load(open(sys.argv[1]))[\"constants\"]
+assert set(committed) == set(fitted), (committed, fitted)
+bad = {k: (committed[k], fitted[k]) for k in fitted
+       if abs(committed[k] - fitted[k]) > 5e-4 * max(abs(fitted[k]), 1e-3)}
+assert not bad, bad
+" "$d/committed.json" "$ROOT/src/base/constants.c"'
+
 # a fit writes a constants file with its record; --constants reads it back
 run_big "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --fit --json -o "$d/k.json"
 check "validate --fit --json: the constants and how they were fitted" '[ $rc -eq 0 ] && python3 -c "

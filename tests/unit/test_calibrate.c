@@ -350,6 +350,123 @@ static void test_cross_validation(void **state)
     assert_string_equal(err.key, "folds");
 }
 
+/* Source families: an arXiv id groups every table of a paper, a repository's
+ * owner/name and file every table of one document, whatever follows; a source
+ * with neither gives its first two words; a blank one, nothing (the loader then
+ * takes the run's id).  Groups number families by first appearance. */
+static void test_families(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *source, *family;
+    } cases[] = {
+        {"Narayanan et al., 'Efficient ...', SC'21 (arXiv:2104.04473), Table 1", "arXiv:2104.04473"},
+        {"Narayanan et al., SC'21 (arXiv:2104.04473), Table 2; step time from TFLOP/s",
+         "arXiv:2104.04473"},
+        {"NVIDIA/NeMo docs/source/performance/performance_summary.md (commit 070a0bb1)",
+         "NVIDIA/NeMo docs/source/performance/performance_summary.md"},
+        {"bigscience-workshop/bigscience: train/tr11-176B-ml/README.md and the slurm file",
+         "bigscience-workshop/bigscience: train/tr11-176B-ml/README.md"},
+        {"vendor", "vendor"},
+        {"  ", ""},
+        {NULL, ""},
+    };
+    char out[96];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ppl_run_family_of(cases[i].source, out, sizeof out);
+        assert_string_equal(out, cases[i].family);
+    }
+    ppl_run_family_of("NVIDIA/NeMo docs/x.md", out, 8); /* truncated, terminated */
+    assert_string_equal(out, "NVIDIA/");
+
+    ppl_run runs[4];
+    memset(runs, 0, sizeof runs);
+    const char *names[4] = {"b", "a", "b", "c"};
+    for (int i = 0; i < 4; i++)
+        snprintf(runs[i].family, sizeof runs[i].family, "%s", names[i]);
+    int group[4];
+    assert_int_equal(ppl_calib_families(runs, 4, group), 3);
+    assert_int_equal(group[0], 0);
+    assert_int_equal(group[1], 1);
+    assert_int_equal(group[2], 0);
+    assert_int_equal(group[3], 2);
+}
+
+/* Leave one family out: runs 0 and 2 share a family, so they are held out
+ * together and predicted with the constants fitted on run 1 alone.  Started from
+ * the constants the runs were made with, every fit keeps them (an error of 0
+ * cannot fall), so each run is predicted exactly, with its family's fold. */
+static void test_cross_validation_by_family(void **state)
+{
+    (void)state;
+    ppl_run runs[NRUNS];
+    synthetic_runs(runs);
+    snprintf(runs[0].family, sizeof runs[0].family, "paper");
+    snprintf(runs[1].family, sizeof runs[1].family, "table");
+    snprintf(runs[2].family, sizeof runs[2].family, "paper");
+    ppl_calib_prediction out[NRUNS];
+    ppl_calib_fit_opts opts = {.rounds = 1};
+    ppl_error err;
+    int families = 0;
+    assert_int_equal(ppl_calib_cv_family(runs, NRUNS, ppl_constants_committed(), &opts, out,
+                                         &families, &err),
+                     PPL_OK);
+    assert_int_equal(families, 2);
+    for (int i = 0; i < NRUNS; i++) {
+        assert_true(out[i].ok);
+        assert_int_equal(out[i].fold, i == 1 ? 2 : 1);
+        assert_close(out[i].best.step_time_s, runs[i].step_time_s, 1e-12);
+    }
+    /* per family: "paper" holds two runs, "table" one */
+    int group[NRUNS];
+    assert_int_equal(ppl_calib_families(runs, NRUNS, group), 2);
+    ppl_calib_summary s;
+    ppl_calib_summarize_group(runs, out, NRUNS, group, 0, &s);
+    assert_int_equal(s.runs, 2);
+    ppl_calib_summarize_group(runs, out, NRUNS, group, 1, &s);
+    assert_int_equal(s.runs, 1);
+
+    /* a group out of range is a usage error naming the folds */
+    group[1] = 5;
+    assert_int_equal(ppl_calib_cv_groups(runs, NRUNS, group, 2, ppl_constants_committed(), NULL,
+                                         out, &err),
+                     PPL_EUSAGE);
+    assert_string_equal(err.key, "folds");
+}
+
+/* A run's software names its stack: a year, a container's "YY.MM", or a
+ * package's own release number, never read as a year ("2.5.0rc0" is NeMo 2.5,
+ * 2025, not 2002). */
+static void test_software_versions(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *framework, *version;
+        ppl_stack stack;
+        bool known;
+    } cases[] = {
+        {"megatron-lm", "2021", PPL_STACK_MEGATRON_LM_2021, true},
+        {"nemo", "24.07", PPL_STACK_NEMO_2024, true},
+        {"nemo", "25.09", PPL_STACK_NEMO_2025, true},
+        {"nemo", "2.5.0rc0", PPL_STACK_NEMO_2025, true},
+        {"nemo", "2.1.0", PPL_STACK_NEMO_2024, true},
+        {"nemo", "1.23.0", PPL_STACK_NEMO_2024, true},
+        {"megatron-core", "0.8.0", PPL_STACK_MEGATRON_CORE, true},
+        {"megatron-core", "v0.12.1", PPL_STACK_NEMO_2025, true},
+        {"deepspeed", "0.5.4", PPL_STACK_DEEPSPEED_ZERO3_2021, true},
+        {"deepspeed", "2021", PPL_STACK_DEEPSPEED_ZERO3_2021, true},
+        {"megatron-lm", "2.5.0", PPL_STACK_MEGATRON_CORE, false}, /* no year: unknown */
+        {"megatron-core", "main", PPL_STACK_MEGATRON_CORE, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bool known = !cases[i].known;
+        ppl_stack s = ppl_stack_for_software(cases[i].framework, cases[i].version, &known);
+        if (s != cases[i].stack || known != cases[i].known)
+            fail_msg("%s %s: stack %s known %d", cases[i].framework, cases[i].version,
+                     ppl_stack_name(s), known);
+    }
+}
+
 /* FNV-1a 64: the offset basis cbf29ce484222325 for no bytes; for "a" (0x61),
  * (0xcbf29ce484222325 xor 0x61) x 0x100000001b3 mod 2^64 = af63dc4c8601ec8c;
  * "foobar" 85944171f73967e8 (the reference test vectors). */
@@ -446,7 +563,9 @@ int main(void)
         cmocka_unit_test(test_assumed_constants), cmocka_unit_test(test_fixed_error),
         cmocka_unit_test(test_near_cliff_rule),   cmocka_unit_test(test_fit_recovers_constants),
         cmocka_unit_test(test_cross_validation),  cmocka_unit_test(test_file_hash),
-        cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_summary),           cmocka_unit_test(test_families),
+        cmocka_unit_test(test_cross_validation_by_family),
+        cmocka_unit_test(test_software_versions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
