@@ -638,8 +638,10 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
  * are the same (ZeRO stages, sharding groups and offload change the reduction and
  * the optimizer, not the passes), and a run is a pure function of its inputs.  A
  * run of up to MEMO_STAGES stages without events is looked up by its inputs,
- * compared in full; per thread, so that threads never share it. */
-#define MEMO_SLOTS 32
+ * compared in full; per thread, so that threads never share it.  A fit re-costs
+ * its runs' configurations under each trial of its constants; most trials leave
+ * most runs' pipelines as they were (another GPU's constant), in 256 slots. */
+#define MEMO_SLOTS 256
 #define MEMO_STAGES 64
 typedef struct memo {
     bool used;
