@@ -224,7 +224,6 @@ static const help_text texts[] = {
      "  parplan validate --runs tests/data/runs-heldout.json\n"
      "  parplan validate --runs tests/data/runs-heldout.json --json\n"
      "  parplan validate --runs tests/data/heldout_runs.json --cv 2\n"
-     "  parplan validate --runs tests/data/runs.json --cv family\n"
      "  parplan validate --runs tests/data/heldout_runs.json --fit --json\n"},
 };
 

@@ -175,8 +175,18 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
 {
     memset(o, 0, sizeof *o);
     o->stack = stack;
-    /* Megatron-Core DDP buckets of 40M parameters */
+    /* Megatron-Core DDP with --overlap-grad-reduce: buckets of max(40M, 1M x dp)
+     * parameters, larger at large dp so that each ring chunk stays bandwidth-bound
+     * (megatron/core/distributed/distributed_data_parallel.py, __init__: "If using
+     * very large dp_sizes, make buckets larger"); without the overlap, one bucket
+     * (bucket_size None there; Megatron-LM 2021-23 all-reduced its contiguous
+     * gradient buffer at once, DeepSpeed its own).  FSDP reduces per unit (a
+     * layer): 40M stands for one. */
     o->bucket_params = 40e6;
+    if (ppl_stack_overlaps(stack) && stack != PPL_STACK_FSDP)
+        o->bucket_params_per_dp = 1e6;
+    else if (!ppl_stack_overlaps(stack))
+        o->bucket_params = 0.0;
     /* fitted (constants.c): stacks that overlap hide TP communication under GEMMs
      * (Transformer Engine's userbuffers overlap) and pipeline sends under compute,
      * and the gradient reduction under part of the last microbatch's backward; the

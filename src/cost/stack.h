@@ -43,7 +43,8 @@ typedef struct ppl_stack_opts {
     double pp_overlap;    /* share of pipeline send/recv hidden under compute */
     double overlap_cost;  /* compute slowdown per second of communication hidden under it
                              (NCCL kernels take SMs and HBM bandwidth from the GEMMs) */
-    double bucket_params; /* gradients per reduction bucket */
+    double bucket_params; /* gradients per reduction bucket; 0: one bucket */
+    double bucket_params_per_dp; /* at least this many per data-parallel rank in a bucket */
     double step_overhead_s; /* per-step cost outside the model (data, logging, launch) */
     /* ZeRO-3 / FSDP: how the stack issues a layer's gathers and reductions, and how
      * much of a layer's compute its prefetch hides them under */

@@ -61,7 +61,8 @@ void ppl_dp_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_group 
     *reduce = *gather = *last_bucket = 0.0;
     if ((g->n <= 1 && rep->n <= 1) || params <= 0.0)
         return;
-    double buckets = ctx->stack.bucket_params > 0 ? ceil(params / ctx->stack.bucket_params) : 1.0;
+    double bucket = fmax(ctx->stack.bucket_params, ctx->stack.bucket_params_per_dp * (double)c->dp);
+    double buckets = bucket > 0 ? ceil(params / bucket) : 1.0;
     double per = params / buckets;
     double gb = ppl_dp_grad_bytes(ctx, c);
     if (c->zero == 0) {

@@ -323,9 +323,9 @@ check "megatron_check refuses the all-to-all overlap with pp > 1 and no virtual 
 check "flash attention through --attention-backend, not --use-flash-attn" 'has "$out" "\"--attention-backend\"" && ! has "$out" "--use-flash-attn"'
 check "the launch names the Megatron-LM release it needs" 'has "$out" "\"megatron_lm\": \"core_v0.1"'
 
-# plans whose #1 shards in groups (llama3-8b: ZeRO-2 in groups of 8) or offloads the
+# plans whose #1 shards in groups (llama3-8b, groups of 8 pinned) or offloads the
 # optimizer (llama3-70b, the offload pinned) are what estimate gives
-for case in "llama3-8b 2/8" "llama3-70b 2+off --offload-optimizer 1"; do
+for case in "llama3-8b 2/8 --shard-group 8" "llama3-70b 2+off --offload-optimizer 1"; do
     set -- $case
     # shellcheck disable=SC2086
     run "$P" plan --model "$1" --topology dgx-h100-superpod --gpus 256 --global-batch 512 --top 1 --json ${3:-} ${4:-}
@@ -344,7 +344,7 @@ done
 # mics_shard_size (ZeRO-3; runtime/zero/config.py:341) and offload_optimizer
 # (runtime/zero/offload_config.py:55-60; ratio below 1 only with ZeRO-3, :99-100)
 for pins in "--zero 1 --shard-group 8" "--zero 2 --shard-group 8" "--zero 3 --shard-group 4" \
-    "--zero 1 --offload-optimizer 1" "--zero 3 --shard-group 8 --offload-optimizer 0.5"; do
+    "--zero 1 --offload-optimizer 1" "--zero 3 --shard-group 8 --offload-optimizer 0.5 --cp 1"; do
     # shellcheck disable=SC2086
     run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --top 2 $pins --json
     check "llama3-8b pinned $pins: Megatron builds the plans as costed" '[ $rc -eq 0 ] && megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
