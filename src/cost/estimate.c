@@ -35,7 +35,7 @@ typedef struct walk {
     const ppl_stage_env *worst_env;
     int64_t worst_k;
     double slack, dp_exposed, dp_total, opt_time;
-    double worst_params, worst_expert, worst_layers, worst_moe;
+    double worst_params, worst_expert, worst_layers, worst_moe, worst_low, worst_low_expert;
     ppl_passes sum_passes, worst_passes;
     ppl_pipe_span *span; /* each class's stages, passes and sends (cl->n entries) */
 } walk;
@@ -47,7 +47,7 @@ static void class_reduction(const ppl_eval_ctx *ctx, const ppl_config *c, const 
                             const ppl_stage_time *st, walk *w)
 {
     const ppl_stack_opts *so = &ctx->stack;
-    int kind = ppl_dp_kind(c);
+    int kind = ppl_dp_kind(ctx, c);
     double reduce = k->dp_reduce[kind], gather = k->dp_gather[kind];
     /* the reduction starts under this stage's last backward (stacks that overlap
      * it), goes on while earlier stages drain the pipeline, and what is left
@@ -115,6 +115,8 @@ static bool walk_classes(const ppl_stage_env *own, const ppl_config *c, ppl_clas
             w->worst_k = k->first_stage;
             w->worst_params = mem.params;
             w->worst_expert = mem.params_expert;
+            w->worst_low = mem.params_low;
+            w->worst_low_expert = mem.params_low_expert;
             w->worst_layers = (double)k->layers;
             w->worst_moe = (double)k->moe_layers;
         }
@@ -173,20 +175,22 @@ static void slowest_traffic(const ppl_stage_env *e, const ppl_config *c, const w
     if (c->cp > 1)
         ppl_cp_traffic(ctx, c, l, mb * w->worst_layers, tr);
     double r, g, lb; /* ZeRO-3: the replicas' all-reduce only */
-    ppl_dp_times(ctx, c, &l->g_shard, &l->g_replicas, w->worst_params - w->worst_expert, &r, &g,
-                 &lb, tr);
-    ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, w->worst_expert, &r, &g, &lb, tr);
+    const double dense = w->worst_params - w->worst_expert;
+    const double gb_dense = ppl_gather_bytes(ctx, c, dense, w->worst_low - w->worst_low_expert),
+                 gb_expert = ppl_gather_bytes(ctx, c, w->worst_expert, w->worst_low_expert);
+    ppl_dp_times(ctx, c, &l->g_shard, &l->g_replicas, dense, gb_dense, &r, &g, &lb, tr);
+    ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, w->worst_expert, gb_expert, &r, &g, &lb,
+                 tr);
     if (c->zero >= 3 && l->g_shard.n > 1 && w->worst_layers > 0) {
-        double layer_params = (w->worst_params - w->worst_expert) / w->worst_layers;
-        ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_shard,
-                             layer_params * ctx->memory.weight_bytes, 2.0 * mb * w->worst_layers,
-                             tr);
+        double layer_params = dense / w->worst_layers;
+        ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_shard, layer_params * gb_dense,
+                             2.0 * mb * w->worst_layers, tr);
         ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_shard,
                              layer_params * ppl_dp_grad_bytes(ctx, c), mb * w->worst_layers, tr);
         if (w->worst_moe > 0 && l->g_eshard.n > 1) { /* a MoE layer's experts: over edp */
             double expert = w->worst_expert / w->worst_moe;
-            ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_eshard,
-                                 expert * ctx->memory.weight_bytes, 2.0 * mb * w->worst_moe, tr);
+            ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_eshard, expert * gb_expert,
+                                 2.0 * mb * w->worst_moe, tr);
             ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_eshard,
                                  expert * ppl_dp_grad_bytes(ctx, c), mb * w->worst_moe, tr);
         }

@@ -29,6 +29,7 @@ void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_s
     if (stack == PPL_STACK_NEMO_2025 && ctx->eff.gemm_fp8 > 0)
         ctx->eff.gemm_fp8 = k->h100_gemm_fp8_2025;
     ctx->memory.half_grads = ppl_stack_half_grads(stack);
+    ctx->memory.low_params = ppl_stack_low_params(stack);
     ppl_stack_opts_init(&ctx->stack, stack, k);
 }
 

@@ -54,6 +54,7 @@
 #include <math.h>
 
 #include "cost/shard.h"
+#include "cost/stack.h"
 #include <string.h>
 
 #define GIB 1073741824.0
@@ -196,6 +197,11 @@ static layer_params per_gpu_layer_params(const ppl_model *m, const ppl_config *c
         p.gemm_moe_expert = local * e.expert_weights;
     }
     return p;
+}
+
+bool ppl_low_params(const ppl_memory_opts *o, const ppl_config *c)
+{
+    return o->low_params && ppl_low_params_allowed(c);
 }
 
 double ppl_grad_bytes(const ppl_memory_opts *o, ppl_precision precision)
@@ -374,11 +380,21 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
         (o1 + o2 + (dense / shard_dense + expert / shard_expert) * ppl_grad_bytes(o, c->precision));
     /* ZeRO-3 shards the cache as the weights; mxfp8 and nvfp4 cache the same two
      * copies (row- and column-wise: their blocks run along one axis) at their
-     * bytes per element */
-    if (ppl_precision_low(c->precision))
-        out->weights += o->fp8_weight_cache_bytes * ppl_precision_gemm_bytes(c->precision) *
-                        (cache_dense / (c->zero >= 3 ? shard_dense : 1.0) +
-                         cache_expert / (c->zero >= 3 ? shard_expert : 1.0));
+     * bytes per element.  Kept in fp8 alone (ppl_low_params), the weight is the
+     * first copy and no 16-bit one is held: Transformer Engine's Float8Tensor and
+     * MXFP8Tensor parameters keep their data and its transpose (or column-wise
+     * copy) */
+    out->params_low = out->params_low_expert = 0.0;
+    if (ppl_precision_low(c->precision)) {
+        const double held = cache_dense / (c->zero >= 3 ? shard_dense : 1.0) +
+                            cache_expert / (c->zero >= 3 ? shard_expert : 1.0);
+        out->weights += o->fp8_weight_cache_bytes * ppl_precision_gemm_bytes(c->precision) * held;
+        if (ppl_low_params(o, c)) {
+            out->weights -= o->weight_bytes * held;
+            out->params_low = cache_dense + cache_expert;
+            out->params_low_expert = cache_expert;
+        }
+    }
 
     /* activations: per layer x layers x microbatches in flight */
     double in_flight = ppl_in_flight_microbatches(c, stage);

@@ -36,6 +36,8 @@ typedef struct ppl_memory_opts {
     double main_grad_bytes;        /* 4: fp32 main gradients (bf16 and fp8 training) */
     double half_grad_bytes;        /* 2: fp16 gradients (fp16 training) */
     bool half_grads;               /* bf16 and fp8 training keep 16-bit gradients too */
+    bool low_params;               /* the stack's recipes keep fp8 GEMM weights in fp8 alone
+                                      (ppl_low_params) */
     double fp16_grad_copy_bytes;   /* 4: the fp32 gradient copy of fp16's optimizer */
     double master_bytes;           /* 4: fp32 master weights */
     double adam_bytes;             /* 8: fp32 momentum and variance */
@@ -56,12 +58,20 @@ double ppl_memory_headroom(const ppl_memory_opts *o, double capacity);
 
 void ppl_memory_opts_init(ppl_memory_opts *opts);
 
+/* Whether configuration c keeps its fp8 GEMM weights in fp8 alone, with no 16-bit
+ * copy, and gathers them in fp8 (Megatron-Core --fp8-param-gather): the stack's
+ * recipes do (o->low_params, stack.h ppl_stack_low_params) and the configuration
+ * allows it (ppl_low_params_allowed). */
+bool ppl_low_params(const ppl_memory_opts *o, const ppl_config *c);
+
 /* Memory of one pipeline stage, per GPU, bytes. */
 typedef struct ppl_memory {
     int64_t stage;
     int64_t layers;       /* transformer layers on this stage */
     double in_flight;     /* microbatches' worth of the stage's activations held */
     double params;        /* parameters held per GPU (before ZeRO-3 sharding) */
+    double params_low;    /* of them, those kept in fp8 alone (ppl_low_params), else 0 */
+    double params_low_expert; /* of those, the experts' */
     double params_expert; /* of which expert weights (sharded over edp) */
     double weights, gradients, optimizer, activations, other;
     double host; /* optimizer state offloaded to host memory (not in total) */

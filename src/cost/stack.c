@@ -81,6 +81,26 @@ bool ppl_stack_half_grads(ppl_stack stack)
     return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].half_grads;
 }
 
+/* Megatron-Bridge's mixed-precision recipes (training/mixed_precision.py:
+ * fp8_param_gather in bf16_with_fp8_mixed, bf16_with_fp8_current_scaling_mixed and
+ * bf16_with_mxfp8_mixed) and Megatron-LM's examples/llama fp8 scripts
+ * (--fp8-param-gather), the 2025+ profile's; what the 2024 NeMo containers' recipes
+ * did is not known here, so that profile keeps the 16-bit copy. */
+bool ppl_stack_low_params(ppl_stack stack)
+{
+    return stack == PPL_STACK_NEMO_2025;
+}
+
+bool ppl_low_params_allowed(const ppl_config *c)
+{
+    if (c->zero < 1)
+        return false;
+    if (c->precision == PPL_PRECISION_FP8)
+        return c->fp8_recipe == PPL_FP8_DELAYED ||
+               (c->fp8_recipe == PPL_FP8_TENSORWISE && c->offload_optimizer <= 0.0);
+    return c->precision == PPL_PRECISION_MXFP8 && c->offload_optimizer <= 0.0;
+}
+
 const ppl_stack_support *ppl_stack_supports(ppl_stack stack)
 {
     return &profiles[(unsigned)stack < PPL_STACK_COUNT ? stack : PPL_STACK_NEMO_2025].can;

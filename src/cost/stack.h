@@ -68,6 +68,18 @@ bool ppl_stack_overlaps(ppl_stack stack);
 /* Whether the profile keeps and reduces bf16 gradients in bf16 and fp8 training
  * (NVIDIA's performance configurations), not in fp32 (Megatron-LM's default). */
 bool ppl_stack_half_grads(ppl_stack stack);
+/* Whether the profile's fp8 recipes keep the GEMM weights in fp8 alone and gather
+ * them in fp8 (Megatron-Core --fp8-param-gather), where the configuration allows
+ * it (ppl_low_params_allowed). */
+bool ppl_stack_low_params(ppl_stack stack);
+/* Whether a configuration can keep its fp8 GEMM weights in fp8 alone: fp8 with
+ * the delayed or tensorwise recipe, or mxfp8 (Megatron-Bridge sets
+ * fp8_param_gather in bf16_with_fp8_mixed, bf16_with_fp8_current_scaling_mixed and
+ * bf16_with_mxfp8_mixed, not in its blockwise and nvfp4 recipes:
+ * training/mixed_precision.py); a distributed optimizer or Megatron-FSDP, ZeRO 1
+ * or more (arguments.py:1095-1097 at main d98e8a64dd); with the optimizer
+ * offloaded, the delayed recipe only (arguments.py:1889-1892). */
+bool ppl_low_params_allowed(const ppl_config *c);
 
 /* What a profile's software could run: the search covers nothing else unless a
  * flag pins it (validate predicts what ran, plan what the stack can build). */

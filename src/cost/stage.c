@@ -55,8 +55,8 @@ double ppl_dp_grad_bytes(const ppl_eval_ctx *ctx, const ppl_config *c)
  * replicas of the shards (rep, shard.h), each shard's all-reduce across them; with
  * ZeRO-3 only that (its gathers and reductions are per layer, class_dp). */
 void ppl_dp_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_group *g,
-                  const ppl_group *rep, double params, double *reduce, double *gather,
-                  double *last_bucket, ppl_traffic *traffic)
+                  const ppl_group *rep, double params, double gather_bytes, double *reduce,
+                  double *gather, double *last_bucket, ppl_traffic *traffic)
 {
     *reduce = *gather = *last_bucket = 0.0;
     if ((g->n <= 1 && rep->n <= 1) || params <= 0.0)
@@ -76,8 +76,8 @@ void ppl_dp_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_group 
         *reduce += ppl_collective_count(&ctx->net, PPL_OP_ALLREDUCE, rep, per * gb / (double)g->n,
                                         buckets, traffic);
         if (c->zero <= 2)
-            *gather = ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, g,
-                                           per * ctx->memory.weight_bytes, buckets, traffic);
+            *gather = ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, g, per * gather_bytes,
+                                           buckets, traffic);
     }
     *last_bucket = *reduce / buckets;
 }
@@ -241,9 +241,23 @@ void ppl_classes_free(ppl_classes *cl)
 
 /* The data-parallel times' slot in a class's cache: the ZeRO kind (0 none, 1 ZeRO-1/2,
  * 2 ZeRO-3), plus 3 when sharded in groups. */
-int ppl_dp_kind(const ppl_config *c)
+/* 0-2 ZeRO 0, 1-2, 3 over every rank; 3-5 the same in sharding groups; 6-11 the
+ * same with the fp8 weights kept and gathered in fp8 (ppl_low_params). */
+int ppl_dp_kind(const ppl_eval_ctx *ctx, const ppl_config *c)
 {
-    return (c->zero == 0 ? 0 : c->zero <= 2 ? 1 : 2) + (ppl_config_shard_replicas(c) > 1 ? 3 : 0);
+    return (c->zero == 0 ? 0 : c->zero <= 2 ? 1 : 2) + (ppl_config_shard_replicas(c) > 1 ? 3 : 0) +
+           (ppl_low_params(&ctx->memory, c) ? 6 : 0);
+}
+
+/* Bytes per parameter a gather moves: 16-bit, but the weights kept in fp8 alone
+ * at the format's bytes (Megatron-Core --fp8-param-gather: "perform the param
+ * all-gather in fp8"). */
+double ppl_gather_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, double params, double low)
+{
+    const double w = ctx->memory.weight_bytes;
+    if (params <= 0.0 || low <= 0.0)
+        return w;
+    return (w * (params - low) + ppl_config_gemm_bytes(c) * low) / params;
 }
 
 /* Data-parallel times of one class under the configuration's ZeRO stage, cached
@@ -253,19 +267,23 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
 {
     /* kinds 0-2 shard over every rank, 3-5 in the groups of k->dp_group */
     const bool grouped = ppl_config_shard_replicas(c) > 1;
-    const int kind = ppl_dp_kind(c), z = kind % 3;
+    const int kind = ppl_dp_kind(ctx, c), z = kind % 3, low = kind >= 6;
     if (grouped && k->dp_group != ppl_config_shard_group(c)) { /* another group's */
-        k->dp_ready &= 7;
+        k->dp_ready &= 0x1c7; /* kinds 0-2 and 6-8 */
         k->dp_group = ppl_config_shard_group(c);
     }
     if (k->dp_ready & (1 << kind))
         return;
     double dense = mem->params - mem->params_expert;
+    const double low_dense = mem->params_low - mem->params_low_expert;
+    const double gb_dense = ppl_gather_bytes(ctx, c, dense, low_dense),
+                 gb_expert = ppl_gather_bytes(ctx, c, mem->params_expert, mem->params_low_expert);
     {
         double reduce, gather, last, r2, g2, l2;
-        ppl_dp_times(ctx, c, &l->g_shard, &l->g_replicas, dense, &reduce, &gather, &last, NULL);
-        ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, mem->params_expert, &r2, &g2, &l2,
+        ppl_dp_times(ctx, c, &l->g_shard, &l->g_replicas, dense, gb_dense, &reduce, &gather, &last,
                      NULL);
+        ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, mem->params_expert, gb_expert, &r2,
+                     &g2, &l2, NULL);
         reduce += r2;
         gather += g2;
         if (l2 > last)
@@ -279,18 +297,18 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
         k->dp_gather[kind] = gather;
         k->dp_last[kind] = last;
     }
+    const int z3 = grouped + 2 * low;
     if (z == 2)
-        k->z3_ag[grouped] = k->z3_rs[grouped] = 0.0;
+        k->z3_ag[z3] = k->z3_rs[z3] = 0.0;
     if (z == 2 && l->g_shard.n > 1 && k->layers > 0) { /* the expert group is a part of it */
         double layer_params = dense / (double)k->layers;
         /* per tensor: as many collectives, each a share of the layer (each pays
          * the collective's latency; the bytes are the layer's either way) */
         double n = ctx->stack.zero3_per_tensor ? tensors_per_layer(ctx->model) : 1.0;
         double bus = ctx->stack.zero3_bus;
-        k->z3_ag[grouped] =
-            ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_shard,
-                                 layer_params * ctx->memory.weight_bytes / n / bus, n, NULL);
-        k->z3_rs[grouped] =
+        k->z3_ag[z3] = ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_shard,
+                                            layer_params * gb_dense / n / bus, n, NULL);
+        k->z3_rs[z3] =
             ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_shard,
                                  layer_params * ppl_dp_grad_bytes(ctx, c) / n / bus, n, NULL);
         /* a MoE layer's local experts are sharded over the expert-data-parallel
@@ -299,10 +317,10 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
         if (k->moe_layers > 0 && mem->params_expert > 0) {
             double expert = mem->params_expert / (double)k->moe_layers;
             double share = (double)k->moe_layers / (double)k->layers;
-            k->z3_ag[grouped] +=
+            k->z3_ag[z3] +=
                 share * ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_eshard,
-                                             expert * ctx->memory.weight_bytes / n / bus, n, NULL);
-            k->z3_rs[grouped] +=
+                                             expert * gb_expert / n / bus, n, NULL);
+            k->z3_rs[z3] +=
                 share * ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_eshard,
                                              expert * ppl_dp_grad_bytes(ctx, c) / n / bus, n, NULL);
         }
@@ -375,7 +393,7 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
     if (c->zero >= 3 && k->layers > 0) {
         double per_f = so->zero3_overlap * s->forward / layers,
                per_b = so->zero3_overlap * s->backward / layers;
-        const int g = ppl_config_shard_replicas(c) > 1;
+        const int g = (ppl_config_shard_replicas(c) > 1) + 2 * ppl_low_params(&ctx->memory, c);
         const double ag = k->z3_ag[g], rs = k->z3_rs[g];
         s->zero3 = layers * (2.0 * ag + rs);
         double z3_exposed = layers * (pos(ag - per_f) + pos(ag + rs - per_b));

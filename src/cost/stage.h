@@ -59,11 +59,12 @@ typedef struct ppl_stage_class {
      * direction), each taking cross_send_s instead of the pool's own send */
     int cross_sends;
     double cross_send_s;
-    int dp_ready;     /* data-parallel times computed, per kind (bits; schedule.c dp_kind) */
-    int64_t dp_group; /* the sharding group of kinds 3-5 (sharded in groups) */
-    /* kinds 2 and 5 (ZeRO-3): the per-step all-reduce of the shards across replicas;
-     * the per-layer collectives over every rank [0] or in the group [1] */
-    double dp_reduce[6], dp_gather[6], dp_last[6], z3_ag[2], z3_rs[2];
+    int dp_ready;     /* data-parallel times computed, per kind (bits; ppl_dp_kind) */
+    int64_t dp_group; /* the sharding group of kinds 3-5 and 9-11 (sharded in groups) */
+    /* kinds 2, 5, 8 and 11 (ZeRO-3): the per-step all-reduce of the shards across
+     * replicas; the per-layer collectives over every rank [0] or in the group [1],
+     * with the fp8 weights gathered in fp8 [2, 3] */
+    double dp_reduce[12], dp_gather[12], dp_last[12], z3_ag[4], z3_rs[4];
 } ppl_stage_class;
 
 #define PPL_INLINE_CLASSES 8
@@ -105,17 +106,24 @@ void ppl_stage_passes_of(const ppl_eval_ctx *ctx, const ppl_config *config, cons
 
 /* The slot of a class's data-parallel cache for the configuration: the ZeRO kind
  * (0 none, 1 ZeRO-1/2, 2 ZeRO-3), plus 3 when sharded in groups. */
-int ppl_dp_kind(const ppl_config *config);
+/* The kind of data-parallel communication (0-11): ZeRO stage, sharding groups,
+ * fp8 weights gathered in fp8; indexes a class's cached times. */
+int ppl_dp_kind(const ppl_eval_ctx *ctx, const ppl_config *config);
+/* Bytes per parameter a gather of `params` moves, `low` of them kept in fp8 alone
+ * (memory.h ppl_low_params) and gathered at the format's bytes, the rest 16-bit. */
+double ppl_gather_bytes(const ppl_eval_ctx *ctx, const ppl_config *config, double params,
+                        double low);
 /* The data-parallel times of class k under the configuration (cached in k: they
  * depend on its parameters, the ZeRO stage and the sharding group only). */
 void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_layout *layout,
                   ppl_stage_class *k, const ppl_memory *memory);
 /* Bucketed reduction of `params` gradients over the sharding group g (and, with
- * ZeRO-1/2, the parameter all-gather after the optimizer step), with the shards'
- * all-reduce across the replicas rep; seconds, its traffic added when not NULL. */
+ * ZeRO-1/2, the parameter all-gather after the optimizer step, gather_bytes a
+ * parameter), with the shards' all-reduce across the replicas rep; seconds, its
+ * traffic added when not NULL. */
 void ppl_dp_times(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_group *g,
-                  const ppl_group *rep, double params, double *reduce, double *gather,
-                  double *last_bucket, ppl_traffic *traffic);
+                  const ppl_group *rep, double params, double gather_bytes, double *reduce,
+                  double *gather, double *last_bucket, ppl_traffic *traffic);
 /* Bytes per reduced gradient element (memory.h's, for the configuration). */
 double ppl_dp_grad_bytes(const ppl_eval_ctx *ctx, const ppl_config *config);
 

@@ -381,9 +381,8 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     /* the linear layers' GEMMs below 16 bits (transformer_config.py fp8, fp8_recipe,
      * fp4, fp4_recipe): fp8 as delayed scaling (Megatron's default recipe) with
      * e5m2 gradients; mxfp8 and nvfp4 as Megatron-Bridge's bf16_with_mxfp8_mixed
-     * and bf16_with_nvfp4_mixed (training/mixed_precision.py) set them, less
-     * their --fp8/--fp4-param-gather, which keep no 16-bit weight: the memory
-     * model keeps it */
+     * and bf16_with_nvfp4_mixed (training/mixed_precision.py) set them; the
+     * parameter gather in fp8 follows below */
     if (c->precision == PPL_PRECISION_FP8) {
         ARG("--fp8-format");
         ARG("hybrid");
@@ -410,6 +409,19 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
         ARG("nvfp4");
         if (strcmp(min_version, "core_v0.15") < 0) /* --fp4-format: core_v0.15.0 */
             min_version = "core_v0.15";
+    }
+    /* the fp8 weights kept and gathered in fp8 (stack.h ppl_stack_low_params, as
+     * the memory model costs them); mxfp8 with the distributed optimizer reuses the
+     * gradient buffer for the gather, as Megatron-Bridge's bf16_with_mxfp8_mixed
+     * sets it (--reuse-grad-buf-for-mxfp8-param-ag: core_v0.13.0; Megatron-FSDP
+     * turns it off, arguments.py:1137) */
+    if (ppl_stack_low_params(e->stack) && ppl_low_params_allowed(c)) {
+        ARG("--fp8-param-gather");
+        if (c->precision == PPL_PRECISION_MXFP8 && c->zero == 1) {
+            ARG("--reuse-grad-buf-for-mxfp8-param-ag");
+            if (strcmp(min_version, "core_v0.13") < 0)
+                min_version = "core_v0.13";
+        }
     }
     if (c->bf16_layers > 0) { /* --first-last-layers-bf16 and its counts: core_v0.12.0 */
         ARG("--first-last-layers-bf16");

@@ -181,6 +181,7 @@ def build(flags, env, gpus):
     fp8 = {}
     if precision == "fp8":
         fp8["fp8_recipe"] = flags.get("--fp8-recipe", "delayed")  # TC:594-596
+    fp8_params(flags, precision, dist_opt, offload)
     bf16 = None
     if "--first-last-layers-bf16" in flags:
         recipe = flags.get("--fp8-recipe", "delayed")
@@ -223,11 +224,31 @@ def precision_of(flags):
     return "fp16" if "--fp16" in flags else "bf16"
 
 
+DDPC = "megatron/core/distributed/distributed_data_parallel_config.py"
+
+
+def fp8_params(flags, precision, dist_opt, offload):
+    """--fp8-param-gather (the fp8 weights kept alone and gathered in fp8) and the
+    mxfp8 gradient-buffer reuse, refused where Megatron-Core refuses them."""
+    on = "--fp8-param-gather" in flags
+    if on:
+        need(dist_opt, f"{ARGS}:1095-1097",
+             "--fp8-param-gather only with the distributed optimizer or Megatron-FSDP")
+        need(precision in ("fp8", "mxfp8"), "parplan", "--fp8-param-gather with an fp8 format")
+        need(offload is None or flags.get("--fp8-recipe", "delayed") == "delayed",
+             f"{ARGS}:1889-1892", "--fp8-param-gather with the optimizer offloaded needs "
+             "--fp8-recipe delayed")
+    if "--reuse-grad-buf-for-mxfp8-param-ag" in flags:
+        need(on, f"{DDPC}:259-260", "the gradient buffer reused only with --fp8-param-gather")
+    return on
+
+
 # the oldest Megatron-Core release that takes a flag: --fp8-recipe (mxfp8) at
 # core_v0.12.0 arguments.py:1057-1058, --fp4-format/--fp4-recipe at core_v0.15.0
-# arguments.py:1353-1360, --grad-reduce-in-bf16 at core_v0.12.0
+# arguments.py:1353-1360, --grad-reduce-in-bf16 at core_v0.12.0,
+# --reuse-grad-buf-for-mxfp8-param-ag at core_v0.13.0 (absent from core_v0.12.0's)
 FLAG_SINCE = {"--grad-reduce-in-bf16": 12, "--fp8-recipe": 12, "--fp4-format": 15,
-              "--first-last-layers-bf16": 12}
+              "--first-last-layers-bf16": 12, "--reuse-grad-buf-for-mxfp8-param-ag": 13}
 # flag values newer than their flag: --fp8-recipe blockwise at core_v0.13.0
 # (transformer_config.py fp8_recipe: "tensorwise" at core_v0.12.0, "blockwise" at 0.13)
 VALUE_SINCE = {("--fp8-recipe", "blockwise"): 13}

@@ -164,6 +164,28 @@ d = json.load(sys.stdin)
 a = d[\"results\"][0][\"launch\"][\"megatron_args\"]
 i = a.index(\"--fp8-recipe\"); del a[i:i + 2]
 json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; [ $? -ne 0 ] && grep -q "MISMATCH.*precision" "$tmp/mc"'
+# fp8 weights kept alone and gathered in fp8, as the 2025+ recipes keep them
+# (stack.h ppl_stack_low_params): --fp8-param-gather, with mxfp8 and the distributed
+# optimizer the gradient buffer reused (core_v0.13); megatron_check refuses it
+# without a distributed optimizer (arguments.py:1095-1097) and the reuse without it
+# (distributed_data_parallel_config.py:259-260)
+run "$P" plan --model llama3-8b --topology gb200-nvl72 --gpus 64 --global-batch 256 --precision mxfp8 --zero 1 --top 1 --json
+plan_mx1=$out
+check "mxfp8 with ZeRO-1 on nemo-2025: --fp8-param-gather and the buffer reuse, as costed" 'megatron_ok "$plan_mx1" && ! grep -qv "^ok" "$tmp/mc" && has "$plan_mx1" "\"--fp8-param-gather\"" && has "$plan_mx1" "\"--reuse-grad-buf-for-mxfp8-param-ag\"" && has "$plan_mx1" "\"megatron_lm\": \"core_v0.13\""'
+check "megatron_check refuses --fp8-param-gather without a distributed optimizer" 'printf "%s" "$plan_mx1" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+a = d[\"results\"][0][\"launch\"][\"megatron_args\"]
+a.remove(\"--use-distributed-optimizer\")
+a.remove(\"--overlap-param-gather\")
+json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; [ $? -ne 0 ] && grep -q "^REFUSED.*arguments.py:1095-1097" "$tmp/mc"'
+check "megatron_check refuses the buffer reuse without --fp8-param-gather" 'printf "%s" "$plan_mx1" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+d[\"results\"][0][\"launch\"][\"megatron_args\"].remove(\"--fp8-param-gather\")
+json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; [ $? -ne 0 ] && grep -q "^REFUSED.*distributed_data_parallel_config.py:259-260" "$tmp/mc"'
+run "$P" plan --model llama3-8b --topology gb200-nvl72 --gpus 64 --global-batch 256 --precision mxfp8 --zero 1 --top 1 --stack megatron-core --json
+check "the 2024 profiles keep the 16-bit weights: no --fp8-param-gather" '[ $rc -eq 0 ] && ! has "$out" "--fp8-param-gather"'
 # fp8 recipes and bf16 first/last layers (issue 19 item 2): the flags, the recipe and
 # the count Megatron takes back, and its refusals (transformer_config.py:1528-1556)
 run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --pp 4 --global-batch 256 --precision fp8 --fp8-recipe tensorwise --bf16-layers 1 --top 3 --json

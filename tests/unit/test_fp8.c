@@ -11,6 +11,8 @@
 #include "cost/compute.h"
 #include "cost/memory.h"
 #include "cost/estimate.h"
+#include "cost/stack.h"
+#include "cost/stage.h"
 
 /* A 4-layer GPT (h 1024, 16 heads, ffn 4096, s 2048) at tp 1, mbs 1, fp8. */
 static ppl_model gpt;
@@ -119,6 +121,64 @@ static void test_bf16_layers(void **state)
     assert_true(with.memory.activations > without.memory.activations);
 }
 
+/*
+ * fp8 weights kept in fp8 alone (--fp8-param-gather, the 2025+ recipes): the GPT's
+ * GEMM weights are 12 h^2 a layer (QKV 3h^2, projection h^2, fc1 and fc2 4h^2
+ * each; biases and norms stay 16-bit), 12 x 1024^2 x 4 layers = 50,331,648, so
+ * the stage holds 2 x 50,331,648 = 100,663,296 bytes fewer than with the 16-bit
+ * copy (the fp8 data and its transpose stay: they are the weight now).  A gather
+ * of 100 parameters, 60 of them fp8, moves (2 x 40 + 1 x 60) / 100 = 1.4 bytes
+ * each, (80 + 1.03125 x 60) / 100 = 1.41875 under mxfp8 (a scale per 32).
+ * Megatron's conditions: ZeRO 1 or more (arguments.py:1095-1097), not blockwise
+ * or nvfp4 (Megatron-Bridge's recipes), with the optimizer offloaded only the
+ * delayed recipe (arguments.py:1889-1892); the 2024 profiles keep the copy.
+ */
+static void test_low_params(void **state)
+{
+    (void)state;
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_config c = test_config(8, 1, 1, 1, 8, &gpt);
+    c.precision = PPL_PRECISION_FP8;
+    c.zero = 1;
+    ppl_eval_ctx low, keep;
+    ppl_eval_ctx_init(&low, &gpt, &t, PPL_STACK_NEMO_2025);
+    ppl_eval_ctx_init(&keep, &gpt, &t, PPL_STACK_MEGATRON_CORE);
+    ppl_estimate a, b;
+    ppl_estimate_config(&low, &c, &a);
+    ppl_estimate_config(&keep, &c, &b);
+    assert_close(b.memory.weights - a.memory.weights, 100663296.0, 1e-12);
+    assert_close(a.memory.params_low, 50331648.0, 1e-12);
+    assert_true(b.memory.params_low == 0.0);
+    assert_true(a.time.dp_comm < b.time.dp_comm); /* the gather in fp8 */
+
+    assert_close(ppl_gather_bytes(&low, &c, 100.0, 60.0), 1.4, 1e-12);
+    assert_close(ppl_gather_bytes(&low, &c, 100.0, 0.0), 2.0, 1e-12);
+    ppl_config mx = c;
+    mx.precision = PPL_PRECISION_MXFP8;
+    assert_close(ppl_gather_bytes(&low, &mx, 100.0, 60.0), 1.41875, 1e-12);
+
+    assert_true(ppl_low_params_allowed(&c) && ppl_low_params_allowed(&mx));
+    ppl_config x = c;
+    x.zero = 0;
+    assert_false(ppl_low_params_allowed(&x));
+    x = c;
+    x.fp8_recipe = PPL_FP8_BLOCKWISE;
+    assert_false(ppl_low_params_allowed(&x));
+    x = c;
+    x.offload_optimizer = 1.0; /* delayed: allowed */
+    assert_true(ppl_low_params_allowed(&x));
+    x.fp8_recipe = PPL_FP8_TENSORWISE;
+    assert_false(ppl_low_params_allowed(&x));
+    x = mx;
+    x.offload_optimizer = 0.5;
+    assert_false(ppl_low_params_allowed(&x));
+    x = c;
+    x.precision = PPL_PRECISION_NVFP4;
+    assert_false(ppl_low_params_allowed(&x));
+    assert_true(ppl_stack_low_params(PPL_STACK_NEMO_2025));
+    assert_false(ppl_stack_low_params(PPL_STACK_NEMO_2024));
+}
+
 /* Megatron-Core's rules: bf16 layers not under delayed scaling, at most
  * num_layers // pp at each end; parplan's: inside the first and last chunk; a
  * recipe only under fp8. */
@@ -223,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_blockwise_bytes), cmocka_unit_test(test_tensorwise_amax),
         cmocka_unit_test(test_bf16_layers),     cmocka_unit_test(test_rules),
         cmocka_unit_test(test_tp_gather),       cmocka_unit_test(test_mfu_at_most_one),
+        cmocka_unit_test(test_low_params),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
