@@ -3,6 +3,8 @@
 # run CMD...      runs a command; sets $rc, $out (stdout) and $err (stderr); when
 #                 PARPLAN_WRAPPER is set (valgrind ...), parplan runs again under it
 #                 when it ran in under 0.2 s without
+# run_once CMD... the same, under the wrapper whenever it is set, run once: for a
+#                 command a second run would see differently (writing through a FIFO)
 # run_big CMD...  the same, never under the wrapper: for the few runs of over 2 s
 #                 of CPU (64K-GPU sweeps, fits), which memcheck would slow to minutes
 #                 while smaller runs take the same code paths under it
@@ -24,6 +26,12 @@ run() {
         run_big "$@"
         t1=$(date +%s%N)
         [ $((t1 - t0)) -ge 200000000 ] && return
+    fi
+    run_once "$@"
+}
+
+run_once() {
+    if [ -n "${PARPLAN_WRAPPER:-}" ] && [ "$1" = "${P:-}" ]; then
         # shellcheck disable=SC2086
         set -- $PARPLAN_WRAPPER "$@"
     fi

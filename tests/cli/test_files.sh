@@ -34,7 +34,7 @@ check "-o on a file with two names: both names see the output" '[ $rc -eq 0 ] &&
 mkfifo "$d/fifo"
 cat "$d/fifo" >"$d/from-fifo" &
 reader=$!
-run "$P" models -o "$d/fifo"
+run_once "$P" models -o "$d/fifo"
 wait $reader
 check "-o on a FIFO: written through, still a FIFO" '[ $rc -eq 0 ] && [ -p "$d/fifo" ] && grep -q gpt3-175b "$d/from-fifo"'
 
