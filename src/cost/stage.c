@@ -239,10 +239,9 @@ void ppl_classes_free(ppl_classes *cl)
     cl->n = 0;
 }
 
-/* The data-parallel times' slot in a class's cache: the ZeRO kind (0 none, 1 ZeRO-1/2,
- * 2 ZeRO-3), plus 3 when sharded in groups. */
-/* 0-2 ZeRO 0, 1-2, 3 over every rank; 3-5 the same in sharding groups; 6-11 the
- * same with the fp8 weights kept and gathered in fp8 (ppl_low_params). */
+/* The data-parallel times' slot in a class's cache: 0-2 ZeRO 0, 1-2, 3 over every
+ * rank; 3-5 the same in sharding groups; 6-11 the same with the fp8 weights kept
+ * and gathered in fp8 (ppl_low_params). */
 int ppl_dp_kind(const ppl_eval_ctx *ctx, const ppl_config *c)
 {
     return (c->zero == 0 ? 0 : c->zero <= 2 ? 1 : 2) + (ppl_config_shard_replicas(c) > 1 ? 3 : 0) +
@@ -261,11 +260,13 @@ double ppl_gather_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, double par
 }
 
 /* Data-parallel times of one class under the configuration's ZeRO stage, cached
- * in the class (they depend on its parameters and the ZeRO stage only). */
+ * in the class by kind (they depend on its parameters, the ZeRO stage, the
+ * sharding group and the gather's bytes only). */
 void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                   ppl_stage_class *k, const ppl_memory *mem)
 {
-    /* kinds 0-2 shard over every rank, 3-5 in the groups of k->dp_group */
+    /* kinds 0-2 and 6-8 shard over every rank, 3-5 and 9-11 in the groups of
+     * k->dp_group */
     const bool grouped = ppl_config_shard_replicas(c) > 1;
     const int kind = ppl_dp_kind(ctx, c), z = kind % 3, low = kind >= 6;
     if (grouped && k->dp_group != ppl_config_shard_group(c)) { /* another group's */

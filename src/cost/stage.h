@@ -113,8 +113,9 @@ int ppl_dp_kind(const ppl_eval_ctx *ctx, const ppl_config *config);
  * (memory.h ppl_low_params) and gathered at the format's bytes, the rest 16-bit. */
 double ppl_gather_bytes(const ppl_eval_ctx *ctx, const ppl_config *config, double params,
                         double low);
-/* The data-parallel times of class k under the configuration (cached in k: they
- * depend on its parameters, the ZeRO stage and the sharding group only). */
+/* The data-parallel times of class k under the configuration (cached in k by
+ * ppl_dp_kind: they depend on its parameters, the ZeRO stage, the sharding group
+ * and the gather's bytes only). */
 void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_layout *layout,
                   ppl_stage_class *k, const ppl_memory *memory);
 /* Bucketed reduction of `params` gradients over the sharding group g (and, with
