@@ -101,7 +101,7 @@ static const ppl_constants start = {
  * Megatron-Core's gradient buckets of max(40M, 1M x dp) (stack.c); in-sample mean
  * error 4.3%.  Held out, tests/data/runs-heldout.json (11 runs): 4.5% mean, 17.8%
  * max.  validate --runs tests/data/runs.json --cv family (11 source families,
- * each predicted from a fit on the others): 8.1% mean, 29.6% max, 69% within 10%;
+ * each predicted from a fit on the others): 8.2% mean, 29.6% max, 69% within 10%;
  * --cv 5: 5.5% mean, 17.8% max, 83% within 10%. */
 
 const ppl_constant_info *ppl_constant_infos(size_t *count)
