@@ -42,6 +42,30 @@ static void fit_progress(void *ctx, const char *what, int round, double objectiv
             objective);
 }
 
+/* The error keys of a summary, after its run counts when `counts`: the
+ * aggregate's, cv's and each family's. */
+static void summary_json(json_t *o, const ppl_calib_summary *s, bool counts)
+{
+    if (counts) {
+        json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
+        json_object_set_new(o, "not_predicted", json_integer((json_int_t)s->not_predicted));
+    }
+    json_object_set_new(o, "mean_abs_error", ppl_json_real(s->mean_abs));
+    json_object_set_new(o, "max_abs_error", ppl_json_real(s->max_abs));
+    json_object_set_new(o, "within_10_percent", ppl_json_real(s->share_within_10));
+}
+
+/* Family g's summary; returns its name (that of its first run). */
+static const char *family_summary(const ppl_run *runs, const ppl_calib_prediction *pred, size_t n,
+                                  const int *family, int g, ppl_calib_summary *s)
+{
+    ppl_calib_summarize_group(runs, pred, n, family, g, s);
+    size_t first = 0;
+    while (family[first] != g)
+        first++;
+    return runs[first].family;
+}
+
 /* Cross-validation's error per source family, beside the aggregate. */
 static json_t *cv_json(const ppl_run *runs, const ppl_calib_prediction *pred, size_t n,
                        const int *family, int nfamilies, bool by_family, int folds,
@@ -50,22 +74,13 @@ static json_t *cv_json(const ppl_run *runs, const ppl_calib_prediction *pred, si
     json_t *cv = json_object(), *list = json_array();
     json_object_set_new(cv, "by", json_string(by_family ? "family" : "k-fold"));
     json_object_set_new(cv, "folds", json_integer(folds));
-    json_object_set_new(cv, "mean_abs_error", ppl_json_real(all->mean_abs));
-    json_object_set_new(cv, "max_abs_error", ppl_json_real(all->max_abs));
-    json_object_set_new(cv, "within_10_percent", ppl_json_real(all->share_within_10));
+    summary_json(cv, all, false);
     for (int g = 0; g < nfamilies; g++) {
         ppl_calib_summary s;
-        ppl_calib_summarize_group(runs, pred, n, family, g, &s);
-        size_t first = 0;
-        while (family[first] != g)
-            first++;
         json_t *f = json_object();
-        json_object_set_new(f, "family", json_string(runs[first].family));
-        json_object_set_new(f, "runs", json_integer((json_int_t)s.runs));
-        json_object_set_new(f, "not_predicted", json_integer((json_int_t)s.not_predicted));
-        json_object_set_new(f, "mean_abs_error", ppl_json_real(s.mean_abs));
-        json_object_set_new(f, "max_abs_error", ppl_json_real(s.max_abs));
-        json_object_set_new(f, "within_10_percent", ppl_json_real(s.share_within_10));
+        json_object_set_new(f, "family",
+                            json_string(family_summary(runs, pred, n, family, g, &s)));
+        summary_json(f, &s, true);
         json_array_append_new(list, f);
     }
     json_object_set_new(cv, "families", list);
@@ -82,16 +97,13 @@ static void render_families(ppl_buf *out, const ppl_run *runs, const ppl_calib_p
     ppl_table_row(&t, header);
     for (int g = 0; g < nfamilies; g++) {
         ppl_calib_summary s;
-        ppl_calib_summarize_group(runs, pred, n, family, g, &s);
-        size_t first = 0;
-        while (family[first] != g)
-            first++;
+        const char *name = family_summary(runs, pred, n, family, g, &s);
         char nr[24], mean[24], max[24], within[24];
         snprintf(nr, sizeof nr, "%zu", s.runs);
         snprintf(mean, sizeof mean, s.runs ? "%.1f%%" : "-", 100.0 * s.mean_abs);
         snprintf(max, sizeof max, s.runs ? "%.1f%%" : "-", 100.0 * s.max_abs);
         snprintf(within, sizeof within, s.runs ? "%.0f%%" : "-", 100.0 * s.share_within_10);
-        const char *row[5] = {runs[first].family, nr, mean, max, within};
+        const char *row[5] = {name, nr, mean, max, within};
         ppl_table_row(&t, row);
     }
     ppl_buf_printf(out, "\n%s, by source family:\n",
@@ -124,12 +136,16 @@ ppl_status cmd_validate(cli *c)
     ppl_calib_fit_record record = {0};
     if ((a->fit || a->cv_folds != 0) && !a->constants_path)
         params = *ppl_constants_start();
-    int *family = malloc(n * sizeof *family); /* n > 0: ppl_runs_load refuses none */
-    int nfamilies = family ? ppl_calib_families(runs, n, family) : 0;
-    if (!family)
+    /* cross-validation reports by family, and leaves them out with --cv family */
+    int *family = NULL, nfamilies = 0;
+    if (a->cv_folds != 0 && (family = malloc(n * sizeof *family))) /* n > 0: see runs.h */
+        nfamilies = ppl_calib_families(runs, n, family);
+    if (by_family)
+        folds = nfamilies;
+    if (a->cv_folds != 0 && !family)
         st = ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
     else if (by_family)
-        st = ppl_calib_cv_family(runs, n, &params, &fit_opts, pred, &folds, &c->err);
+        st = ppl_calib_cv_groups(runs, n, family, nfamilies, &params, &fit_opts, pred, &c->err);
     else if (folds > 0)
         st = ppl_calib_cv(runs, n, folds, &params, &fit_opts, pred, &c->err);
     else if (a->fit)
@@ -237,11 +253,7 @@ ppl_status cmd_validate(cli *c)
     const char *how = folds > 0 ? "cross-validated" : a->fit ? "fitted in sample" : "as committed";
     if (doc) {
         json_t *agg = json_object();
-        json_object_set_new(agg, "runs", json_integer((json_int_t)used));
-        json_object_set_new(agg, "not_predicted", json_integer((json_int_t)failed));
-        json_object_set_new(agg, "mean_abs_error", ppl_json_real(mean));
-        json_object_set_new(agg, "max_abs_error", ppl_json_real(worst));
-        json_object_set_new(agg, "within_10_percent", ppl_json_real(share));
+        summary_json(agg, &sum, true);
         json_object_set_new(agg, "constants", json_string(how));
         if (folds > 0)
             json_object_set_new(agg, "folds", json_integer(folds));

@@ -372,21 +372,6 @@ int ppl_calib_families(const ppl_run *runs, size_t n, int *group)
     return count;
 }
 
-ppl_status ppl_calib_cv_family(const ppl_run *runs, size_t n, const ppl_constants *start,
-                               const ppl_calib_fit_opts *opts, ppl_calib_prediction *out,
-                               int *families, ppl_error *err)
-{
-    int *group = malloc((n ? n : 1) * sizeof *group);
-    if (!group)
-        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
-    int count = ppl_calib_families(runs, n, group);
-    if (families)
-        *families = count;
-    ppl_status st = ppl_calib_cv_groups(runs, n, group, count, start, opts, out, err);
-    free(group);
-    return st;
-}
-
 /* FNV-1a, 64-bit: offset basis 14695981039346656037, prime 1099511628211
  * (Fowler, Noll and Vo; the parameters of the IETF draft
  * draft-eastlake-fnv). */

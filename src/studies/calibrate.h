@@ -159,14 +159,10 @@ ppl_status ppl_calib_cv_groups(const ppl_run *runs, size_t n, const int *group, 
 ppl_status ppl_calib_cv(const ppl_run *runs, size_t n, int folds, const ppl_constants *start,
                         const ppl_calib_fit_opts *opts, ppl_calib_prediction *out, ppl_error *err);
 
-/* Leave one source family out (ppl_run.family): one group per family, in order
- * of first appearance; *families (may be NULL) receives how many there were. */
-ppl_status ppl_calib_cv_family(const ppl_run *runs, size_t n, const ppl_constants *start,
-                               const ppl_calib_fit_opts *opts, ppl_calib_prediction *out,
-                               int *families, ppl_error *err);
-
-/* The families of the runs: group[i] (n of them, caller-allocated) is the index
- * of run i's family in order of first appearance; returns how many there are. */
+/* The source families of the runs (ppl_run.family): group[i] (n of them,
+ * caller-allocated) is the index of run i's family in order of first appearance;
+ * returns how many there are.  ppl_calib_cv_groups over them leaves one family
+ * out at a time. */
 int ppl_calib_families(const ppl_run *runs, size_t n, int *group);
 
 /*

@@ -407,19 +407,17 @@ static void test_cross_validation_by_family(void **state)
     ppl_calib_prediction out[NRUNS];
     ppl_calib_fit_opts opts = {.rounds = 1};
     ppl_error err;
-    int families = 0;
-    assert_int_equal(ppl_calib_cv_family(runs, NRUNS, ppl_constants_committed(), &opts, out,
-                                         &families, &err),
+    int group[NRUNS];
+    assert_int_equal(ppl_calib_families(runs, NRUNS, group), 2);
+    assert_int_equal(ppl_calib_cv_groups(runs, NRUNS, group, 2, ppl_constants_committed(), &opts,
+                                         out, &err),
                      PPL_OK);
-    assert_int_equal(families, 2);
     for (int i = 0; i < NRUNS; i++) {
         assert_true(out[i].ok);
         assert_int_equal(out[i].fold, i == 1 ? 2 : 1);
         assert_close(out[i].best.step_time_s, runs[i].step_time_s, 1e-12);
     }
     /* per family: "paper" holds two runs, "table" one */
-    int group[NRUNS];
-    assert_int_equal(ppl_calib_families(runs, NRUNS, group), 2);
     ppl_calib_summary s;
     ppl_calib_summarize_group(runs, out, NRUNS, group, 0, &s);
     assert_int_equal(s.runs, 2);
