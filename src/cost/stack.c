@@ -30,19 +30,20 @@ static const struct {
     bool moe_comm;   /* Megatron-Core 0.12+ MoE communication: the flex dispatcher with
                         DeepEP (moe_enable_deepep, core_v0.12) and the 1F1B all-to-all
                         overlap (overlap_moe_expert_parallel_comm, core_v0.14) */
+    bool low_params; /* fp8 GEMM weights kept and gathered in fp8 (see below) */
     ppl_stack_support can;
 } profiles[PPL_STACK_COUNT] = {
     /* clang-format off */
-    /*                                                 overlaps half   moe    cp     sp     sel    flash  vp     zero etp    cp_comms uneven groups offload */
-    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  {true,  true,  true,  true,  true,  3, true,  CP_ALL, true,  true,  true}},
-    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}},
-    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}},
-    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, {false, false, true,  true,  false, 3, false, 0,      false, true,  false}},
-    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, {false, true,  true,  true,  true,  1, false, 0,      false, false, false}},
-    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, false, {false, true,  true,  false, true,  1, false, 0,      false, false, false}},
-    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, false, {false, false, false, false, true,  0, false, 0,      false, false, false}},
-    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, false, {false, false, false, false, false, 1, false, 0,      false, false, true}},
-    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, false, {false, false, false, false, false, 3, false, 0,      false, false, true}},
+    /*                                                 overlaps half   moe    low    cp     sp     sel    flash  vp     zero etp    cp_comms uneven groups offload */
+    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  true,  {true,  true,  true,  true,  true,  3, true,  CP_ALL, true,  true,  true}},
+    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}},
+    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}},
+    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, false, {false, false, true,  true,  false, 3, false, 0,      false, true,  false}},
+    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, false, {false, true,  true,  true,  true,  1, false, 0,      false, false, false}},
+    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, false, false, {false, true,  true,  false, true,  1, false, 0,      false, false, false}},
+    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, false, false, {false, false, false, false, true,  0, false, 0,      false, false, false}},
+    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, false, false, {false, false, false, false, false, 1, false, 0,      false, false, true}},
+    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, false, false, {false, false, false, false, false, 3, false, 0,      false, false, true}},
     /* clang-format on */
 };
 
@@ -88,7 +89,7 @@ bool ppl_stack_half_grads(ppl_stack stack)
  * did is not known here, so that profile keeps the 16-bit copy. */
 bool ppl_stack_low_params(ppl_stack stack)
 {
-    return stack == PPL_STACK_NEMO_2025;
+    return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].low_params;
 }
 
 bool ppl_low_params_allowed(const ppl_config *c)
