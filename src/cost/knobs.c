@@ -270,7 +270,7 @@ static const ppl_knob rows[] = {
      PPL_PRECISION_BF16, v_precision, always, NULL},
     {"optimizer", PPL_KNOB_ENUM, PIN(optimizer), ppl_optimizer_names, 0, 0, O, O,
      PPL_OPTIMIZER_ADAM, v_optimizer, NULL, NULL},
-    {"fp8_recipe", PPL_KNOB_ENUM, PIN(fp8_recipe), ppl_fp8_recipe_names, 0, 0, U, O,
+    {"fp8_recipe", PPL_KNOB_ENUM, PIN(fp8_recipe), ppl_fp8_recipe_names, 0, 0, O, O,
      PPL_FP8_DELAYED, v_fp8_recipe, always, t_fp8_recipe},
     {"bf16_layers", PPL_KNOB_INT, PIN(bf16_layers), NULL, 1, 1000000, U, O, 0, v_bf16_layers,
      always, t_bf16_layers},
