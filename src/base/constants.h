@@ -31,6 +31,7 @@ typedef struct ppl_constants {
     double h100_gemm_fp8;      /* large fp8 GEMMs on H100 and later, of the fp8 peak (2023-24
                                   kernels: megatron-core, NeMo 24.x) */
     double h100_gemm_fp8_2025; /* the same with 2025+ kernels (the nemo-2025 profile) */
+    double b200_gemm_fp8;      /* large fp8 and mxfp8 GEMMs on Blackwell kinds, of the fp8 peak */
     double h100_attention;     /* flash attention on H100 and later, of the 16-bit peak */
     double width_half;         /* per-GPU GEMM width (hidden / tp) at which efficiency halves */
     double hbm;                /* element-wise kernels, of the HBM bandwidth */

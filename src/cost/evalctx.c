@@ -28,6 +28,10 @@ void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_s
      * about a fifth otherwise) */
     if (stack == PPL_STACK_NEMO_2025 && ctx->eff.gemm_fp8 > 0)
         ctx->eff.gemm_fp8 = k->h100_gemm_fp8_2025;
+    /* Blackwell's fp8 and mxfp8 GEMMs, fitted on their own (gpu.c: only 2025+
+     * stacks ran them) */
+    if (ppl_gpu_kernels(&ctx->topo->gpu, NULL) == PPL_KERNELS_BLACKWELL && ctx->eff.gemm_fp8 > 0)
+        ctx->eff.gemm_fp8 = k->b200_gemm_fp8;
     ctx->memory.half_grads = ppl_stack_half_grads(stack);
     ctx->memory.low_params = ppl_stack_low_params(stack);
     ppl_stack_opts_init(&ctx->stack, stack, k);

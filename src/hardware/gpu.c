@@ -22,9 +22,11 @@
  * a Grace CPU's LPDDR5X at up to 500 GB/s (NVIDIA Grace Hopper Superchip
  * architecture whitepaper), one Grace per GPU on GH200, one per two GPUs on GB200.
  *
- * Kernels: only A100 and H100 have measured runs (tests/data/runs.json); every
- * other kind takes the fractions fitted on the kind of its generation, assumed,
- * and says so (ppl_gpu_assumed).
+ * Kernels: A100, H100, B200, GB200 and GB300 have measured runs
+ * (tests/data/runs.json).  The Blackwell kinds' fp8 and mxfp8 GEMMs have their
+ * own fitted fraction; their 16-bit GEMMs, attention and element-wise kernels
+ * take Hopper's (no 16-bit Blackwell run), assumed; every kind without a run
+ * takes the fractions of its generation, assumed; ppl_gpu_assumed says which.
  */
 #include "hardware/gpu.h"
 #include "base/constants.h"
@@ -141,16 +143,16 @@ static const ppl_gpu_spec specs[] = {
      "inference (sparse: 9 dense per GPU), NVLink 5 1.8 TB/s bidirectional, 8 ConnectX-7 "
      "400 Gb/s",
      .mxfp8_flops = 4500e12, .nvfp4_flops = 9000e12, .mxfp4_flops = 9000e12, .nic_bps = NIC_CX7,
-     .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER, .scaleup = &SM100,
-     .host = &HOST_DGX_B200},
+     .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .measured = true,
+     .scaleup = &SM100, .host = &HOST_DGX_B200},
     {"GB200", "B200-GB200-NVL72", 186e9, 2500e12, 5000e12, 8e12, 900e9, 72,
      "NVIDIA GB200 NVL72 datasheet: 72 GPUs, 13.4 TB HBM3e at 576 TB/s (186 GB and 8 TB/s "
      "each), 360 PFLOP/s FP16/BF16, 720 FP8 and 1,440 FP4 sparse (2.5, 5 and 10 dense per "
      "GPU), one 72-GPU NVLink 5 domain at 1.8 TB/s bidirectional per GPU; DGX SuperPOD GB200 "
      "RA-11338-001: one ConnectX-7 400 Gb/s per GPU",
      .mxfp8_flops = 5000e12, .nvfp4_flops = 10000e12, .mxfp4_flops = 10000e12, .nic_bps = NIC_CX7,
-     .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER, .scaleup = &SM100,
-     .host = &HOST_GB200},
+     .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .measured = true,
+     .scaleup = &SM100, .host = &HOST_GB200},
     /* HBM bandwidth: the HGX B300 table gives none per GPU that the stored
      * corpus confirms; 8 TB/s is Blackwell's (B200) and GB300 NVL72's 576/72 */
     {"B300", "B300-SXM-288GB", 288e9, 2250e12, 4500e12, 8e12, 900e9, 8,
@@ -160,7 +162,7 @@ static const ppl_gpu_spec specs[] = {
      "5 1.8 TB/s bidirectional per GPU, networking 1.6 TB/s = 8 ConnectX-8 800 Gb/s; HBM "
      "bandwidth not confirmed in that table: 8 TB/s as B200 and GB300",
      .mxfp8_flops = 4500e12, .nvfp4_flops = 13500e12, .mxfp4_flops = 13500e12, .nic_bps = NIC_CX8,
-     .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_HOPPER, .scaleup = &SM100},
+     .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .scaleup = &SM100},
     {"GB300", "B300-GB300-NVL72", 278e9, 2500e12, 5000e12, 8e12, 900e9, 72,
      "NVIDIA GB300 NVL72 datasheet (2025): 72 GPUs, FP4 1,440 PFLOP/s sparse | 1,080 dense "
      "(15 dense per GPU), FP8/FP6 720 and FP16/BF16 360 PFLOP/s sparse (5 and 2.5 dense per "
@@ -168,7 +170,8 @@ static const ppl_gpu_spec specs[] = {
      "72-GPU NVLink 5 domain at 130 TB/s (1.8 TB/s bidirectional per GPU), 72 ConnectX-8 "
      "800 Gb/s SuperNICs",
      .mxfp8_flops = 5000e12, .nvfp4_flops = 15000e12, .mxfp4_flops = 15000e12, .nic_bps = NIC_CX8,
-     .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_HOPPER, .scaleup = &SM100},
+     .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .measured = true,
+     .scaleup = &SM100},
     /* AMD: 8 GPUs a node, each joined to the 7 others by its own Infinity
      * Fabric link (nvlink.fabric "mesh"): bandwidth is the sum of the 7 links
      * per direction.  AMD gives no NIC with MI300X/MI325X platforms: 400 Gb/s a
@@ -322,24 +325,42 @@ static void say(char *buf, size_t size, size_t *used, const char *fmt, ...)
 bool ppl_gpu_assumed(const ppl_gpu *gpu, ppl_precision precision, char *buf, size_t size)
 {
     bool measured;
-    const char *from = ppl_gpu_kernels(gpu, &measured) == PPL_KERNELS_AMPERE ? "A100" : "H100";
-    bool block = precision == PPL_PRECISION_MXFP8 || precision == PPL_PRECISION_NVFP4;
+    const ppl_kernels gen = ppl_gpu_kernels(gpu, &measured);
+    const char *from = gen == PPL_KERNELS_AMPERE ? "A100" : "H100";
+    /* mxfp8 was measured on the measured Blackwell kinds (tests/data/runs.json);
+     * nvfp4 nowhere */
+    bool block =
+        (precision == PPL_PRECISION_MXFP8 && !measured) || precision == PPL_PRECISION_NVFP4;
     ppl_scaleup_figures scaleup;
     ppl_host_figures host;
     bool scaleup_known = ppl_gpu_scaleup(gpu, &scaleup);
     bool host_known = ppl_gpu_host(gpu, &host) || gpu->host_link_bps > 0;
     size_t used = 0;
     buf[0] = '\0';
-    if (measured && !block && scaleup_known && host_known)
+    if (measured && gen != PPL_KERNELS_BLACKWELL && !block && scaleup_known && host_known)
         return false;
-    if (!measured)
+    if (!measured && gen == PPL_KERNELS_BLACKWELL)
+        say(buf, size, &used,
+            "%s: no measured run; fp8 GEMM efficiency assumed the measured Blackwell kinds' "
+            "(B200, GB200, GB300), the other efficiencies H100's (fractions of its own peaks)",
+            gpu->name);
+    else if (!measured)
         say(buf, size, &used,
             "%s: no measured run; GEMM, attention and HBM efficiencies assumed equal to %s's "
             "(fractions of its own peaks)",
             gpu->name, from);
+    else if (gen == PPL_KERNELS_BLACKWELL)
+        say(buf, size, &used,
+            "%s: measured in fp8 and mxfp8 only; 16-bit GEMM, attention and HBM efficiencies "
+            "assumed equal to H100's (fractions of its own peaks)",
+            gpu->name);
     if (block)
-        say(buf, size, &used, "%s GEMMs assumed at %s's measured fp8 efficiency (no %s run)",
-            ppl_precision_name(precision), from, ppl_precision_name(precision));
+        say(buf, size, &used, "%s GEMMs assumed at %s measured fp8 efficiency (no %s run)",
+            ppl_precision_name(precision),
+            gen == PPL_KERNELS_BLACKWELL ? "the Blackwell kinds'"
+            : gen == PPL_KERNELS_AMPERE  ? "A100's"
+                                         : "H100's",
+            ppl_precision_name(precision));
     say(buf, size, &used, "scale-up efficiency: %s", scaleup.basis);
     if (!host_known)
         say(buf, size, &used, "host link and memory assumed a DGX H100's (%s)", host.source);

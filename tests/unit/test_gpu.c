@@ -253,14 +253,21 @@ static void test_efficiency_note(void **state)
     ppl_topology t = generated("B300", 8);
     assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_BF16, note, sizeof note));
     /* the B300's row cites no host: the DGX H100's is assumed, and said */
-    assert_string_equal(note, "B300-SXM-288GB: no measured run; GEMM, attention and HBM "
-                              "efficiencies assumed equal to H100's (fractions of its own "
-                              "peaks); scale-up efficiency: NCCL's Blackwell (SM100) figure, "
-                              "40.1 of 50 GB/s a link (topo.h); host link and memory assumed a "
-                              "DGX H100's (PCIe 5.0 x16; DGX H100: 2x Xeon Platinum 8480C, 8 "
-                              "channels DDR5-4800 each (614.4 GB/s), 2 TB, for 8 GPUs)");
+    assert_string_equal(note, "B300-SXM-288GB: no measured run; fp8 GEMM efficiency assumed the "
+                              "measured Blackwell kinds' (B200, GB200, GB300), the other "
+                              "efficiencies H100's (fractions of its own peaks); scale-up "
+                              "efficiency: NCCL's Blackwell (SM100) figure, 40.1 of 50 GB/s a "
+                              "link (topo.h); host link and memory assumed a DGX H100's (PCIe "
+                              "5.0 x16; DGX H100: 2x Xeon Platinum 8480C, 8 channels DDR5-4800 "
+                              "each (614.4 GB/s), 2 TB, for 8 GPUs)");
     assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_NVFP4, note, sizeof note));
-    assert_contains(note, "nvfp4 GEMMs assumed at H100's measured fp8 efficiency");
+    assert_contains(note, "nvfp4 GEMMs assumed at the Blackwell kinds' measured fp8 efficiency");
+    /* GB200 was measured in fp8 and mxfp8 (tests/data/runs.json): its 16-bit
+     * kernels are still H100's, and said; mxfp8 is no assumption there */
+    t = generated("GB200", 4);
+    assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_MXFP8, note, sizeof note));
+    assert_contains(note, "measured in fp8 and mxfp8 only; 16-bit GEMM, attention and HBM");
+    assert_null(strstr(note, "mxfp8 GEMMs assumed"));
     t = generated("MI355X", 8);
     assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_MXFP8, note, sizeof note));
     assert_contains(note, "MI355X-OAM-288GB: no measured run");
