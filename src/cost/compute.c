@@ -32,12 +32,17 @@
 void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_gpu_efficiency *out)
 {
     /* the kind's generation (gpu.c): the A100 constants for Ampere, the H100 ones
-     * (fractions of the kind's own peaks) for every later kind.  The attention
-     * efficiency is fitted on H100 (the A100 runs predate flash attention) and the
-     * unfused batched GEMMs on A100 (the H100 runs all use flash attention). */
-    bool ampere = ppl_gpu_kernels(&t->gpu, NULL) == PPL_KERNELS_AMPERE;
+     * (fractions of the kind's own peaks) for every later kind, but Blackwell's
+     * fp8 and mxfp8 GEMMs, fitted on their own (only 2025+ stacks ran them).  The
+     * attention efficiency is fitted on H100 (the A100 runs predate flash
+     * attention) and the unfused batched GEMMs on A100 (the H100 runs all use
+     * flash attention). */
+    const ppl_kernels gen = ppl_gpu_kernels(&t->gpu, NULL);
+    const bool ampere = gen == PPL_KERNELS_AMPERE;
     out->gemm = ampere ? k->a100_gemm : k->h100_gemm;
-    out->gemm_fp8 = ampere ? 0.0 : k->h100_gemm_fp8;
+    out->gemm_fp8 = ampere                         ? 0.0
+                    : gen == PPL_KERNELS_BLACKWELL ? k->b200_gemm_fp8
+                                                   : k->h100_gemm_fp8;
     out->width_half = k->width_half;
     out->attention = k->h100_attention;
     out->bmm = k->a100_bmm;

@@ -23,15 +23,13 @@ void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topo
 void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_stack stack)
 {
     ppl_gpu_efficiency_for(ctx->topo, k, &ctx->eff);
-    /* fp8 GEMMs by kernel generation: 2025+ stacks run them closer to peak (the
-     * NeMo 24.07 and Megatron-Bridge 25-26 runs of the same models disagree by
-     * about a fifth otherwise) */
-    if (stack == PPL_STACK_NEMO_2025 && ctx->eff.gemm_fp8 > 0)
+    /* Hopper's fp8 GEMMs by kernel generation: 2025+ stacks run them closer to
+     * peak (the NeMo 24.07 and Megatron-Bridge 25-26 runs of the same models
+     * disagree by about a fifth otherwise); Blackwell's have their own fraction
+     * (ppl_gpu_efficiency_for) */
+    if (stack == PPL_STACK_NEMO_2025 && ctx->eff.gemm_fp8 > 0 &&
+        ppl_gpu_kernels(&ctx->topo->gpu, NULL) == PPL_KERNELS_HOPPER)
         ctx->eff.gemm_fp8 = k->h100_gemm_fp8_2025;
-    /* Blackwell's fp8 and mxfp8 GEMMs, fitted on their own (gpu.c: only 2025+
-     * stacks ran them) */
-    if (ppl_gpu_kernels(&ctx->topo->gpu, NULL) == PPL_KERNELS_BLACKWELL && ctx->eff.gemm_fp8 > 0)
-        ctx->eff.gemm_fp8 = k->b200_gemm_fp8;
     ctx->memory.half_grads = ppl_stack_half_grads(stack);
     ctx->memory.low_params = ppl_stack_low_params(stack);
     ppl_stack_opts_init(&ctx->stack, stack, k);

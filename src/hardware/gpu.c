@@ -231,12 +231,23 @@ const ppl_gpu_spec *ppl_gpu_specs(size_t *count)
     return specs;
 }
 
-void ppl_gpu_kinds(char *buf, size_t size)
+/* The kinds, ", " between them: every one (measured_gen < 0), or those of
+ * generation measured_gen with a measured run. */
+static void join_kinds(char *buf, size_t size, int measured_gen)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < sizeof specs / sizeof specs[0] && used < size; i++)
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", specs[i].kind);
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0] && used < size; i++) {
+        if (measured_gen >= 0 && ((int)specs[i].kernels != measured_gen || !specs[i].measured))
+            continue;
+        int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", specs[i].kind);
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
+void ppl_gpu_kinds(char *buf, size_t size)
+{
+    join_kinds(buf, size, -1);
 }
 
 void ppl_gpu_set_name(ppl_gpu *gpu, const char *name)
@@ -326,7 +337,8 @@ bool ppl_gpu_assumed(const ppl_gpu *gpu, ppl_precision precision, char *buf, siz
 {
     bool measured;
     const ppl_kernels gen = ppl_gpu_kernels(gpu, &measured);
-    const char *from = gen == PPL_KERNELS_AMPERE ? "A100" : "H100";
+    const bool blackwell = gen == PPL_KERNELS_BLACKWELL;
+    const char *from = gen == PPL_KERNELS_AMPERE ? "A100's" : "H100's";
     /* mxfp8 was measured on the measured Blackwell kinds (tests/data/runs.json);
      * nvfp4 nowhere */
     bool block =
@@ -337,29 +349,29 @@ bool ppl_gpu_assumed(const ppl_gpu *gpu, ppl_precision precision, char *buf, siz
     bool host_known = ppl_gpu_host(gpu, &host) || gpu->host_link_bps > 0;
     size_t used = 0;
     buf[0] = '\0';
-    if (measured && gen != PPL_KERNELS_BLACKWELL && !block && scaleup_known && host_known)
+    if (measured && !blackwell && !block && scaleup_known && host_known)
         return false;
-    if (!measured && gen == PPL_KERNELS_BLACKWELL)
+    char kinds[64];
+    if (blackwell)
+        join_kinds(kinds, sizeof kinds, (int)gen);
+    if (!measured && blackwell)
         say(buf, size, &used,
             "%s: no measured run; fp8 GEMM efficiency assumed the measured Blackwell kinds' "
-            "(B200, GB200, GB300), the other efficiencies H100's (fractions of its own peaks)",
-            gpu->name);
+            "(%s), the other efficiencies H100's (fractions of its own peaks)",
+            gpu->name, kinds);
     else if (!measured)
         say(buf, size, &used,
-            "%s: no measured run; GEMM, attention and HBM efficiencies assumed equal to %s's "
+            "%s: no measured run; GEMM, attention and HBM efficiencies assumed equal to %s "
             "(fractions of its own peaks)",
             gpu->name, from);
-    else if (gen == PPL_KERNELS_BLACKWELL)
+    else if (blackwell)
         say(buf, size, &used,
             "%s: measured in fp8 and mxfp8 only; 16-bit GEMM, attention and HBM efficiencies "
             "assumed equal to H100's (fractions of its own peaks)",
             gpu->name);
     if (block)
         say(buf, size, &used, "%s GEMMs assumed at %s measured fp8 efficiency (no %s run)",
-            ppl_precision_name(precision),
-            gen == PPL_KERNELS_BLACKWELL ? "the Blackwell kinds'"
-            : gen == PPL_KERNELS_AMPERE  ? "A100's"
-                                         : "H100's",
+            ppl_precision_name(precision), blackwell ? "the Blackwell kinds'" : from,
             ppl_precision_name(precision));
     say(buf, size, &used, "scale-up efficiency: %s", scaleup.basis);
     if (!host_known)
