@@ -95,18 +95,25 @@ ppl_status ppl_calib_predict(const ppl_run *run, const ppl_constants *k, ppl_cal
     return st;
 }
 
-double ppl_calib_fixed_error(const ppl_run *runs, size_t n, const ppl_config *configs,
-                             const bool *use, const ppl_constants *k, double *max_err)
+/* The mean error under k, each run's context taken from ctxs[i] (built once by
+ * the fit: a network's ECMP tables cost more than an estimate) with k set in it,
+ * or, ctxs NULL, built here. */
+static double fixed_error(const ppl_run *runs, size_t n, ppl_eval_ctx *ctxs,
+                          const ppl_config *configs, const bool *use, const ppl_constants *k,
+                          double *max_err)
 {
     double sum = 0.0, worst = 0.0;
     size_t used = 0;
     for (size_t i = 0; i < n; i++) {
         if (runs[i].step_time_s <= 0 || (use && !use[i]))
             continue;
-        ppl_eval_ctx ctx;
-        ctx_for(&runs[i], k, &ctx);
+        ppl_eval_ctx own, *ctx = ctxs ? &ctxs[i] : &own;
+        if (ctxs)
+            ppl_eval_ctx_set_constants(ctx, k, runs[i].stack);
+        else
+            ctx_for(&runs[i], k, ctx);
         ppl_estimate e;
-        ppl_estimate_config(&ctx, &configs[i], &e);
+        ppl_estimate_config(ctx, &configs[i], &e);
         double err = fabs(e.step_time_s - runs[i].step_time_s) / runs[i].step_time_s;
         sum += err;
         if (err > worst)
@@ -118,25 +125,32 @@ double ppl_calib_fixed_error(const ppl_run *runs, size_t n, const ppl_config *co
     return used ? sum / (double)used : 0.0;
 }
 
+double ppl_calib_fixed_error(const ppl_run *runs, size_t n, const ppl_config *configs,
+                             const bool *use, const ppl_constants *k, double *max_err)
+{
+    return fixed_error(runs, n, NULL, configs, use, k, max_err);
+}
+
 /* The fit's objective: the mean absolute step-time error, what validate reports.
  * (A pull on the worst run, mean + w x max with w = 0.1, 0.25, 0.5, gave 6.1-6.6%
  * cross-validated mean error against 5.9% for the mean alone: it bent the
  * constants to one run's structural error.) */
-static double fit_objective(const ppl_run *runs, size_t n, const ppl_config *configs,
-                            const bool *use, const ppl_constants *p)
+static double fit_objective(const ppl_run *runs, size_t n, ppl_eval_ctx *ctxs,
+                            const ppl_config *configs, const bool *use, const ppl_constants *p)
 {
-    return ppl_calib_fixed_error(runs, n, configs, use, p, NULL);
+    return fixed_error(runs, n, ctxs, configs, use, p, NULL);
 }
 
 /* How far constant k can move, with the configurations fixed, before the mean
  * error rises by half a point: [lo, hi].  A range that reaches a bound of the
  * constant means the runs do not pin it down. */
-static void sensitivity(const ppl_run *runs, size_t n, const ppl_config *configs, const bool *use,
-                        const ppl_constants *p, ppl_calib_range *out)
+static void sensitivity(const ppl_run *runs, size_t n, ppl_eval_ctx *ctxs,
+                        const ppl_config *configs, const bool *use, const ppl_constants *p,
+                        ppl_calib_range *out)
 {
     size_t ninfo;
     const ppl_constant_info *info = ppl_constant_infos(&ninfo);
-    double base = ppl_calib_fixed_error(runs, n, configs, use, p, NULL);
+    double base = fit_objective(runs, n, ctxs, configs, use, p);
     for (size_t k = 0; k < ninfo; k++) {
         double v = *ppl_constant_at((ppl_constants *)p, &info[k]);
         for (int dir = -1; dir <= 1; dir += 2) {
@@ -148,8 +162,7 @@ static void sensitivity(const ppl_run *runs, size_t n, const ppl_config *configs
                 *w = v + dir * step;
                 bool at_bound = *w <= info[k].lo || *w >= info[k].hi;
                 *w = *w < info[k].lo ? info[k].lo : *w > info[k].hi ? info[k].hi : *w;
-                if (ppl_calib_fixed_error(runs, n, configs, use, &q, NULL) >
-                    base + PPL_CALIB_RANGE_RISE)
+                if (fit_objective(runs, n, ctxs, configs, use, &q) > base + PPL_CALIB_RANGE_RISE)
                     break;
                 ok = *w;
                 if (at_bound)
@@ -165,8 +178,8 @@ static void sensitivity(const ppl_run *runs, size_t n, const ppl_config *configs
 
 /* Coordinate descent over the constants with the configurations fixed, from
  * the error `current` it has; returns the error reached. */
-static double descend(const ppl_run *runs, size_t n, const ppl_config *configs, const bool *use,
-                      ppl_constants *p, double current)
+static double descend(const ppl_run *runs, size_t n, ppl_eval_ctx *ctxs, const ppl_config *configs,
+                      const bool *use, ppl_constants *p, double current)
 {
     size_t ninfo;
     const ppl_constant_info *info = ppl_constant_infos(&ninfo);
@@ -181,7 +194,7 @@ static double descend(const ppl_run *runs, size_t n, const ppl_config *configs, 
                     double base = *v != 0.0 ? *v : (info[k].hi - info[k].lo) * 0.05;
                     *v = base * (1.0 + dir * step);
                     *v = *v < info[k].lo ? info[k].lo : *v > info[k].hi ? info[k].hi : *v;
-                    double value = fit_objective(runs, n, configs, use, &q);
+                    double value = fit_objective(runs, n, ctxs, configs, use, &q);
                     if (value < current - 1e-9) {
                         current = value;
                         *p = q;
@@ -212,12 +225,17 @@ ppl_status ppl_calib_fit(const ppl_run *runs, size_t n, ppl_constants *p,
     ppl_config *configs = calloc(n ? n : 1, sizeof *configs);
     bool *use = calloc(n ? n : 1, sizeof *use);
     ppl_calib_range *ranges = out ? calloc(ninfo, sizeof *ranges) : NULL;
-    if (!configs || !use || (out && !ranges)) {
+    ppl_eval_ctx *ctxs = calloc(n ? n : 1, sizeof *ctxs);
+    if (!configs || !use || (out && !ranges) || !ctxs) {
         free(configs);
         free(use);
         free(ranges);
+        free(ctxs);
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     }
+    /* each run's context once: the descent only sets the constants in it */
+    for (size_t i = 0; i < n; i++)
+        ppl_eval_ctx_init(&ctxs[i], &runs[i].model, &runs[i].topology, runs[i].stack);
     double current = 0.0;
     for (int round = 0; round < rounds; round++) {
         for (size_t i = 0; i < n; i++) {
@@ -228,12 +246,13 @@ ppl_status ppl_calib_fit(const ppl_run *runs, size_t n, ppl_constants *p,
             if (use[i])
                 configs[i] = best.config;
         }
-        current = descend(runs, n, configs, use, p, fit_objective(runs, n, configs, use, p));
+        current =
+            descend(runs, n, ctxs, configs, use, p, fit_objective(runs, n, ctxs, configs, use, p));
         if (opts->progress)
             opts->progress(opts->progress_ctx, what, round + 1, current);
     }
     if (out) {
-        sensitivity(runs, n, configs, use, p, ranges);
+        sensitivity(runs, n, ctxs, configs, use, p, ranges);
         out->objective = current;
         out->rounds = rounds;
         for (size_t i = 0; i < n; i++)
@@ -243,6 +262,7 @@ ppl_status ppl_calib_fit(const ppl_run *runs, size_t n, ppl_constants *p,
     }
     free(configs);
     free(use);
+    free(ctxs);
     return PPL_OK;
 }
 
