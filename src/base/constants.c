@@ -55,8 +55,9 @@ static const ppl_constant_info infos[] = {
  * not fitted on).  The record below says how; `validate --fit` prints, for each
  * constant, how far half a point of error lets it move: a100_bmm and hbm (at or
  * near their bound), width_half, overlap_cost, step_overhead_s and zero3_2021_bus
- * are loosely pinned by these runs; pp_overlap sits at its lower bound (0: the
- * Blackwell pipeline runs want their sends exposed), which no physics fixes there;
+ * are loosely pinned by these runs; pp_overlap ends at its lower bound (0: the
+ * interleaved runs want their sends exposed) but is not pinned (its whole range,
+ * 0-1, costs less than half a point), and no physics fixes it there;
  * a100_gemm, h100_gemm and the fp8 GEMMs are pinned.  test_calibration holds that
  * the fit returns these values (to their four digits).
  */

@@ -95,11 +95,12 @@ static bool walk_classes(const ppl_stage_env *own, const ppl_config *c, ppl_clas
         sp->first_stage = k->first_stage;
         sp->count = k->count;
         sp->passes = passes;
-        sp->hop_s = ctx->stack.pp_overlap * e->micro->pp_one;
-        sp->last_hop_s = k->first_stage + k->count >= c->pp ? 0.0
-                         : k->cross_sends > 0 && i + 1 < cl->n
-                             ? ctx->stack.pp_overlap * fmax(k->cross_send_s, e->micro->pp_one)
-                             : sp->hop_s;
+        sp->hop_s = ppl_stack_pp_overlap(&ctx->stack, c) * e->micro->pp_one;
+        sp->last_hop_s =
+            k->first_stage + k->count >= c->pp ? 0.0
+            : k->cross_sends > 0 && i + 1 < cl->n
+                ? ppl_stack_pp_overlap(&ctx->stack, c) * fmax(k->cross_send_s, e->micro->pp_one)
+                : sp->hop_s;
         if (full && i < PPL_PASS_CLASSES) {
             out->stage_passes[i] = *sp;
             out->n_stage_passes = (int)i + 1;
@@ -256,7 +257,7 @@ static void bottleneck(const ppl_stage_env *e, const ppl_config *c, const walk *
         {"tp_comm", mb * (1.0 - so->tp_overlap) * w->worst.tp, &l->g_tp},
         {"cp_comm", mb * w->worst.cp, &l->g_cp},
         {"ep_comm", mb * w->worst.ep, &l->g_ep},
-        {"pp_comm", mb * (1.0 - so->pp_overlap) * w->worst.pp, &l->g_pp},
+        {"pp_comm", mb * (1.0 - ppl_stack_pp_overlap(so, c)) * w->worst.pp, &l->g_pp},
         {"dp_comm", w->dp_exposed + (c->zero >= 3 ? mb * w->worst.zero3 : 0.0),
          l->g_replicas.n > 1 ? &l->g_replicas : &l->g_dp},
         {"optimizer", w->opt_time, NULL},
@@ -290,8 +291,7 @@ static bool assemble(const ppl_eval_ctx *ctx, const ppl_stage_env *own, const pp
     /* the pipeline: run op by op when the estimate is shown (executor.h); the
      * search's first look takes the lower bound, so that only what may rank is run */
     const double mb = (double)c->microbatches;
-    double pipe = ppl_pipe_bound_spans_s(c->schedule, c->pp, c->vp, c->microbatches, w.span,
-                                         cl->n);
+    double pipe = ppl_pipe_bound_spans_s(c->schedule, c->pp, c->vp, c->microbatches, w.span, cl->n);
     out->pipeline_bound_s = pipe;
     out->pipeline_peak_in_flight = 0.0;
     /* the stages one by one, for the run (and DualPipe's rank pairs) */
@@ -472,8 +472,8 @@ ppl_status ppl_estimate_check(const ppl_estimate *e, ppl_error *err)
                              "please report it with the inputs)",
                              e->step_time_s, (long long)e->config.tp, (long long)e->config.pp,
                              (long long)e->config.dp, e->floor_s, 100.0 * e->mfu);
-    if (e->memory.total < e->memory.weights + e->memory.gradients + e->memory.optimizer -
-                              1e-9 * e->memory.total)
+    if (e->memory.total <
+        e->memory.weights + e->memory.gradients + e->memory.optimizer - 1e-9 * e->memory.total)
         return ppl_error_set(err, PPL_EINTERNAL, "", "",
                              "the cost model gave %.6g bytes a GPU, below its model states: not "
                              "shown (a bug: please report it with the inputs)",

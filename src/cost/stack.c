@@ -139,6 +139,19 @@ bool ppl_stack_overlaps(ppl_stack stack)
     return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].overlaps;
 }
 
+/* Megatron overlaps pipeline sends with compute only in the interleaved schedule:
+ * without virtual stages it sets overlap_p2p_comm False and each send blocks its
+ * stage (megatron/training/arguments.py:1010-1012 at main d98e8a64dd: "non-
+ * interleaved schedule does not support overlapping p2p communication");
+ * Megatron-Bridge selects it only when PP > 1 and VPP > 1 (its comm-overlap
+ * guide).  The zero-bubble and DualPipe schedules overlap by construction. */
+double ppl_stack_pp_overlap(const ppl_stack_opts *so, const ppl_config *c)
+{
+    if (c->schedule == PPL_SCHEDULE_1F1B && c->vp <= 1)
+        return 0.0;
+    return so->pp_overlap;
+}
+
 ppl_stack ppl_stack_for_software(const char *framework, const char *version, bool *known)
 {
     const char *f = framework ? framework : "", *v = version ? version : "";

@@ -61,6 +61,9 @@ typedef struct ppl_stack_opts {
 
 /* The profile's options under the fitted constants k. */
 void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack, const ppl_constants *k);
+/* The share of pipeline sends hidden under compute in configuration c: the
+ * profile's, but none in plain (non-interleaved) 1F1B, where sends block. */
+double ppl_stack_pp_overlap(const ppl_stack_opts *so, const ppl_config *c);
 /* "nemo-2025", "megatron-lm-2021", ... */
 const char *ppl_stack_name(ppl_stack stack);
 /* Whether the profile overlaps communication with compute (Megatron-Core and later). */

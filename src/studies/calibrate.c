@@ -158,7 +158,10 @@ static void sensitivity(const ppl_run *runs, size_t n, ppl_eval_ctx *ctxs,
             for (int j = 1; j <= 100; j++) {
                 ppl_constants q = *p;
                 double *w = ppl_constant_at(&q, &info[k]);
-                double step = v != 0.0 ? v * 0.03 * j : (info[k].hi - info[k].lo) * 0.01 * j;
+                /* 3% of the value a step, or 1% of the range for a value near 0
+                 * (a multiple of 1e-6 would never leave it) */
+                const double span = info[k].hi - info[k].lo;
+                double step = fabs(v) >= 0.01 * span ? fabs(v) * 0.03 * j : span * 0.01 * j;
                 *w = v + dir * step;
                 bool at_bound = *w <= info[k].lo || *w >= info[k].hi;
                 *w = *w < info[k].lo ? info[k].lo : *w > info[k].hi ? info[k].hi : *w;

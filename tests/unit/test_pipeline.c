@@ -187,7 +187,10 @@ static void test_passes_hand_computed(void **state)
  * stage's passes) are below what the executor reaches: they leave out the sends'
  * time to arrive and ZB-V's assumes T_F = T_B = T_W; DeepSeek's table for DualPipe
  * and DualPipeV is matched within 10% (it is exact only at T_F = T_B = T_W).
- * 1F1B's passes add up to its stage time.
+ * 1F1B's passes add up to its stage time: compute and, plain 1F1B's sends
+ * blocking whatever the profile overlaps (Megatron-LM arguments.py:1010-1012
+ * turns overlap_p2p_comm off without virtual stages), its pipeline sends;
+ * interleaved (vp 2), compute alone.
  */
 static void test_step_bubble(void **state)
 {
@@ -200,6 +203,12 @@ static void test_step_bubble(void **state)
     ctx.stack.overlap_cost = 0.0;
     ppl_config c = test_config(8, 1, 8, 1, 64, &m);
     ppl_estimate e;
+    ppl_estimate_config(&ctx, &c, &e);
+    assert_true(e.time.pp_comm > 0.0);
+    assert_close(e.passes.f_s + e.passes.b_s + e.passes.w_s,
+                 (e.time.compute + e.time.pp_comm) / 64.0, 1e-9);
+    /* interleaved (2 chunks a rank), the sends overlapped: compute alone */
+    c.vp = 2;
     ppl_estimate_config(&ctx, &c, &e);
     assert_close(e.passes.f_s + e.passes.b_s + e.passes.w_s, e.time.compute / 64.0, 1e-9);
     /* per class of stages: 0, 1-6 and 7; the last is the slowest */
@@ -240,6 +249,9 @@ static void test_dualpipe_overlap(void **state)
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    /* sends exposed under both schedules (plain 1F1B's block whatever the
+     * profile says), so that the passes alone differ in nothing else */
+    ctx.stack.pp_overlap = 0.0;
     ppl_pins pins;
     ppl_pins_init(&pins);
     pins.gpus = 64;
