@@ -53,23 +53,60 @@ static int64_t members_in_block(int64_t n, int64_t stride, int64_t first, int64_
     return k < n ? k : n;
 }
 
+int64_t ppl_net_job_domain(const ppl_net *net, int64_t job_gpus)
+{
+    const int64_t d = net->node_gpus, per = net->topo->gpus_per_server;
+    if (d <= per || job_gpus <= d || per < 1)
+        return d;
+    for (int64_t s = d - d % per; 2 * s >= d; s -= per)
+        if (job_gpus % s == 0)
+            return s;
+    return d;
+}
+
+/* The GPU a job's rank sits on when the job takes `s` GPUs of each domain of d */
+static int64_t gpu_of(int64_t rank, int64_t s, int64_t d)
+{
+    return s == d ? rank : rank / s * d + rank % s;
+}
+
+/* The ranks of a job (s GPUs a domain of d) in a block of `block` GPUs: a block
+ * of whole domains holds s of each, a server or a domain's part its own GPUs */
+static int64_t ranks_in(int64_t block, int64_t s, int64_t d)
+{
+    if (s == d)
+        return block;
+    if (block % d == 0)
+        return block / d * s;
+    return block < s ? block : s;
+}
+
 void ppl_group_place(const ppl_net *net, int64_t n, int64_t stride, int64_t base, ppl_group *g)
 {
+    ppl_group_place_job(net, net->node_gpus, n, stride, base, g);
+}
+
+void ppl_group_place_job(const ppl_net *net, int64_t job_domain, int64_t n, int64_t stride,
+                         int64_t base, ppl_group *g)
+{
     const ppl_topology *t = net->topo;
+    const int64_t d = net->node_gpus;
+    const int64_t s = job_domain >= 1 && job_domain <= d ? job_domain : d;
     memset(g, 0, sizeof *g);
     if (stride < 1)
         stride = 1;
     g->n = n;
-    g->m = members_in_block(n, stride, base, net->node_gpus);
+    g->m = members_in_block(n, stride, base, s);
     g->nodes = ppl_ceil_div(n, g->m);
     int64_t last = base + (n - 1) * stride;
     g->tier = -1;
     for (int i = t->ntiers - 1; i >= 0; i--)
-        g->members_in_tier[i] =
-            members_in_block(n, stride, base, t->tiers[i].servers * t->gpus_per_server);
-    if (base / net->node_gpus == last / net->node_gpus)
+        g->members_in_tier[i] = members_in_block(
+            n, stride, base, ranks_in(t->tiers[i].servers * t->gpus_per_server, s, d));
+    if (base / s == last / s)
         return;
-    int64_t s0 = base / t->gpus_per_server, s1 = last / t->gpus_per_server;
+    int64_t s0 = gpu_of(base, s, d) / t->gpus_per_server,
+            s1 = gpu_of(last, s, d) / t->gpus_per_server;
     g->tier = t->ntiers - 1;
     for (int i = 0; i < t->ntiers; i++)
         if (s0 / t->tiers[i].servers == s1 / t->tiers[i].servers) {
@@ -81,10 +118,16 @@ void ppl_group_place(const ppl_net *net, int64_t n, int64_t stride, int64_t base
 void ppl_group_place_worst(const ppl_net *net, int64_t n, int64_t stride, int64_t base,
                            int64_t copies, int64_t copy_stride, ppl_group *out)
 {
-    ppl_group_place(net, n, stride, base, out);
+    ppl_group_place_worst_job(net, net->node_gpus, n, stride, base, copies, copy_stride, out);
+}
+
+void ppl_group_place_worst_job(const ppl_net *net, int64_t job_domain, int64_t n, int64_t stride,
+                               int64_t base, int64_t copies, int64_t copy_stride, ppl_group *out)
+{
+    ppl_group_place_job(net, job_domain, n, stride, base, out);
     for (int64_t c = 1; c < copies; c++) {
         ppl_group g;
-        ppl_group_place(net, n, stride, base + c * copy_stride, &g);
+        ppl_group_place_job(net, job_domain, n, stride, base + c * copy_stride, &g);
         if (g.tier > out->tier)
             out->tier = g.tier;
         if (g.m < out->m) {

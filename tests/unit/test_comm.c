@@ -304,6 +304,45 @@ static void test_placement(void **state)
     assert_int_equal(g.m, 16);
 }
 
+/* A job on NVLink domains of several servers takes the same whole-server share of
+ * each (comm.h ppl_net_job_domain).  gb200-nvl72: 72-GPU domains of 4-GPU servers,
+ * 18 servers a leaf.  256 GPUs: the largest multiple of 4 up to 72 dividing 256 is
+ * 64, so 64 of each of 4 racks; an expert group of 32 ranks from rank 64 (ranks
+ * 64-95) is then the first half of rack 1, inside NVLink, where filling racks in
+ * order would put ranks 64-71 in rack 0 and 72-95 in rack 1, across the spine.
+ * 8 or 72 GPUs fit one rack, 1152 = 16 x 72 fill racks; 100 GPUs, which only
+ * shares below half a rack divide (20), fill them in order; a DGX's domain is its
+ * server. */
+static void test_job_domains(void **state)
+{
+    (void)state;
+    ppl_topology nvl = test_topology("gb200-nvl72");
+    ppl_net net;
+    ppl_group g;
+    ppl_net_init(&net, &nvl);
+    assert_int_equal(ppl_net_job_domain(&net, 256), 64);
+    assert_int_equal(ppl_net_job_domain(&net, 8), 72);
+    assert_int_equal(ppl_net_job_domain(&net, 72), 72);
+    assert_int_equal(ppl_net_job_domain(&net, 1152), 72);
+    assert_int_equal(ppl_net_job_domain(&net, 100), 72);
+    ppl_group_place_job(&net, 64, 32, 1, 64, &g);
+    assert_int_equal(g.tier, -1);
+    assert_int_equal(g.m, 32);
+    ppl_group_place(&net, 32, 1, 64, &g);
+    assert_int_equal(g.tier, 1); /* a leaf is a rack: the spine joins the two */
+    assert_int_equal(g.m, 8);
+    /* a data-parallel group of 4 ranks 64 apart: one GPU of each rack, which the
+     * spine joins (8 racks under it), each rack its own leaf */
+    ppl_group_place_job(&net, 64, 4, 64, 0, &g);
+    assert_int_equal(g.m, 1);
+    assert_int_equal(g.tier, 1);
+    assert_int_equal(g.members_in_tier[0], 1);
+    assert_int_equal(g.members_in_tier[1], 4);
+    ppl_topology dgx = test_topology("dgx-h100-superpod");
+    ppl_net_init(&net, &dgx);
+    assert_int_equal(ppl_net_job_domain(&net, 1024), 8);
+}
+
 /* nccl-tests' figures: an all-gather of 8 GB over 8 ranks in 0.1 s has algbw
  * 8e9 / 0.1 = 80 GB/s and busbw 80 x 7/8 = 70 GB/s; an all-reduce's busbw factor
  * is 2(n-1)/n, 140 GB/s for the same time. */
@@ -403,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_oversubscribed_spine),
         cmocka_unit_test(test_rail_only),
         cmocka_unit_test(test_placement),
+        cmocka_unit_test(test_job_domains),
         cmocka_unit_test(test_in_switch_reduction),
         cmocka_unit_test(test_mesh),
     };
