@@ -31,6 +31,7 @@ typedef struct ppl_constants {
     double h100_gemm_fp8;      /* large fp8 GEMMs on H100 and later, of the fp8 peak (2023-24
                                   kernels: megatron-core, NeMo 24.x) */
     double h100_gemm_fp8_2025; /* the same with 2025+ kernels (the nemo-2025 profile) */
+    double b200_gemm;          /* large 16-bit GEMMs on Blackwell kinds, of the 16-bit peak */
     double b200_gemm_fp8;      /* large fp8 and mxfp8 GEMMs on Blackwell kinds, of the fp8 peak */
     double h100_attention;     /* flash attention on H100 and later, of the 16-bit peak */
     double width_half;         /* per-GPU GEMM width (hidden / tp) at which efficiency halves */
@@ -40,6 +41,7 @@ typedef struct ppl_constants {
     double pp_overlap;         /* overlapping stacks: share of pipeline sends hidden */
     double overlap_cost;       /* compute slowdown per second of communication hidden under it */
     double step_overhead_s;    /* per-step cost outside the model, seconds */
+    double host_op_s;          /* host time per operation a layer launches, seconds */
     double zero3_2021_bus;     /* DeepSpeed 2021 ZeRO-3 collectives, of the ring's bus bandwidth */
 } ppl_constants;
 

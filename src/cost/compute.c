@@ -33,13 +33,17 @@ void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_g
 {
     /* the kind's generation (gpu.c): the A100 constants for Ampere, the H100 ones
      * (fractions of the kind's own peaks) for every later kind, but Blackwell's
-     * fp8 and mxfp8 GEMMs, fitted on their own (only 2025+ stacks ran them).  The
+     * GEMMs, fitted on their own (only 2025+ stacks ran them: fp8 and mxfp8 on
+     * Llama and Qwen3, 16-bit on two Qwen3-235B runs and every run's output
+     * layer), so that Blackwell runs do not move H100's GEMM fractions.  The
      * attention efficiency is fitted on H100 (the A100 runs predate flash
      * attention) and the unfused batched GEMMs on A100 (the H100 runs all use
      * flash attention). */
     const ppl_kernels gen = ppl_gpu_kernels(&t->gpu, NULL);
     const bool ampere = gen == PPL_KERNELS_AMPERE;
-    out->gemm = ampere ? k->a100_gemm : k->h100_gemm;
+    out->gemm = ampere                         ? k->a100_gemm
+                : gen == PPL_KERNELS_BLACKWELL ? k->b200_gemm
+                                               : k->h100_gemm;
     out->gemm_fp8 = ampere                         ? 0.0
                     : gen == PPL_KERNELS_BLACKWELL ? k->b200_gemm_fp8
                                                    : k->h100_gemm_fp8;
@@ -152,6 +156,49 @@ static void fp8_cast_elements(const ppl_model *m, const ppl_config *c, bool moe,
     *bwd = sb * (s.q_cols + 2.0 * s.kv_cols + h + mlp_out);
 }
 
+/*
+ * The host's operations for one layer and microbatch, counted from Megatron-Core's
+ * TransformerLayer with Transformer Engine modules (megatron/core/transformer/
+ * transformer_layer.py, attention.py, mlp.py, moe/moe_layer.py, moe/router.py,
+ * moe/token_dispatcher.py MoEAlltoAllTokenDispatcher, moe/experts.py
+ * TEGroupedMLP), forward:
+ *   attention: norm and QKV GEMM (TE's LayerNormLinear: 2), rotary embedding of q
+ *     and k (2), the attention kernel (1), projection GEMM (1), residual add (1): 7;
+ *   dense MLP: norm and fc1 (2), activation (1), fc2 (1), residual add (1): 5;
+ *   MoE MLP: norm (1); router GEMM, score function, top-k, routing map and the
+ *     load-balancing loss (6); the dispatcher's token counts (split sizes, their
+ *     gather over the tensor- and expert-parallel group, the copy to the host it
+ *     synchronises on: token_dispatcher.py "A synchronization is needed before
+ *     expert parallel AlltoAll": 4); permutation, all-to-all and sort by local
+ *     expert (3); per local expert (E/ep) its fc1 and fc2 GEMMs (TE's grouped
+ *     linear runs one GEMM per expert), one activation (1); sort back, all-to-all,
+ *     unpermutation (3); residual add (1): 19 + 2 E/ep; shared experts as a dense
+ *     MLP without its norm (4);
+ *   fp8, mxfp8, nvfp4: a quantisation before each linear layer (2 for attention,
+ *     2 for an MLP); tensor parallelism: the sequence-parallel all-gather and
+ *     reduce-scatter (or the two all-reduces) around each block (2 each).
+ * Backward: two of each GEMM (input and weight gradients) and one of everything
+ * else, about twice the forward's count (2x).  The figure a host spends on each is
+ * the fitted host_op_s (constants.c).
+ */
+void ppl_layer_host_ops(const ppl_model *m, const ppl_config *c, bool moe, double *forward,
+                        double *backward)
+{
+    const bool low = ppl_precision_low(c->precision);
+    const double comm = c->tp > 1 ? 2.0 : 0.0, cast = low ? 2.0 : 0.0;
+    double f = 7.0 + cast + comm; /* attention */
+    if (moe) {
+        const double local = (double)m->moe.experts / (double)(c->ep > 0 ? c->ep : 1);
+        f += 19.0 + 2.0 * local + cast + comm;
+        if (m->moe.shared_experts > 0)
+            f += 4.0 + cast;
+    } else {
+        f += 5.0 + cast + comm;
+    }
+    *forward = f;
+    *backward = 2.0 * f;
+}
+
 void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_config *c,
                        const ppl_gpu_efficiency *e, bool moe, ppl_layer_time *out)
 {
@@ -202,6 +249,13 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     out->backward_s = 2.0 * gemm + attn_backward + 2.0 * elem + amax_b + out->recompute_s;
     out->flops_model = 3.0 * (w.gemm_flops + w.attn_model_flops);
     out->flops_hardware = out->flops_model + recompute_flops;
+    double ops_f, ops_b;
+    ppl_layer_host_ops(m, c, moe, &ops_f, &ops_b);
+    out->host_ops = ops_f + ops_b;
+    /* full recomputation launches the forward again; selective, the attention's */
+    out->host_ops_recompute = c->recompute == PPL_RECOMPUTE_FULL        ? ops_f
+                              : c->recompute == PPL_RECOMPUTE_SELECTIVE ? 1.0
+                                                                        : 0.0;
 }
 
 void ppl_output_time_of(const ppl_model *m, const ppl_topology *t, const ppl_config *c,
@@ -228,6 +282,7 @@ void ppl_output_time_of(const ppl_model *m, const ppl_topology *t, const ppl_con
     out->wgrad_s = gemm; /* the output layer's weight gradient */
     out->flops_model = 3.0 * flops;
     out->flops_hardware = out->flops_model;
+    out->host_ops = out->host_ops_recompute = 0.0; /* a handful against the layers' hundreds */
 }
 
 double ppl_optimizer_time(double params, const ppl_topology *t, const ppl_gpu_efficiency *e,

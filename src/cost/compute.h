@@ -59,7 +59,16 @@ typedef struct ppl_layer_time {
                               FLOPs as the forward's GEMMs): W of the zero-bubble split */
     double flops_model;    /* forward + backward model FLOPs (no recomputation) */
     double flops_hardware; /* FLOPs executed, recomputation included */
+    double host_ops;       /* operations the host launches for its forward and backward
+                              (ppl_layer_host_ops) */
+    double host_ops_recompute; /* and for its recomputation, when recomputed */
 } ppl_layer_time;
+
+/* Operations the host issues for one layer's forward of one microbatch, each a
+ * kernel or a collective that PyTorch dispatches from Python (compute.c counts
+ * them from Megatron-Core's layer); *backward those of its backward. */
+void ppl_layer_host_ops(const ppl_model *model, const ppl_config *config, bool moe,
+                        double *forward, double *backward);
 
 void ppl_layer_time_of(const ppl_model *model, const ppl_topology *topo, const ppl_config *config,
                        const ppl_gpu_efficiency *eff, bool moe, ppl_layer_time *out);

@@ -366,6 +366,7 @@ static bool assemble(const ppl_eval_ctx *ctx, const ppl_stage_env *own, const pp
     out->time.optimizer = w.opt_time;
     out->time.overhead = so->step_overhead_s;
     out->time.exposed_comm = mbs * w.worst.exposed + w.dp_exposed;
+    out->time.host = mbs * w.worst.host_wait;
     out->step_time_s = pipe + w.dp_exposed + w.opt_time + so->step_overhead_s;
     const double tokens_step = (double)c->global_batch * (double)m->seq_len;
     out->tokens_per_s = tokens_step / out->step_time_s;
@@ -441,6 +442,7 @@ ppl_status ppl_estimate_check(const ppl_estimate *e, ppl_error *err)
         {"time.ep_comm", e->time.ep_comm},
         {"time.optimizer", e->time.optimizer},
         {"time.exposed_comm", e->time.exposed_comm},
+        {"time.host", e->time.host},
         {"time.overhead", e->time.overhead},
         {"memory.weights", e->memory.weights},
         {"memory.gradients", e->memory.gradients},

@@ -28,6 +28,7 @@ typedef struct ppl_step_time {
     double tp_comm, cp_comm, pp_comm, dp_comm, ep_comm; /* communication time, each */
     double optimizer;
     double exposed_comm; /* communication not hidden under compute */
+    double host;         /* the GPUs waiting for the host's launches (stage.h host_wait) */
     double overhead;     /* per-step cost */
 } ppl_step_time;
 

@@ -226,6 +226,7 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
      * and the gradient reduction under part of the last microbatch's backward; the
      * others hide nothing of their own */
     o->step_overhead_s = k->step_overhead_s;
+    o->host_op_s = k->host_op_s;
     o->overlap_cost = k->overlap_cost;
     if (ppl_stack_overlaps(stack)) {
         o->tp_overlap = k->tp_overlap;

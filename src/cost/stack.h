@@ -46,6 +46,7 @@ typedef struct ppl_stack_opts {
     double bucket_params; /* gradients per reduction bucket; 0: one bucket */
     double bucket_params_per_dp; /* at least this many per data-parallel rank in a bucket */
     double step_overhead_s; /* per-step cost outside the model (data, logging, launch) */
+    double host_op_s;       /* host time per operation a layer launches */
     /* ZeRO-3 / FSDP: how the stack issues a layer's gathers and reductions, and how
      * much of a layer's compute its prefetch hides them under */
     bool zero3_per_tensor; /* one collective per parameter tensor (DeepSpeed 2021), else

@@ -405,7 +405,15 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
     double hidden = so->tp_overlap * s->tp + pp_overlap * s->pp + (s->cp - cp_exposed) + ep_hidden;
     s->exposed += (1.0 - so->tp_overlap) * s->tp + cp_exposed + (s->ep - ep_hidden) +
                   (1.0 - pp_overlap) * s->pp + so->overlap_cost * hidden;
-    s->total = s->compute + s->exposed;
+    /* the host launches every operation of the stage's layers (ppl_layer_host_ops);
+     * the GPU runs them as fast as they come or waits: when a layer's kernels and
+     * communication take less than its launches, the launches set its time (the
+     * MoE dispatcher synchronises with the host every layer, so the host cannot
+     * queue a layer ahead) */
+    s->host = so->host_op_s * (nd * (mi->dense.host_ops + f * mi->dense.host_ops_recompute) +
+                               nm * (mi->moe.host_ops + f * mi->moe.host_ops_recompute));
+    s->host_wait = pos(s->host - (s->compute + s->exposed));
+    s->total = s->compute + s->exposed + s->host_wait;
 }
 
 /* A stage's passes (pipeline.h): W its weight-gradient GEMMs; the communication
@@ -421,7 +429,9 @@ void ppl_stage_passes_of(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     if (ppl_schedule_of(c->schedule)->overlaps_fb)
         alone += (1.0 - ctx->stack.overlap_cost) * s->ep_hidden;
     out->w_s = s->wgrad;
-    out->f_s = s->forward + 2.0 / mi->tp_count * (alone - s->compute);
+    /* the host's wait a third in the forward, whose launches are half the backward's */
+    out->f_s = s->forward + 2.0 / mi->tp_count * (alone - s->compute - s->host_wait) +
+               s->host_wait / 3.0;
     out->b_s = alone - out->f_s - out->w_s;
     out->fb_s = s->total;
 }

@@ -92,7 +92,9 @@ typedef struct ppl_stage_time {
     double ep_hidden;                  /* expert all-to-all hidden under another microbatch */
     double tp, cp, ep, pp, zero3;      /* communication per microbatch */
     double exposed;                    /* communication per microbatch not hidden */
-    double total;                      /* compute + exposed */
+    double host;                       /* the host's launches per microbatch */
+    double host_wait;                  /* what of them the GPU waits for */
+    double total;                      /* compute + exposed + host_wait */
 } ppl_stage_time;
 
 /* The stage time of class k (its data-parallel times, ppl_class_dp, computed first

@@ -23,9 +23,9 @@
  * architecture whitepaper), one Grace per GPU on GH200, one per two GPUs on GB200.
  *
  * Kernels: A100, H100, B200, GB200 and GB300 have measured runs
- * (tests/data/runs.json).  The Blackwell kinds' fp8 and mxfp8 GEMMs have their
- * own fitted fraction; their 16-bit GEMMs, attention and element-wise kernels
- * take Hopper's (no 16-bit Blackwell run), assumed; every kind without a run
+ * (tests/data/runs.json).  The Blackwell kinds' GEMMs (16-bit, fp8 and mxfp8)
+ * have their own fitted fractions; their attention and element-wise kernels take
+ * Hopper's, assumed (no run separates them); every kind without a run
  * takes the fractions of its generation, assumed; ppl_gpu_assumed says which.
  */
 #include "hardware/gpu.h"
@@ -366,8 +366,8 @@ bool ppl_gpu_assumed(const ppl_gpu *gpu, ppl_precision precision, char *buf, siz
             gpu->name, from);
     else if (blackwell)
         say(buf, size, &used,
-            "%s: measured in fp8 and mxfp8 only; 16-bit GEMM, attention and HBM efficiencies "
-            "assumed equal to H100's (fractions of its own peaks)",
+            "%s: GEMM efficiencies measured (16-bit, fp8, mxfp8); attention and HBM "
+            "efficiencies assumed equal to H100's (fractions of its own peaks)",
             gpu->name);
     if (block)
         say(buf, size, &used, "%s GEMMs assumed at %s measured fp8 efficiency (no %s run)",

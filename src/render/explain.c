@@ -61,16 +61,16 @@ void ppl_plan_diff_of(const ppl_estimate *best, const ppl_estimate *other, ppl_p
     ppl_stage_layers_text(b, y, sizeof y);
     knob(out, "stage_layers", x, y);
 
-    /* schedule.h: step = compute + bubble + exposed communication + optimizer +
-     * overhead */
-    static const char *const names[PPL_DIFF_PARTS] = {"compute", "bubble", "exposed_comm",
-                                                      "optimizer", "overhead"};
-    const double pa[PPL_DIFF_PARTS] = {best->time.compute, best->time.bubble,
-                                       best->time.exposed_comm, best->time.optimizer,
-                                       best->time.overhead};
-    const double pb[PPL_DIFF_PARTS] = {other->time.compute, other->time.bubble,
-                                       other->time.exposed_comm, other->time.optimizer,
-                                       other->time.overhead};
+    /* estimate.h: step = compute + bubble + exposed communication + the host's
+     * launches waited for + optimizer + overhead */
+    static const char *const names[PPL_DIFF_PARTS] = {"compute", "bubble",    "exposed_comm",
+                                                      "host",    "optimizer", "overhead"};
+    const double pa[PPL_DIFF_PARTS] = {best->time.compute,      best->time.bubble,
+                                       best->time.exposed_comm, best->time.host,
+                                       best->time.optimizer,    best->time.overhead};
+    const double pb[PPL_DIFF_PARTS] = {other->time.compute,      other->time.bubble,
+                                       other->time.exposed_comm, other->time.host,
+                                       other->time.optimizer,    other->time.overhead};
     for (int i = 0; i < PPL_DIFF_PARTS; i++) {
         out->part_names[i] = names[i];
         out->part_delta_s[i] = pb[i] - pa[i];

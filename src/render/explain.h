@@ -16,7 +16,7 @@
 struct json_t;
 
 #define PPL_DIFF_MAX_KNOBS 24
-#define PPL_DIFF_PARTS 5 /* compute, bubble, exposed_comm, optimizer, overhead */
+#define PPL_DIFF_PARTS 6 /* compute, bubble, exposed_comm, host, optimizer, overhead */
 
 typedef struct ppl_diff_knob {
     const char *name; /* "tp", "zero", "recompute", ... as ppl_config names them */

@@ -112,8 +112,9 @@ static void summary(const ppl_report_page *p, ppl_buf *out)
 static void step_chart(const ppl_estimate *e, ppl_buf *out)
 {
     const ppl_step_time *t = &e->time;
-    const char *parts[] = {"compute", "bubble", "exposed_comm", "optimizer", "overhead"};
-    const double step[] = {t->compute, t->bubble, t->exposed_comm, t->optimizer, t->overhead};
+    const char *parts[] = {"compute", "bubble", "exposed_comm", "host", "optimizer", "overhead"};
+    const double step[] = {t->compute, t->bubble,    t->exposed_comm,
+                           t->host,    t->optimizer, t->overhead};
     const char *cat[] = {"step"};
     ppl_buf_printf(out, "<h2>Step time</h2>\n<figure data-chart=\"time\">\n");
     ppl_svg_bars(out, &(ppl_svg_bar_chart){.title = "Where one step's time goes (critical path)",
@@ -121,7 +122,7 @@ static void step_chart(const ppl_estimate *e, ppl_buf *out)
                                            .categories = cat,
                                            .ncat = 1,
                                            .parts = parts,
-                                           .nparts = 5,
+                                           .nparts = 6,
                                            .values = step,
                                            .scale = 1.0,
                                            .horizontal = true,
@@ -244,8 +245,7 @@ static void timeline_chart(const ppl_estimate *e, ppl_buf *out)
                        "<rect class=\"c%d\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
                        "fill-opacity=\"%.2f\" stroke-width=\"%s\"><title>stage %d, %s of "
                        "microbatch %d%s%.0d: %.4g-%.4g s</title></rect>\n",
-                       b->kind,
-                       x, top + row * b->stage + 1, w, row - 2, op, w >= 4.0 ? "0.4" : "0",
+                       b->kind, x, top + row * b->stage + 1, w, row - 2, op, w >= 4.0 ? "0.4" : "0",
                        b->stage,
                        b->kind == PPL_BLOCK_FORWARD    ? "forward"
                        : b->kind == PPL_BLOCK_BACKWARD ? "backward"

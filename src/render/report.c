@@ -587,6 +587,7 @@ json_t *ppl_estimate_json(const ppl_estimate *e, const ppl_model *m)
     json_object_set_new(t, "ep_comm", ppl_json_real(e->time.ep_comm));
     json_object_set_new(t, "optimizer", ppl_json_real(e->time.optimizer));
     json_object_set_new(t, "exposed_comm", ppl_json_real(e->time.exposed_comm));
+    json_object_set_new(t, "host", ppl_json_real(e->time.host));
     json_object_set_new(t, "overhead", ppl_json_real(e->time.overhead));
     json_object_set_new(o, "time", t);
     json_t *tr = json_object();
@@ -617,8 +618,8 @@ void ppl_estimate_text(const ppl_estimate *e, ppl_buf *out)
     double step = e->step_time_s;
     ppl_format_time(step, a, sizeof a);
     ppl_buf_printf(out, "step time   %s, %.0f tokens/s\n", a, e->tokens_per_s);
-    ppl_buf_printf(out, "per GPU     %.1f model TFLOP/s (MFU %.1f%% of the %s peak", e->model_tflops_per_gpu,
-                   100.0 * e->mfu, ppl_precision_names[e->mfu_precision]);
+    ppl_buf_printf(out, "per GPU     %.1f model TFLOP/s (MFU %.1f%% of the %s peak",
+                   e->model_tflops_per_gpu, 100.0 * e->mfu, ppl_precision_names[e->mfu_precision]);
     if (e->mfu_precision != PPL_PRECISION_BF16)
         ppl_buf_printf(out, ", %.1f%% of bf16's", 100.0 * e->mfu_bf16);
     ppl_buf_printf(out, "), %.1f hardware TFLOP/s\n", e->hardware_tflops_per_gpu);
@@ -649,6 +650,8 @@ void ppl_estimate_text(const ppl_estimate *e, ppl_buf *out)
     line(out, "compute", t->compute, step);
     line(out, "bubble", t->bubble, step);
     line(out, "exposed comm", t->exposed_comm, step);
+    if (t->host > 0.0)
+        line(out, "host launches", t->host, step);
     line(out, "optimizer", t->optimizer, step);
     line(out, "overhead", t->overhead, step);
     ppl_buf_printf(out, "\ncommunication per step, before overlap:\n");

@@ -266,7 +266,7 @@ static void test_efficiency_note(void **state)
      * kernels are still H100's, and said; mxfp8 is no assumption there */
     t = generated("GB200", 4);
     assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_MXFP8, note, sizeof note));
-    assert_contains(note, "measured in fp8 and mxfp8 only; 16-bit GEMM, attention and HBM");
+    assert_contains(note, "GEMM efficiencies measured (16-bit, fp8, mxfp8); attention and HBM");
     assert_null(strstr(note, "mxfp8 GEMMs assumed"));
     t = generated("MI355X", 8);
     assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_MXFP8, note, sizeof note));
