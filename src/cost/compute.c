@@ -41,9 +41,7 @@ void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_g
      * flash attention). */
     const ppl_kernels gen = ppl_gpu_kernels(&t->gpu, NULL);
     const bool ampere = gen == PPL_KERNELS_AMPERE;
-    out->gemm = ampere                         ? k->a100_gemm
-                : gen == PPL_KERNELS_BLACKWELL ? k->b200_gemm
-                                               : k->h100_gemm;
+    out->gemm = ampere ? k->a100_gemm : gen == PPL_KERNELS_BLACKWELL ? k->b200_gemm : k->h100_gemm;
     out->gemm_fp8 = ampere                         ? 0.0
                     : gen == PPL_KERNELS_BLACKWELL ? k->b200_gemm_fp8
                                                    : k->h100_gemm_fp8;
