@@ -87,6 +87,10 @@ static void c_exposed(const compared *x, char *b, size_t n)
 {
     ppl_format_time(x->e.time.exposed_comm, b, n);
 }
+static void c_host(const compared *x, char *b, size_t n)
+{
+    ppl_format_time(x->e.time.host, b, n);
+}
 static void c_optimizer(const compared *x, char *b, size_t n)
 {
     ppl_format_time(x->e.time.optimizer, b, n);
@@ -119,6 +123,7 @@ static const struct {
     {"compute", c_compute},
     {"bubble", c_bubble},
     {"exposed comm", c_exposed},
+    {"host launches", c_host},
     {"optimizer", c_optimizer},
     {"memory", c_memory},
 };
