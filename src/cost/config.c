@@ -65,6 +65,18 @@ static bool split_uneven(const ppl_config *c)
     return c->split.first != even || c->split.last != even;
 }
 
+/* Megatron-Core 0.13+'s --pipeline-model-parallel-layout places any number of
+ * layers in each virtual stage (transformer_config.py:2242-2291,
+ * pipeline_parallel_layer_layout.py): a split whose every stage holds at least
+ * one layer a chunk, which no other flags build */
+static ppl_split_form layout_or_none(const ppl_config *c, int64_t vp)
+{
+    const ppl_stage_split *s = &c->split;
+    if (vp > 1 && c->pp >= 2 && s->first >= vp && s->last >= vp && (c->pp == 2 || s->middle >= vp))
+        return PPL_SPLIT_LAYOUT;
+    return PPL_SPLIT_NONE;
+}
+
 ppl_split_form ppl_split_form_of(const ppl_config *c, int64_t vp, bool *embedding, bool *loss)
 {
     const ppl_stage_split *s = &c->split;
@@ -72,7 +84,7 @@ ppl_split_form ppl_split_form_of(const ppl_config *c, int64_t vp, bool *embeddin
     if (vp < 1 || (vp > 1 && c->pp < 2))
         return PPL_SPLIT_NONE;
     if (!split_uneven(c))
-        return s->first % vp == 0 ? PPL_SPLIT_EVEN : PPL_SPLIT_NONE;
+        return s->first % vp == 0 ? PPL_SPLIT_EVEN : layout_or_none(c, vp);
     /* --decoder-first/last-pipeline-num-layers: every stage divides into vp chunks */
     if (s->first % vp == 0 && s->last % vp == 0 && (c->pp == 2 || s->middle % vp == 0))
         return PPL_SPLIT_ENDS;
@@ -82,10 +94,16 @@ ppl_split_form ppl_split_form_of(const ppl_config *c, int64_t vp, bool *embeddin
     int64_t n = c->pp > 2 ? s->middle : (s->first > s->last ? s->first : s->last);
     int64_t e = n - s->first, l = n - s->last;
     if (e < 0 || e > 1 || l < 0 || l > 1 || n % vp != 0)
-        return PPL_SPLIT_NONE;
+        return layout_or_none(c, vp);
     *embedding = e == 1;
     *loss = l == 1;
     return PPL_SPLIT_ACCOUNT;
+}
+
+int64_t ppl_split_chunk_layers(const ppl_config *c, int64_t stage, int64_t chunk)
+{
+    const int64_t n = ppl_stage_layers(c, stage), vp = c->vp > 1 ? c->vp : 1;
+    return n / vp + (chunk < n % vp ? 1 : 0);
 }
 
 int64_t ppl_vp_group(const ppl_config *c)
@@ -106,6 +124,13 @@ bool ppl_split_allows_vp(const ppl_config *c, int64_t vp)
 {
     bool e, l;
     return ppl_split_form_of(c, vp, &e, &l) != PPL_SPLIT_NONE;
+}
+
+bool ppl_split_flags_allow_vp(const ppl_config *c, int64_t vp)
+{
+    bool e, l;
+    ppl_split_form f = ppl_split_form_of(c, vp, &e, &l);
+    return f != PPL_SPLIT_NONE && f != PPL_SPLIT_LAYOUT;
 }
 
 ppl_stage_split ppl_stage_split_default(int64_t L, int64_t pp)

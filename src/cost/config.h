@@ -226,18 +226,29 @@ int64_t ppl_stage_first_layer(const ppl_config *c, int64_t stage);
  * (megatron/core/transformer/transformer_config.py, "Uneven PP" and
  * account_for_embedding/loss_in_pipeline_split): the first, every middle and the
  * last stage's layers each divisible by vp, or ends one layer short of equal
- * stages whose layers vp divides (the embedding and the loss counted as layers). */
+ * stages whose layers vp divides (the embedding and the loss counted as layers);
+ * or, with an explicit layout (Megatron-Core 0.13+), any split of at least a
+ * layer a chunk. */
 bool ppl_split_allows_vp(const ppl_config *c, int64_t vp);
+/* The same without the explicit layout: what the first/last-stage and account
+ * flags build (the splits the search interleaves unless vp is pinned). */
+bool ppl_split_flags_allow_vp(const ppl_config *c, int64_t vp);
+/* Layers of chunk `chunk` (0 .. vp-1) of stage `stage` under an explicit layout:
+ * the stage's layers as even as can be, the larger chunks first. */
+int64_t ppl_split_chunk_layers(const ppl_config *c, int64_t stage, int64_t chunk);
 
 /* Which Megatron-LM flags build the split interleaved vp ways (vp 1: none):
  * EVEN needs none; ENDS --decoder-first/last-pipeline-num-layers; ACCOUNT
  * --account-for-embedding-in-pipeline-split (*embedding) and/or
- * --account-for-loss-in-pipeline-split (*loss); NONE: no flags can. */
+ * --account-for-loss-in-pipeline-split (*loss); LAYOUT
+ * --pipeline-model-parallel-layout (Megatron-Core 0.13+; ppl_split_chunk_layers);
+ * NONE: no flags can. */
 typedef enum ppl_split_form {
     PPL_SPLIT_NONE = 0,
     PPL_SPLIT_EVEN,
     PPL_SPLIT_ENDS,
-    PPL_SPLIT_ACCOUNT
+    PPL_SPLIT_ACCOUNT,
+    PPL_SPLIT_LAYOUT
 } ppl_split_form;
 ppl_split_form ppl_split_form_of(const ppl_config *c, int64_t vp, bool *embedding, bool *loss);
 

@@ -193,8 +193,9 @@ static ppl_status check_1f1b(const ppl_config *c, ppl_error *err)
         return interleaving_needs_stages(c, err);
     if (!ppl_split_allows_vp(c, c->vp))
         return bad(err, "vp",
-                   "interleaving needs every stage's layers to divide into vp chunks "
-                   "(Megatron-Core): %lld chunks of stages of %lld, %lld and %lld layers",
+                   "interleaving needs at least a layer a chunk (Megatron-Core's "
+                   "--pipeline-model-parallel-layout): %lld chunks of stages of %lld, %lld "
+                   "and %lld layers",
                    (long long)c->vp, (long long)c->split.first, (long long)c->split.middle,
                    (long long)c->split.last);
     if (ppl_vp_group(c) == 0)
@@ -249,7 +250,7 @@ static ppl_status check_split(const ppl_config *c, ppl_error *err)
                              "global_batch/(dp*mbs) = %lld must be even",
                              m);
     /* the V-shaped ones: two chunks of every stage's layers */
-    if (c->vp > 1 && !ppl_split_allows_vp(c, c->vp))
+    if (c->vp > 1 && !ppl_split_flags_allow_vp(c, c->vp))
         return bad(err, "vp",
                    "%s needs every stage's layers to divide into vp chunks: %lld chunks of "
                    "stages of %lld, %lld and %lld layers",

@@ -518,7 +518,7 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
             if (c.pp > 1 && can->interleaving && ppl_vp_group(&c) > 0 &&
                 (c.microbatches % c.pp == 0 || can->uneven_interleaving))
                 for (int64_t v = 2; v <= widest + 1; v++)
-                    if (ppl_split_allows_vp(&c, v))
+                    if (ppl_split_flags_allow_vp(&c, v)) /* pinned vp: any layout */
                         add(&vps, v);
             if (pin->vp != PPL_UNSET || ppl_schedule_of(c.schedule)->splits_backward) {
                 vps.n = 0; /* pipeline.h: the schedule's chunks a rank */

@@ -252,6 +252,31 @@ static void moe_args(json_t *args, const ppl_estimate *e, const ppl_model *m,
     json_array_append_new(args, json_string("--moe-grouped-gemm"));
 }
 
+/* Megatron-Core's --pipeline-model-parallel-layout for a split it builds no other
+ * way (config.h PPL_SPLIT_LAYOUT): virtual stage v = chunk x pp + rank holds
+ * ppl_split_chunk_layers(rank, chunk) decoder layers ("t"), the first the embedding
+ * ("E"), the last the MTP modules ("m") and the loss ("L"), "|" between them
+ * (pipeline_parallel_layer_layout.py, parse_str_to_list and the list's order:
+ * lines 45-52).  "t*4" is the parser's repetition. */
+static void layout_text(const ppl_config *c, const ppl_model *m, ppl_buf *out)
+{
+    const int64_t stages = c->pp * c->vp;
+    for (int64_t v = 0; v < stages; v++) {
+        const int64_t rank = v % c->pp, chunk = v / c->pp;
+        const int64_t n = ppl_split_chunk_layers(c, rank, chunk);
+        ppl_buf_printf(out, "%s%s", v ? "|" : "", v == 0 ? "E" : "");
+        if (n == 1)
+            ppl_buf_printf(out, "t");
+        else if (n > 1)
+            ppl_buf_printf(out, "t*%lld", (long long)n);
+        if (v == stages - 1) {
+            for (int64_t k = 0; k < m->mtp_layers; k++)
+                ppl_buf_printf(out, "m");
+            ppl_buf_printf(out, "L");
+        }
+    }
+}
+
 /*
  * Megatron-LM's flags for a configuration, checked against its own argument rules
  * (megatron/training/arguments.py validate_args and
@@ -260,8 +285,9 @@ static void moe_args(json_t *args, const ppl_estimate *e, const ppl_model *m,
  * flags came with core_v0.9, --cp-comm-type and --hierarchical-context-parallel-sizes
  * with core_v0.10 (commit 645c329d07), --num-virtual-stages-per-pipeline-rank, the
  * account-for-embedding/loss flags and --attention-backend with core_v0.11,
- * --grad-reduce-in-bf16 with core_v0.12 and Megatron-FSDP (--use-megatron-fsdp)
- * with core_v0.14; --expert-tensor-parallel-size came with core_v0.10, below the
+ * --grad-reduce-in-bf16 with core_v0.12, --pipeline-model-parallel-layout with
+ * core_v0.13 (commit 77732c36) and Megatron-FSDP (--use-megatron-fsdp) with
+ * core_v0.14; --expert-tensor-parallel-size came with core_v0.10, below the
  * core_v0.11 every launch needs.
  */
 static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
@@ -304,7 +330,18 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     ppl_split_form form = ppl_split_form_of(c, c->vp, &embedding, &loss);
     if (c->vp > 1 && form == PPL_SPLIT_EVEN)
         ARGI("--num-layers-per-virtual-pipeline-stage", m->layers / (c->pp * c->vp));
-    else if (c->vp > 1)
+    else if (form == PPL_SPLIT_LAYOUT) {
+        /* one of the three virtual-pipeline flags (arguments.py:927-939), and none
+         * of the first/last or account flags (transformer_config.py:2242-2259) */
+        ppl_buf layout;
+        ppl_buf_init(&layout);
+        layout_text(c, m, &layout);
+        ARG("--pipeline-model-parallel-layout");
+        ARG(layout.data ? layout.data : "");
+        ppl_buf_free(&layout);
+        if (strcmp(min_version, "core_v0.13") < 0)
+            min_version = "core_v0.13";
+    } else if (c->vp > 1)
         ARGI("--num-virtual-stages-per-pipeline-rank", c->vp);
     /* microbatches not a multiple of pp: a group per virtual stage that
      * schedules.py (forward_backward_pipelining_with_interleaving) accepts */

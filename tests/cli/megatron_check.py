@@ -27,6 +27,7 @@ MPC = "megatron/core/model_parallel_config.py"
 SCHED = "megatron/core/pipeline_parallel/schedules.py"
 OPT = "megatron/core/optimizer/__init__.py"
 OPTC = "megatron/core/optimizer/optimizer_config.py"
+LAYOUT = "megatron/core/transformer/pipeline_parallel_layer_layout.py"
 # Transformer Engine 2.x, where Megatron-Core's cp_comm_type runs
 TE_CP = "transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py"
 # flags that take one value or more (argparse nargs='+'): ARGS:3221 --cp-comm-type;
@@ -66,6 +67,41 @@ def parse(argv):
     return flags
 
 
+def parse_layout(text):
+    """LAYOUT:283-321 parse_str_to_list: "(..)*n" and "x*n" unrolled, "," dropped,
+    "|" between virtual stages, one character a layer."""
+    text = text.replace(",", "")
+    for pattern in (r"\(([^)]+)\)\*(\d+)", r"(.)\*(\d+)"):
+        text = re.sub(pattern, lambda x: x.group(1) * int(x.group(2)), text)
+    stages = text.split("|")
+    for stage in stages:
+        need(all(ch in "ELtm" for ch in stage), f"{LAYOUT}:314-318", f"layer characters in {stage!r}")
+    return stages
+
+
+def layout_stages(text, pp, layers, mtp):
+    """The layers of each pipeline rank and vp under --pipeline-model-parallel-layout:
+    ARGS:941-951 (stages divisible by pp), LAYOUT:41-52 (virtual stage v on rank
+    v % pp, chunk v // pp), LAYOUT:94-131 validate_layer_layout."""
+    stages = parse_layout(text)
+    need(len(stages) % pp == 0, f"{ARGS}:944-949", "layout stages divisible by pp")
+    vp = len(stages) // pp
+    flat = "".join(stages)
+    need(flat.startswith("E") and flat.endswith("L"), f"{LAYOUT}:95-100",
+         "embedding first, loss last")
+    need(flat.count("E") == 1 and flat.count("L") == 1, f"{LAYOUT}:103-106",
+         "one embedding, one loss")
+    need(flat.count("t") == layers, f"{LAYOUT}:107-110", "decoder layers = --num-layers")
+    need(flat.count("m") == mtp, f"{LAYOUT}:112-115", "MTP layers = --mtp-num-layers")
+    need("t" not in flat[flat.find("m"):] if "m" in flat else True, f"{LAYOUT}:116-120",
+         "decoder layers before MTP")
+    for v, stage in enumerate(stages):
+        if "m" in stage:
+            need(v // pp == vp - 1, f"{LAYOUT}:121-127", "MTP in a rank's last virtual stage")
+    per_rank = [sum(stages[c * pp + r].count("t") for c in range(vp)) for r in range(pp)]
+    return per_rank, vp
+
+
 def build(flags, env, gpus):
     num = lambda k, d=None: int(flags[k]) if k in flags else d
     layers, heads = num("--num-layers"), num("--num-attention-heads")
@@ -85,12 +121,18 @@ def build(flags, env, gpus):
 
     vp_layers = num("--num-layers-per-virtual-pipeline-stage")
     vp_ranks = num("--num-virtual-stages-per-pipeline-rank")
-    need(vp_layers is None or vp_ranks is None, f"{ARGS}:929-938", "one virtual-pipeline flag")
+    layout = flags.get("--pipeline-model-parallel-layout")
+    need((vp_layers is not None) + (vp_ranks is not None) + (layout is not None) <= 1,
+         f"{ARGS}:927-939", "one virtual-pipeline flag")
     first, last = num("--decoder-first-pipeline-num-layers"), num("--decoder-last-pipeline-num-layers")
     emb = "--account-for-embedding-in-pipeline-split" in flags
     loss = "--account-for-loss-in-pipeline-split" in flags
     vp = 1
-    if vp_layers is not None:
+    if layout is not None:
+        need(first is None and last is None and not emb and not loss, f"{TC}:2242-2259",
+             "a layout excludes the first/last and account flags")
+        stages, vp = layout_stages(layout, pp, layers, num("--mtp-num-layers", 0))
+    elif vp_layers is not None:
         need(first is None and last is None, f"{ARGS}:955-956",
              "uneven stages need --num-virtual-stages-per-pipeline-rank")
         per_stage = (layers + emb + loss) // pp
@@ -98,7 +140,9 @@ def build(flags, env, gpus):
         vp = per_stage // vp_layers
     elif vp_ranks is not None:
         vp = vp_ranks
-    if first is not None or last is not None:
+    if layout is not None:
+        pass
+    elif first is not None or last is not None:
         need(not (emb or loss), f"{TC}:2229-2239", "first/last flags exclude the account flags")
         rest, mid_stages = layers, pp
         for n in (first, last):
@@ -246,9 +290,11 @@ def fp8_params(flags, precision, dist_opt, offload):
 # the oldest Megatron-Core release that takes a flag: --fp8-recipe (mxfp8) at
 # core_v0.12.0 arguments.py:1057-1058, --fp4-format/--fp4-recipe at core_v0.15.0
 # arguments.py:1353-1360, --grad-reduce-in-bf16 at core_v0.12.0,
-# --reuse-grad-buf-for-mxfp8-param-ag at core_v0.13.0 (absent from core_v0.12.0's)
+# --reuse-grad-buf-for-mxfp8-param-ag at core_v0.13.0 (absent from core_v0.12.0's),
+# --pipeline-model-parallel-layout at core_v0.13.0 (commit 77732c36)
 FLAG_SINCE = {"--grad-reduce-in-bf16": 12, "--fp8-recipe": 12, "--fp4-format": 15,
-              "--first-last-layers-bf16": 12, "--reuse-grad-buf-for-mxfp8-param-ag": 13}
+              "--first-last-layers-bf16": 12, "--reuse-grad-buf-for-mxfp8-param-ag": 13,
+              "--pipeline-model-parallel-layout": 13}
 # flag values newer than their flag: --fp8-recipe blockwise at core_v0.13.0
 # (transformer_config.py fp8_recipe: "tensorwise" at core_v0.12.0, "blockwise" at 0.13)
 VALUE_SINCE = {("--fp8-recipe", "blockwise"): 13}

@@ -139,6 +139,19 @@ for case in "bloom-176b dgx-a100-superpod 384 2048" "llama3-405b dgx-h100-superp
     run "$P" plan --model "$1" --topology "$2" --gpus "$3" --global-batch "$4" --top 10 --json
     check "$1 on $3 GPUs of $2: Megatron builds all 10 plans as costed" 'megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
 done
+# a split no first/last or account flags build (DeepSeek-V3's 61 layers as 16, 16,
+# 16, 13 on pp 4, interleaved 4 ways, as Megatron-Bridge's recipe lays them out):
+# --pipeline-model-parallel-layout (core_v0.13), each rank's layers over its chunks
+run "$P" plan --model deepseek-v3 --topology deepseek-h800-2048 --precision fp8 --gpus 256 --tp 1 --pp 4 --vp 4 --ep 64 --zero 1 --mbs 1 --global-batch 512 --first-stage-layers 16 --last-stage-layers 13 --top 2 --json
+check "DeepSeek-V3 pp 4 x vp 4 over 16/16/16/13 layers: an explicit layout Megatron builds as costed" 'megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc" && has "$out" "\"--pipeline-model-parallel-layout\"" && has "$out" "Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*3|t*4|t*4|t*4|t*3|t*4|t*4|t*4|t*3mL" && has "$out" "\"megatron_lm\": \"core_v0.13\""'
+layout_bad=$(printf '%s' "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+a = d[\"results\"][0][\"launch\"][\"megatron_args\"]
+i = a.index(\"--pipeline-model-parallel-layout\")
+a[i + 1] = a[i + 1].replace(\"t*3mL\", \"t*2mL\")
+json.dump(d, sys.stdout)")
+check "megatron_check refuses a layout one decoder layer short" 'printf "%s" "$layout_bad" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; [ $? -ne 0 ] && grep -q "^REFUSED.*pipeline_parallel_layer_layout.py:107-110" "$tmp/mc"'
 # mxfp8 and nvfp4: Megatron-Bridge's recipe flags, the precision Megatron takes
 # from them, and the release that has them (core_v0.12 mxfp8, core_v0.15 nvfp4)
 for p in mxfp8 nvfp4; do

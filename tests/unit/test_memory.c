@@ -346,6 +346,40 @@ static void test_stage_split(void **state)
     assert_int_equal(ppl_stage_layers(&c, 7), 2);
 }
 
+/*
+ * Which flags build an interleaved split (config.h ppl_split_form).  DeepSeek-V3's
+ * 61 layers as Megatron-Bridge lays them on pp 4 x vp 4: 16, 16, 16, 13.  13 is no
+ * multiple of 4 and the ends are not one layer short of the middle (the account
+ * flags), so only an explicit layout builds it: each rank's layers over its 4
+ * chunks, the larger first: 4, 4, 4, 4 and, on the last rank, 4, 3, 3, 3.  Even
+ * stages of 12 (GPT-3's 96 on pp 8) with vp 4 need no flag; with vp 5 only the
+ * layout; vp 13 exceeds a stage's 12 layers, which no flag builds.
+ */
+static void test_split_forms(void **state)
+{
+    (void)state;
+    ppl_config c;
+    bool e, l;
+    memset(&c, 0, sizeof c);
+    c.pp = 4;
+    c.split = (ppl_stage_split){.first = 16, .last = 13, .middle = 16};
+    assert_int_equal(ppl_split_form_of(&c, 4, &e, &l), PPL_SPLIT_LAYOUT);
+    assert_false(e || l);
+    assert_true(ppl_split_allows_vp(&c, 4));
+    assert_false(ppl_split_flags_allow_vp(&c, 4));
+    c.vp = 4;
+    const int64_t want[4] = {4, 3, 3, 3};
+    for (int64_t k = 0; k < 4; k++) {
+        assert_int_equal(ppl_split_chunk_layers(&c, 0, k), 4);
+        assert_int_equal(ppl_split_chunk_layers(&c, 3, k), want[k]);
+    }
+    c.pp = 8;
+    c.split = (ppl_stage_split){12, 12, 12};
+    assert_int_equal(ppl_split_form_of(&c, 4, &e, &l), PPL_SPLIT_EVEN);
+    assert_int_equal(ppl_split_form_of(&c, 5, &e, &l), PPL_SPLIT_LAYOUT);
+    assert_int_equal(ppl_split_form_of(&c, 13, &e, &l), PPL_SPLIT_NONE);
+}
+
 /* Pins written as the command line's flags (a pin's knob with dashes: "--tp" is
  * tp, "--global-batch" global_batch), for readable cases; only the knobs these
  * tests use.  The library is tested alone: no command-line parser. */
@@ -417,9 +451,9 @@ static void test_config_rules(void **state)
          "dp", "but gpus is 1024"},
         {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--mbs", "1", "--global-batch", "1000"),
          "global_batch", "not a multiple of dp*mbs"},
-        {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--vp", "5", "--mbs", "1",
+        {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--vp", "13", "--mbs", "1",
                "--global-batch", "1536"),
-         "vp", "divide into vp chunks"},
+         "vp", "at least a layer a chunk"},
         {FLAGS("--gpus", "1024", "--tp", "8", "--pp", "8", "--vp", "2", "--mbs", "1",
                "--global-batch", "16"),
          "vp", "needs at least pp (8) microbatches, found 1"},
@@ -564,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_gqa_gated),
         cmocka_unit_test(test_moe_expert_parallel),
         cmocka_unit_test(test_stage_split),
+        cmocka_unit_test(test_split_forms),
         cmocka_unit_test(test_config_rules),
         cmocka_unit_test(test_expert_folding_rules),
         cmocka_unit_test(test_expert_weights_etp),
