@@ -41,7 +41,8 @@ static const help_text texts[] = {
     {PPL_CMD_ESTIMATE,
      "parplan estimate --model M --topology T --tp a --pp b --mbs m --global-batch B [options]",
      "Predicts one configuration's step time with a full breakdown: compute, pipeline\n"
-     "bubble, communication at each level of the network, memory per GPU.  Unstated\n"
+     "bubble, communication at each level of the network, the GPUs' wait for the\n"
+     "host's kernel launches (small per-GPU work), memory per GPU.  Unstated\n"
      "knobs default to --zero 0, --recompute none, no sequence parallelism, no flash\n"
      "attention, --vp 1, --cp-comm p2p (Megatron's default, with --cp > 1); --dp\n"
      "defaults to gpus / (tp*pp*cp).  MoE layers split the same tp*cp*dp ranks of a\n"
