@@ -95,12 +95,12 @@ static bool walk_classes(const ppl_stage_env *own, const ppl_config *c, ppl_clas
         sp->first_stage = k->first_stage;
         sp->count = k->count;
         sp->passes = passes;
-        sp->hop_s = ppl_stack_pp_overlap(&ctx->stack, c) * e->micro->pp_one;
-        sp->last_hop_s =
-            k->first_stage + k->count >= c->pp ? 0.0
-            : k->cross_sends > 0 && i + 1 < cl->n
-                ? ppl_stack_pp_overlap(&ctx->stack, c) * fmax(k->cross_send_s, e->micro->pp_one)
-                : sp->hop_s;
+        const double pp_overlap = ppl_stack_pp_overlap(&ctx->stack, c);
+        sp->hop_s = pp_overlap * e->micro->pp_one;
+        sp->last_hop_s = k->first_stage + k->count >= c->pp ? 0.0
+                         : k->cross_sends > 0 && i + 1 < cl->n
+                             ? pp_overlap * fmax(k->cross_send_s, e->micro->pp_one)
+                             : sp->hop_s;
         if (full && i < PPL_PASS_CLASSES) {
             out->stage_passes[i] = *sp;
             out->n_stage_passes = (int)i + 1;
@@ -291,7 +291,8 @@ static bool assemble(const ppl_eval_ctx *ctx, const ppl_stage_env *own, const pp
     /* the pipeline: run op by op when the estimate is shown (executor.h); the
      * search's first look takes the lower bound, so that only what may rank is run */
     const double mb = (double)c->microbatches;
-    double pipe = ppl_pipe_bound_spans_s(c->schedule, c->pp, c->vp, c->microbatches, w.span, cl->n);
+    double pipe = ppl_pipe_bound_spans_s(c->schedule, c->pp, c->vp, c->microbatches, w.span,
+                                         cl->n);
     out->pipeline_bound_s = pipe;
     out->pipeline_peak_in_flight = 0.0;
     /* the stages one by one, for the run (and DualPipe's rank pairs) */
@@ -474,8 +475,8 @@ ppl_status ppl_estimate_check(const ppl_estimate *e, ppl_error *err)
                              "please report it with the inputs)",
                              e->step_time_s, (long long)e->config.tp, (long long)e->config.pp,
                              (long long)e->config.dp, e->floor_s, 100.0 * e->mfu);
-    if (e->memory.total <
-        e->memory.weights + e->memory.gradients + e->memory.optimizer - 1e-9 * e->memory.total)
+    if (e->memory.total < e->memory.weights + e->memory.gradients + e->memory.optimizer -
+                              1e-9 * e->memory.total)
         return ppl_error_set(err, PPL_EINTERNAL, "", "",
                              "the cost model gave %.6g bytes a GPU, below its model states: not "
                              "shown (a bug: please report it with the inputs)",

@@ -45,24 +45,22 @@ void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l
     const int64_t pp_stride = c->tp * c->cp * c->dp;
     const int64_t etp = ppl_config_etp(c);
     const ppl_net *net = &ctx->net;
-    /* the job's ranks over the NVLink domains it takes (ppl_net_job_domain) */
-    const int64_t jd = ppl_net_job_domain(net, c->gpus);
-    ppl_group_place_worst_job(net, jd, c->tp, 1, 0, c->pp, pp_stride, &l->g_tp);
-    ppl_group_place_worst_job(net, jd, c->cp, c->tp, 0, c->pp, pp_stride, &l->g_cp);
-    ppl_group_place_worst_job(net, jd, c->dp * c->cp, c->tp, 0, c->pp, pp_stride, &l->g_dp);
-    ppl_group_place_worst_job(net, jd, etp, 1, 0, c->pp, pp_stride, &l->g_etp);
-    ppl_group_place_worst_job(net, jd, c->ep, etp, 0, c->pp, pp_stride, &l->g_ep);
-    ppl_group_place_worst_job(net, jd, ppl_config_edp(c), etp * c->ep, 0, c->pp, pp_stride,
-                              &l->g_edp);
-    ppl_group_place_worst_job(net, jd, c->pp > 1 ? 2 : 1, pp_stride, 0, c->pp > 1 ? c->pp - 1 : 1,
-                              pp_stride, &l->g_pp);
+    /* the job's ranks over the NVLink domains it takes */
+    const int64_t jd = l->job_domain = ppl_net_job_domain(net, c->gpus);
+    ppl_group_place_worst(net, jd, c->tp, 1, 0, c->pp, pp_stride, &l->g_tp);
+    ppl_group_place_worst(net, jd, c->cp, c->tp, 0, c->pp, pp_stride, &l->g_cp);
+    ppl_group_place_worst(net, jd, c->dp * c->cp, c->tp, 0, c->pp, pp_stride, &l->g_dp);
+    ppl_group_place_worst(net, jd, etp, 1, 0, c->pp, pp_stride, &l->g_etp);
+    ppl_group_place_worst(net, jd, c->ep, etp, 0, c->pp, pp_stride, &l->g_ep);
+    ppl_group_place_worst(net, jd, ppl_config_edp(c), etp * c->ep, 0, c->pp, pp_stride, &l->g_edp);
+    ppl_group_place_worst(net, jd, c->pp > 1 ? 2 : 1, pp_stride, 0, c->pp > 1 ? c->pp - 1 : 1,
+                          pp_stride, &l->g_pp);
     ppl_group_place_job(net, jd, c->pp > 1 ? 2 : 1, (c->pp - 1) * pp_stride, 0, &l->g_tie);
     /* hierarchical CP: cp_a2a adjacent CP ranks, and the ring of one of each
      * (Megatron-Core parallel_state.py, hierarchical context-parallel groups) */
     int64_t a2a = c->cp_a2a >= 1 && c->cp % c->cp_a2a == 0 ? c->cp_a2a : 1;
-    ppl_group_place_worst_job(net, jd, a2a, c->tp, 0, c->pp, pp_stride, &l->g_cp_a2a);
-    ppl_group_place_worst_job(net, jd, c->cp / a2a, c->tp * a2a, 0, c->pp, pp_stride,
-                              &l->g_cp_ring);
+    ppl_group_place_worst(net, jd, a2a, c->tp, 0, c->pp, pp_stride, &l->g_cp_a2a);
+    ppl_group_place_worst(net, jd, c->cp / a2a, c->tp * a2a, 0, c->pp, pp_stride, &l->g_cp_ring);
     ppl_layout_shard(net, c, l, ppl_config_shard_group(c), l);
 }
 
@@ -74,13 +72,13 @@ void ppl_layout_shard(const ppl_net *net, const ppl_config *c, const ppl_layout 
     if (out != base)
         *out = *base;
     if (ppl_config_shard_replicas(&g) > 1) {
-        ppl_shard_groups(net, &g, &out->g_shard, &out->g_replicas, &out->g_eshard,
+        ppl_shard_groups(net, base->job_domain, &g, &out->g_shard, &out->g_replicas, &out->g_eshard,
                          &out->g_ereplicas);
         return;
     }
     /* every rank: the data-parallel groups themselves, no replicas */
     out->g_shard = base->g_dp;
     out->g_eshard = base->g_edp;
-    ppl_group_place_job(net, ppl_net_job_domain(net, c->gpus), 1, 1, 0, &out->g_replicas);
+    ppl_group_place_job(net, base->job_domain, 1, 1, 0, &out->g_replicas);
     out->g_ereplicas = out->g_replicas;
 }

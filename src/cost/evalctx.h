@@ -49,6 +49,7 @@ typedef struct ppl_layout {
     /* hierarchical sharding (shard.h): the sharding group and the replicas of one
      * shard, dense and experts; g_dp and g_edp and groups of one without it */
     ppl_group g_shard, g_replicas, g_eshard, g_ereplicas;
+    int64_t job_domain; /* GPUs of each NVLink domain the job takes (ppl_net_job_domain) */
 } ppl_layout;
 
 void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_layout *layout);

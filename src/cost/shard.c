@@ -84,7 +84,7 @@ int ppl_shard_group_choices(const ppl_topology *t, const ppl_config *c, int64_t 
     return k;
 }
 
-void ppl_shard_groups(const ppl_net *net, const ppl_config *c, ppl_group *shard,
+void ppl_shard_groups(const ppl_net *net, int64_t jd, const ppl_config *c, ppl_group *shard,
                       ppl_group *replicas, ppl_group *expert_shard, ppl_group *expert_replicas)
 {
     const int64_t pp_stride = c->tp * c->cp * c->dp, etp = ppl_config_etp(c);
@@ -97,12 +97,10 @@ void ppl_shard_groups(const ppl_net *net, const ppl_config *c, ppl_group *shard,
     /* parallel_state.py:984-993: the intra-partial group is a contiguous slice of
      * the dp-cp ranks (tp apart); the inter-instance group joins the same slot of
      * each slice; the experts' the same over edp (etp*ep apart, :1474-1489) */
-    const int64_t jd = ppl_net_job_domain(net, c->gpus);
-    ppl_group_place_worst_job(net, jd, n * c->cp, c->tp, 0, c->pp, pp_stride, shard);
-    ppl_group_place_worst_job(net, jd, k, c->tp * c->cp * n, 0, c->pp, pp_stride, replicas);
-    ppl_group_place_worst_job(net, jd, eshard, etp * c->ep, 0, c->pp, pp_stride, expert_shard);
-    ppl_group_place_worst_job(net, jd, ek, etp * c->ep * eshard, 0, c->pp, pp_stride,
-                              expert_replicas);
+    ppl_group_place_worst(net, jd, n * c->cp, c->tp, 0, c->pp, pp_stride, shard);
+    ppl_group_place_worst(net, jd, k, c->tp * c->cp * n, 0, c->pp, pp_stride, replicas);
+    ppl_group_place_worst(net, jd, eshard, etp * c->ep, 0, c->pp, pp_stride, expert_shard);
+    ppl_group_place_worst(net, jd, ek, etp * c->ep * eshard, 0, c->pp, pp_stride, expert_replicas);
 }
 
 int ppl_shard_searched(const ppl_topology *t, int stack, int64_t pinned, const ppl_config *c,

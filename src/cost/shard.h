@@ -50,9 +50,11 @@ int ppl_shard_searched(const ppl_topology *topo, int stack, int64_t pinned,
 /* The groups of one stage's data-parallel ranks (Megatron's rank order: TP
  * innermost, then CP, DP): the sharding group, n*cp ranks tp apart, and the
  * replicas of one shard, dp/n ranks tp*cp*n apart; the experts' the same over
- * edp.  Without a group, shard = the whole data-parallel group, replicas one. */
-void ppl_shard_groups(const ppl_net *net, const ppl_config *config, ppl_group *shard,
-                      ppl_group *replicas, ppl_group *expert_shard, ppl_group *expert_replicas);
+ * edp.  Without a group, shard = the whole data-parallel group, replicas one.
+ * The job takes job_domain GPUs of each NVLink domain (ppl_layout's). */
+void ppl_shard_groups(const ppl_net *net, int64_t job_domain, const ppl_config *config,
+                      ppl_group *shard, ppl_group *replicas, ppl_group *expert_shard,
+                      ppl_group *expert_replicas);
 
 /* Launch output: the Megatron-LM flags (appended to `args`) and the DeepSpeed
  * zero_optimization keys (set in `zero`) of the sharding group and the offload;

@@ -244,10 +244,8 @@ void ppl_classes_free(ppl_classes *cl)
  * and gathered in fp8 (ppl_low_params). */
 int ppl_dp_kind(const ppl_eval_ctx *ctx, const ppl_config *c)
 {
-    return (c->zero == 0   ? 0
-            : c->zero <= 2 ? 1
-                           : 2) +
-           (ppl_config_shard_replicas(c) > 1 ? 3 : 0) + (ppl_low_params(&ctx->memory, c) ? 6 : 0);
+    return (c->zero == 0 ? 0 : c->zero <= 2 ? 1 : 2) + (ppl_config_shard_replicas(c) > 1 ? 3 : 0) +
+           (ppl_low_params(&ctx->memory, c) ? 6 : 0);
 }
 
 /* Bytes per parameter a gather moves: 16-bit, but the weights kept in fp8 alone
@@ -272,7 +270,7 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
     const bool grouped = ppl_config_shard_replicas(c) > 1;
     const int kind = ppl_dp_kind(ctx, c), z = kind % 3, low = kind >= 6;
     if (grouped && k->dp_group != ppl_config_shard_group(c)) { /* another group's */
-        k->dp_ready &= 0x1c7;                                  /* kinds 0-2 and 6-8 */
+        k->dp_ready &= 0x1c7; /* kinds 0-2 and 6-8 */
         k->dp_group = ppl_config_shard_group(c);
     }
     if (k->dp_ready & (1 << kind))
@@ -285,8 +283,8 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
         double reduce, gather, last, r2, g2, l2;
         ppl_dp_times(ctx, c, &l->g_shard, &l->g_replicas, dense, gb_dense, &reduce, &gather, &last,
                      NULL);
-        ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, mem->params_expert, gb_expert, &r2, &g2,
-                     &l2, NULL);
+        ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, mem->params_expert, gb_expert, &r2,
+                     &g2, &l2, NULL);
         reduce += r2;
         gather += g2;
         if (l2 > last)
@@ -320,8 +318,9 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
         if (k->moe_layers > 0 && mem->params_expert > 0) {
             double expert = mem->params_expert / (double)k->moe_layers;
             double share = (double)k->moe_layers / (double)k->layers;
-            k->z3_ag[z3] += share * ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_eshard,
-                                                         expert * gb_expert / n / bus, n, NULL);
+            k->z3_ag[z3] +=
+                share * ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_eshard,
+                                             expert * gb_expert / n / bus, n, NULL);
             k->z3_rs[z3] +=
                 share * ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_eshard,
                                              expert * ppl_dp_grad_bytes(ctx, c) / n / bus, n, NULL);

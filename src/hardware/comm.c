@@ -115,14 +115,8 @@ void ppl_group_place_job(const ppl_net *net, int64_t job_domain, int64_t n, int6
         }
 }
 
-void ppl_group_place_worst(const ppl_net *net, int64_t n, int64_t stride, int64_t base,
-                           int64_t copies, int64_t copy_stride, ppl_group *out)
-{
-    ppl_group_place_worst_job(net, net->node_gpus, n, stride, base, copies, copy_stride, out);
-}
-
-void ppl_group_place_worst_job(const ppl_net *net, int64_t job_domain, int64_t n, int64_t stride,
-                               int64_t base, int64_t copies, int64_t copy_stride, ppl_group *out)
+void ppl_group_place_worst(const ppl_net *net, int64_t job_domain, int64_t n, int64_t stride,
+                           int64_t base, int64_t copies, int64_t copy_stride, ppl_group *out)
 {
     ppl_group_place_job(net, job_domain, n, stride, base, out);
     for (int64_t c = 1; c < copies; c++) {

@@ -79,11 +79,6 @@ typedef struct ppl_group {
 /* A group of n ranks spaced `stride` GPUs apart from GPU `base` (ranks map to
  * GPUs in order: GPU g is local GPU g % gpus_per_server of server g / gpus_per_server). */
 void ppl_group_place(const ppl_net *net, int64_t n, int64_t stride, int64_t base, ppl_group *out);
-/* The worst of `copies` such groups, the i-th starting at base + i * copy_stride:
- * the highest tier reached and the fewest members per tier group. */
-void ppl_group_place_worst(const ppl_net *net, int64_t n, int64_t stride, int64_t base,
-                           int64_t copies, int64_t copy_stride, ppl_group *out);
-
 /* The GPUs of each NVLink domain a job of `job_gpus` takes: the whole domain when
  * the domain is one server or the job fits in one; else, on domains of several
  * servers (NVL72 racks), the most whole servers of a domain whose GPUs divide the
@@ -92,13 +87,15 @@ void ppl_group_place_worst(const ppl_net *net, int64_t n, int64_t stride, int64_
  * segments of 16 trays allocate them).  A job that no share of at least half a
  * domain divides fills domains in order (the domain size). */
 int64_t ppl_net_job_domain(const ppl_net *net, int64_t job_gpus);
-/* ppl_group_place and ppl_group_place_worst for ranks of a job that takes
- * `job_domain` GPUs of each NVLink domain (ppl_net_job_domain): rank r on GPU
- * r / job_domain x domain + r % job_domain. */
+/* ppl_group_place for ranks of a job that takes `job_domain` GPUs of each NVLink
+ * domain (ppl_net_job_domain): rank r on GPU r / job_domain x domain + r %
+ * job_domain. */
 void ppl_group_place_job(const ppl_net *net, int64_t job_domain, int64_t n, int64_t stride,
                          int64_t base, ppl_group *out);
-void ppl_group_place_worst_job(const ppl_net *net, int64_t job_domain, int64_t n, int64_t stride,
-                               int64_t base, int64_t copies, int64_t copy_stride, ppl_group *out);
+/* The worst of `copies` such groups of the job, the i-th starting at base + i *
+ * copy_stride: the highest tier reached and the fewest members per tier group. */
+void ppl_group_place_worst(const ppl_net *net, int64_t job_domain, int64_t n, int64_t stride,
+                           int64_t base, int64_t copies, int64_t copy_stride, ppl_group *out);
 
 /* The first `servers` servers of the topology, `per_server` GPUs each (local GPUs
  * 0 .. per_server-1): the group nccl-tests runs over. */
