@@ -356,8 +356,8 @@ bool ppl_gpu_assumed(const ppl_gpu *gpu, ppl_precision precision, char *buf, siz
         join_kinds(kinds, sizeof kinds, (int)gen);
     if (!measured && blackwell)
         say(buf, size, &used,
-            "%s: no measured run; fp8 GEMM efficiency assumed the measured Blackwell kinds' "
-            "(%s), the other efficiencies H100's (fractions of its own peaks)",
+            "%s: no measured run; GEMM efficiencies assumed the measured Blackwell kinds' "
+            "(%s), attention and HBM efficiencies H100's (fractions of its own peaks)",
             gpu->name, kinds);
     else if (!measured)
         say(buf, size, &used,

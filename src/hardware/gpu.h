@@ -67,8 +67,8 @@ typedef struct ppl_host_figures {
 } ppl_host_figures;
 
 /* Whose fitted kernel efficiencies a kind's GEMMs, attention and element-wise
- * kernels take (constants.h: the a100_* and h100_* constants; Blackwell's fp8
- * GEMMs their own, b200_gemm_fp8, the rest as Hopper's). */
+ * kernels take (constants.h: the a100_* and h100_* constants; Blackwell's GEMMs
+ * their own, b200_gemm and b200_gemm_fp8, the rest as Hopper's). */
 typedef enum ppl_kernels {
     PPL_KERNELS_AMPERE = 0,
     PPL_KERNELS_HOPPER = 1,

@@ -253,8 +253,8 @@ static void test_efficiency_note(void **state)
     ppl_topology t = generated("B300", 8);
     assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_BF16, note, sizeof note));
     /* the B300's row cites no host: the DGX H100's is assumed, and said */
-    assert_string_equal(note, "B300-SXM-288GB: no measured run; fp8 GEMM efficiency assumed the "
-                              "measured Blackwell kinds' (B200, GB200, GB300), the other "
+    assert_string_equal(note, "B300-SXM-288GB: no measured run; GEMM efficiencies assumed the "
+                              "measured Blackwell kinds' (B200, GB200, GB300), attention and HBM "
                               "efficiencies H100's (fractions of its own peaks); scale-up "
                               "efficiency: NCCL's Blackwell (SM100) figure, 40.1 of 50 GB/s a "
                               "link (topo.h); host link and memory assumed a DGX H100's (PCIe "
