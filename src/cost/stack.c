@@ -239,6 +239,13 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
      * little of it (Narayanan et al. SC'21 Table 2: 174.6B on 768 and on 1,536
      * A100 took the same 66.75 s a step) */
     o->zero3_per_tensor = stack == PPL_STACK_DEEPSPEED_ZERO3_2021;
+    /* DeepSpeed's stage 3 releases a module's gathered weights after its forward
+     * and fetches them in the pre-forward hook that a recomputed forward runs too
+     * (deepspeed/runtime/zero/parameter_offload.py, pre_sub_module_forward_function;
+     * deepspeedai/DeepSpeed issue 4784), then again for the backward: under full
+     * recomputation a layer is gathered three times a microbatch.  FSDP keeps the
+     * weights it gathered for the recomputation through the layer's backward. */
+    o->zero3_regather = stack == PPL_STACK_DEEPSPEED_ZERO3_2021;
     o->zero3_overlap = stack == PPL_STACK_DEEPSPEED_ZERO3_2021 ? 0.0 : 1.0;
     o->zero3_bus = stack == PPL_STACK_DEEPSPEED_ZERO3_2021 ? k->zero3_2021_bus : 1.0;
 }

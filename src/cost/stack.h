@@ -51,6 +51,7 @@ typedef struct ppl_stack_opts {
      * much of a layer's compute its prefetch hides them under */
     bool zero3_per_tensor; /* one collective per parameter tensor (DeepSpeed 2021), else
                               one per layer (FSDP unit, Megatron-FSDP bucket) */
+    bool zero3_regather;   /* a recomputed forward gathers the layer again (DeepSpeed) */
     double zero3_overlap;  /* share of the layer's compute that hides its collectives */
     double zero3_bus;      /* share of the ring's bus bandwidth its collectives reach */
     /* cost as exposed the overlaps no run of the calibration measures: the expert

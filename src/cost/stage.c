@@ -27,15 +27,64 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Parameter tensors of one transformer layer, each its own collective when a
- * stack gathers per tensor: QKV and output projection, the MLP's matrices (three
- * when gated), their biases, and the two norms' weights (and biases). */
-static double tensors_per_layer(const ppl_model *m)
+/* DeepSpeed's stage 3 (its documentation, config-json "ZeRO optimizations"):
+ * a parameter under stage3_param_persistence_threshold elements (1e5 by default)
+ * stays whole on every rank and is never gathered; gradients are reduced in
+ * buckets of reduce_bucket_size elements (5e8), the bucket flushed before a
+ * gradient that would overflow it, so a gradient larger than a bucket goes alone. */
+#define DS_PERSIST_ELEMS 1e5
+#define DS_BUCKET_ELEMS 5e8
+
+/* A dense layer's parameter tensors per tensor-parallel rank, in the backward's
+ * order (the MLP's before the attention's): QKV and output projection, the
+ * MLP's matrices (three when gated), their biases, the norms' weights (and
+ * biases).  Returns how many it wrote (at most 16). */
+static int layer_tensors(const ppl_model *m, int64_t tp, double size[16])
 {
-    double weights = 2.0 + (m->gated_mlp ? 3.0 : 2.0);
-    double biases = m->bias ? weights : 0.0;
-    double norms = m->norm == PPL_NORM_LAYERNORM ? 4.0 : 2.0;
-    return weights + biases + norms;
+    const double h = (double)m->hidden, t = (double)(tp > 0 ? tp : 1);
+    const double hd = (double)(m->head_dim > 0 ? m->head_dim : m->hidden / m->heads);
+    const double q = (double)m->heads * hd / t, kv = (double)m->kv_heads * hd / t;
+    const double ffn = (double)m->ffn_hidden / t;
+    const int norms = m->norm == PPL_NORM_LAYERNORM ? 4 : 2;
+    int n = 0;
+    for (int i = 0; i < (m->gated_mlp ? 3 : 2); i++)
+        size[n++] = h * ffn;
+    if (m->bias) {
+        size[n++] = h;
+        for (int i = 0; i < (m->gated_mlp ? 2 : 1); i++)
+            size[n++] = ffn;
+    }
+    for (int i = 0; i < norms; i++)
+        size[n++] = h;
+    size[n++] = q * h;
+    size[n++] = h * (q + 2.0 * kv);
+    if (m->bias) {
+        size[n++] = h;
+        size[n++] = q + 2.0 * kv;
+    }
+    return n;
+}
+
+/* The buckets are counted as they flush over `layers` layers (stage.h). */
+void ppl_zero3_per_tensor(const ppl_model *m, int64_t tp, int64_t layers, double *gathers,
+                          double *reductions)
+{
+    double size[16];
+    const int n = layer_tensors(m, tp, size);
+    double filled = 0.0, flushes = 0.0;
+    *gathers = 0.0;
+    for (int i = 0; i < n; i++)
+        *gathers += size[i] >= DS_PERSIST_ELEMS;
+    const int64_t L = layers > 0 ? layers : 1;
+    for (int64_t l = 0; l < L; l++)
+        for (int i = 0; i < n; i++) {
+            if (filled > 0.0 && filled + size[i] > DS_BUCKET_ELEMS) {
+                flushes += 1.0;
+                filled = 0.0;
+            }
+            filled += size[i];
+        }
+    *reductions = (flushes + (filled > 0.0)) / (double)L;
 }
 
 static double pos(double x)
@@ -305,25 +354,30 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
         double layer_params = dense / (double)k->layers;
         /* per tensor: as many collectives, each a share of the layer (each pays
          * the collective's latency; the bytes are the layer's either way) */
-        double n = ctx->stack.zero3_per_tensor ? tensors_per_layer(ctx->model) : 1.0;
+        double n = 1.0, nr = 1.0;
+        if (ctx->stack.zero3_per_tensor)
+            ppl_zero3_per_tensor(ctx->model, c->tp, k->layers, &n, &nr);
         double bus = ctx->stack.zero3_bus;
-        k->z3_ag[z3] = ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_shard,
-                                            layer_params * gb_dense / n / bus, n, NULL);
+        /* (a layer whose every tensor stays whole is not gathered) */
+        k->z3_ag[z3] = n > 0.0 ? ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_shard,
+                                                      layer_params * gb_dense / n / bus, n, NULL)
+                               : 0.0;
         k->z3_rs[z3] =
             ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_shard,
-                                 layer_params * ppl_dp_grad_bytes(ctx, c) / n / bus, n, NULL);
+                                 layer_params * ppl_dp_grad_bytes(ctx, c) / nr / bus, nr, NULL);
         /* a MoE layer's local experts are sharded over the expert-data-parallel
          * group (edp = tp*cp*dp/(etp*ep) ranks) and gathered and reduce-scattered over it as the
          * dense weights are over theirs; averaged over the class's layers */
         if (k->moe_layers > 0 && mem->params_expert > 0) {
             double expert = mem->params_expert / (double)k->moe_layers;
             double share = (double)k->moe_layers / (double)k->layers;
-            k->z3_ag[z3] +=
-                share * ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_eshard,
-                                             expert * gb_expert / n / bus, n, NULL);
-            k->z3_rs[z3] +=
-                share * ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_eshard,
-                                             expert * ppl_dp_grad_bytes(ctx, c) / n / bus, n, NULL);
+            if (n > 0.0)
+                k->z3_ag[z3] +=
+                    share * ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_eshard,
+                                                 expert * gb_expert / n / bus, n, NULL);
+            const double grads = expert * ppl_dp_grad_bytes(ctx, c);
+            k->z3_rs[z3] += share * ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER,
+                                                         &l->g_eshard, grads / nr / bus, nr, NULL);
         }
     }
     k->dp_ready |= 1 << kind;
@@ -396,8 +450,12 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
                per_b = so->zero3_overlap * s->backward / layers;
         const int g = (ppl_config_shard_replicas(c) > 1) + 2 * ppl_low_params(&ctx->memory, c);
         const double ag = k->z3_ag[g], rs = k->z3_rs[g];
-        s->zero3 = layers * (2.0 * ag + rs);
-        double z3_exposed = layers * (pos(ag - per_f) + pos(ag + rs - per_b));
+        /* gathers in the backward: the backward's own, and the recomputed forward's
+         * where the stack releases the weights between them (stack.h) */
+        const bool regather = so->zero3_regather && c->recompute == PPL_RECOMPUTE_FULL;
+        const double ag_b = ag * (1.0 + (regather ? ppl_recomputed_share(c, k->layers) : 0.0));
+        s->zero3 = layers * (ag + ag_b + rs);
+        double z3_exposed = layers * (pos(ag - per_f) + pos(ag_b + rs - per_b));
         s->exposed += z3_exposed + so->overlap_cost * (s->zero3 - z3_exposed);
     }
     const double pp_overlap = ppl_stack_pp_overlap(so, c);

@@ -245,6 +245,73 @@ static void test_zero3_2021_bus(void **state)
     assert_close(e1.time.dp_comm, e2.time.dp_comm, 1e-12);
 }
 
+/* DeepSpeed's stage 3 gathers each tensor of at least 1e5 elements
+ * (stage3_param_persistence_threshold) and reduces gradients in buckets of 5e8
+ * elements (reduce_bucket_size), flushed before the gradient that would overflow.
+ * GPT-3 175B, tp 1 (h 12288, ffn 49152, biases, LayerNorm): the four weight
+ * matrices (453M, 151M, 604M, 604M) are gathered; the biases (12288-49152) and
+ * norms stay whole.  In the backward's order a layer is fc2 604M | fc1 604M |
+ * its biases and the norms, 110,592 elements, then proj 151M | qkv 453M and
+ * its biases: a flush before fc1, before the small tensors (604M + 12,288 >
+ * 5e8), before qkv (151M + 453M) and before the next layer's fc2 (453M + 604M):
+ * 4 a layer, 96 x 4 in all (the first layer's missing flush is the last's
+ * partial bucket).  A GPT of 1.3B (h 2048, 24 layers, 50.36M a layer, 1.209B in
+ * all) fills three buckets in all, 3 / 24 = 0.125 a layer; its four matrices
+ * (4.2M-16.8M) are gathered.  Llama's gated MLP without biases: five matrices. */
+static void test_zero3_per_tensor(void **state)
+{
+    (void)state;
+    double g, r;
+    ppl_model m = test_gpt(96, 12288, 96, 2048);
+    ppl_zero3_per_tensor(&m, 1, 96, &g, &r);
+    assert_close(g, 4.0, 0.0);
+    assert_close(r, 4.0, 1e-12);
+    m = test_gpt(24, 2048, 16, 2048);
+    ppl_zero3_per_tensor(&m, 1, 24, &g, &r);
+    assert_close(g, 4.0, 0.0);
+    assert_close(r, 0.125, 1e-12);
+    m.gated_mlp = true;
+    m.bias = false;
+    m.norm = PPL_NORM_RMSNORM;
+    ppl_zero3_per_tensor(&m, 1, 24, &g, &r);
+    assert_close(g, 5.0, 0.0);
+}
+
+/* DeepSpeed's stage 3 releases a layer's weights after its forward and fetches
+ * them again for a recomputed forward (parameter_offload.py's pre-forward hook
+ * runs in the recomputation), then for the backward; FSDP keeps what it gathered
+ * for the recomputation.  So with full recomputation DeepSpeed 2021 gathers each
+ * layer three times a microbatch against twice without, none of it hidden: its
+ * data-parallel time grows by one gather a layer, the same for each layer of one
+ * shape: linear in the layers, grow(3) - grow(2) = grow(2) - grow(1) > 0 (the
+ * embedding's share of the gathered bytes is in every term); FSDP's does not
+ * grow.  16 A100 (2 servers), tp 1, fp16, one microbatch. */
+static void test_zero3_regather(void **state)
+{
+    (void)state;
+    ppl_topology t = test_topology("dgx-a100-superpod");
+    const ppl_stack stacks[2] = {PPL_STACK_DEEPSPEED_ZERO3_2021, PPL_STACK_FSDP};
+    double grow[2][3]; /* [stack][layers - 1]: dp(full) - dp(none) */
+    for (int k = 0; k < 2; k++)
+        for (int layers = 1; layers <= 3; layers++) {
+            ppl_model m = test_gpt(layers, 4096, 32, 2048);
+            ppl_config c = test_config(16, 1, 1, 1, 16, &m);
+            c.zero = 3;
+            c.precision = PPL_PRECISION_FP16;
+            ppl_eval_ctx ctx;
+            ppl_eval_ctx_init(&ctx, &m, &t, stacks[k]);
+            ppl_estimate none, full;
+            ppl_estimate_config(&ctx, &c, &none);
+            c.recompute = PPL_RECOMPUTE_FULL;
+            ppl_estimate_config(&ctx, &c, &full);
+            grow[k][layers - 1] = full.time.dp_comm - none.time.dp_comm;
+        }
+    assert_true(grow[0][1] - grow[0][0] > 0.0);
+    assert_close(grow[0][2] - grow[0][1], grow[0][1] - grow[0][0], 1e-9);
+    for (int layers = 1; layers <= 3; layers++)
+        assert_close(grow[1][layers - 1], 0.0, 1e-12);
+}
+
 /* ZeRO-3 moves expert weights too.  Mixtral 8x7B (46.7B parameters, 45.1B of them
  * in the experts: 32 layers x 8 experts x 3 x 4096 x 14336) on 16 H100, tp 1,
  * ZeRO-3, one microbatch: every parameter is gathered twice (forward, backward)
@@ -497,6 +564,8 @@ int main(void)
         cmocka_unit_test(test_block_recompute_time),
         cmocka_unit_test(test_estimate_check),
         cmocka_unit_test(test_zero3_2021_bus),
+        cmocka_unit_test(test_zero3_per_tensor),
+        cmocka_unit_test(test_zero3_regather),
         cmocka_unit_test(test_zero3_moves_experts),
         cmocka_unit_test(test_cp_ring_hidden),
         cmocka_unit_test(test_dispatch_group),
