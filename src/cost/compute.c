@@ -26,6 +26,7 @@
  */
 #include "cost/compute.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -101,9 +102,17 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
         inside += 2.0 * 2.0 * (double)m->mla.qk_rope_head_dim * (a / t + 1.0);
     else if (m->position_embedding == PPL_POSITION_ROPE)
         inside += 2.0 * 2.0 * (shape.q_cols + kvd); /* rotate Q and K: read and write */
-    if (!c->flash_attention) /* fused scale-mask-softmax: read and write; dropout: 5 */
-        inside += (m->dropout ? 9.0 : 4.0) * (a / t) * s;
-    w->elementwise_bytes = T * (outside + inside);
+    /* unfused attention, per score: the fused scale-mask-softmax reads and writes
+     * it (4 B), dropout reads it and writes it and a 1-byte mask (5 B); backward,
+     * dropout's reads the gradient and the mask and writes one (5 B), softmax's
+     * reads the gradient and the probabilities and writes one (6 B) */
+    const double scores = (a / t) * s;
+    w->softmax_bytes = w->softmax_bytes_backward = 0.0;
+    if (!c->flash_attention) {
+        w->softmax_bytes = T * (m->dropout ? 9.0 : 4.0) * scores;
+        w->softmax_bytes_backward = T * (m->dropout ? 11.0 : 6.0) * scores;
+    }
+    w->elementwise_bytes = T * (outside + inside) + w->softmax_bytes;
 }
 
 /* at a tensor-parallel split of `ways` (tp, or etp for the experts) */
@@ -216,7 +225,24 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     if (expert > 0.0)
         gemm += expert / (pgemm * gemm_efficiency_at(m, ppl_config_etp(c), e, fp8));
     double attn = w.attn_flops / (p16 * (c->flash_attention ? e->attention : e->bmm));
+    if (!c->flash_attention) {
+        /* unfused: QK^T writes every score and the weighted sum reads every
+         * probability back, 2 B each (the softmax between them is element-wise
+         * work, above).  A head's two GEMMs do 4 s^2 d FLOPs over 4 s^2 + 8 s d
+         * bytes (scores, and Q, K, V, the output): d / (1 + 2d/s), 114 FLOP a
+         * byte at d 128 and s 2048, under A100's ridge (312 TFLOP/s over 2.04
+         * TB/s: 153) and H100's (989 over 3.35: 295).  So they are bound by HBM:
+         * a roofline over the scores' bytes */
+        const double scores = (double)c->mbs * (double)m->seq_len / (double)c->cp *
+                              ((double)m->heads / (double)c->tp) * (double)m->seq_len;
+        attn = fmax(attn, 4.0 * scores / (t->gpu.hbm_bandwidth_bps * e->hbm));
+    }
     double elem = w.elementwise_bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
+    /* backward element-wise: twice the forward's (each reads the output's gradient
+     * and what the forward saved, and writes the input's), but the softmax's and
+     * dropout's, counted as they run */
+    double elem_b = (2.0 * (w.elementwise_bytes - w.softmax_bytes) + w.softmax_bytes_backward) /
+                    (t->gpu.hbm_bandwidth_bps * e->hbm);
     double attn_backward = (c->flash_attention ? 2.5 : 2.0) * attn;
     /* fp8 tensor-wise current scaling: the amax pass reads each 16-bit input */
     double amax_f = 0.0, amax_b = 0.0;
@@ -244,7 +270,7 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
         out->recompute_s = attn + softmax;
         recompute_flops = w.attn_model_flops;
     }
-    out->backward_s = 2.0 * gemm + attn_backward + 2.0 * elem + amax_b + out->recompute_s;
+    out->backward_s = 2.0 * gemm + attn_backward + elem_b + amax_b + out->recompute_s;
     out->flops_model = 3.0 * (w.gemm_flops + w.attn_model_flops);
     out->flops_hardware = out->flops_model + recompute_flops;
     double ops_f, ops_b;

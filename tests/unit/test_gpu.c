@@ -245,6 +245,46 @@ static void test_gemm_time(void **state)
     assert_close(fwd[2], fwd[1], 1e-12);
 }
 
+/* Unfused attention is a roofline.  A GPT layer of h 4096, 32 heads (d 128), one
+ * sequence of 2048 tokens, tp 1: QK^T and the weighted sum do
+ * 2 x 2048 x 2048 x (4096 + 4096) = 68.7 GFLOP, and their scores, 32 x 2048^2 =
+ * 134.2M, are written once and read back once, 2 B each: 537 MB.  On H100
+ * (989 TFLOP/s bf16, 3.35 TB/s) at bmm 1.0 and hbm 0.8 the FLOPs take 69.5 us and
+ * the bytes 200 us: the bytes set the time.  On A100 (312 TFLOP/s, 2.04 TB/s) at
+ * bmm 0.5 the FLOPs take 440 us and the bytes 329 us: the FLOPs do.  Flash
+ * attention keeps the scores on chip and is not bounded by them.
+ * The softmax and dropout between the GEMMs (element-wise, per score): forward
+ * 4 B and 5 B, backward 6 B (read the gradient and the probabilities, write one)
+ * and 5 B (read the gradient and the mask, write one), not twice the forward's:
+ * backward - 2 x forward = (11 - 2 x 9) B x 134.2M scores at HBM, all else being
+ * twice the forward's (bf16, no recomputation). */
+static void test_unfused_roofline(void **state)
+{
+    (void)state;
+    ppl_model m = test_gpt(1, 4096, 32, 2048);
+    ppl_config c = test_config(8, 1, 1, 1, 8, &m);
+    const double flops = 2.0 * 2048.0 * 2048.0 * 8192.0, bytes = 4.0 * 32.0 * 2048.0 * 2048.0;
+    ppl_layer_time lt;
+    ppl_gpu_efficiency e = {
+        .gemm = 0.5, .gemm_fp8 = 0.5, .width_half = 0.0, .attention = 0.5, .bmm = 1.0, .hbm = 0.8};
+    ppl_topology h = generated("H100", 8);
+    ppl_layer_time_of(&m, &h, &c, &e, false, &lt);
+    assert_close(lt.attention_s, bytes / (h.gpu.hbm_bandwidth_bps * 0.8), 1e-12);
+    const double scores = 32.0 * 2048.0 * 2048.0;
+    assert_close(lt.backward_s - 2.0 * lt.forward_s,
+                 (11.0 - 18.0) * scores / (h.gpu.hbm_bandwidth_bps * 0.8), 1e-9);
+    assert_true(lt.attention_s > 2.5 * flops / h.gpu.flops[PPL_PRECISION_BF16]);
+    c.flash_attention = true;
+    ppl_layer_time_of(&m, &h, &c, &e, false, &lt);
+    assert_close(lt.attention_s, 0.5 * flops / (h.gpu.flops[PPL_PRECISION_BF16] * 0.5), 1e-12);
+    c.flash_attention = false;
+    e.bmm = 0.5;
+    ppl_topology a = generated("A100", 8);
+    ppl_layer_time_of(&m, &a, &c, &e, false, &lt);
+    assert_close(lt.attention_s, flops / (a.gpu.flops[PPL_PRECISION_BF16] * 0.5), 1e-12);
+    assert_true(lt.attention_s > bytes / (a.gpu.hbm_bandwidth_bps * 0.8));
+}
+
 /* What estimate says of efficiencies no run measured. */
 static void test_efficiency_note(void **state)
 {
@@ -323,7 +363,7 @@ int main(void)
         cmocka_unit_test(test_amd),           cmocka_unit_test(test_lookup),
         cmocka_unit_test(test_generate_mesh), cmocka_unit_test(test_precision_refused),
         cmocka_unit_test(test_gemm_bytes),    cmocka_unit_test(test_weight_cache),
-        cmocka_unit_test(test_gemm_time),     cmocka_unit_test(test_efficiency_note),
+        cmocka_unit_test(test_gemm_time), cmocka_unit_test(test_unfused_roofline),     cmocka_unit_test(test_efficiency_note),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
