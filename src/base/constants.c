@@ -128,8 +128,10 @@ static const ppl_constants start = {
  * runs as committed: 4.3% mean; 5 folds (--cv 5): 5.0%; leaving out each of their
  * 11 source families (validate --runs ../shared/calibration/runs.json --cv family):
  * 9.3% mean, 39.4% max, 64% within 10% (left out, DeepSpeed 2021's ZeRO-3 runs fall
- * back on zero3_2021_bus's start, 0.5: -25% to -39%; the other 55, 8.0%).  The 18
- * Blackwell runs as committed: 8.9% mean, 27.4% max. */
+ * back on zero3_2021_bus's start, 0.5: -25% to -39%; the other 55, 8.0%); all 76
+ * so: 12.7% (the Megatron-Bridge family, 21 runs, 22.2%: left out, nothing pins
+ * host_op_s or the Blackwell GEMMs).  The 18 Blackwell runs as committed: 8.9% mean,
+ * 27.4% max. */
 
 const ppl_constant_info *ppl_constant_infos(size_t *count)
 {
