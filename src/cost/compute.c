@@ -170,7 +170,10 @@ static void fp8_cast_elements(const ppl_model *m, const ppl_config *c, bool moe,
  * moe/token_dispatcher.py MoEAlltoAllTokenDispatcher, moe/experts.py
  * TEGroupedMLP), forward:
  *   attention: norm and QKV GEMM (TE's LayerNormLinear: 2), rotary embedding of q
- *     and k (2), the attention kernel (1), projection GEMM (1), residual add (1): 7;
+ *     and k (2, with rotary positions), the attention kernel (1; unfused, the scores'
+ *     batched GEMM, the fused scale-mask-softmax, dropout when trained with it, the
+ *     weighted sum's batched GEMM: 3 or 4), projection GEMM (1), residual add (1):
+ *     7 for a flash-attention layer with rotary positions;
  *   dense MLP: norm and fc1 (2), activation (1), fc2 (1), residual add (1): 5;
  *   MoE MLP: norm (1); router GEMM, score function, top-k, routing map and the
  *     load-balancing loss (6); the dispatcher's token counts (split sizes, their
@@ -193,7 +196,9 @@ void ppl_layer_host_ops(const ppl_model *m, const ppl_config *c, bool moe, doubl
 {
     const bool low = ppl_precision_low(c->precision);
     const double comm = c->tp > 1 ? 2.0 : 0.0, cast = low ? 2.0 : 0.0;
-    double f = 7.0 + cast + comm; /* attention */
+    const double rope = m->position_embedding == PPL_POSITION_ROPE ? 2.0 : 0.0;
+    const double core = c->flash_attention ? 1.0 : (m->dropout ? 4.0 : 3.0);
+    double f = 2.0 + rope + core + 2.0 + cast + comm; /* attention */
     if (moe) {
         const double local = (double)m->moe.experts / (double)(c->ep > 0 ? c->ep : 1);
         f += 19.0 + 2.0 * local + cast + comm;

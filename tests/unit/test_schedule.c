@@ -518,7 +518,11 @@ static void test_routing_skew(void **state)
  * Qwen3-30B-A3B in fp8 with ep 8, tp 1: a MoE layer's forward is the attention's
  * 7 operations and 2 quantisations, the MoE MLP's 19, 2 x 128/8 = 32 expert GEMMs
  * and 2 quantisations: 62; its backward twice that, 124.  Llama 3 8B in bf16 at
- * tp 8, a dense layer: attention 7 + 2 collectives, MLP 5 + 2: 16, backward 32.
+ * tp 8, a dense layer: attention 7 + 2 collectives, MLP 5 + 2: 16, backward 32 (both
+ * with flash attention).  GPT-3 175B (learned positions, trained with dropout) at
+ * tp 1: no rotary embedding, so attention 5 with flash attention and 8 unfused (the
+ * scores' GEMM, softmax, dropout and the weighted sum's GEMM for the one kernel),
+ * plus the MLP's 5: 10 and 13.
  * With 0.5 ms an operation one microbatch of Qwen's 48 layers launches for
  * 48 x 186 x 0.5 ms = 4.464 s, far above its kernels on 8 H100s: the stage waits for
  * the host, time.host is the difference, and the step's parts still add up.  At
@@ -531,15 +535,25 @@ static void test_host_launches(void **state)
     ppl_config c = test_config(8, 1, 1, 1, 8, &q);
     c.ep = 8;
     c.precision = PPL_PRECISION_FP8;
+    c.flash_attention = true;
     double f, b;
     ppl_layer_host_ops(&q, &c, true, &f, &b);
     assert_close(f, 62.0, 0);
     assert_close(b, 124.0, 0);
     ppl_model l = test_model("llama3-8b");
     ppl_config d = test_config(8, 8, 1, 1, 8, &l);
+    d.flash_attention = true;
     ppl_layer_host_ops(&l, &d, false, &f, &b);
     assert_close(f, 16.0, 0);
     assert_close(b, 32.0, 0);
+    ppl_model g = test_model("gpt3-175b");
+    ppl_config u = test_config(8, 1, 1, 1, 8, &g);
+    u.flash_attention = true;
+    ppl_layer_host_ops(&g, &u, false, &f, &b);
+    assert_close(f, 10.0, 0);
+    u.flash_attention = false;
+    ppl_layer_host_ops(&g, &u, false, &f, &b);
+    assert_close(f, 13.0, 0);
 
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
