@@ -106,11 +106,11 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
      * it (4 B), dropout reads it and writes it and a 1-byte mask (5 B); backward,
      * dropout's reads the gradient and the mask and writes one (5 B), softmax's
      * reads the gradient and the probabilities and writes one (6 B) */
-    const double scores = (a / t) * s;
+    w->scores = T * (a / t) * s;
     w->softmax_bytes = w->softmax_bytes_backward = 0.0;
     if (!c->flash_attention) {
-        w->softmax_bytes = T * (m->dropout ? 9.0 : 4.0) * scores;
-        w->softmax_bytes_backward = T * (m->dropout ? 11.0 : 6.0) * scores;
+        w->softmax_bytes = (m->dropout ? 9.0 : 4.0) * w->scores;
+        w->softmax_bytes_backward = (m->dropout ? 11.0 : 6.0) * w->scores;
     }
     w->elementwise_bytes = T * (outside + inside) + w->softmax_bytes;
 }
@@ -238,9 +238,7 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
          * byte at d 128 and s 2048, under A100's ridge (312 TFLOP/s over 2.04
          * TB/s: 153) and H100's (989 over 3.35: 295).  So they are bound by HBM:
          * a roofline over the scores' bytes */
-        const double scores = (double)c->mbs * (double)m->seq_len / (double)c->cp *
-                              ((double)m->heads / (double)c->tp) * (double)m->seq_len;
-        attn = fmax(attn, 4.0 * scores / (t->gpu.hbm_bandwidth_bps * e->hbm));
+        attn = fmax(attn, 4.0 * w.scores / (t->gpu.hbm_bandwidth_bps * e->hbm));
     }
     double elem = w.elementwise_bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
     /* backward element-wise: twice the forward's (each reads the output's gradient
@@ -269,10 +267,7 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
         recompute_flops = w.gemm_flops + w.attn_model_flops;
     } else if (c->recompute == PPL_RECOMPUTE_SELECTIVE && !c->flash_attention) {
         /* the attention core and its softmax again */
-        double softmax = (double)c->mbs * (double)m->seq_len / (double)c->cp *
-                         (m->dropout ? 9.0 : 4.0) * ((double)m->heads / (double)c->tp) *
-                         (double)m->seq_len / (t->gpu.hbm_bandwidth_bps * e->hbm);
-        out->recompute_s = attn + softmax;
+        out->recompute_s = attn + w.softmax_bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
         recompute_flops = w.attn_model_flops;
     }
     out->backward_s = 2.0 * gemm + attn_backward + elem_b + amax_b + out->recompute_s;

@@ -44,6 +44,7 @@ typedef struct ppl_layer_work {
     double attn_flops;        /* attention core as executed (causal flash skips half) */
     double attn_model_flops;  /* attention core as the model counts it (Eq.7: full s x s) */
     double elementwise_bytes; /* HBM traffic of norms, activations, dropout, residuals, softmax */
+    double scores;                 /* attention scores of the microbatch: T x heads/tp x s */
     double softmax_bytes;          /* of which the unfused attention's softmax and dropout */
     double softmax_bytes_backward; /* their backward's (not twice the forward's) */
 } ppl_layer_work;

@@ -35,32 +35,33 @@
 #define DS_PERSIST_ELEMS 1e5
 #define DS_BUCKET_ELEMS 5e8
 
-/* A dense layer's parameter tensors per tensor-parallel rank, in the backward's
- * order (the MLP's before the attention's): QKV and output projection, the
- * MLP's matrices (three when gated), their biases, the norms' weights (and
- * biases).  Returns how many it wrote (at most 16). */
+/* A dense layer's parameter tensors per tensor-parallel rank (its shape,
+ * ppl_layer_shape_of), in the backward's order (the MLP's before the
+ * attention's): the MLP's matrices (three when gated) and their biases, the
+ * norms' weights (and biases), the output projection and the QKV matrix (the
+ * attention's other weights) and their biases.  Returns how many it wrote (at
+ * most 16). */
 static int layer_tensors(const ppl_model *m, int64_t tp, double size[16])
 {
-    const double h = (double)m->hidden, t = (double)(tp > 0 ? tp : 1);
-    const double hd = (double)(m->head_dim > 0 ? m->head_dim : m->hidden / m->heads);
-    const double q = (double)m->heads * hd / t, kv = (double)m->kv_heads * hd / t;
-    const double ffn = (double)m->ffn_hidden / t;
+    ppl_layer_shape sh;
+    ppl_layer_shape_of(m, tp, &sh);
+    const double h = (double)m->hidden, proj = sh.v_cols * h;
     const int norms = m->norm == PPL_NORM_LAYERNORM ? 4 : 2;
     int n = 0;
     for (int i = 0; i < (m->gated_mlp ? 3 : 2); i++)
-        size[n++] = h * ffn;
+        size[n++] = h * sh.ffn_cols;
     if (m->bias) {
         size[n++] = h;
         for (int i = 0; i < (m->gated_mlp ? 2 : 1); i++)
-            size[n++] = ffn;
+            size[n++] = sh.ffn_cols;
     }
     for (int i = 0; i < norms; i++)
         size[n++] = h;
-    size[n++] = q * h;
-    size[n++] = h * (q + 2.0 * kv);
+    size[n++] = proj;
+    size[n++] = sh.attn_weights - proj;
     if (m->bias) {
         size[n++] = h;
-        size[n++] = q + 2.0 * kv;
+        size[n++] = sh.q_cols + 2.0 * sh.kv_cols;
     }
     return n;
 }
