@@ -38,7 +38,6 @@ typedef struct ppl_constants {
     double hbm;                /* element-wise kernels, of the HBM bandwidth */
     double tp_overlap;         /* overlapping stacks: share of TP communication hidden */
     double dp_overlap;         /* overlapping stacks: share of a microbatch's backward hiding DP */
-    double pp_overlap;         /* overlapping stacks: share of pipeline sends hidden */
     double overlap_cost;       /* compute slowdown per second of communication hidden under it */
     double step_overhead_s;    /* per-step cost outside the model, seconds */
     double host_op_s;          /* host time per operation a layer launches, seconds */

@@ -222,16 +222,22 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
     else if (!ppl_stack_overlaps(stack))
         o->bucket_params = 0.0;
     /* fitted (constants.c): stacks that overlap hide TP communication under GEMMs
-     * (Transformer Engine's userbuffers overlap) and pipeline sends under compute,
-     * and the gradient reduction under part of the last microbatch's backward; the
-     * others hide nothing of their own */
+     * (Transformer Engine's userbuffers overlap) and the gradient reduction under
+     * part of the last microbatch's backward; the others hide nothing of their own.
+     * Not fitted: where the schedule lets them (ppl_stack_pp_overlap), the stacks
+     * that overlap post each pipeline send and receive asynchronously and wait for
+     * it only before the compute that needs it (Megatron's overlap_p2p_comm, on by
+     * default: megatron/training/arguments.py --no-overlap-p2p-communication;
+     * p2p_communication.py's isend/irecv handles; the zero-bubble and DualPipe
+     * schedules by construction), so the send leaves the sender's stream: it is a
+     * hop between stages, on the dependency chain (executor.c), not compute. */
     o->step_overhead_s = k->step_overhead_s;
     o->host_op_s = k->host_op_s;
     o->overlap_cost = k->overlap_cost;
     if (ppl_stack_overlaps(stack)) {
         o->tp_overlap = k->tp_overlap;
         o->dp_overlap = k->dp_overlap;
-        o->pp_overlap = k->pp_overlap;
+        o->pp_overlap = 1.0;
     }
     /* ZeRO-3: FSDP and Megatron-FSDP gather a layer (a unit, a bucket) at a time and
      * prefetch the next under the current one's compute; DeepSpeed's 2021 stage 3

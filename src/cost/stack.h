@@ -56,8 +56,9 @@ typedef struct ppl_stack_opts {
     double zero3_bus;      /* share of the ring's bus bandwidth its collectives reach */
     /* cost as exposed the overlaps no run of the calibration measures: the expert
      * all-to-all hidden under another microbatch's compute (--ep-overlap, DualPipe's
-     * F&B); the tensor-, pipeline-, data- and context-parallel overlaps are fitted
-     * (constants.c) or measured (the calibration's cp 2 runs) and stay */
+     * F&B); the tensor-, data- and context-parallel overlaps are fitted (constants.c)
+     * or measured (the calibration's cp 2 runs), the pipeline sends' follow from the
+     * schedule (stack.c), and they stay */
     bool conservative;
 } ppl_stack_opts;
 

@@ -29,11 +29,13 @@
 
 /* DeepSpeed's stage 3 (its documentation, config-json "ZeRO optimizations"):
  * a parameter under stage3_param_persistence_threshold elements (1e5 by default)
- * stays whole on every rank and is never gathered; gradients are reduced in
- * buckets of reduce_bucket_size elements (5e8), the bucket flushed before a
- * gradient that would overflow it, so a gradient larger than a bucket goes alone. */
+ * stays whole on every rank and is never gathered.  Its 2021 releases reduce-
+ * scattered every parameter's gradient by itself: the reduce_bucket_size bucket
+ * only batches when they are issued (deepspeed/runtime/zero/partition_parameters.py
+ * at v0.4.0, _reduce_scatter_gradients, lines 902-931, one
+ * torch.distributed.reduce_scatter per parameter at line 966; the same at v0.5.0
+ * and v0.5.10; the coalesced reduce-scatter came with v0.6.0). */
 #define DS_PERSIST_ELEMS 1e5
-#define DS_BUCKET_ELEMS 5e8
 
 /* A dense layer's parameter tensors per tensor-parallel rank (its shape,
  * ppl_layer_shape_of), in the backward's order (the MLP's before the
@@ -66,26 +68,14 @@ static int layer_tensors(const ppl_model *m, int64_t tp, double size[16])
     return n;
 }
 
-/* The buckets are counted as they flush over `layers` layers (stage.h). */
-void ppl_zero3_per_tensor(const ppl_model *m, int64_t tp, int64_t layers, double *gathers,
-                          double *reductions)
+void ppl_zero3_per_tensor(const ppl_model *m, int64_t tp, double *gathers, double *reductions)
 {
     double size[16];
     const int n = layer_tensors(m, tp, size);
-    double filled = 0.0, flushes = 0.0;
     *gathers = 0.0;
     for (int i = 0; i < n; i++)
         *gathers += size[i] >= DS_PERSIST_ELEMS;
-    const int64_t L = layers > 0 ? layers : 1;
-    for (int64_t l = 0; l < L; l++)
-        for (int i = 0; i < n; i++) {
-            if (filled > 0.0 && filled + size[i] > DS_BUCKET_ELEMS) {
-                flushes += 1.0;
-                filled = 0.0;
-            }
-            filled += size[i];
-        }
-    *reductions = (flushes + (filled > 0.0)) / (double)L;
+    *reductions = (double)n;
 }
 
 static double pos(double x)
@@ -357,7 +347,7 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
          * the collective's latency; the bytes are the layer's either way) */
         double n = 1.0, nr = 1.0;
         if (ctx->stack.zero3_per_tensor)
-            ppl_zero3_per_tensor(ctx->model, c->tp, k->layers, &n, &nr);
+            ppl_zero3_per_tensor(ctx->model, c->tp, &n, &nr);
         double bus = ctx->stack.zero3_bus;
         /* (a layer whose every tensor stays whole is not gathered) */
         k->z3_ag[z3] = n > 0.0 ? ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_shard,

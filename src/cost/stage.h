@@ -128,11 +128,10 @@ void ppl_dp_times(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_g
                   const ppl_group *rep, double params, double gather_bytes, double *reduce,
                   double *gather, double *last_bucket, ppl_traffic *traffic);
 /* A stack that gathers per tensor (DeepSpeed 2021's ZeRO-3): the gathers per
- * layer (its tensors of at least stage3_param_persistence_threshold elements,
- * 1e5) and the gradient-reduction buckets (reduce_bucket_size, 5e8 elements) a
- * layer fills, averaged over `layers` layers of tensor-parallel size tp. */
-void ppl_zero3_per_tensor(const ppl_model *model, int64_t tp, int64_t layers, double *gathers,
-                          double *reductions);
+ * layer of tensor-parallel size tp (its tensors of at least
+ * stage3_param_persistence_threshold elements, 1e5) and the gradient
+ * reduce-scatters (one a tensor, stage.c). */
+void ppl_zero3_per_tensor(const ppl_model *model, int64_t tp, double *gathers, double *reductions);
 /* Bytes per reduced gradient element (memory.h's, for the configuration). */
 double ppl_dp_grad_bytes(const ppl_eval_ctx *ctx, const ppl_config *config);
 

@@ -256,35 +256,33 @@ static void test_zero3_2021_bus(void **state)
 }
 
 /* DeepSpeed's stage 3 gathers each tensor of at least 1e5 elements
- * (stage3_param_persistence_threshold) and reduces gradients in buckets of 5e8
- * elements (reduce_bucket_size), flushed before the gradient that would overflow.
- * GPT-3 175B, tp 1 (h 12288, ffn 49152, biases, LayerNorm): the four weight
- * matrices (453M, 151M, 604M, 604M) are gathered; the biases (12288-49152) and
- * norms stay whole.  In the backward's order a layer is fc2 604M | fc1 604M |
- * its biases and the norms, 110,592 elements, then proj 151M | qkv 453M and
- * its biases: a flush before fc1, before the small tensors (604M + 12,288 >
- * 5e8), before qkv (151M + 453M) and before the next layer's fc2 (453M + 604M):
- * 4 a layer, 96 x 4 in all (the first layer's missing flush is the last's
- * partial bucket).  A GPT of 1.3B (h 2048, 24 layers, 50.36M a layer, 1.209B in
- * all) fills three buckets in all, 3 / 24 = 0.125 a layer; its four matrices
- * (4.2M-16.8M) are gathered.  Llama's gated MLP without biases: five matrices. */
+ * (stage3_param_persistence_threshold); its 2021 releases reduce-scatter every
+ * tensor's gradient by itself (partition_parameters.py at v0.4.0, lines
+ * 902-966).  GPT-3 175B, tp 1 (h 12288, ffn 49152, biases, LayerNorm): the four
+ * weight matrices (453M, 151M, 604M, 604M) are gathered; their four biases
+ * (12,288, 49,152, 12,288 and 36,864 elements) and the two LayerNorms' weights
+ * and biases (12,288 each) stay whole: 4 gathers and 4 + 4 + 4 = 12
+ * reduce-scatters a layer.  A GPT of 1.3B (h 2048): its four matrices
+ * (4.2M-16.8M) are gathered, 12 reductions again.  Llama's gated MLP without
+ * biases, RMSNorm: five matrices gathered, 5 + 2 norms = 7 reductions. */
 static void test_zero3_per_tensor(void **state)
 {
     (void)state;
     double g, r;
     ppl_model m = test_gpt(96, 12288, 96, 2048);
-    ppl_zero3_per_tensor(&m, 1, 96, &g, &r);
+    ppl_zero3_per_tensor(&m, 1, &g, &r);
     assert_close(g, 4.0, 0.0);
-    assert_close(r, 4.0, 1e-12);
+    assert_close(r, 12.0, 0.0);
     m = test_gpt(24, 2048, 16, 2048);
-    ppl_zero3_per_tensor(&m, 1, 24, &g, &r);
+    ppl_zero3_per_tensor(&m, 1, &g, &r);
     assert_close(g, 4.0, 0.0);
-    assert_close(r, 0.125, 1e-12);
+    assert_close(r, 12.0, 0.0);
     m.gated_mlp = true;
     m.bias = false;
     m.norm = PPL_NORM_RMSNORM;
-    ppl_zero3_per_tensor(&m, 1, 24, &g, &r);
+    ppl_zero3_per_tensor(&m, 1, &g, &r);
     assert_close(g, 5.0, 0.0);
+    assert_close(r, 7.0, 0.0);
 }
 
 /* DeepSpeed's stage 3 releases a layer's weights after its forward and fetches
