@@ -26,7 +26,6 @@ struct json_t;
 
 typedef struct ppl_constants {
     double a100_gemm;          /* large 16-bit GEMMs on A100-class GPUs, of the 16-bit peak */
-    double a100_bmm;           /* unfused attention batched GEMMs on A100, of the 16-bit peak */
     double h100_gemm;          /* large 16-bit GEMMs on H100 and later, of the 16-bit peak */
     double h100_gemm_fp8;      /* large fp8 GEMMs on H100 and later, of the fp8 peak (2023-24
                                   kernels: megatron-core, NeMo 24.x) */
@@ -35,9 +34,7 @@ typedef struct ppl_constants {
     double b200_gemm_fp8;      /* large fp8 and mxfp8 GEMMs on Blackwell kinds, of the fp8 peak */
     double h100_attention;     /* flash attention on H100 and later, of the 16-bit peak */
     double width_half;         /* per-GPU GEMM width (hidden / tp) at which efficiency halves */
-    double hbm;                /* element-wise kernels, of the HBM bandwidth */
     double tp_overlap;         /* overlapping stacks: share of TP communication hidden */
-    double dp_overlap;         /* overlapping stacks: share of a microbatch's backward hiding DP */
     double overlap_cost;       /* compute slowdown per second of communication hidden under it */
     double step_overhead_s;    /* per-step cost outside the model, seconds */
     double host_op_s;          /* host time per operation a layer launches, seconds */

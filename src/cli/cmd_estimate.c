@@ -38,7 +38,7 @@ ppl_status cmd_estimate(cli *c)
                       outside->why, cli_family_allow(outside, allow, sizeof allow));
     ppl_status result = e.memory.fits ? PPL_OK : PPL_INFEASIBLE;
     /* efficiencies no run measured: said, with the part they are borrowed from */
-    char note[512];
+    char note[1024];
     bool assumed = ppl_gpu_assumed(&topo.gpu, cfg.precision, note, sizeof note);
     if (c->args->json) {
         json_t *doc = ppl_json_document();

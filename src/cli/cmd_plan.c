@@ -327,7 +327,7 @@ ppl_status cmd_plan(cli *c)
             return st;
         }
     }
-    char note[512];
+    char note[1024];
     bool assumed = ppl_gpu_assumed(&topo.gpu, (ppl_precision)a->pins.precision, note, sizeof note);
     if (a->json) {
         json_t *doc = ppl_json_document(), *list = json_array(), *search = json_object();

@@ -38,8 +38,11 @@ void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_g
      * Llama and Qwen3, 16-bit on two Qwen3-235B runs and every run's output
      * layer), so that Blackwell runs do not move H100's GEMM fractions.  The
      * attention efficiency is fitted on H100 (the A100 runs predate flash
-     * attention) and the unfused batched GEMMs on A100 (the H100 runs all use
-     * flash attention). */
+     * attention).  Unfused attention's batched GEMMs (QK^T and the weighted sum,
+     * a head's s x d x s at a time over b x a/t heads: thousands of tiles) run
+     * cuBLAS's tensor-core GEMM kernels at the generation's 16-bit GEMM fraction,
+     * under the roofline of their scores' bytes (ppl_layer_time_of), which binds
+     * them on every GPU at heads of 128 or less and 2K tokens. */
     const ppl_kernels gen = ppl_gpu_kernels(&t->gpu, NULL);
     const bool ampere = gen == PPL_KERNELS_AMPERE;
     out->gemm = ampere ? k->a100_gemm : gen == PPL_KERNELS_BLACKWELL ? k->b200_gemm : k->h100_gemm;
@@ -48,8 +51,11 @@ void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_g
                                                    : k->h100_gemm_fp8;
     out->width_half = k->width_half;
     out->attention = k->h100_attention;
-    out->bmm = k->a100_bmm;
-    out->hbm = k->hbm;
+    out->bmm = out->gemm;
+    /* element-wise kernels at what streaming kernels measure on the kind (gpu.c) */
+    ppl_stream_figures stream;
+    (void)ppl_gpu_stream(&t->gpu, &stream);
+    out->hbm = stream.share;
 }
 
 void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_layer_work *w)

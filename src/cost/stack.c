@@ -222,8 +222,13 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
     else if (!ppl_stack_overlaps(stack))
         o->bucket_params = 0.0;
     /* fitted (constants.c): stacks that overlap hide TP communication under GEMMs
-     * (Transformer Engine's userbuffers overlap) and the gradient reduction under
-     * part of the last microbatch's backward; the others hide nothing of their own.
+     * (Transformer Engine's userbuffers overlap); the others hide nothing of their
+     * own.  Not fitted: they launch each gradient bucket's reduction as soon as its
+     * last gradient is ready (Megatron-Core --overlap-grad-reduce: the bucket's
+     * register_grad_ready hook in distributed/param_and_grad_buffer.py; FSDP's
+     * per-unit reduce-scatter in the backward's post-hook), so the whole last
+     * backward may hide it but the last bucket, exposed (stage.c's dp_last), and
+     * gather the next step's parameters under its forward (--overlap-param-gather).
      * Not fitted: where the schedule lets them (ppl_stack_pp_overlap), the stacks
      * that overlap post each pipeline send and receive asynchronously and wait for
      * it only before the compute that needs it (Megatron's overlap_p2p_comm, on by
@@ -236,7 +241,7 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
     o->overlap_cost = k->overlap_cost;
     if (ppl_stack_overlaps(stack)) {
         o->tp_overlap = k->tp_overlap;
-        o->dp_overlap = k->dp_overlap;
+        o->dp_overlap = 1.0;
         o->pp_overlap = 1.0;
     }
     /* ZeRO-3: FSDP and Megatron-FSDP gather a layer (a unit, a bucket) at a time and

@@ -24,9 +24,11 @@
  *
  * Kernels: A100, H100, B200, GB200 and GB300 have measured runs
  * (tests/data/runs.json).  The Blackwell kinds' GEMMs (16-bit, fp8 and mxfp8)
- * have their own fitted fractions; their attention and element-wise kernels take
- * Hopper's, assumed (no run separates them); every kind without a run
- * takes the fractions of its generation, assumed; ppl_gpu_assumed says which.
+ * have their own fitted fractions; their attention takes Hopper's, assumed (no run
+ * separates them); every kind without a run takes the fractions of its generation,
+ * assumed.  Element-wise kernels run at the share of HBM bandwidth streaming
+ * benchmarks measure on the kind (STREAM_* below), or on a kind with the same HBM
+ * part, assumed; ppl_gpu_assumed says which.
  */
 #include "hardware/gpu.h"
 #include "base/constants.h"
@@ -98,6 +100,34 @@ static const ppl_host_figures HOST_GB200 = {
 /* No row's host: a DGX H100's, an assumption. */
 #define HOST_ASSUMED HOST_DGX_H100
 
+/* Streaming HBM bandwidth, measured: the share of the datasheet bandwidth a copy
+ * or triad kernel reaches on the kind named (each row points at its own, or at
+ * the figure of a kind with the same HBM part, assumed). */
+static const ppl_stream_figures STREAM_A100 = {
+    "A100", 1.725 / 2.039,
+    "BabelStream 5.0 Triad, 1,725 of 2,039 GB/s on A100-SXM4-80GB (ukri-bench/benchmark-"
+    "BabelStream README, Tursa)"};
+static const ppl_stream_figures STREAM_H100 = {
+    "H100", 3.003 / 3.35,
+    "PyTorch's bf16 copy (torch.clone), 3,003 of 3,350 GB/s on H100 SXM5 (Dao-AILab/quack, "
+    "AI/hadamard_roofline_analysis.md); BabelStream Triad 2.97 TB/s (Azure/AI-benchmarking-"
+    "guide, ND_H100_v5_results.md)"};
+static const ppl_stream_figures STREAM_H200 = {
+    "H200", 4.18 / 4.8,
+    "BabelStream Triad, 4.18 of 4.8 TB/s on H200 (Azure/AI-benchmarking-guide, "
+    "ND_H200_v5_results.md)"};
+static const ppl_stream_figures STREAM_B200 = {
+    "B200", 6.669 / 8.0,
+    "OpenCL-Benchmark coalesced read, 6,669 of 8,000 GB/s on B200 (ProjectPhysX/OpenCL-"
+    "Benchmark README)"};
+static const ppl_stream_figures STREAM_GB300 = {
+    "GB300", 7.14 / 8.0,
+    "bf16 triad, 7.14 of 8 TB/s on GB300 (meta-pytorch/KernelAgent, Oink benchmarks README)"};
+static const ppl_stream_figures STREAM_MI300X = {
+    "MI300X", 4.256 / 5.3,
+    "BabelStream 5.0 HIP Copy, 4,256 of 5,300 GB/s on MI300X (ROCm/system-acceptance-docs, "
+    "MI300X performance benchmarks)"};
+
 /*
  * One row per kind: the positional fields of ppl_gpu_spec up to the source, the
  * rest by name.  Block-scaled peaks: NVIDIA's datasheets give one FP8 figure
@@ -111,24 +141,24 @@ static const ppl_gpu_spec specs[] = {
      "NVIDIA A100 Tensor Core GPU datasheet (SXM4 80GB): 312 TFLOP/s BF16 dense, 2,039 GB/s "
      "HBM2e, NVLink 600 GB/s bidirectional; DGX A100 datasheet: 200 Gb/s HDR per GPU",
      .nic_bps = NIC_HDR, .nic = "ConnectX-6 HDR 200 Gb/s", .kernels = PPL_KERNELS_AMPERE,
-     .measured = true, .scaleup = &SM80, .host = &HOST_DGX_A100},
+     .measured = true, .scaleup = &SM80, .host = &HOST_DGX_A100, .stream = &STREAM_A100},
     {"H100", "H100-SXM5-80GB", 80.0 * GIB, 989e12, 1979e12, 3.35e12, 450e9, 8,
      "NVIDIA H100 Tensor Core GPU datasheet (SXM5): 989 TFLOP/s BF16 and 1,979 FP8 dense, "
      "3.35 TB/s HBM3, NVLink 900 GB/s bidirectional; DGX H100 datasheet: ConnectX-7 400 Gb/s "
      "per GPU",
      .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
-     .measured = true, .scaleup = &SM90, .host = &HOST_DGX_H100},
+     .measured = true, .scaleup = &SM90, .host = &HOST_DGX_H100, .stream = &STREAM_H100},
     {"H800", "H800-SXM5-80GB", 80.0 * GIB, 989e12, 1979e12, 3.35e12, 200e9, 8,
      "NVIDIA H800 Tensor Core GPU datasheet (SXM5): H100's tensor cores and HBM3 (989 TFLOP/s "
      "BF16, 1,979 FP8 dense, 3.35 TB/s), NVLink 400 GB/s bidirectional; DeepSeek-V3 report "
      "§3.2.2 measures 160 GB/s",
      .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
-     .scaleup = &SM90, .host = &HOST_DGX_H100},
+     .scaleup = &SM90, .host = &HOST_DGX_H100, .stream = &STREAM_H100},
     {"H200", "H200-SXM-141GB", 141e9, 989e12, 1979e12, 4.8e12, 450e9, 8,
      "NVIDIA H200 Tensor Core GPU datasheet (SXM): 141 GB HBM3e at 4.8 TB/s, H100's tensor "
      "cores (989 TFLOP/s BF16, 1,979 FP8 dense), NVLink 900 GB/s bidirectional",
      .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
-     .scaleup = &SM90, .host = &HOST_DGX_H100},
+     .scaleup = &SM90, .host = &HOST_DGX_H100, .stream = &STREAM_H200},
     /* GH200: the H100 GPU of a Grace Hopper superchip, 96 GB HBM3, one Grace per GPU;
      * DGX GH200 joins 256 of them in one NVLink domain */
     {"GH200", "GH200-H100-96GB", 96e9, 989e12, 1979e12, 4e12, 450e9, 256,
@@ -136,7 +166,7 @@ static const ppl_gpu_spec specs[] = {
      "TFLOP/s BF16/FP16 and 1,979 FP8 dense, NVLink 900 GB/s bidirectional; DGX GH200: 256 "
      "superchips in one NVLink domain, one ConnectX-7 400 Gb/s per superchip",
      .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
-     .scaleup = &SM90, .host = &HOST_GH200},
+     .scaleup = &SM90, .host = &HOST_GH200, .stream = &STREAM_H100},
     {"B200", "B200-SXM-180GB", 180e9, 2250e12, 4500e12, 8e12, 900e9, 8,
      "NVIDIA DGX B200 datasheet: 8 GPUs with 1,440 GB HBM3e and 64 TB/s (180 GB and 8 TB/s "
      "each), 72 PFLOP/s FP8 training (4.5 dense per GPU; BF16 half), 144 PFLOP/s FP4 "
@@ -144,7 +174,7 @@ static const ppl_gpu_spec specs[] = {
      "400 Gb/s",
      .mxfp8_flops = 4500e12, .nvfp4_flops = 9000e12, .mxfp4_flops = 9000e12, .nic_bps = NIC_CX7,
      .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .measured = true,
-     .scaleup = &SM100, .host = &HOST_DGX_B200},
+     .scaleup = &SM100, .host = &HOST_DGX_B200, .stream = &STREAM_B200},
     {"GB200", "B200-GB200-NVL72", 186e9, 2500e12, 5000e12, 8e12, 900e9, 72,
      "NVIDIA GB200 NVL72 datasheet: 72 GPUs, 13.4 TB HBM3e at 576 TB/s (186 GB and 8 TB/s "
      "each), 360 PFLOP/s FP16/BF16, 720 FP8 and 1,440 FP4 sparse (2.5, 5 and 10 dense per "
@@ -152,7 +182,7 @@ static const ppl_gpu_spec specs[] = {
      "RA-11338-001: one ConnectX-7 400 Gb/s per GPU",
      .mxfp8_flops = 5000e12, .nvfp4_flops = 10000e12, .mxfp4_flops = 10000e12, .nic_bps = NIC_CX7,
      .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .measured = true,
-     .scaleup = &SM100, .host = &HOST_GB200},
+     .scaleup = &SM100, .host = &HOST_GB200, .stream = &STREAM_B200},
     /* HBM bandwidth: the HGX B300 table gives none per GPU that the stored
      * corpus confirms; 8 TB/s is Blackwell's (B200) and GB300 NVL72's 576/72 */
     {"B300", "B300-SXM-288GB", 288e9, 2250e12, 4500e12, 8e12, 900e9, 8,
@@ -162,7 +192,8 @@ static const ppl_gpu_spec specs[] = {
      "5 1.8 TB/s bidirectional per GPU, networking 1.6 TB/s = 8 ConnectX-8 800 Gb/s; HBM "
      "bandwidth not confirmed in that table: 8 TB/s as B200 and GB300",
      .mxfp8_flops = 4500e12, .nvfp4_flops = 13500e12, .mxfp4_flops = 13500e12, .nic_bps = NIC_CX8,
-     .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .scaleup = &SM100},
+     .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .scaleup = &SM100,
+     .stream = &STREAM_GB300},
     {"GB300", "B300-GB300-NVL72", 278e9, 2500e12, 5000e12, 8e12, 900e9, 72,
      "NVIDIA GB300 NVL72 datasheet (2025): 72 GPUs, FP4 1,440 PFLOP/s sparse | 1,080 dense "
      "(15 dense per GPU), FP8/FP6 720 and FP16/BF16 360 PFLOP/s sparse (5 and 2.5 dense per "
@@ -171,7 +202,7 @@ static const ppl_gpu_spec specs[] = {
      "800 Gb/s SuperNICs",
      .mxfp8_flops = 5000e12, .nvfp4_flops = 15000e12, .mxfp4_flops = 15000e12, .nic_bps = NIC_CX8,
      .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .measured = true,
-     .scaleup = &SM100},
+     .scaleup = &SM100, .stream = &STREAM_GB300},
     /* AMD: 8 GPUs a node, each joined to the 7 others by its own Infinity
      * Fabric link (nvlink.fabric "mesh"): bandwidth is the sum of the 7 links
      * per direction.  AMD gives no NIC with MI300X/MI325X platforms: 400 Gb/s a
@@ -182,13 +213,13 @@ static const ppl_gpu_spec specs[] = {
      "bidirectional (7 x 64 = 448 GB/s per direction), fully connected 8-GPU platform; NIC "
      "not part of the platform: 400 Gb/s assumed",
      .mesh = true, .nic_bps = NIC_400G, .nic = "400 Gb/s (assumed)", .kernels = PPL_KERNELS_HOPPER,
-     .scaleup = &XGMI_MI300X},
+     .scaleup = &XGMI_MI300X, .stream = &STREAM_MI300X},
     {"MI325X", "MI325X-OAM-256GB", 256e9, 1307.4e12, 2614.9e12, 6e12, 448e9, 8,
      "AMD Instinct MI325X data sheet (2024): 256 GB HBM3E at 6 TB/s, MI300X's compute "
      "(1,307.4 TFLOP/s BF16, 2,614.9 FP8 dense), 7 Infinity Fabric links of 128 GB/s "
      "bidirectional (448 GB/s per direction); NIC not part of the platform: 400 Gb/s assumed",
      .mesh = true, .nic_bps = NIC_400G, .nic = "400 Gb/s (assumed)", .kernels = PPL_KERNELS_HOPPER,
-     .scaleup = &XGMI_MI325X},
+     .scaleup = &XGMI_MI325X, .stream = &STREAM_MI300X},
     /* peaks from the CU count and clock: 256 CUs (ROCm GPU specifications
      * table), 8,192 dense FP8 FLOP per CU per clock (AMD, ISSCC 2026), 2.4 GHz
      * (AMD, Hot Chips 2025): 256 x 8192 x 2.4e9 = 5,033.2 TFLOP/s FP8, half for
@@ -201,8 +232,8 @@ static const ppl_gpu_spec specs[] = {
      "(537.6 GB/s per direction: the per-link figure is not confirmed from AMD's data sheet "
      "here, only from a third-party summary); no NVFP4; AMD Pensando Pollara 400 NIC",
      .mxfp8_flops = 5033.2e12, .mxfp4_flops = 10066.3e12, .mesh = true, .nic_bps = NIC_400G,
-     .nic = "AMD Pensando Pollara 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
-     .scaleup = &XGMI_MI355X},
+     .nic = "AMD Pensando Pollara 400 Gb/s", .kernels = PPL_KERNELS_HOPPER, .scaleup = &XGMI_MI355X,
+     .stream = &STREAM_MI300X},
 };
 
 const ppl_gpu_spec *ppl_gpu_lookup(const char *name)
@@ -300,6 +331,13 @@ bool ppl_gpu_host(const ppl_gpu *gpu, ppl_host_figures *out)
     return f != NULL;
 }
 
+bool ppl_gpu_stream(const ppl_gpu *gpu, ppl_stream_figures *out)
+{
+    const ppl_stream_figures *f = gpu->spec && gpu->spec->stream ? gpu->spec->stream : &STREAM_H100;
+    *out = *f;
+    return gpu->spec && gpu->spec->stream && strcmp(f->kind, gpu->spec->kind) == 0;
+}
+
 double ppl_gpu_host_capacity_bytes(const ppl_gpu *gpu)
 {
     const ppl_host_figures *f = gpu->spec && gpu->spec->host ? gpu->spec->host : &HOST_ASSUMED;
@@ -349,7 +387,9 @@ bool ppl_gpu_assumed(const ppl_gpu *gpu, ppl_precision precision, char *buf, siz
     bool host_known = ppl_gpu_host(gpu, &host) || gpu->host_link_bps > 0;
     size_t used = 0;
     buf[0] = '\0';
-    if (measured && !blackwell && !block && scaleup_known && host_known)
+    ppl_stream_figures stream;
+    bool stream_known = ppl_gpu_stream(gpu, &stream);
+    if (measured && !blackwell && !block && scaleup_known && host_known && stream_known)
         return false;
     char kinds[64];
     if (blackwell)
@@ -357,22 +397,25 @@ bool ppl_gpu_assumed(const ppl_gpu *gpu, ppl_precision precision, char *buf, siz
     if (!measured && blackwell)
         say(buf, size, &used,
             "%s: no measured run; GEMM efficiencies assumed the measured Blackwell kinds' "
-            "(%s), attention and HBM efficiencies H100's (fractions of its own peaks)",
+            "(%s), attention efficiency H100's (a fraction of its own peak)",
             gpu->name, kinds);
     else if (!measured)
         say(buf, size, &used,
-            "%s: no measured run; GEMM, attention and HBM efficiencies assumed equal to %s "
+            "%s: no measured run; GEMM and attention efficiencies assumed equal to %s "
             "(fractions of its own peaks)",
             gpu->name, from);
     else if (blackwell)
         say(buf, size, &used,
-            "%s: GEMM efficiencies measured (16-bit, fp8, mxfp8); attention and HBM "
-            "efficiencies assumed equal to H100's (fractions of its own peaks)",
+            "%s: GEMM efficiencies measured (16-bit, fp8, mxfp8); attention efficiency "
+            "assumed equal to H100's (a fraction of its own peak)",
             gpu->name);
     if (block)
         say(buf, size, &used, "%s GEMMs assumed at %s measured fp8 efficiency (no %s run)",
             ppl_precision_name(precision), blackwell ? "the Blackwell kinds'" : from,
             ppl_precision_name(precision));
+    if (!stream_known)
+        say(buf, size, &used, "HBM streaming share assumed %s's measured %.0f%%", stream.kind,
+            100.0 * stream.share);
     say(buf, size, &used, "scale-up efficiency: %s", scaleup.basis);
     if (!host_known)
         say(buf, size, &used, "host link and memory assumed a DGX H100's (%s)", host.source);

@@ -66,6 +66,14 @@ typedef struct ppl_host_figures {
     const char *source;
 } ppl_host_figures;
 
+/* What a streaming kernel (copy, triad) reaches of a GPU's HBM bandwidth, as
+ * measured on one kind: element-wise kernels' share (compute.c). */
+typedef struct ppl_stream_figures {
+    const char *kind; /* the kind it was measured on: "H100" */
+    double share;     /* of the datasheet HBM bandwidth */
+    const char *source;
+} ppl_stream_figures;
+
 /* Whose fitted kernel efficiencies a kind's GEMMs, attention and element-wise
  * kernels take (constants.h: the a100_* and h100_* constants; Blackwell's GEMMs
  * their own, b200_gemm and b200_gemm_fp8, the rest as Hopper's). */
@@ -97,6 +105,7 @@ typedef struct ppl_gpu_spec {
     bool measured; /* a calibration run on this kind exists (tests/data/runs.json) */
     const ppl_scaleup_figures *scaleup; /* NULL: assumed (ppl_gpu_scaleup) */
     const ppl_host_figures *host;       /* NULL: assumed (ppl_gpu_host) */
+    const ppl_stream_figures *stream;   /* its own, or a kind's with the same HBM part */
 } ppl_gpu_spec;
 
 /* A topology's GPU: its figures as the file states them (a known kind's
@@ -135,6 +144,9 @@ double ppl_gpu_nvls_efficiency(const ppl_gpu *gpu);
  * an unknown host is a DGX H100's (PCIe 5.0 x16, 2 sockets of DDR5-4800 for 8
  * GPUs), assumed (returns false). */
 bool ppl_gpu_host(const ppl_gpu *gpu, ppl_host_figures *out);
+/* The share of the GPU's HBM bandwidth streaming kernels reach (its row's figure;
+ * H100's for an unknown kind); false when it was not measured on this kind. */
+bool ppl_gpu_stream(const ppl_gpu *gpu, ppl_stream_figures *out);
 /* The GPU's share of its host's memory (what offloaded state may fill). */
 double ppl_gpu_host_capacity_bytes(const ppl_gpu *gpu);
 /* The kernels' generation (Hopper for an unknown kind) and whether a run of the

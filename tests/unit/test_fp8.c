@@ -55,7 +55,7 @@ static void test_blockwise_bytes(void **state)
  * 2048 x (1024 + 1024 + 1024 + 4096) = 14,680,064 elements, 29,360,128 bytes.
  * Backward: the gradients of QKV (3 x 1024 columns), projection (1024), fc1 (4096)
  * and fc2 (1024) outputs, 2048 x 9216 = 18,874,368 elements, 37,748,736 bytes.
- * Each at the GPU's HBM bandwidth x the calibrated HBM efficiency.
+ * Each at the GPU's HBM bandwidth x its measured streaming share (gpu.c).
  */
 static void test_tensorwise_amax(void **state)
 {

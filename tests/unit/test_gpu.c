@@ -289,13 +289,14 @@ static void test_unfused_roofline(void **state)
 static void test_efficiency_note(void **state)
 {
     (void)state;
-    char note[512];
+    char note[1024];
     ppl_topology t = generated("B300", 8);
     assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_BF16, note, sizeof note));
     /* the B300's row cites no host: the DGX H100's is assumed, and said */
     assert_string_equal(note, "B300-SXM-288GB: no measured run; GEMM efficiencies assumed the "
-                              "measured Blackwell kinds' (B200, GB200, GB300), attention and HBM "
-                              "efficiencies H100's (fractions of its own peaks); scale-up "
+                              "measured Blackwell kinds' (B200, GB200, GB300), attention efficiency "
+                              "H100's (a fraction of its own peak); HBM streaming share assumed "
+                              "GB300's measured 89%; scale-up "
                               "efficiency: NCCL's Blackwell (SM100) figure, 40.1 of 50 GB/s a "
                               "link (topo.h); host link and memory assumed a DGX H100's (PCIe "
                               "5.0 x16; DGX H100: 2x Xeon Platinum 8480C, 8 channels DDR5-4800 "
@@ -306,7 +307,9 @@ static void test_efficiency_note(void **state)
      * kernels are still H100's, and said; mxfp8 is no assumption there */
     t = generated("GB200", 4);
     assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_MXFP8, note, sizeof note));
-    assert_contains(note, "GEMM efficiencies measured (16-bit, fp8, mxfp8); attention and HBM");
+    assert_contains(note, "GEMM efficiencies measured (16-bit, fp8, mxfp8); attention efficiency");
+    /* its HBM3e is B200's part: B200's streaming figure, said */
+    assert_contains(note, "HBM streaming share assumed B200's measured 83%");
     assert_null(strstr(note, "mxfp8 GEMMs assumed"));
     t = generated("MI355X", 8);
     assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_MXFP8, note, sizeof note));
