@@ -633,5 +633,6 @@ ppl_status ppl_args_parse(int argc, char *const *argv, ppl_args *a, ppl_error *e
     if (a->help)
         return PPL_OK;
     a->stack = ppl_stack_from_name_index(a->stack);
+    a->stack_given = seen[O_STACK];
     return check_required(a, seen, err);
 }

@@ -59,6 +59,7 @@ typedef struct ppl_args {
     const char *constants_path; /* --constants FILE, or NULL */
     ppl_pins pins;              /* the configuration knobs; PPL_UNSET where free */
     int stack;                  /* ppl_stack */
+    bool stack_given;           /* --stack was on the command line */
     int64_t seq_len;            /* --seq-len: overrides the model\'s; PPL_UNSET when not given */
     bool fit;                   /* validate --fit */
     int64_t cv_folds;           /* validate --cv K; PPL_CV_FAMILY for --cv family; 0: none */

@@ -333,6 +333,7 @@ ppl_status cmd_plan(cli *c)
         json_t *doc = ppl_json_document(), *list = json_array(), *search = json_object();
         json_object_set_new(doc, "model", json_string(model.name));
         json_object_set_new(doc, "topology", json_string(topo.name));
+        json_object_set_new(doc, "seq_len", json_integer(model.seq_len));
         json_object_set_new(doc, "stack", json_string(ppl_stack_name(ctx.stack.stack)));
         json_object_set_new(doc, "gpus_per_server", json_integer(topo.gpus_per_server));
         json_object_set_new(doc, "objective", json_string(ppl_objective_name(a->objective)));

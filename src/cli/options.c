@@ -100,12 +100,13 @@ const opt_def ppl_cli_options[] = {
      "allocator loss as a fraction of activations (default 0.05)"},
     {O_FROM, "--from", 0, K_STRING, C(PPL_CMD_ESTIMATE), 0, F(from_plan), "PLAN.json[#K]", 0, 0,
      NULL,
-     "re-cost result K (default 1) of a plan's --json output; its model and topology unless "
-     "--model or --topology says otherwise (e.g. another cluster); other pins are the plan's"},
+     "re-cost result K (default 1) of a plan's --json output; its model, topology, sequence "
+     "length and stack unless --model, --topology, --seq-len or --stack says otherwise (e.g. "
+     "another cluster); other pins are the plan's"},
     {O_HEADROOM, "--memory-headroom", 0, K_REAL, CMDS_CONFIG, 0, NOFIELD, "F|P%|SIZE", 0, 0, NULL,
      "GPU memory plans keep free, a share (0.05, 5%) or a size (4GiB); default 0: the memory "
      "model already errs high (measured runs that ran are predicted up to 10% over capacity, "
-     "Meta's Llama 3 405B at 131K tokens among them), so a default margin would refuse runs "
+     "Meta's Llama 3 405B at 8K tokens among them), so a default margin would refuse runs "
      "that worked; give one for allocator spikes and workspaces the model does not count"},
     {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN) | C(PPL_CMD_REPORT), 0, F(top), "K", 1, 100000, NULL,
      "how many ranked configurations to print (default 10)"},

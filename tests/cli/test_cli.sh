@@ -642,6 +642,22 @@ e = json.loads(sys.argv[3])
 assert e[\"config\"] == p[\"config\"], (e[\"config\"], p[\"config\"])
 assert e[\"step_time_s\"] == p[\"step_time_s\"], (e[\"step_time_s\"], p[\"step_time_s\"])" "$tmp/plan3.json" "$k" "$out"'
 done
+# a plan at another sequence length and stack: both travel in the file, so the
+# re-cost is of the same configuration, not of the model's own length
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 64 --seq-len 32768 --stack megatron-core --top 1 --json -o "$tmp/plan32k.json"
+run "$P" estimate --from "$tmp/plan32k.json" --json
+check "estimate --from a plan at --seq-len 32768 --stack megatron-core: the plan's step, length and stack" '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1]))
+e = json.loads(sys.argv[2])
+assert p[\"seq_len\"] == 32768 and p[\"stack\"] == \"megatron-core\", p
+assert e[\"step_time_s\"] == p[\"results\"][0][\"step_time_s\"], (e[\"step_time_s\"], p[\"results\"][0][\"step_time_s\"])" "$tmp/plan32k.json" "$out"'
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d[\"seq_len\"] = -4
+json.dump(d, open(sys.argv[2], \"w\"))" "$tmp/plan32k.json" "$tmp/planbad.json"
+run "$P" estimate --from "$tmp/planbad.json"
+check "estimate --from a plan whose seq_len is -4: exit 3 naming the key" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "planbad.json: seq_len"'
 run "$P" estimate --from "$tmp/plan3.json#2" --topology gh200-nvl256 --json
 check "estimate --from with --topology: the same configuration on another cluster" '[ $rc -eq 0 ] && has "$out" "\"topology\": \"gh200-nvl256\""'
 run "$P" estimate --from "$tmp/plan3.json#9"
