@@ -254,7 +254,7 @@ ppl_status ppl_constants_load(const char *path, const ppl_diag *diag, ppl_consta
                 i++;
             if (!names[i]) {
                 ppl_jr_path(full, sizeof full, cpath, key);
-                st = ppl_jr_fail(&ctx, full, retired(key));
+                st = ppl_jr_fail(&ctx, full, "%s", retired(key));
                 break;
             }
         }
