@@ -203,24 +203,18 @@ const ppl_constants *ppl_constants_start(void)
     return &start;
 }
 
-/* Why a constant a file names is refused: one that earlier fits wrote and physics
- * now fixes, or a misspelling. */
-static const char *retired(const char *key)
-{
-    if (strcmp(key, "pp_overlap") == 0)
-        return "no longer fitted (pipeline sends are hidden where the schedule overlaps them): "
-               "remove it";
-    if (strcmp(key, "dp_overlap") == 0)
-        return "no longer fitted (the gradient reduction hides under the whole backward but its "
-               "last bucket): remove it";
-    if (strcmp(key, "hbm") == 0)
-        return "no longer fitted (element-wise kernels run at the streaming share measured on "
-               "the GPU's kind, gpu.c): remove it";
-    if (strcmp(key, "a100_bmm") == 0)
-        return "no longer fitted (unfused attention's batched GEMMs run at the GPU's GEMM "
-               "fraction, under their bytes' roofline): remove it";
-    return "unknown constant";
-}
+/* Constants earlier fits wrote that physics now fixes: a file naming one is
+ * refused, saying what replaced it. */
+static const struct {
+    const char *name, *why;
+} retired[] = {
+    {"pp_overlap", "pipeline sends are hidden where the schedule overlaps them"},
+    {"dp_overlap", "the gradient reduction hides under the whole backward but its last bucket"},
+    {"hbm", "element-wise kernels run at the streaming share measured on the GPU's kind, gpu.c"},
+    {"a100_bmm",
+     "unfused attention's batched GEMMs run at the GPU's GEMM fraction, under their bytes' "
+     "roofline"},
+};
 
 ppl_status ppl_constants_load(const char *path, const ppl_diag *diag, ppl_constants *out,
                               ppl_error *err)
@@ -254,7 +248,13 @@ ppl_status ppl_constants_load(const char *path, const ppl_diag *diag, ppl_consta
                 i++;
             if (!names[i]) {
                 ppl_jr_path(full, sizeof full, cpath, key);
-                st = ppl_jr_fail(&ctx, full, "%s", retired(key));
+                size_t r = 0;
+                while (r < sizeof retired / sizeof retired[0] && strcmp(retired[r].name, key) != 0)
+                    r++;
+                st = r < sizeof retired / sizeof retired[0]
+                         ? ppl_jr_fail(&ctx, full, "no longer fitted (%s): remove it",
+                                       retired[r].why)
+                         : ppl_jr_fail(&ctx, full, "unknown constant");
                 break;
             }
         }

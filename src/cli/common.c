@@ -283,27 +283,16 @@ ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[
                                        &c->err);
     /* the sequence length and the stack the plan was costed at, unless given: the
      * model's own length and the default stack would cost another configuration */
-    const json_t *sl = json_object_get(doc, "seq_len");
-    if (st == PPL_OK && sl && a->seq_len == PPL_UNSET) {
-        if (!json_is_integer(sl) || json_integer_value(sl) < 1 ||
-            json_integer_value(sl) > (1LL << 26))
-            st = ppl_error_set(&c->err, PPL_EINPUT, path, "seq_len",
-                               "expected a sequence length from 1 to 67108864 tokens");
-        else
-            a->seq_len = (int64_t)json_integer_value(sl);
-    }
-    const json_t *sk = json_object_get(doc, "stack");
-    if (st == PPL_OK && sk && !a->stack_given) {
-        const char *name = json_string_value(sk);
-        int i = 0;
-        while (name && ppl_stack_names[i] && strcmp(ppl_stack_names[i], name) != 0)
-            i++;
-        if (!name || !ppl_stack_names[i])
-            st = ppl_error_set(&c->err, PPL_EINPUT, path, "stack",
-                               "expected a stack parplan knows (see 'parplan plan --help')");
-        else
-            a->stack = ppl_stack_from_name_index(i);
-    }
+    ppl_jr_ctx jr = {.file = path, .err = &c->err, .diag = &c->diag};
+    if (st == PPL_OK && a->seq_len == PPL_UNSET)
+        st = ppl_jr_int(&jr, doc, "", "seq_len", PPL_JR_OPTIONAL, PPL_UNSET, 1, PPL_MAX_SEQ_LEN,
+                        &a->seq_len);
+    int stack = PPL_UNSET;
+    if (st == PPL_OK && !a->stack_given)
+        st =
+            ppl_jr_enum(&jr, doc, "", "stack", PPL_JR_OPTIONAL, ppl_stack_names, PPL_UNSET, &stack);
+    if (stack != PPL_UNSET)
+        a->stack = ppl_stack_from_name_index(stack);
     /* the plan's model and topology, by name, unless given */
     const char *keys[2] = {"model", "topology"};
     const char **dest[2] = {&a->model, &a->topology};

@@ -7,6 +7,7 @@
 #include "studies/goodput.h"
 #include "cost/stack.h"
 #include "hardware/topology.h"
+#include "model/model.h"
 
 const opt_def ppl_cli_options[] = {
     {O_MODEL, "--model", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COMPARE), CMDS_CONFIG, F(model), "M",
@@ -39,7 +40,7 @@ const opt_def ppl_cli_options[] = {
      "(default tp; etp*ep divides tp*cp*dp)"},
     {O_VP, "--vp", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "N", 0, 0, NULL,
      "virtual pipeline stages per GPU (interleaved schedule)"},
-    {O_SEQ_LEN, "--seq-len", 0, K_INT, CMDS_CONFIG, 0, F(seq_len), "N", 1, 1LL << 26, NULL,
+    {O_SEQ_LEN, "--seq-len", 0, K_INT, CMDS_CONFIG, 0, F(seq_len), "N", 1, PPL_MAX_SEQ_LEN, NULL,
      "sequence length in tokens (default: the model's seq_len)"},
     {O_MBS, "--mbs", 0, K_KNOB, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), NOFIELD, "N",
      0, 0, NULL, "microbatch size, in sequences"},

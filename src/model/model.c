@@ -36,7 +36,6 @@
 #define MAX_HIDDEN (1 << 22)
 #define MAX_HEADS (1 << 16)
 #define MAX_VOCAB (1 << 26)
-#define MAX_SEQ_LEN (1 << 26)
 #define MAX_FFN (1 << 24)
 #define MAX_EXPERTS (1 << 16)
 
@@ -185,7 +184,7 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
                          &m->hidden)) ||
         (st = ppl_jr_int(&ctx, obj, path, "heads", PPL_JR_REQUIRED, 0, 1, MAX_HEADS, &m->heads)) ||
         (st = ppl_jr_int(&ctx, obj, path, "vocab", PPL_JR_REQUIRED, 0, 1, MAX_VOCAB, &m->vocab)) ||
-        (st = ppl_jr_int(&ctx, obj, path, "seq_len", PPL_JR_REQUIRED, 0, 1, MAX_SEQ_LEN,
+        (st = ppl_jr_int(&ctx, obj, path, "seq_len", PPL_JR_REQUIRED, 0, 1, PPL_MAX_SEQ_LEN,
                          &m->seq_len)) ||
         (st = ppl_jr_int(&ctx, obj, path, "kv_heads", PPL_JR_OPTIONAL, m->heads, 1, MAX_HEADS,
                          &m->kv_heads)) ||
@@ -298,9 +297,9 @@ ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag 
 
 ppl_status ppl_model_set_seq_len(ppl_model *m, int64_t seq_len, ppl_error *err)
 {
-    if (seq_len < 1 || seq_len > MAX_SEQ_LEN)
+    if (seq_len < 1 || seq_len > PPL_MAX_SEQ_LEN)
         return ppl_error_set(err, PPL_EUSAGE, "", "seq_len",
-                             "expected 1 to %lld tokens, found %lld", (long long)MAX_SEQ_LEN,
+                             "expected 1 to %lld tokens, found %lld", (long long)PPL_MAX_SEQ_LEN,
                              (long long)seq_len);
     m->seq_len = seq_len;
     return PPL_OK;

@@ -51,6 +51,10 @@ typedef struct ppl_moe {
  * (1.52-1.72) under auxiliary-loss balancing: a file says so with routing_skew. */
 #define PPL_ROUTING_SKEW_DEFAULT 1.04
 
+/* The longest sequence parplan accepts, in tokens (a model file's seq_len,
+ * --seq-len, a plan file's seq_len): far beyond any real run. */
+#define PPL_MAX_SEQ_LEN (1 << 26)
+
 typedef enum ppl_attention_kind {
     PPL_ATTENTION_STANDARD = 0, /* multi-head or grouped-query (heads, kv_heads, head_dim) */
     PPL_ATTENTION_MLA = 1       /* multi-head latent attention (DeepSeek-V2/V3) */
