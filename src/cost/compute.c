@@ -98,9 +98,13 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
     w->attn_model_flops = 2.0 * T * s * (shape.q_cols + shape.v_cols);
     w->attn_flops = c->flash_attention ? 0.5 * w->attn_model_flops : w->attn_model_flops;
 
-    /* per token: two norms (read + write 2h each: 8h), two residual adds (6h each),
-     * two hidden dropouts (read 2h, write 2h and a 1-byte mask: 5h each) */
-    double outside = (8.0 + 12.0 + (m->dropout ? 10.0 : 0.0)) * h;
+    /* per token: two norms (read + write 2h each: 8h) and two residual adds (read
+     * both, write the sum: 6h each); with hidden dropout, each add is Megatron's
+     * fused bias-dropout-add (--bias-dropout-fusion, on by default: megatron/
+     * arguments.py and model/transformer.py bias_dropout_add_fused_train, commit
+     * 55ba1f7 of 2022; megatron/core/fusions/fused_bias_dropout.py since), which
+     * writes the 1-byte mask in the same pass: 7h each */
+    double outside = (8.0 + (m->dropout ? 14.0 : 12.0)) * h;
     if (c->sequence_parallel)
         outside /= t;
     double inside = act_bytes;
@@ -266,6 +270,16 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     /* backward: input gradients (a GEMM as large as each forward one, the attention
      * core, element-wise) and weight gradients (one more GEMM each): W = gemm */
     out->wgrad_s = gemm;
+    {
+        /* the column-parallel layers' share of it: QKV (every projection but the
+         * output one, v_cols x h) and a dense MLP's fc1 */
+        ppl_layer_shape sh;
+        ppl_layer_shape_of(m, c->tp, &sh);
+        double col = sh.attn_weights - sh.v_cols * (double)m->hidden +
+                     (moe ? 0.0 : (double)m->hidden * sh.fc1_outputs * sh.ffn_cols);
+        out->wgrad_col_s = 2.0 * (double)c->mbs * (double)m->seq_len / (double)c->cp * col /
+                           (pgemm * gemm_efficiency(m, c, e, fp8));
+    }
     out->recompute_s = 0.0;
     double recompute_flops = 0.0;
     if (c->recompute == PPL_RECOMPUTE_FULL) {
@@ -310,6 +324,7 @@ void ppl_output_time_of(const ppl_model *m, const ppl_topology *t, const ppl_con
     out->recompute_s = 0.0;
     out->attention_s = 0.0;
     out->wgrad_s = gemm; /* the output layer's weight gradient */
+    out->wgrad_col_s = 0.0;
     out->flops_model = 3.0 * flops;
     out->flops_hardware = out->flops_model;
     out->host_ops = out->host_ops_recompute = 0.0; /* a handful against the layers' hundreds */

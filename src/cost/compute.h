@@ -60,6 +60,9 @@ typedef struct ppl_layer_time {
     double attention_s;    /* the attention core's share of forward_s */
     double wgrad_s;        /* the weight-gradient GEMMs' share of backward_s (as many
                               FLOPs as the forward's GEMMs): W of the zero-bubble split */
+    double wgrad_col_s;    /* of wgrad_s, the column-parallel layers' (QKV, and fc1 of a
+                              dense MLP): what their input gradients' reductions can hide
+                              under when the stack runs them asynchronously (stack.h) */
     double flops_model;    /* forward + backward model FLOPs (no recomputation) */
     double flops_hardware; /* FLOPs executed, recomputation included */
     double host_ops;       /* operations the host launches for its forward and backward

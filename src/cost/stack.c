@@ -239,6 +239,13 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
     o->step_overhead_s = k->step_overhead_s;
     o->host_op_s = k->host_op_s;
     o->overlap_cost = k->overlap_cost;
+    /* Megatron-LM's releases of 2022-23 run the backward's column-parallel
+     * reductions under the weight-gradient GEMMs (--async-tensor-model-parallel-
+     * allreduce, on by default: megatron/arguments.py at commit 55ba1f7 of 2022 and
+     * tag 23.04; its 2021 releases had no such flag: tags v2.0-v2.6); the stacks
+     * that overlap hide their share of all TP communication (tp_overlap) instead */
+    o->tp_async_backward =
+        stack == PPL_STACK_MEGATRON_LM_2022 || stack == PPL_STACK_MEGATRON_LM_2023;
     if (ppl_stack_overlaps(stack)) {
         o->tp_overlap = k->tp_overlap;
         o->dp_overlap = 1.0;

@@ -39,6 +39,8 @@ typedef enum ppl_stack {
 typedef struct ppl_stack_opts {
     ppl_stack stack;
     double tp_overlap;    /* share of tensor-parallel communication hidden under GEMMs */
+    bool tp_async_backward; /* the column-parallel layers' input-gradient reduction runs
+                               under their weight-gradient GEMM (Megatron-LM 2022-23) */
     double dp_overlap;    /* share of one microbatch's backward that hides the gradient reduction */
     double pp_overlap;    /* share of pipeline send/recv hidden under compute */
     double overlap_cost;  /* compute slowdown per second of communication hidden under it

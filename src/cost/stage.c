@@ -145,16 +145,18 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     const ppl_model *m = ctx->model;
     const double tokens = (double)c->mbs * (double)m->seq_len / (double)c->cp;
     mi->act = tokens * (double)m->hidden * 2.0; /* b*s*h 16-bit */
-    mi->tp_one = 0.0;
+    mi->tp_one = mi->tp_reduce_one = 0.0;
     mi->tp_gather = ppl_tp_gather_bytes(c, mi->act);
-    if (c->tp > 1)
-        mi->tp_one =
-            c->sequence_parallel
-                ? ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_tp, mi->act, 1,
-                                       NULL) +
-                      ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_tp, mi->tp_gather, 1,
-                                           NULL)
-                : ppl_collective_count(&ctx->net, PPL_OP_ALLREDUCE, &l->g_tp, mi->act, 1, NULL);
+    if (c->tp > 1) {
+        mi->tp_reduce_one =
+            ppl_collective_count(&ctx->net,
+                                 c->sequence_parallel ? PPL_OP_REDUCESCATTER : PPL_OP_ALLREDUCE,
+                                 &l->g_tp, mi->act, 1, NULL);
+        mi->tp_one = mi->tp_reduce_one +
+                     (c->sequence_parallel ? ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER,
+                                                                  &l->g_tp, mi->tp_gather, 1, NULL)
+                                           : 0.0);
+    }
     ppl_cp_cost_of(ctx, c, l, &mi->cp);
     mi->ep_one = mi->ep_hidden_share = 0.0;
     if (c->ep > 1 && m->has_moe) {
@@ -449,9 +451,24 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
         double z3_exposed = layers * (pos(ag - per_f) + pos(ag_b + rs - per_b));
         s->exposed += z3_exposed + so->overlap_cost * (s->zero3 - z3_exposed);
     }
+    /* Megatron-LM 2022-23 launch the backward's reduction of a column-parallel
+     * layer's input gradient (an all-reduce, a reduce-scatter under sequence
+     * parallelism) before its weight-gradient GEMM and wait for it after
+     * (megatron/mpu/layers.py LinearWithGradAccumulationAndAsyncCommunication.
+     * backward, lines 272-293 at commit 55ba1f7; core/tensor_parallel/layers.py
+     * in 2023): a dense layer's two (QKV, fc1) hide under those GEMMs, a MoE
+     * layer's one (QKV); under sequence parallelism the input's all-gather the
+     * weight gradient needs runs again under the input-gradient GEMM, hidden too */
+    s->tp_async = 0.0;
+    if (so->tp_async_backward && c->tp > 1) {
+        const double one = mi->tp_reduce_one;
+        s->tp_async = nd * fmin(2.0 * one, mi->dense.wgrad_col_s) +
+                      nm * fmin(one, mi->moe.wgrad_col_s);
+    }
+    const double tp_hidden = so->tp_overlap * s->tp + s->tp_async;
     const double pp_overlap = ppl_stack_pp_overlap(so, c);
-    double hidden = so->tp_overlap * s->tp + pp_overlap * s->pp + (s->cp - cp_exposed) + ep_hidden;
-    s->exposed += (1.0 - so->tp_overlap) * s->tp + cp_exposed + (s->ep - ep_hidden) +
+    double hidden = tp_hidden + pp_overlap * s->pp + (s->cp - cp_exposed) + ep_hidden;
+    s->exposed += (s->tp - tp_hidden) + cp_exposed + (s->ep - ep_hidden) +
                   (1.0 - pp_overlap) * s->pp + so->overlap_cost * hidden;
     /* the host launches every operation of the stage's layers (ppl_layer_host_ops);
      * the GPU runs them as fast as they come or waits: when a layer's kernels and
@@ -478,7 +495,9 @@ void ppl_stage_passes_of(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         alone += (1.0 - ctx->stack.overlap_cost) * s->ep_hidden;
     out->w_s = s->wgrad;
     /* the host's wait a third in the forward, whose launches are half the backward's */
-    out->f_s = s->forward + 2.0 / mi->tp_count * (alone - s->compute - s->host_wait) +
+    /* (what the backward hid of its own reductions is the backward's: the forward's
+     * share is of the exposed communication with it) */
+    out->f_s = s->forward + 2.0 / mi->tp_count * (alone - s->compute - s->host_wait + s->tp_async) +
                s->host_wait / 3.0;
     out->b_s = alone - out->f_s - out->w_s;
     out->fb_s = s->total;

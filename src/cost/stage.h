@@ -28,6 +28,7 @@
 typedef struct ppl_micro {
     double act;             /* b*s*h bytes of one microbatch's activations */
     double tp_one;          /* one TP all-reduce (or reduce-scatter + all-gather) */
+    double tp_reduce_one;   /* of it, the reduction: the all-reduce, or the reduce-scatter */
     double tp_gather;       /* bytes of its all-gather (ppl_tp_gather_bytes) */
     ppl_cp_cost cp;         /* CP exchange per layer */
     double ep_one;          /* one expert all-to-all */
@@ -90,6 +91,7 @@ typedef struct ppl_stage_time {
     double compute, forward, backward; /* per microbatch */
     double wgrad;                      /* of backward, the weight-gradient GEMMs (W) */
     double ep_hidden;                  /* expert all-to-all hidden under another microbatch */
+    double tp_async;                   /* backward TP reductions hidden under weight gradients */
     double tp, cp, ep, pp, zero3;      /* communication per microbatch */
     double exposed;                    /* communication per microbatch not hidden */
     double host;                       /* the host's launches per microbatch */

@@ -61,14 +61,14 @@ static void test_bubble(void **state)
  *          989e12 -> 0.1130 ms, but its 32 x 2048^2 = 1.342e8 scores are written and read
  *          back, 4 B each (a roofline): 5.369e8 B at 3.003e12 B/s
  *          -> 0.1788 ms forward, 0.3576 ms backward
- *   element-wise: per token 30h (norms, residuals, dropout) + 4 x 4h (GeLU) +
- *          9 x 32 x 2048 (softmax and dropout of the scores) = 122880 + 65536 + 589824
- *          = 778240 bytes; x 2048 tokens = 1.594e9 B at 3.003e12 B/s
- *          -> 0.5307 ms forward; backward twice the first two, but 11 B a score
- *          for the softmax's and dropout's (2 x 188416 + 720896 = 1097728 bytes a
- *          token) -> 0.7486 ms
+ *   element-wise: per token 22h (two norms 4h each, two fused bias-dropout-adds
+ *          7h each) + 4 x 4h (GeLU) + 9 x 32 x 2048 (softmax and dropout of the
+ *          scores) = 90112 + 65536 + 589824 = 745472 bytes; x 2048 tokens =
+ *          1.527e9 B at 3.003e12 B/s -> 0.5084 ms forward; backward twice the
+ *          first two, but 11 B a score for the softmax's and dropout's
+ *          (2 x 155648 + 720896 = 1032192 bytes a token) -> 0.7039 ms
  *   output layer (vocabulary 8): 2 x 2048 x 4096 x 8 = 1.34e8 FLOPs, negligible
- * so compute = 1.3750 + 0.1788 + 0.5307 + 2.7500 + 0.3576 + 0.7486 ms = 5.941 ms,
+ * so compute = 1.3750 + 0.1788 + 0.5084 + 2.7500 + 0.3576 + 0.7039 ms = 5.874 ms,
  * plus the optimizer
  * (201M parameters x 30 bytes / 3.003 TB/s = 2.01 ms) and the per-step
  * overhead 57 ms.
@@ -92,15 +92,15 @@ static void test_hand_computed(void **state)
     double gemm = 2.0 * 2048 * 12.0 * 4096.0 * 4096.0 / (989e12 * eff);
     double attn_flops = 4.0 * 2048 * 2048 * 4096.0 / (989e12 * 0.615);
     double attn = 4.0 * 32 * 2048 * 2048 / 3.003e12;
-    double elem = 2048.0 * (30.0 * 4096 + 4.0 * 4.0 * 4096 + 9.0 * 32 * 2048) / 3.003e12;
+    double elem = 2048.0 * (22.0 * 4096 + 4.0 * 4.0 * 4096 + 9.0 * 32 * 2048) / 3.003e12;
     double elem_b =
-        2048.0 * (2.0 * (30.0 * 4096 + 4.0 * 4.0 * 4096) + 11.0 * 32 * 2048) / 3.003e12;
+        2048.0 * (2.0 * (22.0 * 4096 + 4.0 * 4.0 * 4096) + 11.0 * 32 * 2048) / 3.003e12;
     double output = 2.0 * 2048 * 4096 * 8 / (989e12 * eff) * 3.0;
     assert_close(gemm, 1.3750e-3, 1e-3);
     assert_close(attn_flops, 0.1130e-3, 1e-3);
     assert_close(attn, 0.1788e-3, 1e-3);
-    assert_close(elem, 0.5307e-3, 1e-3);
-    assert_close(elem_b, 0.7486e-3, 1e-3);
+    assert_close(elem, 0.5084e-3, 1e-3);
+    assert_close(elem_b, 0.7039e-3, 1e-3);
     assert_close(e.time.compute, 3.0 * (gemm + attn) + elem + elem_b + output, 1e-3);
     assert_close(e.time.bubble, 0.0, 0);
     assert_close(e.time.exposed_comm, 0.0, 0);
@@ -135,6 +135,56 @@ static void test_tp_traffic(void **state)
     c.recompute = PPL_RECOMPUTE_FULL;
     ppl_estimate_config(&ctx, &c, &e);
     assert_close(e.traffic.nvlink, 939524096.0 * 1.5, 1e-9);
+}
+
+/*
+ * Megatron-LM 2022 runs the backward's column-parallel input-gradient all-reduces
+ * under the weight-gradient GEMMs (megatron/mpu/layers.py 272-293 at 55ba1f7);
+ * its 2021 releases block on them (test_tp_traffic).  2 layers of h = 4096 (32
+ * heads, MLP 4h), s = 2048, b = 1, t = 8 on one DGX H100, GEMMs at 0.615 of peak,
+ * w_half 58:
+ *   QKV and fc1 weights per rank: (3h^2 + 4h^2)/8 = 7 x 4096^2 / 8 = 1.4680e7;
+ *   their weight gradients: 2 x 2048 x 1.4680e7 = 6.0130e10 FLOPs at 989e12 x
+ *   0.615 x 512/(512 + 58) = 5.4633e14 FLOP/s -> 0.11006 ms a layer;
+ *   each layer's 4 all-reduces take A = tp_comm / (2 layers x 4) (the collective
+ *   model's), of which the backward's 2 hide under those GEMMs: min(2A, 0.11006 ms),
+ *   which still costs overlap_cost of itself.
+ * So exposed(2021) - exposed(2022) = 2 x (1 - overlap_cost) x min(2A, 0.11006 ms);
+ * under sequence parallelism the reduce-scatters hide, not the all-gathers.
+ */
+static void test_tp_async_backward(void **state)
+{
+    (void)state;
+    ppl_model m = test_gpt(2, 4096, 32, 2048);
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_constants k = *ppl_constants_committed();
+    k.h100_gemm = 0.615;
+    k.width_half = 58.0;
+    k.host_op_s = 1e-6; /* two small layers: not waiting for their launches */
+    ppl_eval_ctx old, new;
+    ppl_eval_ctx_init(&old, &m, &t, PPL_STACK_MEGATRON_LM_2021);
+    ppl_eval_ctx_set_constants(&old, &k, PPL_STACK_MEGATRON_LM_2021);
+    ppl_eval_ctx_init(&new, &m, &t, PPL_STACK_MEGATRON_LM_2022);
+    ppl_eval_ctx_set_constants(&new, &k, PPL_STACK_MEGATRON_LM_2022);
+    ppl_config c = test_config(8, 8, 1, 1, 1, &m);
+    ppl_estimate e1, e2;
+    ppl_estimate_config(&old, &c, &e1);
+    ppl_estimate_config(&new, &c, &e2);
+    double wgrad = 2.0 * 2048 * 7.0 * 4096.0 * 4096.0 / 8.0 / (989e12 * 0.615 * 512.0 / 570.0);
+    assert_close(wgrad, 0.11006e-3, 1e-3);
+    double a = e1.time.tp_comm / 8.0;
+    assert_close(e2.time.tp_comm, e1.time.tp_comm, 1e-12);
+    assert_close(e1.time.exposed_comm - e2.time.exposed_comm,
+                 2.0 * (1.0 - k.overlap_cost) * fmin(2.0 * a, wgrad), 1e-6);
+    assert_true(e2.step_time_s < e1.step_time_s);
+    /* sequence parallelism: what hides is no more than the reduce-scatters, half
+     * of each layer's TP traffic in the backward */
+    c.sequence_parallel = true;
+    ppl_estimate_config(&old, &c, &e1);
+    ppl_estimate_config(&new, &c, &e2);
+    double hidden = (e1.time.exposed_comm - e2.time.exposed_comm) / (1.0 - k.overlap_cost);
+    assert_true(hidden > 0.0);
+    assert_true(hidden <= 2.0 * 2.0 * (e1.time.tp_comm / 8.0) / 2.0 * 1.01);
 }
 
 /*
@@ -579,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_bubble),
         cmocka_unit_test(test_hand_computed),
         cmocka_unit_test(test_tp_traffic),
+        cmocka_unit_test(test_tp_async_backward),
         cmocka_unit_test(test_scatter_gather),
         cmocka_unit_test(test_block_recompute_time),
         cmocka_unit_test(test_estimate_check),
