@@ -36,9 +36,10 @@ void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_g
      * (fractions of the kind's own peaks) for every later kind, but Blackwell's
      * GEMMs, fitted on their own (only 2025+ stacks ran them: fp8 and mxfp8 on
      * Llama and Qwen3, 16-bit on two Qwen3-235B runs and every run's output
-     * layer), so that Blackwell runs do not move H100's GEMM fractions.  The
-     * attention efficiency is fitted on H100 (the A100 runs predate flash
-     * attention).  Unfused attention's batched GEMMs (QK^T and the weighted sum,
+     * layer), so that Blackwell runs do not move H100's GEMM fractions.  Flash
+     * attention's efficiency is fitted on H100; on Ampere the same kernels reach
+     * 1.87 times the share of peak (gpu.c: FlashAttention-2's published benchmark
+     * on both).  Unfused attention's batched GEMMs (QK^T and the weighted sum,
      * a head's s x d x s at a time over b x a/t heads: thousands of tiles) run
      * cuBLAS's tensor-core GEMM kernels at the generation's 16-bit GEMM fraction,
      * under the roofline of their scores' bytes (ppl_layer_time_of), which binds
@@ -50,7 +51,7 @@ void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_g
                     : gen == PPL_KERNELS_BLACKWELL ? k->b200_gemm_fp8
                                                    : k->h100_gemm_fp8;
     out->width_half = k->width_half;
-    out->attention = k->h100_attention;
+    out->attention = k->h100_attention * ppl_kernels_attention_ratio(gen, NULL);
     out->bmm = out->gemm;
     /* element-wise kernels at what streaming kernels measure on the kind (gpu.c) */
     ppl_stream_figures stream;
