@@ -37,9 +37,9 @@ void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_g
      * GEMMs, fitted on their own (only 2025+ stacks ran them: fp8 and mxfp8 on
      * Llama and Qwen3, 16-bit on two Qwen3-235B runs and every run's output
      * layer), so that Blackwell runs do not move H100's GEMM fractions.  Flash
-     * attention's efficiency is fitted on H100; on Ampere the same kernels reach
-     * 1.87 times the share of peak (gpu.c: FlashAttention-2's published benchmark
-     * on both).  Unfused attention's batched GEMMs (QK^T and the weighted sum,
+     * attention's efficiency is fitted on H100 at 4,096 tokens and heads 128 wide,
+     * and follows FlashAttention-2's published benchmark to other lengths, widths
+     * and generations (gpu.c; ppl_layer_time_of).  Unfused attention's batched GEMMs (QK^T and the weighted sum,
      * a head's s x d x s at a time over b x a/t heads: thousands of tiles) run
      * cuBLAS's tensor-core GEMM kernels at the generation's 16-bit GEMM fraction,
      * under the roofline of their scores' bytes (ppl_layer_time_of), which binds
@@ -51,7 +51,7 @@ void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_g
                     : gen == PPL_KERNELS_BLACKWELL ? k->b200_gemm_fp8
                                                    : k->h100_gemm_fp8;
     out->width_half = k->width_half;
-    out->attention = k->h100_attention * ppl_kernels_attention_ratio(gen, NULL);
+    out->attention = k->h100_attention; /* at 4,096 tokens and heads 128 wide on Hopper */
     out->bmm = out->gemm;
     /* element-wise kernels at what streaming kernels measure on the kind (gpu.c) */
     ppl_stream_figures stream;
@@ -240,7 +240,15 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     double gemm = (w.gemm_flops - w.expert_gemm_flops) / (pgemm * gemm_efficiency(m, c, e, fp8));
     if (expert > 0.0)
         gemm += expert / (pgemm * gemm_efficiency_at(m, ppl_config_etp(c), e, fp8));
-    double attn = w.attn_flops / (p16 * (c->flash_attention ? e->attention : e->bmm));
+    /* flash attention at the kernel's sequence (a rank's s/cp queries under context
+     * parallelism) and head width (gpu.c) */
+    double head_dim = m->attention == PPL_ATTENTION_MLA
+                          ? (double)(m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim)
+                          : (double)(m->head_dim > 0 ? m->head_dim : m->hidden / m->heads);
+    double flash = e->attention * ppl_kernels_attention_ratio(ppl_gpu_kernels(&t->gpu, NULL),
+                                                              (double)m->seq_len / (double)c->cp,
+                                                              head_dim, NULL);
+    double attn = w.attn_flops / (p16 * (c->flash_attention ? flash : e->bmm));
     if (!c->flash_attention) {
         /* unfused: QK^T writes every score and the weighted sum reads every
          * probability back, 2 B each (the softmax between them is element-wise

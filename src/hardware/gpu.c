@@ -33,6 +33,7 @@
 #include "hardware/gpu.h"
 #include "base/constants.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -344,31 +345,61 @@ double ppl_gpu_host_capacity_bytes(const ppl_gpu *gpu)
     return f->capacity_bytes;
 }
 
-/* The same flash-attention kernels reach twice the share of Ampere's peak that
- * they reach of Hopper's (they do not use Hopper's asynchronous tensor-core
- * instructions): FlashAttention-2's forward + backward, causal, head dimension
- * 128, at 512, 1K, 2K, 4K, 8K and 16K tokens, 99, 133, 155, 173, 182 and 189
- * TFLOP/s on A100 SXM4 80GB (of 312) and 163, 221, 265, 294, 308 and 328 on H100
- * SXM5 (of 989): ratios 1.92, 1.91, 1.85, 1.87, 1.87 and 1.83, mean 1.87
- * (Dao-AILab/flash-attention README.md, Performance, assets/flash2_a100_fwd_bwd_
- * benchmark.png and flash2_h100_fwd_bwd_benchmark.png, panel d; FlashAttention 1
- * shows the same: 69 of 312 and 108 of 989 at 2K, 1.98) */
+/* Flash attention's share of peak by sequence length and head width, as
+ * FlashAttention-2's forward + backward benchmark measures it with the causal
+ * mask (Dao-AILab/flash-attention README.md, Performance: assets/flash2_a100_fwd_
+ * bwd_benchmark.png and flash2_h100_fwd_bwd_benchmark.png, panels c and d), in
+ * TFLOP/s at 512, 1K, 2K, 4K, 8K and 16K tokens.  The same kernels reach about
+ * twice the share of Ampere's peak that they reach of Hopper's (they do not use
+ * Hopper's asynchronous tensor-core instructions: 1.83-1.92 at head width 128);
+ * the share rises with the sequence (the tiles' fixed costs spread over more
+ * keys) and the head width (more FLOPs a byte of Q, K and V).  Blackwell is
+ * assumed to follow Hopper's curve. */
 static const struct {
-    double ratio;
+    double peak;          /* 16-bit dense, FLOP/s */
+    double d64[6], d128[6]; /* TFLOP/s, head width 64 and 128 */
     const char *source;
 } ATTENTION[] = {
-    [PPL_KERNELS_AMPERE] = {1.87, "FlashAttention-2 benchmark, A100 over H100 share of peak"},
-    [PPL_KERNELS_HOPPER] = {1.0, "fitted (h100_attention)"},
-    [PPL_KERNELS_BLACKWELL] = {1.0, "assumed H100's share of peak"},
+    [PPL_KERNELS_AMPERE] = {312e12,
+                            {88, 119, 140, 156, 165, 171},
+                            {99, 133, 155, 173, 182, 189},
+                            "FlashAttention-2 benchmark, A100 SXM4 80GB"},
+    [PPL_KERNELS_HOPPER] = {989e12,
+                            {141, 192, 232, 257, 273, 284},
+                            {163, 221, 265, 294, 308, 328},
+                            "FlashAttention-2 benchmark, H100 SXM5"},
+    [PPL_KERNELS_BLACKWELL] = {989e12,
+                               {141, 192, 232, 257, 273, 284},
+                               {163, 221, 265, 294, 308, 328},
+                               "assumed H100's FlashAttention-2 curve"},
 };
 
-double ppl_kernels_attention_ratio(ppl_kernels gen, const char **source)
+/* the share of peak on generation g: interpolated in log2 of the tokens (held at
+ * the ends of the measured range) and linearly in the head width between 64 and
+ * 128 (held beyond) */
+static double attention_share(unsigned g, double tokens, double head_dim)
+{
+    double x = log2(tokens > 512.0 ? tokens : 512.0) - 9.0; /* 0 at 512 */
+    if (x > 5.0)
+        x = 5.0;
+    int i = (int)x < 4 ? (int)x : 4;
+    double f = x - (double)i;
+    double a = ATTENTION[g].d64[i] + f * (ATTENTION[g].d64[i + 1] - ATTENTION[g].d64[i]);
+    double b = ATTENTION[g].d128[i] + f * (ATTENTION[g].d128[i + 1] - ATTENTION[g].d128[i]);
+    double w = (head_dim - 64.0) / 64.0;
+    w = w < 0.0 ? 0.0 : w > 1.0 ? 1.0 : w;
+    return (a + w * (b - a)) * 1e12 / ATTENTION[g].peak;
+}
+
+double ppl_kernels_attention_ratio(ppl_kernels gen, double tokens, double head_dim,
+                                   const char **source)
 {
     unsigned g = (unsigned)gen < sizeof ATTENTION / sizeof ATTENTION[0] ? (unsigned)gen
                                                                         : PPL_KERNELS_HOPPER;
     if (source)
         *source = ATTENTION[g].source;
-    return ATTENTION[g].ratio;
+    return attention_share(g, tokens, head_dim) /
+           attention_share(PPL_KERNELS_HOPPER, 4096.0, 128.0);
 }
 
 ppl_kernels ppl_gpu_kernels(const ppl_gpu *gpu, bool *measured)

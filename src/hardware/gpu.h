@@ -152,10 +152,12 @@ double ppl_gpu_host_capacity_bytes(const ppl_gpu *gpu);
 /* The kernels' generation (Hopper for an unknown kind) and whether a run of the
  * kind was measured (false for an unknown kind). */
 ppl_kernels ppl_gpu_kernels(const ppl_gpu *gpu, bool *measured);
-/* Flash attention's fraction of the 16-bit peak on a generation, over Hopper's
- * (the fitted h100_attention is Hopper's): measured for Ampere, 1 for Hopper,
- * assumed 1 for Blackwell; *source says which. */
-double ppl_kernels_attention_ratio(ppl_kernels gen, const char **source);
+/* The share of the 16-bit peak flash attention reaches on a generation at a
+ * sequence of `tokens` and heads `head_dim` wide, over Hopper's at 4,096 tokens
+ * and 128 (where the fitted h100_attention holds): FlashAttention-2's published
+ * benchmark (gpu.c), Blackwell assumed Hopper's; *source names it. */
+double ppl_kernels_attention_ratio(ppl_kernels gen, double tokens, double head_dim,
+                                   const char **source);
 
 /* One sentence on what of the GPU is assumed rather than cited or measured,
  * under `precision` (kernel efficiencies borrowed from another kind, a

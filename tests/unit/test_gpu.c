@@ -252,7 +252,9 @@ static void test_gemm_time(void **state)
  * (989 TFLOP/s bf16, 3.35 TB/s) at bmm 1.0 and hbm 0.8 the FLOPs take 69.5 us and
  * the bytes 200 us: the bytes set the time.  On A100 (312 TFLOP/s, 2.04 TB/s) at
  * bmm 0.5 the FLOPs take 440 us and the bytes 329 us: the FLOPs do.  Flash
- * attention keeps the scores on chip and is not bounded by them.
+ * attention keeps the scores on chip and is not bounded by them: half the FLOPs
+ * (causal) at the attention efficiency, which at 2,048 tokens is 265/294 of its
+ * value at 4,096 (test_attention_curve).
  * The softmax and dropout between the GEMMs (element-wise, per score): forward
  * 4 B and 5 B, backward 6 B (read the gradient and the probabilities, write one)
  * and 5 B (read the gradient and the mask, write one), not twice the forward's:
@@ -276,7 +278,8 @@ static void test_unfused_roofline(void **state)
     assert_true(lt.attention_s > 2.5 * flops / h.gpu.flops[PPL_PRECISION_BF16]);
     c.flash_attention = true;
     ppl_layer_time_of(&m, &h, &c, &e, false, &lt);
-    assert_close(lt.attention_s, 0.5 * flops / (h.gpu.flops[PPL_PRECISION_BF16] * 0.5), 1e-12);
+    assert_close(lt.attention_s,
+                 0.5 * flops / (h.gpu.flops[PPL_PRECISION_BF16] * 0.5 * 265.0 / 294.0), 1e-12);
     c.flash_attention = false;
     e.bmm = 0.5;
     ppl_topology a = generated("A100", 8);
@@ -336,6 +339,39 @@ static void test_efficiency_note(void **state)
 /* Every row is whole: a kind and full name, a datasheet with its source, peaks
  * that only grow with narrower formats, a scale-up figure for every kind (the host
  * may be missing: said, not guessed), and no two rows that one name selects. */
+/*
+ * Flash attention's share of peak, relative to Hopper's at 4,096 tokens and heads
+ * 128 wide, from FlashAttention-2's published forward + backward benchmark
+ * (causal; TFLOP/s at 512 to 16K tokens: H100 d128 163, 221, 265, 294, 308, 328;
+ * d64 141, 192, 232, 257, 273, 284; A100 d128 99, 133, 155, 173, 182, 189, of
+ * 989 and 312 TFLOP/s):
+ *   H100, 4K, 128:  1
+ *   H100, 2K, 128:  265/294 = 0.9014
+ *   H100, 6K, 128:  log2(6144) = 12.585, 0.585 of the way from 4K to 8K:
+ *                   (294 + 0.585 x 14)/294 = 1.0279
+ *   H100, 4K, 96:   half way between d64 and d128: (257 + 294)/2/294 = 0.9371
+ *   H100, 32K, 128: held at 16K's 328/294 = 1.1156; 256 tokens at 512's 163/294
+ *   A100, 4K, 128:  (173/312)/(294/989) = 1.8653
+ *   B200: H100's curve (assumed)
+ */
+static void test_attention_curve(void **state)
+{
+    (void)state;
+    assert_close(ppl_kernels_attention_ratio(PPL_KERNELS_HOPPER, 4096, 128, NULL), 1.0, 1e-12);
+    assert_close(ppl_kernels_attention_ratio(PPL_KERNELS_HOPPER, 2048, 128, NULL), 0.9014, 1e-3);
+    assert_close(ppl_kernels_attention_ratio(PPL_KERNELS_HOPPER, 6144, 128, NULL), 1.0279, 1e-3);
+    assert_close(ppl_kernels_attention_ratio(PPL_KERNELS_HOPPER, 4096, 96, NULL), 0.9371, 1e-3);
+    assert_close(ppl_kernels_attention_ratio(PPL_KERNELS_HOPPER, 32768, 128, NULL), 1.1156, 1e-3);
+    assert_close(ppl_kernels_attention_ratio(PPL_KERNELS_HOPPER, 256, 128, NULL), 163.0 / 294.0,
+                 1e-9);
+    assert_close(ppl_kernels_attention_ratio(PPL_KERNELS_AMPERE, 4096, 128, NULL), 1.8653, 1e-3);
+    assert_close(ppl_kernels_attention_ratio(PPL_KERNELS_BLACKWELL, 8192, 64, NULL),
+                 ppl_kernels_attention_ratio(PPL_KERNELS_HOPPER, 8192, 64, NULL), 1e-12);
+    const char *source = NULL;
+    (void)ppl_kernels_attention_ratio(PPL_KERNELS_AMPERE, 4096, 128, &source);
+    assert_non_null(source);
+}
+
 static void test_rows(void **state)
 {
     (void)state;
@@ -361,7 +397,8 @@ static void test_rows(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rows),          cmocka_unit_test(test_b300),
+        cmocka_unit_test(test_rows),          cmocka_unit_test(test_attention_curve),
+        cmocka_unit_test(test_b300),
         cmocka_unit_test(test_gb300),         cmocka_unit_test(test_blackwell_fp4),
         cmocka_unit_test(test_amd),           cmocka_unit_test(test_lookup),
         cmocka_unit_test(test_generate_mesh), cmocka_unit_test(test_precision_refused),
