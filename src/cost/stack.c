@@ -246,6 +246,15 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
      * that overlap hide their share of all TP communication (tp_overlap) instead */
     o->tp_async_backward =
         stack == PPL_STACK_MEGATRON_LM_2022 || stack == PPL_STACK_MEGATRON_LM_2023;
+    /* Megatron-LM's gradient-accumulation fusion (--no-gradient-accumulation-fusion,
+     * store_false: commit 83b1e42f30 of February 2022) needs fp32 main gradients:
+     * arguments.py turns it off otherwise (lines 182-188 at 55ba1f7); its 2021
+     * releases, and Megatron-DeepSpeed's fork of them, add each microbatch's
+     * gradients in a kernel of their own (stage.c) */
+    o->grad_accum_unfused =
+        stack == PPL_STACK_MEGATRON_LM_2021 || stack == PPL_STACK_MEGATRON_DEEPSPEED;
+    o->grad_accum_unfused_fp16 =
+        stack == PPL_STACK_MEGATRON_LM_2022 || stack == PPL_STACK_MEGATRON_LM_2023;
     if (ppl_stack_overlaps(stack)) {
         o->tp_overlap = k->tp_overlap;
         o->dp_overlap = 1.0;

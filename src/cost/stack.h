@@ -41,6 +41,9 @@ typedef struct ppl_stack_opts {
     double tp_overlap;    /* share of tensor-parallel communication hidden under GEMMs */
     bool tp_async_backward; /* the column-parallel layers' input-gradient reduction runs
                                under their weight-gradient GEMM (Megatron-LM 2022-23) */
+    bool grad_accum_unfused; /* every microbatch adds the gradients into the main ones in
+                                a kernel of its own (Megatron-LM 2021, Megatron-DeepSpeed) */
+    bool grad_accum_unfused_fp16; /* the same in fp16 training only (Megatron-LM 2022-23) */
     double dp_overlap;    /* share of one microbatch's backward that hides the gradient reduction */
     double pp_overlap;    /* share of pipeline send/recv hidden under compute */
     double overlap_cost;  /* compute slowdown per second of communication hidden under it

@@ -411,6 +411,21 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
             s->wgrad += n[i] * (hi[i]->wgrad_s - lo[i]->wgrad_s);
         }
     }
+    /* Megatron-LM's releases before February 2022 (and later ones in fp16, where
+     * the fusion needs fp32 accumulation) add each parameter's gradient into its
+     * main gradient after every microbatch's backward, one kernel per tensor
+     * (megatron/model/distributed.py _make_param_hook, main_grad.add_, tag v2.5):
+     * read the gradient (2 B) and the main gradient, write the sum, at HBM
+     * bandwidth; gradient-accumulation fusion (commit 83b1e42f30, on by default,
+     * and Megatron-Core's) has the weight-gradient GEMM accumulate in place */
+    if (so->grad_accum_unfused || (so->grad_accum_unfused_fp16 && c->precision == PPL_PRECISION_FP16)) {
+        const double params = nd * mi->mem.layer_dense +
+                              nm * (mi->mem.layer_moe_shared + mi->mem.layer_moe_expert) +
+                              (k->is_first ? mi->mem.embedding : 0.0) +
+                              (k->is_last ? mi->mem.output : 0.0);
+        s->backward += params * (2.0 + 2.0 * ppl_dp_grad_bytes(ctx, c)) /
+                       (ctx->topo->gpu.hbm_bandwidth_bps * ctx->eff.hbm);
+    }
     s->compute = s->forward + s->backward;
     /* a MoE layer's tensor-parallel collectives are its attention's (half of a
      * dense layer's); its experts' are the dispatcher's, over the etp group */

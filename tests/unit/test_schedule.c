@@ -188,6 +188,43 @@ static void test_tp_async_backward(void **state)
 }
 
 /*
+ * Megatron-LM 2021 adds each microbatch's gradients into the main gradients in a
+ * kernel per tensor (distributed.py's main_grad.add_, tag v2.5); 2022's weight-
+ * gradient GEMMs accumulate in place (gradient-accumulation fusion, bf16).  One
+ * H100, one GPT layer of h = 4096 (MLP 4h, biases, LayerNorm), s = 2048, tp 1,
+ * bf16 (fp32 main gradients), 2 microbatches:
+ *   parameters: 12h^2 + 13h = 201,326,592 + 53,248 = 201,379,840 in the layer,
+ *   and the embedding (vocabulary 8 x h, learned positions 2048 x h, tied with
+ *   the output on one stage) 32,768 + 8,388,608 = 8,421,376: 209,801,216;
+ *   each microbatch reads the bf16 gradient (2 B) and the fp32 main gradient
+ *   (4 B) and writes the sum (4 B): 10 B x 209,801,216 = 2.0980e9 B at H100's
+ *   streaming 3.003e12 B/s = 0.69864 ms;
+ * so the 2021 step is 2 x 0.69864 = 1.3973 ms longer.  In fp16 (fp16 main
+ * gradients: 6 B a parameter) 2022 accumulates apart too, and the two agree.
+ */
+static void test_grad_accumulation(void **state)
+{
+    (void)state;
+    ppl_model m = test_gpt(1, 4096, 32, 2048);
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx old, new;
+    ppl_eval_ctx_init(&old, &m, &t, PPL_STACK_MEGATRON_LM_2021);
+    ppl_eval_ctx_init(&new, &m, &t, PPL_STACK_MEGATRON_LM_2022);
+    ppl_config c = test_config(1, 1, 1, 1, 2, &m);
+    ppl_estimate e1, e2;
+    ppl_estimate_config(&old, &c, &e1);
+    ppl_estimate_config(&new, &c, &e2);
+    double p = 12.0 * 4096.0 * 4096.0 + 13.0 * 4096.0 + 8.0 * 4096.0 + 2048.0 * 4096.0;
+    assert_close(p, 209801216.0, 1e-12);
+    assert_close(10.0 * p / 3.003e12, 0.69864e-3, 1e-4);
+    assert_close(e1.time.compute - e2.time.compute, 2.0 * 10.0 * p / 3.003e12, 1e-6);
+    c.precision = PPL_PRECISION_FP16;
+    ppl_estimate_config(&old, &c, &e1);
+    ppl_estimate_config(&new, &c, &e2);
+    assert_close(e1.time.compute, e2.time.compute, 1e-12);
+}
+
+/*
  * Scatter-gather (Narayanan §4.1): with t = 8 each tensor-parallel rank sends 1/8
  * of the b s h activation to the next stage over its own rail: 2048 x 4096 x 2 / 8
  * = 2 MiB per send, forward and backward, for every microbatch.  Two stages on two
@@ -630,6 +667,7 @@ int main(void)
         cmocka_unit_test(test_hand_computed),
         cmocka_unit_test(test_tp_traffic),
         cmocka_unit_test(test_tp_async_backward),
+        cmocka_unit_test(test_grad_accumulation),
         cmocka_unit_test(test_scatter_gather),
         cmocka_unit_test(test_block_recompute_time),
         cmocka_unit_test(test_estimate_check),
