@@ -86,6 +86,11 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
         act_bytes = act_per_col * shape.ffn_cols;
     }
     w->gemm_flops = 2.0 * T * weights;
+    /* QKV (every projection but the output one, v_cols x h) and a dense MLP's fc1 */
+    w->col_gemm_flops = 2.0 * T *
+                        (shape.attn_weights - shape.v_cols * h +
+                         (moe ? 0.0 : h * shape.fc1_outputs * shape.ffn_cols));
+    w->head_dim = shape.q_cols * t / a;
     w->expert_gemm_flops = 0.0;
     if (moe) {
         /* the same FLOPs as the etp layout counts them: T etp/tp tokens a rank,
@@ -242,12 +247,9 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
         gemm += expert / (pgemm * gemm_efficiency_at(m, ppl_config_etp(c), e, fp8));
     /* flash attention at the kernel's sequence (a rank's s/cp queries under context
      * parallelism) and head width (gpu.c) */
-    double head_dim = m->attention == PPL_ATTENTION_MLA
-                          ? (double)(m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim)
-                          : (double)(m->head_dim > 0 ? m->head_dim : m->hidden / m->heads);
     double flash = e->attention * ppl_kernels_attention_ratio(ppl_gpu_kernels(&t->gpu, NULL),
                                                               (double)m->seq_len / (double)c->cp,
-                                                              head_dim, NULL);
+                                                              w.head_dim, NULL);
     double attn = w.attn_flops / (p16 * (c->flash_attention ? flash : e->bmm));
     if (!c->flash_attention) {
         /* unfused: QK^T writes every score and the weighted sum reads every
@@ -279,16 +281,7 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     /* backward: input gradients (a GEMM as large as each forward one, the attention
      * core, element-wise) and weight gradients (one more GEMM each): W = gemm */
     out->wgrad_s = gemm;
-    {
-        /* the column-parallel layers' share of it: QKV (every projection but the
-         * output one, v_cols x h) and a dense MLP's fc1 */
-        ppl_layer_shape sh;
-        ppl_layer_shape_of(m, c->tp, &sh);
-        double col = sh.attn_weights - sh.v_cols * (double)m->hidden +
-                     (moe ? 0.0 : (double)m->hidden * sh.fc1_outputs * sh.ffn_cols);
-        out->wgrad_col_s = 2.0 * (double)c->mbs * (double)m->seq_len / (double)c->cp * col /
-                           (pgemm * gemm_efficiency(m, c, e, fp8));
-    }
+    out->wgrad_col_s = w.col_gemm_flops / (pgemm * gemm_efficiency(m, c, e, fp8));
     out->recompute_s = 0.0;
     double recompute_flops = 0.0;
     if (c->recompute == PPL_RECOMPUTE_FULL) {

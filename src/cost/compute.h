@@ -38,11 +38,14 @@ void ppl_gpu_efficiency_for(const ppl_topology *topo, const ppl_constants *k,
 /* Work of one transformer layer for one microbatch on one GPU, forward. */
 typedef struct ppl_layer_work {
     double gemm_flops;        /* weights' GEMMs */
+    double col_gemm_flops;    /* of which the column-parallel layers' (QKV, and fc1 of a
+                                 dense MLP), whose backward reduces the input gradient */
     double skew_gemm_flops;   /* MoE: what the busiest expert's GPU computes above the mean
                                  (ppl_moe_load_factor); time, not model FLOPs */
     double expert_gemm_flops; /* of which the experts', at the expert tensor-parallel width */
     double attn_flops;        /* attention core as executed (causal flash skips half) */
     double attn_model_flops;  /* attention core as the model counts it (Eq.7: full s x s) */
+    double head_dim;          /* a query head's width (its q_cols x tp / heads) */
     double elementwise_bytes; /* HBM traffic of norms, activations, dropout, residuals, softmax */
     double scores;                 /* attention scores of the microbatch: T x heads/tp x s */
     double softmax_bytes;          /* of which the unfused attention's softmax and dropout */

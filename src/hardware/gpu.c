@@ -355,40 +355,38 @@ double ppl_gpu_host_capacity_bytes(const ppl_gpu *gpu)
  * the share rises with the sequence (the tiles' fixed costs spread over more
  * keys) and the head width (more FLOPs a byte of Q, K and V).  Blackwell is
  * assumed to follow Hopper's curve. */
-static const struct {
-    double peak;          /* 16-bit dense, FLOP/s */
+typedef struct fa2_curve {
+    double peak;            /* 16-bit dense, FLOP/s */
     double d64[6], d128[6]; /* TFLOP/s, head width 64 and 128 */
+} fa2_curve;
+static const fa2_curve FA2_A100 = {
+    312e12, {88, 119, 140, 156, 165, 171}, {99, 133, 155, 173, 182, 189}};
+static const fa2_curve FA2_H100 = {
+    989e12, {141, 192, 232, 257, 273, 284}, {163, 221, 265, 294, 308, 328}};
+static const struct {
+    const fa2_curve *curve; /* its own, or the generation's it is assumed to follow */
     const char *source;
 } ATTENTION[] = {
-    [PPL_KERNELS_AMPERE] = {312e12,
-                            {88, 119, 140, 156, 165, 171},
-                            {99, 133, 155, 173, 182, 189},
-                            "FlashAttention-2 benchmark, A100 SXM4 80GB"},
-    [PPL_KERNELS_HOPPER] = {989e12,
-                            {141, 192, 232, 257, 273, 284},
-                            {163, 221, 265, 294, 308, 328},
-                            "FlashAttention-2 benchmark, H100 SXM5"},
-    [PPL_KERNELS_BLACKWELL] = {989e12,
-                               {141, 192, 232, 257, 273, 284},
-                               {163, 221, 265, 294, 308, 328},
-                               "assumed H100's FlashAttention-2 curve"},
+    [PPL_KERNELS_AMPERE] = {&FA2_A100, "FlashAttention-2 benchmark, A100 SXM4 80GB"},
+    [PPL_KERNELS_HOPPER] = {&FA2_H100, "FlashAttention-2 benchmark, H100 SXM5"},
+    [PPL_KERNELS_BLACKWELL] = {&FA2_H100, "assumed H100's FlashAttention-2 curve"},
 };
 
-/* the share of peak on generation g: interpolated in log2 of the tokens (held at
+/* the share of peak on curve c: interpolated in log2 of the tokens (held at
  * the ends of the measured range) and linearly in the head width between 64 and
  * 128 (held beyond) */
-static double attention_share(unsigned g, double tokens, double head_dim)
+static double attention_share(const fa2_curve *c, double tokens, double head_dim)
 {
     double x = log2(tokens > 512.0 ? tokens : 512.0) - 9.0; /* 0 at 512 */
     if (x > 5.0)
         x = 5.0;
     int i = (int)x < 4 ? (int)x : 4;
     double f = x - (double)i;
-    double a = ATTENTION[g].d64[i] + f * (ATTENTION[g].d64[i + 1] - ATTENTION[g].d64[i]);
-    double b = ATTENTION[g].d128[i] + f * (ATTENTION[g].d128[i + 1] - ATTENTION[g].d128[i]);
+    double a = c->d64[i] + f * (c->d64[i + 1] - c->d64[i]);
+    double b = c->d128[i] + f * (c->d128[i + 1] - c->d128[i]);
     double w = (head_dim - 64.0) / 64.0;
     w = w < 0.0 ? 0.0 : w > 1.0 ? 1.0 : w;
-    return (a + w * (b - a)) * 1e12 / ATTENTION[g].peak;
+    return (a + w * (b - a)) * 1e12 / c->peak;
 }
 
 double ppl_kernels_attention_ratio(ppl_kernels gen, double tokens, double head_dim,
@@ -398,8 +396,8 @@ double ppl_kernels_attention_ratio(ppl_kernels gen, double tokens, double head_d
                                                                         : PPL_KERNELS_HOPPER;
     if (source)
         *source = ATTENTION[g].source;
-    return attention_share(g, tokens, head_dim) /
-           attention_share(PPL_KERNELS_HOPPER, 4096.0, 128.0);
+    return attention_share(ATTENTION[g].curve, tokens, head_dim) /
+           attention_share(&FA2_H100, 4096.0, 128.0);
 }
 
 ppl_kernels ppl_gpu_kernels(const ppl_gpu *gpu, bool *measured)
