@@ -325,6 +325,14 @@ void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_me
     }
 }
 
+void ppl_stage_params(const ppl_memory_parts *p, bool first, bool last, double dense_layers,
+                      double moe_layers, double *dense, double *expert)
+{
+    *dense = dense_layers * p->layer_dense + moe_layers * p->layer_moe_shared +
+             (first ? p->embedding : 0.0) + (last ? p->output : 0.0);
+    *expert = moe_layers * p->layer_moe_expert;
+}
+
 void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memory_parts *p,
                    double capacity, int64_t stage, int64_t layers, int64_t moe_layers,
                    ppl_memory *out)
@@ -336,9 +344,8 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     /* parameters per GPU: dense ones shard over dp*cp, experts over edp; the fp8
      * cache covers the transformer GEMMs (Megatron keeps the embedding and output
      * layer in 16-bit) */
-    double dense = dense_layers * p->layer_dense + moe * p->layer_moe_shared +
-                   (first ? p->embedding : 0.0) + (last ? p->output : 0.0);
-    double expert = moe * p->layer_moe_expert;
+    double dense, expert;
+    ppl_stage_params(p, first, last, dense_layers, moe, &dense, &expert);
     double gemm_dense = dense_layers * p->gemm_dense + moe * p->gemm_moe_shared;
     double gemm_expert = moe * p->gemm_moe_expert;
     /* the layers kept in bf16, dense ones first (the first layers of MoE models
@@ -351,9 +358,10 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     if (ppl_schedule_of(c->schedule)->param_copies > 1.0) {
         /* DualPipe: rank k also holds stage pp-1-k (as many layers with equal stages;
          * the ends swap the embedding and the output layer): pipeline.h */
-        dense += dense_layers * p->layer_dense + moe * p->layer_moe_shared +
-                 (last ? p->embedding : 0.0) + (first ? p->output : 0.0);
-        expert *= 2.0;
+        double dense2, expert2;
+        ppl_stage_params(p, last, first, dense_layers, moe, &dense2, &expert2);
+        dense += dense2;
+        expert += expert2;
         cache_dense *= 2.0;
         cache_expert *= 2.0;
     }

@@ -125,6 +125,12 @@ typedef struct ppl_memory_parts {
 
 void ppl_memory_parts_init(const ppl_model *model, const ppl_config *config,
                            const ppl_memory_opts *opts, ppl_memory_parts *parts);
+/* Parameters per GPU of a stage's `dense_layers` dense and `moe_layers` MoE layers,
+ * with the embedding when `first` and the output layer when `last`: *dense those
+ * sharded as the dense ones (the MoE layers' attention and shared experts
+ * included), *expert the routed experts'. */
+void ppl_stage_params(const ppl_memory_parts *parts, bool first, bool last, double dense_layers,
+                      double moe_layers, double *dense, double *expert);
 /* One stage of `layers` layers (`moe_layers` of them MoE) from the parts. */
 void ppl_memory_at(const ppl_config *config, const ppl_memory_opts *opts,
                    const ppl_memory_parts *parts, double capacity, int64_t stage, int64_t layers,

@@ -419,11 +419,9 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
      * bandwidth; gradient-accumulation fusion (commit 83b1e42f30, on by default,
      * and Megatron-Core's) has the weight-gradient GEMM accumulate in place */
     if (so->grad_accum_unfused || (so->grad_accum_unfused_fp16 && c->precision == PPL_PRECISION_FP16)) {
-        const double params = nd * mi->mem.layer_dense +
-                              nm * (mi->mem.layer_moe_shared + mi->mem.layer_moe_expert) +
-                              (k->is_first ? mi->mem.embedding : 0.0) +
-                              (k->is_last ? mi->mem.output : 0.0);
-        s->backward += params * (2.0 + 2.0 * ppl_dp_grad_bytes(ctx, c)) /
+        double dense, expert;
+        ppl_stage_params(&mi->mem, k->is_first, k->is_last, nd, nm, &dense, &expert);
+        s->backward += (dense + expert) * (2.0 + 2.0 * ppl_dp_grad_bytes(ctx, c)) /
                        (ctx->topo->gpu.hbm_bandwidth_bps * ctx->eff.hbm);
     }
     s->compute = s->forward + s->backward;
