@@ -277,6 +277,7 @@ ppl_status cmd_plan(cli *c)
                          .objective = a->objective,
                          .within = a->within,
                          .allow_tp_across_servers = a->allow_tp_across_servers,
+                         .left_out = true,
                          .progress = cli_progress_show,
                          .progress_ctx = &prog};
     ppl_search_result r;
@@ -308,9 +309,6 @@ ppl_status cmd_plan(cli *c)
         ppl_search_free(&r);
         return st;
     }
-    ppl_left_out wins[PPL_FAMILY_COUNT];
-    size_t nwins =
-        a->objective == PPL_OBJECTIVE_TIME ? ppl_search_left_out(&ctx, &o, &r.results[0], wins) : 0;
     if (a->report_path) {
         char origin[600];
         snprintf(origin, sizeof origin, "parplan plan --model %s --topology %s", a->model,
@@ -368,15 +366,15 @@ ppl_status cmd_plan(cli *c)
         json_object_set_new(doc, "results", list);
         /* what the default search left out and would have won */
         json_t *outside = json_array();
-        for (size_t i = 0; i < nwins; i++) {
+        for (size_t i = 0; i < r.n_left_out; i++) {
             json_t *w = json_object();
-            json_object_set_new(w, "family", json_string(wins[i].family->name));
-            json_object_set_new(w, "why", json_string(wins[i].family->why));
+            json_object_set_new(w, "family", json_string(r.left_out[i].family->name));
+            json_object_set_new(w, "why", json_string(r.left_out[i].family->why));
             char allow[96];
             json_object_set_new(w, "allow",
-                                json_string(cli_family_allow(wins[i].family, allow, sizeof allow)));
-            json_object_set_new(w, "speedup", ppl_json_real(wins[i].speedup));
-            json_object_set_new(w, "result", ppl_estimate_json(&wins[i].best, &model));
+                                json_string(cli_family_allow(r.left_out[i].family, allow, sizeof allow)));
+            json_object_set_new(w, "speedup", ppl_json_real(r.left_out[i].speedup));
+            json_object_set_new(w, "result", ppl_estimate_json(&r.left_out[i].best, &model));
             json_array_append_new(outside, w);
         }
         json_object_set_new(doc, "not_searched", outside);
@@ -439,8 +437,8 @@ ppl_status cmd_plan(cli *c)
                         "stage, /N sharded in groups of N ranks, +off optimizer offloaded; MFU: "
                         "model FLOPs over the dense peak of %s, the precision the GEMMs run at\n",
                    r.count > 0 ? ppl_precision_names[r.results[0].mfu_precision] : "bf16");
-    for (size_t i = 0; i < nwins; i++) {
-        const ppl_estimate *w = &wins[i].best;
+    for (size_t i = 0; i < r.n_left_out; i++) {
+        const ppl_estimate *w = &r.left_out[i].best;
         char step[32], allow[96];
         ppl_format_time(w->step_time_s, step, sizeof step);
         ppl_buf_printf(out,
@@ -448,8 +446,8 @@ ppl_status cmd_plan(cli *c)
                        "%.1f%% faster than #1; left out because %s; allow it with %s\n",
                        (long long)w->config.tp, (long long)w->config.pp, (long long)w->config.dp,
                        (long long)w->config.cp, (long long)w->config.ep, w->config.zero, step,
-                       100.0 * (wins[i].speedup - 1.0), wins[i].family->why,
-                       cli_family_allow(wins[i].family, allow, sizeof allow));
+                       100.0 * (r.left_out[i].speedup - 1.0), r.left_out[i].family->why,
+                       cli_family_allow(r.left_out[i].family, allow, sizeof allow));
     }
     ppl_search_free(&r);
     return PPL_OK;

@@ -221,6 +221,13 @@ typedef struct search_state {
     double offload_room; /* the last over-memory one's total less its optimizer state */
     ppl_error unsound;   /* the first estimate with a non-finite figure */
     bool has_unsound;
+    /* the families: whether the options let each in, whether its best is looked
+     * for (opts left_out), and that best (a list of one, with its own counts) */
+    bool allows[PPL_FAMILY_COUNT], looks[PPL_FAMILY_COUNT], broken[PPL_FAMILY_COUNT];
+    top_list family[PPL_FAMILY_COUNT];
+    ppl_estimate family_best[PPL_FAMILY_COUNT];
+    ppl_search_result family_counts;
+    double ceiling_s; /* a family's candidates: the #1 they must beat (else infinite) */
 } search_state;
 
 /* True when every figure of e is finite; the first that is not is kept, and the
@@ -312,7 +319,7 @@ static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
         /* only what can enter the list is costed in full */
         const ppl_estimate *last =
             s->best.count == s->best.cap ? &s->best.items[s->best.count - 1] : NULL;
-        if (last && compare(s->opts, &est, last) >= 0)
+        if ((last && compare(s->opts, &est, last) >= 0) || est.step_time_s >= s->ceiling_s)
             return true;
         ppl_estimate_cached(ctx, c, l, mi, cl, true, &est);
         /* a cost or memory objective keeps to the floor on time (opts within) */
@@ -329,7 +336,7 @@ static bool same_split(const ppl_stage_split *a, const ppl_stage_split *b)
 
 /* EVAL_FITS, EVAL_OVER (valid, over the memory) or EVAL_OUT (invalid, or pruned). */
 enum { EVAL_OUT, EVAL_FITS, EVAL_OVER };
-static int evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
+static int evaluate_in(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
                     ppl_classes *cl)
 {
     const ppl_eval_ctx *ctx = s->ctx;
@@ -341,8 +348,9 @@ static int evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, c
     /* the bound holds for every stage split */
     bool full_list = s->best.count == s->best.cap;
     const ppl_estimate *last = full_list ? &s->best.items[s->best.count - 1] : NULL;
-    if (!s->opts->no_prune && last && s->opts->objective == PPL_OBJECTIVE_TIME &&
-        step_lower_bound(ctx, c, mi) > last->step_time_s) {
+    double above = last ? fmin(last->step_time_s, s->ceiling_s) : s->ceiling_s;
+    if (!s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME &&
+        step_lower_bound(ctx, c, mi) > above) {
         r->pruned++;
         return EVAL_OUT;
     }
@@ -363,6 +371,54 @@ static int evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, c
         room = EVAL_FITS;
     ppl_classes_free(&classes);
     return room;
+}
+
+/* Where c is ranked: the main list (-1), the list of the one family it belongs to
+ * that the options leave out and whose best is looked for (its index), or
+ * nowhere (-2). */
+enum { LANE_MAIN = -1, LANE_NONE = -2 };
+static int lane_of(const search_state *s, const ppl_config *c)
+{
+    int lane = LANE_MAIN;
+    for (int f = 0; f < PPL_FAMILY_COUNT; f++) {
+        if (s->allows[f] || !ppl_search_in_family(s->ctx, (ppl_family_id)f, c))
+            continue;
+        if (!s->looks[f] || lane != LANE_MAIN)
+            return LANE_NONE; /* left out, or in two families left out */
+        lane = f;
+    }
+    return lane;
+}
+
+/* evaluate_in on c's lane: a family's candidates are ranked in that family's
+ * list of one, counted apart, and pruned by the #1 they must beat as well (a
+ * plan the family's best does not beat is not reported). */
+static int evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
+                    ppl_classes *cl)
+{
+    int f = lane_of(s, c);
+    if (f == LANE_MAIN)
+        return evaluate_in(s, c, l, mi, cl);
+    if (f == LANE_NONE || s->broken[f])
+        return EVAL_OUT;
+    ppl_search_result *r = s->r;
+    top_list best = s->best;
+    bool had_unsound = s->has_unsound;
+    ppl_error unsound = s->unsound;
+    s->r = &s->family_counts;
+    s->best = s->family[f];
+    s->ceiling_s = best.count > 0 ? best.items[0].step_time_s : INFINITY;
+    s->has_unsound = false;
+    int e = evaluate_in(s, c, l, mi, cl);
+    /* a non-finite figure in a family ends that family's search alone */
+    s->broken[f] = s->has_unsound;
+    s->family[f] = s->best;
+    s->r = r;
+    s->best = best;
+    s->ceiling_s = INFINITY;
+    s->has_unsound = had_unsound;
+    s->unsound = unsound;
+    return e;
 }
 
 static void progress(search_state *s, double fraction)
@@ -550,8 +606,9 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                             ppl_micro_compute_init(ctx, &c, &micro);
                             for (int z = 0; z < zeros->n; z++) {
                                 c.zero = (int)zeros->v[z];
-                                if (ppl_sharded_with_pp(&c) && pin->zero == PPL_UNSET &&
-                                    !s->opts->allow_sharded_with_pp)
+                                if (ppl_sharded_with_pp(&c) &&
+                                    !s->allows[PPL_FAMILY_SHARDED_WITH_PP] &&
+                                    !s->looks[PPL_FAMILY_SHARDED_WITH_PP])
                                     continue;
                                 for (int x = 0; x < cps_here.n; x++) {
                                     c.cp_comm = (ppl_cp_comm)cps_here.v[x];
@@ -606,6 +663,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         fastest.objective = PPL_OBJECTIVE_TIME;
         fastest.top = 1;
         fastest.progress = NULL;
+        fastest.left_out = false;
         ppl_search_result quick;
         ppl_status st = ppl_search(ctx, &fastest, &quick, err);
         if (st != PPL_OK)
@@ -614,11 +672,18 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         ppl_search_free(&quick);
         r->step_ceiling_s = ceiling;
     }
-    search_state s = {.ctx = ctx, .opts = o, .r = r};
+    search_state s = {.ctx = ctx, .opts = o, .r = r, .ceiling_s = INFINITY};
     s.best.cap = o->top > 0 ? o->top : 1;
     s.best.items = calloc(s.best.cap, sizeof *s.best.items);
     if (!s.best.items)
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
+    /* a pinned tp or zero is searched whatever the family rules say */
+    s.allows[PPL_FAMILY_TP_ACROSS_SERVERS] = o->allow_tp_across_servers || pin->tp != PPL_UNSET;
+    s.allows[PPL_FAMILY_SHARDED_WITH_PP] = o->allow_sharded_with_pp || pin->zero != PPL_UNSET;
+    for (int f = 0; f < PPL_FAMILY_COUNT; f++) {
+        s.looks[f] = o->left_out && o->objective == PPL_OBJECTIVE_TIME && !s.allows[f];
+        s.family[f] = (top_list){&s.family_best[f], 0, 1};
+    }
 
     const int64_t batch = pin->global_batch;
     /* with gpus a ceiling (whatif's gpus=N), every GPU count up to it is a candidate */
@@ -637,8 +702,8 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     for (int64_t tp = 1; tp <= gpus && tp <= m->heads; tp++) {
         int64_t node = ctx->net.node_gpus;
         bool inside = !ppl_tp_across_servers(ctx, tp) && node % tp == 0;
-        bool across =
-            o->allow_tp_across_servers && ppl_tp_across_servers(ctx, tp) && tp % node == 0;
+        bool across = (o->allow_tp_across_servers || s.looks[PPL_FAMILY_TP_ACROSS_SERVERS]) &&
+                      ppl_tp_across_servers(ctx, tp) && tp % node == 0;
         if ((up_to || gpus % tp == 0) && (inside || across))
             add(&tp_all, tp);
     }
@@ -726,6 +791,17 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         ppl_stage_split d = ppl_stage_split_default(m->layers, c->pp);
         r->balanced += !same_split(&d, &c->split);
     }
+    r->n_left_out = 0;
+    for (int f = 0; f < PPL_FAMILY_COUNT; f++) {
+        const ppl_estimate *b = &s.family_best[f];
+        if (s.family[f].count == 0 || s.broken[f] || r->count == 0 ||
+            !(b->step_time_s < r->results[0].step_time_s))
+            continue;
+        ppl_left_out *lo = &r->left_out[r->n_left_out++];
+        lo->family = ppl_search_family((ppl_family_id)f);
+        lo->best = *b;
+        lo->speedup = r->results[0].step_time_s / b->step_time_s;
+    }
     r->seconds = wall_seconds() - start;
     if (s.has_unsound) {
         *err = s.unsound;
@@ -737,39 +813,6 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         return PPL_INFEASIBLE;
     }
     return PPL_OK;
-}
-
-size_t ppl_search_left_out(const ppl_eval_ctx *ctx, const ppl_search_opts *opts,
-                           const ppl_estimate *first, ppl_left_out *out)
-{
-    size_t n = 0;
-    for (int f = 0; f < PPL_FAMILY_COUNT; f++) {
-        ppl_family_id id = (ppl_family_id)f;
-        ppl_search_opts o = {.pins = opts->pins,
-                             .top = 1,
-                             .objective = opts->objective,
-                             .allow_tp_across_servers = opts->allow_tp_across_servers};
-        if (id == PPL_FAMILY_TP_ACROSS_SERVERS && !opts->allow_tp_across_servers &&
-            opts->pins->tp == PPL_UNSET)
-            o.allow_tp_across_servers = true;
-        else if (id == PPL_FAMILY_SHARDED_WITH_PP && opts->pins->zero == PPL_UNSET)
-            o.allow_sharded_with_pp = true;
-        else
-            continue; /* let in already, or pinned out */
-        ppl_search_result r;
-        ppl_error err;
-        /* only the family searched here counts, whatever else the options let in */
-        if (ppl_search(ctx, &o, &r, &err) == PPL_OK &&
-            ppl_search_in_family(ctx, id, &r.results[0].config) &&
-            r.results[0].step_time_s < first->step_time_s) {
-            out[n].family = ppl_search_family(id);
-            out[n].best = r.results[0];
-            out[n].speedup = first->step_time_s / r.results[0].step_time_s;
-            n++;
-        }
-        ppl_search_free(&r);
-    }
-    return n;
 }
 
 void ppl_search_free(ppl_search_result *r)

@@ -42,10 +42,23 @@ typedef struct ppl_search_opts {
     bool gpus_at_most;            /* pins->gpus is a ceiling: every GPU count up to it is a
                                      candidate (whatif's gpus=N: what the cluster offers) */
     bool allow_sharded_with_pp;   /* ZeRO-2/3 with pipelining, left out by default */
+    /* with the time objective: also the best of each family the options leave out
+     * (neither let in by them nor ruled out by a pin: tensor parallelism across
+     * servers unless tp is pinned, ZeRO-2/3 with pipelining unless zero is pinned),
+     * costed in the same pass and bounded by the #1 it must beat (result left_out) */
+    bool left_out;
     /* called now and then with the share of the space covered (0..1) */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
 } ppl_search_opts;
+
+/* A family the default search leaves out, its best configuration when let in,
+ * and how much faster that is than the default search's #1 (first / best). */
+typedef struct ppl_left_out {
+    const ppl_family *family;
+    ppl_estimate best;
+    double speedup;
+} ppl_left_out;
 
 typedef struct ppl_search_result {
     ppl_estimate *results; /* best first, `count` of them (free with ppl_search_free) */
@@ -60,27 +73,15 @@ typedef struct ppl_search_result {
     double capacity;
     double step_ceiling_s; /* the slowest step kept (opts within), 0 when none */
     const char *empty_reason; /* when nothing fits or nothing is valid */
+    /* opts left_out: the families whose best beats results[0], each with its own
+     * #1 (what a search with that family let in would rank first) */
+    ppl_left_out left_out[PPL_FAMILY_COUNT];
+    size_t n_left_out;
 } ppl_search_result;
 
 ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *opts, ppl_search_result *out,
                       ppl_error *err);
 
 void ppl_search_free(ppl_search_result *result);
-
-/* A family the default search leaves out, its best configuration when let in,
- * and how much faster that is than the default search's #1 (first / best). */
-typedef struct ppl_left_out {
-    const ppl_family *family;
-    ppl_estimate best;
-    double speedup;
-} ppl_left_out;
-
-/* Searches each family `opts` leaves out (neither let in by its options nor ruled
- * out by a pin: tensor parallelism across servers unless tp is pinned, ZeRO-2/3
- * with pipelining unless zero is pinned), each alone, and fills out[]
- * (PPL_FAMILY_COUNT at most) with those whose best beats `first`; returns how
- * many. */
-size_t ppl_search_left_out(const ppl_eval_ctx *ctx, const ppl_search_opts *opts,
-                           const ppl_estimate *first, ppl_left_out *out);
 
 #endif

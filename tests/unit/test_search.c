@@ -388,8 +388,8 @@ static void test_top1_equals_top10(void **state)
 /* The families the default search leaves out: Llama 3 405B on 128 H100 at a batch
  * of 1,024, the optimizer on the GPU (offloaded, tp 4 x cp 4 without recomputation
  * beats both), trains faster with tensor parallelism across two servers than with the
- * default search's #1 (tp within the 8-GPU NVLink domain).  ppl_search_left_out
- * names that family, its best has tp > 8 and is that family's own #1 (the search
+ * default search's #1 (tp within the 8-GPU NVLink domain).  The search, asked for
+ * the families left out (opts left_out), names that family, its best has tp > 8 and is that family's own #1 (the search
  * with the family let in), and speedup = first / best > 1.  Pinning tp rules the
  * family out: nothing is reported for it. */
 static void test_left_out(void **state)
@@ -404,13 +404,12 @@ static void test_left_out(void **state)
     pins.gpus = 128;
     pins.global_batch = 1024;
     pins.offload_optimizer = 0.0;
-    ppl_search_opts o = {.pins = &pins, .top = 1};
-    ppl_search_result r, wide;
+    ppl_search_opts o = {.pins = &pins, .top = 1, .left_out = true};
+    ppl_search_result r, wide, plain;
     ppl_error err;
     assert_int_equal(ppl_search(&ctx, &o, &r, &err), PPL_OK);
-    ppl_left_out out[PPL_FAMILY_COUNT];
-    size_t n = ppl_search_left_out(&ctx, &o, &r.results[0], out);
-    size_t k = 0;
+    const ppl_left_out *out = r.left_out;
+    size_t n = r.n_left_out, k = 0;
     while (k < n && strcmp(out[k].family->name, "tp_across_servers") != 0)
         k++;
     assert_true(k < n);
@@ -418,13 +417,25 @@ static void test_left_out(void **state)
     assert_true(fabs(out[k].speedup - r.results[0].step_time_s / out[k].best.step_time_s) < 1e-12);
     ppl_search_opts allow = o;
     allow.allow_tp_across_servers = true;
+    allow.left_out = false;
     assert_int_equal(ppl_search(&ctx, &allow, &wide, &err), PPL_OK);
     assert_true(wide.results[0].step_time_s == out[k].best.step_time_s);
+    assert_int_equal(wide.results[0].config.tp, out[k].best.config.tp);
     ppl_search_free(&wide);
+    /* the main list and its counts are those of the search without the families */
+    ppl_search_opts alone = o;
+    alone.left_out = false;
+    assert_int_equal(ppl_search(&ctx, &alone, &plain, &err), PPL_OK);
+    assert_int_equal(plain.n_left_out, 0);
+    assert_int_equal(plain.candidates, r.candidates);
+    assert_int_equal(plain.evaluated, r.evaluated);
+    assert_true(plain.results[0].step_time_s == r.results[0].step_time_s);
+    ppl_search_free(&plain);
     pins.tp = r.results[0].config.tp;
-    n = ppl_search_left_out(&ctx, &o, &r.results[0], out);
-    for (size_t i = 0; i < n; i++)
-        assert_string_not_equal(out[i].family->name, "tp_across_servers");
+    ppl_search_free(&r);
+    assert_int_equal(ppl_search(&ctx, &o, &r, &err), PPL_OK);
+    for (size_t i = 0; i < r.n_left_out; i++)
+        assert_string_not_equal(r.left_out[i].family->name, "tp_across_servers");
     ppl_search_free(&r);
 }
 
