@@ -39,6 +39,7 @@
 #include "cost/estimate.h"
 #include "plan/balance.h"
 #include "plan/families.h"
+#include "plan/ranking.h"
 #include "plan/search.h"
 #include "plan/mixed.h"
 #include "studies/goodput.h"

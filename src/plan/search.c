@@ -19,16 +19,10 @@
 #include <time.h>
 
 #include "plan/balance.h"
+#include "plan/ranking.h"
 #include "cost/offload.h"
 #include "cost/rules.h"
 #include "cost/shard.h"
-
-const char *const ppl_objective_names[] = {"time", "cost", "memory", NULL};
-
-const char *ppl_objective_name(int v)
-{
-    return (unsigned)v <= PPL_OBJECTIVE_MEMORY ? ppl_objective_names[v] : "?";
-}
 
 #define MAX_CHOICES 64
 #define MAX_MBS 16
@@ -108,115 +102,11 @@ static double wall_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double objective_of(const ppl_search_opts *o, const ppl_estimate *e)
-{
-    switch (o->objective) {
-    case PPL_OBJECTIVE_MEMORY: return e->memory.total;
-    case PPL_OBJECTIVE_COST: /* GPU-hours per token */
-        return (double)e->config.gpus / 3600.0 / e->tokens_per_s;
-    default: return e->step_time_s;
-    }
-}
-
-/* Strict order: objective, then a fixed order of the knobs. */
-static int compare(const ppl_search_opts *o, const ppl_estimate *a, const ppl_estimate *b)
-{
-    double x = objective_of(o, a), y = objective_of(o, b);
-    if (x < y)
-        return -1;
-    if (x > y)
-        return 1;
-    const ppl_config *p = &a->config, *q = &b->config;
-    int64_t ka[] = {p->gpus,
-                    p->tp,
-                    p->pp,
-                    p->cp,
-                    p->ep,
-                    ppl_config_etp(p),
-                    p->vp,
-                    p->mbs,
-                    p->zero,
-                    p->recompute,
-                    p->sequence_parallel,
-                    p->flash_attention,
-                    p->cp_comm,
-                    p->split.first,
-                    p->split.last,
-                    -ppl_config_shard_group(p),
-                    (int64_t)(p->offload_optimizer * 1e6)};
-    int64_t kb[] = {q->gpus,
-                    q->tp,
-                    q->pp,
-                    q->cp,
-                    q->ep,
-                    ppl_config_etp(q),
-                    q->vp,
-                    q->mbs,
-                    q->zero,
-                    q->recompute,
-                    q->sequence_parallel,
-                    q->flash_attention,
-                    q->cp_comm,
-                    q->split.first,
-                    q->split.last,
-                    -ppl_config_shard_group(q),
-                    (int64_t)(q->offload_optimizer * 1e6)};
-    for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
-        if (ka[i] != kb[i])
-            return ka[i] < kb[i] ? -1 : 1;
-    return 0;
-}
-
-typedef struct top_list {
-    ppl_estimate *items;
-    size_t count, cap;
-} top_list;
-
-static bool same_knobs(const ppl_config *a, const ppl_config *b);
-
-/* Keeps e among the best; one entry per setting of the knobs, at its faster
- * stage split (the default or the balanced one). */
-static void keep(const ppl_search_opts *o, top_list *l, const ppl_estimate *e)
-{
-    for (size_t j = 0; j < l->count; j++) {
-        if (!same_knobs(&l->items[j].config, &e->config))
-            continue;
-        if (compare(o, e, &l->items[j]) >= 0)
-            return;
-        memmove(&l->items[j], &l->items[j + 1], (l->count - j - 1) * sizeof *l->items);
-        l->count--;
-        break;
-    }
-    size_t n = l->count;
-    if (n == l->cap && compare(o, e, &l->items[n - 1]) >= 0)
-        return;
-    size_t i = n < l->cap ? n : l->cap - 1;
-    while (i > 0 && compare(o, e, &l->items[i - 1]) < 0) {
-        l->items[i] = l->items[i - 1];
-        i--;
-    }
-    l->items[i] = *e;
-    if (n < l->cap)
-        l->count++;
-}
-
-/* The same knobs, whatever the stage split. */
-static bool same_knobs(const ppl_config *a, const ppl_config *b)
-{
-    return a->gpus == b->gpus && a->tp == b->tp && a->pp == b->pp && a->cp == b->cp &&
-           a->ep == b->ep && ppl_config_etp(a) == ppl_config_etp(b) && a->vp == b->vp &&
-           a->mbs == b->mbs && a->zero == b->zero && a->recompute == b->recompute &&
-           a->sequence_parallel == b->sequence_parallel &&
-           a->flash_attention == b->flash_attention && a->cp_comm == b->cp_comm &&
-           ppl_config_shard_group(a) == ppl_config_shard_group(b) &&
-           a->offload_optimizer == b->offload_optimizer;
-}
-
 typedef struct search_state {
     const ppl_eval_ctx *ctx;
     const ppl_search_opts *opts;
     ppl_search_result *r;
-    top_list best;
+    ppl_ranking best;
     double last_progress;
     double offload_room; /* the last over-memory one's total less its optimizer state */
     ppl_error unsound;   /* the first estimate with a non-finite figure */
@@ -224,7 +114,7 @@ typedef struct search_state {
     /* the families: whether the options let each in, whether its best is looked
      * for (opts left_out), and that best (a list of one, with its own counts) */
     bool allows[PPL_FAMILY_COUNT], looks[PPL_FAMILY_COUNT], broken[PPL_FAMILY_COUNT];
-    top_list family[PPL_FAMILY_COUNT];
+    ppl_ranking family[PPL_FAMILY_COUNT];
     ppl_estimate family_best[PPL_FAMILY_COUNT];
     ppl_search_result family_counts;
     double ceiling_s; /* a family's candidates: the #1 they must beat (else infinite) */
@@ -244,17 +134,17 @@ static bool sound(search_state *s, const ppl_estimate *e)
     return false;
 }
 
-/* Lower bound on the step time: the microbatches times the average stage's compute
- * (the slowest stage computes at least the average), plus the per-step cost. */
-static double step_lower_bound(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi)
+/* Lower bound on the step time, for every stage split: the busiest rank's work,
+ * at least the microbatches times the stages' summed time over the ranks
+ * (ppl_stages_floor_s; the pipeline never runs below a rank's work, pipeline.h
+ * ppl_pipe_bound_s), plus the per-step cost.  Block recomputation, searched
+ * when nothing pins it, may recompute as little as one layer a stage. */
+static double step_lower_bound(const search_state *s, const ppl_config *c, const ppl_micro *mi)
 {
-    /* recomputation left out: block recomputation may recompute few layers */
-    double per_layer = mi->dense.forward_s + mi->dense.backward_s - mi->dense.recompute_s;
-    double moe = mi->moe.forward_s + mi->moe.backward_s - mi->moe.recompute_s;
-    if (ctx->model->has_moe && moe < per_layer)
-        per_layer = moe;
-    return (double)c->microbatches * (double)ctx->model->layers / (double)c->pp * per_layer +
-           ctx->stack.step_overhead_s;
+    const ppl_pins *pin = s->opts->pins;
+    const bool blocks = pin->recompute == PPL_UNSET && pin->recompute_layers == PPL_UNSET;
+    return (double)c->microbatches * ppl_stages_floor_s(s->ctx, c, mi, blocks) / (double)c->pp +
+           s->ctx->stack.step_overhead_s;
 }
 
 /* Costs one configuration at its stage split (block recomputation searched) and
@@ -281,6 +171,7 @@ static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
     if (est.memory.total < r->smallest_memory)
         r->smallest_memory = est.memory.total;
     s->offload_room = est.memory.total - est.memory.optimizer;
+    const ppl_config *asked = c; /* before block recomputation changes it */
     ppl_config fewer = *c;
     if (fits && c->recompute == PPL_RECOMPUTE_FULL && s->opts->pins->recompute == PPL_UNSET &&
         s->opts->pins->recompute_layers == PPL_UNSET) {
@@ -316,15 +207,19 @@ static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
     }
     if (fits) {
         r->feasible++;
+        /* the bound's own check: an unpruned search counts the plans it exceeds */
+        if (s->opts->no_prune && step_lower_bound(s, asked, mi) > est.step_time_s * (1.0 + 1e-12))
+            r->bound_above_step++;
         /* only what can enter the list is costed in full */
         const ppl_estimate *last =
             s->best.count == s->best.cap ? &s->best.items[s->best.count - 1] : NULL;
-        if ((last && compare(s->opts, &est, last) >= 0) || est.step_time_s >= s->ceiling_s)
+        if ((last && ppl_ranking_compare(s->opts->objective, &est, last) >= 0) ||
+            est.step_time_s >= s->ceiling_s)
             return true;
         ppl_estimate_cached(ctx, c, l, mi, cl, true, &est);
         /* a cost or memory objective keeps to the floor on time (opts within) */
         if (sound(s, &est) && !(r->step_ceiling_s > 0.0 && est.step_time_s > r->step_ceiling_s))
-            keep(s->opts, &s->best, &est);
+            ppl_ranking_keep(s->opts->objective, &s->best, &est);
     }
     return fits;
 }
@@ -350,7 +245,7 @@ static int evaluate_in(search_state *s, const ppl_config *c, const ppl_layout *l
     const ppl_estimate *last = full_list ? &s->best.items[s->best.count - 1] : NULL;
     double above = last ? fmin(last->step_time_s, s->ceiling_s) : s->ceiling_s;
     if (!s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME &&
-        step_lower_bound(ctx, c, mi) > above) {
+        step_lower_bound(s, c, mi) > above) {
         r->pruned++;
         return EVAL_OUT;
     }
@@ -402,7 +297,7 @@ static int evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, c
     if (f == LANE_NONE || s->broken[f])
         return EVAL_OUT;
     ppl_search_result *r = s->r;
-    top_list best = s->best;
+    ppl_ranking best = s->best;
     bool had_unsound = s->has_unsound;
     ppl_error unsound = s->unsound;
     s->r = &s->family_counts;
@@ -466,7 +361,7 @@ static void cp_comm_choices(const ppl_eval_ctx *ctx, const ppl_pins *pin, const 
  * exposes before attention alone (open_*) is at least all of y's, forward and
  * backward, so x's exposed time plus the overlap's cost on the rest is at least
  * y's whatever the attention (schedule.c: exposed + overlap_cost x hidden, with
- * overlap_cost <= 1).  Ties go to the lower algorithm, as compare() ranks them. */
+ * overlap_cost <= 1).  Ties go to the lower algorithm, as ppl_ranking_compare ranks them. */
 static bool cp_dominated(const ppl_cp_cost *x, int xi, const ppl_cp_cost *y, int yi)
 {
     if (x->open_fwd_s < y->fwd_s || x->open_bwd_s < y->bwd_s)
@@ -682,7 +577,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     s.allows[PPL_FAMILY_SHARDED_WITH_PP] = o->allow_sharded_with_pp || pin->zero != PPL_UNSET;
     for (int f = 0; f < PPL_FAMILY_COUNT; f++) {
         s.looks[f] = o->left_out && o->objective == PPL_OBJECTIVE_TIME && !s.allows[f];
-        s.family[f] = (top_list){&s.family_best[f], 0, 1};
+        s.family[f] = (ppl_ranking){&s.family_best[f], 0, 1};
     }
 
     const int64_t batch = pin->global_batch;

@@ -17,16 +17,7 @@
 #include "cost/config.h"
 #include "plan/families.h"
 #include "cost/estimate.h"
-
-typedef enum ppl_objective {
-    PPL_OBJECTIVE_TIME = 0,
-    PPL_OBJECTIVE_COST = 1,
-    PPL_OBJECTIVE_MEMORY = 2
-} ppl_objective;
-
-/* "time", "cost", "memory", NULL-terminated. */
-extern const char *const ppl_objective_names[];
-const char *ppl_objective_name(int objective); /* "?" out of range */
+#include "plan/ranking.h"
 
 typedef struct ppl_search_opts {
     const ppl_pins *pins;         /* pinned knobs (PPL_UNSET where free) */
@@ -68,6 +59,8 @@ typedef struct ppl_search_result {
     size_t feasible;   /* of those, fitting in memory */
     size_t pruned;     /* skipped by the step-time lower bound */
     size_t balanced;   /* results whose stage split is not the default one */
+    size_t bound_above_step; /* opts no_prune: fitting plans whose step-time lower
+                                bound exceeds their step (a bug; tests hold it 0) */
     double seconds;
     double smallest_memory; /* bytes: the least memory any valid configuration needed */
     double capacity;

@@ -61,6 +61,7 @@ static void test_pruned_equals_brute_force(void **state)
         ppl_status sb = ppl_search(&ctx, &brute, &b, &err);
         assert_int_equal(sa, sb);
         assert_int_equal(b.pruned, 0);
+        assert_int_equal(b.bound_above_step, 0);
         pruned += a.pruned;
         same_lists(&a, &b);
         /* ranked best first, and all of them fit */
@@ -73,6 +74,70 @@ static void test_pruned_equals_brute_force(void **state)
         ppl_search_free(&b);
     }
     assert_true(pruned > 0); /* the bound did skip work */
+}
+
+/* The step-time bound the search prunes with (search.c step_lower_bound: the
+ * microbatches times ppl_stages_floor_s over pp, plus the per-step cost) is
+ * below the step of every plan that fits, over spaces that exercise each term
+ * its comment argues about: MoE layers with the expert all-to-all hidden (DualPipe,
+ * --ep-overlap), the head and embedding on the end stages, block recomputation
+ * (searched, and pinned at a count), bf16 layers under fp8, ZeRO-3's gathers
+ * (DeepSpeed 2021's per-tensor ones too), context parallelism, the schedules
+ * that split the backward, the host's launches on small layers.  An unpruned
+ * search counts the plans whose bound exceeds their step. */
+static void test_bound_below_every_step(void **state)
+{
+    (void)state;
+    struct {
+        const char *model, *topo;
+        int64_t gpus, batch;
+        ppl_stack stack;
+        int schedule, precision, ep_overlap;
+        int64_t recompute_layers, bf16_layers;
+    } cases[] = {
+        {"mixtral-8x7b", "dgx-h100-superpod", 16, 64, PPL_STACK_MODERN, PPL_SCHEDULE_DUALPIPE, -1,
+         0, PPL_UNSET, 0},
+        {"qwen3-30b-a3b", "dgx-h100-superpod", 16, 64, PPL_STACK_MODERN, -1, -1, 1, PPL_UNSET, 0},
+        {"llama3-8b", "dgx-h100-superpod", 16, 64, PPL_STACK_MODERN, PPL_SCHEDULE_ZB_V,
+         PPL_PRECISION_FP8, 0, PPL_UNSET, 2},
+        {"llama3-8b", "dgx-a100-superpod", 32, 128, PPL_STACK_MODERN, -1, -1, 0, 2, 0},
+        {"llama2-70b", "dgx-a100-superpod", 64, 128, PPL_STACK_DEEPSPEED_ZERO3_2021, -1, -1, 0,
+         PPL_UNSET, 0},
+        {"gpt3-175b", "dgx-a100-superpod", 128, 128, PPL_STACK_LEGACY, -1, -1, 0, PPL_UNSET, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ppl_model m = test_model(cases[i].model);
+        ppl_topology t = test_topology(cases[i].topo);
+        ppl_eval_ctx ctx;
+        ppl_eval_ctx_init(&ctx, &m, &t, cases[i].stack);
+        ppl_pins pins;
+        ppl_pins_init(&pins);
+        pins.gpus = cases[i].gpus;
+        pins.global_batch = cases[i].batch;
+        if (cases[i].schedule >= 0)
+            pins.schedule = cases[i].schedule;
+        if (cases[i].precision >= 0)
+            pins.precision = cases[i].precision;
+        pins.ep_overlap = cases[i].ep_overlap;
+        if (cases[i].recompute_layers != PPL_UNSET) {
+            pins.recompute = PPL_RECOMPUTE_FULL;
+            pins.recompute_layers = cases[i].recompute_layers;
+        }
+        pins.bf16_layers = cases[i].bf16_layers;
+        if (pins.bf16_layers > 0)
+            pins.fp8_recipe = PPL_FP8_TENSORWISE; /* Megatron-Core's rule */
+        ppl_search_opts brute = {.pins = &pins, .top = 1, .no_prune = true};
+        ppl_search_result b;
+        ppl_error err;
+        if (ppl_search(&ctx, &brute, &b, &err) != PPL_OK)
+            fail_msg("%s: %s", cases[i].model, err.message);
+        if (b.feasible < 30)
+            fail_msg("%s: %zu plans fit", cases[i].model, b.feasible);
+        if (b.bound_above_step != 0)
+            fail_msg("%s: %zu of %zu plans below the bound", cases[i].model, b.bound_above_step,
+                     b.feasible);
+        ppl_search_free(&b);
+    }
 }
 
 /* A fixed seed's pseudo-random numbers in [lo, hi). */
@@ -443,6 +508,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pruned_equals_brute_force),
+        cmocka_unit_test(test_bound_below_every_step),
         cmocka_unit_test(test_milp_equals_brute_force),
         cmocka_unit_test(test_balance_llama),
         cmocka_unit_test(test_deterministic),
