@@ -428,6 +428,53 @@ void ppl_memory_at(const ppl_config *c, const ppl_memory_opts *o, const ppl_memo
     out->fits = out->total <= out->capacity - out->headroom;
 }
 
+/* Every term of ppl_memory_at summed over the ranks is at least its figure for
+ * the whole model held once (the parameters, their states and cache are linear in
+ * the layers, the embedding and output layer counted once, twice under DualPipe
+ * as its ranks hold them; every stage holds at least one microbatch of its
+ * layers' activations, each at least what recomputation keeps), and each rank
+ * holds the fixed terms; the heaviest rank holds at least the average. */
+double ppl_memory_floor_bytes(const ppl_config *c, const ppl_memory_opts *o,
+                              const ppl_memory_parts *p, int64_t layers, int64_t moe_layers,
+                              double *no_optimizer)
+{
+    const double nd = (double)(layers - moe_layers), nm = (double)moe_layers;
+    const double copies = ppl_schedule_of(c->schedule)->param_copies > 1.0 ? 2.0 : 1.0;
+    double dense, expert;
+    ppl_stage_params(p, true, true, nd, nm, &dense, &expert);
+    dense *= copies;
+    expert *= copies;
+    const double shard_dense = ppl_shard_dense_ways(c);
+    const double shard_expert = expert > 0.0 ? ppl_shard_expert_ways(c) : 1.0;
+    double w1, g1, o1, w2, g2, o2;
+    ppl_model_state_bytes(dense, c->zero, shard_dense, o, c->optimizer, c->precision, &w1, &g1,
+                          &o1);
+    ppl_model_state_bytes(expert, c->zero, shard_expert, o, c->optimizer, c->precision, &w2, &g2,
+                          &o2);
+    double states = w1 + g1 + w2 + g2;
+    if (ppl_precision_low(c->precision)) {
+        /* per GEMM weight: the cache, less the 16-bit copy where it is not kept;
+         * the layers kept in bf16 hold neither (at most the whole model's
+         * saving, at least none of its cost) */
+        const double held =
+            copies *
+            ((nd * p->gemm_dense + nm * p->gemm_moe_shared) / (c->zero >= 3 ? shard_dense : 1.0) +
+             nm * p->gemm_moe_expert / (c->zero >= 3 ? shard_expert : 1.0));
+        double net = o->fp8_weight_cache_bytes * ppl_precision_gemm_bytes(c->precision) -
+                     (ppl_low_params(o, c) ? o->weight_bytes : 0.0);
+        states += (c->bf16_layers > 0 ? fmin(net, 0.0) : net) * held;
+    }
+    const double act =
+        (nd * fmin(p->act_dense, p->kept_dense) + nm * fmin(p->act_moe, p->kept_moe)) *
+        (1.0 + o->fragmentation);
+    const double fixed = p->other + (c->zero >= 3 ? p->zero3_buffers : 0.0) +
+                         fmin(p->recompute_dense, p->recompute_moe);
+    const double pp = (double)c->pp;
+    const double optimizer = (1.0 - c->offload_optimizer) * (o1 + o2);
+    *no_optimizer = (states + act) / pp + fixed;
+    return *no_optimizer + optimizer / pp;
+}
+
 double ppl_memory_headroom(const ppl_memory_opts *o, double capacity)
 {
     double h = o->headroom_fraction * capacity + o->headroom_bytes;

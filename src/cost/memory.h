@@ -136,6 +136,16 @@ void ppl_memory_at(const ppl_config *config, const ppl_memory_opts *opts,
                    const ppl_memory_parts *parts, double capacity, int64_t stage, int64_t layers,
                    int64_t moe_layers, ppl_memory *out);
 
+/* A lower bound, bytes, on the memory of the heaviest stage of any split of the
+ * model's layers (`moe_layers` of them MoE) over config's pp ranks: the average of
+ * the stages' parameters and model states (the fp8 weight cache with it, but for
+ * the layers kept in bf16, which hold none), one microbatch of every layer's
+ * activations, and the fixed terms each stage holds.  *no_optimizer: the same
+ * without the optimizer state (what an offload could free). */
+double ppl_memory_floor_bytes(const ppl_config *config, const ppl_memory_opts *opts,
+                              const ppl_memory_parts *parts, int64_t layers, int64_t moe_layers,
+                              double *no_optimizer);
+
 void ppl_memory_stage(const ppl_model *model, const ppl_topology *topo, const ppl_config *config,
                       const ppl_memory_opts *opts, int64_t stage, ppl_memory *out);
 

@@ -3,8 +3,12 @@
  *
  * Pruning never changes the answer: a configuration is costed only if it passes
  * the divisibility rules, fits in memory, and its step-time lower bound (the
- * microbatches times the average stage's compute, plus the per-step cost; every
- * estimate is at least that) does not exceed the worst result kept.  Every
+ * microbatches times the summed time of the stages over the ranks, plus the
+ * per-step cost: step_lower_bound; every estimate is at least that, and
+ * test_search holds it below every plan of its spaces) does not exceed the worst
+ * result kept.  The families the default search leaves out are walked in the
+ * same pass when asked (opts left_out), each ranked apart and bounded also by the
+ * #1 it must beat.  Every
  * configuration with a pipeline is costed with the default split and with the
  * split of ppl_balance_ends (first and last stage free, the middle ones equal: what
  * Megatron-LM's flags build), and enters the list with the faster of the two
@@ -102,6 +106,11 @@ static double wall_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Where c is ranked: the main list (-1), the list of the one family it belongs to
+ * that the options leave out and whose best is looked for (its index), or
+ * nowhere (-2). */
+enum { LANE_MAIN = -1, LANE_NONE = -2 };
+
 typedef struct search_state {
     const ppl_eval_ctx *ctx;
     const ppl_search_opts *opts;
@@ -118,6 +127,12 @@ typedef struct search_state {
     ppl_estimate family_best[PPL_FAMILY_COUNT];
     ppl_search_result family_counts;
     double ceiling_s; /* a family's candidates: the #1 they must beat (else infinite) */
+    /* the step-time lower bound of the candidate evaluated (step_lower_bound): the
+     * same for its ZeRO stages, sharding groups, offload and stage splits */
+    double bound_s;
+    int lane;           /* the list the candidate evaluated goes to (lane_of) */
+    int64_t moe_layers; /* the model's */
+    double room_bytes;  /* what a GPU's memory holds of a plan (less the headroom) */
 } search_state;
 
 /* True when every figure of e is finite; the first that is not is kept, and the
@@ -127,7 +142,9 @@ static bool sound(search_state *s, const ppl_estimate *e)
     ppl_error err;
     if (ppl_estimate_check(e, &err) == PPL_OK)
         return true;
-    if (!s->has_unsound) {
+    if (s->lane >= 0)
+        s->broken[s->lane] = true; /* a family's search ends alone */
+    else if (!s->has_unsound) {
         s->unsound = err;
         s->has_unsound = true;
     }
@@ -145,6 +162,15 @@ static double step_lower_bound(const search_state *s, const ppl_config *c, const
     const bool blocks = pin->recompute == PPL_UNSET && pin->recompute_layers == PPL_UNSET;
     return (double)c->microbatches * ppl_stages_floor_s(s->ctx, c, mi, blocks) / (double)c->pp +
            s->ctx->stack.step_overhead_s;
+}
+
+/* Lower bound on the memory of c's heaviest stage, for every stage split
+ * (ppl_memory_floor_bytes); *no_optimizer the same without the optimizer state. */
+static double memory_lower_bound(const search_state *s, const ppl_config *c, const ppl_micro *mi,
+                                 double *no_optimizer)
+{
+    return ppl_memory_floor_bytes(c, &s->ctx->memory, &mi->mem, s->ctx->model->layers,
+                                  s->moe_layers, no_optimizer);
 }
 
 /* Costs one configuration at its stage split (block recomputation searched) and
@@ -207,9 +233,12 @@ static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
     }
     if (fits) {
         r->feasible++;
-        /* the bound's own check: an unpruned search counts the plans it exceeds */
-        if (s->opts->no_prune && step_lower_bound(s, asked, mi) > est.step_time_s * (1.0 + 1e-12))
-            r->bound_above_step++;
+        /* the bounds' own check: an unpruned search counts the plans below them */
+        double no_optimizer;
+        if (s->opts->no_prune &&
+            (step_lower_bound(s, asked, mi) > est.step_time_s * (1.0 + 1e-12) ||
+             memory_lower_bound(s, asked, mi, &no_optimizer) > est.memory.total * (1.0 + 1e-12)))
+            r->bounds_broken++;
         /* only what can enter the list is costed in full */
         const ppl_estimate *last =
             s->best.count == s->best.cap ? &s->best.items[s->best.count - 1] : NULL;
@@ -238,16 +267,24 @@ static int evaluate_in(search_state *s, const ppl_config *c, const ppl_layout *l
     ppl_search_result *r = s->r;
     ppl_error scratch;
     r->candidates++;
-    if (ppl_config_check(c, ctx->model, ctx->topo, &scratch) != PPL_OK)
-        return EVAL_OUT;
     /* the bound holds for every stage split */
     bool full_list = s->best.count == s->best.cap;
     const ppl_estimate *last = full_list ? &s->best.items[s->best.count - 1] : NULL;
     double above = last ? fmin(last->step_time_s, s->ceiling_s) : s->ceiling_s;
-    if (!s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME &&
-        step_lower_bound(s, c, mi) > above) {
+    if (!s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME && s->bound_s > above) {
         r->pruned++;
         return EVAL_OUT;
+    }
+    if (ppl_config_check(c, ctx->model, ctx->topo, &scratch) != PPL_OK)
+        return EVAL_OUT;
+    /* no split fits (once something has: the smallest memory needed is what the
+     * search reports when nothing does) */
+    double no_optimizer;
+    if (!s->opts->no_prune && r->feasible > 0 &&
+        memory_lower_bound(s, c, mi, &no_optimizer) > s->room_bytes) {
+        r->memory_pruned++;
+        s->offload_room = no_optimizer; /* below the total less its optimizer state */
+        return EVAL_OVER;
     }
     int room = cost(s, c, l, mi, cl) ? EVAL_FITS : EVAL_OVER;
     /* the balanced split, unless the user pinned the ends */
@@ -268,10 +305,6 @@ static int evaluate_in(search_state *s, const ppl_config *c, const ppl_layout *l
     return room;
 }
 
-/* Where c is ranked: the main list (-1), the list of the one family it belongs to
- * that the options leave out and whose best is looked for (its index), or
- * nowhere (-2). */
-enum { LANE_MAIN = -1, LANE_NONE = -2 };
 static int lane_of(const search_state *s, const ppl_config *c)
 {
     int lane = LANE_MAIN;
@@ -298,21 +331,16 @@ static int evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, c
         return EVAL_OUT;
     ppl_search_result *r = s->r;
     ppl_ranking best = s->best;
-    bool had_unsound = s->has_unsound;
-    ppl_error unsound = s->unsound;
     s->r = &s->family_counts;
     s->best = s->family[f];
     s->ceiling_s = best.count > 0 ? best.items[0].step_time_s : INFINITY;
-    s->has_unsound = false;
+    s->lane = f;
     int e = evaluate_in(s, c, l, mi, cl);
-    /* a non-finite figure in a family ends that family's search alone */
-    s->broken[f] = s->has_unsound;
     s->family[f] = s->best;
     s->r = r;
     s->best = best;
     s->ceiling_s = INFINITY;
-    s->has_unsound = had_unsound;
-    s->unsound = unsound;
+    s->lane = LANE_MAIN;
     return e;
 }
 
@@ -499,6 +527,12 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                                 continue;
                             c.zero = (int)zeros->v[0];
                             ppl_micro_compute_init(ctx, &c, &micro);
+                            double bounds[PPL_CP_COMM_COUNT];
+                            for (int x = 0; x < cps_here.n; x++) {
+                                c.cp_comm = (ppl_cp_comm)cps_here.v[x];
+                                micro.cp = cp_costs[cps_here.v[x]];
+                                bounds[x] = step_lower_bound(s, &c, &micro);
+                            }
                             for (int z = 0; z < zeros->n; z++) {
                                 c.zero = (int)zeros->v[z];
                                 if (ppl_sharded_with_pp(&c) &&
@@ -508,6 +542,7 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                                 for (int x = 0; x < cps_here.n; x++) {
                                     c.cp_comm = (ppl_cp_comm)cps_here.v[x];
                                     micro.cp = cp_costs[cps_here.v[x]];
+                                    s->bound_s = bounds[x];
                                     /* smaller sharding groups only where every
                                      * rank's fits (they hold more), the offload
                                      * only where it does not (shard.c) */
@@ -567,12 +602,14 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         ppl_search_free(&quick);
         r->step_ceiling_s = ceiling;
     }
-    search_state s = {.ctx = ctx, .opts = o, .r = r, .ceiling_s = INFINITY};
+    search_state s = {.ctx = ctx, .opts = o, .r = r, .ceiling_s = INFINITY, .lane = LANE_MAIN};
     s.best.cap = o->top > 0 ? o->top : 1;
     s.best.items = calloc(s.best.cap, sizeof *s.best.items);
     if (!s.best.items)
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     /* a pinned tp or zero is searched whatever the family rules say */
+    s.moe_layers = ppl_moe_layers_in(m, 0, m->layers);
+    s.room_bytes = t->gpu.memory_bytes - ppl_memory_headroom(&ctx->memory, t->gpu.memory_bytes);
     s.allows[PPL_FAMILY_TP_ACROSS_SERVERS] = o->allow_tp_across_servers || pin->tp != PPL_UNSET;
     s.allows[PPL_FAMILY_SHARDED_WITH_PP] = o->allow_sharded_with_pp || pin->zero != PPL_UNSET;
     for (int f = 0; f < PPL_FAMILY_COUNT; f++) {

@@ -59,8 +59,10 @@ typedef struct ppl_search_result {
     size_t feasible;   /* of those, fitting in memory */
     size_t pruned;     /* skipped by the step-time lower bound */
     size_t balanced;   /* results whose stage split is not the default one */
-    size_t bound_above_step; /* opts no_prune: fitting plans whose step-time lower
-                                bound exceeds their step (a bug; tests hold it 0) */
+    size_t bounds_broken; /* opts no_prune: fitting plans whose step or memory is
+                             below the search's lower bound on it (a bug; tests
+                             hold it 0) */
+    size_t memory_pruned; /* skipped by the memory bound: no split fits */
     double seconds;
     double smallest_memory; /* bytes: the least memory any valid configuration needed */
     double capacity;
