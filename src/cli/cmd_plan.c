@@ -232,7 +232,7 @@ static ppl_status plan_mixed(cli *c, const ppl_pools *pools)
     ppl_mixed_plan *plans = calloc(o.top, sizeof *plans);
     if (!plans)
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
-    ppl_mixed_search_stats stats = {0, 0};
+    ppl_mixed_search_stats stats = {0, 0, 0, 0};
     ppl_error_clear(&c->err);
     size_t n = ppl_mixed_plan_all(ctx, pools, &o, plans, &stats, &c->err);
     if (n == 0 && c->err.status != PPL_OK)

@@ -140,9 +140,42 @@ static ppl_stage_class stage_class(const ppl_mixed_plan *plan, const pool_part *
     return cl;
 }
 
-ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_mixed_plan *plan,
-                          ppl_error *err)
+/* The least slowest stage over every split of L layers (at least one a stage)
+ * on the stages' time lines tau n + c: T with sum_k max(1, (T - c_k) / tau_k) = L
+ * (bisection; the split's stages all below T would hold fewer than L layers).  A
+ * stage's time is convex in its layers (linear, but for maxima: the host's
+ * launches, the hidden all-to-all), so above its line through 1 and 2 layers. */
+static double least_slowest_s(int64_t p, int64_t L, const double *tau, const double *c)
 {
+    double lo = 0.0, hi = 0.0;
+    for (int64_t k = 0; k < p; k++) {
+        if (!(tau[k] > 0.0) || !isfinite(c[k]))
+            return 0.0; /* no line to bound with */
+        double t = tau[k] * (double)L + c[k];
+        hi = fmax(hi, t);
+        lo = fmax(lo, tau[k] + c[k]); /* one layer each: every stage at least this */
+    }
+    lo = fmax(lo, 0.0);
+    for (int i = 0; i < 60 && hi - lo > 1e-12 * hi; i++) {
+        double mid = 0.5 * (lo + hi), n = 0.0;
+        for (int64_t k = 0; k < p; k++)
+            n += fmax(1.0, (mid - c[k]) / tau[k]);
+        if (n < (double)L)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* ppl_mixed_cost, or PPL_INFEASIBLE with *pruned set when the plan's step cannot
+ * be below ceiling_s (the bound before the integer program, the pipeline's lower
+ * bound before it is run). */
+static ppl_status mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_mixed_plan *plan,
+                             double ceiling_s, bool *pruned, double *bound_s, ppl_error *err)
+{
+    *pruned = false;
+    *bound_s = 0.0;
     ppl_config *c = &plan->config;
     const int64_t L = ctx[0].model->layers;
     int64_t p = 0;
@@ -190,6 +223,16 @@ ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_m
             cap[k] = m1.capacity - m1.headroom - (m1.total - mu[k]);
         }
     }
+    /* every rank works its stage's time for each microbatch (pipeline.h) */
+    *bound_s =
+        (double)c->microbatches * least_slowest_s(p, L, tau, cst) + ctx[0].stack.step_overhead_s;
+    if (*bound_s > ceiling_s) {
+        free(coef);
+        free(cl.items);
+        free(pool_of);
+        *pruned = true;
+        return PPL_INFEASIBLE;
+    }
     st = ppl_balance_solve(p, L, tau, cst, mu, cap, plan->layers, NULL);
     for (int i = 0, k = 0; st == PPL_OK && i < plan->npools; i++)
         for (int64_t s = 0; s < plan->stages[i]; s++, k++) {
@@ -217,12 +260,28 @@ ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_m
     free(pool_of);
     /* the step, as every configuration's (estimate.c), each stage under its pool */
     memset(&plan->estimate, 0, sizeof plan->estimate);
-    bool fits = ppl_estimate_cached(part[0].env.ctx, c, &part[0].layout, &part[0].micro, &cl, true,
+    bool fits = ppl_estimate_cached(part[0].env.ctx, c, &part[0].layout, &part[0].micro, &cl, false,
                                     &plan->estimate);
+    if (fits && plan->estimate.step_time_s > ceiling_s) { /* at least its bound */
+        free(cl.items);
+        *pruned = true;
+        return PPL_INFEASIBLE;
+    }
+    if (fits)
+        fits = ppl_estimate_cached(part[0].env.ctx, c, &part[0].layout, &part[0].micro, &cl, true,
+                                   &plan->estimate);
     free(cl.items);
     if (!fits)
         return PPL_INFEASIBLE;
     return ppl_estimate_check(&plan->estimate, err);
+}
+
+ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_mixed_plan *plan,
+                          ppl_error *err)
+{
+    bool pruned;
+    double bound;
+    return mixed_cost(ctx, pools, plan, INFINITY, &pruned, &bound, err);
 }
 
 /* Whether two plans place the same stages on the same pools with the same knobs
@@ -280,6 +339,8 @@ typedef struct mixed_search {
     ppl_mixed_plan *out;
     size_t top, count;
     ppl_mixed_search_stats *stats;
+    bool no_prune;
+    double ceiling_s; /* the caller's: what a plan must beat to rank */
 } mixed_search;
 
 /* Every stage count of pools order[i..] for the plan so far. */
@@ -290,10 +351,17 @@ static void stages_from(mixed_search *s, ppl_mixed_plan *plan, int i, int64_t to
         ppl_error ignored;
         s->stats->evaluated++;
         ppl_mixed_plan p = *plan;
-        if (ppl_mixed_cost(s->ctx, s->pools, &p, &ignored) == PPL_OK) {
+        double ceiling = s->no_prune ? INFINITY : s->ceiling_s;
+        if (!s->no_prune && s->count == s->top)
+            ceiling = fmin(ceiling, s->out[s->top - 1].estimate.step_time_s);
+        bool pruned;
+        double bound;
+        if (mixed_cost(s->ctx, s->pools, &p, ceiling, &pruned, &bound, &ignored) == PPL_OK) {
             s->stats->feasible++;
+            s->stats->bounds_broken += bound > p.estimate.step_time_s * (1.0 + 1e-12);
             keep(s->out, s->top, &s->count, &p);
         }
+        s->stats->pruned += pruned;
         return;
     }
     const ppl_topology *t = &s->pools->pool[plan->order[i]];
@@ -338,8 +406,15 @@ static bool pinned_ok(int64_t pin, int64_t v)
 size_t ppl_mixed_search(const ppl_eval_ctx *ctx, const ppl_pools *pools, const ppl_pins *pins,
                         ppl_mixed_plan *out, size_t top, ppl_mixed_search_stats *stats)
 {
-    ppl_mixed_search_stats local = {0, 0};
-    mixed_search s = {ctx, pools, out, top, 0, stats ? stats : &local};
+    return ppl_mixed_search_within(ctx, pools, pins, false, INFINITY, out, top, stats);
+}
+
+size_t ppl_mixed_search_within(const ppl_eval_ctx *ctx, const ppl_pools *pools,
+                               const ppl_pins *pins, bool no_prune, double ceiling_s,
+                               ppl_mixed_plan *out, size_t top, ppl_mixed_search_stats *stats)
+{
+    ppl_mixed_search_stats local = {0, 0, 0, 0};
+    mixed_search s = {ctx, pools, out, top, 0, stats ? stats : &local, no_prune, ceiling_s};
     const ppl_model *m = ctx[0].model;
     if (top == 0 || pools->n < 1 || m->has_moe)
         return 0;
@@ -428,7 +503,7 @@ size_t ppl_mixed_plan_all(const ppl_eval_ctx *ctx, const ppl_pools *pools,
 {
     const size_t top = opts->top > 0 ? opts->top : 1;
     size_t n = 0;
-    ppl_mixed_search_stats local = {0, 0};
+    ppl_mixed_search_stats local = {0, 0, 0, 0};
     if (!stats)
         stats = &local;
     /* the whole job on each pool: the full search, as on any topology */
@@ -457,7 +532,10 @@ size_t ppl_mixed_plan_all(const ppl_eval_ctx *ctx, const ppl_pools *pools,
         ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
         return 0;
     }
-    size_t na = ppl_mixed_search(ctx, pools, opts->pins, across, top, stats);
+    /* a plan across the pools ranks only below the top of those alone */
+    double ceiling = n == top ? out[top - 1].estimate.step_time_s : INFINITY;
+    size_t na = ppl_mixed_search_within(ctx, pools, opts->pins, opts->no_prune, ceiling, across,
+                                        top, stats);
     for (size_t k = 0; k < na; k++)
         keep(out, top, &n, &across[k]);
     free(across);

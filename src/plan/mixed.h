@@ -59,6 +59,8 @@ ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_m
 
 typedef struct ppl_mixed_search_stats {
     size_t evaluated, feasible;
+    size_t pruned;        /* assignments whose step-time bound could not rank */
+    size_t bounds_broken; /* costed plans below that bound (a bug; tests hold it 0) */
 } ppl_mixed_search_stats;
 
 /* The fastest assignments of the job across all of the pools (each order), for
@@ -69,6 +71,13 @@ typedef struct ppl_mixed_search_stats {
  * parallelism with tp > 1, flash attention. */
 size_t ppl_mixed_search(const ppl_eval_ctx *ctx, const ppl_pools *pools, const ppl_pins *pins,
                         ppl_mixed_plan *out, size_t top, ppl_mixed_search_stats *stats);
+/* The same, skipping (counted in stats->pruned) every assignment whose step
+ * cannot be below ceiling_s (INFINITY: none) nor rank among out's top: the
+ * microbatches times the least slowest stage any split of the layers gives on the
+ * stages' time lines, then the pipeline's lower bound; unless no_prune. */
+size_t ppl_mixed_search_within(const ppl_eval_ctx *ctx, const ppl_pools *pools,
+                               const ppl_pins *pins, bool no_prune, double ceiling_s,
+                               ppl_mixed_plan *out, size_t top, ppl_mixed_search_stats *stats);
 
 /* The best plans of the job on the mixed cluster, ranked by step time (ties: fewer
  * GPUs): the full search of each pool alone (ppl_search, under opts) and the

@@ -229,7 +229,7 @@ static void test_search(void **state)
     ppl_pins_init(&pins);
     pins.global_batch = 32;
     ppl_mixed_plan out[40];
-    ppl_mixed_search_stats st = {0, 0};
+    ppl_mixed_search_stats st = {0, 0, 0, 0};
     size_t n = ppl_mixed_search(ctx, p, &pins, out, 5, &st);
     assert_true(n > 0 && n <= 5);
     assert_true(st.feasible >= n && st.evaluated >= st.feasible);
@@ -253,6 +253,62 @@ static void test_search(void **state)
         }
     }
     assert_true(alone);
+    free(p);
+}
+
+/* The search across the pools prunes (the microbatches times the least slowest
+ * stage of any split on the stages' time lines; the pipeline's bound before it
+ * is run) without changing its answer: the same plans, in the same order, as
+ * costing every assignment, for a top of 1, 5 and 40, and for a ceiling set by
+ * plans elsewhere.  Costing every assignment, none is below the bound (a bound
+ * 10% higher finds some). */
+static void test_search_pruned_equals_exhaustive(void **state)
+{
+    (void)state;
+    ppl_pools *p = malloc(sizeof *p);
+    ppl_error err;
+    assert_int_equal(
+        load_text("{\"pools\": [" POOL("h", "H100", 2) ", " POOL("b", "B200", 1) "], " CROSS "}", p,
+                  &err),
+        PPL_OK);
+    ppl_model m = test_gpt(24, 4096, 32, 4096);
+    ppl_eval_ctx ctx[2];
+    for (int i = 0; i < 2; i++)
+        ppl_eval_ctx_init(&ctx[i], &m, &p->pool[i], PPL_STACK_NEMO_2025);
+    ppl_pins pins;
+    ppl_pins_init(&pins);
+    pins.global_batch = 64;
+    static ppl_mixed_plan a[40], b[40];
+    size_t pruned = 0;
+    const size_t tops[] = {1, 5, 40};
+    for (size_t t = 0; t < 4; t++) {
+        size_t top = t < 3 ? tops[t] : 5;
+        /* the fourth: a ceiling at the exhaustive list's third plan */
+        double ceiling = t < 3 ? INFINITY : b[2].estimate.step_time_s;
+        ppl_mixed_search_stats sa = {0, 0, 0, 0}, sb = {0, 0, 0, 0};
+        size_t na = ppl_mixed_search_within(ctx, p, &pins, false, ceiling, a, top, &sa);
+        size_t nb = ppl_mixed_search_within(ctx, p, &pins, true, INFINITY, b, top, &sb);
+        assert_int_equal(sb.pruned, 0);
+        assert_int_equal(sb.bounds_broken, 0);
+        pruned += sa.pruned;
+        size_t expect = nb;
+        if (t == 3) /* those at most the ceiling (the pools alone would fill the rest) */
+            for (expect = 0; expect < nb && b[expect].estimate.step_time_s <= ceiling; expect++)
+                ;
+        /* past the ceiling, what the bounds let through ranks after the rest */
+        assert_true(na >= expect);
+        for (size_t i = expect; i < na; i++)
+            assert_true(a[i].estimate.step_time_s > ceiling);
+        for (size_t i = 0; i < expect; i++) {
+            assert_true(a[i].estimate.step_time_s == b[i].estimate.step_time_s);
+            assert_int_equal(a[i].config.tp, b[i].config.tp);
+            assert_int_equal(a[i].config.dp, b[i].config.dp);
+            assert_int_equal(a[i].config.recompute, b[i].config.recompute);
+            for (int k = 0; k < a[i].npools; k++)
+                assert_int_equal(a[i].stages[k], b[i].stages[k]);
+        }
+    }
+    assert_true(pruned > 0);
     free(p);
 }
 
@@ -320,10 +376,15 @@ static void test_one_pool_agrees_with_estimate(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_load),           cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_send),           cmocka_unit_test(test_split_by_speed_and_memory),
-        cmocka_unit_test(test_cost_h100_b200), cmocka_unit_test(test_search),
-        cmocka_unit_test(test_patch),          cmocka_unit_test(test_one_pool_agrees_with_estimate),
+        cmocka_unit_test(test_load),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_send),
+        cmocka_unit_test(test_split_by_speed_and_memory),
+        cmocka_unit_test(test_cost_h100_b200),
+        cmocka_unit_test(test_search),
+        cmocka_unit_test(test_search_pruned_equals_exhaustive),
+        cmocka_unit_test(test_patch),
+        cmocka_unit_test(test_one_pool_agrees_with_estimate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
