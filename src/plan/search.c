@@ -656,6 +656,10 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     pinned_or(pin->recompute, &all_recomputes, &inner.recomputes);
     flags(pin->flash_attention, can->flash_attention, &inner.flashes);
 
+    /* the step's model FLOPs over one GPU's dense peak at the GEMMs' precision */
+    const int gemm = t->gpu.flops[pin->precision] > 0.0 ? pin->precision : PPL_PRECISION_BF16;
+    const double flops_s = (double)batch * (double)m->seq_len *
+                           ctx->figures.flops_training_per_token / t->gpu.flops[gemm];
     ppl_config c;
     memset(&c, 0, sizeof c);
     c.gpus = gpus;
@@ -708,6 +712,15 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                 for (size_t e = 0; e < ndps; e++) {
                     c.dp = dps[e];
                     c.gpus = c.tp * c.cp * c.pp * c.dp;
+                    /* no plan beats its FLOPs at the GEMMs' peak (estimate.h
+                     * floor_s): under a ceiling, fewer GPUs than the list's worst
+                     * needs cannot rank, and the dp left are fewer still */
+                    if (up_to && !o->no_prune && o->objective == PPL_OBJECTIVE_TIME &&
+                        s.best.count == s.best.cap &&
+                        flops_s / (double)c.gpus > s.best.items[s.best.count - 1].step_time_s) {
+                        r->pruned++;
+                        break;
+                    }
                     if (pin->dp == PPL_UNSET || pin->dp == c.dp)
                         search_replica(&s, c, &inner);
                 }
