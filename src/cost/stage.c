@@ -232,6 +232,17 @@ void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_mi
     ppl_memory_parts_init(m, c, &ctx->memory, &mi->mem);
 }
 
+void ppl_micro_compute_copy(ppl_micro *dst, const ppl_micro *src)
+{
+    dst->dense = src->dense;
+    dst->moe = src->moe;
+    dst->head = src->head;
+    dst->dense16 = src->dense16;
+    dst->moe16 = src->moe16;
+    dst->tp_count = src->tp_count;
+    dst->mem = src->mem;
+}
+
 /* Runs of consecutive stages that hold the same layers and play the same part. */
 void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_classes *cl)
 {

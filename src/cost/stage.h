@@ -82,6 +82,9 @@ double ppl_tp_gather_bytes(const ppl_config *config, double act_bytes);
 void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *config,
                          const ppl_layout *layout, ppl_micro *micro);
 void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_micro *micro);
+/* Copies what ppl_micro_compute_init sets from src to dst: a search reuses it
+ * across what it does not read (the interleaving, the ZeRO stage). */
+void ppl_micro_compute_copy(ppl_micro *dst, const ppl_micro *src);
 void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_classes *classes);
 void ppl_classes_free(ppl_classes *classes);
 

@@ -474,6 +474,8 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
     int64_t shards[PPL_SHARD_CHOICES];
     int nshards = ppl_shard_searched(ctx->topo, ctx->stack.stack, pin->shard_group, &c, shards);
     const double offload_pin = pin->offload_optimizer < 0 ? 0.0 : pin->offload_optimizer;
+    const bool prunes = !s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME;
+    ppl_search_result *r = s->r;
     const bool can_offload = pin->offload_optimizer < 0 &&
                              ppl_stack_supports(ctx->stack.stack)->offload &&
                              c.optimizer == PPL_OPTIMIZER_ADAM;
@@ -503,6 +505,12 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                 vps.n = 0; /* pipeline.h: the schedule's chunks a rank */
                 add(&vps, pin->vp != PPL_UNSET ? pin->vp : ppl_schedule_of(c.schedule)->chunks);
             }
+            /* a microbatch's compute and memory parts by (sp, recomputation, flash
+             * attention): the same for every interleaving (they read tp, cp, pp,
+             * dp, ep, etp, mbs and those three) */
+            ppl_micro computed[2][3][2];
+            bool known[2][3][2];
+            memset(known, 0, sizeof known);
             for (int g = 0; g < vps.n; g++) {
                 c.vp = vps.v[g];
                 ppl_classes classes;
@@ -526,12 +534,26 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                                 pin->recompute == PPL_UNSET)
                                 continue;
                             c.zero = (int)zeros->v[0];
-                            ppl_micro_compute_init(ctx, &c, &micro);
-                            double bounds[PPL_CP_COMM_COUNT];
+                            ppl_micro *done = &computed[c.sequence_parallel != 0][c.recompute]
+                                                       [c.flash_attention != 0];
+                            bool *was = &known[c.sequence_parallel != 0][c.recompute]
+                                              [c.flash_attention != 0];
+                            if (!*was)
+                                ppl_micro_compute_init(ctx, &c, done);
+                            *was = true;
+                            ppl_micro_compute_copy(&micro, done);
+                            double bounds[PPL_CP_COMM_COUNT], least = INFINITY;
                             for (int x = 0; x < cps_here.n; x++) {
                                 c.cp_comm = (ppl_cp_comm)cps_here.v[x];
                                 micro.cp = cp_costs[cps_here.v[x]];
                                 bounds[x] = step_lower_bound(s, &c, &micro);
+                                least = fmin(least, bounds[x]);
+                            }
+                            /* what a family ranks must beat the main list's #1 */
+                            if (prunes && s->best.count == s->best.cap &&
+                                least > s->best.items[s->best.cap - 1].step_time_s) {
+                                r->pruned++;
+                                continue;
                             }
                             for (int z = 0; z < zeros->n; z++) {
                                 c.zero = (int)zeros->v[z];
