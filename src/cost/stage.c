@@ -543,9 +543,11 @@ void ppl_stage_passes_of(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
  *    compute): a sum of minima is at most the minimum of the sums, so the split
  *    hides no more than the one stage;
  *  - the host's wait: a stage's total is max(launches, compute + exposed), and a
- *    sum of maxima is at least the maximum of the sums. */
-double ppl_stages_floor_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
-                          bool fewest_recomputed)
+ *    sum of maxima is at least the maximum of the sums;
+ *  - the weight-gradient GEMMs (wgrad) linear, the head's counted once: the sum
+ *    over the split's stages exactly. */
+void ppl_stages_floor(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
+                      bool fewest_recomputed, ppl_stage_time *out)
 {
     ppl_config one = *c;
     if (fewest_recomputed && c->recompute == PPL_RECOMPUTE_FULL && c->recompute_layers == 0)
@@ -558,9 +560,7 @@ double ppl_stages_floor_s(const ppl_eval_ctx *ctx, const ppl_config *c, const pp
     k.moe_layers = ppl_moe_layers_in(ctx->model, 0, ctx->model->layers);
     k.is_first = true;
     k.is_last = true;
-    ppl_stage_time s;
-    ppl_stage_eval(ctx, &one, mi, &k, &s);
-    return s.total;
+    ppl_stage_eval(ctx, &one, mi, &k, out);
 }
 
 double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
