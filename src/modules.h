@@ -38,6 +38,7 @@
 #include "cost/stage.h"
 #include "cost/estimate.h"
 #include "plan/balance.h"
+#include "plan/bounds.h"
 #include "plan/families.h"
 #include "plan/ranking.h"
 #include "plan/search.h"

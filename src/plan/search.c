@@ -4,7 +4,7 @@
  * Pruning never changes the answer: a configuration is costed only if it passes
  * the divisibility rules, fits in memory, and its step-time lower bound (the
  * microbatches times the summed time of the stages over the ranks, plus the
- * per-step cost: step_lower_bound; every estimate is at least that, and
+ * per-step cost: plan/bounds.h; every estimate is at least that, and
  * test_search holds it below every plan of its spaces) does not exceed the worst
  * result kept.  The families the default search leaves out are walked in the
  * same pass when asked (opts left_out), each ranked apart and bounded also by the
@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "plan/balance.h"
+#include "plan/bounds.h"
 #include "plan/ranking.h"
 #include "cost/offload.h"
 #include "cost/rules.h"
@@ -127,11 +128,10 @@ typedef struct search_state {
     ppl_estimate family_best[PPL_FAMILY_COUNT];
     ppl_search_result family_counts;
     double ceiling_s; /* a family's candidates: the #1 they must beat (else infinite) */
-    /* the step-time lower bound of the candidate evaluated (step_lower_bound): the
+    /* the step-time lower bound of the candidate evaluated (ppl_bound_step_s): the
      * same for its ZeRO stages, sharding groups, offload and stage splits */
     double bound_s;
     int lane;           /* the list the candidate evaluated goes to (lane_of) */
-    int64_t moe_layers; /* the model's */
     double room_bytes;  /* what a GPU's memory holds of a plan (less the headroom) */
 } search_state;
 
@@ -149,66 +149,6 @@ static bool sound(search_state *s, const ppl_estimate *e)
         s->has_unsound = true;
     }
     return false;
-}
-
-/* Lower bound on the step time, for every stage split, plus the per-step cost.  A
- * layer's passes are at least its compute (stage.c: F >= its forward, F + B >=
- * forward + backward - W, and the backward's recomputation may be none, block
- * recomputation recomputing as little as one layer a stage); a, d and w below are
- * a layer's forward, backward to its input (backward - W) and whole work per
- * microbatch, each the least over dense and MoE layers.  The step is at least:
- *  - the busiest rank's work, at least the microbatches times the stages' summed
- *    time over the ranks (ppl_stages_floor; no pipeline runs below a rank's
- *    work, pipeline.h ppl_pipe_bound_s);
- *  - a microbatch's chain, forward through every stage and backward to the input
- *    back, whatever the schedule: the stages' summed time less their W passes
- *    (ppl_stages_floor), and L (a + d);
- *  - on a line of ranks each holding one run of layers (vp 1; not a V nor
- *    DualPipe's two directions): rank k starts once the first microbatch's forward
- *    has crossed the N_k layers before it, works m microbatches of its n_k, and,
- *    where the backward is not split (its W deferred), the last microbatch's
- *    backward then crosses those N_k layers back: T >= e N_k + c n_k for every k,
- *    e = a (+ d), c = m w.  Over every split of the L layers the least such T is
- *    where all ranks are equal, N_{k+1} = N_k (1 - e/c) + T/c, so
- *    T = e L / (1 - (1 - e/c)^pp) (a split below it would hold fewer layers). */
-static double step_lower_bound(const search_state *s, const ppl_config *c, const ppl_micro *mi)
-{
-    const ppl_pins *pin = s->opts->pins;
-    const bool blocks = pin->recompute == PPL_UNSET && pin->recompute_layers == PPL_UNSET;
-    const double m = (double)c->microbatches, p = (double)c->pp;
-    const double L = (double)s->ctx->model->layers;
-    ppl_stage_time all;
-    ppl_stages_floor(s->ctx, c, mi, blocks, &all);
-    double t = fmax(m * all.total / p, all.total - all.wgrad);
-    const ppl_layer_time *kinds[2] = {&mi->dense, &mi->moe};
-    double a = INFINITY, d = INFINITY, w = INFINITY, ad = INFINITY;
-    for (int i = 0; i < (s->moe_layers > 0 ? 2 : 1); i++) {
-        const ppl_layer_time *k = kinds[i];
-        double back = k->backward_s - k->recompute_s - k->wgrad_s;
-        a = fmin(a, k->forward_s);
-        d = fmin(d, back);
-        ad = fmin(ad, k->forward_s + back);
-        w = fmin(w, k->forward_s + k->backward_s - k->recompute_s);
-    }
-    if (ad > 0.0)
-        t = fmax(t, L * ad);
-    const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
-    if (c->pp > 1 && c->vp == 1 && row->chunks != 2 && c->schedule != PPL_SCHEDULE_DUALPIPE) {
-        const double e = row->splits_backward ? a : fmin(ad, a + d);
-        const double x = e / (m * w);
-        if (e > 0.0 && x < 1.0) /* 1 - (1 - x)^p, without the cancellation */
-            t = fmax(t, e * L / -expm1(p * log1p(-x)));
-    }
-    return t + s->ctx->stack.step_overhead_s;
-}
-
-/* Lower bound on the memory of c's heaviest stage, for every stage split
- * (ppl_memory_floor_bytes); *no_optimizer the same without the optimizer state. */
-static double memory_lower_bound(const search_state *s, const ppl_config *c, const ppl_micro *mi,
-                                 double *no_optimizer)
-{
-    return ppl_memory_floor_bytes(c, &s->ctx->memory, &mi->mem, s->ctx->model->layers,
-                                  s->moe_layers, no_optimizer);
 }
 
 /* Costs one configuration at its stage split (block recomputation searched) and
@@ -274,8 +214,9 @@ static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
         /* the bounds' own check: an unpruned search counts the plans below them */
         double no_optimizer;
         if (s->opts->no_prune &&
-            (step_lower_bound(s, asked, mi) > est.step_time_s * (1.0 + 1e-12) ||
-             memory_lower_bound(s, asked, mi, &no_optimizer) > est.memory.total * (1.0 + 1e-12)))
+            (ppl_bound_step_s(s->ctx, s->opts->pins, asked, mi) > est.step_time_s * (1.0 + 1e-12) ||
+             ppl_bound_memory_bytes(s->ctx, asked, mi, &no_optimizer) >
+                 est.memory.total * (1.0 + 1e-12)))
             r->bounds_broken++;
         /* only what can enter the list is costed in full */
         const ppl_estimate *last =
@@ -319,7 +260,7 @@ static int evaluate_in(search_state *s, const ppl_config *c, const ppl_layout *l
      * search reports when nothing does) */
     double no_optimizer;
     if (!s->opts->no_prune && r->feasible > 0 &&
-        memory_lower_bound(s, c, mi, &no_optimizer) > s->room_bytes) {
+        ppl_bound_memory_bytes(s->ctx, c, mi, &no_optimizer) > s->room_bytes) {
         r->memory_pruned++;
         s->offload_room = no_optimizer; /* below the total less its optimizer state */
         return EVAL_OVER;
@@ -584,7 +525,7 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                             for (int x = 0; x < cps_here.n; x++) {
                                 c.cp_comm = (ppl_cp_comm)cps_here.v[x];
                                 micro.cp = cp_costs[cps_here.v[x]];
-                                bounds[x] = step_lower_bound(s, &c, &micro);
+                                bounds[x] = ppl_bound_step_s(ctx, pin, &c, &micro);
                                 least = fmin(least, bounds[x]);
                             }
                             /* what a family ranks must beat the main list's #1 */
@@ -668,7 +609,6 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     if (!s.best.items)
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     /* a pinned tp or zero is searched whatever the family rules say */
-    s.moe_layers = ppl_moe_layers_in(m, 0, m->layers);
     s.room_bytes = t->gpu.memory_bytes - ppl_memory_headroom(&ctx->memory, t->gpu.memory_bytes);
     s.allows[PPL_FAMILY_TP_ACROSS_SERVERS] = o->allow_tp_across_servers || pin->tp != PPL_UNSET;
     s.allows[PPL_FAMILY_SHARDED_WITH_PP] = o->allow_sharded_with_pp || pin->zero != PPL_UNSET;

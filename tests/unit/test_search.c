@@ -78,7 +78,7 @@ static void test_pruned_equals_brute_force(void **state)
 
 /* The bounds the search prunes with are below every plan that fits, over spaces
  * that exercise each term their comments argue about: the step time
- * (search.c step_lower_bound: the microbatches times ppl_stages_floor over pp,
+ * (ppl_bound_step_s, plan/bounds.c: the microbatches times ppl_stages_floor over pp,
  * plus the per-step cost) and the heaviest stage's memory
  * (ppl_memory_floor_bytes).  The spaces: MoE layers with the expert all-to-all
  * hidden (DualPipe, which also holds two stages' parameters, and --ep-overlap),

@@ -1,0 +1,67 @@
+/*
+ * bounds.c - the lower bounds the search prunes with (see plan/bounds.h).
+ */
+#include "plan/bounds.h"
+
+#include <math.h>
+
+#include "cost/pipeline.h"
+
+/* Lower bound on the step time, for every stage split, plus the per-step cost.  A
+ * layer's passes are at least its compute (stage.c: F >= its forward, F + B >=
+ * forward + backward - W, and the backward's recomputation may be none, block
+ * recomputation recomputing as little as one layer a stage); a, d and w below are
+ * a layer's forward, backward to its input (backward - W) and whole work per
+ * microbatch, each the least over dense and MoE layers.  The step is at least:
+ *  - the busiest rank's work, at least the microbatches times the stages' summed
+ *    time over the ranks (ppl_stages_floor; no pipeline runs below a rank's
+ *    work, pipeline.h ppl_pipe_bound_s);
+ *  - a microbatch's chain, forward through every stage and backward to the input
+ *    back, whatever the schedule: the stages' summed time less their W passes
+ *    (ppl_stages_floor), and L (a + d);
+ *  - on a line of ranks each holding one run of layers (vp 1; not a V nor
+ *    DualPipe's two directions): rank k starts once the first microbatch's forward
+ *    has crossed the N_k layers before it, works m microbatches of its n_k, and,
+ *    where the backward is not split (its W deferred), the last microbatch's
+ *    backward then crosses those N_k layers back: T >= e N_k + c n_k for every k,
+ *    e = a (+ d), c = m w.  Over every split of the L layers the least such T is
+ *    where all ranks are equal, N_{k+1} = N_k (1 - e/c) + T/c, so
+ *    T = e L / (1 - (1 - e/c)^pp) (a split below it would hold fewer layers). */
+double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
+                        const ppl_micro *mi)
+{
+    const bool blocks = pin->recompute == PPL_UNSET && pin->recompute_layers == PPL_UNSET;
+    const double m = (double)c->microbatches, p = (double)c->pp;
+    const double L = (double)ctx->model->layers;
+    ppl_stage_time all;
+    ppl_stages_floor(ctx, c, mi, blocks, &all);
+    double t = fmax(m * all.total / p, all.total - all.wgrad);
+    const ppl_layer_time *kinds[2] = {&mi->dense, &mi->moe};
+    double a = INFINITY, d = INFINITY, w = INFINITY, ad = INFINITY;
+    for (int i = 0; i < (ctx->model->has_moe ? 2 : 1); i++) {
+        const ppl_layer_time *k = kinds[i];
+        double back = k->backward_s - k->recompute_s - k->wgrad_s;
+        a = fmin(a, k->forward_s);
+        d = fmin(d, back);
+        ad = fmin(ad, k->forward_s + back);
+        w = fmin(w, k->forward_s + k->backward_s - k->recompute_s);
+    }
+    if (ad > 0.0)
+        t = fmax(t, L * ad);
+    const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
+    if (c->pp > 1 && c->vp == 1 && row->chunks != 2 && c->schedule != PPL_SCHEDULE_DUALPIPE) {
+        const double e = row->splits_backward ? a : fmin(ad, a + d);
+        const double x = e / (m * w);
+        if (e > 0.0 && x < 1.0) /* 1 - (1 - x)^p, without the cancellation */
+            t = fmax(t, e * L / -expm1(p * log1p(-x)));
+    }
+    return t + ctx->stack.step_overhead_s;
+}
+
+double ppl_bound_memory_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
+                              double *no_optimizer)
+{
+    const ppl_model *m = ctx->model;
+    return ppl_memory_floor_bytes(c, &ctx->memory, &mi->mem, m->layers,
+                                  ppl_moe_layers_in(m, 0, m->layers), no_optimizer);
+}

@@ -1,0 +1,25 @@
+/*
+ * plan/bounds.h - lower bounds on a configuration's step time and memory that
+ * hold for every stage split, so that the search skips what cannot rank or fit
+ * before costing it (bounds.c derives each).  test_search holds them below every
+ * plan of its spaces.
+ */
+#ifndef PARPLAN_BOUNDS_H
+#define PARPLAN_BOUNDS_H
+
+#include "cost/config.h"
+#include "cost/evalctx.h"
+#include "cost/stage.h"
+
+/* Seconds: no plan of c (any split; with block recomputation searched unless
+ * pins fix it) steps faster: the busiest rank's work, a microbatch's chain, the
+ * pipeline's fill and drain on a line of ranks, plus the per-step cost. */
+double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
+                        const ppl_micro *micro);
+
+/* Bytes: no split of c holds less on its heaviest stage (ppl_memory_floor_bytes);
+ * *no_optimizer the same without the optimizer state. */
+double ppl_bound_memory_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *micro,
+                              double *no_optimizer);
+
+#endif
