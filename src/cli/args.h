@@ -89,6 +89,8 @@ typedef struct ppl_args {
     bool fit_only;
     bool csv;
     const char *plot_path;
+    const char *shard;       /* whatif --shard K/N */
+    const char *merge_path;  /* whatif --merge FILE (- for stdin) */
     const char *report_path; /* plan --report FILE.html */
     /* collective */
     int op;

@@ -54,6 +54,19 @@ ppl_status cli_plan_spec(cli *c, const char *spec, char path[CLI_PLAN_PATH_MAX],
 ppl_status cli_cost_plan_result(cli *c, const char *spec, ppl_model *model, ppl_topology *topo,
                                 ppl_eval_ctx *ctx, ppl_estimate *out);
 
+/* whatif --shard and --merge (whatif_shard.c).  cli_whatif_shard_of reads K/N
+ * as shard K-1 of N (a usage error otherwise); cli_whatif_shard_lines appends
+ * the shard's points to the output as JSON Lines, each with the configuration of
+ * its plan (null where nothing fits) and its search's figures;
+ * cli_whatif_merge fills every point from --merge FILE's lines, each checked
+ * against this run's grid, every point exactly once (input errors naming the
+ * file and line). */
+ppl_status cli_whatif_shard_of(cli *c, const char *spec, size_t *shard, size_t *shards);
+ppl_status cli_whatif_shard_lines(cli *c, const ppl_model *model, const ppl_whatif_result *pts,
+                                  size_t npts, const ppl_whatif_opts *opts);
+ppl_status cli_whatif_merge(cli *c, const ppl_whatif_opts *opts, ppl_whatif_result *pts,
+                            size_t npts);
+
 /* Progress on stderr for work that runs longer than half a second, and only when
  * stderr is a terminal: "parplan: <what>... 42%".  cli_progress_show is a
  * progress callback (ctx: the cli_progress); cli_progress_done clears the line. */

@@ -571,6 +571,23 @@ ppl_status cmd_whatif(cli *c)
         json_decref(topo_json);
         return st;
     }
+    size_t shard = 0, shards = 0;
+    if (a->shard && (st = cli_whatif_shard_of(c, a->shard, &shard, &shards)) == PPL_OK &&
+        (a->merge_path || a->json || a->csv || a->plot_path))
+        st = ppl_error_set(&c->err, PPL_EUSAGE, "", "shard",
+                           "a shard writes JSON Lines for --merge, which prints the table, "
+                           "--csv, --json or --plot: not with %s",
+                           a->merge_path ? "--merge"
+                           : a->json     ? "--json"
+                           : a->csv      ? "--csv"
+                                         : "--plot");
+    if (st == PPL_OK && mixed && (a->shard || a->merge_path))
+        st = ppl_error_set(&c->err, PPL_EUSAGE, "", a->shard ? "shard" : "merge",
+                           "not on a mixed cluster yet: run its sweep whole");
+    if (st != PPL_OK) {
+        json_decref(topo_json);
+        return st;
+    }
     if (mixed) {
         st = whatif_mixed(c, &model, topo_json, path, sw, a->nsweeps, npts);
         json_decref(topo_json);
@@ -604,20 +621,31 @@ ppl_status cmd_whatif(cli *c)
                           .nsweeps = a->nsweeps,
                           .pins = a->pins,
                           .search = {.objective = a->objective,
-                                      .within = a->within,
+                                     .within = a->within,
                                      .allow_tp_across_servers = a->allow_tp_across_servers},
                           .tokens = a->tokens,
                           .goodput = &gopts,
                           .default_batch = batch_assumed,
                           .ctx_init = eval_ctx_of,
-                          .ctx_user = c};
+                          .ctx_user = c,
+                          .shard = shard,
+                          .shards = shards};
     wo.pins.global_batch = batch;
-    cli_progress prog = {.what = "whatif"};
-    wo.progress = cli_progress_show;
-    wo.progress_ctx = &prog;
-    st = ppl_whatif_run(&wo, pts, npts, &c->err);
-    cli_progress_done(&prog);
+    if (a->merge_path) {
+        st = cli_whatif_merge(c, &wo, pts, npts);
+    } else {
+        cli_progress prog = {.what = "whatif"};
+        wo.progress = cli_progress_show;
+        wo.progress_ctx = &prog;
+        st = ppl_whatif_run(&wo, pts, npts, &c->err);
+        cli_progress_done(&prog);
+    }
     json_decref(topo_json);
+    if (st == PPL_OK && a->shard) {
+        st = cli_whatif_shard_lines(c, &model, pts, npts, &wo);
+        free(pts);
+        return st;
+    }
     if (st == PPL_OK && a->plot_path)
         st = svg_plot(c, sw, a->nsweeps, pts, npts, a->tokens > 0);
     if (st == PPL_OK)

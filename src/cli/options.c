@@ -161,6 +161,13 @@ const opt_def ppl_cli_options[] = {
     {O_PLOT, "--plot", 0, K_STRING, C(PPL_CMD_WHATIF), 0, F(plot_path), "FILE.svg", 0, 0, NULL,
      "also draw the sweep as SVG charts on a numeric x axis (log2 for gpus, "
      "global_batch, seq_len): time to train (with --tokens), tokens/s, MFU, step, memory"},
+    {O_SHARD, "--shard", 0, K_STRING, C(PPL_CMD_WHATIF), 0, F(shard), "K/N", 0, 0, NULL,
+     "search only shard K of N of the sweep's points (dealt out in turn) and write them as "
+     "JSON Lines for --merge, e.g. --shard 2/4 on the second of four machines"},
+    {O_MERGE, "--merge", 0, K_STRING, C(PPL_CMD_WHATIF), 0, F(merge_path), "FILE", 0, 0, NULL,
+     "read the JSON Lines every --shard wrote (concatenated; - for stdin) instead of "
+     "searching, and print the table, CSV, JSON or plot one run gives; the other options as "
+     "the shards had them"},
     {O_OP, "--op", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), 0, F(op), "OP", 0, 0, ppl_collective_op_names,
      "allreduce, allgather, reducescatter, alltoall or sendrecv"},
     {O_ALGO, "--algo", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), 0, F(algo), "A", 0, 0, ppl_algo_names,
@@ -226,8 +233,7 @@ const opt_def ppl_cli_options[] = {
      F(timing), NULL, 0, 0, NULL,
      "report the search's wall time in the table and in --json (else null there); output "
      "then varies run to run"},
-    {O_CONSERVATIVE, "--conservative", 0, K_FLAG, CMDS_CONFIG, 0, F(conservative), NULL, 0, 0,
-     NULL,
+    {O_CONSERVATIVE, "--conservative", 0, K_FLAG, CMDS_CONFIG, 0, F(conservative), NULL, 0, 0, NULL,
      "cost as exposed the overlaps no calibration run measures (the expert all-to-all "
      "hidden under another microbatch: --ep-overlap, DualPipe's F&B); results that count on "
      "one say so in overlap_assumed"},

@@ -76,6 +76,8 @@ typedef enum opt_id {
     O_FIT_ONLY,
     O_CSV,
     O_PLOT,
+    O_SHARD,
+    O_MERGE,
     O_REPORT,
     O_OP,
     O_ALGO,

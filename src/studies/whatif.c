@@ -17,6 +17,7 @@
 
 #include "base/output.h"
 #include "base/units.h"
+#include "cost/rules.h"
 
 #define SWEEP "sweep" /* the key of every error here: the command line says --sweep */
 #define TIER_PREFIX "tiers[]."
@@ -331,79 +332,145 @@ ppl_status ppl_best_plan(const ppl_eval_ctx *ctx, const ppl_pins *pins, const pp
 
 /* An earlier point whose values equal point p's in every sweep but spares, or
  * NULL. */
-static const ppl_whatif_result *same_plan_as(const ppl_whatif_opts *o, const ppl_whatif_result *out,
-                                             size_t p)
+static bool swept(const ppl_whatif_opts *o, ppl_sweep_kind kind)
 {
-    bool spares = false;
     for (int i = 0; i < o->nsweeps; i++)
-        spares = spares || o->sweeps[i].kind == PPL_SWEEP_SPARES;
-    if (!spares)
-        return NULL;
+        if (o->sweeps[i].kind == kind)
+            return true;
+    return false;
+}
+
+/* The first point that differs from point p in its spares alone (p itself when
+ * none before it does): they share one plan, only the goodput changes. */
+static size_t plan_point(const ppl_whatif_opts *o, size_t p)
+{
+    if (!swept(o, PPL_SWEEP_SPARES))
+        return p;
+    int at[PPL_WHATIF_MAX_SWEEPS], here[PPL_WHATIF_MAX_SWEEPS];
+    ppl_sweep_point(o->sweeps, o->nsweeps, p, here);
     for (size_t q = 0; q < p; q++) {
+        ppl_sweep_point(o->sweeps, o->nsweeps, q, at);
         bool same = true;
         for (int i = 0; i < o->nsweeps && same; i++)
-            same = o->sweeps[i].kind == PPL_SWEEP_SPARES || out[q].idx[i] == out[p].idx[i];
+            same = o->sweeps[i].kind == PPL_SWEEP_SPARES || at[i] == here[i];
         if (same)
-            return &out[q];
+            return q;
     }
-    return NULL;
+    return p;
+}
+
+bool ppl_whatif_in_shard(const ppl_whatif_opts *o, size_t p)
+{
+    /* the points of one plan (ppl_sweep_point order) stay in one shard */
+    return o->shards == 0 || plan_point(o, p) % o->shards == o->shard;
+}
+
+/* Point p's topology, pins, model (its sequence length) and context. */
+static ppl_status point_env(const ppl_whatif_opts *o, size_t p, ppl_whatif_result *r,
+                            ppl_pins *pins, ppl_topology *t, ppl_model *m, ppl_eval_ctx *ctx,
+                            ppl_error *err)
+{
+    ppl_sweep_point(o->sweeps, o->nsweeps, p, r->idx);
+    *pins = o->pins;
+    ppl_status st =
+        ppl_whatif_point(o->topology, o->file, o->sweeps, o->nsweeps, r->idx, pins, t, err);
+    if (st != PPL_OK)
+        return st;
+    *m = *o->model;
+    for (int i = 0; i < o->nsweeps; i++) {
+        double s;
+        char why[160];
+        if (o->sweeps[i].kind != PPL_SWEEP_SEQ_LEN)
+            continue;
+        /* a positive integer: ppl_whatif_point checked it */
+        ppl_parse_quantity(ppl_sweep_value(&o->sweeps[i], r->idx[i]), PPL_UNIT_COUNT, &s, why,
+                           sizeof why);
+        if ((st = ppl_model_set_seq_len(m, (int64_t)s, err)) != PPL_OK)
+            return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "seq_len=%lld: %s", (long long)s,
+                                 err->message);
+    }
+    if (o->default_batch)
+        pins->global_batch = ppl_default_global_batch(m);
+    if (o->ctx_init)
+        o->ctx_init(o->ctx_user, ctx, m, t);
+    else
+        ppl_eval_ctx_init(ctx, m, t, PPL_STACK_MODERN);
+    return PPL_OK;
+}
+
+/* What follows from point p's plan (r->best): time to train, goodput,
+ * GPU-hours. */
+static void point_finish(const ppl_whatif_opts *o, const ppl_topology *t, const ppl_eval_ctx *ctx,
+                         ppl_whatif_result *r)
+{
+    r->ok = true;
+    if (!(o->tokens > 0))
+        return;
+    ppl_goodput_opts g;
+    if (o->goodput)
+        g = *o->goodput;
+    else
+        ppl_goodput_opts_init(&g);
+    g.gpus_per_server = (int)t->gpus_per_server;
+    for (int i = 0; i < o->nsweeps; i++) {
+        if (o->sweeps[i].kind != PPL_SWEEP_SPARES)
+            continue;
+        double s;
+        char why[160];
+        /* a non-negative integer: ppl_whatif_point checked it */
+        ppl_parse_quantity(ppl_sweep_value(&o->sweeps[i], r->idx[i]), PPL_UNIT_COUNT, &s, why,
+                           sizeof why);
+        g.spare_gpus = (int64_t)s;
+        g.spare_fraction = 0;
+    }
+    ppl_goodput_of(&g, ctx->figures.params_total, &ctx->memory, &r->best.config, ctx->stack.stack,
+                   &r->goodput);
+    r->failure_free_s = ppl_time_to_train_s(o->tokens, r->best.tokens_per_s);
+    r->time_to_train_s = ppl_time_with_failures_s(r->failure_free_s, r->goodput.goodput);
+    r->time_to_train_days = r->time_to_train_s / 86400.0;
+    /* hot spares are held beside the job for the whole run */
+    r->gpu_hours = ppl_gpu_hours(r->best.config.gpus + r->goodput.spare_gpus, r->time_to_train_s);
+}
+
+static ppl_status check_opts(const ppl_whatif_opts *o, ppl_error *err)
+{
+    if (o->nsweeps < 0 || o->nsweeps > PPL_WHATIF_MAX_SWEEPS)
+        return ppl_error_set(err, PPL_EUSAGE, "", "sweep", "at most %d sweeps",
+                             PPL_WHATIF_MAX_SWEEPS);
+    if (swept(o, PPL_SWEEP_SPARES) && !(o->tokens > 0))
+        return ppl_error_set(err, PPL_EUSAGE, "", SWEEP,
+                             "spares: hot spares change the time to train; give --tokens");
+    return PPL_OK;
 }
 
 ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size_t npoints,
                           ppl_error *err)
 {
-    if (o->nsweeps < 0 || o->nsweeps > PPL_WHATIF_MAX_SWEEPS)
-        return ppl_error_set(err, PPL_EUSAGE, "", "sweep", "at most %d sweeps",
-                             PPL_WHATIF_MAX_SWEEPS);
-    bool gpus_swept = false;
-    for (int i = 0; i < o->nsweeps; i++) {
-        gpus_swept = gpus_swept || o->sweeps[i].kind == PPL_SWEEP_GPUS;
-        if (o->sweeps[i].kind == PPL_SWEEP_SPARES && !(o->tokens > 0))
-            return ppl_error_set(err, PPL_EUSAGE, "", SWEEP,
-                                 "spares: hot spares change the time to train; give --tokens");
-    }
+    ppl_status st = check_opts(o, err);
+    if (st != PPL_OK)
+        return st;
     ppl_search_opts search = o->search;
-    search.gpus_at_most = gpus_swept;
+    search.gpus_at_most = swept(o, PPL_SWEEP_GPUS);
     memset(out, 0, npoints * sizeof *out);
     for (size_t p = 0; p < npoints; p++) {
         if (o->progress)
             o->progress(o->progress_ctx, (double)p / (double)npoints);
         ppl_whatif_result *r = &out[p];
-        ppl_sweep_point(o->sweeps, o->nsweeps, p, r->idx);
-        ppl_pins pins = o->pins;
-        ppl_topology t;
-        ppl_status st =
-            ppl_whatif_point(o->topology, o->file, o->sweeps, o->nsweeps, r->idx, &pins, &t, err);
-        if (st != PPL_OK)
-            return st;
-        /* the model at this point's sequence length */
-        ppl_model m = *o->model;
-        for (int i = 0; i < o->nsweeps; i++) {
-            double s;
-            char why[160];
-            if (o->sweeps[i].kind != PPL_SWEEP_SEQ_LEN)
-                continue;
-            /* a positive integer: ppl_whatif_point checked it */
-            ppl_parse_quantity(ppl_sweep_value(&o->sweeps[i], r->idx[i]), PPL_UNIT_COUNT, &s, why,
-                               sizeof why);
-            if ((st = ppl_model_set_seq_len(&m, (int64_t)s, err)) != PPL_OK)
-                return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "seq_len=%lld: %s", (long long)s,
-                                     err->message);
+        if (!ppl_whatif_in_shard(o, p)) {
+            ppl_sweep_point(o->sweeps, o->nsweeps, p, r->idx);
+            continue;
         }
-        if (o->default_batch)
-            pins.global_batch = ppl_default_global_batch(&m);
+        ppl_pins pins;
+        ppl_topology t;
+        ppl_model m;
         ppl_eval_ctx ctx;
-        if (o->ctx_init)
-            o->ctx_init(o->ctx_user, &ctx, &m, &t);
-        else
-            ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
-        /* a point that differs from an earlier one in its spares alone has the
-         * same plan: only the goodput changes */
-        const ppl_whatif_result *same = same_plan_as(o, out, p);
-        if (same) {
-            if (!same->ok)
+        if ((st = point_env(o, p, r, &pins, &t, &m, &ctx, err)) != PPL_OK)
+            return st;
+        size_t q = plan_point(o, p);
+        if (q != p) { /* the same plan as point q (in this shard too) */
+            if (!out[q].ok)
                 continue;
-            r->best = same->best;
+            r->best = out[q].best;
         } else {
             st = ppl_best_plan(&ctx, &pins, &search, &r->best, &r->search, err);
             if (st == PPL_INFEASIBLE)
@@ -411,35 +478,36 @@ ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size
             if (st != PPL_OK)
                 return st;
         }
-        r->ok = true;
-        if (o->tokens > 0) {
-            ppl_goodput_opts g;
-            if (o->goodput)
-                g = *o->goodput;
-            else
-                ppl_goodput_opts_init(&g);
-            g.gpus_per_server = (int)t.gpus_per_server;
-            for (int i = 0; i < o->nsweeps; i++) {
-                if (o->sweeps[i].kind != PPL_SWEEP_SPARES)
-                    continue;
-                double s;
-                char why[160];
-                /* a non-negative integer: ppl_whatif_point checked it */
-                ppl_parse_quantity(ppl_sweep_value(&o->sweeps[i], r->idx[i]), PPL_UNIT_COUNT, &s,
-                                   why, sizeof why);
-                g.spare_gpus = (int64_t)s;
-                g.spare_fraction = 0;
-            }
-            ppl_goodput_of(&g, ctx.figures.params_total, &ctx.memory, &r->best.config,
-                           ctx.stack.stack, &r->goodput);
-            r->failure_free_s = ppl_time_to_train_s(o->tokens, r->best.tokens_per_s);
-            r->time_to_train_s = ppl_time_with_failures_s(r->failure_free_s, r->goodput.goodput);
-            r->time_to_train_days = r->time_to_train_s / 86400.0;
-            /* hot spares are held beside the job for the whole run */
-            r->gpu_hours =
-                ppl_gpu_hours(r->best.config.gpus + r->goodput.spare_gpus, r->time_to_train_s);
-        }
+        point_finish(o, &t, &ctx, r);
     }
+    return PPL_OK;
+}
+
+ppl_status ppl_whatif_merge_point(const ppl_whatif_opts *o, size_t p, const ppl_pins *plan,
+                                  const ppl_search_totals *totals, ppl_whatif_result *out,
+                                  ppl_error *err)
+{
+    ppl_status st = check_opts(o, err);
+    if (st != PPL_OK)
+        return st;
+    memset(out, 0, sizeof *out);
+    ppl_pins pins;
+    ppl_topology t;
+    ppl_model m;
+    ppl_eval_ctx ctx;
+    if ((st = point_env(o, p, out, &pins, &t, &m, &ctx, err)) != PPL_OK)
+        return st;
+    if (totals)
+        out->search = *totals;
+    if (!plan)
+        return PPL_OK; /* nothing fit there */
+    ppl_config c;
+    if ((st = ppl_config_from_pins(plan, &m, &t, &c, err)) != PPL_OK)
+        return st;
+    ppl_estimate_config(&ctx, &c, &out->best);
+    if ((st = ppl_estimate_check(&out->best, err)) != PPL_OK)
+        return st;
+    point_finish(o, &t, &ctx, out);
     return PPL_OK;
 }
 

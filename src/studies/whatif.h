@@ -146,6 +146,9 @@ typedef struct ppl_whatif_opts {
     const ppl_goodput_opts *goodput; /* failures and checkpoints; NULL: the defaults */
     ppl_whatif_ctx_fn ctx_init;
     void *ctx_user;
+    /* a shard of the grid: only the points ppl_whatif_in_shard gives shard
+     * `shard` (0-based) of `shards`; 0 shards: every point */
+    size_t shard, shards;
     /* called after each point with the share of the grid done (0..1); may be NULL */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
@@ -158,6 +161,20 @@ typedef struct ppl_whatif_opts {
  * ok false; any other failure stops the run with its error. */
 ppl_status ppl_whatif_run(const ppl_whatif_opts *opts, ppl_whatif_result *out, size_t npoints,
                           ppl_error *err);
+
+/* Whether point p is in opts' shard: the points are dealt out in turn, those of
+ * one plan (differing in their spares alone) together, so that each shard
+ * searches what one run would and the shards' points are the grid's. */
+bool ppl_whatif_in_shard(const ppl_whatif_opts *opts, size_t p);
+
+/* Point p of a sharded run again, from what its shard wrote: the plan it found
+ * (every knob pinned, as ppl_pins_from_config_json reads a plan's config; NULL
+ * when nothing fit) is costed under the point's topology and context as
+ * ppl_whatif_run found it, with its time to train; *totals the point's search
+ * figures.  Errors as ppl_whatif_run's, or the configuration's. */
+ppl_status ppl_whatif_merge_point(const ppl_whatif_opts *opts, size_t p, const ppl_pins *plan,
+                                  const ppl_search_totals *totals, ppl_whatif_result *out,
+                                  ppl_error *err);
 
 /* Time to train on tokens at tokens_per_s (global_batch * seq_len / step time),
  * failure-free: seconds, and days of 86,400 s (ppl_time_with_failures_s adds
