@@ -490,6 +490,15 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
             ppl_micro computed[2][3][2];
             bool known[2][3][2];
             memset(known, 0, sizeof known);
+            /* so are the CP exchanges by sp, and the step-time bounds by (vp 1 or
+             * more, sp, recomputation, flash attention, CP algorithm): they read
+             * the interleaving only as vp > 1 (bounds.h) */
+            ppl_cp_cost cp_table[2][PPL_CP_COMM_COUNT];
+            choices cp_choice[2];
+            bool cp_known[2] = {false, false};
+            double bound_table[2][2][3][2][PPL_CP_COMM_COUNT];
+            bool bound_known[2][2][3][2];
+            memset(bound_known, 0, sizeof bound_known);
             for (int g = 0; g < vps.n; g++) {
                 c.vp = vps.v[g];
                 ppl_classes classes;
@@ -500,9 +509,12 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                     ppl_micro_comm_init(ctx, &c, &layout, &micro);
                     /* the exchange of each CP algorithm, tried innermost: it
                      * changes neither compute nor memory */
-                    ppl_cp_cost cp_costs[PPL_CP_COMM_COUNT];
-                    choices cps_here;
-                    cp_comms_costed(s, &c, &layout, cp_comms, cp_costs, &cps_here);
+                    const int sp = c.sequence_parallel != 0;
+                    if (!cp_known[sp])
+                        cp_comms_costed(s, &c, &layout, cp_comms, cp_table[sp], &cp_choice[sp]);
+                    cp_known[sp] = true;
+                    const ppl_cp_cost *cp_costs = cp_table[sp];
+                    const choices cps_here = cp_choice[sp];
                     for (int h = 0; h < recomputes->n; h++) {
                         c.recompute = (ppl_recompute)recomputes->v[h];
                         for (int j = 0; j < flashes->n; j++) {
@@ -513,21 +525,24 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                                 pin->recompute == PPL_UNSET)
                                 continue;
                             c.zero = (int)zeros->v[0];
-                            ppl_micro *done = &computed[c.sequence_parallel != 0][c.recompute]
-                                                       [c.flash_attention != 0];
-                            bool *was = &known[c.sequence_parallel != 0][c.recompute]
-                                              [c.flash_attention != 0];
+                            const int fa = c.flash_attention != 0;
+                            ppl_micro *done = &computed[sp][c.recompute][fa];
+                            bool *was = &known[sp][c.recompute][fa];
                             if (!*was)
                                 ppl_micro_compute_init(ctx, &c, done);
                             *was = true;
                             ppl_micro_compute_copy(&micro, done);
-                            double bounds[PPL_CP_COMM_COUNT], least = INFINITY;
+                            double *bounds = bound_table[c.vp > 1][sp][c.recompute][fa],
+                                   least = INFINITY;
+                            bool *bounded = &bound_known[c.vp > 1][sp][c.recompute][fa];
                             for (int x = 0; x < cps_here.n; x++) {
                                 c.cp_comm = (ppl_cp_comm)cps_here.v[x];
                                 micro.cp = cp_costs[cps_here.v[x]];
-                                bounds[x] = ppl_bound_step_s(ctx, pin, &c, &micro);
+                                if (!*bounded)
+                                    bounds[x] = ppl_bound_step_s(ctx, pin, &c, &micro);
                                 least = fmin(least, bounds[x]);
                             }
+                            *bounded = true;
                             /* what a family ranks must beat the main list's #1 */
                             if (prunes && s->best.count == s->best.cap &&
                                 least > s->best.items[s->best.cap - 1].step_time_s) {
@@ -620,6 +635,31 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     const int64_t batch = pin->global_batch;
     /* with gpus a ceiling (whatif's gpus=N), every GPU count up to it is a candidate */
     const bool up_to = o->gpus_at_most;
+    /* under a ceiling, the plans on all N GPUs first (a search of their own): the
+     * list starts full of them, so that the bounds prune the smaller counts at
+     * once, and the N-GPU configurations are not walked again */
+    bool seeded = false;
+    if (up_to && !o->no_prune && o->objective == PPL_OBJECTIVE_TIME) {
+        ppl_search_opts at = *o;
+        at.gpus_at_most = false;
+        at.progress = NULL;
+        ppl_search_result first;
+        ppl_status st = ppl_search(ctx, &at, &first, err);
+        if (st != PPL_OK && st != PPL_INFEASIBLE) {
+            free(s.best.items);
+            return st;
+        }
+        for (size_t i = 0; i < first.count; i++)
+            ppl_ranking_keep(o->objective, &s.best, &first.results[i]);
+        r->candidates += first.candidates;
+        r->evaluated += first.evaluated;
+        r->feasible += first.feasible;
+        r->pruned += first.pruned;
+        if (first.smallest_memory < r->smallest_memory)
+            r->smallest_memory = first.smallest_memory;
+        seeded = true;
+        ppl_search_free(&first);
+    }
     choices tp_all, tps, cps, cp_all, pps, pp_all;
     inner_choices inner;
     divisor_list batch_divisors = {NULL, 0};
@@ -721,7 +761,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                         r->pruned++;
                         break;
                     }
-                    if (pin->dp == PPL_UNSET || pin->dp == c.dp)
+                    if ((pin->dp == PPL_UNSET || pin->dp == c.dp) && !(seeded && c.gpus == gpus))
                         search_replica(&s, c, &inner);
                 }
             }
