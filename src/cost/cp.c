@@ -46,6 +46,8 @@
  */
 #include "cost/cp.h"
 
+#include "cost/stack.h"
+
 #include <string.h>
 
 static double pos(double x)
@@ -165,4 +167,59 @@ double ppl_cp_exposed(const ppl_cp_cost *cp, double attn_fwd_s, double attn_bwd_
     double ring_f = R > 1.0 ? ppl_cp_ring_exposed(R, cp->step_fwd_s, attn_fwd_s / R) : 0.0;
     double ring_b = R > 1.0 ? ppl_cp_ring_exposed(R, cp->step_bwd_s, attn_bwd_s / R) : 0.0;
     return forwards * (cp->open_fwd_s + ring_f) + cp->open_bwd_s + ring_b;
+}
+
+unsigned ppl_cp_comms_tried(const ppl_eval_ctx *ctx, int pinned, const ppl_config *c)
+{
+    if (c->cp <= 1)
+        return 1u << PPL_CP_COMM_P2P;
+    if (pinned >= 0)
+        return 1u << pinned;
+    unsigned can = ppl_stack_supports(ctx->stack.stack)->cp_comms, out = 0;
+    for (int k = 0; k < PPL_CP_COMM_COUNT; k++) {
+        if (!(can & (1u << k)))
+            continue;
+        if (k == PPL_CP_COMM_A2A && !ppl_cp_heads_split(ctx->model, c->tp, c->cp))
+            continue;
+        if (k == PPL_CP_COMM_A2A_P2P && (c->cp_a2a < 2 || c->cp_a2a >= c->cp))
+            continue;
+        out |= 1u << k;
+    }
+    return out;
+}
+
+/* True when exchange x costs at least what y does in every stage: what x exposes
+ * before attention alone (open_*) is at least all of y's, forward and backward,
+ * so x's exposed time plus the overlap's cost on the rest is at least y's
+ * whatever the attention (stage.c: exposed + overlap_cost x hidden, with
+ * overlap_cost <= 1).  Ties go to the lower algorithm, as the ranking orders
+ * them (plan/ranking.c). */
+static bool dominated(const ppl_cp_cost *x, int xi, const ppl_cp_cost *y, int yi)
+{
+    if (x->open_fwd_s < y->fwd_s || x->open_bwd_s < y->bwd_s)
+        return false;
+    return x->open_fwd_s > y->fwd_s || x->open_bwd_s > y->bwd_s || yi < xi;
+}
+
+unsigned ppl_cp_comms_costed(const ppl_eval_ctx *ctx, ppl_config *c, const ppl_layout *l,
+                             unsigned tried, bool prune_dominated,
+                             ppl_cp_cost costs[PPL_CP_COMM_COUNT])
+{
+    for (int x = 0; x < PPL_CP_COMM_COUNT; x++)
+        if (tried & (1u << x)) {
+            c->cp_comm = (ppl_cp_comm)x;
+            ppl_cp_cost_of(ctx, c, l, &costs[x]);
+        }
+    const bool prune = prune_dominated && ctx->stack.overlap_cost <= 1.0;
+    unsigned out = 0;
+    for (int x = 0; x < PPL_CP_COMM_COUNT; x++) {
+        if (!(tried & (1u << x)))
+            continue;
+        bool under = false;
+        for (int y = 0; prune && y < PPL_CP_COMM_COUNT && !under; y++)
+            under = y != x && (tried & (1u << y)) && dominated(&costs[x], x, &costs[y], y);
+        if (!under)
+            out |= 1u << x;
+    }
+    return out;
 }

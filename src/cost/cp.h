@@ -38,6 +38,17 @@ double ppl_cp_ring_exposed(double ranks, double transfer_s, double step_compute_
  * the others), forward and backward, 16-bit. */
 void ppl_cp_a2a_bytes(const ppl_model *m, const ppl_config *c, double *fwd_bytes,
                       double *bwd_bytes);
+/* The algorithms to try for c (tp, cp and cp_a2a set), bit k for algorithm k:
+ * the pinned one (pinned >= 0), else every one the stack runs that fits the
+ * heads; p2p's bit alone with cp 1, where there is no exchange.  a2a+p2p only
+ * when both of its levels have more than one rank (else it is a2a or p2p). */
+unsigned ppl_cp_comms_tried(const ppl_eval_ctx *ctx, int pinned, const ppl_config *c);
+/* The exchange of each algorithm of `tried` for c (costs indexed by algorithm;
+ * c->cp_comm is left changed) and those worth costing: all of them, but with
+ * prune_dominated (the time and cost objectives) the ones no other dominates. */
+unsigned ppl_cp_comms_costed(const ppl_eval_ctx *ctx, ppl_config *c, const ppl_layout *l,
+                             unsigned tried, bool prune_dominated,
+                             ppl_cp_cost costs[PPL_CP_COMM_COUNT]);
 /* Adds `count` layers' exchanges to the traffic. */
 void ppl_cp_traffic(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l, double count,
                     ppl_traffic *traffic);

@@ -333,70 +333,17 @@ static void progress(search_state *s, double fraction)
 
 /* The knobs that search_replica enumerates for every (tp, cp, pp, dp). */
 typedef struct inner_choices {
-    choices sps, recomputes, flashes, zeros, cp_comms;
+    choices sps, recomputes, flashes, zeros;
+    unsigned cp_tried; /* the CP algorithms to try (ppl_cp_comms_tried) */
 } inner_choices;
 
-/* The context-parallel algorithms to try for c (tp, cp and cp_a2a set): the pinned
- * one, else every one the stack runs that fits the heads; none but p2p's value
- * with cp 1, where there is no exchange.  a2a+p2p only when both of its levels
- * have more than one rank (else it is a2a or p2p). */
-static void cp_comm_choices(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
-                            choices *out)
+/* The algorithms of a mask (bit k: algorithm k), in order. */
+static void cp_list(unsigned mask, choices *out)
 {
     out->n = 0;
-    if (c->cp <= 1) {
-        add(out, PPL_CP_COMM_P2P);
-        return;
-    }
-    if (pin->cp_comm != PPL_UNSET) {
-        add(out, pin->cp_comm);
-        return;
-    }
-    unsigned can = ppl_stack_supports(ctx->stack.stack)->cp_comms;
-    for (int k = 0; k < PPL_CP_COMM_COUNT; k++) {
-        if (!(can & (1u << k)))
-            continue;
-        if (k == PPL_CP_COMM_A2A && !ppl_cp_heads_split(ctx->model, c->tp, c->cp))
-            continue;
-        if (k == PPL_CP_COMM_A2A_P2P && (c->cp_a2a < 2 || c->cp_a2a >= c->cp))
-            continue;
-        add(out, k);
-    }
-}
-
-/* True when CP exchange x costs at least what y does in every stage: what x
- * exposes before attention alone (open_*) is at least all of y's, forward and
- * backward, so x's exposed time plus the overlap's cost on the rest is at least
- * y's whatever the attention (schedule.c: exposed + overlap_cost x hidden, with
- * overlap_cost <= 1).  Ties go to the lower algorithm, as ppl_ranking_compare ranks them. */
-static bool cp_dominated(const ppl_cp_cost *x, int xi, const ppl_cp_cost *y, int yi)
-{
-    if (x->open_fwd_s < y->fwd_s || x->open_bwd_s < y->bwd_s)
-        return false;
-    return x->open_fwd_s > y->fwd_s || x->open_bwd_s > y->bwd_s || yi < xi;
-}
-
-/* The exchange of each CP algorithm of `all` for c (indexed by algorithm), and
- * those worth costing: all of them, but for time and cost the ones another
- * algorithm does not dominate (cp_dominated: they could rank only below it, with
- * everything else equal). */
-static void cp_comms_costed(search_state *s, ppl_config *c, const ppl_layout *l, const choices *all,
-                            ppl_cp_cost *costs, choices *out)
-{
-    for (int x = 0; x < all->n; x++) {
-        c->cp_comm = (ppl_cp_comm)all->v[x];
-        ppl_cp_cost_of(s->ctx, c, l, &costs[all->v[x]]);
-    }
-    out->n = 0;
-    bool prune = s->opts->objective != PPL_OBJECTIVE_MEMORY && s->ctx->stack.overlap_cost <= 1.0;
-    for (int x = 0; x < all->n; x++) {
-        bool dominated = false;
-        for (int y = 0; prune && y < all->n && !dominated; y++)
-            dominated = y != x && cp_dominated(&costs[all->v[x]], (int)all->v[x], &costs[all->v[y]],
-                                               (int)all->v[y]);
-        if (!dominated)
-            add(out, all->v[x]);
-    }
+    for (int k = 0; k < PPL_CP_COMM_COUNT; k++)
+        if (mask & (1u << k))
+            add(out, k);
 }
 
 /* Every configuration of one replica shape c (tp, cp, pp, dp and gpus set): etp, ep,
@@ -409,7 +356,7 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
     const ppl_pins *pin = s->opts->pins;
     const int64_t batch = pin->global_batch;
     const choices *sps = &k->sps, *recomputes = &k->recomputes, *flashes = &k->flashes,
-                  *zeros = &k->zeros, *cp_comms = &k->cp_comms;
+                  *zeros = &k->zeros;
     choices eps, ep_all, vps, mbss, mbs_all;
     ppl_error split_err;
     if (ppl_stage_split_pinned(m->layers, c.pp, pin->first_stage_layers, pin->last_stage_layers,
@@ -511,7 +458,10 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                      * changes neither compute nor memory */
                     const int sp = c.sequence_parallel != 0;
                     if (!cp_known[sp])
-                        cp_comms_costed(s, &c, &layout, cp_comms, cp_table[sp], &cp_choice[sp]);
+                        cp_list(ppl_cp_comms_costed(ctx, &c, &layout, k->cp_tried,
+                                                    s->opts->objective != PPL_OBJECTIVE_MEMORY,
+                                                    cp_table[sp]),
+                                &cp_choice[sp]);
                     cp_known[sp] = true;
                     const ppl_cp_cost *cp_costs = cp_table[sp];
                     const choices cps_here = cp_choice[sp];
@@ -721,7 +671,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
             if (c.tp * c.cp > gpus || (!up_to && gpus % (c.tp * c.cp) != 0))
                 continue;
             c.cp_a2a = ppl_cp_a2a_size(m, t, c.tp, c.cp);
-            cp_comm_choices(ctx, pin, &c, &inner.cp_comms);
+            inner.cp_tried = ppl_cp_comms_tried(ctx, pin->cp_comm, &c);
             /* pp divides gpus / (tp cp); under a ceiling any pp up to it will do */
             int64_t pp_room = gpus / (c.tp * c.cp);
             pp_all.n = 0;
