@@ -243,6 +243,46 @@ void ppl_micro_compute_copy(ppl_micro *dst, const ppl_micro *src)
     dst->mem = src->mem;
 }
 
+#define MICRO_SLOTS 256
+typedef struct micro_slot {
+    int64_t key[10];
+    bool used;
+    ppl_micro micro;
+} micro_slot;
+struct ppl_micro_cache {
+    micro_slot slot[MICRO_SLOTS];
+};
+
+ppl_micro_cache *ppl_micro_cache_new(void)
+{
+    return calloc(1, sizeof(ppl_micro_cache));
+}
+
+void ppl_micro_cache_free(ppl_micro_cache *cache)
+{
+    free(cache);
+}
+
+const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_ctx *ctx,
+                                         const ppl_config *c)
+{
+    const int64_t key[10] = {c->tp,        c->cp,
+                             c->ep,        ppl_config_etp(c),
+                             c->mbs,       c->sequence_parallel,
+                             c->recompute, c->flash_attention,
+                             c->pp > 1,    c->dp > 1};
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over the key */
+    for (size_t i = 0; i < 10; i++)
+        h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
+    micro_slot *s = &cache->slot[h % MICRO_SLOTS];
+    if (!s->used || memcmp(s->key, key, sizeof key) != 0) {
+        ppl_micro_compute_init(ctx, c, &s->micro);
+        memcpy(s->key, key, sizeof key);
+        s->used = true;
+    }
+    return &s->micro;
+}
+
 /* Runs of consecutive stages that hold the same layers and play the same part. */
 void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_classes *cl)
 {

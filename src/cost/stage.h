@@ -85,6 +85,17 @@ void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *config, p
 /* Copies what ppl_micro_compute_init sets from src to dst: a search reuses it
  * across what it does not read (the interleaving, the ZeRO stage). */
 void ppl_micro_compute_copy(ppl_micro *dst, const ppl_micro *src);
+/* The last compute parts a search computed, by what ppl_micro_compute_init reads
+ * of the configuration (tp, cp, ep, etp, mbs, sp, recomputation, flash
+ * attention, and pp and dp only as more than one: the communicators a GPU holds,
+ * the output layer's copy; the pins are the search's), direct-mapped.
+ * ppl_micro_cache_compute returns c's parts (computing them when not held): valid
+ * until the next call.  NULL from _new when out of memory. */
+typedef struct ppl_micro_cache ppl_micro_cache;
+ppl_micro_cache *ppl_micro_cache_new(void);
+void ppl_micro_cache_free(ppl_micro_cache *cache);
+const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_ctx *ctx,
+                                         const ppl_config *c);
 void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_classes *classes);
 void ppl_classes_free(ppl_classes *classes);
 

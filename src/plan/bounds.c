@@ -4,6 +4,7 @@
 #include "plan/bounds.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "cost/pipeline.h"
 
@@ -56,6 +57,17 @@ double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_
             t = fmax(t, e * L / -expm1(p * log1p(-x)));
     }
     return t + ctx->stack.step_overhead_s;
+}
+
+double ppl_bound_step_compute_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
+                                const ppl_micro *compute)
+{
+    ppl_micro free_comm; /* nothing to send: every exchange zero */
+    memset(&free_comm, 0, sizeof free_comm);
+    ppl_micro_compute_copy(&free_comm, compute);
+    ppl_config any = *c;
+    any.vp = 2; /* the line term is vp 1's alone */
+    return ppl_bound_step_s(ctx, pins, &any, &free_comm);
 }
 
 double ppl_bound_memory_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,

@@ -17,6 +17,13 @@
 double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                         const ppl_micro *micro);
 
+/* Seconds: the same with every communication free (each term of the bound grows
+ * with it) and without the pipeline's line term (vp 1's), from a microbatch's
+ * compute parts alone (ppl_micro_compute_init): at most ppl_bound_step_s of c
+ * under any vp, sp-independent communication, layout. */
+double ppl_bound_step_compute_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
+                                const ppl_micro *compute);
+
 /* Bytes: no split of c holds less on its heaviest stage (ppl_memory_floor_bytes);
  * *no_optimizer the same without the optimizer state. */
 double ppl_bound_memory_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *micro,

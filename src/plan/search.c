@@ -133,7 +133,33 @@ typedef struct search_state {
     double bound_s;
     int lane;           /* the list the candidate evaluated goes to (lane_of) */
     double room_bytes;  /* what a GPU's memory holds of a plan (less the headroom) */
+    ppl_micro_cache *computed; /* a microbatch's compute parts, by what they read */
 } search_state;
+
+/* Whether no configuration of c's fold and microbatch size (any vp, sp,
+ * recomputation, flash attention) can rank: its bound on compute alone
+ * (ppl_bound_step_compute_s) exceeds the list's worst, which a family's
+ * candidates must beat too.  Layouts and communication are then not costed. */
+static bool compute_alone_over(search_state *s, ppl_config c, const choices *sps,
+                               const choices *recomputes, const choices *flashes)
+{
+    const ppl_pins *pin = s->opts->pins;
+    if (s->opts->no_prune || s->opts->objective != PPL_OBJECTIVE_TIME ||
+        s->best.count < s->best.cap)
+        return false;
+    const double worst = s->best.items[s->best.cap - 1].step_time_s;
+    for (int i = 0; i < sps->n; i++)
+        for (int h = 0; h < recomputes->n; h++)
+            for (int j = 0; j < flashes->n; j++) {
+                c.sequence_parallel = sps->v[i];
+                c.recompute = (ppl_recompute)recomputes->v[h];
+                c.flash_attention = flashes->v[j];
+                const ppl_micro *parts = ppl_micro_cache_compute(s->computed, s->ctx, &c);
+                if (ppl_bound_step_compute_s(s->ctx, pin, &c, parts) <= worst)
+                    return false;
+            }
+    return true;
+}
 
 /* True when every figure of e is finite; the first that is not is kept, and the
  * search ends in that error instead of ranking it. */
@@ -215,6 +241,8 @@ static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
         double no_optimizer;
         if (s->opts->no_prune &&
             (ppl_bound_step_s(s->ctx, s->opts->pins, asked, mi) > est.step_time_s * (1.0 + 1e-12) ||
+             ppl_bound_step_compute_s(s->ctx, s->opts->pins, asked, mi) >
+                 est.step_time_s * (1.0 + 1e-12) ||
              ppl_bound_memory_bytes(s->ctx, asked, mi, &no_optimizer) >
                  est.memory.total * (1.0 + 1e-12)))
             r->bounds_broken++;
@@ -409,14 +437,22 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
         c.etp = folds[e].etp;
         c.ep = folds[e].ep;
         ppl_layout layout, layouts[PPL_SHARD_CHOICES];
-        ppl_layout_init(ctx, &c, &layout);
-        for (int y = 0; y < nshards; y++)
-            ppl_layout_shard(&ctx->net, &c, &layout, shards[y], &layouts[y]);
+        bool laid = false; /* the layouts, once a microbatch size may rank */
         for (int f = 0; f < mbss.n; f++) {
             c.mbs = mbss.v[f];
             if (batch % (c.dp * c.mbs) != 0)
                 continue;
             c.microbatches = batch / (c.dp * c.mbs);
+            if (compute_alone_over(s, c, sps, recomputes, flashes)) {
+                r->pruned++;
+                continue;
+            }
+            if (!laid) {
+                ppl_layout_init(ctx, &c, &layout);
+                for (int y = 0; y < nshards; y++)
+                    ppl_layout_shard(&ctx->net, &c, &layout, shards[y], &layouts[y]);
+                laid = true;
+            }
             vps.n = 0;
             add(&vps, 1);
             int64_t widest = c.split.first > c.split.middle ? c.split.first : c.split.middle;
@@ -431,15 +467,9 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                 vps.n = 0; /* pipeline.h: the schedule's chunks a rank */
                 add(&vps, pin->vp != PPL_UNSET ? pin->vp : ppl_schedule_of(c.schedule)->chunks);
             }
-            /* a microbatch's compute and memory parts by (sp, recomputation, flash
-             * attention): the same for every interleaving (they read tp, cp, pp,
-             * dp, ep, etp, mbs and those three) */
-            ppl_micro computed[2][3][2];
-            bool known[2][3][2];
-            memset(known, 0, sizeof known);
-            /* so are the CP exchanges by sp, and the step-time bounds by (vp 1 or
-             * more, sp, recomputation, flash attention, CP algorithm): they read
-             * the interleaving only as vp > 1 (bounds.h) */
+            /* the CP exchanges by sp, and the step-time bounds by (vp 1 or more,
+             * sp, recomputation, flash attention, CP algorithm), once for every
+             * interleaving: they read it only as vp > 1 (bounds.h) */
             ppl_cp_cost cp_table[2][PPL_CP_COMM_COUNT];
             choices cp_choice[2];
             bool cp_known[2] = {false, false};
@@ -476,12 +506,8 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                                 continue;
                             c.zero = (int)zeros->v[0];
                             const int fa = c.flash_attention != 0;
-                            ppl_micro *done = &computed[sp][c.recompute][fa];
-                            bool *was = &known[sp][c.recompute][fa];
-                            if (!*was)
-                                ppl_micro_compute_init(ctx, &c, done);
-                            *was = true;
-                            ppl_micro_compute_copy(&micro, done);
+                            ppl_micro_compute_copy(&micro,
+                                                   ppl_micro_cache_compute(s->computed, ctx, &c));
                             double *bounds = bound_table[c.vp > 1][sp][c.recompute][fa],
                                    least = INFINITY;
                             bool *bounded = &bound_known[c.vp > 1][sp][c.recompute][fa];
@@ -571,8 +597,12 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     search_state s = {.ctx = ctx, .opts = o, .r = r, .ceiling_s = INFINITY, .lane = LANE_MAIN};
     s.best.cap = o->top > 0 ? o->top : 1;
     s.best.items = calloc(s.best.cap, sizeof *s.best.items);
-    if (!s.best.items)
+    s.computed = ppl_micro_cache_new();
+    if (!s.best.items || !s.computed) {
+        free(s.best.items);
+        ppl_micro_cache_free(s.computed);
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
+    }
     /* a pinned tp or zero is searched whatever the family rules say */
     s.room_bytes = t->gpu.memory_bytes - ppl_memory_headroom(&ctx->memory, t->gpu.memory_bytes);
     s.allows[PPL_FAMILY_TP_ACROSS_SERVERS] = o->allow_tp_across_servers || pin->tp != PPL_UNSET;
@@ -597,6 +627,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         ppl_status st = ppl_search(ctx, &at, &first, err);
         if (st != PPL_OK && st != PPL_INFEASIBLE) {
             free(s.best.items);
+            ppl_micro_cache_free(s.computed);
             return st;
         }
         for (size_t i = 0; i < first.count; i++)
@@ -615,6 +646,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     divisor_list batch_divisors = {NULL, 0};
     if (up_to && divisors_descending(batch, &batch_divisors) != PPL_OK) {
         free(s.best.items);
+        ppl_micro_cache_free(s.computed);
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     }
     /* TP groups stay whole inside NVLink nodes: tp divides the node size (or, when
@@ -718,6 +750,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         }
     }
     free(batch_divisors.v);
+    ppl_micro_cache_free(s.computed);
     r->results = s.best.items;
     r->count = s.best.count;
     r->balanced = 0;
