@@ -622,7 +622,7 @@ for q in json.load(sys.stdin)[\"points\"]:
 # for a sweep that runs over half a second; without a terminal, nothing
 # (the terminal run calls parplan directly, never under the valgrind wrapper: it
 # needs a sweep of over half a second natively)
-WI="whatif --model llama3-405b --topology h100-64k --global-batch 2048 --sweep gpus=4096,8192,16384"
+WI="whatif --model mixtral-8x7b --topology h100-64k --global-batch 2048 --sweep gpus=8192,16384,32768,65536"
 run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --sweep gpus=64,128
 check "whatif without a terminal: nothing on stderr" '[ $rc -eq 0 ] && [ -z "$err" ]'
 if command -v script >/dev/null 2>&1; then
