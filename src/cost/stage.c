@@ -243,7 +243,7 @@ void ppl_micro_compute_copy(ppl_micro *dst, const ppl_micro *src)
     dst->mem = src->mem;
 }
 
-#define MICRO_SLOTS 256
+#define MICRO_SLOTS 4096
 typedef struct micro_slot {
     int64_t key[10];
     bool used;
