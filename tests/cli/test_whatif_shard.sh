@@ -52,7 +52,7 @@ check "merge --csv: the CSV of one run" '[ $rc -eq 0 ] && cmp -s "$d/one.csv" "$
 run "$P" whatif $grid --merge "$d/shards.jsonl" --json -o "$d/merged.json"
 check "merge --json: the JSON of one run" '[ $rc -eq 0 ] && cmp -s "$d/one.json" "$d/merged.json"'
 # shellcheck disable=SC2086
-run "$P" whatif $grid --merge - --plot "$d/merged.svg" <"$d/shards.jsonl"
+run_once "$P" whatif $grid --merge - --plot "$d/merged.svg" <"$d/shards.jsonl"
 check "merge - (stdin) --plot: the SVG of one run" '[ $rc -eq 0 ] && cmp -s "$d/one.svg" "$d/merged.svg"'
 
 # what merge refuses
