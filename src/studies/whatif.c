@@ -330,8 +330,6 @@ ppl_status ppl_best_plan(const ppl_eval_ctx *ctx, const ppl_pins *pins, const pp
     return st;
 }
 
-/* An earlier point whose values equal point p's in every sweep but spares, or
- * NULL. */
 static bool swept(const ppl_whatif_opts *o, ppl_sweep_kind kind)
 {
     for (int i = 0; i < o->nsweeps; i++)
@@ -341,22 +339,18 @@ static bool swept(const ppl_whatif_opts *o, ppl_sweep_kind kind)
 }
 
 /* The first point that differs from point p in its spares alone (p itself when
- * none before it does): they share one plan, only the goodput changes. */
+ * none before it does): they share one plan, only the goodput changes.  The
+ * grid's points run through every combination (ppl_sweep_point), so it is p
+ * with each spares value at its first. */
 static size_t plan_point(const ppl_whatif_opts *o, size_t p)
 {
-    if (!swept(o, PPL_SWEEP_SPARES))
-        return p;
-    int at[PPL_WHATIF_MAX_SWEEPS], here[PPL_WHATIF_MAX_SWEEPS];
-    ppl_sweep_point(o->sweeps, o->nsweeps, p, here);
-    for (size_t q = 0; q < p; q++) {
-        ppl_sweep_point(o->sweeps, o->nsweeps, q, at);
-        bool same = true;
-        for (int i = 0; i < o->nsweeps && same; i++)
-            same = o->sweeps[i].kind == PPL_SWEEP_SPARES || at[i] == here[i];
-        if (same)
-            return q;
-    }
-    return p;
+    int idx[PPL_WHATIF_MAX_SWEEPS];
+    ppl_sweep_point(o->sweeps, o->nsweeps, p, idx);
+    size_t q = 0;
+    for (int i = 0; i < o->nsweeps; i++)
+        q = q * (size_t)o->sweeps[i].nvalues +
+            (size_t)(o->sweeps[i].kind == PPL_SWEEP_SPARES ? 0 : idx[i]);
+    return q;
 }
 
 bool ppl_whatif_in_shard(const ppl_whatif_opts *o, size_t p)
