@@ -260,12 +260,15 @@ static ppl_status mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, pp
     free(pool_of);
     /* the step, as every configuration's (estimate.c), each stage under its pool */
     memset(&plan->estimate, 0, sizeof plan->estimate);
-    bool fits = ppl_estimate_cached(part[0].env.ctx, c, &part[0].layout, &part[0].micro, &cl, false,
-                                    &plan->estimate);
-    if (fits && plan->estimate.step_time_s > ceiling_s) { /* at least its bound */
-        free(cl.items);
-        *pruned = true;
-        return PPL_INFEASIBLE;
+    bool fits = true;
+    if (isfinite(ceiling_s)) { /* the pipeline's bound first: the step is at least it */
+        fits = ppl_estimate_cached(part[0].env.ctx, c, &part[0].layout, &part[0].micro, &cl, false,
+                                   &plan->estimate);
+        if (fits && plan->estimate.step_time_s > ceiling_s) {
+            free(cl.items);
+            *pruned = true;
+            return PPL_INFEASIBLE;
+        }
     }
     if (fits)
         fits = ppl_estimate_cached(part[0].env.ctx, c, &part[0].layout, &part[0].micro, &cl, true,
