@@ -209,22 +209,32 @@ static void test_cost_h100_b200(void **state)
     free(p);
 }
 
+/* The searches' cluster: two H100 servers and one B200 server joined by the
+ * cross-pool link, and each pool's context for model m (free the pools). */
+static ppl_pools *h100_b200(const ppl_model *m, ppl_eval_ctx ctx[2])
+{
+    ppl_pools *p = malloc(sizeof *p);
+    ppl_error err;
+    assert_non_null(p);
+    assert_int_equal(
+        load_text("{\"pools\": [" POOL("h", "H100", 2) ", " POOL("b", "B200", 1) "], " CROSS "}", p,
+                  &err),
+        PPL_OK);
+    for (int i = 0; i < 2; i++)
+        ppl_eval_ctx_init(&ctx[i], m, &p->pool[i], PPL_STACK_NEMO_2025);
+    return p;
+}
+
 /* The search across the pools: every plan it returns fits, uses every pool, and is
  * no slower than the ones after it.  Ranked with each pool's own full search, the
  * list is ordered too, and the pools alone come from ppl_search. */
 static void test_search(void **state)
 {
     (void)state;
-    ppl_pools *p = malloc(sizeof *p);
     ppl_error err;
-    assert_int_equal(
-        load_text("{\"pools\": [" POOL("h", "H100", 2) ", " POOL("b", "B200", 1) "], " CROSS "}", p,
-                  &err),
-        PPL_OK);
     ppl_model m = test_gpt(12, 2048, 16, 2048);
     ppl_eval_ctx ctx[2];
-    for (int i = 0; i < 2; i++)
-        ppl_eval_ctx_init(&ctx[i], &m, &p->pool[i], PPL_STACK_NEMO_2025);
+    ppl_pools *p = h100_b200(&m, ctx);
     ppl_pins pins;
     ppl_pins_init(&pins);
     pins.global_batch = 32;
@@ -265,16 +275,9 @@ static void test_search(void **state)
 static void test_search_pruned_equals_exhaustive(void **state)
 {
     (void)state;
-    ppl_pools *p = malloc(sizeof *p);
-    ppl_error err;
-    assert_int_equal(
-        load_text("{\"pools\": [" POOL("h", "H100", 2) ", " POOL("b", "B200", 1) "], " CROSS "}", p,
-                  &err),
-        PPL_OK);
     ppl_model m = test_gpt(24, 4096, 32, 4096);
     ppl_eval_ctx ctx[2];
-    for (int i = 0; i < 2; i++)
-        ppl_eval_ctx_init(&ctx[i], &m, &p->pool[i], PPL_STACK_NEMO_2025);
+    ppl_pools *p = h100_b200(&m, ctx);
     ppl_pins pins;
     ppl_pins_init(&pins);
     pins.global_batch = 64;
