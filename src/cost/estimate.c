@@ -198,13 +198,6 @@ static void slowest_traffic(const ppl_stage_env *e, const ppl_config *c, const w
     }
 }
 
-/* The precision whose dense peak the configuration's GEMMs run at on a GPU: its
- * own, or bf16 where the GPU has no figure for it. */
-static int gemm_precision(const ppl_gpu *g, const ppl_config *c)
-{
-    return g->flops[c->precision] > 0.0 ? c->precision : PPL_PRECISION_BF16;
-}
-
 /* Model and hardware FLOP rates and MFU: model FLOPs over the step times the dense
  * peak of the GPUs that run it (each pool's own on a mixed cluster) at the GEMMs'
  * precision, and at bf16 (PaLM, Chowdhery et al. 2022, App. B: MFU is model FLOPs
@@ -229,7 +222,7 @@ static void rates(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_classe
     double peak = 0.0, peak16 = 0.0;
     for (size_t i = 0; i < cl->n; i++) { /* each stage's GPUs at their own pool's peak */
         const ppl_gpu *g = &(cl->items[i].env ? cl->items[i].env->ctx : ctx)->topo->gpu;
-        out->mfu_precision = gemm_precision(g, c);
+        out->mfu_precision = ppl_gpu_gemm_precision(g, c->precision);
         peak += (double)cl->items[i].count * per_stage * g->flops[out->mfu_precision];
         peak16 += (double)cl->items[i].count * per_stage * g->flops[PPL_PRECISION_BF16];
     }

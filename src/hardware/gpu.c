@@ -339,6 +339,11 @@ bool ppl_gpu_stream(const ppl_gpu *gpu, ppl_stream_figures *out)
     return gpu->spec && gpu->spec->stream && strcmp(f->kind, gpu->spec->kind) == 0;
 }
 
+ppl_precision ppl_gpu_gemm_precision(const ppl_gpu *gpu, int precision)
+{
+    return gpu->flops[precision] > 0.0 ? (ppl_precision)precision : PPL_PRECISION_BF16;
+}
+
 double ppl_gpu_host_capacity_bytes(const ppl_gpu *gpu)
 {
     const ppl_host_figures *f = gpu->spec && gpu->spec->host ? gpu->spec->host : &HOST_ASSUMED;

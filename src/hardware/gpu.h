@@ -147,6 +147,9 @@ bool ppl_gpu_host(const ppl_gpu *gpu, ppl_host_figures *out);
 /* The share of the GPU's HBM bandwidth streaming kernels reach (its row's figure;
  * H100's for an unknown kind); false when it was not measured on this kind. */
 bool ppl_gpu_stream(const ppl_gpu *gpu, ppl_stream_figures *out);
+/* The precision whose dense peak GEMMs asked to run at `precision` run at on the
+ * GPU: that one, or bf16 where the GPU has no figure for it. */
+ppl_precision ppl_gpu_gemm_precision(const ppl_gpu *gpu, int precision);
 /* The GPU's share of its host's memory (what offloaded state may fill). */
 double ppl_gpu_host_capacity_bytes(const ppl_gpu *gpu);
 /* The kernels' generation (Hopper for an unknown kind) and whether a run of the

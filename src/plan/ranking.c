@@ -83,6 +83,11 @@ static bool same_knobs(const ppl_config *a, const ppl_config *b)
            a->offload_optimizer == b->offload_optimizer;
 }
 
+const ppl_estimate *ppl_ranking_worst(const ppl_ranking *l)
+{
+    return l->count == l->cap ? &l->items[l->count - 1] : NULL;
+}
+
 void ppl_ranking_keep(int objective, ppl_ranking *l, const ppl_estimate *e)
 {
     for (size_t j = 0; j < l->count; j++) {

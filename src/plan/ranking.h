@@ -30,6 +30,9 @@ typedef struct ppl_ranking {
  * token, or memory), then the knobs: < 0 when a ranks before b. */
 int ppl_ranking_compare(int objective, const ppl_estimate *a, const ppl_estimate *b);
 
+/* The list's last when it is full (what a plan must beat to enter it), else NULL. */
+const ppl_estimate *ppl_ranking_worst(const ppl_ranking *list);
+
 /* Keeps e among the best; one entry per setting of the knobs, at its faster stage
  * split (the default or the balanced one). */
 void ppl_ranking_keep(int objective, ppl_ranking *list, const ppl_estimate *e);

@@ -144,10 +144,10 @@ static bool compute_alone_over(search_state *s, ppl_config c, const choices *sps
                                const choices *recomputes, const choices *flashes)
 {
     const ppl_pins *pin = s->opts->pins;
-    if (s->opts->no_prune || s->opts->objective != PPL_OBJECTIVE_TIME ||
-        s->best.count < s->best.cap)
+    const ppl_estimate *last = ppl_ranking_worst(&s->best);
+    if (s->opts->no_prune || s->opts->objective != PPL_OBJECTIVE_TIME || !last)
         return false;
-    const double worst = s->best.items[s->best.cap - 1].step_time_s;
+    const double worst = last->step_time_s;
     for (int i = 0; i < sps->n; i++)
         for (int h = 0; h < recomputes->n; h++)
             for (int j = 0; j < flashes->n; j++) {
@@ -247,8 +247,7 @@ static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
                  est.memory.total * (1.0 + 1e-12)))
             r->bounds_broken++;
         /* only what can enter the list is costed in full */
-        const ppl_estimate *last =
-            s->best.count == s->best.cap ? &s->best.items[s->best.count - 1] : NULL;
+        const ppl_estimate *last = ppl_ranking_worst(&s->best);
         if ((last && ppl_ranking_compare(s->opts->objective, &est, last) >= 0) ||
             est.step_time_s >= s->ceiling_s)
             return true;
@@ -275,8 +274,7 @@ static int evaluate_in(search_state *s, const ppl_config *c, const ppl_layout *l
     ppl_error scratch;
     r->candidates++;
     /* the bound holds for every stage split */
-    bool full_list = s->best.count == s->best.cap;
-    const ppl_estimate *last = full_list ? &s->best.items[s->best.count - 1] : NULL;
+    const ppl_estimate *last = ppl_ranking_worst(&s->best);
     double above = last ? fmin(last->step_time_s, s->ceiling_s) : s->ceiling_s;
     if (!s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME && s->bound_s > above) {
         r->pruned++;
@@ -289,7 +287,6 @@ static int evaluate_in(search_state *s, const ppl_config *c, const ppl_layout *l
     double no_optimizer;
     if (!s->opts->no_prune && r->feasible > 0 &&
         ppl_bound_memory_bytes(s->ctx, c, mi, &no_optimizer) > s->room_bytes) {
-        r->memory_pruned++;
         s->offload_room = no_optimizer; /* below the total less its optimizer state */
         return EVAL_OVER;
     }
@@ -520,8 +517,8 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                             }
                             *bounded = true;
                             /* what a family ranks must beat the main list's #1 */
-                            if (prunes && s->best.count == s->best.cap &&
-                                least > s->best.items[s->best.cap - 1].step_time_s) {
+                            const ppl_estimate *last = ppl_ranking_worst(&s->best);
+                            if (prunes && last && least > last->step_time_s) {
                                 r->pruned++;
                                 continue;
                             }
@@ -679,9 +676,9 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     flags(pin->flash_attention, can->flash_attention, &inner.flashes);
 
     /* the step's model FLOPs over one GPU's dense peak at the GEMMs' precision */
-    const int gemm = t->gpu.flops[pin->precision] > 0.0 ? pin->precision : PPL_PRECISION_BF16;
     const double flops_s = (double)batch * (double)m->seq_len *
-                           ctx->figures.flops_training_per_token / t->gpu.flops[gemm];
+                           ctx->figures.flops_training_per_token /
+                           t->gpu.flops[ppl_gpu_gemm_precision(&t->gpu, pin->precision)];
     ppl_config c;
     memset(&c, 0, sizeof c);
     c.gpus = gpus;
@@ -737,9 +734,9 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                     /* no plan beats its FLOPs at the GEMMs' peak (estimate.h
                      * floor_s): under a ceiling, fewer GPUs than the list's worst
                      * needs cannot rank, and the dp left are fewer still */
-                    if (up_to && !o->no_prune && o->objective == PPL_OBJECTIVE_TIME &&
-                        s.best.count == s.best.cap &&
-                        flops_s / (double)c.gpus > s.best.items[s.best.count - 1].step_time_s) {
+                    const ppl_estimate *last = ppl_ranking_worst(&s.best);
+                    if (up_to && !o->no_prune && o->objective == PPL_OBJECTIVE_TIME && last &&
+                        flops_s / (double)c.gpus > last->step_time_s) {
                         r->pruned++;
                         break;
                     }

@@ -62,7 +62,6 @@ typedef struct ppl_search_result {
     size_t bounds_broken; /* opts no_prune: fitting plans whose step or memory is
                              below the search's lower bound on it (a bug; tests
                              hold it 0) */
-    size_t memory_pruned; /* skipped by the memory bound: no split fits */
     double seconds;
     double smallest_memory; /* bytes: the least memory any valid configuration needed */
     double capacity;
