@@ -389,8 +389,8 @@ ppl_status cmd_plan(cli *c)
     if (assumed)
         ppl_buf_printf(out, "assumed   %s\n", note);
     ppl_buf_printf(out,
-                   "search    %zu configurations, %zu costed, %zu fit, %zu pruned by the "
-                   "step-time bound, %zu rebalanced",
+                   "search    %zu configurations, %zu costed, %zu fit, %zu skipped by a bound "
+                   "(alone or as a group), %zu rebalanced",
                    r.candidates, r.evaluated, r.feasible, r.pruned, r.balanced);
     if (a->timing)
         ppl_buf_printf(out, ", %.3f s", r.seconds);

@@ -54,10 +54,14 @@ typedef struct ppl_left_out {
 typedef struct ppl_search_result {
     ppl_estimate *results; /* best first, `count` of them (free with ppl_search_free) */
     size_t count;
-    size_t candidates; /* configurations enumerated, valid or not */
-    size_t evaluated;  /* passed the rules and the bound: memory computed */
+    size_t candidates; /* configurations looked at one by one, valid or not (not
+                          those of a group a bound skipped whole) */
+    size_t evaluated;  /* passed the rules and the bounds: memory computed */
     size_t feasible;   /* of those, fitting in memory */
-    size_t pruned;     /* skipped by the step-time lower bound */
+    size_t pruned;     /* skips by a lower bound (plan/bounds.h, the FLOPs at peak):
+                          one configuration, or a group of them at once (a fold and
+                          microbatch size, the ZeRO stages of a mode, the GPU
+                          counts below one) */
     size_t balanced;   /* results whose stage split is not the default one */
     size_t bounds_broken; /* opts no_prune: fitting plans whose step or memory is
                              below the search's lower bound on it (a bug; tests
