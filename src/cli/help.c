@@ -97,11 +97,16 @@ static const help_text texts[] = {
      "The time to train counts failures, checkpoints and restarts: see size --help.\n"
      "On a mixed cluster KEY is a topology path, a pool's as pools[I].KEY\n"
      "(pools[1].servers=8,16,32): the best plan at each point, on one pool or\n"
-     "across the pools.\n",
+     "across the pools.\n"
+     "A sweep splits over machines: each runs it with --shard K/N and writes its\n"
+     "points as JSON Lines; 'cat part*.jsonl | parplan whatif ... --merge -' with\n"
+     "the same arguments prints what one run prints.\n",
      "  parplan whatif --model gpt3-175b --topology h100-64k --global-batch 4096 \\\n"
      "      --sweep gpus=1024,4096,16384,65536 --tokens 300e9\n"
      "  parplan whatif --model llama3-70b --topology dgx-h100-superpod --global-batch 1024 \\\n"
-     "      --sweep rails.nic_bandwidth=200Gb/s,400Gb/s,800Gb/s\n"},
+     "      --sweep rails.nic_bandwidth=200Gb/s,400Gb/s,800Gb/s\n"
+     "  parplan whatif --model llama3-70b --topology dgx-h100-superpod --global-batch 1024 \\\n"
+     "      --sweep rails.nic_bandwidth=200Gb/s,400Gb/s,800Gb/s --shard 1/2 -o part1.jsonl\n"},
     {PPL_CMD_SIZE, "parplan size --model M --topology T --tokens N --days D [--global-batch B]",
      "Finds the smallest GPU count of the topology whose best plan trains N tokens\n"
      "within D days, and prints that plan.  --fit-only instead finds the fewest GPUs\n"
