@@ -113,6 +113,54 @@ static void render_families(ppl_buf *out, const ppl_run *runs, const ppl_calib_p
     ppl_table_free(&t);
 }
 
+/* The spanned settings as the table's configuration names them. */
+static const char *const spanned_short[PPL_CALIB_SPANNED] = {"recompute", "sp", "zero", "flash",
+                                                             "vp"};
+
+/* The names of the spanned settings in mask, as a JSON array. */
+static json_t *spanned_json(unsigned mask)
+{
+    json_t *list = json_array();
+    for (size_t k = 0; k < PPL_CALIB_SPANNED; k++)
+        if (mask & (1u << k))
+            json_array_append_new(list, json_string(ppl_calib_spanned[k]));
+    return list;
+}
+
+/* After the tuned configuration: " / unsaid: recompute zero vp, kept: vp" (the
+ * settings the run leaves unsaid, and those its defaults end keeps), or
+ * " / unsaid: zero, no default runs". */
+static void span_note(const ppl_calib_prediction *p, char *buf, size_t size)
+{
+    size_t len = 0;
+    len += (size_t)snprintf(buf, size, " / unsaid:");
+    for (size_t k = 0; k < PPL_CALIB_SPANNED && len < size; k++)
+        if (p->unstated & (1u << k))
+            len += (size_t)snprintf(buf + len, size - len, " %s", spanned_short[k]);
+    if (len < size && !p->ranged)
+        len += (size_t)snprintf(buf + len, size - len, ", no default runs");
+    else if (len < size) {
+        len += (size_t)snprintf(buf + len, size - len, ", kept:");
+        for (size_t k = 0; k < PPL_CALIB_SPANNED && len < size; k++)
+            if (p->defaults_kept & (1u << k))
+                len += (size_t)snprintf(buf + len, size - len, " %s", spanned_short[k]);
+    }
+}
+
+/* A prediction's span: the settings the run leaves unsaid, and the estimate
+ * under its software's defaults (null when no default could have run). */
+static json_t *span_json(const ppl_run *r, const ppl_calib_prediction *p)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "unsaid", spanned_json(p->unstated));
+    json_object_set_new(o, "defaults_kept", spanned_json(p->ranged ? p->defaults_kept : 0));
+    json_object_set_new(o, "low_s", ppl_json_real(p->lo_s));
+    json_object_set_new(o, "high_s", ppl_json_real(p->hi_s));
+    json_object_set_new(o, "defaults",
+                        p->ranged ? ppl_estimate_json(&p->unasked, &r->model) : json_null());
+    return o;
+}
+
 ppl_status cmd_validate(cli *c)
 {
     const ppl_args *a = c->args;
@@ -171,7 +219,7 @@ ppl_status cmd_validate(cli *c)
 
     json_t *doc = NULL, *list = NULL;
     ppl_table t;
-    ppl_table_init(&t, 8, "lrrrrrll");
+    ppl_table_init(&t, 9, "lrrrrrrll");
     if (a->json) {
         doc = ppl_json_document();
         list = json_array();
@@ -179,11 +227,12 @@ ppl_status cmd_validate(cli *c)
         json_object_set_new(doc, "results", list);
     } else {
         static const char *const header[] = {
-            "run",     "measured",  "predicted", "error",
-            "TFLOP/s", "predicted", "stack",     "predicted configuration"};
+            "run",       "measured", "predicted",
+            "error",     "span (s)", "TFLOP/s",
+            "predicted", "stack",    "predicted configuration (tuned)"};
         ppl_table_row(&t, header);
     }
-    size_t assumed = 0, over = 0;
+    size_t assumed = 0, over = 0, spans = 0;
     for (size_t i = 0; i < n; i++) {
         const ppl_run *r = &runs[i];
         const ppl_calib_prediction *p = &pred[i];
@@ -199,6 +248,9 @@ ppl_status cmd_validate(cli *c)
                 json_object_set_new(e, "software", json_string(r->software));
             json_object_set_new(e, "predicted",
                                 p->ok ? ppl_estimate_json(best, &r->model) : json_null());
+            json_object_set_new(e, "predicted_step_time_s",
+                                p->ok ? ppl_json_real(p->step_time_s) : json_null());
+            json_object_set_new(e, "span", p->ok ? span_json(r, p) : json_null());
             if (!p->ok)
                 json_object_set_new(e, "error_message", json_string(p->why));
             if (r->step_time_s > 0)
@@ -219,20 +271,32 @@ ppl_status cmd_validate(cli *c)
             continue;
         }
         char meas[32], prd[32], errs[32], cfg[PPL_ERROR_MSG_MAX + 16], tf[32], tfp[48];
+        char spn[48] = "-";
         snprintf(meas, sizeof meas, r->step_time_s > 0 ? "%.3f s" : "-", r->step_time_s);
         snprintf(tf, sizeof tf, r->tflops_per_gpu > 0 ? "%.0f" : "-", r->tflops_per_gpu);
         if (p->ok) {
-            snprintf(prd, sizeof prd, "%.3f s", best->step_time_s);
+            snprintf(prd, sizeof prd, "%.3f s", p->step_time_s);
             snprintf(errs, sizeof errs, isfinite(error) ? "%+.1f%%" : "-", 100.0 * error);
             describe_short(&best->config, cfg, sizeof cfg);
+            if (p->unstated) {
+                spans += 1;
+                snprintf(spn, sizeof spn, p->lo_s < p->hi_s ? "%.3f-%.3f" : "-", p->lo_s, p->hi_s);
+                span_note(p, cfg + strlen(cfg), sizeof cfg - strlen(cfg));
+            }
             if (p->over_memory) {
                 size_t len = strlen(cfg);
                 snprintf(cfg + len, sizeof cfg - len, " (memory +%.0f%%)",
                          100.0 * PPL_CALIB_MEMORY_UNCERTAINTY);
                 over += 1;
             }
-            snprintf(tfp, sizeof tfp, "%.0f (%.0f hw)", best->model_tflops_per_gpu,
-                     best->hardware_tflops_per_gpu);
+            /* at the time scored: a span's centre has no one configuration's
+             * hardware FLOPs */
+            if (p->lo_s < p->hi_s)
+                snprintf(tfp, sizeof tfp, "%.0f",
+                         best->model_tflops_per_gpu * best->step_time_s / p->step_time_s);
+            else
+                snprintf(tfp, sizeof tfp, "%.0f (%.0f hw)", best->model_tflops_per_gpu,
+                         best->hardware_tflops_per_gpu);
         } else {
             snprintf(prd, sizeof prd, "-");
             snprintf(errs, sizeof errs, "-");
@@ -243,7 +307,7 @@ ppl_status cmd_validate(cli *c)
         snprintf(stack, sizeof stack, "%s%s", ppl_stack_name(r->stack),
                  r->stack_assumed ? "*" : "");
         assumed += r->stack_assumed;
-        const char *row[8] = {r->id, meas, prd, errs, tf, tfp, stack, cfg};
+        const char *row[9] = {r->id, meas, prd, errs, spn, tf, tfp, stack, cfg};
         ppl_table_row(&t, row);
     }
     ppl_calib_summary sum;
@@ -308,6 +372,11 @@ ppl_status cmd_validate(cli *c)
                            "memory by less than its uncertainty; taken as faster even when "
                            "ranked slower by the share it is over\n",
                            100.0 * PPL_CALIB_MEMORY_UNCERTAINTY);
+        if (spans > 0)
+            ppl_buf_printf(&c->out,
+                           "span: the run leaves settings unsaid; they were searched (tuned) "
+                           "and set as its software sets them unasked (kept), as many as can "
+                           "run; the prediction is the span's centre\n");
         if (assumed > 0)
             ppl_buf_printf(&c->out,
                            "* stack assumed: the run names no software parplan knows (flash "

@@ -218,7 +218,11 @@ static const help_text texts[] = {
      "parplan validate --runs FILE [--fit | --cv K | --cv family] [--constants FILE] [--json]",
      "Predicts every run of a measured-runs file (SPEC format) and reports the error\n"
      "of each and in aggregate (mean, max, share within 10%).  Unknown configuration\n"
-     "fields are searched over; a run's software picks its stack profile.  --fit fits\n"
+     "fields are searched over; a run's software picks its stack profile.  Where a run\n"
+     "leaves recomputation, sequence parallelism, ZeRO, flash attention or vp unsaid\n"
+     "and its software could have run another value than its own default, the\n"
+     "prediction is a span from the tuned end (the fastest) to the software's\n"
+     "defaults, and the run is scored on its centre.  --fit fits\n"
      "the constants from hand-set values (--json writes a constants file with the\n"
      "record of the fit, for --constants); --cv K predicts each of K folds with the\n"
      "constants fitted on the others; --cv family does so leaving out one source\n"

@@ -22,6 +22,7 @@
  * releases before it. */
 #define CP_P2P (1u << PPL_CP_COMM_P2P)
 #define CP_ALL ((1u << PPL_CP_COMM_COUNT) - 1u)
+#define N PPL_RECOMPUTE_NONE
 
 static const struct {
     const char *name; /* what each stands for: the ppl_stack enum */
@@ -32,20 +33,61 @@ static const struct {
                         overlap (overlap_moe_expert_parallel_comm, core_v0.14) */
     bool low_params; /* fp8 GEMM weights kept and gathered in fp8 (see below) */
     ppl_stack_support can;
+    ppl_stack_unasked unasked; /* recompute, sp, zero, flash: see below */
 } profiles[PPL_STACK_COUNT] = {
     /* clang-format off */
-    /*                                                 overlaps half   moe    low    cp     sp     sel    flash  vp     zero etp    cp_comms uneven groups offload */
-    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  true,  {true,  true,  true,  true,  true,  3, true,  CP_ALL, true,  true,  true}},
-    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}},
-    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}},
-    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, false, {false, false, true,  true,  false, 3, false, 0,      false, true,  false}},
-    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, false, {false, true,  true,  true,  true,  1, false, 0,      false, false, false}},
-    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, false, false, {false, true,  true,  false, true,  1, false, 0,      false, false, false}},
-    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, false, false, {false, false, false, false, true,  0, false, 0,      false, false, false}},
-    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, false, false, {false, false, false, false, false, 1, false, 0,      false, false, true}},
-    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, false, false, {false, false, false, false, false, 3, false, 0,      false, false, true}},
+    /*                                                 overlaps half   moe    low    cp     sp     sel    flash  vp     zero etp    cp_comms uneven groups offload  unasked: rec sp zero flash */
+    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  true,  {true,  true,  true,  true,  true,  3, true,  CP_ALL, true,  true,  true}, {N, 1, 0, 1}},
+    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}, {N, 1, 0, 1}},
+    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}, {N, 1, 1, 1}},
+    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, false, {false, false, true,  true,  false, 3, false, 0,      false, true,  false}, {N, 0, 3, 1}},
+    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, false, {false, true,  true,  true,  true,  1, false, 0,      false, false, false}, {N, 0, 0, 0}},
+    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, false, false, {false, true,  true,  false, true,  1, false, 0,      false, false, false}, {N, 0, 0, 0}},
+    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, false, false, {false, false, false, false, true,  0, false, 0,      false, false, false}, {N, 0, 0, 0}},
+    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, false, false, {false, false, false, false, false, 1, false, 0,      false, false, true}, {N, 0, 0, 0}},
+    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, false, false, {false, false, false, false, false, 3, false, 0,      false, false, true}, {N, 0, 3, 0}},
     /* clang-format on */
 };
+#undef N
+
+/* The unasked column, each from the release the profile stands for (argparse,
+ * dataclass or shipped YAML defaults), but where the profile itself presupposes
+ * a flag that needs another value:
+ * - recomputation is off in every one: Megatron-LM --checkpoint-activations
+ *   store_true (megatron/arguments.py:393 at v2.5), --recompute-granularity None
+ *   (:502 at 55ba1f7, :693 at 23.04, megatron/training/arguments.py:1084 at
+ *   core_v0.9.0, TransformerConfig in Megatron-Bridge v0.2.0), NeMo 24.07's
+ *   activations_checkpoint_granularity null (megatron_gpt_config.yaml:192 at
+ *   r2.0.0rc1), composer's activation_checkpointing False
+ *   (trainer/dist_strategy.py:128 at v0.16.0);
+ * - sequence parallelism is off (arguments.py:581 at 55ba1f7, :778 at 23.04), but
+ *   the profiles that overlap TP communication with GEMMs run --tp-comm-overlap,
+ *   which Megatron refuses without it (megatron/training/arguments.py:200 at
+ *   core_r0.8.0: "Tensor parallel communication/GEMM overlap can happen only when
+ *   sequence parallelism is enabled"), so theirs is on;
+ * - the distributed optimizer is off (arguments.py:983 at 23.04, :1584 at
+ *   core_v0.9.0, use_distributed_optimizer False in Megatron-Bridge v0.2.0; NeMo
+ *   24.07's optim fused_adam, yaml:300; DeepSpeed's zero_optimization stage 0,
+ *   runtime/zero/constants.py:51 at v0.5.5), but NeMo 24.x's profile reduces in
+ *   bf16 through optim.grad_sync_dtype, an option of distributed_fused_adam, so
+ *   its is on; FSDP's sharding_strategy defaults to FULL_SHARD (composer
+ *   dist_strategy.py:141) and DeepSpeed 2021's profile is its ZeRO-3;
+ * - attention: Megatron-LM 2021-23 have no fused attention unless
+ *   --use-flash-attn (23.04 arguments.py:755); Megatron-Core's default
+ *   --transformer-impl transformer_engine (core_v0.6.0 on; arguments.py:721 at
+ *   core_v0.9.0) lets Transformer Engine pick a fused kernel (cuDNN's on Hopper,
+ *   FlashAttention-2 on Ampere: transformer_engine/pytorch/attention.py:5158-5166
+ *   at v1.8), as Megatron-Bridge's attention_backend auto does; NeMo 24.07's YAML
+ *   has transformer_engine False (:221), but its profile's TP overlap runs in
+ *   Transformer Engine, so it is on; llm-foundry's attn_impl triton is a flash
+ *   kernel (configuration_mpt.py:14 at v0.3.0);
+ * - no release interleaves unasked (--num-layers-per-virtual-pipeline-stage None
+ *   from v2.5, :573, on; NeMo's virtual_pipeline_model_parallel_size null). */
+
+const ppl_stack_unasked *ppl_stack_unasked_of(ppl_stack stack)
+{
+    return &profiles[(unsigned)stack < PPL_STACK_COUNT ? stack : PPL_STACK_NEMO_2025].unasked;
+}
 
 bool ppl_stack_moe_comm(ppl_stack stack)
 {

@@ -110,6 +110,18 @@ typedef struct ppl_stack_support {
                           --optimizer-cpu-offload) and DeepSpeed's ZeRO-Offload (2021) */
 } ppl_stack_support;
 const ppl_stack_support *ppl_stack_supports(ppl_stack stack);
+/* What a profile's software does with a setting nobody gave it: its own
+ * defaults, before any recipe or script.  A measured run that leaves one of these
+ * unsaid either kept the default or set it as a tuned run would; validate
+ * predicts both and scores the centre (studies/calibrate.h).  vp is 1 in every
+ * profile (no stack interleaves unasked) and so has no column. */
+typedef struct ppl_stack_unasked {
+    int recompute;         /* ppl_recompute */
+    int sequence_parallel; /* 0 or 1 */
+    int zero;              /* 0 replicated, 1 distributed optimizer, 3 FSDP / ZeRO-3 */
+    int flash_attention;   /* 0 or 1 */
+} ppl_stack_unasked;
+const ppl_stack_unasked *ppl_stack_unasked_of(ppl_stack stack);
 /* Whether the profile has Megatron-Core's MoE communication: DeepEP's deduplicating
  * dispatcher and the 1F1B all-to-all overlap. */
 bool ppl_stack_moe_comm(ppl_stack stack);

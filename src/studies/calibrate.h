@@ -3,9 +3,12 @@
  *
  * What `parplan validate` computes, as library calls.  A measured run (runs.h)
  * pins the configuration fields it knows; the others are searched over exactly
- * as plan does, and the fastest predicted configuration is taken as what ran
- * (ppl_calib_predict).  With the configurations fixed, the error of a set of runs
- * is the mean absolute relative step-time error (ppl_calib_fixed_error).  The fit
+ * as plan does, and the fastest predicted configuration is taken as a tuned
+ * run's (ppl_calib_predict); where the run leaves unsaid a setting its software
+ * has a default for, the software's defaults give a span's other end, and the
+ * run is scored on the span's centre.  With the configurations fixed, the error
+ * of a set of runs is the mean absolute relative step-time error of their tuned
+ * configurations (ppl_calib_fixed_error), what the fit lowers.  The fit
  * (ppl_calib_fit) moves the constants of constants.h to lower that error:
  * coordinate descent, one constant at a time, multiplicative steps of 0.3
  * halving down to 0.005, each constant kept within its bounds
@@ -46,10 +49,27 @@
  * a point) gives its sensitivity range. */
 #define PPL_CALIB_RANGE_RISE 0.005
 
-/* One run's prediction. */
+/* The settings a measured run may leave unsaid that a team either leaves at
+ * its software's default (ppl_stack_unasked) or sets as a tuned run would:
+ * "recompute", "sequence_parallel", "zero", "flash_attention", "vp" (knob
+ * names, knobs.h); PPL_CALIB_SPANNED of them. */
+#define PPL_CALIB_SPANNED 5
+extern const char *const ppl_calib_spanned[PPL_CALIB_SPANNED];
+
+/* One run's prediction.  Where the run leaves some of ppl_calib_spanned unsaid
+ * and its software's defaults could have run, the prediction is a span: the
+ * tuned end (best: every unsaid setting searched, the fastest taken) and the
+ * unasked end (unasked: as many unsaid settings at their defaults as fit, the
+ * fastest of those); what is scored is its centre, never its fastest end. */
 typedef struct ppl_calib_prediction {
     bool ok;           /* a configuration was found: best holds it */
-    ppl_estimate best; /* the configuration taken as what ran, and its figures */
+    ppl_estimate best; /* the tuned end, and what ran when there is no span */
+    unsigned unstated; /* bit k: ppl_calib_spanned[k] unsaid, and the stack has a choice */
+    bool ranged;       /* unasked holds the other end of a span */
+    ppl_estimate unasked;
+    unsigned defaults_kept; /* bit k: ppl_calib_spanned[k] at its default in unasked */
+    double step_time_s;     /* what is scored: the span's centre, else best's step time */
+    double lo_s, hi_s;      /* the span's ends (both best's step time without one) */
     /* best is over the GPU's memory by less than PPL_CALIB_MEMORY_UNCERTAINTY
      * (best.memory.fits false, best.memory.capacity the real GPU's bytes) */
     bool over_memory;
@@ -62,7 +82,8 @@ typedef struct ppl_calib_prediction {
  * What `run` most likely was under the constants `k`: the fastest configuration
  * within its pins that fits in memory, or the fastest one that is over the GPU's
  * memory by less than PPL_CALIB_MEMORY_UNCERTAINTY when it is faster even after
- * its step time is raised by the share of memory it is over (then over_memory).
+ * its step time is raised by the share of memory it is over (then over_memory);
+ * with the same rule under the software's defaults, the span's other end.
  * A run with no prediction is not a failure of the call: out->ok is false and
  * out->why says why; the status is the search's (PPL_INFEASIBLE when nothing fits
  * or nothing satisfies the divisibility rules, PPL_EINTERNAL for a model bug).

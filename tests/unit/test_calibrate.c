@@ -174,6 +174,85 @@ static void test_near_cliff_rule(void **state)
     assert_string_equal(p.why, "no configuration satisfies the divisibility rules");
 }
 
+/* A run that leaves ZeRO unsaid on Megatron-Core, whose distributed optimizer is
+ * off unless asked (ppl_stack_unasked_of: zero 0): the tuned end is the faster
+ * of ZeRO 0 and 1 (both fit: Llama 3 8B's 16 B of states a parameter over tp 4
+ * is 32 GB, under 80 GiB with one microbatch's activations), the unasked end is
+ * ZeRO 0, and the prediction scored is their mean: for step times t0 and t1,
+ * lo = min, hi = max, centre (t0 + t1) / 2, and a run measured at t0 has error
+ * ((t0 + t1) / 2 - t0) / t0.  The fit, though, takes the tuned end. */
+static void test_unsaid_span(void **state)
+{
+    (void)state;
+    const ppl_constants *k = ppl_constants_committed();
+    ppl_run r = test_run("zero-unsaid", 4, 1, 16);
+    r.pins.zero = PPL_UNSET;
+    ppl_run z0 = r, z1 = r;
+    z0.pins.zero = 0;
+    z1.pins.zero = 1;
+    double t0 = estimate_of(&z0, 1, PPL_RECOMPUTE_NONE).step_time_s;
+    double t1 = estimate_of(&z1, 1, PPL_RECOMPUTE_NONE).step_time_s;
+    assert_true(t0 != t1); /* the premise: the span has a width */
+    ppl_calib_prediction p;
+    assert_int_equal(ppl_calib_predict(&r, k, &p), PPL_OK);
+    assert_true(p.ok && p.ranged);
+    assert_int_equal(p.unstated, 1u << 2); /* "zero" in ppl_calib_spanned */
+    assert_string_equal(ppl_calib_spanned[2], "zero");
+    assert_int_equal(p.defaults_kept, 1u << 2);
+    assert_int_equal(p.unasked.config.zero, 0);
+    assert_close(p.best.step_time_s, t0 < t1 ? t0 : t1, 1e-12);
+    assert_close(p.lo_s, t0 < t1 ? t0 : t1, 1e-12);
+    assert_close(p.hi_s, t0 < t1 ? t1 : t0, 1e-12);
+    assert_close(p.step_time_s, 0.5 * (t0 + t1), 1e-12);
+    r.step_time_s = t0;
+    assert_close(ppl_calib_error(&r, &p), (0.5 * (t0 + t1) - t0) / t0, 1e-12);
+
+    /* the fit takes the tuned end (calibrate.c, fit_objective): a run measured
+     * there has nothing to fit, though validate scores it off by half the span */
+    r.step_time_s = p.best.step_time_s;
+    ppl_constants fitted = *k;
+    ppl_calib_fit_record rec;
+    ppl_error err;
+    ppl_calib_fit_opts one = {.rounds = 1};
+    assert_int_equal(ppl_calib_fit(&r, 1, &fitted, &one, &rec, &err), PPL_OK);
+    assert_true(rec.objective < 1e-12);
+    assert_true(memcmp(&fitted, k, sizeof fitted) == 0);
+    assert_close(ppl_calib_error(&r, &p), (p.hi_s - p.lo_s) / 2.0 / p.lo_s, 1e-12);
+    ppl_calib_fit_record_free(&rec);
+}
+
+/* No span where the default cannot run or the software has no choice.  On tp 1
+ * without recomputation Llama 3 8B needs about 104 GB for one microbatch (see
+ * test_near_cliff_rule): on an 86 GB GPU that is 21% over, beyond the memory
+ * uncertainty, so Megatron-Core's unasked "none" cannot have run and a run
+ * leaving recomputation unsaid is predicted at its tuned end alone.  Megatron-LM
+ * 2021 has no sequence parallelism: leaving it unsaid leaves nothing open. */
+static void test_unsaid_without_span(void **state)
+{
+    (void)state;
+    const ppl_constants *k = ppl_constants_committed();
+    ppl_run r = test_run("recompute-unsaid", 1, 1, 16);
+    r.pins.recompute = PPL_UNSET;
+    r.topology.gpu.memory_bytes = 86e9;
+    ppl_calib_prediction p;
+    assert_int_equal(ppl_calib_predict(&r, k, &p), PPL_OK);
+    assert_true(p.ok);
+    assert_int_equal(p.unstated, 1u << 0); /* "recompute" */
+    assert_false(p.ranged);
+    assert_true(p.best.config.recompute != PPL_RECOMPUTE_NONE);
+    assert_true(p.step_time_s == p.best.step_time_s);
+    assert_true(p.lo_s == p.hi_s && p.lo_s == p.best.step_time_s);
+
+    ppl_run old = test_run("sp-unsaid", 4, 1, 16);
+    old.stack = PPL_STACK_MEGATRON_LM_2021;
+    old.pins.sequence_parallel = PPL_UNSET;
+    old.pins.flash_attention = 0;
+    old.pins.zero = 0;
+    assert_int_equal(ppl_calib_predict(&old, k, &p), PPL_OK);
+    assert_int_equal(p.unstated, 0u);
+    assert_false(p.ranged);
+}
+
 /* Three runs of different tensor-parallel widths and microbatch sizes, measured
  * at what the committed constants predict. */
 #define NRUNS 3
@@ -513,9 +592,9 @@ static void test_summary(void **state)
     for (int i = 0; i < 3; i++)
         runs[i].step_time_s = 1.0;
     p[0].ok = p[1].ok = p[3].ok = true;
-    p[0].best.step_time_s = 1.2;
-    p[1].best.step_time_s = 0.95;
-    p[3].best.step_time_s = 3.0; /* runs[3] has no measured step time */
+    p[0].step_time_s = 1.2;
+    p[1].step_time_s = 0.95;
+    p[3].step_time_s = 3.0; /* runs[3] has no measured step time */
     assert_true(isnan(ppl_calib_error(&runs[2], &p[2])) && isnan(ppl_calib_error(&runs[3], &p[3])));
     assert_true(fabs(ppl_calib_error(&runs[0], &p[0]) - 0.2) < 1e-12);
     ppl_calib_summary s;
@@ -559,12 +638,18 @@ static void test_assumed_constants(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_assumed_constants), cmocka_unit_test(test_fixed_error),
-        cmocka_unit_test(test_near_cliff_rule),   cmocka_unit_test(test_fit_recovers_constants),
-        cmocka_unit_test(test_cross_validation),  cmocka_unit_test(test_file_hash),
-        cmocka_unit_test(test_summary),           cmocka_unit_test(test_families),
+        cmocka_unit_test(test_assumed_constants),
+        cmocka_unit_test(test_fixed_error),
+        cmocka_unit_test(test_near_cliff_rule),
+        cmocka_unit_test(test_fit_recovers_constants),
+        cmocka_unit_test(test_cross_validation),
+        cmocka_unit_test(test_file_hash),
+        cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_families),
         cmocka_unit_test(test_cross_validation_by_family),
         cmocka_unit_test(test_software_versions),
+        cmocka_unit_test(test_unsaid_span),
+        cmocka_unit_test(test_unsaid_without_span),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
