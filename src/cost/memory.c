@@ -253,14 +253,11 @@ void ppl_stage_layer_counts(const ppl_model *m, const ppl_config *c, int64_t sta
     }
 }
 
-void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_memory_opts *o,
-                           ppl_memory_parts *p)
+void ppl_memory_parts_params(const ppl_model *m, const ppl_config *c, const ppl_memory_opts *o,
+                             ppl_memory_parts *p)
 {
     const double t = (double)c->tp, h = (double)m->hidden, V = (double)m->vocab;
-    const double s = (double)m->seq_len / (double)c->cp, b = (double)c->mbs;
     const double norm = m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h;
-    const double sp_div = c->sequence_parallel ? t : 1.0;
-    memset(p, 0, sizeof *p);
     layer_params lp = per_gpu_layer_params(m, c);
     p->layer_dense = lp.dense;
     p->layer_moe_shared = lp.moe_shared;
@@ -279,6 +276,22 @@ void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_me
     const double mtp = (double)m->mtp_layers;
     p->output += mtp * (2.0 * h * h / t + 3.0 * norm);
 
+    /* other: framework, ZeRO-3 gathers */
+    p->other = o->overhead_bytes >= 0
+                   ? o->overhead_bytes
+                   : o->cuda_context_bytes + o->nccl_group_bytes * parallel_groups(c);
+    double layer =
+        lp.dense > lp.moe_shared + lp.moe_expert ? lp.dense : lp.moe_shared + lp.moe_expert;
+    p->zero3_buffers = o->zero3_prefetch_layers * layer * o->weight_bytes;
+}
+
+void ppl_memory_parts_activations(const ppl_model *m, const ppl_config *c, const ppl_memory_opts *o,
+                                  ppl_memory_parts *p)
+{
+    const double t = (double)c->tp, h = (double)m->hidden, V = (double)m->vocab;
+    const double s = (double)m->seq_len / (double)c->cp, b = (double)c->mbs;
+    const double sp_div = c->sequence_parallel ? t : 1.0;
+    const double mtp = (double)m->mtp_layers;
     p->act_dense = ppl_activation_bytes_per_layer(m, c, o, false);
     p->act_moe = m->has_moe ? ppl_activation_bytes_per_layer(m, c, o, true) : 0.0;
     /* the layers full recomputation leaves alone keep what no recomputation keeps */
@@ -303,14 +316,7 @@ void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_me
     p->act_first = m->dropout ? s * b * h / sp_div : 0.0;
     /* output-layer input, and fp32 logits for the vocabulary-parallel loss */
     p->act_last = (1.0 + mtp) * (2.0 * s * b * h / sp_div + 4.0 * s * b * V / t);
-
-    /* other: framework, ZeRO-3 gathers, the layer being recomputed */
-    p->other = o->overhead_bytes >= 0
-                   ? o->overhead_bytes
-                   : o->cuda_context_bytes + o->nccl_group_bytes * parallel_groups(c);
-    double layer =
-        lp.dense > lp.moe_shared + lp.moe_expert ? lp.dense : lp.moe_shared + lp.moe_expert;
-    p->zero3_buffers = o->zero3_prefetch_layers * layer * o->weight_bytes;
+    p->recompute_dense = p->recompute_moe = 0.0;
     if (c->recompute != PPL_RECOMPUTE_NONE) {
         /* backward rebuilds one layer's activations (full) or its attention core */
         act_terms rd = activation_terms(m, c, o, false);
@@ -323,6 +329,14 @@ void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_me
             p->recompute_moe = rm.scores;
         }
     }
+}
+
+void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_memory_opts *o,
+                           ppl_memory_parts *p)
+{
+    memset(p, 0, sizeof *p);
+    ppl_memory_parts_params(m, c, o, p);
+    ppl_memory_parts_activations(m, c, o, p);
 }
 
 void ppl_stage_params(const ppl_memory_parts *p, bool first, bool last, double dense_layers,

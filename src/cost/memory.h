@@ -125,6 +125,13 @@ typedef struct ppl_memory_parts {
 
 void ppl_memory_parts_init(const ppl_model *model, const ppl_config *config,
                            const ppl_memory_opts *opts, ppl_memory_parts *parts);
+/* Its two halves: the parameters and fixed terms (which depend on the expert
+ * layout, ep and etp), and the activations (act_* to recompute_*: which do not;
+ * the search's caches share them across expert layouts, stage.c). */
+void ppl_memory_parts_params(const ppl_model *model, const ppl_config *config,
+                             const ppl_memory_opts *opts, ppl_memory_parts *parts);
+void ppl_memory_parts_activations(const ppl_model *model, const ppl_config *config,
+                                  const ppl_memory_opts *opts, ppl_memory_parts *parts);
 /* Parameters per GPU of a stage's `dense_layers` dense and `moe_layers` MoE layers,
  * with the embedding when `first` and the output layer when `last`: *dense those
  * sharded as the dense ones (the MoE layers' attention and shared experts

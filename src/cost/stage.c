@@ -211,23 +211,33 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     }
 }
 
+/* A microbatch's MoE layer times, which depend on the expert layout (ep, etp). */
+static void micro_moe_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_micro *mi)
+{
+    const ppl_model *m = ctx->model;
+    memset(&mi->moe, 0, sizeof mi->moe);
+    if (m->has_moe)
+        ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, true, &mi->moe);
+    mi->moe16 = mi->moe;
+    if (c->bf16_layers > 0 && m->has_moe) {
+        ppl_config c16 = *c;
+        c16.precision = PPL_PRECISION_BF16;
+        ppl_layer_time_of(m, ctx->topo, &c16, &ctx->eff, true, &mi->moe16);
+    }
+}
+
 void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_micro *mi)
 {
     const ppl_model *m = ctx->model;
     ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, false, &mi->dense);
-    memset(&mi->moe, 0, sizeof mi->moe);
-    if (m->has_moe)
-        ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, true, &mi->moe);
     ppl_output_time_of(m, ctx->topo, c, &ctx->eff, &mi->head);
     mi->dense16 = mi->dense;
-    mi->moe16 = mi->moe;
     if (c->bf16_layers > 0) {
         ppl_config c16 = *c;
         c16.precision = PPL_PRECISION_BF16;
         ppl_layer_time_of(m, ctx->topo, &c16, &ctx->eff, false, &mi->dense16);
-        if (m->has_moe)
-            ppl_layer_time_of(m, ctx->topo, &c16, &ctx->eff, true, &mi->moe16);
     }
+    micro_moe_init(ctx, c, mi);
     mi->tp_count = c->recompute == PPL_RECOMPUTE_FULL ? 6.0 : 4.0;
     ppl_memory_parts_init(m, c, &ctx->memory, &mi->mem);
 }
@@ -249,8 +259,20 @@ typedef struct micro_slot {
     bool used;
     ppl_micro micro;
 } micro_slot;
+/* What a microbatch's parts share across expert layouts (ep, etp: the last two of
+ * a micro_slot's key do not enter them): the dense layers' and the output layer's
+ * times, and every activation (memory.h ppl_memory_parts_activations).  A MoE
+ * search walks many expert layouts per attention layout; these are computed once
+ * for all of them. */
+#define SHARED_SLOTS 1024
+typedef struct shared_slot {
+    int64_t key[8];
+    bool used;
+    ppl_micro micro; /* its dense, dense16, head, tp_count and mem's activations */
+} shared_slot;
 struct ppl_micro_cache {
     micro_slot slot[MICRO_SLOTS];
+    shared_slot shared[SHARED_SLOTS];
 };
 
 ppl_micro_cache *ppl_micro_cache_new(void)
@@ -263,23 +285,50 @@ void ppl_micro_cache_free(ppl_micro_cache *cache)
     free(cache);
 }
 
+static uint64_t key_hash(const int64_t *key, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over the key */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
+    return h;
+}
+
+/* c's parts from what another expert layout of the same attention layout shares
+ * (sh), the expert-dependent ones computed: as ppl_micro_compute_init would. */
+static void micro_from_shared(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *sh,
+                              ppl_micro *mi)
+{
+    mi->dense = sh->dense;
+    mi->dense16 = sh->dense16;
+    mi->head = sh->head;
+    mi->tp_count = sh->tp_count;
+    micro_moe_init(ctx, c, mi);
+    mi->mem = sh->mem; /* the activations; the parameters are c's: */
+    ppl_memory_parts_params(ctx->model, c, &ctx->memory, &mi->mem);
+}
+
 const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_ctx *ctx,
                                          const ppl_config *c)
 {
-    const int64_t key[10] = {c->tp,        c->cp,
-                             c->ep,        ppl_config_etp(c),
-                             c->mbs,       c->sequence_parallel,
-                             c->recompute, c->flash_attention,
-                             c->pp > 1,    c->dp > 1};
-    uint64_t h = 1469598103934665603ull; /* FNV-1a over the key */
-    for (size_t i = 0; i < 10; i++)
-        h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
-    micro_slot *s = &cache->slot[h % MICRO_SLOTS];
-    if (!s->used || memcmp(s->key, key, sizeof key) != 0) {
+    const int64_t key[10] = {
+        c->tp,     c->cp,     c->mbs, c->sequence_parallel, c->recompute, c->flash_attention,
+        c->pp > 1, c->dp > 1, c->ep,  ppl_config_etp(c)};
+    micro_slot *s = &cache->slot[key_hash(key, 10) % MICRO_SLOTS];
+    if (s->used && memcmp(s->key, key, sizeof key) == 0)
+        return &s->micro;
+    shared_slot *d = &cache->shared[key_hash(key, 8) % SHARED_SLOTS];
+    if (ctx->model->has_moe && d->used && memcmp(d->key, key, sizeof d->key) == 0) {
+        micro_from_shared(ctx, c, &d->micro, &s->micro);
+    } else {
         ppl_micro_compute_init(ctx, c, &s->micro);
-        memcpy(s->key, key, sizeof key);
-        s->used = true;
+        if (ctx->model->has_moe) {
+            ppl_micro_compute_copy(&d->micro, &s->micro);
+            memcpy(d->key, key, sizeof d->key);
+            d->used = true;
+        }
     }
+    memcpy(s->key, key, sizeof key);
+    s->used = true;
     return &s->micro;
 }
 
