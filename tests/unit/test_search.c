@@ -295,6 +295,69 @@ static void test_balance_llama(void **state)
     assert_non_null(strstr(err.message, "the stages hold 125 layers, the model has 126"));
 }
 
+/* The search's micro cache returns what ppl_micro_compute_init computes, to the
+ * bit, whether a part comes from its full table, from the parts it shares across
+ * expert layouts and replica counts (stage.c), or is computed: DeepSeek-V3 (MoE,
+ * MLA, first dense layers) over 3,456 configurations walked twice, in bf16 and in
+ * fp8 with two layers kept in bf16; a test that could not fail if the shared
+ * parts were keyed on too little would not vary ep, etp, pp and dp as it does. */
+static void test_micro_cache(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("deepseek-v3");
+    ppl_topology t = test_topology("h100-64k");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    static const int64_t tps[] = {1, 2, 8}, cps[] = {1, 2}, mbss[] = {1, 2}, eps[] = {1, 8, 64},
+                         etps[] = {1, 2}, pps[] = {1, 4}, dps[] = {1, 8};
+    size_t checked = 0;
+    for (int fp8 = 0; fp8 < 2; fp8++) {
+        ppl_micro_cache *cache = ppl_micro_cache_new();
+        assert_non_null(cache);
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t a = 0; a < 3; a++)
+                for (size_t b = 0; b < 2; b++)
+                    for (size_t i = 0; i < 2 * 2 * 3 * 2; i++)
+                        for (size_t e = 0; e < 3 * 2; e++)
+                            for (size_t g = 0; g < 2 * 2; g++) {
+                                ppl_config c;
+                                memset(&c, 0, sizeof c);
+                                c.tp = tps[a];
+                                c.cp = cps[b];
+                                c.mbs = mbss[i % 2];
+                                c.sequence_parallel = (i / 2) % 2 && c.tp > 1;
+                                c.recompute = (ppl_recompute)((i / 4) % 3);
+                                c.flash_attention = (i / 12) % 2;
+                                c.ep = eps[e % 3];
+                                c.etp = etps[e / 3];
+                                c.pp = pps[g % 2];
+                                c.dp = dps[g / 2];
+                                c.vp = 1;
+                                c.global_batch = 1024;
+                                c.microbatches = 8;
+                                c.gpus = c.tp * c.cp * c.pp * c.dp;
+                                c.precision = fp8 ? PPL_PRECISION_FP8 : PPL_PRECISION_BF16;
+                                c.bf16_layers = fp8 ? 2 : 0;
+                                c.split = ppl_stage_split_default(m.layers, c.pp);
+                                ppl_micro want;
+                                memset(&want, 0, sizeof want);
+                                ppl_micro_compute_init(&ctx, &c, &want);
+                                const ppl_micro *got = ppl_micro_cache_compute(cache, &ctx, &c);
+                                assert_memory_equal(&got->dense, &want.dense, sizeof want.dense);
+                                assert_memory_equal(&got->moe, &want.moe, sizeof want.moe);
+                                assert_memory_equal(&got->head, &want.head, sizeof want.head);
+                                assert_memory_equal(&got->dense16, &want.dense16,
+                                                    sizeof want.dense16);
+                                assert_memory_equal(&got->moe16, &want.moe16, sizeof want.moe16);
+                                assert_memory_equal(&got->mem, &want.mem, sizeof want.mem);
+                                assert_true(got->tp_count == want.tp_count);
+                                checked++;
+                            }
+        ppl_micro_cache_free(cache);
+    }
+    assert_int_equal(checked, 2 * 2 * 3 * 2 * 24 * 6 * 4);
+}
+
 /* The same search twice gives the same results to the bit. */
 static void test_deterministic(void **state)
 {
@@ -516,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_milp_equals_brute_force),
         cmocka_unit_test(test_balance_llama),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_micro_cache),
         cmocka_unit_test(test_1t_no_slower_than_published),
         cmocka_unit_test(test_nothing_fits),
         cmocka_unit_test(test_left_out),
