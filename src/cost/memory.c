@@ -253,11 +253,8 @@ void ppl_stage_layer_counts(const ppl_model *m, const ppl_config *c, int64_t sta
     }
 }
 
-void ppl_memory_parts_params(const ppl_model *m, const ppl_config *c, const ppl_memory_opts *o,
-                             ppl_memory_parts *p)
+void ppl_memory_parts_layers(const ppl_model *m, const ppl_config *c, ppl_memory_parts *p)
 {
-    const double t = (double)c->tp, h = (double)m->hidden, V = (double)m->vocab;
-    const double norm = m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h;
     layer_params lp = per_gpu_layer_params(m, c);
     p->layer_dense = lp.dense;
     p->layer_moe_shared = lp.moe_shared;
@@ -265,6 +262,13 @@ void ppl_memory_parts_params(const ppl_model *m, const ppl_config *c, const ppl_
     p->gemm_dense = lp.gemm_dense;
     p->gemm_moe_shared = lp.gemm_moe_shared;
     p->gemm_moe_expert = lp.gemm_moe_expert;
+}
+
+void ppl_memory_parts_fixed(const ppl_model *m, const ppl_config *c, const ppl_memory_opts *o,
+                            ppl_memory_parts *p)
+{
+    const double t = (double)c->tp, h = (double)m->hidden, V = (double)m->vocab;
+    const double norm = m->norm == PPL_NORM_LAYERNORM ? 2.0 * h : h;
     /* the embedding on the first stage; the output layer, or a tied embedding's
      * copy when there is more than one stage, on the last */
     double positions = m->position_embedding == PPL_POSITION_LEARNED ? (double)m->seq_len * h : 0.0;
@@ -280,8 +284,8 @@ void ppl_memory_parts_params(const ppl_model *m, const ppl_config *c, const ppl_
     p->other = o->overhead_bytes >= 0
                    ? o->overhead_bytes
                    : o->cuda_context_bytes + o->nccl_group_bytes * parallel_groups(c);
-    double layer =
-        lp.dense > lp.moe_shared + lp.moe_expert ? lp.dense : lp.moe_shared + lp.moe_expert;
+    double moe = p->layer_moe_shared + p->layer_moe_expert;
+    double layer = p->layer_dense > moe ? p->layer_dense : moe;
     p->zero3_buffers = o->zero3_prefetch_layers * layer * o->weight_bytes;
 }
 
@@ -335,7 +339,8 @@ void ppl_memory_parts_init(const ppl_model *m, const ppl_config *c, const ppl_me
                            ppl_memory_parts *p)
 {
     memset(p, 0, sizeof *p);
-    ppl_memory_parts_params(m, c, o, p);
+    ppl_memory_parts_layers(m, c, p);
+    ppl_memory_parts_fixed(m, c, o, p);
     ppl_memory_parts_activations(m, c, o, p);
 }
 

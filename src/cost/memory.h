@@ -125,11 +125,15 @@ typedef struct ppl_memory_parts {
 
 void ppl_memory_parts_init(const ppl_model *model, const ppl_config *config,
                            const ppl_memory_opts *opts, ppl_memory_parts *parts);
-/* Its two halves: the parameters and fixed terms (which depend on the expert
- * layout, ep and etp), and the activations (act_* to recompute_*: which do not;
- * the search's caches share them across expert layouts, stage.c). */
-void ppl_memory_parts_params(const ppl_model *model, const ppl_config *config,
-                             const ppl_memory_opts *opts, ppl_memory_parts *parts);
+/* Its three parts, each from what it depends on (the search's caches share them,
+ * stage.c): a layer's parameters (layer_* and gemm_*: tp, ep, etp), the fixed
+ * terms (embedding, output, other, zero3_buffers: from the layer's parameters
+ * and whether there are stages and replicas), the activations (act_* to
+ * recompute_*: not the expert layout). */
+void ppl_memory_parts_layers(const ppl_model *model, const ppl_config *config,
+                             ppl_memory_parts *parts);
+void ppl_memory_parts_fixed(const ppl_model *model, const ppl_config *config,
+                            const ppl_memory_opts *opts, ppl_memory_parts *parts);
 void ppl_memory_parts_activations(const ppl_model *model, const ppl_config *config,
                                   const ppl_memory_opts *opts, ppl_memory_parts *parts);
 /* Parameters per GPU of a stage's `dense_layers` dense and `moe_layers` MoE layers,

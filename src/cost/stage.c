@@ -264,9 +264,9 @@ typedef struct micro_slot {
  * ppl_memory_parts_activations) depend on the first six fields of a micro_slot's
  * key alone (compute.c and memory.c read no other field of the configuration but
  * those a search fixes: precision, fp8 recipe, bf16 layers), the MoE layers'
- * times on the first six and the expert layout (ep, etp); only the parameters
- * and fixed terms (ppl_memory_parts_params) read whether there are pipeline
- * stages and replicas.  A search walks many expert layouts and replica counts
+ * times and a layer's parameters on the first six and the expert layout (ep,
+ * etp); only the fixed terms (ppl_memory_parts_fixed) read whether there are
+ * pipeline stages and replicas.  A search walks many expert layouts and replica counts
  * for each attention layout: each part is computed once for all of them. */
 #define SHARED_SLOTS 4096
 typedef struct shared_slot {
@@ -277,12 +277,13 @@ typedef struct shared_slot {
     ppl_memory_parts mem; /* its activations */
 } shared_slot;
 /* 207,318 distinct expert keys in DeepSeek-V3's search on 2,048 GPUs: 16384 slots
- * compute 293 K of them against 554 K at 1024 */
+ * (6.7 MB, its pages touched as used) compute 293 K of them against 554 K at 1024 */
 #define MOE_SLOTS 16384
 typedef struct moe_slot {
     int64_t key[8];
     bool used;
     ppl_layer_time moe, moe16;
+    ppl_memory_parts layers; /* a layer's parameters (ppl_memory_parts_layers) */
 } moe_slot;
 struct ppl_micro_cache {
     micro_slot slot[MICRO_SLOTS];
@@ -343,6 +344,7 @@ const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_
         micro_moe_init(ctx, c, mi);
         ex->moe = mi->moe;
         ex->moe16 = mi->moe16;
+        ppl_memory_parts_layers(m, c, &ex->layers);
         memcpy(ex->key, key, sizeof ex->key);
         ex->used = true;
     }
@@ -354,7 +356,13 @@ const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_
     mi->moe = ex->moe;
     mi->moe16 = ex->moe16;
     mi->mem = sh->mem; /* the activations; the parameters are c's: */
-    ppl_memory_parts_params(m, c, &ctx->memory, &mi->mem);
+    mi->mem.layer_dense = ex->layers.layer_dense;
+    mi->mem.layer_moe_shared = ex->layers.layer_moe_shared;
+    mi->mem.layer_moe_expert = ex->layers.layer_moe_expert;
+    mi->mem.gemm_dense = ex->layers.gemm_dense;
+    mi->mem.gemm_moe_shared = ex->layers.gemm_moe_shared;
+    mi->mem.gemm_moe_expert = ex->layers.gemm_moe_expert;
+    ppl_memory_parts_fixed(m, c, &ctx->memory, &mi->mem);
     memcpy(s->key, key, sizeof key);
     s->used = true;
     return mi;
