@@ -339,8 +339,10 @@ const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_
         memcpy(sh->key, key, sizeof sh->key);
         sh->used = true;
     }
-    moe_slot *ex = &cache->moe[key_hash(key, 8) % MOE_SLOTS];
-    if (!ex->used || memcmp(ex->key, key, sizeof ex->key) != 0) {
+    /* a dense model's layers by its attention layout alone: its MoE times are
+     * none, and the table is not touched (its pages stay unmapped) */
+    moe_slot own, *ex = m->has_moe ? &cache->moe[key_hash(key, 8) % MOE_SLOTS] : &own;
+    if (!m->has_moe || !ex->used || memcmp(ex->key, key, sizeof ex->key) != 0) {
         micro_moe_init(ctx, c, mi);
         ex->moe = mi->moe;
         ex->moe16 = mi->moe16;
