@@ -288,7 +288,7 @@ typedef struct moe_slot {
 struct ppl_micro_cache {
     micro_slot slot[MICRO_SLOTS];
     shared_slot shared[SHARED_SLOTS];
-    moe_slot moe[MOE_SLOTS];
+    moe_slot *moe; /* MOE_SLOTS, allocated at a MoE model's first miss */
 };
 
 ppl_micro_cache *ppl_micro_cache_new(void)
@@ -298,6 +298,8 @@ ppl_micro_cache *ppl_micro_cache_new(void)
 
 void ppl_micro_cache_free(ppl_micro_cache *cache)
 {
+    if (cache)
+        free(cache->moe);
     free(cache);
 }
 
@@ -340,9 +342,13 @@ const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_
         sh->used = true;
     }
     /* a dense model's layers by its attention layout alone: its MoE times are
-     * none, and the table is not touched (its pages stay unmapped) */
-    moe_slot own, *ex = m->has_moe ? &cache->moe[key_hash(key, 8) % MOE_SLOTS] : &own;
-    if (!m->has_moe || !ex->used || memcmp(ex->key, key, sizeof ex->key) != 0) {
+     * none, and it has no table (nor, if it cannot be had, a MoE model) */
+    if (m->has_moe && !cache->moe)
+        cache->moe = calloc(MOE_SLOTS, sizeof *cache->moe);
+    moe_slot own = {.used = false}, *ex = &own;
+    if (m->has_moe && cache->moe)
+        ex = &cache->moe[key_hash(key, 8) % MOE_SLOTS];
+    if (ex == &own || !ex->used || memcmp(ex->key, key, sizeof ex->key) != 0) {
         micro_moe_init(ctx, c, mi);
         ex->moe = mi->moe;
         ex->moe16 = mi->moe16;
