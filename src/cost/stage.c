@@ -226,7 +226,9 @@ static void micro_moe_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_mic
     }
 }
 
-void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_micro *mi)
+/* A microbatch's dense and output layer times and its TP collectives' count,
+ * which depend on the attention layout alone. */
+static void micro_dense_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_micro *mi)
 {
     const ppl_model *m = ctx->model;
     ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, false, &mi->dense);
@@ -237,9 +239,14 @@ void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_mi
         c16.precision = PPL_PRECISION_BF16;
         ppl_layer_time_of(m, ctx->topo, &c16, &ctx->eff, false, &mi->dense16);
     }
-    micro_moe_init(ctx, c, mi);
     mi->tp_count = c->recompute == PPL_RECOMPUTE_FULL ? 6.0 : 4.0;
-    ppl_memory_parts_init(m, c, &ctx->memory, &mi->mem);
+}
+
+void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_micro *mi)
+{
+    micro_dense_init(ctx, c, mi);
+    micro_moe_init(ctx, c, mi);
+    ppl_memory_parts_init(ctx->model, c, &ctx->memory, &mi->mem);
 }
 
 void ppl_micro_compute_copy(ppl_micro *dst, const ppl_micro *src)
@@ -327,15 +334,11 @@ const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_
     ppl_micro *mi = &s->micro;
     shared_slot *sh = &cache->shared[key_hash(key, 6) % SHARED_SLOTS];
     if (!sh->used || memcmp(sh->key, key, sizeof sh->key) != 0) {
-        ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, false, &sh->dense);
-        ppl_output_time_of(m, ctx->topo, c, &ctx->eff, &sh->head);
-        sh->dense16 = sh->dense;
-        if (c->bf16_layers > 0) {
-            ppl_config c16 = *c;
-            c16.precision = PPL_PRECISION_BF16;
-            ppl_layer_time_of(m, ctx->topo, &c16, &ctx->eff, false, &sh->dense16);
-        }
-        sh->tp_count = c->recompute == PPL_RECOMPUTE_FULL ? 6.0 : 4.0;
+        micro_dense_init(ctx, c, mi);
+        sh->dense = mi->dense;
+        sh->dense16 = mi->dense16;
+        sh->head = mi->head;
+        sh->tp_count = mi->tp_count;
         memset(&sh->mem, 0, sizeof sh->mem);
         ppl_memory_parts_activations(m, c, &ctx->memory, &sh->mem);
         memcpy(sh->key, key, sizeof sh->key);

@@ -173,8 +173,6 @@ ppl_status ppl_calib_predict(const ppl_run *run, const ppl_constants *k, ppl_cal
     ppl_status st = predict_as_made(run, k, &out->best, &stats, &err, &out->over_memory);
     out->ok = st == PPL_OK;
     out->searched = stats.evaluated;
-    out->fold = 0;
-    out->why[0] = '\0';
     if (out->ok)
         span_of(run, k, out);
     else
