@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_examples.py PARPLAN ROOT - the documents' examples are what parplan prints.
+"""check_examples.py [--update] PARPLAN ROOT - the documents' examples are what parplan prints.
 
 Every shell example of README.md and docs/*.md, a line "$ build/parplan ARGS"
 (continued by a trailing backslash) inside a fenced block, is run with ARGS,
@@ -14,9 +14,14 @@ checked: an example of a refusal shows its message.
 What this cannot see: tables and figures quoted in prose without their command.
 An example that cannot run here is listed in SKIP with the reason.
 
+--update rewrites each shown line that is not printed with the printed line most
+like it between its neighbours' (after a refit moves the figures); a line with
+no printed line like it is left, and reported.  Read the diff before committing.
+
 PARPLAN_WRAPPER (valgrind, in scripts/test) is not applied: the golden test runs
 commands under it, and this test is about the documents.
 """
+import difflib
 import glob
 import os
 import shlex
@@ -72,16 +77,52 @@ def missing(shown, printed, errors):
     return bad
 
 
+def rewrite(shown, printed):
+    """{line number: printed line} for the shown lines not printed in order, each
+    the printed line most like it between the lines its neighbours matched."""
+    found, at = {}, 0
+    for number, line in shown:
+        if line.strip() in ("", "..."):
+            continue
+        try:
+            at = printed.index(line, at) + 1
+            found[number] = at - 1
+        except ValueError:
+            pass
+    out, lo = {}, 0
+    for k, (number, line) in enumerate(shown):
+        if number in found:
+            lo = found[number] + 1
+            continue
+        if line.strip() in ("", "..."):
+            continue
+        hi = next((found[n] for n, _ in shown[k + 1:] if n in found), len(printed))
+        best, score = None, 0.6
+        for j in range(lo, hi):
+            r = difflib.SequenceMatcher(None, line, printed[j]).ratio()
+            if r > score:
+                best, score = j, r
+        if best is not None:
+            out[number] = printed[best]
+            lo = best + 1
+    return out
+
+
 def main():
-    if len(sys.argv) != 3:
-        print("usage: check_examples.py PARPLAN ROOT", file=sys.stderr)
+    args = sys.argv[1:]
+    update = bool(args) and args[0] == "--update"
+    if update:
+        args = args[1:]
+    if len(args) != 2:
+        print("usage: check_examples.py [--update] PARPLAN ROOT", file=sys.stderr)
         return 2
-    parplan, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    parplan, root = os.path.abspath(args[0]), os.path.abspath(args[1])
     env = dict(os.environ, PARPLAN_DATA_DIR=root)
     docs = [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md")))
     results = []
     for doc in docs:
         name = os.path.basename(doc)
+        edits = {}
         with tempfile.TemporaryDirectory() as tmp:
             os.mkdir(os.path.join(tmp, "docs"))
             for number, cmd, shown in examples(doc):
@@ -94,8 +135,19 @@ def main():
                 r = subprocess.run([parplan] + shlex.split(cmd), cwd=tmp, env=env,
                                    stdin=subprocess.DEVNULL, capture_output=True,
                                    text=True, timeout=240)
-                bad = missing(shown, r.stdout.split("\n"), r.stderr.split("\n"))
+                printed = r.stdout.split("\n")
+                bad = missing(shown, printed, r.stderr.split("\n"))
+                if bad and update:
+                    edits.update(rewrite(shown, printed + r.stderr.split("\n")))
+                    bad = [(n, l) for n, l in bad if n not in edits]
                 results.append((not bad, label, bad))
+            if edits:
+                text = open(doc, encoding="utf-8").read().split("\n")
+                for number, line in edits.items():
+                    text[number - 1] = line
+                with open(doc, "w", encoding="utf-8") as f:
+                    f.write("\n".join(text))
+                print("# %s: %d lines rewritten" % (name, len(edits)))
     print("1..%d" % len(results))
     failed = 0
     for k, (ok, label, bad) in enumerate(results, 1):
