@@ -391,7 +391,7 @@ ppl_status cmd_validate(cli *c)
                 bool loose = ppl_calib_loose(f, *ppl_constant_at(&params, f), &ranges[k]);
                 char range[48];
                 snprintf(range, sizeof range, "%.4g..%.4g", ranges[k].lo, ranges[k].hi);
-                ppl_buf_printf(&c->out, "  %-18s %10.4f  %-21s  %s%s\n", f->name,
+                ppl_buf_printf(&c->out, "  %-18s %10.4g  %-21s  %s%s\n", f->name,
                                *ppl_constant_at(&params, f), range, f->unit,
                                loose ? "  (not pinned down by these runs)" : "");
             }

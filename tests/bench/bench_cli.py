@@ -153,15 +153,19 @@ def main():
             rows.append((name + " (slowest)", worst, SWEEP_TARGET_S, SWEEP_BUDGET_R,
                          failed == 0 and worst <= SWEEP_BUDGET_R * ref, note))
 
-    print("reference computation: %.4f CPU s (R)" % ref)
-    print("%-58s %9s %9s %5s %9s  %s" % ("case", "CPU s", "target", "met", "budget", "note"))
+    # under --check the table is TAP commentary
+    def say(line):
+        print(("# " if check else "") + line)
+
+    say("reference computation: %.4f CPU s (R)" % ref)
+    say("%-58s %9s %9s %5s %9s  %s" % ("case", "CPU s", "target", "met", "budget", "note"))
     for name, t, target, budget, ok, note in rows:
         met = "-" if target is None else ("yes" if t <= target else "no")
-        print("%-58s %9.4f %9s %5s %7.0f R  %s" % (
+        say("%-58s %9.4f %9s %5s %7.0f R  %s" % (
             name, t, "-" if target is None else "%.3f" % target, met, budget, note))
     unmet = [r for r in rows if r[2] is not None and r[1] > r[2]]
-    print("targets met: %d of %d" % (sum(1 for r in rows if r[2] is not None) - len(unmet),
-                                     sum(1 for r in rows if r[2] is not None)))
+    say("targets met: %d of %d" % (sum(1 for r in rows if r[2] is not None) - len(unmet),
+                                   sum(1 for r in rows if r[2] is not None)))
     if check:
         print("1..%d" % len(rows))
         for i, (name, t, target, budget, ok, note) in enumerate(rows, 1):
