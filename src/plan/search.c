@@ -638,6 +638,10 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         seeded = true;
         ppl_search_free(&first);
     }
+    const int64_t searched = up_to && o->objective == PPL_OBJECTIVE_TIME ? o->gpus_searched : 0;
+    if (searched > 0)
+        for (size_t i = 0; i < o->nseed; i++)
+            ppl_ranking_keep(o->objective, &s.best, &o->seed[i]);
     choices tp_all, tps, cps, cp_all, pps, pp_all;
     inner_choices inner;
     divisor_list batch_divisors = {NULL, 0};
@@ -731,6 +735,8 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                 for (size_t e = 0; e < ndps; e++) {
                     c.dp = dps[e];
                     c.gpus = c.tp * c.cp * c.pp * c.dp;
+                    if (c.gpus <= searched)
+                        break; /* these counts and the smaller dp's were searched */
                     /* no plan beats its FLOPs at the GEMMs' peak (estimate.h
                      * floor_s): under a ceiling, fewer GPUs than the list's worst
                      * needs cannot rank, and the dp left are fewer still */

@@ -32,6 +32,15 @@ typedef struct ppl_search_opts {
     bool no_balance;              /* keep the default stage split (no integer program) */
     bool gpus_at_most;            /* pins->gpus is a ceiling: every GPU count up to it is a
                                      candidate (whatif's gpus=N: what the cluster offers) */
+    /* under a ceiling with the time objective: the counts up to gpus_searched were
+     * searched already under the same context, pins and top (whatif's point at a
+     * smaller ceiling), that search's list the nseed estimates of seed (none when
+     * nothing fit): only the counts above it are
+     * enumerated, the list starting with the seed (the ranking is a total order, so
+     * the result is the whole search's) */
+    int64_t gpus_searched;
+    const ppl_estimate *seed;
+    size_t nseed;
     bool allow_sharded_with_pp;   /* ZeRO-2/3 with pipelining, left out by default */
     /* with the time objective: also the best of each family the options leave out
      * (neither let in by them nor ruled out by a pin: tensor parallelism across

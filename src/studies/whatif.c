@@ -437,6 +437,29 @@ static ppl_status check_opts(const ppl_whatif_opts *o, ppl_error *err)
     return PPL_OK;
 }
 
+/* The point before p, searched in this run, that differs from it in its GPU
+ * ceiling alone, the largest of those below p's (ceiling[], 0 where not searched):
+ * the best plan at a ceiling is the better of that point's and the best above its
+ * ceiling.  p when there is none or the objective is not time alone. */
+static size_t smaller_ceiling(const ppl_whatif_opts *o, const ppl_whatif_result *out,
+                              const int64_t *ceiling, size_t p)
+{
+    if (o->search.objective != PPL_OBJECTIVE_TIME || o->search.no_prune)
+        return p;
+    size_t best = p;
+    for (size_t q = 0; q < p; q++) {
+        if (ceiling[q] <= 0 || ceiling[q] >= ceiling[p] ||
+            (best < p && ceiling[q] <= ceiling[best]))
+            continue;
+        bool same = true;
+        for (int i = 0; i < o->nsweeps && same; i++)
+            same = o->sweeps[i].kind == PPL_SWEEP_GPUS || out[q].idx[i] == out[p].idx[i];
+        if (same)
+            best = q;
+    }
+    return best;
+}
+
 ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size_t npoints,
                           ppl_error *err)
 {
@@ -446,6 +469,10 @@ ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size
     ppl_search_opts search = o->search;
     search.gpus_at_most = swept(o, PPL_SWEEP_GPUS);
     memset(out, 0, npoints * sizeof *out);
+    /* each point's GPU ceiling, for the points that differ from it in the GPUs alone */
+    int64_t *ceiling = search.gpus_at_most ? calloc(npoints, sizeof *ceiling) : NULL;
+    if (search.gpus_at_most && !ceiling)
+        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     for (size_t p = 0; p < npoints; p++) {
         if (o->progress)
             o->progress(o->progress_ctx, (double)p / (double)npoints);
@@ -458,22 +485,37 @@ ppl_status ppl_whatif_run(const ppl_whatif_opts *o, ppl_whatif_result *out, size
         ppl_topology t;
         ppl_model m;
         ppl_eval_ctx ctx;
-        if ((st = point_env(o, p, r, &pins, &t, &m, &ctx, err)) != PPL_OK)
+        if ((st = point_env(o, p, r, &pins, &t, &m, &ctx, err)) != PPL_OK) {
+            free(ceiling);
             return st;
+        }
         size_t q = plan_point(o, p);
         if (q != p) { /* the same plan as point q (in this shard too) */
             if (!out[q].ok)
                 continue;
             r->best = out[q].best;
         } else {
-            st = ppl_best_plan(&ctx, &pins, &search, &r->best, &r->search, err);
+            ppl_search_opts at = search;
+            if (ceiling) {
+                ceiling[p] = pins.gpus;
+                size_t below = smaller_ceiling(o, out, ceiling, p);
+                if (below < p) { /* its counts were searched: only those above it */
+                    at.gpus_searched = ceiling[below];
+                    at.seed = out[below].ok ? &out[below].best : NULL;
+                    at.nseed = out[below].ok ? 1 : 0;
+                }
+            }
+            st = ppl_best_plan(&ctx, &pins, &at, &r->best, &r->search, err);
             if (st == PPL_INFEASIBLE)
                 continue;
-            if (st != PPL_OK)
+            if (st != PPL_OK) {
+                free(ceiling);
                 return st;
+            }
         }
         point_finish(o, &t, &ctx, r);
     }
+    free(ceiling);
     return PPL_OK;
 }
 

@@ -453,8 +453,10 @@ static void test_cost_per_million_tokens(void **state)
 }
 
 /* A whole what-if run: Llama 3 8B on the DGX H100 SuperPOD at a batch of 64,
- * gpus=8,16 (every count up to N offered) and 1e12 tokens.  Each point is the
- * best plan with up to N GPUs (ppl_best_plan with gpus_at_most), never slower with
+ * gpus=8,16,32 (every count up to N offered) and 1e12 tokens.  Each point is the
+ * best plan with up to N GPUs (ppl_best_plan with gpus_at_most, searched alone):
+ * the same configuration, though the run searches above the previous ceiling
+ * only (its best seeding the list), with no more work; never slower with
  * more GPUs offered; its time to train is 1e12 / tokens/s and its GPU-hours the
  * GPUs it uses for that long; a point where nothing fits (GPT-3 175B on up to one
  * GPU) is not ok and does not stop the run; a gpus value beyond the topology is
@@ -464,30 +466,33 @@ static void test_whatif_run(void **state)
     (void)state;
     json_t *doc = topology_doc("dgx-h100-superpod");
     ppl_model m = test_model("llama3-8b");
-    const char *specs[] = {"gpus=8,16"};
+    const char *specs[] = {"gpus=8,16,32"};
     ppl_sweep sw[1];
     size_t points;
     ppl_error err;
     assert_int_equal(ppl_sweeps_parse(specs, 1, doc, sw, &points, &err), PPL_OK);
-    assert_int_equal(points, 2);
+    assert_int_equal(points, 3);
     ppl_whatif_opts o = {
         .model = &m, .topology = doc, .file = "t", .sweeps = sw, .nsweeps = 1, .tokens = 1e12};
     ppl_pins_init(&o.pins);
     o.pins.global_batch = 64;
-    ppl_whatif_result r[2];
-    assert_int_equal(ppl_whatif_run(&o, r, 2, &err), PPL_OK);
+    ppl_whatif_result r[3];
+    assert_int_equal(ppl_whatif_run(&o, r, 3, &err), PPL_OK);
     ppl_topology t = load_doc(doc);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         assert_true(r[i].ok && r[i].idx[0] == i && r[i].search.plans == 1);
         ppl_eval_ctx ctx;
         ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
         ppl_pins pins = o.pins;
-        pins.gpus = i == 0 ? 8 : 16;
+        pins.gpus = 8 << i;
         ppl_search_opts so = {.gpus_at_most = true};
         ppl_estimate best;
         ppl_search_totals totals = {0};
         assert_int_equal(ppl_best_plan(&ctx, &pins, &so, &best, &totals, &err), PPL_OK);
         assert_true(best.step_time_s == r[i].best.step_time_s);
+        assert_int_equal(ppl_ranking_compare(PPL_OBJECTIVE_TIME, &best, &r[i].best), 0);
+        if (i > 0)
+            assert_true(r[i].search.evaluated <= totals.evaluated);
         /* failure-free: tokens / tokens per s; with failures: that / goodput */
         assert_close(r[i].failure_free_s, 1e12 / r[i].best.tokens_per_s, 1e-12);
         assert_true(r[i].goodput.goodput > 0.99 && r[i].goodput.goodput < 1.0);
@@ -497,6 +502,7 @@ static void test_whatif_run(void **state)
                      1e-12);
     }
     assert_true(r[1].best.step_time_s <= r[0].best.step_time_s);
+    assert_true(r[2].best.step_time_s <= r[1].best.step_time_s);
 
     ppl_model big = test_model("gpt3-175b");
     const char *one[] = {"gpus=1"};
