@@ -201,12 +201,35 @@ static void fp8_cast_elements(const ppl_model *m, const ppl_config *c, bool moe,
  *     unpermutation (3); residual add (1): 19 + 2 E/ep; shared experts as a dense
  *     MLP without its norm (4);
  *   fp8, mxfp8, nvfp4: a quantisation before each linear layer (2 for attention,
- *     2 for an MLP); tensor parallelism: the sequence-parallel all-gather and
- *     reduce-scatter (or the two all-reduces) around each block (2 each).
+ *     2 for an MLP); the routed experts' grouped linear layers quantise each
+ *     local expert's input apart (expert_quantize_kernels), and pad the
+ *     experts' token counts to the fp8 GEMMs' multiple and back (TE
+ *     fp8_padding.py, fused_multi_row_padding: 2); tensor parallelism: the
+ *     sequence-parallel all-gather and reduce-scatter (or the two all-reduces)
+ *     around each block (2 each).
  * Backward: two of each GEMM (input and weight gradients) and one of everything
- * else, about twice the forward's count (2x).  The figure a host spends on each is
- * the fitted host_op_s (constants.c).
+ * else, about twice the forward's count (2x), but the experts' quantisations: one
+ * of each output gradient per local expert and grouped layer, as many as the
+ * forward's (grouped_linear.py:297-432).  The figure a host spends on each is the
+ * fitted host_op_s (constants.c).
  */
+/* Kernels that quantise one local expert's input to one grouped linear layer
+ * (Transformer Engine 2.9 GroupedLinear, tex.split_quantize:
+ * pytorch/csrc/extensions/cast.cpp:496-598): delayed scaling quantises every
+ * expert at once in a multi-tensor kernel (:117-143), counted with the layer's
+ * one quantisation; tensor-wise current scaling runs four per expert (zero the
+ * amax, the amax, the scale, the cast with the transpose Hopper's fp8 GEMMs
+ * need: csrc/quantizer.cpp:497-536, :337-340), the block-scaled recipes one
+ * (MXFP8: quantizer.cpp:1091-1103; blockwise: :805-820); 16-bit none. */
+static double expert_quantize_kernels(const ppl_config *c)
+{
+    if (c->precision == PPL_PRECISION_FP8)
+        return c->fp8_recipe == PPL_FP8_TENSORWISE  ? 4.0
+               : c->fp8_recipe == PPL_FP8_BLOCKWISE ? 1.0
+                                                    : 0.0;
+    return ppl_precision_low(c->precision) ? 1.0 : 0.0;
+}
+
 void ppl_layer_host_ops(const ppl_model *m, const ppl_config *c, bool moe, double *forward,
                         double *backward)
 {
@@ -215,16 +238,20 @@ void ppl_layer_host_ops(const ppl_model *m, const ppl_config *c, bool moe, doubl
     const double rope = m->position_embedding == PPL_POSITION_ROPE ? 2.0 : 0.0;
     const double core = c->flash_attention ? 1.0 : (m->dropout ? 4.0 : 3.0);
     double f = 2.0 + rope + core + 2.0 + cast + comm; /* attention */
+    /* the experts' own quantisation kernels, forward */
+    double quantize = 0.0;
     if (moe) {
         const double local = (double)m->moe.experts / (double)(c->ep > 0 ? c->ep : 1);
-        f += 19.0 + 2.0 * local + cast + comm;
+        const double per_expert = expert_quantize_kernels(c);
+        quantize = per_expert > 0.0 ? 2.0 * local * per_expert : 0.0;
+        f += 19.0 + 2.0 * local + (per_expert > 0.0 ? 2.0 : cast) + comm;
         if (m->moe.shared_experts > 0)
             f += 4.0 + cast;
     } else {
         f += 5.0 + cast + comm;
     }
-    *forward = f;
-    *backward = 2.0 * f;
+    *forward = f + quantize;
+    *backward = 2.0 * f + quantize;
 }
 
 void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_config *c,

@@ -599,7 +599,16 @@ static void test_routing_skew(void **state)
  * The host's launches (compute.c ppl_layer_host_ops, stage.c ppl_stage_eval).
  * Qwen3-30B-A3B in fp8 with ep 8, tp 1: a MoE layer's forward is the attention's
  * 7 operations and 2 quantisations, the MoE MLP's 19, 2 x 128/8 = 32 expert GEMMs
- * and 2 quantisations: 62; its backward twice that, 124.  Llama 3 8B in bf16 at
+ * and 2 quantisations: 62; its backward twice that, 124 (delayed scaling: the
+ * grouped layers quantise all 16 local experts in one kernel, Transformer Engine
+ * 2.9 cast.cpp:117-143).  Under current (tensor-wise) scaling each local expert's
+ * input to each of the two grouped layers takes 4 kernels of its own (zero the
+ * amax, the amax, the scale, the cast: quantizer.cpp:497-536), 2 x 16 x 4 = 128,
+ * and the MLP's 2 quantisations become the 2 padding kernels: forward 62 + 128 =
+ * 190; the backward quantises each expert's output gradient once per layer, as
+ * many again: 124 + 128 = 252.  mxfp8 (and fp8 blockwise): one kernel an expert
+ * and layer (quantizer.cpp:1091-1103, :805-820), 32: 94 and 156.  bf16: no
+ * quantisation, 7 + 19 + 32 = 58 and 116.  Llama 3 8B in bf16 at
  * tp 8, a dense layer: attention 7 + 2 collectives, MLP 5 + 2: 16, backward 32 (both
  * with flash attention).  GPT-3 175B (learned positions, trained with dropout) at
  * tp 1: no rotary embedding, so attention 5 with flash attention and 8 unfused (the
@@ -622,6 +631,24 @@ static void test_host_launches(void **state)
     ppl_layer_host_ops(&q, &c, true, &f, &b);
     assert_close(f, 62.0, 0);
     assert_close(b, 124.0, 0);
+    ppl_config r = c;
+    r.fp8_recipe = PPL_FP8_TENSORWISE;
+    ppl_layer_host_ops(&q, &r, true, &f, &b);
+    assert_close(f, 190.0, 0);
+    assert_close(b, 252.0, 0);
+    r.fp8_recipe = PPL_FP8_BLOCKWISE;
+    ppl_layer_host_ops(&q, &r, true, &f, &b);
+    assert_close(f, 94.0, 0);
+    assert_close(b, 156.0, 0);
+    r = c;
+    r.precision = PPL_PRECISION_MXFP8;
+    ppl_layer_host_ops(&q, &r, true, &f, &b);
+    assert_close(f, 94.0, 0);
+    assert_close(b, 156.0, 0);
+    r.precision = PPL_PRECISION_BF16;
+    ppl_layer_host_ops(&q, &r, true, &f, &b);
+    assert_close(f, 58.0, 0);
+    assert_close(b, 116.0, 0);
     ppl_model l = test_model("llama3-8b");
     ppl_config d = test_config(8, 8, 1, 1, 8, &l);
     d.flash_attention = true;
