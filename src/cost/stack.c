@@ -37,8 +37,8 @@ static const struct {
 } profiles[PPL_STACK_COUNT] = {
     /* clang-format off */
     /*                                                 overlaps half   moe    low    cp     sp     sel    flash  vp     zero etp    cp_comms uneven groups offload  unasked: rec sp zero flash */
-    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  true,  {true,  true,  true,  true,  true,  3, true,  CP_ALL, true,  true,  true}, {N, 1, 0, 1}},
-    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}, {N, 1, 0, 1}},
+    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  true,  {true,  true,  true,  true,  true,  3, true,  CP_ALL, true,  true,  true}, {N, 1, 1, 1}},
+    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}, {N, 1, 1, 1}},
     [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}, {N, 1, 1, 1}},
     [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, false, {false, false, true,  true,  false, 3, false, 0,      false, true,  false}, {N, 0, 3, 1}},
     [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, false, {false, true,  true,  true,  true,  1, false, 0,      false, false, false}, {N, 0, 0, 0}},
@@ -70,8 +70,15 @@ static const struct {
  *   24.07's optim fused_adam, yaml:300; DeepSpeed's zero_optimization stage 0,
  *   runtime/zero/constants.py:51 at v0.5.5), but NeMo 24.x's profile reduces in
  *   bf16 through optim.grad_sync_dtype, an option of distributed_fused_adam, so
- *   its is on; FSDP's sharding_strategy defaults to FULL_SHARD (composer
- *   dist_strategy.py:141) and DeepSpeed 2021's profile is its ZeRO-3;
+ *   its is on; Megatron-Core's profile gathers the parameters under the forward
+ *   (--overlap-param-gather, what its overlap stands for: docs/launch.md), which
+ *   Megatron refuses without it (megatron/training/arguments.py:279-281 at
+ *   core_r0.8.0, :1024-1027 at main), so its is on; Megatron-Bridge's overlap
+ *   turns the same gather on wherever dp > 1 (training/comm_overlap.py:539-542
+ *   at v0.2.0) and its recipes set the distributed optimizer beside it
+ *   (recipes/llama/llama3.py:555-559), so nemo-2025's is on; FSDP's
+ *   sharding_strategy defaults to FULL_SHARD (composer dist_strategy.py:141) and
+ *   DeepSpeed 2021's profile is its ZeRO-3;
  * - attention: Megatron-LM 2021-23 have no fused attention unless
  *   --use-flash-attn (23.04 arguments.py:755); Megatron-Core's default
  *   --transformer-impl transformer_engine (core_v0.6.0 on; arguments.py:721 at

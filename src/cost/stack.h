@@ -111,7 +111,8 @@ typedef struct ppl_stack_support {
 } ppl_stack_support;
 const ppl_stack_support *ppl_stack_supports(ppl_stack stack);
 /* What a profile's software does with a setting nobody gave it: its own
- * defaults, before any recipe or script.  A measured run that leaves one of these
+ * defaults, before any recipe or script, but where the profile presupposes a
+ * flag that needs another value (stack.c).  A measured run that leaves one of these
  * unsaid either kept the default or set it as a tuned run would; validate
  * predicts both and scores the centre (studies/calibrate.h).  vp is 1 in every
  * profile (no stack interleaves unasked) and so has no column. */

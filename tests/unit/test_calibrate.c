@@ -174,8 +174,8 @@ static void test_near_cliff_rule(void **state)
     assert_string_equal(p.why, "no configuration satisfies the divisibility rules");
 }
 
-/* A run that leaves ZeRO unsaid on Megatron-Core, whose distributed optimizer is
- * off unless asked (ppl_stack_unasked_of: zero 0): the tuned end is the faster
+/* A run that leaves ZeRO unsaid on Megatron-LM 2023, whose distributed optimizer
+ * is off unless asked (ppl_stack_unasked_of: zero 0): the tuned end is the faster
  * of ZeRO 0 and 1 (both fit: Llama 3 8B's 16 B of states a parameter over tp 4
  * is 32 GB, under 80 GiB with one microbatch's activations), the unasked end is
  * ZeRO 0, and the prediction scored is their mean: for step times t0 and t1,
@@ -186,6 +186,7 @@ static void test_unsaid_span(void **state)
     (void)state;
     const ppl_constants *k = ppl_constants_committed();
     ppl_run r = test_run("zero-unsaid", 4, 1, 16);
+    r.stack = PPL_STACK_MEGATRON_LM_2023;
     r.pins.zero = PPL_UNSET;
     ppl_run z0 = r, z1 = r;
     z0.pins.zero = 0;
@@ -242,6 +243,24 @@ static void test_unsaid_without_span(void **state)
     assert_true(p.best.config.recompute != PPL_RECOMPUTE_NONE);
     assert_true(p.step_time_s == p.best.step_time_s);
     assert_true(p.lo_s == p.hi_s && p.lo_s == p.best.step_time_s);
+
+    /* Megatron-Core's and Megatron-Bridge's overlap gathers the parameters under
+     * the forward, which needs the distributed optimizer (stack.c): unasked,
+     * their ZeRO is 1, so a run leaving it unsaid is predicted with ZeRO 1 at
+     * the unasked end, and where ZeRO 1 is also the tuned end the span has no
+     * width */
+    assert_int_equal(ppl_stack_unasked_of(PPL_STACK_MEGATRON_CORE)->zero, 1);
+    assert_int_equal(ppl_stack_unasked_of(PPL_STACK_NEMO_2025)->zero, 1);
+    assert_int_equal(ppl_stack_unasked_of(PPL_STACK_MEGATRON_LM_2023)->zero, 0);
+    ppl_run core = test_run("zero-unsaid-core", 4, 1, 16);
+    core.pins.zero = PPL_UNSET;
+    assert_int_equal(ppl_calib_predict(&core, k, &p), PPL_OK);
+    assert_true(p.ok);
+    assert_int_equal(p.unstated, 1u << 2); /* "zero" */
+    assert_true(p.ranged);
+    assert_int_equal(p.unasked.config.zero, 1);
+    if (p.best.config.zero == 1)
+        assert_close(p.step_time_s, p.best.step_time_s, 1e-12);
 
     ppl_run old = test_run("sp-unsaid", 4, 1, 16);
     old.stack = PPL_STACK_MEGATRON_LM_2021;
