@@ -331,11 +331,28 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
                                                                         : 0.0;
 }
 
+/* Bytes the loss moves per logit, forward and backward.  Megatron's
+ * vocabulary-parallel cross entropy (megatron/core/tensor_parallel/
+ * cross_entropy.py at core_r0.8.0; mpu/cross_entropy.py before), forward: the
+ * 16-bit logits cast to fp32 (read 2, write 4), their max (read 4), less the max
+ * in place (8), exp in place (8), the sum (4), the division into the softmax it
+ * keeps (8): 38 B; backward: the softmax times the output gradient in place (8)
+ * and the cast back to 16 bits for the output layer's GEMMs (read 4, write 2):
+ * 14 B.  Fused (Transformer Engine's Triton kernels, common/triton/
+ * cross_entropy.py: online_softmax_kernel reads the 16-bit logits once for the
+ * max and the sum, cross_entropy_kernel reads them again and writes the gradient,
+ * element_mul_kernel scales it in place in the backward; flash-attn's xentropy
+ * alike): 6 B forward, 4 B backward. */
+#define LOSS_BYTES_FORWARD 38.0
+#define LOSS_BYTES_BACKWARD 14.0
+#define FUSED_LOSS_BYTES_FORWARD 6.0
+#define FUSED_LOSS_BYTES_BACKWARD 4.0
+
 void ppl_output_time_of(const ppl_model *m, const ppl_topology *t, const ppl_config *c,
-                        const ppl_gpu_efficiency *e, ppl_layer_time *out)
+                        const ppl_gpu_efficiency *e, bool fused_loss, ppl_layer_time *out)
 {
     /* logits: 2 h V per token over the vocabulary-parallel output layer; the loss
-     * reads and writes the fp32 logits (softmax and its gradient) */
+     * passes over the logits as its kernels do (above) */
     const double T = (double)c->mbs * (double)m->seq_len / (double)c->cp;
     /* and, per multi-token-prediction module, the head once more and its 2h x h
      * projection (DeepSeek-V3 report §2.2) */
@@ -346,10 +363,12 @@ void ppl_output_time_of(const ppl_model *m, const ppl_topology *t, const ppl_con
     /* Megatron keeps the output layer in 16-bit under fp8, mxfp8 and nvfp4 (it is
      * not a Transformer Engine layer; --fp8-output-proj, mxfp8 only, is off) */
     double gemm = flops / (p16 * gemm_efficiency(m, c, e, false));
-    double loss = heads * 3.0 * 4.0 * T * (double)m->vocab / (double)c->tp /
-                  (t->gpu.hbm_bandwidth_bps * e->hbm);
-    out->forward_s = gemm + loss;
-    out->backward_s = 2.0 * gemm + loss;
+    const double logits_per_s =
+        (t->gpu.hbm_bandwidth_bps * e->hbm) / (heads * T * (double)m->vocab / (double)c->tp);
+    out->forward_s =
+        gemm + (fused_loss ? FUSED_LOSS_BYTES_FORWARD : LOSS_BYTES_FORWARD) / logits_per_s;
+    out->backward_s =
+        2.0 * gemm + (fused_loss ? FUSED_LOSS_BYTES_BACKWARD : LOSS_BYTES_BACKWARD) / logits_per_s;
     out->recompute_s = 0.0;
     out->attention_s = 0.0;
     out->wgrad_s = gemm; /* the output layer's weight gradient */

@@ -84,7 +84,7 @@ void ppl_layer_time_of(const ppl_model *model, const ppl_topology *topo, const p
 
 /* Output layer and loss on the last stage, one microbatch: forward and backward. */
 void ppl_output_time_of(const ppl_model *model, const ppl_topology *topo, const ppl_config *config,
-                        const ppl_gpu_efficiency *eff, ppl_layer_time *out);
+                        const ppl_gpu_efficiency *eff, bool fused_loss, ppl_layer_time *out);
 
 /* Optimizer step over `params` parameters held by one GPU (memory-bound). */
 double ppl_optimizer_time(double params, const ppl_topology *topo, const ppl_gpu_efficiency *eff,

@@ -304,6 +304,15 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
         stack == PPL_STACK_MEGATRON_LM_2021 || stack == PPL_STACK_MEGATRON_DEEPSPEED;
     o->grad_accum_unfused_fp16 =
         stack == PPL_STACK_MEGATRON_LM_2022 || stack == PPL_STACK_MEGATRON_LM_2023;
+    /* the loss: Megatron's vocabulary-parallel cross entropy runs as separate fp32
+     * passes over the logits unless --cross-entropy-loss-fusion, opt-in in every
+     * release (store_true: megatron/training/arguments.py:1134 at core_r0.8.0;
+     * NeMo 24.07 never sets it); Megatron-Bridge turns it on with Transformer
+     * Engine's Triton kernels (cross_entropy_loss_fusion True, gpt_provider.py:180
+     * at v0.2.0; cross_entropy_fusion_impl "te", llama/llama_provider.py:187), and
+     * llm-foundry's MPT takes flash-attn's fused cross entropy by default (loss_fn
+     * fused_crossentropy, models/mpt/modeling_mpt.py).  Bytes: compute.c. */
+    o->fused_loss = stack == PPL_STACK_NEMO_2025 || stack == PPL_STACK_FSDP;
     if (ppl_stack_overlaps(stack)) {
         o->tp_overlap = k->tp_overlap;
         o->dp_overlap = 1.0;

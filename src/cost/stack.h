@@ -44,6 +44,8 @@ typedef struct ppl_stack_opts {
     bool grad_accum_unfused; /* every microbatch adds the gradients into the main ones in
                                 a kernel of its own (Megatron-LM 2021, Megatron-DeepSpeed) */
     bool grad_accum_unfused_fp16; /* the same in fp16 training only (Megatron-LM 2022-23) */
+    bool fused_loss;      /* the cross-entropy loss in one fused kernel over the 16-bit logits
+                             (Megatron-Bridge, llm-foundry), not Megatron's fp32 passes */
     double dp_overlap;    /* share of one microbatch's backward that hides the gradient reduction */
     double pp_overlap;    /* share of pipeline send/recv hidden under compute */
     double overlap_cost;  /* compute slowdown per second of communication hidden under it

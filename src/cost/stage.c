@@ -232,7 +232,7 @@ static void micro_dense_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_m
 {
     const ppl_model *m = ctx->model;
     ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, false, &mi->dense);
-    ppl_output_time_of(m, ctx->topo, c, &ctx->eff, &mi->head);
+    ppl_output_time_of(m, ctx->topo, c, &ctx->eff, ctx->stack.fused_loss, &mi->head);
     mi->dense16 = mi->dense;
     if (c->bf16_layers > 0) {
         ppl_config c16 = *c;

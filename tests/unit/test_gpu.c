@@ -288,6 +288,48 @@ static void test_unfused_roofline(void **state)
     assert_true(lt.attention_s > bytes / (a.gpu.hbm_bandwidth_bps * 0.8));
 }
 
+/* The output layer and its loss, one microbatch of one 2,048-token sequence on
+ * H100 (989 TFLOP/s bf16, 3.35 TB/s) at gemm 0.5 and hbm 0.8, tp 2: vocabulary
+ * 50,000, so each rank holds 25,000 logits a token, 51.2M in all.  Megatron's
+ * cross entropy (cross_entropy.py at core_r0.8.0) passes over them in fp32:
+ * forward the cast (2 + 4 B), the max (4), less the max (4 + 4), exp (4 + 4),
+ * the sum (4), the division (4 + 4) = 38 B, backward the product with the
+ * output gradient (4 + 4) and the cast back (4 + 2) = 14 B; fused (Transformer
+ * Engine's Triton kernels) two reads of the 16-bit logits and a write of the
+ * gradient forward (6 B), the gradient scaled in place backward (4 B).  The
+ * logits' GEMM, 2 x 2048 x h x 25,000 FLOPs, is the same either way: the
+ * difference of the two is the bytes' alone. */
+static void test_loss_bytes(void **state)
+{
+    (void)state;
+    ppl_model m = test_gpt(1, 4096, 32, 2048);
+    m.vocab = 50000;
+    ppl_config c = test_config(8, 2, 1, 1, 8, &m);
+    ppl_gpu_efficiency e = {
+        .gemm = 0.5, .gemm_fp8 = 0.5, .width_half = 0.0, .attention = 0.5, .bmm = 0.5, .hbm = 0.8};
+    ppl_topology h = generated("H100", 8);
+    ppl_layer_time unfused, fused;
+    ppl_output_time_of(&m, &h, &c, &e, false, &unfused);
+    ppl_output_time_of(&m, &h, &c, &e, true, &fused);
+    const double logits = 2048.0 * 25000.0, bw = h.gpu.hbm_bandwidth_bps * 0.8;
+    const double gemm = 2.0 * 2048.0 * 4096.0 * 25000.0 / (h.gpu.flops[PPL_PRECISION_BF16] * 0.5);
+    assert_close(unfused.forward_s, gemm + 38.0 * logits / bw, 1e-12);
+    assert_close(unfused.backward_s, 2.0 * gemm + 14.0 * logits / bw, 1e-12);
+    assert_close(fused.forward_s, gemm + 6.0 * logits / bw, 1e-12);
+    assert_close(fused.backward_s, 2.0 * gemm + 4.0 * logits / bw, 1e-12);
+    /* the stacks: Megatron-Bridge and llm-foundry fuse it, Megatron-LM does not */
+    ppl_stack_opts o;
+    const ppl_constants *k = ppl_constants_committed();
+    ppl_stack_opts_init(&o, PPL_STACK_NEMO_2025, k);
+    assert_true(o.fused_loss);
+    ppl_stack_opts_init(&o, PPL_STACK_FSDP, k);
+    assert_true(o.fused_loss);
+    ppl_stack_opts_init(&o, PPL_STACK_MEGATRON_CORE, k);
+    assert_false(o.fused_loss);
+    ppl_stack_opts_init(&o, PPL_STACK_MEGATRON_LM_2021, k);
+    assert_false(o.fused_loss);
+}
+
 /* What estimate says of efficiencies no run measured. */
 static void test_efficiency_note(void **state)
 {
@@ -397,13 +439,21 @@ static void test_rows(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rows),          cmocka_unit_test(test_attention_curve),
+        cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_attention_curve),
         cmocka_unit_test(test_b300),
-        cmocka_unit_test(test_gb300),         cmocka_unit_test(test_blackwell_fp4),
-        cmocka_unit_test(test_amd),           cmocka_unit_test(test_lookup),
-        cmocka_unit_test(test_generate_mesh), cmocka_unit_test(test_precision_refused),
-        cmocka_unit_test(test_gemm_bytes),    cmocka_unit_test(test_weight_cache),
-        cmocka_unit_test(test_gemm_time), cmocka_unit_test(test_unfused_roofline),     cmocka_unit_test(test_efficiency_note),
+        cmocka_unit_test(test_gb300),
+        cmocka_unit_test(test_blackwell_fp4),
+        cmocka_unit_test(test_amd),
+        cmocka_unit_test(test_lookup),
+        cmocka_unit_test(test_generate_mesh),
+        cmocka_unit_test(test_precision_refused),
+        cmocka_unit_test(test_gemm_bytes),
+        cmocka_unit_test(test_weight_cache),
+        cmocka_unit_test(test_gemm_time),
+        cmocka_unit_test(test_unfused_roofline),
+        cmocka_unit_test(test_loss_bytes),
+        cmocka_unit_test(test_efficiency_note),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
