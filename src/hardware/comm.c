@@ -119,6 +119,8 @@ void ppl_group_place_worst(const ppl_net *net, int64_t job_domain, int64_t n, in
                            int64_t base, int64_t copies, int64_t copy_stride, ppl_group *out)
 {
     ppl_group_place_job(net, job_domain, n, stride, base, out);
+    if (n <= 1) /* one rank sits inside every block wherever it is: each copy alike */
+        return;
     for (int64_t c = 1; c < copies; c++) {
         ppl_group g;
         ppl_group_place_job(net, job_domain, n, stride, base + c * copy_stride, &g);
