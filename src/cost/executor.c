@@ -49,6 +49,14 @@ typedef struct sim {
     int32_t *pend;            /* rank k's deferred W (mb, j) pairs, FIFO */
     int64_t *pend_head, *pend_tail;
     int64_t *w_cap; /* deferred W a rank holds before it must run one */
+    /* by virtual stage, worked out once (the routes and passes below): an op's
+     * duration by kind (PPL_OP_F .. PPL_OP_BW), and for each direction (DualPipe's
+     * second runs the stages backwards) the hop its forward input and its backward
+     * input take to reach it */
+    double *dur[PPL_OP_BW + 1];
+    double *hop_in_f[2], *hop_in_b[2];
+    int32_t *table; /* interleaved 1F1B: entry t's microbatch and chunk (table_entry),
+                       2 m v entries: the same on every rank */
 } sim;
 
 /* ---- routes ---------------------------------------------------------------- */
@@ -292,7 +300,7 @@ static void op_at(const sim *s, int64_t k, int64_t i, op *o)
     }
     int64_t mb = t, c = 0;
     if (v > 1)
-        table_entry(s, t, &mb, &c);
+        mb = s->table[2 * t], c = s->table[2 * t + 1];
     o->kind = (uint8_t)(fwd ? PPL_OP_F : back);
     o->mb = (int32_t)mb;
     o->j = (int32_t)((fwd ? c : v - 1 - c) * s->p + k);
@@ -327,7 +335,8 @@ static double input_at(const sim *s, bool fwd, int64_t mb, int64_t j, int32_t **
         *wait = &w[from * s->m + mb];
         return NAN;
     }
-    return t - 1.0 + hop(s, rank_of(s, mb, from), rank_of(s, mb, j));
+    const int dir = dir_of(s, mb);
+    return t - 1.0 + (fwd ? s->hop_in_f[dir][j] : s->hop_in_b[dir][j]);
 }
 
 typedef struct run_state {
@@ -338,7 +347,21 @@ typedef struct run_state {
     double *inflight;  /* chunk-microbatches whose B has not run, per rank */
     ppl_pipe_out *out;
     bool keep;
+    /* each rank's op at cur_at (an op waiting for its input is looked at again
+     * when the input comes) */
+    op *cur;
+    int64_t *cur_at;
 } run_state;
+
+/* Rank k's op i (op_at), worked out once however often the rank looks at it. */
+static const op *op_of(const sim *s, run_state *st, int64_t k, int64_t i)
+{
+    if (st->cur_at[k] != i) {
+        op_at(s, k, i, &st->cur[k]);
+        st->cur_at[k] = i;
+    }
+    return &st->cur[k];
+}
 
 /* An op's output is there at t: the rank waiting for it (if any) looks again. */
 static void finish(const sim *s, run_state *st, double *done, int32_t *wait, int64_t idx, double t)
@@ -392,7 +415,7 @@ static double run_w(sim *s, run_state *st, int64_t k, double t)
         return -1.0;
     int32_t *pw = &s->pend[2 * (k * s->cap + s->pend_head[k]++)];
     op o = {PPL_OP_W, pw[0], pw[1], -1, -1};
-    double d = pass_s(s, PPL_OP_W, o.mb, o.j);
+    double d = s->dur[PPL_OP_W][o.j];
     record(s, st, k, PPL_OP_W, &o, t, t + d);
     return d;
 }
@@ -415,14 +438,14 @@ static double execute(sim *s, run_state *st, int64_t k, const op *o, double t)
     const int64_t M = s->m; /* finish times by virtual stage, then microbatch */
     switch (o->kind) {
     case PPL_OP_F:
-        d = pass_s(s, PPL_OP_F, o->mb, o->j);
+        d = s->dur[PPL_OP_F][o->j];
         in_flight(s, st, k, 1.0);
         finish(s, st, s->done_f, s->wait_f, o->j * M + o->mb, t + d);
         break;
     case PPL_OP_FB: {
         const ppl_passes *a = &s->in->stage[stage_of(s, o->mb, o->j)];
         const ppl_passes *b = &s->in->stage[stage_of(s, o->mb2, o->j2)];
-        d = (pass_s(s, PPL_OP_F, o->mb, o->j) + pass_s(s, PPL_OP_BW, o->mb2, o->j2)) * 0.5 *
+        d = (s->dur[PPL_OP_F][o->j] + s->dur[PPL_OP_BW][o->j2]) * 0.5 *
             (ppl_passes_fb_share(a) + ppl_passes_fb_share(b));
         in_flight(s, st, k, 1.0);
         in_flight(s, st, k, -1.0);
@@ -431,7 +454,7 @@ static double execute(sim *s, run_state *st, int64_t k, const op *o, double t)
         break;
     }
     default: /* B or BW */
-        d = pass_s(s, o->kind, o->mb, o->j);
+        d = s->dur[o->kind][o->j];
         in_flight(s, st, k, -1.0);
         finish(s, st, s->done_b, s->wait_b, o->j * M + o->mb, t + d);
         if (o->kind == PPL_OP_B) {
@@ -449,12 +472,7 @@ static double execute(sim *s, run_state *st, int64_t k, const op *o, double t)
  * a real wait).  Runs its next op, a W in its place, or waits for its input. */
 static void step_fill(sim *s, run_state *st, int64_t *pc, int64_t k, double t)
 {
-    op cur;
-    const op *o = NULL;
-    if (pc[k] < s->len[k]) {
-        op_at(s, k, pc[k], &cur);
-        o = &cur;
-    }
+    const op *o = pc[k] < s->len[k] ? op_of(s, st, k, pc[k]) : NULL;
     int64_t pending = s->pend_tail[k] - s->pend_head[k];
     double d;
     if (!o) { /* the program is done: the deferred W left */
@@ -485,10 +503,8 @@ static void step_fill(sim *s, run_state *st, int64_t *pc, int64_t k, double t)
  * any processing order; runs rank k's program until its next input is missing. */
 static void step_fixed(sim *s, run_state *st, int64_t *pc, int64_t k)
 {
-    op cur;
-    const op *o = &cur;
     while (pc[k] < s->len[k]) {
-        op_at(s, k, pc[k], &cur);
+        const op *o = op_of(s, st, k, pc[k]);
         double t = st->free_s[k];
         if (o->kind == PPL_OP_W) { /* the program pops its oldest deferred W */
             double d = run_w(s, st, k, t);
@@ -568,6 +584,46 @@ static void sim_free(sim *s)
     free(s->ops), free(s->len), free(s->warm), free(s->done_f), free(s->done_b);
     free(s->wait_f), free(s->wait_b), free(s->pend), free(s->pend_head), free(s->pend_tail);
     free(s->w_cap);
+    free(s->dur[0]); /* one block holds every table by virtual stage */
+    free(s->table);
+}
+
+/* The tables by virtual stage (sim's dur and hop_in_*), from the routes and passes
+ * as input_at and execute would work them out op by op.  false: out of memory. */
+static bool tables_init(sim *s)
+{
+    const size_t S = (size_t)s->S, kinds = PPL_OP_BW + 1;
+    double *block = malloc((kinds + 4) * S * sizeof *block);
+    if (!block)
+        return false;
+    for (size_t kind = 0; kind < kinds; kind++)
+        s->dur[kind] = block + kind * S;
+    for (int dir = 0; dir < 2; dir++) {
+        s->hop_in_f[dir] = block + (kinds + 2 * (size_t)dir) * S;
+        s->hop_in_b[dir] = block + (kinds + 2 * (size_t)dir + 1) * S;
+    }
+    for (int64_t j = 0; j < s->S; j++) {
+        for (int kind = 0; kind < (int)kinds; kind++)
+            s->dur[kind][j] = pass_s(s, kind, 0, j);
+        for (int dir = 0; dir < 2; dir++) {
+            const int64_t mb = dir ? s->m / 2 : 0; /* a microbatch going that way */
+            const int64_t r = rank_of(s, mb, j);
+            s->hop_in_f[dir][j] = j == 0 ? 0.0 : hop(s, rank_of(s, mb, j - 1), r);
+            s->hop_in_b[dir][j] = j == s->S - 1 ? hop(s, r, r) : hop(s, rank_of(s, mb, j + 1), r);
+        }
+    }
+    if (s->shape == SHAPE_LINE && s->v > 1 && s->in->schedule != PPL_SCHEDULE_GPIPE) {
+        const int64_t n = s->m * s->v;
+        if (!(s->table = malloc(2 * (size_t)n * sizeof *s->table)))
+            return false;
+        for (int64_t t = 0; t < n; t++) {
+            int64_t mb, c;
+            table_entry(s, t, &mb, &c);
+            s->table[2 * t] = (int32_t)mb;
+            s->table[2 * t + 1] = (int32_t)c;
+        }
+    }
+    return true;
 }
 
 static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
@@ -603,7 +659,7 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
     s->pend_tail = calloc(p, sizeof *s->pend_tail);
     s->w_cap = calloc(p, sizeof *s->w_cap);
     if ((stored && !s->ops) || !s->len || !s->warm || !s->done_f || !s->done_b || !s->wait_f ||
-        !s->wait_b || !s->pend || !s->pend_head || !s->pend_tail || !s->w_cap) {
+        !s->wait_b || !s->pend || !s->pend_head || !s->pend_tail || !s->w_cap || !tables_init(s)) {
         sim_free(s);
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
     }
@@ -730,11 +786,15 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
     st.free_s = calloc((size_t)s.p, sizeof *st.free_s);
     st.h.a = malloc((size_t)s.p * sizeof *st.h.a);
     st.stack = malloc((size_t)s.p * sizeof *st.stack);
+    st.cur = malloc((size_t)s.p * sizeof *st.cur);
+    st.cur_at = malloc((size_t)s.p * sizeof *st.cur_at);
+    for (int64_t k = 0; st.cur_at && k < s.p; k++)
+        st.cur_at[k] = -1;
     if (keep_events) {
         out->events = malloc((total_ops + (size_t)(s.m * s.S)) * sizeof *out->events);
         out->in_flight_by_rank = calloc((size_t)s.p, sizeof *out->in_flight_by_rank);
     }
-    if (!pc || !st.inflight || !st.free_s || !st.h.a || !st.stack ||
+    if (!pc || !st.inflight || !st.free_s || !st.h.a || !st.stack || !st.cur || !st.cur_at ||
         (keep_events && (!out->events || !out->in_flight_by_rank))) {
         rc = ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
         goto done;
@@ -770,6 +830,8 @@ done:
     free(st.free_s);
     free(st.h.a);
     free(st.stack);
+    free(st.cur);
+    free(st.cur_at);
     sim_free(&s);
     if (rc != PPL_OK)
         ppl_pipe_out_free(out);
