@@ -526,6 +526,76 @@ static void step_fixed(sim *s, run_state *st, int64_t *pc, int64_t k)
     }
 }
 
+/* step_fixed for a line (1F1B, interleaved 1F1B, GPipe) when no events are kept:
+ * the same ops and the same arithmetic (op_at, input_at, execute), each rank's
+ * program run from the stack of ranks whose input may have arrived in one loop,
+ * the search's pipelines being long and many. */
+static void run_line(sim *s, run_state *st, int64_t *pc)
+{
+    const int64_t m = s->m, v = s->v, S = s->S, total = m * v;
+    const bool gpipe = s->in->schedule == PPL_SCHEDULE_GPIPE;
+    const double *dur_f = s->dur[PPL_OP_F], *dur_bw = s->dur[PPL_OP_BW];
+    const double *hop_f = s->hop_in_f[0], *hop_b = s->hop_in_b[0];
+    ppl_pipe_out *out = st->out;
+    while (st->nstack > 0) {
+        const int64_t k = st->stack[--st->nstack];
+        const int64_t len = s->len[k], warm = s->warm[k];
+        int64_t i = pc[k];
+        double free_s = st->free_s[k];
+        while (i < len) {
+            bool fwd;
+            int64_t mb, j;
+            if (gpipe) {
+                fwd = i < m;
+                mb = fwd ? i : i - m;
+                j = k;
+            } else {
+                int64_t t;
+                if (i < warm) {
+                    fwd = true, t = i;
+                } else if (i < warm + 2 * (total - warm)) {
+                    int64_t x = i - warm;
+                    fwd = x % 2 == 0;
+                    t = fwd ? warm + x / 2 : x / 2;
+                } else {
+                    fwd = false, t = i - warm - (total - warm);
+                }
+                int64_t c = 0;
+                mb = t;
+                if (v > 1)
+                    mb = s->table[2 * t], c = s->table[2 * t + 1];
+                j = (fwd ? c : v - 1 - c) * s->p + k;
+            }
+            double ready;
+            if (fwd && j == 0) {
+                ready = 0.0;
+            } else {
+                const int64_t from = fwd ? j - 1 : j == S - 1 ? j : j + 1;
+                const bool from_f = fwd || j == S - 1;
+                const double done = (from_f ? s->done_f : s->done_b)[from * m + mb];
+                if (done == 0.0) {
+                    (from_f ? s->wait_f : s->wait_b)[from * m + mb] = (int32_t)k + 1;
+                    break;
+                }
+                ready = done - 1.0 + (fwd ? hop_f[j] : hop_b[j]);
+            }
+            double t0 = free_s;
+            if (ready > t0)
+                t0 = ready;
+            const double d = fwd ? dur_f[j] : dur_bw[j];
+            in_flight(s, st, k, fwd ? 1.0 : -1.0);
+            finish(s, st, fwd ? s->done_f : s->done_b, fwd ? s->wait_f : s->wait_b, j * m + mb,
+                   t0 + d);
+            if (t0 + d > out->time_s)
+                out->time_s = t0 + d;
+            free_s = t0 + d;
+            i++;
+        }
+        pc[k] = i;
+        st->free_s[k] = free_s;
+    }
+}
+
 static int shape_of(int schedule)
 {
     return ppl_schedule_of(schedule)->chunks == 2  ? SHAPE_V
@@ -809,6 +879,8 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
     } else {
         for (int64_t k = s.p - 1; k >= 0; k--)
             st.stack[st.nstack++] = k;
+        if (s.shape == SHAPE_LINE && !keep_events)
+            run_line(&s, &st, pc);
         while (st.nstack > 0) {
             int64_t k = st.stack[--st.nstack];
             step_fixed(&s, &st, pc, k);

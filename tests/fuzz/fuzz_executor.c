@@ -59,6 +59,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     require(isfinite(out.time_s) && out.time_s >= out.bound_s * (1.0 - 1e-12));
+    /* the run without events (a line's own loop, or the memo): the same figures */
+    ppl_pipe_out quick;
+    require(ppl_pipe_run(&in, false, &quick, &err) == PPL_OK && quick.time_s == out.time_s &&
+            quick.peak_in_flight == out.peak_in_flight && quick.peak_rank == out.peak_rank);
+    ppl_pipe_out_free(&quick);
     require(out.bound_s == ppl_pipe_bound_s(&in));
     /* a rank's events come in the order it runs them: each starts after the last */
     double last_end[16] = {0};

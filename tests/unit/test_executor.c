@@ -295,6 +295,11 @@ static void test_random(void **state)
         }
         ppl_pipe_out o = run(s, p, vp, m, st, hop, true);
         assert_true(o.time_s >= o.bound_s * (1 - 1e-12));
+        /* without its events a line runs in one loop (run_line): the same figures,
+         * to the bit */
+        ppl_pipe_out q = run(s, p, vp, m, st, hop, false);
+        assert_true(q.time_s == o.time_s && q.peak_in_flight == o.peak_in_flight &&
+                    q.peak_rank == o.peak_rank);
         double busy[8] = {0};
         for (size_t i = 0; i < o.n_events; i++) {
             const ppl_pipe_event *e = &o.events[i];
