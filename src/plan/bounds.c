@@ -59,15 +59,46 @@ double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_
     return t + ctx->stack.step_overhead_s;
 }
 
-double ppl_bound_step_compute_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
-                                const ppl_micro *compute)
+/* ppl_bound_step_s's terms with every exchange free and vp above 1 (the line term
+ * is vp 1's alone), taken apart where they meet the pipeline: the busiest rank's
+ * work m x total / p and the chain (total - W, and L (a + d)) */
+void ppl_bound_compute_floor(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
+                             const ppl_micro *compute, ppl_compute_floor *out)
 {
     ppl_micro free_comm; /* nothing to send: every exchange zero */
     memset(&free_comm, 0, sizeof free_comm);
     ppl_micro_compute_copy(&free_comm, compute);
+    const bool blocks = pins->recompute == PPL_UNSET && pins->recompute_layers == PPL_UNSET;
     ppl_config any = *c;
-    any.vp = 2; /* the line term is vp 1's alone */
-    return ppl_bound_step_s(ctx, pins, &any, &free_comm);
+    any.vp = 2; /* as ppl_bound_step_s would be asked it */
+    ppl_stage_time all;
+    ppl_stages_floor(ctx, &any, &free_comm, blocks, &all);
+    out->total_s = all.total;
+    out->wgrad_s = all.wgrad;
+    const ppl_layer_time *kinds[2] = {&free_comm.dense, &free_comm.moe};
+    double ad = INFINITY;
+    for (int i = 0; i < (ctx->model->has_moe ? 2 : 1); i++) {
+        const ppl_layer_time *k = kinds[i];
+        ad = fmin(ad, k->forward_s + (k->backward_s - k->recompute_s - k->wgrad_s));
+    }
+    out->chain_s = ad > 0.0 ? (double)ctx->model->layers * ad : -INFINITY;
+}
+
+double ppl_bound_step_compute_from(const ppl_eval_ctx *ctx, const ppl_config *c,
+                                   const ppl_compute_floor *f)
+{
+    const double m = (double)c->microbatches, p = (double)c->pp;
+    double t = fmax(m * f->total_s / p, f->total_s - f->wgrad_s);
+    t = fmax(t, f->chain_s);
+    return t + ctx->stack.step_overhead_s;
+}
+
+double ppl_bound_step_compute_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
+                                const ppl_micro *compute)
+{
+    ppl_compute_floor f;
+    ppl_bound_compute_floor(ctx, pins, c, compute, &f);
+    return ppl_bound_step_compute_from(ctx, c, &f);
 }
 
 double ppl_bound_memory_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,

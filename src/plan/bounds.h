@@ -24,6 +24,21 @@ double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl
 double ppl_bound_step_compute_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                                 const ppl_micro *compute);
 
+/* ppl_bound_step_compute_s in two parts, for a search that meets the same
+ * microbatch under many pipelines: the parts read from the microbatch, which
+ * depend on c only through what its compute parts do and its recomputation
+ * (ppl_bound_compute_floor), then the bound of c's pipeline over them
+ * (ppl_bound_step_compute_from); the two give ppl_bound_step_compute_s to the bit. */
+typedef struct ppl_compute_floor {
+    double total_s; /* one stage of every layer, every exchange free (ppl_stages_floor) */
+    double wgrad_s; /* of which its weight-gradient passes */
+    double chain_s; /* the layers' forward and backward to the input, one microbatch */
+} ppl_compute_floor;
+void ppl_bound_compute_floor(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
+                             const ppl_micro *compute, ppl_compute_floor *out);
+double ppl_bound_step_compute_from(const ppl_eval_ctx *ctx, const ppl_config *c,
+                                   const ppl_compute_floor *floor);
+
 /* Bytes: no split of c holds less on its heaviest stage (ppl_memory_floor_bytes);
  * *no_optimizer the same without the optimizer state. */
 double ppl_bound_memory_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *micro,
