@@ -150,8 +150,7 @@ typedef struct floor_slot {
     ppl_compute_floor floor;
 } floor_slot;
 
-static const ppl_compute_floor *floor_of(search_state *s, const ppl_config *c,
-                                         const ppl_micro *parts)
+static const ppl_compute_floor *floor_of(search_state *s, const ppl_config *c)
 {
     const int64_t key[11] = {c->tp,
                              c->cp,
@@ -169,6 +168,7 @@ static const ppl_compute_floor *floor_of(search_state *s, const ppl_config *c,
         h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
     floor_slot *f = &s->floors[h % FLOOR_SLOTS];
     if (!f->used || memcmp(f->key, key, sizeof key) != 0) {
+        const ppl_micro *parts = ppl_micro_cache_compute(s->computed, s->ctx, c);
         ppl_bound_compute_floor(s->ctx, s->opts->pins, c, parts, &f->floor);
         memcpy(f->key, key, sizeof key);
         f->used = true;
@@ -193,8 +193,7 @@ static bool compute_alone_over(search_state *s, ppl_config c, const choices *sps
                 c.sequence_parallel = sps->v[i];
                 c.recompute = (ppl_recompute)recomputes->v[h];
                 c.flash_attention = flashes->v[j];
-                const ppl_micro *parts = ppl_micro_cache_compute(s->computed, s->ctx, &c);
-                if (ppl_bound_step_compute_from(s->ctx, &c, floor_of(s, &c, parts)) <= worst)
+                if (ppl_bound_step_compute_from(s->ctx, &c, floor_of(s, &c)) <= worst)
                     return false;
             }
     return true;
