@@ -541,7 +541,7 @@ static void run_line(sim *s, run_state *st, int64_t *pc)
         const int64_t k = st->stack[--st->nstack];
         const int64_t len = s->len[k], warm = s->warm[k];
         int64_t i = pc[k];
-        double free_s = st->free_s[k];
+        double free_s = st->free_s[k], held = st->inflight[k];
         while (i < len) {
             bool fwd;
             int64_t mb, j;
@@ -582,17 +582,28 @@ static void run_line(sim *s, run_state *st, int64_t *pc)
             double t0 = free_s;
             if (ready > t0)
                 t0 = ready;
-            const double d = fwd ? dur_f[j] : dur_bw[j];
-            in_flight(s, st, k, fwd ? 1.0 : -1.0);
-            finish(s, st, fwd ? s->done_f : s->done_b, fwd ? s->wait_f : s->wait_b, j * m + mb,
-                   t0 + d);
-            if (t0 + d > out->time_s)
-                out->time_s = t0 + d;
-            free_s = t0 + d;
+            const double end = t0 + (fwd ? dur_f[j] : dur_bw[j]);
+            /* in_flight and finish, in place */
+            held += fwd ? 1.0 : -1.0;
+            if (held * s->frac > out->peak_in_flight) {
+                out->peak_in_flight = held * s->frac;
+                out->peak_rank = k;
+            }
+            const int64_t idx = j * m + mb;
+            (fwd ? s->done_f : s->done_b)[idx] = end + 1.0;
+            int32_t *w = &(fwd ? s->wait_f : s->wait_b)[idx];
+            if (*w > 0) {
+                st->stack[st->nstack++] = *w - 1;
+                *w = 0;
+            }
+            if (end > out->time_s)
+                out->time_s = end;
+            free_s = end;
             i++;
         }
         pc[k] = i;
         st->free_s[k] = free_s;
+        st->inflight[k] = held;
     }
 }
 
