@@ -1,22 +1,12 @@
 /*
- * executor.c - the pipeline executor (see cost/executor.h).
- *
- * Routes (virtual stages a microbatch passes): a line of pp x vp chunks, chunk c
- * of rank k being stage c pp + k (1F1B, GPipe, ZB-H1, ZB-H2; Narayanan et al.
- * SC'21 §2.2.2); a V of 2 pp half stages, rank k holding k and 2pp-1-k (ZB-V, Qi
- * et al. ICLR 2024 §6; DualPipeV); DualPipe's two directions, microbatches from
- * m/2 entering at rank pp-1 (DeepSeek-V3 report §3.2.1).
- * Programs: 1F1B's warm-up of p-k-1 forwards, then F and B in turn (Megatron-LM
- * schedules.py forward_backward_pipelining_without_interleaving); interleaved,
- * Megatron-Core's schedule table in groups of N, warm-up 2(p-k-1) + (v-1)N
- * (..._with_interleaving); GPipe, every F then every B; ZB-H1 and ZB-H2, 1F1B's
- * order with p-k-1 and 2(p-k-1) warm-up forwards (Qi et al. §3); ZB-V, the V's
- * order; the W of these three deferred, filling the bubbles (§2.1), run at once
- * past k, 2k (§3: (i-1), (2i-2) M_W on worker i) and p held; DualPipe and
- * DualPipeV, the eight steps of deepseek-ai/DualPipe's step() (dualpipe.py,
- * dualpipev.py), W deferred where it enables zero bubble, run in FIFO order.
- * An F&B op takes its forward and backward times scaled by the two stages' F&B
- * share (fb_s over f_s + b_s + w_s: the all-to-all hidden, stage.c).
+ * executor.c - the pipeline executor (see cost/executor.h): each rank's program
+ * (cost/programs.h: routes and op orders, with their sources) run over the
+ * stages' passes and sends.  The W of the zero-bubble lines and of ZB-V are
+ * deferred, filling the bubbles (Qi et al. ICLR 2024 §2.1), run at once past k,
+ * 2k (§3: (i-1), (2i-2) M_W on worker i) and p held; DualPipe's and DualPipeV's
+ * where they enable zero bubble, run in FIFO order.  An F&B op takes its forward
+ * and backward times scaled by the two stages' F&B share (fb_s over f_s + b_s +
+ * w_s: the all-to-all hidden, stage.c).
  */
 #include "cost/executor.h"
 
@@ -25,25 +15,16 @@
 #include <string.h>
 
 #include "base/heap.h"
-
-enum { SHAPE_LINE, SHAPE_V, SHAPE_DUAL };
-
-typedef struct op {
-    uint8_t kind; /* ppl_pipe_op; W: pop the rank's oldest deferred W */
-    int32_t mb, j;   /* microbatch, virtual stage (F, B, BW; F&B's forward) */
-    int32_t mb2, j2; /* F&B's backward */
-} op;
+#include "cost/programs.h"
 
 typedef struct sim {
     const ppl_pipe_in *in;
-    int shape;
-    int64_t p, m, v, S; /* ranks, microbatches, chunks a rank, virtual stages */
-    double frac;        /* share of a stage's passes one chunk runs */
-    double wrap_s;      /* the send from the last rank to the first: the slowest link's */
-    bool fill;          /* deferred W passes fill the bubbles */
-    op *ops;            /* rank k's program at ops + k * cap */
-    int64_t cap, *len;
-    int64_t *warm; /* a line's warm-up forwards on each rank (op_at) */
+    ppl_programs g;     /* every rank's program */
+    int shape;          /* the programs' shape, ranks, microbatches, chunks a rank, */
+    int64_t p, m, v, S; /* virtual stages and fill (cost/programs.h), at hand */
+    bool fill;
+    double frac;             /* share of a stage's passes one chunk runs */
+    double wrap_s;           /* the send from the last rank to the first: the slowest link's */
     double *done_f, *done_b; /* finish time + 1 by virtual stage x microbatch (0: not yet) */
     int32_t *wait_f, *wait_b; /* the rank waiting for it + 1 (0: none) */
     int32_t *pend;            /* rank k's deferred W (mb, j) pairs, FIFO */
@@ -55,24 +36,20 @@ typedef struct sim {
      * input take to reach it */
     double *dur[PPL_OP_BW + 1];
     double *hop_in_f[2], *hop_in_b[2];
-    int32_t *table; /* interleaved 1F1B: entry t's microbatch and chunk (table_entry),
-                       2 m v entries: the same on every rank */
 } sim;
 
 /* ---- routes ---------------------------------------------------------------- */
 
 static int dir_of(const sim *s, int64_t mb)
 {
-    return s->shape == SHAPE_DUAL && mb >= s->m / 2;
+    return s->shape == PPL_SHAPE_DUAL && mb >= s->m / 2;
 }
 
 static int64_t rank_of(const sim *s, int64_t mb, int64_t j)
 {
     switch (s->shape) {
-    case SHAPE_V:
-        return j < s->p ? j : 2 * s->p - 1 - j;
-    case SHAPE_DUAL:
-        return dir_of(s, mb) ? s->p - 1 - j : j;
+    case PPL_SHAPE_V: return j < s->p ? j : 2 * s->p - 1 - j;
+    case PPL_SHAPE_DUAL: return dir_of(s, mb) ? s->p - 1 - j : j;
     default:
         return j % s->p;
     }
@@ -81,7 +58,7 @@ static int64_t rank_of(const sim *s, int64_t mb, int64_t j)
 /* the stage whose passes virtual stage j runs */
 static int64_t stage_of(const sim *s, int64_t mb, int64_t j)
 {
-    return s->shape == SHAPE_DUAL ? j : rank_of(s, mb, j);
+    return s->shape == PPL_SHAPE_DUAL ? j : rank_of(s, mb, j);
 }
 
 static double hop(const sim *s, int64_t a, int64_t b)
@@ -106,204 +83,6 @@ static double pass_s(const sim *s, int kind, int64_t mb, int64_t j)
     default:
         return s->frac * (st->b_s + st->w_s);
     }
-}
-
-
-/* ---- programs ---------------------------------------------------------------- */
-
-static void emit(sim *s, int64_t k, int kind, int64_t mb, int64_t j)
-{
-    op *o = &s->ops[k * s->cap + s->len[k]++];
-    o->kind = (uint8_t)kind;
-    o->mb = (int32_t)mb;
-    o->j = (int32_t)j;
-    o->mb2 = -1;
-    o->j2 = -1;
-}
-
-static void emit_fb(sim *s, int64_t k, int64_t mf, int64_t jf, int64_t mb, int64_t jb)
-{
-    emit(s, k, PPL_OP_FB, mf, jf);
-    op *o = &s->ops[k * s->cap + s->len[k] - 1];
-    o->mb2 = (int32_t)mb;
-    o->j2 = (int32_t)jb;
-}
-
-
-
-/* Megatron-Core's schedule table: the t-th chunk-microbatch of a rank */
-static void table_entry(const sim *s, int64_t t, int64_t *mb, int64_t *chunk)
-{
-    const int64_t n = s->in->group > 0 ? s->in->group : s->p, v = s->v, m = s->m;
-    int64_t g = t / (n * v) * n; /* the group's first microbatch */
-    int64_t size = m - g < n ? m - g : n;
-    int64_t r = t - g * v;
-    *chunk = r / size;
-    *mb = g + r % size;
-}
-
-
-static void program_zb_v(sim *s, int64_t k)
-{
-    const int64_t p = s->p, m = s->m, c0 = k, c1 = 2 * p - 1 - k;
-    int64_t f0 = 0, f1 = 0, b0 = 0, b1 = 0;
-    for (int64_t i = 0; i < 2 * (p - k) - 1 && f0 < m; i++)
-        emit(s, k, PPL_OP_F, f0++, c0);
-    for (int64_t i = 0; i < k; i++) {
-        if (f1 < m)
-            emit(s, k, PPL_OP_F, f1++, c1);
-        if (f0 < m)
-            emit(s, k, PPL_OP_F, f0++, c0);
-    }
-    for (int64_t i = 0; i < p - k; i++) {
-        if (f1 < m)
-            emit(s, k, PPL_OP_F, f1++, c1);
-        if (b1 < f1)
-            emit(s, k, PPL_OP_B, b1++, c1);
-    }
-    while (b0 < m || b1 < m) {
-        if (f0 < m)
-            emit(s, k, PPL_OP_F, f0++, c0);
-        if (b0 < f0 && b0 < m)
-            emit(s, k, PPL_OP_B, b0++, c0);
-        if (f1 < m)
-            emit(s, k, PPL_OP_F, f1++, c1);
-        if (b1 < f1 && b1 < m)
-            emit(s, k, PPL_OP_B, b1++, c1);
-    }
-}
-
-/* DualPipe's and DualPipeV's step() on rank k.  Phase 0 and 1 are the rank's two
- * chunks: in a V its first (going down) and second (coming back); in DualPipe the
- * direction entering at this rank's end of the pipeline and the other. */
-typedef struct dual {
-    sim *s;
-    int64_t k;
-    int64_t next_f[2], next_b[2];
-} dual;
-
-static void dual_at(const dual *d, int phase, int64_t i, int64_t *mb, int64_t *j)
-{
-    const sim *s = d->s;
-    const int64_t p = s->p, k = d->k;
-    if (s->shape == SHAPE_V) {
-        *mb = i;
-        *j = phase == 0 ? k : 2 * p - 1 - k;
-        return;
-    }
-    int dir = phase ^ (k >= p / 2); /* dualpipe.py: phase ^= is_in_second_half */
-    *mb = dir * (s->m / 2) + i;
-    *j = dir ? p - 1 - k : k;
-}
-
-static void dual_f(dual *d, int ph)
-{
-    int64_t mb, j;
-    dual_at(d, ph, d->next_f[ph]++, &mb, &j);
-    emit(d->s, d->k, PPL_OP_F, mb, j);
-}
-
-static void dual_b(dual *d, int ph, bool zb)
-{
-    int64_t mb, j;
-    dual_at(d, ph, d->next_b[ph]++, &mb, &j);
-    emit(d->s, d->k, zb ? PPL_OP_B : PPL_OP_BW, mb, j);
-}
-
-static void dual_fb(dual *d, int phf, int phb)
-{
-    int64_t mf, jf, mb, jb;
-    dual_at(d, phf, d->next_f[phf]++, &mf, &jf);
-    dual_at(d, phb, d->next_b[phb]++, &mb, &jb);
-    emit_fb(d->s, d->k, mf, jf, mb, jb);
-}
-
-static void program_dual(sim *s, int64_t k)
-{
-    dual d = {s, k, {0, 0}, {0, 0}};
-    const bool v = s->shape == SHAPE_V;
-    /* dualpipev.py runs p ranks over m microbatches as dualpipe.py's half */
-    const int64_t half = v ? s->p : s->p / 2, r = v ? k : (k < s->p - 1 - k ? k : s->p - 1 - k);
-    const int64_t chunks = v ? s->m : s->m / 2;
-    for (int64_t i = 0; i < 2 * (half - r - 1); i++) /* step 1: nF0 */
-        dual_f(&d, 0);
-    for (int64_t i = 0; i < r + 1; i++) { /* step 2: nF0F1 */
-        dual_f(&d, 0);
-        dual_f(&d, 1);
-    }
-    for (int64_t i = 0; i < half - r - 1; i++) { /* step 3: nB1W1F1 */
-        dual_b(&d, 1, true);
-        emit(s, k, PPL_OP_W, -1, -1);
-        dual_f(&d, 1);
-    }
-    for (int64_t i = 0; i < chunks - 2 * half + r + 1; i++) { /* step 4: nF0B1F1B0 */
-        if (i == 0 && r == half - 1) { /* the middle rank: not overlapped */
-            dual_f(&d, 0);
-            dual_b(&d, 1, false);
-        } else {
-            dual_fb(&d, 0, 1);
-        }
-        dual_fb(&d, 1, 0);
-    }
-    for (int64_t i = 0; i < half - r - 1; i++) { /* step 5: nB1F1B0 */
-        dual_b(&d, 1, false);
-        dual_fb(&d, 1, 0);
-    }
-    bool zb = false; /* step 6: nB1B0, the second half with zero bubble */
-    for (int64_t i = 0; i < r + 1; i++) {
-        if (i == (r + 1) / 2 && r % 2 == 1)
-            zb = true;
-        dual_b(&d, 1, zb);
-        if (i == (r + 1) / 2 && r % 2 == 0)
-            zb = true;
-        dual_b(&d, 0, zb);
-    }
-    for (int64_t i = 0; i < half - r - 1; i++) { /* step 7: nWB0 */
-        emit(s, k, PPL_OP_W, -1, -1);
-        dual_b(&d, 0, true);
-    }
-    for (int64_t i = 0; i < r + 1; i++) /* step 8: nW */
-        emit(s, k, PPL_OP_W, -1, -1);
-}
-
-/* Rank k's op i: from the stored program, or for a line (1F1B, interleaved,
- * GPipe, ZB-H1, ZB-H2) from its order as the header above gives it, not stored
- * (the search and the fit run many long pipelines): warm[k] forwards, then a
- * forward and a backward in turn, then the backwards left. */
-static void op_at(const sim *s, int64_t k, int64_t i, op *o)
-{
-    if (s->ops) {
-        *o = s->ops[k * s->cap + i];
-        return;
-    }
-    const int sch = s->in->schedule;
-    const int64_t m = s->m, v = s->v;
-    int back = s->fill ? PPL_OP_B : PPL_OP_BW;
-    o->mb2 = o->j2 = -1;
-    if (sch == PPL_SCHEDULE_GPIPE) {
-        o->kind = (uint8_t)(i < m ? PPL_OP_F : PPL_OP_BW);
-        o->mb = (int32_t)(i < m ? i : i - m);
-        o->j = (int32_t)k;
-        return;
-    }
-    int64_t total = m * v, warm = s->warm[k];
-    int64_t t; /* the forward or backward index in the rank's table */
-    bool fwd;
-    if (i < warm) {
-        fwd = true, t = i;
-    } else if (i < warm + 2 * (total - warm)) {
-        int64_t x = i - warm;
-        fwd = x % 2 == 0;
-        t = fwd ? warm + x / 2 : x / 2;
-    } else {
-        fwd = false, t = i - warm - (total - warm); /* the cooldown's backwards */
-    }
-    int64_t mb = t, c = 0;
-    if (v > 1)
-        mb = s->table[2 * t], c = s->table[2 * t + 1];
-    o->kind = (uint8_t)(fwd ? PPL_OP_F : back);
-    o->mb = (int32_t)mb;
-    o->j = (int32_t)((fwd ? c : v - 1 - c) * s->p + k);
 }
 
 /* ---- the run -------------------------------------------------------------------- */
@@ -349,15 +128,15 @@ typedef struct run_state {
     bool keep;
     /* each rank's op at cur_at (an op waiting for its input is looked at again
      * when the input comes) */
-    op *cur;
+    ppl_op *cur;
     int64_t *cur_at;
 } run_state;
 
 /* Rank k's op i (op_at), worked out once however often the rank looks at it. */
-static const op *op_of(const sim *s, run_state *st, int64_t k, int64_t i)
+static const ppl_op *op_of(const sim *s, run_state *st, int64_t k, int64_t i)
 {
     if (st->cur_at[k] != i) {
-        op_at(s, k, i, &st->cur[k]);
+        ppl_program_op(&s->g, k, i, &st->cur[k]);
         st->cur_at[k] = i;
     }
     return &st->cur[k];
@@ -376,7 +155,8 @@ static void finish(const sim *s, run_state *st, double *done, int32_t *wait, int
     }
 }
 
-static void record(sim *s, run_state *st, int64_t k, int kind, const op *o, double t0, double t1)
+static void record(sim *s, run_state *st, int64_t k, int kind, const ppl_op *o, double t0,
+                   double t1)
 {
     if (t1 > st->out->time_s)
         st->out->time_s = t1;
@@ -391,9 +171,9 @@ static void record(sim *s, run_state *st, int64_t k, int kind, const op *o, doub
     e->microbatch2 = kind == PPL_OP_FB ? o->mb2 : -1;
     /* the chunk on this rank: its position among the rank's virtual stages */
     int64_t j = o->j;
-    e->chunk = (int16_t)(s->shape == SHAPE_LINE ? j / s->p
-                         : s->shape == SHAPE_V  ? (j >= s->p)
-                                                : dir_of(s, o->mb));
+    e->chunk = (int16_t)(s->shape == PPL_SHAPE_LINE ? j / s->p
+                         : s->shape == PPL_SHAPE_V  ? (j >= s->p)
+                                                    : dir_of(s, o->mb));
 }
 
 static void in_flight(sim *s, run_state *st, int64_t k, double delta)
@@ -413,15 +193,15 @@ static double run_w(sim *s, run_state *st, int64_t k, double t)
 {
     if (s->pend_head[k] == s->pend_tail[k])
         return -1.0;
-    int32_t *pw = &s->pend[2 * (k * s->cap + s->pend_head[k]++)];
-    op o = {PPL_OP_W, pw[0], pw[1], -1, -1};
+    int32_t *pw = &s->pend[2 * (k * s->g.cap + s->pend_head[k]++)];
+    ppl_op o = {PPL_OP_W, pw[0], pw[1], -1, -1};
     double d = s->dur[PPL_OP_W][o.j];
     record(s, st, k, PPL_OP_W, &o, t, t + d);
     return d;
 }
 
 /* When op o's inputs are there, or NAN with *wait the slot to wait on. */
-static double ready_at(const sim *s, const op *o, int32_t **wait)
+static double ready_at(const sim *s, const ppl_op *o, int32_t **wait)
 {
     if (o->kind == PPL_OP_FB) {
         double a = input_at(s, true, o->mb, o->j, wait);
@@ -432,7 +212,7 @@ static double ready_at(const sim *s, const op *o, int32_t **wait)
 }
 
 /* Runs op o (F, B, B+W or F&B) of rank k from t; its duration. */
-static double execute(sim *s, run_state *st, int64_t k, const op *o, double t)
+static double execute(sim *s, run_state *st, int64_t k, const ppl_op *o, double t)
 {
     double d;
     const int64_t M = s->m; /* finish times by virtual stage, then microbatch */
@@ -458,7 +238,7 @@ static double execute(sim *s, run_state *st, int64_t k, const op *o, double t)
         in_flight(s, st, k, -1.0);
         finish(s, st, s->done_b, s->wait_b, o->j * M + o->mb, t + d);
         if (o->kind == PPL_OP_B) {
-            int32_t *pw = &s->pend[2 * (k * s->cap + s->pend_tail[k]++)];
+            int32_t *pw = &s->pend[2 * (k * s->g.cap + s->pend_tail[k]++)];
             pw[0] = o->mb;
             pw[1] = o->j;
         }
@@ -472,7 +252,7 @@ static double execute(sim *s, run_state *st, int64_t k, const op *o, double t)
  * a real wait).  Runs its next op, a W in its place, or waits for its input. */
 static void step_fill(sim *s, run_state *st, int64_t *pc, int64_t k, double t)
 {
-    const op *o = pc[k] < s->len[k] ? op_of(s, st, k, pc[k]) : NULL;
+    const ppl_op *o = pc[k] < s->g.len[k] ? op_of(s, st, k, pc[k]) : NULL;
     int64_t pending = s->pend_tail[k] - s->pend_head[k];
     double d;
     if (!o) { /* the program is done: the deferred W left */
@@ -503,8 +283,8 @@ static void step_fill(sim *s, run_state *st, int64_t *pc, int64_t k, double t)
  * any processing order; runs rank k's program until its next input is missing. */
 static void step_fixed(sim *s, run_state *st, int64_t *pc, int64_t k)
 {
-    while (pc[k] < s->len[k]) {
-        const op *o = op_of(s, st, k, pc[k]);
+    while (pc[k] < s->g.len[k]) {
+        const ppl_op *o = op_of(s, st, k, pc[k]);
         double t = st->free_s[k];
         if (o->kind == PPL_OP_W) { /* the program pops its oldest deferred W */
             double d = run_w(s, st, k, t);
@@ -539,7 +319,7 @@ static void run_line(sim *s, run_state *st, int64_t *pc)
     ppl_pipe_out *out = st->out;
     while (st->nstack > 0) {
         const int64_t k = st->stack[--st->nstack];
-        const int64_t len = s->len[k], warm = s->warm[k];
+        const int64_t len = s->g.len[k], warm = s->g.warm[k];
         int64_t i = pc[k];
         double free_s = st->free_s[k], held = st->inflight[k];
         while (i < len) {
@@ -563,7 +343,7 @@ static void run_line(sim *s, run_state *st, int64_t *pc)
                 int64_t c = 0;
                 mb = t;
                 if (v > 1)
-                    mb = s->table[2 * t], c = s->table[2 * t + 1];
+                    mb = s->g.table[2 * t], c = s->g.table[2 * t + 1];
                 j = (fwd ? c : v - 1 - c) * s->p + k;
             }
             double ready;
@@ -605,13 +385,6 @@ static void run_line(sim *s, run_state *st, int64_t *pc)
         st->free_s[k] = free_s;
         st->inflight[k] = held;
     }
-}
-
-static int shape_of(int schedule)
-{
-    return ppl_schedule_of(schedule)->chunks == 2  ? SHAPE_V
-           : schedule == PPL_SCHEDULE_DUALPIPE ? SHAPE_DUAL
-                                               : SHAPE_LINE;
 }
 
 static ppl_status check_in(const ppl_pipe_in *in, ppl_error *err)
@@ -662,11 +435,10 @@ static ppl_status check_in(const ppl_pipe_in *in, ppl_error *err)
 
 static void sim_free(sim *s)
 {
-    free(s->ops), free(s->len), free(s->warm), free(s->done_f), free(s->done_b);
-    free(s->wait_f), free(s->wait_b), free(s->pend), free(s->pend_head), free(s->pend_tail);
-    free(s->w_cap);
+    ppl_programs_free(&s->g);
+    free(s->done_f), free(s->done_b), free(s->wait_f), free(s->wait_b);
+    free(s->pend), free(s->pend_head), free(s->pend_tail), free(s->w_cap);
     free(s->dur[0]); /* one block holds every table by virtual stage */
-    free(s->table);
 }
 
 /* The tables by virtual stage (sim's dur and hop_in_*), from the routes and passes
@@ -693,17 +465,6 @@ static bool tables_init(sim *s)
             s->hop_in_b[dir][j] = j == s->S - 1 ? hop(s, r, r) : hop(s, rank_of(s, mb, j + 1), r);
         }
     }
-    if (s->shape == SHAPE_LINE && s->v > 1 && s->in->schedule != PPL_SCHEDULE_GPIPE) {
-        const int64_t n = s->m * s->v;
-        if (!(s->table = malloc(2 * (size_t)n * sizeof *s->table)))
-            return false;
-        for (int64_t t = 0; t < n; t++) {
-            int64_t mb, c;
-            table_entry(s, t, &mb, &c);
-            s->table[2 * t] = (int32_t)mb;
-            s->table[2 * t + 1] = (int32_t)c;
-        }
-    }
     return true;
 }
 
@@ -711,63 +472,33 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
 {
     memset(s, 0, sizeof *s);
     s->in = in;
-    s->p = in->pp;
-    s->m = in->microbatches;
-    s->shape = shape_of(in->schedule);
-    s->v = s->shape == SHAPE_LINE ? in->vp : s->shape == SHAPE_V ? 2 : 1;
-    s->S = s->shape == SHAPE_DUAL ? s->p : s->p * s->v;
+    if (!ppl_programs_init(&s->g, in))
+        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
+    s->shape = s->g.shape;
+    s->p = s->g.p, s->m = s->g.m, s->v = s->g.v, s->S = s->g.S;
+    s->fill = s->g.fill;
     s->frac = 1.0 / (double)s->v;
     for (int64_t k = 0; k + 1 < s->p && in->hop_s; k++)
         s->wrap_s = fmax(s->wrap_s, in->hop_s[k]);
-    const int sch = in->schedule;
-    s->fill = sch == PPL_SCHEDULE_ZB_H1 || sch == PPL_SCHEDULE_ZB_H2 || sch == PPL_SCHEDULE_ZB_V;
-    /* a rank's ops: a line's 2 m v forwards and backwards (not stored, op_at), or
-     * a stored program's forwards, backwards and W pops; deferred W at most its Bs */
-    const bool stored = s->shape != SHAPE_LINE;
-    s->cap = stored ? 6 * s->m + 8 : s->m * s->v + 1;
     const size_t p = (size_t)s->p, cells = (size_t)(s->m * s->S);
-    s->ops = stored ? malloc(p * (size_t)s->cap * sizeof *s->ops) : NULL;
-    s->len = calloc(p, sizeof *s->len);
-    s->warm = calloc(p, sizeof *s->warm);
     /* finish times plus 1 s and waiting ranks plus 1, so that zeroed pages are
      * "not yet" and "nobody" (the arrays are the run's largest) */
     s->done_f = calloc(cells, sizeof *s->done_f);
     s->done_b = calloc(cells, sizeof *s->done_b);
     s->wait_f = calloc(cells, sizeof *s->wait_f);
     s->wait_b = calloc(cells, sizeof *s->wait_b);
-    s->pend = malloc(2 * p * (size_t)s->cap * sizeof *s->pend);
+    s->pend = malloc(2 * p * (size_t)s->g.cap * sizeof *s->pend);
     s->pend_head = calloc(p, sizeof *s->pend_head);
     s->pend_tail = calloc(p, sizeof *s->pend_tail);
     s->w_cap = calloc(p, sizeof *s->w_cap);
-    if ((stored && !s->ops) || !s->len || !s->warm || !s->done_f || !s->done_b || !s->wait_f ||
-        !s->wait_b || !s->pend || !s->pend_head || !s->pend_tail || !s->w_cap || !tables_init(s)) {
+    if (!s->done_f || !s->done_b || !s->wait_f || !s->wait_b || !s->pend || !s->pend_head ||
+        !s->pend_tail || !s->w_cap || !tables_init(s)) {
         sim_free(s);
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
     }
-    const int64_t n = in->group > 0 ? in->group : s->p;
-    for (int64_t k = 0; k < s->p; k++) {
+    const int sch = in->schedule;
+    for (int64_t k = 0; k < s->p; k++)
         s->w_cap[k] = sch == PPL_SCHEDULE_ZB_H1 ? k : sch == PPL_SCHEDULE_ZB_H2 ? 2 * k : s->p;
-        switch (sch) {
-        case PPL_SCHEDULE_ZB_V:
-            program_zb_v(s, k);
-            continue;
-        case PPL_SCHEDULE_DUALPIPE:
-        case PPL_SCHEDULE_DUALPIPEV:
-            program_dual(s, k);
-            continue;
-        case PPL_SCHEDULE_ZB_H2: /* Qi et al. §3: 2(p-k-1) warm-up forwards */
-            s->warm[k] = 2 * (s->p - k - 1);
-            break;
-        case PPL_SCHEDULE_1F1B: /* interleaved: Megatron-Core's 2(p-k-1) + (v-1)N */
-            s->warm[k] = s->p - k - 1 + (s->v > 1 ? s->p - k - 1 + (s->v - 1) * n : 0);
-            break;
-        default: /* ZB-H1 as 1F1B; GPipe runs every forward first (op_at) */
-            s->warm[k] = s->p - k - 1;
-        }
-        if (s->warm[k] > s->m * s->v)
-            s->warm[k] = s->m * s->v;
-        s->len[k] = 2 * s->m * s->v;
-    }
     return PPL_OK;
 }
 
@@ -861,7 +592,7 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
     st.keep = keep_events;
     size_t total_ops = 0;
     for (int64_t k = 0; k < s.p; k++)
-        total_ops += (size_t)s.len[k];
+        total_ops += (size_t)s.g.len[k];
     int64_t *pc = calloc((size_t)s.p, sizeof *pc);
     st.inflight = calloc((size_t)s.p, sizeof *st.inflight);
     st.free_s = calloc((size_t)s.p, sizeof *st.free_s);
@@ -890,7 +621,7 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
     } else {
         for (int64_t k = s.p - 1; k >= 0; k--)
             st.stack[st.nstack++] = k;
-        if (s.shape == SHAPE_LINE && !keep_events)
+        if (s.shape == PPL_SHAPE_LINE && !keep_events)
             run_line(&s, &st, pc);
         while (st.nstack > 0) {
             int64_t k = st.stack[--st.nstack];
@@ -898,7 +629,7 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
         }
     }
     for (int64_t k = 0; k < s.p; k++)
-        if (pc[k] < s.len[k] || s.pend_head[k] != s.pend_tail[k]) {
+        if (pc[k] < s.g.len[k] || s.pend_head[k] != s.pend_tail[k]) {
             rc = ppl_error_set(err, PPL_EINTERNAL, "", "schedule",
                                "%s's programs deadlock on rank %lld of %lld at %lld "
                                "microbatches (a bug: please report it with the inputs)",

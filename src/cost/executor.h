@@ -26,17 +26,10 @@
 
 #include "cost/config.h"
 #include "cost/pipeline.h"
+#include "cost/programs.h"
 #include "parplan/error.h"
 
-/* One op as it ran. */
-typedef enum ppl_pipe_op {
-    PPL_OP_F,  /* forward */
-    PPL_OP_B,  /* backward to the input (W deferred) */
-    PPL_OP_W,  /* backward to the weights (deferred) */
-    PPL_OP_BW, /* the whole backward, B and W together */
-    PPL_OP_FB  /* a forward and another microbatch's whole backward overlapped (F&B) */
-} ppl_pipe_op;
-
+/* One op as it ran (its kind: ppl_pipe_op, cost/programs.h). */
 typedef struct ppl_pipe_event {
     double start_s, end_s;
     int32_t rank;

@@ -4,6 +4,8 @@
 #include "plan/bounds.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cost/pipeline.h"
@@ -91,6 +93,54 @@ double ppl_bound_step_compute_from(const ppl_eval_ctx *ctx, const ppl_config *c,
     double t = fmax(m * f->total_s / p, f->total_s - f->wgrad_s);
     t = fmax(t, f->chain_s);
     return t + ctx->stack.step_overhead_s;
+}
+
+#define FLOOR_SLOTS 4096
+typedef struct floor_slot {
+    int64_t key[11];
+    bool used;
+    ppl_compute_floor floor;
+} floor_slot;
+struct ppl_floor_cache {
+    floor_slot slot[FLOOR_SLOTS];
+};
+
+ppl_floor_cache *ppl_floor_cache_new(void)
+{
+    return calloc(1, sizeof(ppl_floor_cache));
+}
+
+void ppl_floor_cache_free(ppl_floor_cache *cache)
+{
+    free(cache);
+}
+
+const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cache *computed,
+                                          const ppl_eval_ctx *ctx, const ppl_pins *pins,
+                                          const ppl_config *c)
+{
+    const int64_t key[11] = {c->tp,
+                             c->cp,
+                             c->mbs,
+                             c->sequence_parallel,
+                             c->recompute,
+                             c->flash_attention,
+                             c->ep,
+                             ppl_config_etp(c),
+                             c->pp > 1,
+                             c->dp > 1,
+                             c->recompute_layers};
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over the key */
+    for (int i = 0; i < 11; i++)
+        h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
+    floor_slot *f = &cache->slot[h % FLOOR_SLOTS];
+    if (!f->used || memcmp(f->key, key, sizeof key) != 0) {
+        const ppl_micro *parts = ppl_micro_cache_compute(computed, ctx, c);
+        ppl_bound_compute_floor(ctx, pins, c, parts, &f->floor);
+        memcpy(f->key, key, sizeof key);
+        f->used = true;
+    }
+    return &f->floor;
 }
 
 double ppl_bound_step_compute_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,

@@ -39,6 +39,20 @@ void ppl_bound_compute_floor(const ppl_eval_ctx *ctx, const ppl_pins *pins, cons
 double ppl_bound_step_compute_from(const ppl_eval_ctx *ctx, const ppl_config *c,
                                    const ppl_compute_floor *floor);
 
+/* The first part kept for a search, by what it reads: the microbatch's compute
+ * parts (ppl_micro_cache_compute's key) and the recomputed layers.  Every exchange
+ * is free in it, so the pipeline, the replicas, ZeRO and the layout do not enter
+ * (stage.c ppl_stage_eval: each term that reads them is a product of an
+ * exchange); a search meets it under every pipeline and replica count of its
+ * layout.  ppl_floor_cached asks `computed` for the parts only when it is not
+ * kept; NULL from ppl_floor_cache_new when out of memory. */
+typedef struct ppl_floor_cache ppl_floor_cache;
+ppl_floor_cache *ppl_floor_cache_new(void);
+void ppl_floor_cache_free(ppl_floor_cache *cache);
+const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cache *computed,
+                                          const ppl_eval_ctx *ctx, const ppl_pins *pins,
+                                          const ppl_config *c);
+
 /* Bytes: no split of c holds less on its heaviest stage (ppl_memory_floor_bytes);
  * *no_optimizer the same without the optimizer state. */
 double ppl_bound_memory_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *micro,

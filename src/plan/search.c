@@ -134,47 +134,8 @@ typedef struct search_state {
     int lane;           /* the list the candidate evaluated goes to (lane_of) */
     double room_bytes;  /* what a GPU's memory holds of a plan (less the headroom) */
     ppl_micro_cache *computed; /* a microbatch's compute parts, by what they read */
-    struct floor_slot *floors; /* their compute-alone bounds' parts (FLOOR_SLOTS) */
+    ppl_floor_cache *floors;   /* their compute-alone bounds' parts */
 } search_state;
-
-/* The parts of a microbatch's compute-alone bound (bounds.h ppl_compute_floor), by
- * what they read: the microbatch's compute parts (ppl_micro_cache_compute's key)
- * and the recomputed layers; every exchange is free in them, so the pipeline, the
- * replicas, ZeRO and the layout around it do not enter (stage.c ppl_stage_eval:
- * each term that reads them is a product of an exchange).  The search meets each
- * under every pipeline and replica count of its layout. */
-#define FLOOR_SLOTS 4096
-typedef struct floor_slot {
-    int64_t key[11];
-    bool used;
-    ppl_compute_floor floor;
-} floor_slot;
-
-static const ppl_compute_floor *floor_of(search_state *s, const ppl_config *c)
-{
-    const int64_t key[11] = {c->tp,
-                             c->cp,
-                             c->mbs,
-                             c->sequence_parallel,
-                             c->recompute,
-                             c->flash_attention,
-                             c->ep,
-                             ppl_config_etp(c),
-                             c->pp > 1,
-                             c->dp > 1,
-                             c->recompute_layers};
-    uint64_t h = 1469598103934665603ull; /* FNV-1a over the key */
-    for (int i = 0; i < 11; i++)
-        h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
-    floor_slot *f = &s->floors[h % FLOOR_SLOTS];
-    if (!f->used || memcmp(f->key, key, sizeof key) != 0) {
-        const ppl_micro *parts = ppl_micro_cache_compute(s->computed, s->ctx, c);
-        ppl_bound_compute_floor(s->ctx, s->opts->pins, c, parts, &f->floor);
-        memcpy(f->key, key, sizeof key);
-        f->used = true;
-    }
-    return &f->floor;
-}
 
 /* Whether no configuration of c's fold and microbatch size (any vp, sp,
  * recomputation, flash attention) can rank: its bound on compute alone
@@ -193,7 +154,9 @@ static bool compute_alone_over(search_state *s, ppl_config c, const choices *sps
                 c.sequence_parallel = sps->v[i];
                 c.recompute = (ppl_recompute)recomputes->v[h];
                 c.flash_attention = flashes->v[j];
-                if (ppl_bound_step_compute_from(s->ctx, &c, floor_of(s, &c)) <= worst)
+                const ppl_compute_floor *f =
+                    ppl_floor_cached(s->floors, s->computed, s->ctx, s->opts->pins, &c);
+                if (ppl_bound_step_compute_from(s->ctx, &c, f) <= worst)
                     return false;
             }
     return true;
@@ -633,10 +596,10 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     s.best.cap = o->top > 0 ? o->top : 1;
     s.best.items = calloc(s.best.cap, sizeof *s.best.items);
     s.computed = ppl_micro_cache_new();
-    s.floors = calloc(FLOOR_SLOTS, sizeof *s.floors);
+    s.floors = ppl_floor_cache_new();
     if (!s.best.items || !s.computed || !s.floors) {
         free(s.best.items);
-        free(s.floors);
+        ppl_floor_cache_free(s.floors);
         ppl_micro_cache_free(s.computed);
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     }
@@ -664,7 +627,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         ppl_status st = ppl_search(ctx, &at, &first, err);
         if (st != PPL_OK && st != PPL_INFEASIBLE) {
             free(s.best.items);
-            free(s.floors);
+            ppl_floor_cache_free(s.floors);
             ppl_micro_cache_free(s.computed);
             return st;
         }
@@ -688,7 +651,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     divisor_list batch_divisors = {NULL, 0};
     if (up_to && divisors_descending(batch, &batch_divisors) != PPL_OK) {
         free(s.best.items);
-        free(s.floors);
+        ppl_floor_cache_free(s.floors);
         ppl_micro_cache_free(s.computed);
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     }
@@ -795,7 +758,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         }
     }
     free(batch_divisors.v);
-    free(s.floors);
+    ppl_floor_cache_free(s.floors);
     ppl_micro_cache_free(s.computed);
     r->results = s.best.items;
     r->count = s.best.count;

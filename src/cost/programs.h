@@ -1,0 +1,72 @@
+/*
+ * cost/programs.h - each pipeline schedule's program: the order of the ops every
+ * rank runs (its forwards, backwards and deferred weight gradients, which
+ * microbatch and which virtual stage), apart from when they run, which the
+ * executor works out (cost/executor.h).
+ *
+ * Routes (virtual stages a microbatch passes): a line of pp x vp chunks, chunk c
+ * of rank k being stage c pp + k (1F1B, GPipe, ZB-H1, ZB-H2; Narayanan et al.
+ * SC'21 §2.2.2); a V of 2 pp half stages, rank k holding k and 2pp-1-k (ZB-V, Qi
+ * et al. ICLR 2024 §6; DualPipeV); DualPipe's two directions, microbatches from
+ * m/2 entering at rank pp-1 (DeepSeek-V3 report §3.2.1).
+ * Programs: 1F1B's warm-up of p-k-1 forwards, then F and B in turn (Megatron-LM
+ * schedules.py forward_backward_pipelining_without_interleaving); interleaved,
+ * Megatron-Core's schedule table in groups of N, warm-up 2(p-k-1) + (v-1)N
+ * (..._with_interleaving); GPipe, every F then every B; ZB-H1 and ZB-H2, 1F1B's
+ * order with p-k-1 and 2(p-k-1) warm-up forwards (Qi et al. §3); ZB-V, the V's
+ * order; DualPipe and DualPipeV, the eight steps of deepseek-ai/DualPipe's step()
+ * (dualpipe.py, dualpipev.py).  A line's program is not stored (the search and
+ * the fit run many long pipelines): op i of rank k comes from its order, warm[k]
+ * forwards, then a forward and a backward in turn, then the backwards left.
+ */
+#ifndef PARPLAN_PROGRAMS_H
+#define PARPLAN_PROGRAMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cost/pipeline.h"
+
+/* One op's kind. */
+typedef enum ppl_pipe_op {
+    PPL_OP_F,  /* forward */
+    PPL_OP_B,  /* backward to the input (W deferred) */
+    PPL_OP_W,  /* backward to the weights (deferred) */
+    PPL_OP_BW, /* the whole backward, B and W together */
+    PPL_OP_FB  /* a forward and another microbatch's whole backward overlapped (F&B) */
+} ppl_pipe_op;
+
+/* A program's op. */
+typedef struct ppl_op {
+    uint8_t kind;    /* ppl_pipe_op; W: pop the rank's oldest deferred W */
+    int32_t mb, j;   /* microbatch, virtual stage (F, B, BW; F&B's forward) */
+    int32_t mb2, j2; /* F&B's backward */
+} ppl_op;
+
+/* The routes' shapes. */
+enum { PPL_SHAPE_LINE, PPL_SHAPE_V, PPL_SHAPE_DUAL };
+
+/* Every rank's program for one pipeline. */
+typedef struct ppl_programs {
+    const ppl_pipe_in *in;
+    int shape;          /* PPL_SHAPE_* */
+    int64_t p, m, v, S; /* ranks, microbatches, chunks a rank, virtual stages */
+    bool fill;          /* zero-bubble: B and W apart, the deferred W fill the bubbles */
+    ppl_op *ops;        /* a stored program (a V, DualPipe): rank k's at ops + k * cap */
+    int64_t cap;        /* ops a rank holds at most (deferred W included) */
+    int64_t *len;       /* ops of rank k's program */
+    int64_t *warm;      /* a line's warm-up forwards on each rank */
+    int32_t *table;     /* interleaved 1F1B: entry t's microbatch and chunk, 2 m v
+                           entries (Megatron-Core's table, the same on every rank) */
+} ppl_programs;
+
+/* Builds in's programs (in stays the caller's, read by the programs while they
+ * live); false when out of memory, nothing then held.  The inputs are the
+ * executor's, checked before. */
+bool ppl_programs_init(ppl_programs *g, const ppl_pipe_in *in);
+void ppl_programs_free(ppl_programs *g);
+
+/* Rank k's op i (i < len[k]). */
+void ppl_program_op(const ppl_programs *g, int64_t k, int64_t i, ppl_op *o);
+
+#endif
