@@ -312,40 +312,20 @@ static void step_fixed(sim *s, run_state *st, int64_t *pc, int64_t k)
  * the search's pipelines being long and many. */
 static void run_line(sim *s, run_state *st, int64_t *pc)
 {
-    const int64_t m = s->m, v = s->v, S = s->S, total = m * v;
-    const bool gpipe = s->in->schedule == PPL_SCHEDULE_GPIPE;
+    const int64_t m = s->m, S = s->S;
     const double *dur_f = s->dur[PPL_OP_F], *dur_bw = s->dur[PPL_OP_BW];
     const double *hop_f = s->hop_in_f[0], *hop_b = s->hop_in_b[0];
     ppl_pipe_out *out = st->out;
     while (st->nstack > 0) {
         const int64_t k = st->stack[--st->nstack];
-        const int64_t len = s->g.len[k], warm = s->g.warm[k];
+        const int64_t len = s->g.len[k];
+        ppl_line_rank line; /* a copy the loop's stores cannot reach */
+        ppl_line_rank_of(&s->g, k, &line);
         int64_t i = pc[k];
         double free_s = st->free_s[k], held = st->inflight[k];
         while (i < len) {
-            bool fwd;
             int64_t mb, j;
-            if (gpipe) {
-                fwd = i < m;
-                mb = fwd ? i : i - m;
-                j = k;
-            } else {
-                int64_t t;
-                if (i < warm) {
-                    fwd = true, t = i;
-                } else if (i < warm + 2 * (total - warm)) {
-                    int64_t x = i - warm;
-                    fwd = x % 2 == 0;
-                    t = fwd ? warm + x / 2 : x / 2;
-                } else {
-                    fwd = false, t = i - warm - (total - warm);
-                }
-                int64_t c = 0;
-                mb = t;
-                if (v > 1)
-                    mb = s->g.table[2 * t], c = s->g.table[2 * t + 1];
-                j = (fwd ? c : v - 1 - c) * s->p + k;
-            }
+            const bool fwd = ppl_line_op(&line, i, &mb, &j);
             double ready;
             if (fwd && j == 0) {
                 ready = 0.0;

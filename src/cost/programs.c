@@ -164,34 +164,14 @@ void ppl_program_op(const ppl_programs *g, int64_t k, int64_t i, ppl_op *o)
         *o = g->ops[k * g->cap + i];
         return;
     }
-    const int sch = g->in->schedule;
-    const int64_t m = g->m, v = g->v;
-    int back = g->fill ? PPL_OP_B : PPL_OP_BW;
-    o->mb2 = o->j2 = -1;
-    if (sch == PPL_SCHEDULE_GPIPE) {
-        o->kind = (uint8_t)(i < m ? PPL_OP_F : PPL_OP_BW);
-        o->mb = (int32_t)(i < m ? i : i - m);
-        o->j = (int32_t)k;
-        return;
-    }
-    int64_t total = m * v, warm = g->warm[k];
-    int64_t t; /* the forward or backward index in the rank's table */
-    bool fwd;
-    if (i < warm) {
-        fwd = true, t = i;
-    } else if (i < warm + 2 * (total - warm)) {
-        int64_t x = i - warm;
-        fwd = x % 2 == 0;
-        t = fwd ? warm + x / 2 : x / 2;
-    } else {
-        fwd = false, t = i - warm - (total - warm); /* the cooldown's backwards */
-    }
-    int64_t mb = t, c = 0;
-    if (v > 1)
-        mb = g->table[2 * t], c = g->table[2 * t + 1];
-    o->kind = (uint8_t)(fwd ? PPL_OP_F : back);
+    ppl_line_rank r;
+    ppl_line_rank_of(g, k, &r);
+    int64_t mb, j;
+    const bool fwd = ppl_line_op(&r, i, &mb, &j);
+    o->kind = (uint8_t)(fwd ? PPL_OP_F : g->fill ? PPL_OP_B : PPL_OP_BW);
     o->mb = (int32_t)mb;
-    o->j = (int32_t)((fwd ? c : v - 1 - c) * g->p + k);
+    o->j = (int32_t)j;
+    o->mb2 = o->j2 = -1;
 }
 
 void ppl_programs_free(ppl_programs *g)
@@ -213,6 +193,7 @@ bool ppl_programs_init(ppl_programs *g, const ppl_pipe_in *in)
     g->v = g->shape == PPL_SHAPE_LINE ? in->vp : g->shape == PPL_SHAPE_V ? 2 : 1;
     g->S = g->shape == PPL_SHAPE_DUAL ? g->p : g->p * g->v;
     g->fill = sch == PPL_SCHEDULE_ZB_H1 || sch == PPL_SCHEDULE_ZB_H2 || sch == PPL_SCHEDULE_ZB_V;
+    g->gpipe = sch == PPL_SCHEDULE_GPIPE;
     /* a rank's ops: a line's 2 m v forwards and backwards (not stored), or a
      * stored program's forwards, backwards and W pops; deferred W at most its Bs */
     const bool stored = g->shape != PPL_SHAPE_LINE;

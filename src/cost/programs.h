@@ -52,6 +52,7 @@ typedef struct ppl_programs {
     int shape;          /* PPL_SHAPE_* */
     int64_t p, m, v, S; /* ranks, microbatches, chunks a rank, virtual stages */
     bool fill;          /* zero-bubble: B and W apart, the deferred W fill the bubbles */
+    bool gpipe;         /* GPipe: every forward, then every backward */
     ppl_op *ops;        /* a stored program (a V, DualPipe): rank k's at ops + k * cap */
     int64_t cap;        /* ops a rank holds at most (deferred W included) */
     int64_t *len;       /* ops of rank k's program */
@@ -68,5 +69,49 @@ void ppl_programs_free(ppl_programs *g);
 
 /* Rank k's op i (i < len[k]). */
 void ppl_program_op(const ppl_programs *g, int64_t k, int64_t i, ppl_op *o);
+
+/* A line's rank k (its programs not stored), what its ops are worked out from;
+ * then its op i: true for a forward, false for a backward, with its microbatch
+ * and virtual stage.  GPipe runs every forward first; the others warm forwards,
+ * then a forward and a backward in turn, then the backwards left, an interleaved
+ * line's t-th in the table's order. */
+typedef struct ppl_line_rank {
+    int64_t k, p, m, v, warm;
+    bool gpipe;
+    const int32_t *table;
+} ppl_line_rank;
+
+static inline void ppl_line_rank_of(const ppl_programs *g, int64_t k, ppl_line_rank *r)
+{
+    *r = (ppl_line_rank){k, g->p, g->m, g->v, g->warm[k], g->gpipe, g->table};
+}
+
+static inline bool ppl_line_op(const ppl_line_rank *r, int64_t i, int64_t *mb, int64_t *j)
+{
+    const int64_t m = r->m, v = r->v;
+    if (r->gpipe) {
+        *mb = i < m ? i : i - m;
+        *j = r->k;
+        return i < m;
+    }
+    const int64_t total = m * v, warm = r->warm;
+    int64_t t; /* the forward or backward index in the rank's table */
+    bool fwd;
+    if (i < warm) {
+        fwd = true, t = i;
+    } else if (i < warm + 2 * (total - warm)) {
+        int64_t x = i - warm;
+        fwd = x % 2 == 0;
+        t = fwd ? warm + x / 2 : x / 2;
+    } else {
+        fwd = false, t = i - warm - (total - warm); /* the cooldown's backwards */
+    }
+    int64_t c = 0;
+    *mb = t;
+    if (v > 1)
+        *mb = r->table[2 * t], c = r->table[2 * t + 1];
+    *j = (fwd ? c : v - 1 - c) * r->p + r->k;
+    return fwd;
+}
 
 #endif
