@@ -19,10 +19,9 @@
 
 typedef struct sim {
     const ppl_pipe_in *in;
-    ppl_programs g;     /* every rank's program */
-    int shape;          /* the programs' shape, ranks, microbatches, chunks a rank, */
-    int64_t p, m, v, S; /* virtual stages and fill (cost/programs.h), at hand */
-    bool fill;
+    /* every rank's program: its shape, ranks p, microbatches m, chunks a rank v,
+     * virtual stages S and whether W fill the bubbles */
+    ppl_programs g;
     double frac;             /* share of a stage's passes one chunk runs */
     double wrap_s;           /* the send from the last rank to the first: the slowest link's */
     double *done_f, *done_b; /* finish time + 1 by virtual stage x microbatch (0: not yet) */
@@ -42,23 +41,22 @@ typedef struct sim {
 
 static int dir_of(const sim *s, int64_t mb)
 {
-    return s->shape == PPL_SHAPE_DUAL && mb >= s->m / 2;
+    return s->g.shape == PPL_SHAPE_DUAL && mb >= s->g.m / 2;
 }
 
 static int64_t rank_of(const sim *s, int64_t mb, int64_t j)
 {
-    switch (s->shape) {
-    case PPL_SHAPE_V: return j < s->p ? j : 2 * s->p - 1 - j;
-    case PPL_SHAPE_DUAL: return dir_of(s, mb) ? s->p - 1 - j : j;
-    default:
-        return j % s->p;
+    switch (s->g.shape) {
+    case PPL_SHAPE_V: return j < s->g.p ? j : 2 * s->g.p - 1 - j;
+    case PPL_SHAPE_DUAL: return dir_of(s, mb) ? s->g.p - 1 - j : j;
+    default: return j % s->g.p;
     }
 }
 
 /* the stage whose passes virtual stage j runs */
 static int64_t stage_of(const sim *s, int64_t mb, int64_t j)
 {
-    return s->shape == PPL_SHAPE_DUAL ? j : rank_of(s, mb, j);
+    return s->g.shape == PPL_SHAPE_DUAL ? j : rank_of(s, mb, j);
 }
 
 static double hop(const sim *s, int64_t a, int64_t b)
@@ -100,7 +98,7 @@ static double input_at(const sim *s, bool fwd, int64_t mb, int64_t j, int32_t **
         from = j - 1;
         done = s->done_f;
         w = s->wait_f;
-    } else if (j == s->S - 1) {
+    } else if (j == s->g.S - 1) {
         from = j; /* the last stage's backward follows its own forward */
         done = s->done_f;
         w = s->wait_f;
@@ -109,9 +107,9 @@ static double input_at(const sim *s, bool fwd, int64_t mb, int64_t j, int32_t **
         done = s->done_b;
         w = s->wait_b;
     }
-    double t = done[from * s->m + mb];
+    double t = done[from * s->g.m + mb];
     if (t == 0.0) {
-        *wait = &w[from * s->m + mb];
+        *wait = &w[from * s->g.m + mb];
         return NAN;
     }
     const int dir = dir_of(s, mb);
@@ -132,7 +130,7 @@ typedef struct run_state {
     int64_t *cur_at;
 } run_state;
 
-/* Rank k's op i (op_at), worked out once however often the rank looks at it. */
+/* Rank k's op i (ppl_program_op), worked out once however often the rank looks at it. */
 static const ppl_op *op_of(const sim *s, run_state *st, int64_t k, int64_t i)
 {
     if (st->cur_at[k] != i) {
@@ -147,7 +145,7 @@ static void finish(const sim *s, run_state *st, double *done, int32_t *wait, int
 {
     done[idx] = t + 1.0;
     if (wait[idx] > 0) {
-        if (s->fill)
+        if (s->g.fill)
             ppl_heap_push(&st->h, t, wait[idx] - 1);
         else
             st->stack[st->nstack++] = wait[idx] - 1;
@@ -171,9 +169,9 @@ static void record(sim *s, run_state *st, int64_t k, int kind, const ppl_op *o, 
     e->microbatch2 = kind == PPL_OP_FB ? o->mb2 : -1;
     /* the chunk on this rank: its position among the rank's virtual stages */
     int64_t j = o->j;
-    e->chunk = (int16_t)(s->shape == PPL_SHAPE_LINE ? j / s->p
-                         : s->shape == PPL_SHAPE_V  ? (j >= s->p)
-                                                    : dir_of(s, o->mb));
+    e->chunk = (int16_t)(s->g.shape == PPL_SHAPE_LINE ? j / s->g.p
+                         : s->g.shape == PPL_SHAPE_V  ? (j >= s->g.p)
+                                                      : dir_of(s, o->mb));
 }
 
 static void in_flight(sim *s, run_state *st, int64_t k, double delta)
@@ -215,7 +213,7 @@ static double ready_at(const sim *s, const ppl_op *o, int32_t **wait)
 static double execute(sim *s, run_state *st, int64_t k, const ppl_op *o, double t)
 {
     double d;
-    const int64_t M = s->m; /* finish times by virtual stage, then microbatch */
+    const int64_t M = s->g.m; /* finish times by virtual stage, then microbatch */
     switch (o->kind) {
     case PPL_OP_F:
         d = s->dur[PPL_OP_F][o->j];
@@ -307,12 +305,12 @@ static void step_fixed(sim *s, run_state *st, int64_t *pc, int64_t k)
 }
 
 /* step_fixed for a line (1F1B, interleaved 1F1B, GPipe) when no events are kept:
- * the same ops and the same arithmetic (op_at, input_at, execute), each rank's
+ * the same ops and the same arithmetic (ppl_line_op, input_at, execute), each rank's
  * program run from the stack of ranks whose input may have arrived in one loop,
  * the search's pipelines being long and many. */
 static void run_line(sim *s, run_state *st, int64_t *pc)
 {
-    const int64_t m = s->m, S = s->S;
+    const int64_t m = s->g.m, S = s->g.S;
     const double *dur_f = s->dur[PPL_OP_F], *dur_bw = s->dur[PPL_OP_BW];
     const double *hop_f = s->hop_in_f[0], *hop_b = s->hop_in_b[0];
     ppl_pipe_out *out = st->out;
@@ -425,7 +423,7 @@ static void sim_free(sim *s)
  * as input_at and execute would work them out op by op.  false: out of memory. */
 static bool tables_init(sim *s)
 {
-    const size_t S = (size_t)s->S, kinds = PPL_OP_BW + 1;
+    const size_t S = (size_t)s->g.S, kinds = PPL_OP_BW + 1;
     double *block = malloc((kinds + 4) * S * sizeof *block);
     if (!block)
         return false;
@@ -435,14 +433,14 @@ static bool tables_init(sim *s)
         s->hop_in_f[dir] = block + (kinds + 2 * (size_t)dir) * S;
         s->hop_in_b[dir] = block + (kinds + 2 * (size_t)dir + 1) * S;
     }
-    for (int64_t j = 0; j < s->S; j++) {
+    for (int64_t j = 0; j < s->g.S; j++) {
         for (int kind = 0; kind < (int)kinds; kind++)
             s->dur[kind][j] = pass_s(s, kind, 0, j);
         for (int dir = 0; dir < 2; dir++) {
-            const int64_t mb = dir ? s->m / 2 : 0; /* a microbatch going that way */
+            const int64_t mb = dir ? s->g.m / 2 : 0; /* a microbatch going that way */
             const int64_t r = rank_of(s, mb, j);
             s->hop_in_f[dir][j] = j == 0 ? 0.0 : hop(s, rank_of(s, mb, j - 1), r);
-            s->hop_in_b[dir][j] = j == s->S - 1 ? hop(s, r, r) : hop(s, rank_of(s, mb, j + 1), r);
+            s->hop_in_b[dir][j] = j == s->g.S - 1 ? hop(s, r, r) : hop(s, rank_of(s, mb, j + 1), r);
         }
     }
     return true;
@@ -454,13 +452,10 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
     s->in = in;
     if (!ppl_programs_init(&s->g, in))
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
-    s->shape = s->g.shape;
-    s->p = s->g.p, s->m = s->g.m, s->v = s->g.v, s->S = s->g.S;
-    s->fill = s->g.fill;
-    s->frac = 1.0 / (double)s->v;
-    for (int64_t k = 0; k + 1 < s->p && in->hop_s; k++)
+    s->frac = 1.0 / (double)s->g.v;
+    for (int64_t k = 0; k + 1 < s->g.p && in->hop_s; k++)
         s->wrap_s = fmax(s->wrap_s, in->hop_s[k]);
-    const size_t p = (size_t)s->p, cells = (size_t)(s->m * s->S);
+    const size_t p = (size_t)s->g.p, cells = (size_t)(s->g.m * s->g.S);
     /* finish times plus 1 s and waiting ranks plus 1, so that zeroed pages are
      * "not yet" and "nobody" (the arrays are the run's largest) */
     s->done_f = calloc(cells, sizeof *s->done_f);
@@ -477,8 +472,8 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
     }
     const int sch = in->schedule;
-    for (int64_t k = 0; k < s->p; k++)
-        s->w_cap[k] = sch == PPL_SCHEDULE_ZB_H1 ? k : sch == PPL_SCHEDULE_ZB_H2 ? 2 * k : s->p;
+    for (int64_t k = 0; k < s->g.p; k++)
+        s->w_cap[k] = sch == PPL_SCHEDULE_ZB_H1 ? k : sch == PPL_SCHEDULE_ZB_H2 ? 2 * k : s->g.p;
     return PPL_OK;
 }
 
@@ -571,50 +566,50 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
     st.out = out;
     st.keep = keep_events;
     size_t total_ops = 0;
-    for (int64_t k = 0; k < s.p; k++)
+    for (int64_t k = 0; k < s.g.p; k++)
         total_ops += (size_t)s.g.len[k];
-    int64_t *pc = calloc((size_t)s.p, sizeof *pc);
-    st.inflight = calloc((size_t)s.p, sizeof *st.inflight);
-    st.free_s = calloc((size_t)s.p, sizeof *st.free_s);
-    st.h.a = malloc((size_t)s.p * sizeof *st.h.a);
-    st.stack = malloc((size_t)s.p * sizeof *st.stack);
-    st.cur = malloc((size_t)s.p * sizeof *st.cur);
-    st.cur_at = malloc((size_t)s.p * sizeof *st.cur_at);
-    for (int64_t k = 0; st.cur_at && k < s.p; k++)
+    int64_t *pc = calloc((size_t)s.g.p, sizeof *pc);
+    st.inflight = calloc((size_t)s.g.p, sizeof *st.inflight);
+    st.free_s = calloc((size_t)s.g.p, sizeof *st.free_s);
+    st.h.a = malloc((size_t)s.g.p * sizeof *st.h.a);
+    st.stack = malloc((size_t)s.g.p * sizeof *st.stack);
+    st.cur = malloc((size_t)s.g.p * sizeof *st.cur);
+    st.cur_at = malloc((size_t)s.g.p * sizeof *st.cur_at);
+    for (int64_t k = 0; st.cur_at && k < s.g.p; k++)
         st.cur_at[k] = -1;
     if (keep_events) {
-        out->events = malloc((total_ops + (size_t)(s.m * s.S)) * sizeof *out->events);
-        out->in_flight_by_rank = calloc((size_t)s.p, sizeof *out->in_flight_by_rank);
+        out->events = malloc((total_ops + (size_t)(s.g.m * s.g.S)) * sizeof *out->events);
+        out->in_flight_by_rank = calloc((size_t)s.g.p, sizeof *out->in_flight_by_rank);
     }
     if (!pc || !st.inflight || !st.free_s || !st.h.a || !st.stack || !st.cur || !st.cur_at ||
         (keep_events && (!out->events || !out->in_flight_by_rank))) {
         rc = ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
         goto done;
     }
-    if (s.fill) {
-        for (int64_t k = 0; k < s.p; k++)
+    if (s.g.fill) {
+        for (int64_t k = 0; k < s.g.p; k++)
             ppl_heap_push(&st.h, 0.0, k);
         while (st.h.n > 0) {
             ppl_heap_slot sl = ppl_heap_pop(&st.h);
             step_fill(&s, &st, pc, sl.id, sl.t);
         }
     } else {
-        for (int64_t k = s.p - 1; k >= 0; k--)
+        for (int64_t k = s.g.p - 1; k >= 0; k--)
             st.stack[st.nstack++] = k;
-        if (s.shape == PPL_SHAPE_LINE && !keep_events)
+        if (s.g.shape == PPL_SHAPE_LINE && !keep_events)
             run_line(&s, &st, pc);
         while (st.nstack > 0) {
             int64_t k = st.stack[--st.nstack];
             step_fixed(&s, &st, pc, k);
         }
     }
-    for (int64_t k = 0; k < s.p; k++)
+    for (int64_t k = 0; k < s.g.p; k++)
         if (pc[k] < s.g.len[k] || s.pend_head[k] != s.pend_tail[k]) {
             rc = ppl_error_set(err, PPL_EINTERNAL, "", "schedule",
                                "%s's programs deadlock on rank %lld of %lld at %lld "
                                "microbatches (a bug: please report it with the inputs)",
-                               ppl_schedule_name(in->schedule), (long long)k, (long long)s.p,
-                               (long long)s.m);
+                               ppl_schedule_name(in->schedule), (long long)k, (long long)s.g.p,
+                               (long long)s.g.m);
             goto done;
         }
     out->bound_s = ppl_pipe_bound_s(in);
