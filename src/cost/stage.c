@@ -262,7 +262,7 @@ void ppl_micro_compute_copy(ppl_micro *dst, const ppl_micro *src)
 
 #define MICRO_SLOTS 4096
 typedef struct micro_slot {
-    int64_t key[10];
+    int64_t key[PPL_MICRO_KEY];
     bool used;
     ppl_micro micro;
 } micro_slot;
@@ -310,29 +310,17 @@ void ppl_micro_cache_free(ppl_micro_cache *cache)
     free(cache);
 }
 
-static uint64_t key_hash(const int64_t *key, size_t n)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a over the key */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
-    return h;
-}
-
 const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_ctx *ctx,
                                          const ppl_config *c)
 {
-    /* the attention layout, then the expert layout, then the stages and replicas */
-    const int64_t key[10] = {c->tp,        c->cp,
-                             c->mbs,       c->sequence_parallel,
-                             c->recompute, c->flash_attention,
-                             c->ep,        ppl_config_etp(c),
-                             c->pp > 1,    c->dp > 1};
-    micro_slot *s = &cache->slot[key_hash(key, 10) % MICRO_SLOTS];
+    int64_t key[PPL_MICRO_KEY];
+    ppl_micro_key(c, key);
+    micro_slot *s = &cache->slot[ppl_micro_key_hash(key, PPL_MICRO_KEY) % MICRO_SLOTS];
     if (s->used && memcmp(s->key, key, sizeof key) == 0)
         return &s->micro;
     const ppl_model *m = ctx->model;
     ppl_micro *mi = &s->micro;
-    shared_slot *sh = &cache->shared[key_hash(key, 6) % SHARED_SLOTS];
+    shared_slot *sh = &cache->shared[ppl_micro_key_hash(key, 6) % SHARED_SLOTS];
     if (!sh->used || memcmp(sh->key, key, sizeof sh->key) != 0) {
         micro_dense_init(ctx, c, mi);
         sh->dense = mi->dense;
@@ -350,7 +338,7 @@ const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_
         cache->moe = calloc(MOE_SLOTS, sizeof *cache->moe);
     moe_slot own = {.used = false}, *ex = &own;
     if (m->has_moe && cache->moe)
-        ex = &cache->moe[key_hash(key, 8) % MOE_SLOTS];
+        ex = &cache->moe[ppl_micro_key_hash(key, 8) % MOE_SLOTS];
     if (ex == &own || !ex->used || memcmp(ex->key, key, sizeof ex->key) != 0) {
         micro_moe_init(ctx, c, mi);
         ex->moe = mi->moe;

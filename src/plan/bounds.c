@@ -30,29 +30,48 @@
  *    e = a (+ d), c = m w.  Over every split of the L layers the least such T is
  *    where all ranks are equal, N_{k+1} = N_k (1 - e/c) + T/c, so
  *    T = e L / (1 - (1 - e/c)^pp) (a split below it would hold fewer layers). */
-double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
-                        const ppl_micro *mi)
+/* The terms that do not meet the pipeline: c's model as one stage (ppl_stages_floor)
+ * and a microbatch's chain L (a + d); and a layer's least a, d, a + d and w (above) */
+static inline void floor_terms(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
+                               const ppl_micro *mi, ppl_compute_floor *out, double *a, double *d,
+                               double *ad, double *w)
 {
     const bool blocks = pin->recompute == PPL_UNSET && pin->recompute_layers == PPL_UNSET;
-    const double m = (double)c->microbatches, p = (double)c->pp;
-    const double L = (double)ctx->model->layers;
     ppl_stage_time all;
     ppl_stages_floor(ctx, c, mi, blocks, &all);
-    double t = fmax(m * all.total / p, all.total - all.wgrad);
+    out->total_s = all.total;
+    out->wgrad_s = all.wgrad;
     const ppl_layer_time *kinds[2] = {&mi->dense, &mi->moe};
-    double a = INFINITY, d = INFINITY, w = INFINITY, ad = INFINITY;
+    *a = *d = *ad = *w = INFINITY;
     for (int i = 0; i < (ctx->model->has_moe ? 2 : 1); i++) {
         const ppl_layer_time *k = kinds[i];
         double back = k->backward_s - k->recompute_s - k->wgrad_s;
-        a = fmin(a, k->forward_s);
-        d = fmin(d, back);
-        ad = fmin(ad, k->forward_s + back);
-        w = fmin(w, k->forward_s + k->backward_s - k->recompute_s);
+        *a = fmin(*a, k->forward_s);
+        *d = fmin(*d, back);
+        *ad = fmin(*ad, k->forward_s + back);
+        *w = fmin(*w, k->forward_s + k->backward_s - k->recompute_s);
     }
-    if (ad > 0.0)
-        t = fmax(t, L * ad);
+    out->chain_s = *ad > 0.0 ? (double)ctx->model->layers * *ad : -INFINITY;
+}
+
+/* The busiest rank's work and the chain, over m microbatches on p ranks */
+static double work_or_chain(const ppl_config *c, const ppl_compute_floor *f)
+{
+    const double m = (double)c->microbatches, p = (double)c->pp;
+    return fmax(fmax(m * f->total_s / p, f->total_s - f->wgrad_s), f->chain_s);
+}
+
+double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
+                        const ppl_micro *mi)
+{
+    ppl_compute_floor f;
+    double a, d, ad, w;
+    floor_terms(ctx, pin, c, mi, &f, &a, &d, &ad, &w);
+    double t = work_or_chain(c, &f);
     const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
     if (c->pp > 1 && c->vp == 1 && row->chunks != 2 && c->schedule != PPL_SCHEDULE_DUALPIPE) {
+        const double m = (double)c->microbatches, p = (double)c->pp;
+        const double L = (double)ctx->model->layers;
         const double e = row->splits_backward ? a : fmin(ad, a + d);
         const double x = e / (m * w);
         if (e > 0.0 && x < 1.0) /* 1 - (1 - x)^p, without the cancellation */
@@ -62,42 +81,28 @@ double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_
 }
 
 /* ppl_bound_step_s's terms with every exchange free and vp above 1 (the line term
- * is vp 1's alone), taken apart where they meet the pipeline: the busiest rank's
- * work m x total / p and the chain (total - W, and L (a + d)) */
+ * is vp 1's alone), taken apart where they meet the pipeline */
 void ppl_bound_compute_floor(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                              const ppl_micro *compute, ppl_compute_floor *out)
 {
     ppl_micro free_comm; /* nothing to send: every exchange zero */
     memset(&free_comm, 0, sizeof free_comm);
     ppl_micro_compute_copy(&free_comm, compute);
-    const bool blocks = pins->recompute == PPL_UNSET && pins->recompute_layers == PPL_UNSET;
     ppl_config any = *c;
     any.vp = 2; /* as ppl_bound_step_s would be asked it */
-    ppl_stage_time all;
-    ppl_stages_floor(ctx, &any, &free_comm, blocks, &all);
-    out->total_s = all.total;
-    out->wgrad_s = all.wgrad;
-    const ppl_layer_time *kinds[2] = {&free_comm.dense, &free_comm.moe};
-    double ad = INFINITY;
-    for (int i = 0; i < (ctx->model->has_moe ? 2 : 1); i++) {
-        const ppl_layer_time *k = kinds[i];
-        ad = fmin(ad, k->forward_s + (k->backward_s - k->recompute_s - k->wgrad_s));
-    }
-    out->chain_s = ad > 0.0 ? (double)ctx->model->layers * ad : -INFINITY;
+    double a, d, ad, w;
+    floor_terms(ctx, pins, &any, &free_comm, out, &a, &d, &ad, &w);
 }
 
 double ppl_bound_step_compute_from(const ppl_eval_ctx *ctx, const ppl_config *c,
                                    const ppl_compute_floor *f)
 {
-    const double m = (double)c->microbatches, p = (double)c->pp;
-    double t = fmax(m * f->total_s / p, f->total_s - f->wgrad_s);
-    t = fmax(t, f->chain_s);
-    return t + ctx->stack.step_overhead_s;
+    return work_or_chain(c, f) + ctx->stack.step_overhead_s;
 }
 
 #define FLOOR_SLOTS 4096
 typedef struct floor_slot {
-    int64_t key[11];
+    int64_t key[PPL_MICRO_KEY + 1];
     bool used;
     ppl_compute_floor floor;
 } floor_slot;
@@ -119,20 +124,10 @@ const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cach
                                           const ppl_eval_ctx *ctx, const ppl_pins *pins,
                                           const ppl_config *c)
 {
-    const int64_t key[11] = {c->tp,
-                             c->cp,
-                             c->mbs,
-                             c->sequence_parallel,
-                             c->recompute,
-                             c->flash_attention,
-                             c->ep,
-                             ppl_config_etp(c),
-                             c->pp > 1,
-                             c->dp > 1,
-                             c->recompute_layers};
-    uint64_t h = 1469598103934665603ull; /* FNV-1a over the key */
-    for (int i = 0; i < 11; i++)
-        h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
+    int64_t key[PPL_MICRO_KEY + 1]; /* the compute parts', and the recomputed layers */
+    ppl_micro_key(c, key);
+    key[PPL_MICRO_KEY] = c->recompute_layers;
+    const uint64_t h = ppl_micro_key_hash(key, PPL_MICRO_KEY + 1);
     floor_slot *f = &cache->slot[h % FLOOR_SLOTS];
     if (!f->used || memcmp(f->key, key, sizeof key) != 0) {
         const ppl_micro *parts = ppl_micro_cache_compute(computed, ctx, c);
