@@ -34,7 +34,6 @@ typedef struct ppl_constants {
     double b200_gemm_fp8;      /* large fp8 and mxfp8 GEMMs on Blackwell kinds, of the fp8 peak */
     double h100_attention;     /* flash attention on H100 and later, of the 16-bit peak */
     double width_half;         /* per-GPU GEMM width (hidden / tp) at which efficiency halves */
-    double tp_overlap;         /* overlapping stacks: share of TP communication hidden */
     double overlap_cost;       /* compute slowdown per second of communication hidden under it */
     double step_overhead_s;    /* per-step cost outside the model, seconds */
     double host_op_s;          /* host time per operation a layer launches, seconds */

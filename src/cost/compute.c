@@ -87,9 +87,11 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
     }
     w->gemm_flops = 2.0 * T * weights;
     /* QKV (every projection but the output one, v_cols x h) and a dense MLP's fc1 */
-    w->col_gemm_flops = 2.0 * T *
-                        (shape.attn_weights - shape.v_cols * h +
-                         (moe ? 0.0 : h * shape.fc1_outputs * shape.ffn_cols));
+    w->tp_gemm_flops[PPL_GEMM_QKV] = 2.0 * T * (shape.attn_weights - shape.v_cols * h);
+    w->tp_gemm_flops[PPL_GEMM_PROJ] = 2.0 * T * shape.v_cols * h;
+    w->tp_gemm_flops[PPL_GEMM_FC1] = moe ? 0.0 : 2.0 * T * h * shape.fc1_outputs * shape.ffn_cols;
+    w->tp_gemm_flops[PPL_GEMM_FC2] = moe ? 0.0 : 2.0 * T * shape.ffn_cols * h;
+    w->col_gemm_flops = w->tp_gemm_flops[PPL_GEMM_QKV] + w->tp_gemm_flops[PPL_GEMM_FC1];
     w->head_dim = shape.q_cols * t / a;
     w->expert_gemm_flops = 0.0;
     if (moe) {
@@ -309,6 +311,8 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
      * core, element-wise) and weight gradients (one more GEMM each): W = gemm */
     out->wgrad_s = gemm;
     out->wgrad_col_s = w.col_gemm_flops / (pgemm * gemm_efficiency(m, c, e, fp8));
+    for (int i = 0; i < PPL_TP_GEMMS; i++)
+        out->tp_gemm_s[i] = w.tp_gemm_flops[i] / (pgemm * gemm_efficiency(m, c, e, fp8));
     out->recompute_s = 0.0;
     double recompute_flops = 0.0;
     if (c->recompute == PPL_RECOMPUTE_FULL) {
@@ -373,6 +377,7 @@ void ppl_output_time_of(const ppl_model *m, const ppl_topology *t, const ppl_con
     out->attention_s = 0.0;
     out->wgrad_s = gemm; /* the output layer's weight gradient */
     out->wgrad_col_s = 0.0;
+    memset(out->tp_gemm_s, 0, sizeof out->tp_gemm_s);
     out->flops_model = 3.0 * flops;
     out->flops_hardware = out->flops_model;
     out->host_ops = out->host_ops_recompute = 0.0; /* a handful against the layers' hundreds */

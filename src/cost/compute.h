@@ -36,10 +36,25 @@ typedef struct ppl_gpu_efficiency {
 void ppl_gpu_efficiency_for(const ppl_topology *topo, const ppl_constants *k,
                             ppl_gpu_efficiency *out);
 /* Work of one transformer layer for one microbatch on one GPU, forward. */
+/* The linear layers around which a layer's tensor-parallel collectives run: the
+ * attention's QKV (column-parallel: its input gathered, its input gradient
+ * reduced) and output projection (row-parallel: its output reduced, its output
+ * gradient gathered), and a dense MLP's fc1 and fc2 likewise; a MoE layer's
+ * experts have collectives of their own (the dispatcher's). */
+typedef enum ppl_tp_gemm {
+    PPL_GEMM_QKV,
+    PPL_GEMM_PROJ,
+    PPL_GEMM_FC1,
+    PPL_GEMM_FC2,
+    PPL_TP_GEMMS
+} ppl_tp_gemm;
+
 typedef struct ppl_layer_work {
     double gemm_flops;        /* weights' GEMMs */
     double col_gemm_flops;    /* of which the column-parallel layers' (QKV, and fc1 of a
                                  dense MLP), whose backward reduces the input gradient */
+    double tp_gemm_flops[PPL_TP_GEMMS]; /* of which each GEMM a tensor-parallel
+                                           collective pairs with (ppl_tp_gemm) */
     double skew_gemm_flops;   /* MoE: what the busiest expert's GPU computes above the mean
                                  (ppl_moe_load_factor); time, not model FLOPs */
     double expert_gemm_flops; /* of which the experts', at the expert tensor-parallel width */
@@ -66,6 +81,8 @@ typedef struct ppl_layer_time {
     double wgrad_col_s;    /* of wgrad_s, the column-parallel layers' (QKV, and fc1 of a
                               dense MLP): what their input gradients' reductions can hide
                               under when the stack runs them asynchronously (stack.h) */
+    double tp_gemm_s[PPL_TP_GEMMS]; /* one forward GEMM of each kind (ppl_tp_gemm); a
+                                       backward's input and weight gradients take as long */
     double flops_model;    /* forward + backward model FLOPs (no recomputation) */
     double flops_hardware; /* FLOPs executed, recomputation included */
     double host_ops;       /* operations the host launches for its forward and backward

@@ -247,7 +247,7 @@ static void bottleneck(const ppl_stage_env *e, const ppl_config *c, const walk *
     } parts[] = {
         {"compute", out->time.compute, NULL},
         {"bubble", out->time.bubble, NULL},
-        {"tp_comm", mb * (1.0 - so->tp_overlap) * w->worst.tp, &l->g_tp},
+        {"tp_comm", mb * w->worst.tp_exposed, &l->g_tp},
         {"cp_comm", mb * w->worst.cp, &l->g_cp},
         {"ep_comm", mb * w->worst.ep, &l->g_ep},
         {"pp_comm", mb * (1.0 - ppl_stack_pp_overlap(so, c)) * w->worst.pp, &l->g_pp},

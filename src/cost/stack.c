@@ -292,7 +292,7 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
      * reductions under the weight-gradient GEMMs (--async-tensor-model-parallel-
      * allreduce, on by default: megatron/arguments.py at commit 55ba1f7 of 2022 and
      * tag 23.04; its 2021 releases had no such flag: tags v2.0-v2.6); the stacks
-     * that overlap hide their share of all TP communication (tp_overlap) instead */
+     * that overlap run every TP collective beside a GEMM instead (tp_overlap below) */
     o->tp_async_backward =
         stack == PPL_STACK_MEGATRON_LM_2022 || stack == PPL_STACK_MEGATRON_LM_2023;
     /* Megatron-LM's gradient-accumulation fusion (--no-gradient-accumulation-fusion,
@@ -314,7 +314,11 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
      * fused_crossentropy, models/mpt/modeling_mpt.py).  Bytes: compute.c. */
     o->fused_loss = stack == PPL_STACK_NEMO_2025 || stack == PPL_STACK_FSDP;
     if (ppl_stack_overlaps(stack)) {
-        o->tp_overlap = k->tp_overlap;
+        /* Transformer Engine's userbuffers under Megatron-Core, NeMo and
+         * Megatron-Bridge (--tp-comm-overlap, stage.c); PyTorch's asynchronous
+         * tensor parallelism splits its all-gathers and reduce-scatters around the
+         * matmuls alike, which the fsdp profile takes with tp > 1 */
+        o->tp_overlap = true;
         o->dp_overlap = 1.0;
         o->pp_overlap = 1.0;
     }

@@ -38,7 +38,8 @@ typedef enum ppl_stack {
 
 typedef struct ppl_stack_opts {
     ppl_stack stack;
-    double tp_overlap;    /* share of tensor-parallel communication hidden under GEMMs */
+    bool tp_overlap;        /* each tensor-parallel collective runs under the GEMM it feeds
+                               or follows (Transformer Engine's userbuffers, stage.c) */
     bool tp_async_backward; /* the column-parallel layers' input-gradient reduction runs
                                under their weight-gradient GEMM (Megatron-LM 2022-23) */
     bool grad_accum_unfused; /* every microbatch adds the gradients into the main ones in

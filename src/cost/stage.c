@@ -511,6 +511,42 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
     k->dp_ready |= 1 << kind;
 }
 
+/*
+ * Tensor-parallel communication that Transformer Engine's userbuffers overlap
+ * leaves exposed, one layer and microbatch (Megatron-Core --tp-comm-overlap,
+ * which needs sequence parallelism: megatron/training/arguments.py:199-200 at
+ * core_r0.8.0; NeMo and Megatron-Bridge turn it on in their recipes).  Its
+ * default methods (transformer_engine/pytorch/module/base.py, initialize_ub, TE
+ * 1.x): ring exchange for the all-gathers before QKV and fc1 and before the
+ * projection's and fc2's input-gradient GEMMs; a pipeline of 4 splits for the
+ * reduce-scatters after the projection and fc2; bulk overlap for the input-
+ * gradient reduce-scatters of QKV and fc1, beside their weight-gradient GEMMs.
+ * With G the GEMM, A the all-gather's time and R the reduce-scatter's over t ranks:
+ *  - ring exchange: t steps, each computing 1/t of G while the next of the t - 1
+ *    chunks moves, the first chunk local: exposed max(0, A - G (t-1)/t);
+ *  - pipeline of n splits: each split's reduce-scatter under the next split's
+ *    GEMM, the last one's after it: R/n + (n-1)/n max(0, R - G);
+ *  - bulk: the collective beside the whole GEMM: max(0, R - G).
+ * A dense layer pairs attention (QKV, projection) and MLP (fc1, fc2); a MoE layer
+ * only its attention.  `forwards` counts the forward's collectives again where
+ * full recomputation repeats them.
+ */
+#define TE_PIPELINE_SPLITS 4.0
+static double tp_exposed_overlapped(const ppl_layer_time *lt, double ag, double rs, double t,
+                                    double forwards)
+{
+    const double r = (t - 1.0) / t, n = TE_PIPELINE_SPLITS;
+    double fwd = 0.0, bwd = 0.0;
+    for (int col = PPL_GEMM_QKV; col <= PPL_GEMM_FC1; col += 2) {
+        const double g_col = lt->tp_gemm_s[col], g_row = lt->tp_gemm_s[col + 1];
+        if (g_col <= 0.0 && g_row <= 0.0)
+            continue; /* a MoE layer's MLP: the dispatcher's collectives */
+        fwd += pos(ag - r * g_col) + rs / n + (n - 1.0) / n * pos(rs - g_row);
+        bwd += pos(ag - r * g_row) + pos(rs - g_col);
+    }
+    return forwards * fwd + bwd;
+}
+
 /* One stage of a class, per microbatch. */
 void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
                     const ppl_stage_class *k, ppl_stage_time *s)
@@ -613,7 +649,20 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
         s->tp_async = nd * fmin(2.0 * one, mi->dense.wgrad_col_s) +
                       nm * fmin(one, mi->moe.wgrad_col_s);
     }
-    const double tp_hidden = so->tp_overlap * s->tp + s->tp_async;
+    double tp_hidden = s->tp_async;
+    if (so->tp_overlap && c->tp > 1 && c->sequence_parallel) {
+        const double ag = mi->tp_one - mi->tp_reduce_one, rs = mi->tp_reduce_one;
+        const double t = (double)c->tp;
+        const double fwds = 1.0 + (c->recompute == PPL_RECOMPUTE_FULL ? f : 0.0);
+        /* the layers kept in bf16 (dense ones first) at their own GEMMs' times */
+        const double bd = fmin((double)k->bf16_layers, nd), bm = (double)k->bf16_layers - bd;
+        const double tp_exposed = (nd - bd) * tp_exposed_overlapped(&mi->dense, ag, rs, t, fwds) +
+                                  bd * tp_exposed_overlapped(&mi->dense16, ag, rs, t, fwds) +
+                                  (nm - bm) * tp_exposed_overlapped(&mi->moe, ag, rs, t, fwds) +
+                                  bm * tp_exposed_overlapped(&mi->moe16, ag, rs, t, fwds);
+        tp_hidden = pos(s->tp - tp_exposed);
+    }
+    s->tp_exposed = s->tp - tp_hidden;
     const double pp_overlap = ppl_stack_pp_overlap(so, c);
     double hidden = tp_hidden + pp_overlap * s->pp + (s->cp - cp_exposed) + ep_hidden;
     s->exposed += (s->tp - tp_hidden) + cp_exposed + (s->ep - ep_hidden) +

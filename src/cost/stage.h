@@ -124,6 +124,7 @@ typedef struct ppl_stage_time {
     double wgrad;                      /* of backward, the weight-gradient GEMMs (W) */
     double ep_hidden;                  /* expert all-to-all hidden under another microbatch */
     double tp_async;                   /* backward TP reductions hidden under weight gradients */
+    double tp_exposed;                 /* of tp, what no GEMM hides */
     double tp, cp, ep, pp, zero3;      /* communication per microbatch */
     double exposed;                    /* communication per microbatch not hidden */
     double host;                       /* the host's launches per microbatch */

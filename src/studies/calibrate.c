@@ -225,12 +225,13 @@ double ppl_calib_fixed_error(const ppl_run *runs, size_t n, const ppl_config *co
  * for its speed was tuned by those who published it; the doubt about what a run
  * leaves unsaid shows in the error validate reports, not in the constants.  Fitted
  * on the 61 runs of tests/data/runs-fit.json to the span's centre instead, the
- * constants absorb it (tp_overlap reaches its bound of 1.0, width_half falls to 11:
+ * constants absorbed it, when tensor-parallel overlap was a fitted share (it
+ * reached its bound of 1.0, width_half fell to 11:
  * Megatron-LM's 2023 README runs leave vp unsaid, and their centre is 13-21% slow);
  * to the nearer end (the likelihood under even odds of the two) the same runs take
  * their slow end, and with llm-foundry's runs left out they are predicted 18%
  * fast (leaving each family out: 10.0% against 8.9% here); to the span as an
- * interval (0 within) tp_overlap also reaches its bound.  (A pull on the worst run, mean + w x max
+ * interval (0 within) that share also reached its bound.  (A pull on the worst run, mean + w x max
  * with w = 0.1, 0.25, 0.5, gave 6.1-6.6% cross-validated mean error against 5.9% for the mean
  * alone: it bent the constants to one run's structural error.) */
 static double fit_objective(const ppl_run *runs, size_t n, ppl_eval_ctx *ctxs,

@@ -425,14 +425,15 @@ static void test_cross_validation(void **state)
 
     /* run 1 measured at twice its prediction: held out, it is predicted from the
      * other two, which agree with the start, so exactly as at the start (its
-     * error 50%); runs 0 and 2 are predicted from fits that saw run 1 and moved */
+     * error 50%); run 0 is predicted from a fit that saw run 1 and moved (run 2's
+     * fit, on runs 0 and 1, moves only if a step lowers their summed error: one
+     * that slows run 1 slows run 0 about as much) */
     double t1 = runs[1].step_time_s;
     runs[1].step_time_s = 2.0 * t1;
     assert_int_equal(ppl_calib_cv(runs, NRUNS, NRUNS, ppl_constants_committed(), NULL, out, &err),
                      PPL_OK);
     assert_true(out[1].best.step_time_s == t1);
     assert_true(out[0].best.step_time_s != runs[0].step_time_s);
-    assert_true(out[2].best.step_time_s != runs[2].step_time_s);
     runs[1].step_time_s = t1;
 
     /* two folds over three runs: runs 0 and 2 in fold 1, run 1 in fold 2 */

@@ -188,6 +188,77 @@ static void test_tp_async_backward(void **state)
 }
 
 /*
+ * Transformer Engine's userbuffers overlap (stage.c tp_exposed_overlapped; TE's
+ * initialize_ub defaults).  The layers of test_tp_async_backward (h = 4096, 32
+ * heads, MLP 4h, s = 2048, b = 1, t = 8, GEMMs at 5.4633e14 FLOP/s), under
+ * sequence parallelism; each forward GEMM 2 x 2048 x weights/8 FLOPs:
+ *   QKV 3h^2: 2.5770e10 -> 47.169 us;  projection h^2: 15.723 us;
+ *   fc1 4h^2 and fc2 4h^2: 62.892 us each;
+ * the all-gather A and the reduce-scatter R of the 16 MiB activation over the 8
+ * GPUs cost alike (a ring moves 7/8 of it either way): tp_comm of the stack that
+ * blocks on them (Megatron-LM 2021) is 2 layers x 4 x (A + R), A = R = tp_comm/16.
+ * Per layer, r = 7/8, the pipeline's 4 splits:
+ *   forward: max(0, A - r QKV) + max(0, A - r fc1) + R/4 + 3/4 max(0, R - proj)
+ *            + R/4 + 3/4 max(0, R - fc2);
+ *   backward: max(0, A - r proj) + max(0, A - r fc2) + max(0, R - QKV)
+ *            + max(0, R - fc1);
+ * the rest hides and costs overlap_cost of itself.  Without sequence parallelism
+ * Megatron refuses --tp-comm-overlap (arguments.py:199-200 at core_r0.8.0): all
+ * of it shows.  In fp8 the GEMMs are shorter and hide less.
+ */
+static double pos0(double x)
+{
+    return x > 0.0 ? x : 0.0;
+}
+
+static void test_tp_overlap_userbuffers(void **state)
+{
+    (void)state;
+    ppl_model m = test_gpt(2, 4096, 32, 2048);
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_constants k = *ppl_constants_committed();
+    k.h100_gemm = 0.615;
+    k.width_half = 58.0;
+    k.host_op_s = 1e-6;
+    ppl_eval_ctx blocking, ub;
+    ppl_eval_ctx_init(&blocking, &m, &t, PPL_STACK_MEGATRON_LM_2021);
+    ppl_eval_ctx_set_constants(&blocking, &k, PPL_STACK_MEGATRON_LM_2021);
+    ppl_eval_ctx_init(&ub, &m, &t, PPL_STACK_MEGATRON_CORE);
+    ppl_eval_ctx_set_constants(&ub, &k, PPL_STACK_MEGATRON_CORE);
+    ppl_config c = test_config(8, 8, 1, 1, 1, &m);
+    c.sequence_parallel = true;
+    ppl_estimate e1, e2;
+    ppl_estimate_config(&blocking, &c, &e1);
+    ppl_estimate_config(&ub, &c, &e2);
+    const double rate = 989e12 * 0.615 * 512.0 / 570.0;
+    const double qkv = 2.0 * 2048 * 3.0 * 4096.0 * 4096.0 / 8.0 / rate, proj = qkv / 3.0,
+                 fc = 4.0 * proj;
+    assert_close(qkv, 47.169e-6, 1e-4);
+    assert_close(fc, 62.892e-6, 1e-4);
+    assert_close(e1.time.exposed_comm, e1.time.tp_comm, 1e-12);
+    assert_close(e2.time.tp_comm, e1.time.tp_comm, 1e-12);
+    const double a = e1.time.tp_comm / 16.0, r = a, q = 7.0 / 8.0;
+    const double fwd = pos0(a - q * qkv) + pos0(a - q * fc) + r / 4.0 +
+                       0.75 * pos0(r - proj) + r / 4.0 + 0.75 * pos0(r - fc);
+    const double bwd = pos0(a - q * proj) + pos0(a - q * fc) + pos0(r - qkv) + pos0(r - fc);
+    const double shown = 2.0 * (fwd + bwd);
+    assert_true(shown > 0.0 && shown < e1.time.tp_comm);
+    assert_close(e2.time.exposed_comm, shown + k.overlap_cost * (e1.time.tp_comm - shown), 1e-9);
+    /* without sequence parallelism: no overlap */
+    c.sequence_parallel = false;
+    ppl_estimate_config(&ub, &c, &e2);
+    assert_close(e2.time.exposed_comm, e2.time.tp_comm, 1e-12);
+    /* fp8: shorter GEMMs (and fp8 all-gathers) hide a smaller share */
+    c.sequence_parallel = true;
+    ppl_estimate_config(&ub, &c, &e2);
+    ppl_config c8 = c;
+    c8.precision = PPL_PRECISION_FP8;
+    ppl_estimate e8;
+    ppl_estimate_config(&ub, &c8, &e8);
+    assert_true(e8.time.exposed_comm / e8.time.tp_comm > e2.time.exposed_comm / e2.time.tp_comm);
+}
+
+/*
  * Megatron-LM 2021 adds each microbatch's gradients into the main gradients in a
  * kernel per tensor (distributed.py's main_grad.add_, tag v2.5); 2022's weight-
  * gradient GEMMs accumulate in place (gradient-accumulation fusion, bf16).  One
@@ -694,6 +765,7 @@ int main(void)
         cmocka_unit_test(test_hand_computed),
         cmocka_unit_test(test_tp_traffic),
         cmocka_unit_test(test_tp_async_backward),
+        cmocka_unit_test(test_tp_overlap_userbuffers),
         cmocka_unit_test(test_grad_accumulation),
         cmocka_unit_test(test_scatter_gather),
         cmocka_unit_test(test_block_recompute_time),
