@@ -88,7 +88,7 @@ run_big "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --fit --json -
 check "validate --fit --json: the constants and how they were fitted" '[ $rc -eq 0 ] && python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert len(d[\"constants\"]) == 13, d[\"constants\"]
+assert len(d[\"constants\"]) == 12, d[\"constants\"]
 f = d[\"fit\"]
 assert f[\"start\"] == \"hand-set\" and len(f[\"runs_fnv1a64\"]) == 16 and f[\"mean_abs_error\"] >= 0
 assert all(lo <= d[\"constants\"][k] <= hi for k, (lo, hi) in f[\"within_half_a_point\"].items())
@@ -116,6 +116,9 @@ check "a constant no longer fitted (pp_overlap) is exit 3 saying so" '[ $rc -eq 
 printf '{"constants": {"hbm": 0.9}}\n' >"$d/retired.json"
 run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --constants "$d/retired.json"
 check "a constant no longer fitted (hbm) is exit 3 saying what replaced it" '[ $rc -eq 3 ] && has "$err" "constants.hbm: no longer fitted (element-wise kernels run at the streaming share"'
+printf '{"constants": {"tp_overlap": 0.62}}\n' >"$d/retired.json"
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --constants "$d/retired.json"
+check "a constant no longer fitted (tp_overlap) is exit 3 saying what replaced it" '[ $rc -eq 3 ] && has "$err" "constants.tp_overlap: no longer fitted (tensor-parallel collectives hide under the GEMMs"'
 
 # Megatron-Core's own release numbers map to their era; the +10% memory retry
 # still reports the real GPU

@@ -191,6 +191,9 @@ d = json.load(sys.stdin)
 a = d[\"results\"][0][\"launch\"][\"megatron_args\"]
 a.remove(\"--use-distributed-optimizer\")
 a.remove(\"--overlap-param-gather\")
+if \"--num-distributed-optimizer-instances\" in a:  # sharded in groups: the optimizer instances go too
+    i = a.index(\"--num-distributed-optimizer-instances\")
+    del a[i:i + 2]
 json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; [ $? -ne 0 ] && grep -q "^REFUSED.*arguments.py:1095-1097" "$tmp/mc"'
 check "megatron_check refuses the buffer reuse without --fp8-param-gather" 'printf "%s" "$plan_mx1" | python3 -c "
 import json, sys
