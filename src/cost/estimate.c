@@ -64,6 +64,33 @@ static void class_reduction(const ppl_eval_ctx *ctx, const ppl_config *c, const 
         w->dp_total = reduce + gather;
 }
 
+/* Class i's memory (its first stage, its heaviest), kept in *shown when it is the
+ * first, the largest so far, or the first that does not fit. */
+static void class_memory(const ppl_stage_env *e, const ppl_config *c, const ppl_stage_class *k,
+                         size_t i, ppl_memory *mem, ppl_memory *shown)
+{
+    const ppl_eval_ctx *ctx = e->ctx;
+    ppl_memory_at(c, &ctx->memory, &e->micro->mem, ctx->topo->gpu.memory_bytes, k->first_stage,
+                  k->layers, k->moe_layers, mem);
+    if (mem->host > 0.0 && mem->host > ppl_gpu_host_capacity_bytes(&ctx->topo->gpu))
+        mem->fits = false; /* the offloaded state overflows the GPU's share of the host */
+    if (i == 0 || mem->total > shown->total || (!mem->fits && shown->fits))
+        *shown = *mem;
+}
+
+bool ppl_estimate_fits(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                       const ppl_micro *mi, const ppl_classes *cl)
+{
+    const ppl_stage_env own = {ctx, l, mi};
+    ppl_memory mem, shown;
+    memset(&shown, 0, sizeof shown);
+    for (size_t i = 0; i < cl->n; i++) {
+        const ppl_stage_class *k = &cl->items[i];
+        class_memory(k->env ? k->env : &own, c, k, i, &mem, &shown);
+    }
+    return shown.fits;
+}
+
 /* Every class in turn; false when the caller only asks whether the configuration
  * fits and it does not. */
 static bool walk_classes(const ppl_stage_env *own, const ppl_config *c, ppl_classes *cl, bool full,
@@ -76,13 +103,7 @@ static bool walk_classes(const ppl_stage_env *own, const ppl_config *c, ppl_clas
         const ppl_stage_env *e = k->env ? k->env : own;
         const ppl_eval_ctx *ctx = e->ctx;
         ppl_memory mem;
-        ppl_memory_at(c, &ctx->memory, &e->micro->mem, ctx->topo->gpu.memory_bytes, k->first_stage,
-                      k->layers, k->moe_layers, &mem);
-        if (mem.host > 0.0 && mem.host > ppl_gpu_host_capacity_bytes(&ctx->topo->gpu))
-            mem.fits = false; /* the offloaded state overflows the GPU's share of the host */
-        /* memory: the first stage of each class is its heaviest */
-        if (i == 0 || mem.total > out->memory.total || (!mem.fits && out->memory.fits))
-            out->memory = mem;
+        class_memory(e, c, k, i, &mem, &out->memory);
         if (!full && !out->memory.fits)
             continue; /* the caller only asks whether it fits; the rest is wasted */
         ppl_class_dp(ctx, c, e->layout, k, &mem);

@@ -80,6 +80,11 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *config,
                          const ppl_layout *layout, const ppl_micro *micro, ppl_classes *classes,
                          bool full, ppl_estimate *out);
 
+/* Whether the configuration fits, as ppl_estimate_cached says, from the memory
+ * of its stages alone (no step time). */
+bool ppl_estimate_fits(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_layout *layout,
+                       const ppl_micro *micro, const ppl_classes *classes);
+
 /* Evaluates one checked configuration. */
 void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_estimate *out);
 

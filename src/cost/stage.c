@@ -656,10 +656,12 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
         const double fwds = 1.0 + (c->recompute == PPL_RECOMPUTE_FULL ? f : 0.0);
         /* the layers kept in bf16 (dense ones first) at their own GEMMs' times */
         const double bd = fmin((double)k->bf16_layers, nd), bm = (double)k->bf16_layers - bd;
-        const double tp_exposed = (nd - bd) * tp_exposed_overlapped(&mi->dense, ag, rs, t, fwds) +
-                                  bd * tp_exposed_overlapped(&mi->dense16, ag, rs, t, fwds) +
-                                  (nm - bm) * tp_exposed_overlapped(&mi->moe, ag, rs, t, fwds) +
-                                  bm * tp_exposed_overlapped(&mi->moe16, ag, rs, t, fwds);
+        const double n[4] = {nd - bd, bd, nm - bm, bm};
+        const ppl_layer_time *lt[4] = {&mi->dense, &mi->dense16, &mi->moe, &mi->moe16};
+        double tp_exposed = 0.0;
+        for (int i = 0; i < 4; i++)
+            if (n[i] > 0.0)
+                tp_exposed += n[i] * tp_exposed_overlapped(lt[i], ag, rs, t, fwds);
         tp_hidden = pos(s->tp - tp_exposed);
     }
     s->tp_exposed = s->tp - tp_hidden;

@@ -214,26 +214,18 @@ static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
             if (cl->items[i].layers > most)
                 most = cl->items[i].layers;
         int64_t lo = 0, hi = most / c->vp; /* chunks: hi fits (all), lo = none */
-        ppl_estimate probe, at_hi;         /* at_hi: the estimate at hi, once a probe set it */
-        bool probed = false;
-        while (hi - lo > 1) {
+        while (hi - lo > 1) {              /* the memory alone says which fit */
             int64_t mid = (lo + hi) / 2;
             fewer.recompute_layers = mid * c->vp;
-            if (ppl_estimate_cached(ctx, &fewer, l, mi, cl, false, &probe)) {
+            if (ppl_estimate_fits(ctx, &fewer, l, mi, cl))
                 hi = mid;
-                at_hi = probe;
-                probed = true;
-            } else {
+            else
                 lo = mid;
-            }
         }
         fewer.recompute_layers = hi * c->vp >= most ? 0 : hi * c->vp;
         if (fewer.recompute_layers != 0) {
             c = &fewer;
-            if (probed)
-                est = at_hi; /* already costed at this count */
-            else
-                fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);
+            fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);
         }
     }
     if (fits) {
