@@ -35,7 +35,8 @@ typedef struct ppl_constants {
     double h100_attention;     /* flash attention on H100 and later, of the 16-bit peak */
     double width_half;         /* per-GPU GEMM width (hidden / tp) at which efficiency halves */
     double overlap_cost;       /* compute slowdown per second of communication hidden under it */
-    double step_overhead_s;    /* per-step cost outside the model, seconds */
+    double step_overhead_s;    /* per-step cost outside the model, seconds (Megatron's, DeepSpeed's) */
+    double fsdp_step_overhead_s; /* the same under the fsdp profile (Composer), seconds */
     double host_op_s;          /* host time per operation a layer launches, seconds */
     double zero3_2021_bus;     /* DeepSpeed 2021 ZeRO-3 collectives, of the ring's bus bandwidth */
 } ppl_constants;

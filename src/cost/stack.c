@@ -285,7 +285,14 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
      * p2p_communication.py's isend/irecv handles; the zero-bubble and DualPipe
      * schedules by construction), so the send leaves the sender's stream: it is a
      * hop between stages, on the dependency chain (executor.c), not compute. */
-    o->step_overhead_s = k->step_overhead_s;
+    /* the host's work between two steps, outside the layers: a figure per kind of
+     * trainer, fitted (constants.c).  Megatron's and DeepSpeed's optimizers step
+     * multi-tensor kernels over a few flat buffers; Composer's DecoupledAdamW, the
+     * optimizer of llm-foundry's recipes (scripts/train/yamls/pretrain/mpt-*.yaml:
+     * decoupled_adamw, gradient_clipping), loops over the parameter tensors in
+     * Python and launches about nine kernels for each (composer/optim/
+     * decoupled_weight_decay.py, DecoupledAdamW.adamw) */
+    o->step_overhead_s = stack == PPL_STACK_FSDP ? k->fsdp_step_overhead_s : k->step_overhead_s;
     o->host_op_s = k->host_op_s;
     o->overlap_cost = k->overlap_cost;
     /* Megatron-LM's releases of 2022-23 run the backward's column-parallel
