@@ -331,9 +331,14 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
     }
     /* ZeRO-3: FSDP and Megatron-FSDP gather a layer (a unit, a bucket) at a time and
      * prefetch the next under the current one's compute; DeepSpeed's 2021 stage 3
-     * gathered each parameter tensor on demand, one NCCL collective apiece, and hid
-     * little of it (Narayanan et al. SC'21 Table 2: 174.6B on 768 and on 1,536
-     * A100 took the same 66.75 s a step) */
+     * gathered each parameter tensor on demand, one NCCL collective apiece, and
+     * hid none of it: the fetch, prefetch included, synchronises the device
+     * before each tensor's all-gather (deepspeed/runtime/zero/
+     * partition_parameters.py:813 at v0.4.0, _allgather_param's
+     * torch.cuda.synchronize(), which stage3.py:435 fetch_sub_module reaches).
+     * Narayanan et al. SC'21 Table 2 measured 174.6B on 768 and on 1,536 A100
+     * at the same 66.75 s a step: twice the compute a GPU on the 768, twice the
+     * ring's latency per collective on the 1,536 */
     o->zero3_per_tensor = stack == PPL_STACK_DEEPSPEED_ZERO3_2021;
     /* DeepSpeed's stage 3 releases a module's gathered weights after its forward
      * and fetches them in the pre-forward hook that a recomputed forward runs too
