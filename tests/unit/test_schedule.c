@@ -258,34 +258,6 @@ static void test_tp_overlap_userbuffers(void **state)
     assert_true(e8.time.exposed_comm / e8.time.tp_comm > e2.time.exposed_comm / e2.time.tp_comm);
 }
 
-/* The per-step overhead by trainer (stack.c): the fsdp profile (Composer) takes
- * its own figure, every other stack Megatron's and DeepSpeed's; the step's parts
- * still add up to it. */
-static void test_step_overhead_by_stack(void **state)
-{
-    (void)state;
-    ppl_model m = test_gpt(2, 4096, 32, 2048);
-    ppl_topology t = test_topology("dgx-h100-superpod");
-    ppl_constants k = *ppl_constants_committed();
-    k.step_overhead_s = 0.04;
-    k.fsdp_step_overhead_s = 0.1;
-    const ppl_stack stacks[] = {PPL_STACK_FSDP, PPL_STACK_MEGATRON_CORE, PPL_STACK_NEMO_2025,
-                                PPL_STACK_MEGATRON_DEEPSPEED};
-    for (size_t i = 0; i < sizeof stacks / sizeof stacks[0]; i++) {
-        ppl_eval_ctx ctx;
-        ppl_eval_ctx_init(&ctx, &m, &t, stacks[i]);
-        ppl_eval_ctx_set_constants(&ctx, &k, stacks[i]);
-        ppl_config c = test_config(8, 1, 1, 1, 8, &m);
-        ppl_estimate e;
-        ppl_estimate_config(&ctx, &c, &e);
-        assert_true(e.time.overhead == (stacks[i] == PPL_STACK_FSDP ? 0.1 : 0.04));
-        assert_close(e.step_time_s,
-                     e.time.compute + e.time.bubble + e.time.exposed_comm + e.time.host +
-                         e.time.optimizer + e.time.overhead,
-                     1e-9);
-    }
-}
-
 /*
  * Megatron-LM 2021 adds each microbatch's gradients into the main gradients in a
  * kernel per tensor (distributed.py's main_grad.add_, tag v2.5); 2022's weight-
@@ -794,7 +766,6 @@ int main(void)
         cmocka_unit_test(test_tp_traffic),
         cmocka_unit_test(test_tp_async_backward),
         cmocka_unit_test(test_tp_overlap_userbuffers),
-        cmocka_unit_test(test_step_overhead_by_stack),
         cmocka_unit_test(test_grad_accumulation),
         cmocka_unit_test(test_scatter_gather),
         cmocka_unit_test(test_block_recompute_time),
