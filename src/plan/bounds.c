@@ -138,6 +138,46 @@ const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cach
     return &f->floor;
 }
 
+/* The least compute-alone bound over the knobs, or the first found at most
+ * `below`. */
+static double least_floor(ppl_floor_cache *cache, ppl_micro_cache *computed,
+                          const ppl_eval_ctx *ctx, const ppl_pins *pins, ppl_config *c,
+                          const ppl_floor_choices *k, double below)
+{
+    double least = INFINITY;
+    for (int i = 0; i < k->nsps; i++)
+        for (int h = 0; h < k->nrecomputes; h++)
+            for (int j = 0; j < k->nflashes; j++) {
+                c->sequence_parallel = k->sps[i];
+                c->recompute = (ppl_recompute)k->recomputes[h];
+                c->flash_attention = k->flashes[j];
+                const ppl_compute_floor *f = ppl_floor_cached(cache, computed, ctx, pins, c);
+                least = fmin(least, ppl_bound_step_compute_from(ctx, c, f));
+                if (least <= below)
+                    return least;
+            }
+    return least;
+}
+
+bool ppl_floor_over(ppl_floor_cache *cache, ppl_micro_cache *computed, const ppl_eval_ctx *ctx,
+                    const ppl_pins *pins, ppl_config *c, const ppl_floor_choices *k, double worst)
+{
+    static const int64_t sp_on[1] = {1}, none[1] = {PPL_RECOMPUTE_NONE};
+    ppl_floor_choices least = *k;
+    for (int i = 0; i < k->nsps; i++)
+        if (k->sps[i] == 1)
+            least.sps = sp_on, least.nsps = 1;
+    for (int h = 0; h < k->nrecomputes; h++)
+        if (k->recomputes[h] == PPL_RECOMPUTE_NONE)
+            least.recomputes = none, least.nrecomputes = 1;
+    const double at_least = least_floor(cache, computed, ctx, pins, c, &least, worst);
+    if (at_least <= worst)
+        return false;
+    if (at_least > worst * (1.0 + 1e-9))
+        return true;
+    return least_floor(cache, computed, ctx, pins, c, k, worst) > worst;
+}
+
 double ppl_bound_step_compute_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                                 const ppl_micro *compute)
 {

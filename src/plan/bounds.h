@@ -53,6 +53,27 @@ const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cach
                                           const ppl_eval_ctx *ctx, const ppl_pins *pins,
                                           const ppl_config *c);
 
+/* The knobs a group of configurations takes: sequence parallelism (0, 1),
+ * recomputation (ppl_recompute) and flash attention (0, 1). */
+typedef struct ppl_floor_choices {
+    const int64_t *sps;
+    int nsps;
+    const int64_t *recomputes;
+    int nrecomputes;
+    const int64_t *flashes;
+    int nflashes;
+} ppl_floor_choices;
+
+/* Whether every configuration c takes with those knobs has its compute-alone
+ * bound (ppl_bound_step_compute_from) above `worst`.  On compute alone sequence
+ * parallelism only takes work away (a layer's element-wise kernels outside its
+ * tensor-parallel part, split over tp) and recomputation only adds it
+ * (compute.c), so the least bound is among the choices with sequence parallelism
+ * and without recomputation, where those are choices: the others are costed only
+ * when that least is within rounding (1e-9) of `worst`. */
+bool ppl_floor_over(ppl_floor_cache *cache, ppl_micro_cache *computed, const ppl_eval_ctx *ctx,
+                    const ppl_pins *pins, ppl_config *c, const ppl_floor_choices *k, double worst);
+
 /* Bytes: no split of c holds less on its heaviest stage (ppl_memory_floor_bytes);
  * *no_optimizer the same without the optimizer state. */
 double ppl_bound_memory_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *micro,

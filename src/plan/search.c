@@ -137,57 +137,19 @@ typedef struct search_state {
     ppl_floor_cache *floors;   /* their compute-alone bounds' parts */
 } search_state;
 
-/* The least compute-alone bound over the choices, or the first found at most
- * `below`. */
-static double least_floor(search_state *s, ppl_config *c, const choices *sps,
-                          const choices *recomputes, const choices *flashes, double below)
-{
-    double least = INFINITY;
-    for (int i = 0; i < sps->n; i++)
-        for (int h = 0; h < recomputes->n; h++)
-            for (int j = 0; j < flashes->n; j++) {
-                c->sequence_parallel = sps->v[i];
-                c->recompute = (ppl_recompute)recomputes->v[h];
-                c->flash_attention = flashes->v[j];
-                const ppl_compute_floor *f =
-                    ppl_floor_cached(s->floors, s->computed, s->ctx, s->opts->pins, c);
-                least = fmin(least, ppl_bound_step_compute_from(s->ctx, c, f));
-                if (least <= below)
-                    return least;
-            }
-    return least;
-}
-
 /* Whether no configuration of c's fold and microbatch size (any vp, sp,
- * recomputation, flash attention) can rank: its bound on compute alone
- * (ppl_bound_step_compute_s) exceeds the list's worst, which a family's
- * candidates must beat too.  Layouts and communication are then not costed.
- * On compute alone sequence parallelism only takes work away (a layer's
- * element-wise kernels outside its tensor-parallel part, split over tp) and
- * recomputation only adds it (compute.c), so the least bound is among the
- * configurations with sequence parallelism and without recomputation, where
- * those are choices: the others are looked at only when that least is within
- * rounding of the worst. */
+ * recomputation, flash attention) can rank: its bound on compute alone exceeds
+ * the list's worst, which a family's candidates must beat too
+ * (ppl_floor_over).  Layouts and communication are then not costed. */
 static bool compute_alone_over(search_state *s, ppl_config c, const choices *sps,
                                const choices *recomputes, const choices *flashes)
 {
     const ppl_estimate *last = ppl_ranking_worst(&s->best);
     if (s->opts->no_prune || s->opts->objective != PPL_OBJECTIVE_TIME || !last)
         return false;
-    const double worst = last->step_time_s;
-    choices sp_least = *sps, rc_least = *recomputes;
-    for (int i = 0; i < sps->n; i++)
-        if (sps->v[i] == 1)
-            sp_least = (choices){{1}, 1};
-    for (int h = 0; h < recomputes->n; h++)
-        if (recomputes->v[h] == PPL_RECOMPUTE_NONE)
-            rc_least = (choices){{PPL_RECOMPUTE_NONE}, 1};
-    const double least = least_floor(s, &c, &sp_least, &rc_least, flashes, worst);
-    if (least <= worst)
-        return false;
-    if (least > worst * (1.0 + 1e-9))
-        return true;
-    return least_floor(s, &c, sps, recomputes, flashes, worst) > worst;
+    const ppl_floor_choices k = {sps->v,        sps->n,     recomputes->v,
+                                 recomputes->n, flashes->v, flashes->n};
+    return ppl_floor_over(s->floors, s->computed, s->ctx, s->opts->pins, &c, &k, last->step_time_s);
 }
 
 /* True when every figure of e is finite; the first that is not is kept, and the
