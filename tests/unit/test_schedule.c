@@ -152,24 +152,39 @@ static void test_tp_traffic(void **state)
  * So exposed(2021) - exposed(2022) = 2 x (1 - overlap_cost) x min(2A, 0.11006 ms);
  * under sequence parallelism the reduce-scatters hide, not the all-gathers.
  */
+/* The two layers of test_tp_async_backward on one DGX H100 (GEMMs at 0.615 of
+ * peak, w_half 58, launches not waited for), costed under two stacks. */
+typedef struct two_stacks {
+    ppl_model m;
+    ppl_topology t;
+    ppl_constants k;
+    ppl_eval_ctx a, b;
+} two_stacks;
+
+static void two_stacks_init(two_stacks *x, ppl_stack a, ppl_stack b)
+{
+    x->m = test_gpt(2, 4096, 32, 2048);
+    x->t = test_topology("dgx-h100-superpod");
+    x->k = *ppl_constants_committed();
+    x->k.h100_gemm = 0.615;
+    x->k.width_half = 58.0;
+    x->k.host_op_s = 1e-6; /* two small layers: not waiting for their launches */
+    ppl_eval_ctx_init(&x->a, &x->m, &x->t, a);
+    ppl_eval_ctx_set_constants(&x->a, &x->k, a);
+    ppl_eval_ctx_init(&x->b, &x->m, &x->t, b);
+    ppl_eval_ctx_set_constants(&x->b, &x->k, b);
+}
+
 static void test_tp_async_backward(void **state)
 {
     (void)state;
-    ppl_model m = test_gpt(2, 4096, 32, 2048);
-    ppl_topology t = test_topology("dgx-h100-superpod");
-    ppl_constants k = *ppl_constants_committed();
-    k.h100_gemm = 0.615;
-    k.width_half = 58.0;
-    k.host_op_s = 1e-6; /* two small layers: not waiting for their launches */
-    ppl_eval_ctx old, new;
-    ppl_eval_ctx_init(&old, &m, &t, PPL_STACK_MEGATRON_LM_2021);
-    ppl_eval_ctx_set_constants(&old, &k, PPL_STACK_MEGATRON_LM_2021);
-    ppl_eval_ctx_init(&new, &m, &t, PPL_STACK_MEGATRON_LM_2022);
-    ppl_eval_ctx_set_constants(&new, &k, PPL_STACK_MEGATRON_LM_2022);
-    ppl_config c = test_config(8, 8, 1, 1, 1, &m);
+    two_stacks s2, *x = &s2;
+    two_stacks_init(x, PPL_STACK_MEGATRON_LM_2021, PPL_STACK_MEGATRON_LM_2022);
+    const ppl_constants k = x->k;
+    ppl_config c = test_config(8, 8, 1, 1, 1, &x->m);
     ppl_estimate e1, e2;
-    ppl_estimate_config(&old, &c, &e1);
-    ppl_estimate_config(&new, &c, &e2);
+    ppl_estimate_config(&x->a, &c, &e1);
+    ppl_estimate_config(&x->b, &c, &e2);
     double wgrad = 2.0 * 2048 * 7.0 * 4096.0 * 4096.0 / 8.0 / (989e12 * 0.615 * 512.0 / 570.0);
     assert_close(wgrad, 0.11006e-3, 1e-3);
     double a = e1.time.tp_comm / 8.0;
@@ -180,8 +195,8 @@ static void test_tp_async_backward(void **state)
     /* sequence parallelism: what hides is no more than the reduce-scatters, half
      * of each layer's TP traffic in the backward */
     c.sequence_parallel = true;
-    ppl_estimate_config(&old, &c, &e1);
-    ppl_estimate_config(&new, &c, &e2);
+    ppl_estimate_config(&x->a, &c, &e1);
+    ppl_estimate_config(&x->b, &c, &e2);
     double hidden = (e1.time.exposed_comm - e2.time.exposed_comm) / (1.0 - k.overlap_cost);
     assert_true(hidden > 0.0);
     assert_true(hidden <= 2.0 * 2.0 * (e1.time.tp_comm / 8.0) / 2.0 * 1.01);
@@ -214,22 +229,15 @@ static double pos0(double x)
 static void test_tp_overlap_userbuffers(void **state)
 {
     (void)state;
-    ppl_model m = test_gpt(2, 4096, 32, 2048);
-    ppl_topology t = test_topology("dgx-h100-superpod");
-    ppl_constants k = *ppl_constants_committed();
-    k.h100_gemm = 0.615;
-    k.width_half = 58.0;
-    k.host_op_s = 1e-6;
-    ppl_eval_ctx blocking, ub;
-    ppl_eval_ctx_init(&blocking, &m, &t, PPL_STACK_MEGATRON_LM_2021);
-    ppl_eval_ctx_set_constants(&blocking, &k, PPL_STACK_MEGATRON_LM_2021);
-    ppl_eval_ctx_init(&ub, &m, &t, PPL_STACK_MEGATRON_CORE);
-    ppl_eval_ctx_set_constants(&ub, &k, PPL_STACK_MEGATRON_CORE);
-    ppl_config c = test_config(8, 8, 1, 1, 1, &m);
+    two_stacks s2, *x = &s2;
+    two_stacks_init(x, PPL_STACK_MEGATRON_LM_2021, PPL_STACK_MEGATRON_CORE);
+    const ppl_constants k = x->k;
+    ppl_eval_ctx *blocking = &x->a, *ub = &x->b;
+    ppl_config c = test_config(8, 8, 1, 1, 1, &x->m);
     c.sequence_parallel = true;
     ppl_estimate e1, e2;
-    ppl_estimate_config(&blocking, &c, &e1);
-    ppl_estimate_config(&ub, &c, &e2);
+    ppl_estimate_config(blocking, &c, &e1);
+    ppl_estimate_config(ub, &c, &e2);
     const double rate = 989e12 * 0.615 * 512.0 / 570.0;
     const double qkv = 2.0 * 2048 * 3.0 * 4096.0 * 4096.0 / 8.0 / rate, proj = qkv / 3.0,
                  fc = 4.0 * proj;
@@ -246,15 +254,15 @@ static void test_tp_overlap_userbuffers(void **state)
     assert_close(e2.time.exposed_comm, shown + k.overlap_cost * (e1.time.tp_comm - shown), 1e-9);
     /* without sequence parallelism: no overlap */
     c.sequence_parallel = false;
-    ppl_estimate_config(&ub, &c, &e2);
+    ppl_estimate_config(ub, &c, &e2);
     assert_close(e2.time.exposed_comm, e2.time.tp_comm, 1e-12);
     /* fp8: shorter GEMMs (and fp8 all-gathers) hide a smaller share */
     c.sequence_parallel = true;
-    ppl_estimate_config(&ub, &c, &e2);
+    ppl_estimate_config(ub, &c, &e2);
     ppl_config c8 = c;
     c8.precision = PPL_PRECISION_FP8;
     ppl_estimate e8;
-    ppl_estimate_config(&ub, &c8, &e8);
+    ppl_estimate_config(ub, &c8, &e8);
     assert_true(e8.time.exposed_comm / e8.time.tp_comm > e2.time.exposed_comm / e2.time.tp_comm);
 }
 
