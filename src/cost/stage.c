@@ -139,6 +139,30 @@ double ppl_tp_gather_bytes(const ppl_config *c, double act_bytes)
     return act_bytes * ppl_config_gemm_bytes(c) / 2.0;
 }
 
+void ppl_micro_comm_interleave(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_micro *mi)
+{
+    mi->ep_hidden_share = 0.0;
+    if (mi->ep_one <= 0.0)
+        return;
+    /* the 1F1B all-to-all overlap pairs one microbatch's forward with another's
+     * backward and runs each one's dispatch and combine under the other's
+     * compute: every chunk but the warm-up ones (Megatron's interleaved warm-up,
+     * 2 (p - 1) + (v - 1) p chunks of the first stage; one without a pipeline) */
+    if (ctx->stack.conservative) {
+        mi->ep_hidden_share = 0.0; /* assumed overlaps costed exposed (stack.h) */
+    } else if (ppl_schedule_of(c->schedule)->overlaps_fb) {
+        /* DualPipe's F&B: every steady-state chunk runs a forward and a backward
+         * of two microbatches together, each one's all-to-all under the other's
+         * compute (DeepSeek-V3 report §3.2.1); the chunks run alone are the
+         * bubble's (pipeline.c) */
+        mi->ep_hidden_share = 1.0;
+    } else if (ppl_ep_mode_of(ctx->model, c, ctx->stack.stack).overlap) {
+        double chunks = (double)c->microbatches * (double)c->vp;
+        double warm = c->pp == 1 ? 1.0 : 2.0 * (double)(c->pp - 1) + (double)((c->vp - 1) * c->pp);
+        mi->ep_hidden_share = chunks > warm ? (chunks - warm) / chunks : 0.0;
+    }
+}
+
 void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                          ppl_micro *mi)
 {
@@ -169,24 +193,7 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         ppl_coll r;
         ppl_ep_dispatch(&ctx->net, &l->g_ep, copy, &d, &r);
         mi->ep_one = r.time_s;
-        /* the 1F1B all-to-all overlap pairs one microbatch's forward with another's
-         * backward and runs each one's dispatch and combine under the other's
-         * compute: every chunk but the warm-up ones (Megatron's interleaved warm-up,
-         * 2 (p - 1) + (v - 1) p chunks of the first stage; one without a pipeline) */
-        if (ctx->stack.conservative) {
-            mi->ep_hidden_share = 0.0; /* assumed overlaps costed exposed (stack.h) */
-        } else if (ppl_schedule_of(c->schedule)->overlaps_fb) {
-            /* DualPipe's F&B: every steady-state chunk runs a forward and a backward
-             * of two microbatches together, each one's all-to-all under the other's
-             * compute (DeepSeek-V3 report §3.2.1); the chunks run alone are the
-             * bubble's (pipeline.c) */
-            mi->ep_hidden_share = 1.0;
-        } else if (mode.overlap) {
-            double chunks = (double)c->microbatches * (double)c->vp;
-            double warm =
-                c->pp == 1 ? 1.0 : 2.0 * (double)(c->pp - 1) + (double)((c->vp - 1) * c->pp);
-            mi->ep_hidden_share = chunks > warm ? (chunks - warm) / chunks : 0.0;
-        }
+        ppl_micro_comm_interleave(ctx, c, mi);
     }
     /* around the experts, the dispatcher all-gathers the tokens it received over
      * the expert tensor-parallel group and reduce-scatters their outputs

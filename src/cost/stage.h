@@ -81,6 +81,10 @@ double ppl_tp_gather_bytes(const ppl_config *config, double act_bytes);
 
 void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *config,
                          const ppl_layout *layout, ppl_micro *micro);
+/* Of those, the one that reads the interleaving (and the microbatches and
+ * schedule): the share of the expert all-to-all hidden under another microbatch.
+ * A search that changes only vp sets it again instead of the rest. */
+void ppl_micro_comm_interleave(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_micro *micro);
 void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_micro *micro);
 /* Copies what ppl_micro_compute_init sets from src to dst: a search reuses it
  * across what it does not read (the interleaving, the ZeRO stage). */

@@ -456,6 +456,10 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
             double bound_table[2][2][3][2][PPL_CP_COMM_COUNT];
             bool bound_known[2][2][3][2];
             memset(bound_known, 0, sizeof bound_known);
+            /* a microbatch's exchanges by sp, for every interleaving: only the
+             * expert all-to-all's hidden share reads vp */
+            ppl_micro comm_by_sp[2];
+            bool comm_known[2] = {false, false};
             for (int g = 0; g < vps.n; g++) {
                 c.vp = vps.v[g];
                 ppl_classes classes;
@@ -463,7 +467,13 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                 for (int i = 0; i < sps->n; i++) {
                     c.sequence_parallel = sps->v[i];
                     ppl_micro micro;
-                    ppl_micro_comm_init(ctx, &c, &layout, &micro);
+                    const int sp_known = c.sequence_parallel != 0;
+                    if (!comm_known[sp_known]) {
+                        ppl_micro_comm_init(ctx, &c, &layout, &comm_by_sp[sp_known]);
+                        comm_known[sp_known] = true;
+                    }
+                    micro = comm_by_sp[sp_known];
+                    ppl_micro_comm_interleave(ctx, &c, &micro);
                     /* the exchange of each CP algorithm, tried innermost: it
                      * changes neither compute nor memory */
                     const int sp = c.sequence_parallel != 0;
