@@ -91,6 +91,26 @@ bool ppl_estimate_fits(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_l
     return shown.fits;
 }
 
+int64_t ppl_fewest_recomputed(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                              const ppl_micro *mi, const ppl_classes *cl)
+{
+    int64_t most = 0;
+    for (size_t i = 0; i < cl->n; i++)
+        if (cl->items[i].layers > most)
+            most = cl->items[i].layers;
+    ppl_config fewer = *c;
+    int64_t lo = 0, hi = most / c->vp; /* whole chunks: hi fits (all), lo = none */
+    while (hi - lo > 1) {
+        int64_t mid = (lo + hi) / 2;
+        fewer.recompute_layers = mid * c->vp;
+        if (ppl_estimate_fits(ctx, &fewer, l, mi, cl))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi * c->vp >= most ? 0 : hi * c->vp;
+}
+
 /* Every class in turn; false when the caller only asks whether the configuration
  * fits and it does not. */
 static bool walk_classes(const ppl_stage_env *own, const ppl_config *c, ppl_classes *cl, bool full,

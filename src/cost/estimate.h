@@ -85,6 +85,14 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *config,
 bool ppl_estimate_fits(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_layout *layout,
                        const ppl_micro *micro, const ppl_classes *classes);
 
+/* Under full recomputation (c, which fits with every layer recomputed), the
+ * fewest recomputed layers per stage, in whole chunks of vp, that still fit:
+ * Megatron-LM's --recompute-num-layers of the block method; 0 when every layer
+ * must be. */
+int64_t ppl_fewest_recomputed(const ppl_eval_ctx *ctx, const ppl_config *config,
+                              const ppl_layout *layout, const ppl_micro *micro,
+                              const ppl_classes *classes);
+
 /* Evaluates one checked configuration. */
 void ppl_estimate_config(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_estimate *out);
 

@@ -80,6 +80,14 @@ double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_
     return t + ctx->stack.step_overhead_s;
 }
 
+double ppl_bound_step_recomputed_s(const ppl_eval_ctx *ctx, const ppl_pins *pins,
+                                   const ppl_config *c, const ppl_micro *mi)
+{
+    ppl_pins pinned = *pins;
+    pinned.recompute = PPL_RECOMPUTE_FULL;
+    return ppl_bound_step_s(ctx, &pinned, c, mi);
+}
+
 /* ppl_bound_step_s's terms with every exchange free and vp above 1 (the line term
  * is vp 1's alone), taken apart where they meet the pipeline */
 void ppl_bound_compute_floor(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,

@@ -53,6 +53,14 @@ const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cach
                                           const ppl_eval_ctx *ctx, const ppl_pins *pins,
                                           const ppl_config *c);
 
+/* ppl_bound_step_s of a configuration under full recomputation at the count of
+ * recomputed layers it holds (0: every layer), as if that count were pinned: the
+ * search asks it once the memory has said the fewest a configuration can
+ * recompute (ppl_fewest_recomputed), where the bound of the unpinned space can
+ * only assume one layer a stage. */
+double ppl_bound_step_recomputed_s(const ppl_eval_ctx *ctx, const ppl_pins *pins,
+                                   const ppl_config *c, const ppl_micro *micro);
+
 /* The knobs a group of configurations takes: sequence parallelism (0, 1),
  * recomputation (ppl_recompute) and flash attention (0, 1). */
 typedef struct ppl_floor_choices {

@@ -170,11 +170,44 @@ static bool sound(search_state *s, const ppl_estimate *e)
 
 /* Costs one configuration at its stage split (block recomputation searched) and
  * keeps it when it fits and ranks; whether it fits. */
+/* Block recomputation: the fewest recomputed layers per stage that fit are
+ * searched (memory falls as more are recomputed, time rises); a pinned
+ * --recompute full means every layer, as Megatron-LM's uniform method. */
+static bool blocks(const search_state *s, const ppl_config *c)
+{
+    return c->recompute == PPL_RECOMPUTE_FULL && s->opts->pins->recompute == PPL_UNSET &&
+           s->opts->pins->recompute_layers == PPL_UNSET;
+}
+
+/* Whether block recomputation's count `fewer` (the fewest recomputed layers that
+ * fit) cannot rank: its bound (ppl_bound_step_recomputed_s) is above the worst. */
+static bool recomputed_over(search_state *s, const ppl_config *fewer, const ppl_micro *mi)
+{
+    const ppl_estimate *last = ppl_ranking_worst(&s->best);
+    if (s->opts->no_prune || s->opts->objective != PPL_OBJECTIVE_TIME ||
+        (!last && !isfinite(s->ceiling_s)))
+        return false;
+    const double b = ppl_bound_step_recomputed_s(s->ctx, s->opts->pins, fewer, mi);
+    return (last && b > last->step_time_s) || b >= s->ceiling_s;
+}
+
 static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
                  ppl_classes *cl)
 {
     const ppl_eval_ctx *ctx = s->ctx;
     ppl_search_result *r = s->r;
+    const ppl_config *asked = c; /* before block recomputation changes it */
+    ppl_config fewer = *c;
+    /* what fits with every layer recomputed is costed at the fewest that fit,
+     * found from the memory alone, and not at all when that cannot rank */
+    if (blocks(s, c) && ppl_estimate_fits(ctx, c, l, mi, cl)) {
+        fewer.recompute_layers = ppl_fewest_recomputed(ctx, c, l, mi, cl);
+        if (recomputed_over(s, &fewer, mi)) {
+            r->pruned++;
+            return true;
+        }
+        c = &fewer;
+    }
     ppl_estimate est;
     bool fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);
     r->evaluated++;
@@ -192,32 +225,6 @@ static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
     if (est.memory.total < r->smallest_memory)
         r->smallest_memory = est.memory.total;
     s->offload_room = est.memory.total - est.memory.optimizer;
-    const ppl_config *asked = c; /* before block recomputation changes it */
-    ppl_config fewer = *c;
-    if (fits && c->recompute == PPL_RECOMPUTE_FULL && s->opts->pins->recompute == PPL_UNSET &&
-        s->opts->pins->recompute_layers == PPL_UNSET) {
-        /* block recomputation: the fewest recomputed layers per stage that still fit
-         * (memory falls as more are recomputed, time rises), in whole chunks; a
-         * pinned --recompute full means every layer, as Megatron-LM's uniform method */
-        int64_t most = 0;
-        for (size_t i = 0; i < cl->n; i++)
-            if (cl->items[i].layers > most)
-                most = cl->items[i].layers;
-        int64_t lo = 0, hi = most / c->vp; /* chunks: hi fits (all), lo = none */
-        while (hi - lo > 1) {              /* the memory alone says which fit */
-            int64_t mid = (lo + hi) / 2;
-            fewer.recompute_layers = mid * c->vp;
-            if (ppl_estimate_fits(ctx, &fewer, l, mi, cl))
-                hi = mid;
-            else
-                lo = mid;
-        }
-        fewer.recompute_layers = hi * c->vp >= most ? 0 : hi * c->vp;
-        if (fewer.recompute_layers != 0) {
-            c = &fewer;
-            fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);
-        }
-    }
     if (fits) {
         r->feasible++;
         /* the bounds' own check: an unpruned search counts the plans below them */
@@ -227,7 +234,9 @@ static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
              ppl_bound_step_compute_s(s->ctx, s->opts->pins, asked, mi) >
                  est.step_time_s * (1.0 + 1e-12) ||
              ppl_bound_memory_bytes(s->ctx, asked, mi, &no_optimizer) >
-                 est.memory.total * (1.0 + 1e-12)))
+                 est.memory.total * (1.0 + 1e-12) ||
+             (blocks(s, asked) && ppl_bound_step_recomputed_s(s->ctx, s->opts->pins, c, mi) >
+                                      est.step_time_s * (1.0 + 1e-12))))
             r->bounds_broken++;
         /* only what can enter the list is costed in full */
         const ppl_estimate *last = ppl_ranking_worst(&s->best);
