@@ -12,7 +12,7 @@
  * clock, so that a loaded machine does not slow them.  With --check it also
  * prints TAP lines against floors far below what this 2-core machine measures,
  * so that only a real regression fails: >= 0.1 M configurations per CPU second,
- * the 65,536-GPU search under 0.5 CPU s, peak RSS under 50 MiB.  What users run,
+ * the 65,536-GPU search under 0.5 CPU s, peak RSS under 100 MiB.  What users run,
  * whole plan, whatif and size processes, is bench_cli.py's.
  */
 #include <jansson.h>
@@ -68,7 +68,9 @@ static int load(ppl_model *m, ppl_topology *t, const char *model, int64_t server
 
 #define FLOOR_CONFIGS_PER_S 0.1e6
 #define CEIL_PLAN_64K_S 0.5
-#define CEIL_RSS_KIB (50L * 1024L)
+/* peak RSS measures 41 MiB, and 50 MiB under meson test, whose MALLOC_PERTURB_
+ * makes glibc write every block malloc hands out: twice that */
+#define CEIL_RSS_KIB (100L * 1024L)
 
 int main(int argc, char **argv)
 {
