@@ -85,7 +85,21 @@ double ppl_bound_step_recomputed_s(const ppl_eval_ctx *ctx, const ppl_pins *pins
 {
     ppl_pins pinned = *pins;
     pinned.recompute = PPL_RECOMPUTE_FULL;
-    return ppl_bound_step_s(ctx, &pinned, c, mi);
+    /* the model as one stage recomputes what the stages do, min(r, n_k) layers of
+     * stage k, where every layer is of one kind (dense, or MoE): else a stage's
+     * count may fall on its cheaper layers, and the one-stage figure is taken at r */
+    const ppl_model *m = ctx->model;
+    const int64_t r = c->recompute_layers, L = m->layers;
+    ppl_config all = *c;
+    if (r > 0 && (!m->has_moe || ppl_moe_layers_in(m, 0, L) == L)) {
+        int64_t total = 0;
+        for (int64_t k = 0; k < c->pp; k++) {
+            const int64_t n = ppl_stage_layers(c, k);
+            total += n < r ? n : r;
+        }
+        all.recompute_layers = total >= L ? 0 : total;
+    }
+    return ppl_bound_step_s(ctx, &pinned, &all, mi);
 }
 
 /* ppl_bound_step_s's terms with every exchange free and vp above 1 (the line term
