@@ -270,9 +270,9 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
         o->bucket_params_per_dp = 1e6;
     else if (!ppl_stack_overlaps(stack))
         o->bucket_params = 0.0;
-    /* fitted (constants.c): stacks that overlap hide TP communication under GEMMs
-     * (Transformer Engine's userbuffers overlap); the others hide nothing of their
-     * own.  Not fitted: they launch each gradient bucket's reduction as soon as its
+    /* Stacks that overlap hide TP communication under the GEMMs beside it
+     * (Transformer Engine's userbuffers overlap, stage.c); the others hide nothing
+     * of their own.  Not fitted either: they launch each gradient bucket's reduction as soon as its
      * last gradient is ready (Megatron-Core --overlap-grad-reduce: the bucket's
      * register_grad_ready hook in distributed/param_and_grad_buffer.py; FSDP's
      * per-unit reduce-scatter in the backward's post-hook), so the whole last

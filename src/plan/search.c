@@ -168,8 +168,6 @@ static bool sound(search_state *s, const ppl_estimate *e)
     return false;
 }
 
-/* Costs one configuration at its stage split (block recomputation searched) and
- * keeps it when it fits and ranks; whether it fits. */
 /* Block recomputation: the fewest recomputed layers per stage that fit are
  * searched (memory falls as more are recomputed, time rises); a pinned
  * --recompute full means every layer, as Megatron-LM's uniform method. */
@@ -191,6 +189,8 @@ static bool recomputed_over(search_state *s, const ppl_config *fewer, const ppl_
     return (last && b > last->step_time_s) || b >= s->ceiling_s;
 }
 
+/* Costs one configuration at its stage split (block recomputation searched) and
+ * keeps it when it fits and ranks; whether it fits. */
 static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
                  ppl_classes *cl)
 {
@@ -475,17 +475,15 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                 ppl_classes_init(ctx, &c, &classes);
                 for (int i = 0; i < sps->n; i++) {
                     c.sequence_parallel = sps->v[i];
-                    ppl_micro micro;
-                    const int sp_known = c.sequence_parallel != 0;
-                    if (!comm_known[sp_known]) {
-                        ppl_micro_comm_init(ctx, &c, &layout, &comm_by_sp[sp_known]);
-                        comm_known[sp_known] = true;
+                    const int sp = c.sequence_parallel != 0;
+                    if (!comm_known[sp]) {
+                        ppl_micro_comm_init(ctx, &c, &layout, &comm_by_sp[sp]);
+                        comm_known[sp] = true;
                     }
-                    micro = comm_by_sp[sp_known];
+                    ppl_micro micro = comm_by_sp[sp];
                     ppl_micro_comm_interleave(ctx, &c, &micro);
                     /* the exchange of each CP algorithm, tried innermost: it
                      * changes neither compute nor memory */
-                    const int sp = c.sequence_parallel != 0;
                     if (!cp_known[sp])
                         cp_list(ppl_cp_comms_costed(ctx, &c, &layout, k->cp_tried,
                                                     s->opts->objective != PPL_OBJECTIVE_MEMORY,
