@@ -709,42 +709,6 @@ void ppl_stage_passes_of(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     out->fb_s = s->total;
 }
 
-/* Why the one stage's figure is below the sum over any split (ppl_stage_eval's
- * terms, each linear in the layers unless said):
- *  - first and last at once: the head's passes, the embedding's and the output
- *    layer's parameters counted once, as the split counts them; no sends (>= 0);
- *  - the ZeRO-3 gathers left out (every term of them >= 0; their class times
- *    are zero in a fresh class);
- *  - block recomputation at one recomputed layer in the whole model, where every
- *    stage of a split recomputes at least one (ppl_recomputed_share: the share f
- *    enters each term as f x layers, and f x layers >= 1 in every stage); a
- *    pinned count at its own share of the whole, below every stage's;
- *  - the layers kept in bf16 costed at the configuration's precision (no faster
- *    than it: the fp8 recipes' GEMMs);
- *  - the expert all-to-all hidden under min(share x all-to-all, share x
- *    compute): a sum of minima is at most the minimum of the sums, so the split
- *    hides no more than the one stage;
- *  - the host's wait: a stage's total is max(launches, compute + exposed), and a
- *    sum of maxima is at least the maximum of the sums;
- *  - the weight-gradient GEMMs (wgrad) linear, the head's counted once: the sum
- *    over the split's stages exactly. */
-void ppl_stages_floor(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
-                      bool fewest_recomputed, ppl_stage_time *out)
-{
-    ppl_config one = *c;
-    if (fewest_recomputed && c->recompute == PPL_RECOMPUTE_FULL && c->recompute_layers == 0)
-        one.recompute_layers = 1;
-    one.bf16_layers = 0;
-    ppl_stage_class k;
-    memset(&k, 0, sizeof k);
-    k.count = 1;
-    k.layers = ctx->model->layers;
-    k.moe_layers = ppl_moe_layers_in(ctx->model, 0, ctx->model->layers);
-    k.is_first = true;
-    k.is_last = true;
-    ppl_stage_eval(ctx, &one, mi, &k, out);
-}
-
 double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                              const ppl_micro *mi, int64_t stage, int64_t layers, int64_t moe_layers,
                              ppl_memory *memory)

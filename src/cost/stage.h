@@ -174,17 +174,6 @@ void ppl_zero3_per_tensor(const ppl_model *model, int64_t tp, double *gathers, d
 /* Bytes per reduced gradient element (memory.h's, for the configuration). */
 double ppl_dp_grad_bytes(const ppl_eval_ctx *ctx, const ppl_config *config);
 
-/* Lower bounds, seconds per microbatch, on sums over the pipeline's stages (all
- * pp x vp chunks), whatever the split: *out is the model costed as one stage,
- * first and last, with no sends and no ZeRO-3 gathers, and with block
- * recomputation (fewest_recomputed) at the least share any split recomputes.  Its
- * total is at most the sum of the stages' totals (the busiest rank works at least
- * that over pp per microbatch), its total less its wgrad at most the sum of their
- * totals less their weight-gradient GEMMs (a microbatch's chain, forward and back
- * to the input, pipeline.h). */
-void ppl_stages_floor(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_micro *micro,
-                      bool fewest_recomputed, ppl_stage_time *out);
-
 /* Stage `stage` holding `layers` layers (`moe_layers` MoE) from the pieces: its
  * time per microbatch, and its memory when asked. */
 double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *config,

@@ -17,11 +17,11 @@
  * a layer's forward, backward to its input (backward - W) and whole work per
  * microbatch, each the least over dense and MoE layers.  The step is at least:
  *  - the busiest rank's work, at least the microbatches times the stages' summed
- *    time over the ranks (ppl_stages_floor; no pipeline runs below a rank's
+ *    time over the ranks (stages_floor; no pipeline runs below a rank's
  *    work, pipeline.h ppl_pipe_bound_s);
  *  - a microbatch's chain, forward through every stage and backward to the input
  *    back, whatever the schedule: the stages' summed time less their W passes
- *    (ppl_stages_floor), and L (a + d);
+ *    (stages_floor), and L (a + d);
  *  - on a line of ranks each holding one run of layers (vp 1; not a V nor
  *    DualPipe's two directions): rank k starts once the first microbatch's forward
  *    has crossed the N_k layers before it, works m microbatches of its n_k, and,
@@ -30,7 +30,78 @@
  *    e = a (+ d), c = m w.  Over every split of the L layers the least such T is
  *    where all ranks are equal, N_{k+1} = N_k (1 - e/c) + T/c, so
  *    T = e L / (1 - (1 - e/c)^pp) (a split below it would hold fewer layers). */
-/* The terms that do not meet the pipeline: c's model as one stage (ppl_stages_floor)
+/* Lower bounds, seconds per microbatch, on sums over the pipeline's stages (all
+ * pp x vp chunks), whatever the split: *out is the model costed as one stage,
+ * first and last, with no sends, and with block recomputation (fewest_recomputed)
+ * at the least share any split recomputes.  Its total is at most the sum of the
+ * stages' totals (the busiest rank works at least that over pp per microbatch),
+ * its total less its wgrad at most the sum of their totals less their
+ * weight-gradient GEMMs (a microbatch's chain, forward and back to the input,
+ * pipeline.h); with a layout (l not NULL, c->zero >= 3) its ZeRO-3 traffic is in
+ * the total (the chain is not asked of it).
+ * Why the one stage's figure is below the sum over any split (ppl_stage_eval's
+ * terms, each linear in the layers unless said):
+ *  - first and last at once: the head's passes, the embedding's and the output
+ *    layer's parameters counted once, as the split counts them; no sends (>= 0);
+ *  - ZeRO-3's gathers and reduce-scatters left out (every term of them >= 0;
+ *    their class times are zero in a fresh class), or, given the layout, each
+ *    layer's at the least any layer moves: the fewest dense parameters of a layer
+ *    (no embedding, no experts) at the fewest bytes a gathered parameter takes.
+ *    A stage's exposure of them, C + oc Z + (1 - oc) max(0, Z - zo C) with C its
+ *    compute and Z what it moves (stage.c; oc the overlap's cost, zo <= 1 the
+ *    share prefetched), is convex and of degree one in (C, Z), so the stages sum
+ *    to at least the one stage's, and grows with C and Z, so less of either only
+ *    lowers it;
+ *  - block recomputation at one recomputed layer in the whole model, where every
+ *    stage of a split recomputes at least one (ppl_recomputed_share: the share f
+ *    enters each term as f x layers, and f x layers >= 1 in every stage); a
+ *    pinned count at its own share of the whole, below every stage's;
+ *  - the layers kept in bf16 costed at the configuration's precision (no faster
+ *    than it: the fp8 recipes' GEMMs);
+ *  - the expert all-to-all hidden under min(share x all-to-all, share x
+ *    compute): a sum of minima is at most the minimum of the sums, so the split
+ *    hides no more than the one stage;
+ *  - the host's wait: a stage's total is max(launches, compute + exposed), and a
+ *    sum of maxima is at least the maximum of the sums;
+ *  - the weight-gradient GEMMs (wgrad) linear, the head's counted once: the sum
+ *    over the split's stages exactly. */
+static void stages_floor(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                         const ppl_micro *mi, bool fewest_recomputed, ppl_stage_time *out)
+{
+    ppl_config one = *c;
+    if (fewest_recomputed && c->recompute == PPL_RECOMPUTE_FULL && c->recompute_layers == 0)
+        one.recompute_layers = 1;
+    one.bf16_layers = 0;
+    ppl_stage_class k;
+    memset(&k, 0, sizeof k);
+    const ppl_model *m = ctx->model;
+    k.count = 1;
+    k.layers = m->layers;
+    k.moe_layers = ppl_moe_layers_in(m, 0, m->layers);
+    k.is_first = true;
+    k.is_last = true;
+    double layer = k.moe_layers < m->layers ? mi->mem.layer_dense : INFINITY;
+    if (k.moe_layers > 0)
+        layer = fmin(layer, mi->mem.layer_moe_shared);
+    if (l && c->zero >= 3 && l->g_shard.n > 1 && isfinite(layer) && layer > 0.0) {
+        /* as ppl_class_dp: per tensor where the stack gathers so, at its bus share,
+         * at the index ppl_stage_eval reads them */
+        const int g = (ppl_config_shard_replicas(c) > 1) + 2 * ppl_low_params(&ctx->memory, c);
+        double n = 1.0, nr = 1.0;
+        if (ctx->stack.zero3_per_tensor)
+            ppl_zero3_per_tensor(m, c->tp, &n, &nr);
+        const double bus = ctx->stack.zero3_bus, w = ctx->memory.weight_bytes;
+        const double gb = ppl_low_params(&ctx->memory, c) ? fmin(w, ppl_config_gemm_bytes(c)) : w;
+        if (n > 0.0)
+            k.z3_ag[g] = ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_shard,
+                                              layer * gb / n / bus, n, NULL);
+        k.z3_rs[g] = ppl_collective_count(&ctx->net, PPL_OP_REDUCESCATTER, &l->g_shard,
+                                          layer * ppl_dp_grad_bytes(ctx, c) / nr / bus, nr, NULL);
+    }
+    ppl_stage_eval(ctx, &one, mi, &k, out);
+}
+
+/* The terms that do not meet the pipeline: c's model as one stage (stages_floor)
  * and a microbatch's chain L (a + d); and a layer's least a, d, a + d and w (above) */
 static inline void floor_terms(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
                                const ppl_micro *mi, ppl_compute_floor *out, double *a, double *d,
@@ -38,7 +109,7 @@ static inline void floor_terms(const ppl_eval_ctx *ctx, const ppl_pins *pin, con
 {
     const bool blocks = pin->recompute == PPL_UNSET && pin->recompute_layers == PPL_UNSET;
     ppl_stage_time all;
-    ppl_stages_floor(ctx, c, mi, blocks, &all);
+    stages_floor(ctx, c, NULL, mi, blocks, &all);
     out->total_s = all.total;
     out->wgrad_s = all.wgrad;
     const ppl_layer_time *kinds[2] = {&mi->dense, &mi->moe};
@@ -78,6 +149,17 @@ double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_
             t = fmax(t, e * L / -expm1(p * log1p(-x)));
     }
     return t + ctx->stack.step_overhead_s;
+}
+
+double ppl_bound_step_zero3_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
+                              const ppl_layout *l, const ppl_micro *mi)
+{
+    if (c->zero < 3)
+        return 0.0;
+    const bool blocks = pin->recompute == PPL_UNSET && pin->recompute_layers == PPL_UNSET;
+    ppl_stage_time all;
+    stages_floor(ctx, c, l, mi, blocks, &all);
+    return (double)c->microbatches * all.total / (double)c->pp + ctx->stack.step_overhead_s;
 }
 
 double ppl_bound_step_recomputed_s(const ppl_eval_ctx *ctx, const ppl_pins *pins,
@@ -214,4 +296,19 @@ double ppl_bound_memory_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, cons
     const ppl_model *m = ctx->model;
     return ppl_memory_floor_bytes(c, &ctx->memory, &mi->mem, m->layers,
                                   ppl_moe_layers_in(m, 0, m->layers), no_optimizer);
+}
+
+bool ppl_bounds_above(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *asked,
+                      const ppl_config *c, const ppl_layout *l, const ppl_micro *mi, double step_s,
+                      double memory_bytes)
+{
+    const double t = step_s * (1.0 + 1e-12);
+    const bool blocks = asked->recompute == PPL_RECOMPUTE_FULL && pins->recompute == PPL_UNSET &&
+                        pins->recompute_layers == PPL_UNSET;
+    double no_optimizer;
+    return ppl_bound_step_s(ctx, pins, asked, mi) > t ||
+           ppl_bound_step_compute_s(ctx, pins, asked, mi) > t ||
+           ppl_bound_step_zero3_s(ctx, pins, asked, l, mi) > t ||
+           ppl_bound_memory_bytes(ctx, asked, mi, &no_optimizer) > memory_bytes * (1.0 + 1e-12) ||
+           (blocks && ppl_bound_step_recomputed_s(ctx, pins, c, mi) > t);
 }

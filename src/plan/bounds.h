@@ -30,7 +30,7 @@ double ppl_bound_step_compute_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, c
  * (ppl_bound_compute_floor), then the bound of c's pipeline over them
  * (ppl_bound_step_compute_from); the two give ppl_bound_step_compute_s to the bit. */
 typedef struct ppl_compute_floor {
-    double total_s; /* one stage of every layer, every exchange free (ppl_stages_floor) */
+    double total_s; /* one stage of every layer, every exchange free (bounds.c stages_floor) */
     double wgrad_s; /* of which its weight-gradient passes */
     double chain_s; /* the layers' forward and backward to the input, one microbatch */
 } ppl_compute_floor;
@@ -52,6 +52,15 @@ void ppl_floor_cache_free(ppl_floor_cache *cache);
 const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cache *computed,
                                           const ppl_eval_ctx *ctx, const ppl_pins *pins,
                                           const ppl_config *c);
+
+/* With ZeRO-3 (config->zero >= 3): the busiest rank's work with every layer's
+ * gathers and reduce-scatters over the layout's sharding group in it, at the least
+ * any layer moves (bounds.c stages_floor), plus the per-step cost; the
+ * bound ppl_bound_step_s shares between ZeRO stages leaves them out.  Below
+ * ZeRO-3, 0. */
+double ppl_bound_step_zero3_s(const ppl_eval_ctx *ctx, const ppl_pins *pins,
+                              const ppl_config *config, const ppl_layout *layout,
+                              const ppl_micro *micro);
 
 /* ppl_bound_step_s of a configuration under full recomputation at the count of
  * recomputed layers it holds (0: every layer), as if that count were pinned: the
@@ -86,5 +95,13 @@ bool ppl_floor_over(ppl_floor_cache *cache, ppl_micro_cache *computed, const ppl
  * *no_optimizer the same without the optimizer state. */
 double ppl_bound_memory_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *micro,
                               double *no_optimizer);
+
+/* Whether any bound above is over what the estimate of `asked` found (its step
+ * time, or its memory, by a relative 1e-12): a bound broken.  c is asked at the
+ * recomputed layers the search costed it at (the same when not block
+ * recomputation). */
+bool ppl_bounds_above(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *asked,
+                      const ppl_config *c, const ppl_layout *layout, const ppl_micro *micro,
+                      double step_s, double memory_bytes);
 
 #endif

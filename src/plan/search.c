@@ -228,15 +228,8 @@ static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
     if (fits) {
         r->feasible++;
         /* the bounds' own check: an unpruned search counts the plans below them */
-        double no_optimizer;
-        if (s->opts->no_prune &&
-            (ppl_bound_step_s(s->ctx, s->opts->pins, asked, mi) > est.step_time_s * (1.0 + 1e-12) ||
-             ppl_bound_step_compute_s(s->ctx, s->opts->pins, asked, mi) >
-                 est.step_time_s * (1.0 + 1e-12) ||
-             ppl_bound_memory_bytes(s->ctx, asked, mi, &no_optimizer) >
-                 est.memory.total * (1.0 + 1e-12) ||
-             (blocks(s, asked) && ppl_bound_step_recomputed_s(s->ctx, s->opts->pins, c, mi) >
-                                      est.step_time_s * (1.0 + 1e-12))))
+        if (s->opts->no_prune && ppl_bounds_above(ctx, s->opts->pins, asked, c, l, mi,
+                                                  est.step_time_s, est.memory.total))
             r->bounds_broken++;
         /* only what can enter the list is costed in full */
         const ppl_estimate *last = ppl_ranking_worst(&s->best);
@@ -268,7 +261,8 @@ static int evaluate_in(search_state *s, const ppl_config *c, const ppl_layout *l
     /* the bound holds for every stage split */
     const ppl_estimate *last = ppl_ranking_worst(&s->best);
     double above = last ? fmin(last->step_time_s, s->ceiling_s) : s->ceiling_s;
-    if (!s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME && s->bound_s > above) {
+    const bool prunes = !s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME;
+    if (prunes && s->bound_s > above) {
         r->pruned++;
         return EVAL_OUT;
     }
@@ -281,6 +275,12 @@ static int evaluate_in(search_state *s, const ppl_config *c, const ppl_layout *l
         ppl_bound_memory_bytes(s->ctx, c, mi, &no_optimizer) > s->room_bytes) {
         s->offload_room = no_optimizer; /* below the total less its optimizer state */
         return EVAL_OVER;
+    }
+    /* ZeRO-3's bound falls with the sharding group: what it prunes still says
+     * whether it fits, which the smaller groups are tried on (search_replica) */
+    if (prunes && ppl_bound_step_zero3_s(ctx, s->opts->pins, c, l, mi) > above) {
+        r->pruned++;
+        return ppl_estimate_fits(ctx, c, l, mi, cl) ? EVAL_FITS : EVAL_OVER;
     }
     int room = cost(s, c, l, mi, cl) ? EVAL_FITS : EVAL_OVER;
     /* the balanced split, unless the user pinned the ends */

@@ -28,19 +28,23 @@ static void same_lists(const ppl_search_result *a, const ppl_search_result *b)
     }
 }
 
-/* Pruning (memory first, then the step-time lower bound) keeps the brute-force
- * top K exactly, on spaces small enough to cost every point. */
+/* Pruning (memory first, then the step-time lower bounds) keeps the brute-force
+ * top K exactly, on spaces small enough to cost every point; ZeRO-3 pinned, where
+ * the bound with its gathers falls with the sharding group and what it prunes must
+ * still lead the search to the smaller groups. */
 static void test_pruned_equals_brute_force(void **state)
 {
     (void)state;
     struct {
         const char *model, *topo;
         int64_t gpus, batch;
+        int zero; /* pinned when 3 */
     } cases[] = {
-        {"gpt3-175b", "dgx-h100-superpod", 64, 64},
-        {"llama3-8b", "dgx-a100-superpod", 32, 256},
-        {"mixtral-8x7b", "dgx-h100-superpod", 32, 128},
-        {"llama3-70b", "meta-24k-roce", 128, 512},
+        {"gpt3-175b", "dgx-h100-superpod", 64, 64, -1},
+        {"llama3-8b", "dgx-a100-superpod", 32, 256, -1},
+        {"mixtral-8x7b", "dgx-h100-superpod", 32, 128, -1},
+        {"llama3-70b", "meta-24k-roce", 128, 512, -1},
+        {"llama2-70b", "dgx-a100-superpod", 64, 128, 3},
     };
     size_t pruned = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -52,6 +56,8 @@ static void test_pruned_equals_brute_force(void **state)
         ppl_pins_init(&pins);
         pins.gpus = cases[i].gpus;
         pins.global_batch = cases[i].batch;
+        if (cases[i].zero == 3)
+            pins.zero = 3;
         ppl_search_opts fast = {.pins = &pins, .top = 10};
         ppl_search_opts brute = fast;
         brute.no_prune = true;
@@ -78,7 +84,7 @@ static void test_pruned_equals_brute_force(void **state)
 
 /* The bounds the search prunes with are below every plan that fits, over spaces
  * that exercise each term their comments argue about: the step time
- * (ppl_bound_step_s, plan/bounds.c: the microbatches times ppl_stages_floor over pp,
+ * (ppl_bound_step_s, plan/bounds.c: the microbatches times stages_floor over pp,
  * a microbatch's chain, the pipeline's fill and drain, plus the per-step cost; and
  * the same on compute alone, ppl_bound_step_compute_s) and the heaviest stage's memory
  * (ppl_memory_floor_bytes).  The spaces: MoE layers with the expert all-to-all
@@ -88,7 +94,8 @@ static void test_pruned_equals_brute_force(void **state)
  * per-tensor ones too), context parallelism, the schedules that split the
  * backward, the host's launches on small layers.  An unpruned search counts the
  * plans below either bound; a step bound 10% higher, or a memory bound 5% higher,
- * finds some. */
+ * finds some.  ZeRO-3 with pipelining, pinned, and its sharding groups (HSDP) and
+ * fp8 gathers, meet ppl_bound_step_zero3_s too. */
 static void test_bound_below_every_step(void **state)
 {
     (void)state;
@@ -98,16 +105,21 @@ static void test_bound_below_every_step(void **state)
         ppl_stack stack;
         int schedule, precision, ep_overlap;
         int64_t recompute_layers, bf16_layers;
+        int zero; /* pinned when 0..3 */
     } cases[] = {
         {"mixtral-8x7b", "dgx-h100-superpod", 16, 64, PPL_STACK_MODERN, PPL_SCHEDULE_DUALPIPE, -1,
-         0, PPL_UNSET, 0},
-        {"qwen3-30b-a3b", "dgx-h100-superpod", 16, 64, PPL_STACK_MODERN, -1, -1, 1, PPL_UNSET, 0},
+         0, PPL_UNSET, 0, -1},
+        {"qwen3-30b-a3b", "dgx-h100-superpod", 16, 64, PPL_STACK_MODERN, -1, -1, 1, PPL_UNSET, 0,
+         -1},
         {"llama3-8b", "dgx-h100-superpod", 16, 64, PPL_STACK_MODERN, PPL_SCHEDULE_ZB_V,
-         PPL_PRECISION_FP8, 0, PPL_UNSET, 2},
-        {"llama3-8b", "dgx-a100-superpod", 32, 128, PPL_STACK_MODERN, -1, -1, 0, 2, 0},
+         PPL_PRECISION_FP8, 0, PPL_UNSET, 2, -1},
+        {"llama3-8b", "dgx-a100-superpod", 32, 128, PPL_STACK_MODERN, -1, -1, 0, 2, 0, -1},
         {"llama2-70b", "dgx-a100-superpod", 64, 128, PPL_STACK_DEEPSPEED_ZERO3_2021, -1, -1, 0,
-         PPL_UNSET, 0},
-        {"gpt3-175b", "dgx-a100-superpod", 128, 128, PPL_STACK_LEGACY, -1, -1, 0, PPL_UNSET, 0},
+         PPL_UNSET, 0, -1},
+        {"gpt3-175b", "dgx-a100-superpod", 128, 128, PPL_STACK_LEGACY, -1, -1, 0, PPL_UNSET, 0, -1},
+        {"mixtral-8x7b", "dgx-h100-superpod", 32, 64, PPL_STACK_MODERN, -1, -1, 0, PPL_UNSET, 0, 3},
+        {"llama3-8b", "dgx-h100-superpod", 32, 128, PPL_STACK_MODERN, -1, PPL_PRECISION_FP8, 0,
+         PPL_UNSET, 0, 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ppl_model m = test_model(cases[i].model);
@@ -128,6 +140,8 @@ static void test_bound_below_every_step(void **state)
             pins.recompute_layers = cases[i].recompute_layers;
         }
         pins.bf16_layers = cases[i].bf16_layers;
+        if (cases[i].zero == 3)
+            pins.zero = cases[i].zero;
         if (pins.bf16_layers > 0)
             pins.fp8_recipe = PPL_FP8_TENSORWISE; /* Megatron-Core's rule */
         ppl_search_opts brute = {.pins = &pins, .top = 1, .no_prune = true};
