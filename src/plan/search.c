@@ -276,11 +276,12 @@ static int evaluate_in(search_state *s, const ppl_config *c, const ppl_layout *l
         s->offload_room = no_optimizer; /* below the total less its optimizer state */
         return EVAL_OVER;
     }
-    /* ZeRO-3's bound falls with the sharding group: what it prunes still says
-     * whether it fits, which the smaller groups are tried on (search_replica) */
+    /* ZeRO-3's bound falls with the sharding group: what it prunes passes as
+     * fitting, so that the smaller groups are tried, each on its own bound (the
+     * offload, tried on what does not fit, only adds time: this bound skips it) */
     if (prunes && ppl_bound_step_zero3_s(ctx, s->opts->pins, c, l, mi) > above) {
         r->pruned++;
-        return ppl_estimate_fits(ctx, c, l, mi, cl) ? EVAL_FITS : EVAL_OVER;
+        return EVAL_FITS;
     }
     int room = cost(s, c, l, mi, cl) ? EVAL_FITS : EVAL_OVER;
     /* the balanced split, unless the user pinned the ends */
