@@ -115,12 +115,57 @@ void ppl_group_place_job(const ppl_net *net, int64_t job_domain, int64_t n, int6
         }
 }
 
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* How many of the copies are placed apart.  A copy's figures read its first rank
+ * modulo the blocks it meets (in ranks: the job's share of an NVLink domain, and
+ * of each tier's group of servers, ranks_in): members_in_block and whether its
+ * first and last rank share a block.  A block beyond the last rank of every copy
+ * holds each whole, alike.  So copies whose first ranks agree modulo the others'
+ * least common multiple L are placed alike, and the first L / gcd(copy_stride, L)
+ * are all the placements there are.  Tier groups that are not whole NVLink domains
+ * (where a job takes part of each domain) map ranks to GPUs unevenly: every copy
+ * then counts. */
+static int64_t distinct_copies(const ppl_net *net, int64_t s, int64_t n, int64_t stride,
+                               int64_t base, int64_t copies, int64_t copy_stride)
+{
+    const ppl_topology *t = net->topo;
+    const int64_t d = net->node_gpus;
+    const int64_t last = base + (copies - 1) * copy_stride + (n - 1) * stride;
+    int64_t lcm = s <= last ? s : 1;
+    for (int i = 0; i < t->ntiers; i++) {
+        const int64_t gpus = t->tiers[i].servers * t->gpus_per_server;
+        const int64_t block = ranks_in(gpus, s, d);
+        if (block > last)
+            continue;
+        if (s != d && gpus % d != 0)
+            return copies;
+        const int64_t g = gcd64(lcm, block);
+        if (lcm / g > last / block)
+            return copies; /* the least common multiple passes the last rank: no repeat */
+        lcm = lcm / g * block;
+    }
+    const int64_t period = lcm / gcd64(copy_stride, lcm);
+    return period < copies ? period : copies;
+}
+
 void ppl_group_place_worst(const ppl_net *net, int64_t job_domain, int64_t n, int64_t stride,
                            int64_t base, int64_t copies, int64_t copy_stride, ppl_group *out)
 {
     ppl_group_place_job(net, job_domain, n, stride, base, out);
     if (n <= 1) /* one rank sits inside every block wherever it is: each copy alike */
         return;
+    const int64_t d = net->node_gpus;
+    copies = distinct_copies(net, job_domain >= 1 && job_domain <= d ? job_domain : d, n,
+                             stride < 1 ? 1 : stride, base, copies, copy_stride);
     for (int64_t c = 1; c < copies; c++) {
         ppl_group g;
         ppl_group_place_job(net, job_domain, n, stride, base + c * copy_stride, &g);

@@ -3,6 +3,7 @@
  * measured NCCL figures.
  */
 #include <math.h>
+#include <stdint.h>
 #include "testutil.h"
 
 #include <jansson.h>
@@ -343,6 +344,64 @@ static void test_job_domains(void **state)
     assert_int_equal(ppl_net_job_domain(&net, 1024), 8);
 }
 
+/* ppl_group_place_worst places only the copies that differ (a copy's figures read
+ * its first rank modulo the blocks it meets, comm.c distinct_copies): the same
+ * group as placing every copy and keeping the worst, on every catalogue topology,
+ * whole and partial NVLink domains (GB200's 72), pipelines of 1 to 96 stages. */
+static void test_place_worst_every_copy(void **state)
+{
+    (void)state;
+    static const char *const topos[] = {"dgx-h100-superpod",  "h100-64k",      "gb200-nvl72",
+                                        "deepseek-h800-2048", "meta-24k-roce", "gh200-nvl256",
+                                        "h100-64k-rail-only"};
+    uint64_t x = 12345;
+    size_t checked = 0;
+    for (size_t i = 0; i < sizeof topos / sizeof topos[0]; i++) {
+        ppl_topology t = test_topology(topos[i]);
+        ppl_net net;
+        ppl_net_init(&net, &t);
+        const int64_t total = t.servers * t.gpus_per_server;
+        for (int k = 0; k < 3000; k++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            const int64_t pp = 1 + (int64_t)((x >> 33) % 96), tp = (int64_t)1 << ((x >> 20) % 4);
+            const int64_t stage = total / pp / tp * tp; /* GPUs a stage, tp dividing it */
+            if (stage < tp)
+                continue;
+            const int64_t dom = ppl_net_job_domain(&net, stage * pp);
+            /* a tensor-parallel group, a data-parallel one across it, and the pipeline's */
+            const int64_t groups[3][3] = {{tp, 1, 0}, {stage / tp, tp, 0}, {2, stage, 0}};
+            for (int j = 0; j < 3; j++) {
+                const int64_t n = groups[j][0], stride = groups[j][1];
+                const int64_t copies = j == 2 ? pp - 1 : pp;
+                if (n < 1 || copies < 1 || (j == 2 && pp < 2))
+                    continue;
+                ppl_group fast, slow, g;
+                ppl_group_place_worst(&net, dom, n, stride, 0, copies, stage, &fast);
+                ppl_group_place_job(&net, dom, n, stride, 0, &slow);
+                for (int64_t c = 1; n > 1 && c < copies; c++) {
+                    ppl_group_place_job(&net, dom, n, stride, c * stage, &g);
+                    if (g.tier > slow.tier)
+                        slow.tier = g.tier;
+                    if (g.m < slow.m) {
+                        slow.m = g.m;
+                        slow.nodes = g.nodes;
+                    }
+                    for (int l = 0; l < t.ntiers; l++)
+                        if (g.members_in_tier[l] < slow.members_in_tier[l])
+                            slow.members_in_tier[l] = g.members_in_tier[l];
+                }
+                assert_int_equal(fast.tier, slow.tier);
+                assert_int_equal(fast.m, slow.m);
+                assert_int_equal(fast.nodes, slow.nodes);
+                for (int l = 0; l < t.ntiers; l++)
+                    assert_int_equal(fast.members_in_tier[l], slow.members_in_tier[l]);
+                checked++;
+            }
+        }
+    }
+    assert_true(checked > 10000);
+}
+
 /* nccl-tests' figures: an all-gather of 8 GB over 8 ranks in 0.1 s has algbw
  * 8e9 / 0.1 = 80 GB/s and busbw 80 x 7/8 = 70 GB/s; an all-reduce's busbw factor
  * is 2(n-1)/n, 140 GB/s for the same time. */
@@ -443,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_rail_only),
         cmocka_unit_test(test_placement),
         cmocka_unit_test(test_job_domains),
+        cmocka_unit_test(test_place_worst_every_copy),
         cmocka_unit_test(test_in_switch_reduction),
         cmocka_unit_test(test_mesh),
     };
