@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct unit_suffix {
     const char *text;
@@ -315,4 +316,11 @@ void ppl_format_count(double count, char *buf, size_t size)
     size_t len = strlen(buf);
     if (len > 0 && buf[len - 1] == ' ')
         buf[len - 1] = '\0';
+}
+
+double ppl_clock_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

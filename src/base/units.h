@@ -47,4 +47,7 @@ void ppl_format_quantity(ppl_unit unit, double value, char *buf,
                          size_t size);                               /* any of the above */
 void ppl_format_bitrate(double bytes_per_s, char *buf, size_t size); /* "400 Gb/s" */
 
+/* Seconds on the monotonic clock (CLOCK_MONOTONIC), for elapsed times. */
+double ppl_clock_s(void);
+
 #endif

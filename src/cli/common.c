@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -189,9 +188,7 @@ void cli_progress_show(void *ctx, double fraction)
     cli_progress *p = ctx;
     if (!isatty(STDERR_FILENO))
         return;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    double now = ppl_clock_s();
     if (p->start == 0.0)
         p->start = now;
     if (now - p->start < 0.5)

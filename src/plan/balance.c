@@ -282,14 +282,29 @@ typedef struct stage_line {
 } stage_line;
 
 static stage_line line_of(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
-                          const ppl_micro *mi, int64_t stage, int64_t limit)
+                          const ppl_micro *mi, int64_t stage, int64_t limit, ppl_balance_memo *memo,
+                          int slot)
 {
     int64_t n, moe;
     ppl_stage_layer_counts(ctx->model, c, stage, &n, &moe);
     int64_t moe1 = moe > 0 ? 1 : 0, moe2 = moe > 1 ? 2 : moe1;
     ppl_memory m1, m2;
-    double t1 = ppl_stage_time_cached(ctx, c, l, mi, stage, 1, moe1, &m1);
-    double t2 = ppl_stage_time_cached(ctx, c, l, mi, stage, 2, moe2, &m2);
+    double t1, t2;
+    if (memo && c->zero < 3 && memo->known[slot]) { /* the times kept, the memory anew */
+        const double cap = ctx->topo->gpu.memory_bytes;
+        ppl_memory_at(c, &ctx->memory, &mi->mem, cap, stage, 1, moe1, &m1);
+        ppl_memory_at(c, &ctx->memory, &mi->mem, cap, stage, 2, moe2, &m2);
+        t1 = memo->t1_s[slot];
+        t2 = memo->t2_s[slot];
+    } else {
+        t1 = ppl_stage_time_cached(ctx, c, l, mi, stage, 1, moe1, &m1);
+        t2 = ppl_stage_time_cached(ctx, c, l, mi, stage, 2, moe2, &m2);
+        if (memo && c->zero < 3) {
+            memo->known[slot] = true;
+            memo->t1_s[slot] = t1;
+            memo->t2_s[slot] = t2;
+        }
+    }
     stage_line r = {t2 - t1, 2.0 * t1 - t2, limit};
     if (!isfinite(r.tau) || !isfinite(r.c)) /* no line: no stage to balance */
         r.ub = 0;
@@ -329,12 +344,13 @@ static int64_t best_first(const stage_line *f, const stage_line *l, int64_t R, d
 }
 
 ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
-                            const ppl_micro *mi, ppl_stage_split *out)
+                            const ppl_micro *mi, ppl_balance_memo *memo, ppl_stage_split *out)
 {
     const int64_t p = c->pp, L = ctx->model->layers;
     if (p < 2 || c->vp > 1 || L < p)
         return PPL_INFEASIBLE;
-    stage_line f = line_of(ctx, c, l, mi, 0, L), last = line_of(ctx, c, l, mi, p - 1, L);
+    stage_line f = line_of(ctx, c, l, mi, 0, L, memo, 0),
+               last = line_of(ctx, c, l, mi, p - 1, L, memo, 2);
     double best = INFINITY;
     if (p == 2) {
         int64_t first = best_first(&f, &last, L, &best);
@@ -345,7 +361,7 @@ ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *c, const 
     }
     /* stage 1 holds the most microbatches in flight of the middle stages: its
      * memory bounds theirs */
-    stage_line mid = line_of(ctx, c, l, mi, 1, L);
+    stage_line mid = line_of(ctx, c, l, mi, 1, L, memo, 1);
     for (int64_t m = 1; m <= mid.ub && (p - 2) * m <= L - 2; m++) {
         double ends;
         int64_t R = L - (p - 2) * m, first = best_first(&f, &last, R, &ends);

@@ -6,6 +6,7 @@
 #ifndef PARPLAN_BALANCE_H
 #define PARPLAN_BALANCE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cost/config.h"
@@ -23,12 +24,23 @@ ppl_status ppl_balance_solve(int64_t stages, int64_t layers, const double *tau, 
  * configuration (pp > 1, vp == 1); fills layers[pp]. */
 ppl_status ppl_balance_stages(const ppl_eval_ctx *ctx, const ppl_config *config, int64_t *layers);
 
+/* The time lines of the stages ppl_balance_ends reads (the first, the second and
+ * the last), kept between calls that differ only in what those lines do not read:
+ * below ZeRO-3 a stage's time reads neither the ZeRO stage, the sharding group nor
+ * the offload (stage.c), only its memory does.  The caller clears it (all false)
+ * whenever anything else changes. */
+typedef struct ppl_balance_memo {
+    bool known[3];
+    double t1_s[3], t2_s[3]; /* the stage with one layer, with two */
+} ppl_balance_memo;
+
 /* The split Megatron-LM's first/last-stage flags express (equal middle stages,
  * free ends) whose slowest stage is fastest by the same per-stage lines, each
  * stage within memory; exact (a scan over the middle stages' layers).
- * PPL_INFEASIBLE when no such split fits (pp < 2, vp > 1, or memory). */
+ * PPL_INFEASIBLE when no such split fits (pp < 2, vp > 1, or memory).  memo may be
+ * NULL. */
 ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *config,
                             const ppl_layout *layout, const ppl_micro *micro,
-                            ppl_stage_split *split);
+                            ppl_balance_memo *memo, ppl_stage_split *split);
 
 #endif

@@ -20,8 +20,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/units.h"
 #include "plan/balance.h"
 #include "plan/bounds.h"
 #include "plan/ranking.h"
@@ -100,13 +100,6 @@ static void flags(int pin, bool allow_on, choices *out)
         add(out, 1);
 }
 
-static double wall_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Where c is ranked: the main list (-1), the list of the one family it belongs to
  * that the options leave out and whose best is looked for (its index), or
  * nowhere (-2). */
@@ -135,6 +128,7 @@ typedef struct search_state {
     double room_bytes;  /* what a GPU's memory holds of a plan (less the headroom) */
     ppl_micro_cache *computed; /* a microbatch's compute parts, by what they read */
     ppl_floor_cache *floors;   /* their compute-alone bounds' parts */
+    ppl_balance_memo *memo;    /* the balanced split's time lines (balance.h) */
 } search_state;
 
 /* Whether no configuration of c's fold and microbatch size (any vp, sp,
@@ -290,7 +284,8 @@ static int evaluate_in(search_state *s, const ppl_config *c, const ppl_layout *l
         pin->last_stage_layers != PPL_UNSET)
         return room;
     ppl_config b = *c;
-    if (ppl_balance_ends(ctx, c, l, mi, &b.split) != PPL_OK || same_split(&b.split, &c->split) ||
+    if (ppl_balance_ends(ctx, c, l, mi, s->memo, &b.split) != PPL_OK ||
+        same_split(&b.split, &c->split) ||
         ppl_config_check(&b, ctx->model, ctx->topo, &scratch) != PPL_OK)
         return room;
     ppl_classes classes;
@@ -523,6 +518,7 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                                 r->pruned++;
                                 continue;
                             }
+                            ppl_balance_memo memos[PPL_CP_COMM_COUNT] = {0}; /* by CP algorithm */
                             for (int z = 0; z < zeros->n; z++) {
                                 c.zero = (int)zeros->v[z];
                                 if (ppl_sharded_with_pp(&c) &&
@@ -533,6 +529,7 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                                     c.cp_comm = (ppl_cp_comm)cps_here.v[x];
                                     micro.cp = cp_costs[cps_here.v[x]];
                                     s->bound_s = bounds[x];
+                                    s->memo = &memos[x];
                                     /* smaller sharding groups only where every
                                      * rank's fits (they hold more), the offload
                                      * only where it does not (shard.c) */
@@ -566,7 +563,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     const ppl_pins *pin = o->pins;
     const ppl_model *m = ctx->model;
     const ppl_topology *t = ctx->topo;
-    double start = wall_seconds();
+    double start = ppl_clock_s();
     memset(r, 0, sizeof *r);
     r->smallest_memory = INFINITY;
     r->capacity = t->gpu.memory_bytes;
@@ -779,7 +776,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         lo->best = *b;
         lo->speedup = r->results[0].step_time_s / b->step_time_s;
     }
-    r->seconds = wall_seconds() - start;
+    r->seconds = ppl_clock_s() - start;
     if (s.has_unsound) {
         *err = s.unsound;
         return PPL_EINTERNAL;

@@ -281,7 +281,7 @@ static void test_balance_llama(void **state)
     ppl_micro_comm_init(&ctx, &c, &l, &mi);
     ppl_micro_compute_init(&ctx, &c, &mi);
     ppl_stage_split b;
-    assert_int_equal(ppl_balance_ends(&ctx, &c, &l, &mi, &b), PPL_OK);
+    assert_int_equal(ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &b), PPL_OK);
     assert_int_equal(b.first + 14 * b.middle + b.last, 126);
     /* the slowest of stage 0, 1 and 15 per microbatch, as the balancer costs it */
     double t0[2], t1[2], t15[2];
@@ -300,6 +300,21 @@ static void test_balance_llama(void **state)
             assert_true(got <= w * (1.0 + 1e-12));
         }
 #undef LINE
+    /* the time lines kept across ZeRO stages below 3 (balance.h ppl_balance_memo):
+     * each stage's split as without them, its memory costed anew (ZeRO 0 holds
+     * more and may balance otherwise) */
+    ppl_balance_memo memo = {0};
+    for (int z = 2; z >= 0; z--) {
+        ppl_stage_split kept, fresh;
+        c.zero = z;
+        ppl_status a = ppl_balance_ends(&ctx, &c, &l, &mi, &memo, &kept);
+        assert_int_equal(a, ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &fresh));
+        if (a == PPL_OK)
+            assert_true(kept.first == fresh.first && kept.middle == fresh.middle &&
+                        kept.last == fresh.last);
+    }
+    assert_true(memo.known[0] && memo.known[1] && memo.known[2]);
+    c.zero = 0;
     c.split = b;
     ppl_error err;
     assert_int_equal(ppl_config_check(&c, &m, &t, &err), PPL_OK);
