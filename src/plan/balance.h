@@ -1,7 +1,8 @@
 /*
  * plan/balance.h - layers per pipeline stage: the split whose slowest stage is
- * fastest, each stage within its memory (balance.c, a GLPK integer program and an
- * exact scan of the splits Megatron-LM's flags build).
+ * fastest, each stage within its memory (balance.c: a bisection certified optimal
+ * or a GLPK integer program, and an exact scan of the splits Megatron-LM's flags
+ * build).
  */
 #ifndef PARPLAN_BALANCE_H
 #define PARPLAN_BALANCE_H
@@ -15,11 +16,18 @@
 
 /*
  * Layers per pipeline stage: minimise the slowest stage (tau_k n_k + c_k) subject
- * to sum n_k = L, n_k >= 1 and each stage's memory mu_k n_k <= cap_k, by a small
- * GLPK integer program.  PPL_INFEASIBLE when no split fits.
+ * to sum n_k = L, n_k >= 1 and each stage's memory mu_k n_k <= cap_k: a bisection
+ * on the slowest stage's time, whose split is taken where it certifies itself
+ * optimal, else a small GLPK integer program started from it.  PPL_INFEASIBLE
+ * when no split fits.
  */
 ppl_status ppl_balance_solve(int64_t stages, int64_t layers, const double *tau, const double *c,
                              const double *mu, const double *cap, int64_t *out, double *objective);
+/* The same by the integer program alone (GLPK's branch and bound from the
+ * bisection's split), without the bisection's certificate of optimality that
+ * ppl_balance_solve takes when it holds: the reference the tests hold it to. */
+ppl_status ppl_balance_milp(int64_t stages, int64_t layers, const double *tau, const double *c,
+                            const double *mu, const double *cap, int64_t *out, double *objective);
 /* The same with coefficients taken from the step-time and memory models for a
  * configuration (pp > 1, vp == 1); fills layers[pp]. */
 ppl_status ppl_balance_stages(const ppl_eval_ctx *ctx, const ppl_config *config, int64_t *layers);

@@ -209,17 +209,27 @@ static void test_milp_equals_brute_force(void **state)
             c[k] = uniform(0.0, 3.0);
             mu[k] = uniform(1.0, 3.0);
             cap[k] = uniform(2.0, 3.0 * (double)L / (double)p + 4.0);
+            if (trial % 3 == 1) { /* ties: equal stages, on a grid */
+                tau[k] = 1.0;
+                c[k] = k == 0 ? 0.5 : 0.0;
+            }
+            if (trial % 7 == 2 && k == 1)
+                tau[k] = 0.0; /* a stage whose time its layers do not change */
         }
-        int64_t n[5], got[5];
+        int64_t n[5], got[5], milp[5];
         double expected = brute_force(p, L, tau, c, mu, cap, n, 0, L);
-        double objective = 0.0;
+        double objective = 0.0, milp_objective = 0.0;
         ppl_status st = ppl_balance_solve(p, L, tau, c, mu, cap, got, &objective);
+        /* the bisection's certificate, where it holds, and GLPK alone agree */
+        assert_int_equal(st, ppl_balance_milp(p, L, tau, c, mu, cap, milp, &milp_objective));
         if (!isfinite(expected)) {
             assert_int_equal(st, PPL_INFEASIBLE);
             infeasible++;
             continue;
         }
         assert_int_equal(st, PPL_OK);
+        assert_close(objective, expected, 1e-6);
+        assert_close(milp_objective, expected, 1e-6);
         int64_t sum = 0;
         double worst = 0.0;
         for (int64_t k = 0; k < p; k++) {
