@@ -135,10 +135,18 @@ static double work_or_chain(const ppl_config *c, const ppl_compute_floor *f)
 double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
                         const ppl_micro *mi)
 {
+    return ppl_bound_step_pair_s(ctx, pin, c, mi, NULL);
+}
+
+double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
+                             const ppl_micro *mi, double *interleaved)
+{
     ppl_compute_floor f;
     double a, d, ad, w;
     floor_terms(ctx, pin, c, mi, &f, &a, &d, &ad, &w);
     double t = work_or_chain(c, &f);
+    if (interleaved) /* no line term: the floor's terms read vp nowhere */
+        *interleaved = t + ctx->stack.step_overhead_s;
     const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
     if (c->pp > 1 && c->vp == 1 && row->chunks != 2 && c->schedule != PPL_SCHEDULE_DUALPIPE) {
         const double m = (double)c->microbatches, p = (double)c->pp;

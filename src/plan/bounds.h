@@ -16,6 +16,11 @@
  * pipeline's fill and drain on a line of ranks, plus the per-step cost. */
 double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                         const ppl_micro *micro);
+/* The same, and in *interleaved (when not NULL) the bound of c with vp above 1,
+ * the microbatch the same (as it is without an expert all-to-all, whose hidden
+ * share alone reads vp): every term but the line's, to the bit. */
+double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
+                             const ppl_micro *micro, double *interleaved);
 
 /* Seconds: the same with every communication free (each term of the bound grows
  * with it) and without the pipeline's line term (vp 1's), from a microbatch's

@@ -8,12 +8,11 @@
  * test_search holds it below every plan of its spaces) does not exceed the worst
  * result kept.  The families the default search leaves out are walked in the
  * same pass when asked (opts left_out), each ranked apart and bounded also by the
- * #1 it must beat.  Every
- * configuration with a pipeline is costed with the default split and with the
- * split of ppl_balance_ends (first and last stage free, the middle ones equal: what
- * Megatron-LM's flags build), and enters the list with the faster of the two
- * that fits; the bound holds for any split, so the answer does not depend on how
- * many results are kept.
+ * #1 it must beat.  Every configuration with a pipeline is costed with the default
+ * split and with the split of ppl_balance_ends (first and last stage free, the
+ * middle ones equal: what Megatron-LM's flags build), and enters the list with the
+ * faster of the two that fits; the bound holds for any split, so the answer does
+ * not depend on how many results are kept.
  */
 #include "plan/search.h"
 
@@ -504,14 +503,19 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                             double *bounds = bound_table[c.vp > 1][sp][c.recompute][fa],
                                    least = INFINITY;
                             bool *bounded = &bound_known[c.vp > 1][sp][c.recompute][fa];
+                            /* vp 1's bound gives vp > 1's where vp is not read */
+                            double *pair = c.vp == 1 && micro.ep_one <= 0.0 && !*bounded
+                                               ? bound_table[1][sp][c.recompute][fa]
+                                               : NULL;
                             for (int x = 0; x < cps_here.n; x++) {
                                 c.cp_comm = (ppl_cp_comm)cps_here.v[x];
                                 micro.cp = cp_costs[cps_here.v[x]];
                                 if (!*bounded)
-                                    bounds[x] = ppl_bound_step_s(ctx, pin, &c, &micro);
+                                    bounds[x] = ppl_bound_step_pair_s(ctx, pin, &c, &micro,
+                                                                      pair ? pair + x : NULL);
                                 least = fmin(least, bounds[x]);
                             }
-                            *bounded = true;
+                            bound_known[1][sp][c.recompute][fa] |= pair != NULL, *bounded = true;
                             /* what a family ranks must beat the main list's #1 */
                             const ppl_estimate *last = ppl_ranking_worst(&s->best);
                             if (prunes && last && least > last->step_time_s) {

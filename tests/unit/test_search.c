@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "plan/bounds.h"
 #include "plan/search.h"
 
 static void same_lists(const ppl_search_result *a, const ppl_search_result *b)
@@ -334,6 +335,47 @@ static void test_balance_llama(void **state)
     assert_non_null(strstr(err.message, "the stages hold 125 layers, the model has 126"));
 }
 
+/* ppl_bound_step_pair_s's second figure is ppl_bound_step_s of the same
+ * configuration at vp 2, to the bit, where the microbatch does not read vp (no
+ * expert all-to-all): the search takes it for every interleaving. */
+static void test_bound_pair(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("llama3-70b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_pins pins;
+    ppl_pins_init(&pins);
+    size_t checked = 0;
+    for (int64_t pp = 2; pp <= 8; pp *= 2)
+        for (int r = 0; r < 3; r++)
+            for (int sp = 0; sp < 2; sp++) {
+                ppl_config c;
+                memset(&c, 0, sizeof c);
+                c.tp = 8, c.pp = pp, c.dp = 4, c.cp = c.ep = c.vp = 1, c.mbs = 1;
+                c.gpus = c.tp * c.pp * c.dp;
+                c.global_batch = 64, c.microbatches = 16;
+                c.recompute = (ppl_recompute)r, c.sequence_parallel = sp;
+                c.flash_attention = true;
+                c.split = ppl_stage_split_default(m.layers, pp);
+                ppl_layout l;
+                ppl_micro mi;
+                ppl_layout_init(&ctx, &c, &l);
+                ppl_micro_comm_init(&ctx, &c, &l, &mi);
+                ppl_micro_compute_init(&ctx, &c, &mi);
+                assert_true(mi.ep_one <= 0.0);
+                double interleaved = -1.0;
+                double one = ppl_bound_step_pair_s(&ctx, &pins, &c, &mi, &interleaved);
+                assert_true(one == ppl_bound_step_s(&ctx, &pins, &c, &mi));
+                c.vp = 2;
+                assert_true(interleaved == ppl_bound_step_s(&ctx, &pins, &c, &mi));
+                assert_true(one >= interleaved); /* the line term only adds */
+                checked++;
+            }
+    assert_int_equal(checked, 18);
+}
+
 /* The search's micro cache returns what ppl_micro_compute_init computes, to the
  * bit, whether a part comes from its full table, from the parts it shares across
  * expert layouts and replica counts (stage.c), or is computed: DeepSeek-V3 (MoE,
@@ -617,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_bound_below_every_step),
         cmocka_unit_test(test_milp_equals_brute_force),
         cmocka_unit_test(test_balance_llama),
+        cmocka_unit_test(test_bound_pair),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_micro_cache),
         cmocka_unit_test(test_1t_no_slower_than_published),
