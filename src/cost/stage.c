@@ -375,11 +375,37 @@ const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_
 }
 
 /* Runs of consecutive stages that hold the same layers and play the same part. */
+static void class_at(ppl_classes *cl, const ppl_config *c, int64_t k, int64_t layers, int64_t moe)
+{
+    ppl_stage_class *nc = &cl->items[cl->n++];
+    memset(nc, 0, sizeof *nc);
+    nc->first_stage = k;
+    nc->count = 1;
+    nc->layers = layers;
+    nc->moe_layers = moe;
+    nc->bf16_layers = ppl_stage_bf16_layers(c, k, layers);
+    nc->is_first = k == 0;
+    nc->is_last = k == c->pp - 1;
+}
+
 void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_classes *cl)
 {
     cl->n = 0;
     cl->items = cl->inline_items;
     cl->cap = PPL_INLINE_CLASSES;
+    if (!ctx->model->has_moe) { /* the middle stages alike: three classes at most */
+        const int64_t ends[3] = {0, 1, c->pp - 1};
+        for (int i = 0; i < 3; i++) {
+            const int64_t k = ends[i];
+            if ((i == 1 && c->pp < 3) || (i == 2 && c->pp < 2))
+                continue;
+            int64_t layers, moe;
+            ppl_stage_layer_counts(ctx->model, c, k, &layers, &moe);
+            class_at(cl, c, k, layers, moe);
+            cl->items[cl->n - 1].count = i == 1 ? c->pp - 2 : 1;
+        }
+        return;
+    }
     for (int64_t k = 0; k < c->pp; k++) {
         int64_t layers, moe;
         ppl_stage_layer_counts(ctx->model, c, k, &layers, &moe);
@@ -403,15 +429,7 @@ void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_classes 
             cl->items = grown;
             cl->cap = cap;
         }
-        ppl_stage_class *nc = &cl->items[cl->n++];
-        memset(nc, 0, sizeof *nc);
-        nc->first_stage = k;
-        nc->count = 1;
-        nc->layers = layers;
-        nc->moe_layers = moe;
-        nc->bf16_layers = ppl_stage_bf16_layers(c, k, layers);
-        nc->is_first = first;
-        nc->is_last = last;
+        class_at(cl, c, k, layers, moe);
     }
 }
 
