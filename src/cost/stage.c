@@ -270,7 +270,6 @@ void ppl_micro_compute_copy(ppl_micro *dst, const ppl_micro *src)
 #define MICRO_SLOTS 4096
 typedef struct micro_slot {
     int64_t key[PPL_MICRO_KEY];
-    bool used;
     ppl_micro micro;
 } micro_slot;
 /* What a microbatch's parts share across the layouts around its layers: the dense
@@ -285,7 +284,6 @@ typedef struct micro_slot {
 #define SHARED_SLOTS 4096
 typedef struct shared_slot {
     int64_t key[6];
-    bool used;
     ppl_layer_time dense, dense16, head;
     double tp_count;
     ppl_memory_parts mem; /* its activations */
@@ -295,11 +293,14 @@ typedef struct shared_slot {
 #define MOE_SLOTS 16384
 typedef struct moe_slot {
     int64_t key[8];
-    bool used;
     ppl_layer_time moe, moe16;
     ppl_memory_parts layers; /* a layer's parameters (ppl_memory_parts_layers) */
 } moe_slot;
+/* Which slots hold a key are kept apart from the slots, so that a new cache
+ * clears kilobytes: a slot is read only once its flag says it was written (the
+ * slots are megabytes, and a search starts a cache; a whatif point, two). */
 struct ppl_micro_cache {
+    bool slot_used[MICRO_SLOTS], shared_used[SHARED_SLOTS], moe_used[MOE_SLOTS];
     micro_slot slot[MICRO_SLOTS];
     shared_slot shared[SHARED_SLOTS];
     moe_slot *moe; /* MOE_SLOTS, allocated at a MoE model's first miss */
@@ -307,7 +308,14 @@ struct ppl_micro_cache {
 
 ppl_micro_cache *ppl_micro_cache_new(void)
 {
-    return calloc(1, sizeof(ppl_micro_cache));
+    ppl_micro_cache *cache = malloc(sizeof *cache);
+    if (cache) {
+        memset(cache->slot_used, 0, sizeof cache->slot_used);
+        memset(cache->shared_used, 0, sizeof cache->shared_used);
+        memset(cache->moe_used, 0, sizeof cache->moe_used);
+        cache->moe = NULL;
+    }
+    return cache;
 }
 
 void ppl_micro_cache_free(ppl_micro_cache *cache)
@@ -322,13 +330,15 @@ const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_
 {
     int64_t key[PPL_MICRO_KEY];
     ppl_micro_key(c, key);
-    micro_slot *s = &cache->slot[ppl_micro_key_hash(key, PPL_MICRO_KEY) % MICRO_SLOTS];
-    if (s->used && memcmp(s->key, key, sizeof key) == 0)
+    const size_t at = ppl_micro_key_hash(key, PPL_MICRO_KEY) % MICRO_SLOTS;
+    micro_slot *s = &cache->slot[at];
+    if (cache->slot_used[at] && memcmp(s->key, key, sizeof key) == 0)
         return &s->micro;
     const ppl_model *m = ctx->model;
     ppl_micro *mi = &s->micro;
-    shared_slot *sh = &cache->shared[ppl_micro_key_hash(key, 6) % SHARED_SLOTS];
-    if (!sh->used || memcmp(sh->key, key, sizeof sh->key) != 0) {
+    const size_t at_shared = ppl_micro_key_hash(key, 6) % SHARED_SLOTS;
+    shared_slot *sh = &cache->shared[at_shared];
+    if (!cache->shared_used[at_shared] || memcmp(sh->key, key, sizeof sh->key) != 0) {
         micro_dense_init(ctx, c, mi);
         sh->dense = mi->dense;
         sh->dense16 = mi->dense16;
@@ -337,22 +347,26 @@ const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_
         memset(&sh->mem, 0, sizeof sh->mem);
         ppl_memory_parts_activations(m, c, &ctx->memory, &sh->mem);
         memcpy(sh->key, key, sizeof sh->key);
-        sh->used = true;
+        cache->shared_used[at_shared] = true;
     }
     /* a dense model's layers by its attention layout alone: its MoE times are
      * none, and it has no table (nor, if it cannot be had, a MoE model) */
     if (m->has_moe && !cache->moe)
-        cache->moe = calloc(MOE_SLOTS, sizeof *cache->moe);
-    moe_slot own = {.used = false}, *ex = &own;
-    if (m->has_moe && cache->moe)
-        ex = &cache->moe[ppl_micro_key_hash(key, 8) % MOE_SLOTS];
-    if (ex == &own || !ex->used || memcmp(ex->key, key, sizeof ex->key) != 0) {
+        cache->moe = malloc(MOE_SLOTS * sizeof *cache->moe);
+    moe_slot own, *ex = &own;
+    bool own_used = false, *ex_used = &own_used;
+    if (m->has_moe && cache->moe) {
+        const size_t at_moe = ppl_micro_key_hash(key, 8) % MOE_SLOTS;
+        ex = &cache->moe[at_moe];
+        ex_used = &cache->moe_used[at_moe];
+    }
+    if (!*ex_used || memcmp(ex->key, key, sizeof ex->key) != 0) {
         micro_moe_init(ctx, c, mi);
         ex->moe = mi->moe;
         ex->moe16 = mi->moe16;
         ppl_memory_parts_layers(m, c, &ex->layers);
         memcpy(ex->key, key, sizeof ex->key);
-        ex->used = true;
+        *ex_used = ex != &own;
     }
     /* as ppl_micro_compute_init would (test_micro_cache holds it) */
     mi->dense = sh->dense;
@@ -370,7 +384,7 @@ const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_
     mi->mem.gemm_moe_expert = ex->layers.gemm_moe_expert;
     ppl_memory_parts_fixed(m, c, &ctx->memory, &mi->mem);
     memcpy(s->key, key, sizeof key);
-    s->used = true;
+    cache->slot_used[at] = true;
     return mi;
 }
 
