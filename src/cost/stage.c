@@ -407,7 +407,10 @@ void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_classes 
     cl->n = 0;
     cl->items = cl->inline_items;
     cl->cap = PPL_INLINE_CLASSES;
-    if (!ctx->model->has_moe) { /* the middle stages alike: three classes at most */
+    /* every layer of one kind (dense, or MoE): the middle stages alike, three
+     * classes at most */
+    const int64_t moe_all = ppl_moe_layers_in(ctx->model, 0, ctx->model->layers);
+    if (moe_all == 0 || moe_all == ctx->model->layers) {
         const int64_t ends[3] = {0, 1, c->pp - 1};
         for (int i = 0; i < 3; i++) {
             const int64_t k = ends[i];

@@ -674,18 +674,19 @@ static void test_routing_skew(void **state)
     assert_close(ppl_moe_load_factor(&m), 1.0, 1e-12);
 }
 
-/* A dense model's stage classes (ppl_classes_init's shortcut: the first stage,
- * the middle ones alike, the last) are the runs of equal stages that walking
- * every stage finds: pp 1 to 12, vp 1 to 3, even and uneven ends, with and
- * without multi-token prediction on the last stage. */
-static void test_dense_classes(void **state)
+/* The stage classes of a model whose layers are all of one kind (ppl_classes_init's
+ * shortcut: the first stage, the middle ones alike, the last) are the runs of equal
+ * stages that walking every stage finds: a dense model and one with every layer
+ * MoE, pp 1 to 12, vp 1 to 3, even and uneven ends, with and without
+ * multi-token prediction on the last stage. */
+static void test_uniform_classes(void **state)
 {
     (void)state;
-    ppl_model m = test_model("llama3-8b");
     ppl_topology t = test_topology("dgx-h100-superpod");
     size_t checked = 0;
-    for (int mtp = 0; mtp < 2; mtp++) {
-        m.mtp_layers = mtp;
+    for (int kind = 0; kind < 4; kind++) {
+        ppl_model m = test_model(kind < 2 ? "llama3-8b" : "mixtral-8x7b");
+        m.mtp_layers = kind % 2;
         ppl_eval_ctx ctx;
         ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
         for (int64_t pp = 1; pp <= 12; pp++)
@@ -729,7 +730,7 @@ static void test_dense_classes(void **state)
                     checked++;
                 }
     }
-    assert_int_equal(checked, 2 * 12 * 3 * 3);
+    assert_int_equal(checked, 4 * 12 * 3 * 3);
 }
 
 /*
@@ -845,7 +846,7 @@ int main(void)
         cmocka_unit_test(test_ep_overlap),
         cmocka_unit_test(test_routing_skew),
         cmocka_unit_test(test_host_launches),
-        cmocka_unit_test(test_dense_classes),
+        cmocka_unit_test(test_uniform_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
