@@ -163,6 +163,14 @@ void ppl_micro_comm_interleave(const ppl_eval_ctx *ctx, const ppl_config *c, ppl
     }
 }
 
+bool ppl_micro_reads_vp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi)
+{
+    /* the overlap itself needs vp > 1 with a pipeline (ppl_ep_mode_of): asked for,
+     * it may hold at one vp and not at another */
+    return mi->ep_one > 0.0 && !ctx->stack.conservative &&
+           !ppl_schedule_of(c->schedule)->overlaps_fb && c->ep_overlap;
+}
+
 void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                          ppl_micro *mi)
 {

@@ -17,8 +17,8 @@
 double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                         const ppl_micro *micro);
 /* The same, and in *interleaved (when not NULL) the bound of c with vp above 1,
- * the microbatch the same (as it is without an expert all-to-all, whose hidden
- * share alone reads vp): every term but the line's, to the bit. */
+ * the microbatch the same (as it is where stage.h ppl_micro_reads_vp says so):
+ * every term but the line's, to the bit. */
 double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                              const ppl_micro *micro, double *interleaved);
 

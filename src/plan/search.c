@@ -269,9 +269,8 @@ static int evaluate_in(search_state *s, const ppl_config *c, const ppl_layout *l
         s->offload_room = no_optimizer; /* below the total less its optimizer state */
         return EVAL_OVER;
     }
-    /* ZeRO-3's bound falls with the sharding group: what it prunes passes as
-     * fitting, so that the smaller groups are tried, each on its own bound (the
-     * offload, tried on what does not fit, only adds time: this bound skips it) */
+    /* ZeRO-3's bound falls with the sharding group: what it prunes passes as fitting,
+     * so the smaller groups are tried on their own (the offload only adds time) */
     if (prunes && ppl_bound_step_zero3_s(ctx, s->opts->pins, c, l, mi) > above) {
         r->pruned++;
         return EVAL_FITS;
@@ -504,9 +503,10 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                                    least = INFINITY;
                             bool *bounded = &bound_known[c.vp > 1][sp][c.recompute][fa];
                             /* vp 1's bound gives vp > 1's where vp is not read */
-                            double *pair = c.vp == 1 && micro.ep_one <= 0.0 && !*bounded
-                                               ? bound_table[1][sp][c.recompute][fa]
-                                               : NULL;
+                            double *pair =
+                                c.vp == 1 && !ppl_micro_reads_vp(ctx, &c, &micro) && !*bounded
+                                    ? bound_table[1][sp][c.recompute][fa]
+                                    : NULL;
                             for (int x = 0; x < cps_here.n; x++) {
                                 c.cp_comm = (ppl_cp_comm)cps_here.v[x];
                                 micro.cp = cp_costs[cps_here.v[x]];

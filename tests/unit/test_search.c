@@ -336,8 +336,9 @@ static void test_balance_llama(void **state)
 }
 
 /* ppl_bound_step_pair_s's second figure is ppl_bound_step_s of the same
- * configuration at vp 2, to the bit, where the microbatch does not read vp (no
- * expert all-to-all): the search takes it for every interleaving. */
+ * configuration at vp 2, to the bit, where the microbatch does not read vp
+ * (ppl_micro_reads_vp: no expert all-to-all, or one not overlapped by 1F1B): the
+ * search takes it for every interleaving. */
 static void test_bound_pair(void **state)
 {
     (void)state;
@@ -374,6 +375,39 @@ static void test_bound_pair(void **state)
                 checked++;
             }
     assert_int_equal(checked, 18);
+
+    /* a MoE model's expert all-to-all: its hidden share reads vp only under the
+     * 1F1B overlap (--ep-overlap); without it the pair holds there too */
+    ppl_model mx = test_model("mixtral-8x7b");
+    ppl_eval_ctx mctx;
+    ppl_eval_ctx_init(&mctx, &mx, &t, PPL_STACK_MODERN);
+    for (int overlap = 0; overlap < 2; overlap++) {
+        ppl_config c;
+        memset(&c, 0, sizeof c);
+        c.tp = 2, c.pp = 4, c.dp = 8, c.ep = 8, c.cp = c.vp = 1, c.mbs = 1;
+        c.gpus = c.tp * c.pp * c.dp;
+        c.global_batch = 256, c.microbatches = 32;
+        c.sequence_parallel = true, c.flash_attention = true;
+        c.ep_overlap = overlap;
+        c.split = ppl_stage_split_default(mx.layers, c.pp);
+        ppl_layout l;
+        ppl_micro mi, mi2;
+        ppl_layout_init(&mctx, &c, &l);
+        ppl_micro_comm_init(&mctx, &c, &l, &mi);
+        ppl_micro_compute_init(&mctx, &c, &mi);
+        ppl_micro_comm_interleave(&mctx, &c, &mi);
+        assert_true(mi.ep_one > 0.0);
+        assert_int_equal(ppl_micro_reads_vp(&mctx, &c, &mi), overlap == 1);
+        double interleaved = -1.0;
+        ppl_bound_step_pair_s(&mctx, &pins, &c, &mi, &interleaved);
+        mi2 = mi;
+        c.vp = 2;
+        ppl_micro_comm_interleave(&mctx, &c, &mi2);
+        if (overlap)
+            assert_true(mi2.ep_hidden_share != mi.ep_hidden_share);
+        else
+            assert_true(interleaved == ppl_bound_step_s(&mctx, &pins, &c, &mi2));
+    }
 }
 
 /* The search's micro cache returns what ppl_micro_compute_init computes, to the
