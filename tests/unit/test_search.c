@@ -29,6 +29,14 @@ static void same_lists(const ppl_search_result *a, const ppl_search_result *b)
     }
 }
 
+/* c's layout and microbatch, as the search works them out */
+static void laid_out(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l, ppl_micro *mi)
+{
+    ppl_layout_init(ctx, c, l);
+    ppl_micro_comm_init(ctx, c, l, mi);
+    ppl_micro_compute_init(ctx, c, mi);
+}
+
 /* Pruning (memory first, then the step-time lower bounds) keeps the brute-force
  * top K exactly, on spaces small enough to cost every point; ZeRO-3 pinned, where
  * the bound with its gathers falls with the sharding group and what it prunes must
@@ -288,9 +296,7 @@ static void test_balance_llama(void **state)
 
     ppl_layout l;
     ppl_micro mi;
-    ppl_layout_init(&ctx, &c, &l);
-    ppl_micro_comm_init(&ctx, &c, &l, &mi);
-    ppl_micro_compute_init(&ctx, &c, &mi);
+    laid_out(&ctx, &c, &l, &mi);
     ppl_stage_split b;
     assert_int_equal(ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &b), PPL_OK);
     assert_int_equal(b.first + 14 * b.middle + b.last, 126);
@@ -362,9 +368,7 @@ static void test_bound_pair(void **state)
                 c.split = ppl_stage_split_default(m.layers, pp);
                 ppl_layout l;
                 ppl_micro mi;
-                ppl_layout_init(&ctx, &c, &l);
-                ppl_micro_comm_init(&ctx, &c, &l, &mi);
-                ppl_micro_compute_init(&ctx, &c, &mi);
+                laid_out(&ctx, &c, &l, &mi);
                 assert_true(mi.ep_one <= 0.0);
                 double interleaved = -1.0;
                 double one = ppl_bound_step_pair_s(&ctx, &pins, &c, &mi, &interleaved);
@@ -392,9 +396,7 @@ static void test_bound_pair(void **state)
         c.split = ppl_stage_split_default(mx.layers, c.pp);
         ppl_layout l;
         ppl_micro mi, mi2;
-        ppl_layout_init(&mctx, &c, &l);
-        ppl_micro_comm_init(&mctx, &c, &l, &mi);
-        ppl_micro_compute_init(&mctx, &c, &mi);
+        laid_out(&mctx, &c, &l, &mi);
         ppl_micro_comm_interleave(&mctx, &c, &mi);
         assert_true(mi.ep_one > 0.0);
         assert_int_equal(ppl_micro_reads_vp(&mctx, &c, &mi), overlap == 1);
