@@ -356,6 +356,65 @@ static void test_checks(void **state)
     assert_string_equal(err.key, "schedule");
 }
 
+/* The stage classes of a model whose layers are all of one kind (ppl_classes_init's
+ * shortcut: the first stage, the middle ones alike, the last) are the runs of equal
+ * stages that walking every stage finds: a dense model and one with every layer
+ * MoE, pp 1 to 12, vp 1 to 3, even and uneven ends, with and without
+ * multi-token prediction on the last stage. */
+static void test_uniform_classes(void **state)
+{
+    (void)state;
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    size_t checked = 0;
+    for (int kind = 0; kind < 4; kind++) {
+        ppl_model m = test_model(kind < 2 ? "llama3-8b" : "mixtral-8x7b");
+        m.mtp_layers = kind % 2;
+        ppl_eval_ctx ctx;
+        ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+        for (int64_t pp = 1; pp <= 12; pp++)
+            for (int64_t vp = 1; vp <= 3; vp++)
+                for (int64_t shift = 0; shift <= 2; shift++) {
+                    ppl_config c;
+                    memset(&c, 0, sizeof c);
+                    c.pp = pp, c.vp = vp, c.tp = c.cp = c.dp = c.ep = 1;
+                    c.split = ppl_stage_split_default(m.layers, pp);
+                    if (pp > 2 && shift > 0 && c.split.last > shift) { /* uneven ends */
+                        c.split.first += shift;
+                        c.split.last -= shift;
+                    }
+                    ppl_classes cl;
+                    ppl_classes_init(&ctx, &c, &cl);
+                    size_t n = 0;
+                    int64_t covered = 0;
+                    for (int64_t k = 0; k < pp; k++) { /* runs of equal stages */
+                        int64_t layers, moe;
+                        ppl_stage_layer_counts(&m, &c, k, &layers, &moe);
+                        bool ends = k == 0 || k == pp - 1 || k == 1;
+                        if (ends || layers != cl.items[n - 1].layers) {
+                            assert_true(n < cl.n);
+                            assert_int_equal(cl.items[n].first_stage, k);
+                            assert_int_equal(cl.items[n].layers, layers);
+                            assert_int_equal(cl.items[n].moe_layers, moe);
+                            assert_int_equal(cl.items[n].is_first, k == 0);
+                            assert_int_equal(cl.items[n].is_last, k == pp - 1);
+                            assert_int_equal(cl.items[n].bf16_layers,
+                                             ppl_stage_bf16_layers(&c, k, layers));
+                            n++;
+                        }
+                        covered++;
+                    }
+                    assert_int_equal(n, cl.n);
+                    int64_t counted = 0;
+                    for (size_t i = 0; i < cl.n; i++)
+                        counted += cl.items[i].count;
+                    assert_int_equal(counted, covered);
+                    ppl_classes_free(&cl);
+                    checked++;
+                }
+    }
+    assert_int_equal(checked, 4 * 12 * 3 * 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_dualpipe_memory),     cmocka_unit_test(test_passes_hand_computed),
         cmocka_unit_test(test_step_bubble),         cmocka_unit_test(test_dualpipe_overlap),
         cmocka_unit_test(test_dp_no_drain),         cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_uniform_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
