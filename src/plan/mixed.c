@@ -29,6 +29,8 @@
 #include "plan/balance.h"
 #include "plan/search.h"
 
+#define MIXED_SEEN 16 /* distinct stage time lines kept: six across two pools */
+
 double ppl_mixed_send_s(double bytes, double bps, double latency_s)
 {
     return latency_s + bytes / bps;
@@ -140,6 +142,50 @@ static ppl_stage_class stage_class(const ppl_mixed_plan *plan, const pool_part *
     return cl;
 }
 
+/* A stage's times with one and with two layers read its pool, its layers in bf16,
+ * whether it ends the pipeline and its sends across pools (ppl_stage_eval, the
+ * class fresh: no ZeRO-3 times, no MoE layers): a pool's middle stages are alike,
+ * and costed once. */
+typedef struct stage_times {
+    int pool, cross;
+    int64_t bf16_1, bf16_2;
+    bool first, last;
+    double t1_s, t2_s;
+} stage_times;
+
+static void times_of(const ppl_config *c, const pool_part *q, int pool, const ppl_stage_class *one,
+                     const ppl_stage_class *two, stage_times *seen, int *nseen, double *t1,
+                     double *t2)
+{
+    const stage_times key = {pool,
+                             one->cross_sends,
+                             one->bf16_layers,
+                             two->bf16_layers,
+                             one->is_first,
+                             one->is_last,
+                             0.0,
+                             0.0};
+    for (int j = 0; j < *nseen; j++) {
+        const stage_times *e = &seen[j];
+        if (e->pool == key.pool && e->cross == key.cross && e->bf16_1 == key.bf16_1 &&
+            e->bf16_2 == key.bf16_2 && e->first == key.first && e->last == key.last) {
+            *t1 = e->t1_s;
+            *t2 = e->t2_s;
+            return;
+        }
+    }
+    ppl_stage_time a, b;
+    ppl_stage_eval(q->env.ctx, c, &q->micro, one, &a);
+    ppl_stage_eval(q->env.ctx, c, &q->micro, two, &b);
+    *t1 = a.total;
+    *t2 = b.total;
+    if (*nseen < MIXED_SEEN) {
+        seen[*nseen] = key;
+        seen[*nseen].t1_s = a.total;
+        seen[(*nseen)++].t2_s = b.total;
+    }
+}
+
 /* The least slowest stage over every split of L layers (at least one a stage)
  * on the stages' time lines tau n + c: T with sum_k max(1, (T - c_k) / tau_k) = L
  * (bisection; the split's stages all below T would hold fewer than L layers).  A
@@ -202,11 +248,13 @@ static ppl_status mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, pp
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     }
     double *tau = coef, *cst = coef + p, *mu = coef + 2 * p, *cap = coef + 3 * p;
+    stage_times seen[MIXED_SEEN];
+    int nseen = 0;
     for (int i = 0, k = 0; i < plan->npools; i++) {
         const pool_part *q = &part[i];
         for (int64_t s = 0; s < plan->stages[i]; s++, k++) {
             ppl_stage_class one = stage_class(plan, q, i, s, k, 1), two = one;
-            ppl_stage_time t1, t2;
+            double t1, t2;
             ppl_memory m1, m2;
             two.layers = 2;
             two.bf16_layers = ppl_stage_bf16_layers(c, k, 2);
@@ -214,11 +262,10 @@ static ppl_status mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, pp
                           k, 1, 0, &m1);
             ppl_memory_at(c, &q->env.ctx->memory, &q->micro.mem, q->env.ctx->topo->gpu.memory_bytes,
                           k, 2, 0, &m2);
-            ppl_stage_eval(q->env.ctx, c, &q->micro, &one, &t1);
-            ppl_stage_eval(q->env.ctx, c, &q->micro, &two, &t2);
+            times_of(c, q, i, &one, &two, seen, &nseen, &t1, &t2);
             pool_of[k] = i;
-            tau[k] = t2.total - t1.total;
-            cst[k] = t1.total - tau[k];
+            tau[k] = t2 - t1;
+            cst[k] = t1 - tau[k];
             mu[k] = m2.total - m1.total;
             cap[k] = m1.capacity - m1.headroom - (m1.total - mu[k]);
         }
