@@ -204,8 +204,10 @@ static double least_slowest_s(int64_t p, int64_t L, const double *tau, const dou
     lo = fmax(lo, 0.0);
     for (int i = 0; i < 60 && hi - lo > 1e-12 * hi; i++) {
         double mid = 0.5 * (lo + hi), n = 0.0;
-        for (int64_t k = 0; k < p; k++)
-            n += fmax(1.0, (mid - c[k]) / tau[k]);
+        for (int64_t k = 0; k < p; k++) { /* fmax(1, x) inline (NaN too gives 1) */
+            const double x = (mid - c[k]) / tau[k];
+            n += x > 1.0 ? x : 1.0;
+        }
         if (n < (double)L)
             lo = mid;
         else
