@@ -69,7 +69,7 @@ static void stages_floor(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
                          const ppl_micro *mi, bool fewest_recomputed, ppl_stage_time *out)
 {
     ppl_config one = *c;
-    if (fewest_recomputed && c->recompute == PPL_RECOMPUTE_FULL && c->recompute_layers == 0)
+    if (fewest_recomputed && c->recompute_layers == 0)
         one.recompute_layers = 1;
     one.bf16_layers = 0;
     ppl_stage_class k;
@@ -86,12 +86,13 @@ static void stages_floor(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     if (l && c->zero >= 3 && l->g_shard.n > 1 && isfinite(layer) && layer > 0.0) {
         /* as ppl_class_dp: per tensor where the stack gathers so, at its bus share,
          * at the index ppl_stage_eval reads them */
-        const int g = (ppl_config_shard_replicas(c) > 1) + 2 * ppl_low_params(&ctx->memory, c);
+        const bool low = ppl_low_params(&ctx->memory, c);
+        const int g = (ppl_config_shard_replicas(c) > 1) + 2 * low;
         double n = 1.0, nr = 1.0;
         if (ctx->stack.zero3_per_tensor)
             ppl_zero3_per_tensor(m, c->tp, &n, &nr);
         const double bus = ctx->stack.zero3_bus, w = ctx->memory.weight_bytes;
-        const double gb = ppl_low_params(&ctx->memory, c) ? fmin(w, ppl_config_gemm_bytes(c)) : w;
+        const double gb = low ? fmin(w, ppl_config_gemm_bytes(c)) : w;
         if (n > 0.0)
             k.z3_ag[g] = ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_shard,
                                               layer * gb / n / bus, n, NULL);
@@ -101,15 +102,20 @@ static void stages_floor(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     ppl_stage_eval(ctx, &one, mi, &k, out);
 }
 
+bool ppl_blocks_searched(const ppl_pins *pins, const ppl_config *c)
+{
+    return c->recompute == PPL_RECOMPUTE_FULL && pins->recompute == PPL_UNSET &&
+           pins->recompute_layers == PPL_UNSET;
+}
+
 /* The terms that do not meet the pipeline: c's model as one stage (stages_floor)
  * and a microbatch's chain L (a + d); and a layer's least a, d, a + d and w (above) */
 static inline void floor_terms(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
                                const ppl_micro *mi, ppl_compute_floor *out, double *a, double *d,
                                double *ad, double *w)
 {
-    const bool blocks = pin->recompute == PPL_UNSET && pin->recompute_layers == PPL_UNSET;
     ppl_stage_time all;
-    stages_floor(ctx, c, NULL, mi, blocks, &all);
+    stages_floor(ctx, c, NULL, mi, ppl_blocks_searched(pin, c), &all);
     out->total_s = all.total;
     out->wgrad_s = all.wgrad;
     const ppl_layer_time *kinds[2] = {&mi->dense, &mi->moe};
@@ -164,9 +170,8 @@ double ppl_bound_step_zero3_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, cons
 {
     if (c->zero < 3)
         return 0.0;
-    const bool blocks = pin->recompute == PPL_UNSET && pin->recompute_layers == PPL_UNSET;
     ppl_stage_time all;
-    stages_floor(ctx, c, l, mi, blocks, &all);
+    stages_floor(ctx, c, l, mi, ppl_blocks_searched(pin, c), &all);
     return (double)c->microbatches * all.total / (double)c->pp + ctx->stack.step_overhead_s;
 }
 
@@ -311,12 +316,10 @@ bool ppl_bounds_above(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_c
                       double memory_bytes)
 {
     const double t = step_s * (1.0 + 1e-12);
-    const bool blocks = asked->recompute == PPL_RECOMPUTE_FULL && pins->recompute == PPL_UNSET &&
-                        pins->recompute_layers == PPL_UNSET;
     double no_optimizer;
     return ppl_bound_step_s(ctx, pins, asked, mi) > t ||
            ppl_bound_step_compute_s(ctx, pins, asked, mi) > t ||
            ppl_bound_step_zero3_s(ctx, pins, asked, l, mi) > t ||
            ppl_bound_memory_bytes(ctx, asked, mi, &no_optimizer) > memory_bytes * (1.0 + 1e-12) ||
-           (blocks && ppl_bound_step_recomputed_s(ctx, pins, c, mi) > t);
+           (ppl_blocks_searched(pins, asked) && ppl_bound_step_recomputed_s(ctx, pins, c, mi) > t);
 }

@@ -11,6 +11,12 @@
 #include "cost/evalctx.h"
 #include "cost/stage.h"
 
+/* Whether the search chooses c's recomputed layers (block recomputation: the
+ * fewest per stage that fit; memory falls as more are recomputed, time rises):
+ * full recomputation with neither it nor a count pinned.  A pinned --recompute
+ * full means every layer, as Megatron-LM's uniform method. */
+bool ppl_blocks_searched(const ppl_pins *pins, const ppl_config *c);
+
 /* Seconds: no plan of c (any split; with block recomputation searched unless
  * pins fix it) steps faster: the busiest rank's work, a microbatch's chain, the
  * pipeline's fill and drain on a line of ranks, plus the per-step cost. */

@@ -161,15 +161,6 @@ static bool sound(search_state *s, const ppl_estimate *e)
     return false;
 }
 
-/* Block recomputation: the fewest recomputed layers per stage that fit are
- * searched (memory falls as more are recomputed, time rises); a pinned
- * --recompute full means every layer, as Megatron-LM's uniform method. */
-static bool blocks(const search_state *s, const ppl_config *c)
-{
-    return c->recompute == PPL_RECOMPUTE_FULL && s->opts->pins->recompute == PPL_UNSET &&
-           s->opts->pins->recompute_layers == PPL_UNSET;
-}
-
 /* Whether block recomputation's count `fewer` (the fewest recomputed layers that
  * fit) cannot rank: its bound (ppl_bound_step_recomputed_s) is above the worst. */
 static bool recomputed_over(search_state *s, const ppl_config *fewer, const ppl_micro *mi)
@@ -193,7 +184,7 @@ static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, cons
     ppl_config fewer = *c;
     /* what fits with every layer recomputed is costed at the fewest that fit,
      * found from the memory alone, and not at all when that cannot rank */
-    if (blocks(s, c) && ppl_estimate_fits(ctx, c, l, mi, cl)) {
+    if (ppl_blocks_searched(s->opts->pins, c) && ppl_estimate_fits(ctx, c, l, mi, cl)) {
         fewer.recompute_layers = ppl_fewest_recomputed(ctx, c, l, mi, cl);
         if (recomputed_over(s, &fewer, mi)) {
             r->pruned++;
@@ -515,7 +506,9 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                                                                       pair ? pair + x : NULL);
                                 least = fmin(least, bounds[x]);
                             }
-                            bound_known[1][sp][c.recompute][fa] |= pair != NULL, *bounded = true;
+                            if (pair)
+                                bound_known[1][sp][c.recompute][fa] = true;
+                            *bounded = true;
                             /* what a family ranks must beat the main list's #1 */
                             const ppl_estimate *last = ppl_ranking_worst(&s->best);
                             if (prunes && last && least > last->step_time_s) {
