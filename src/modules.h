@@ -41,6 +41,7 @@
 #include "plan/bounds.h"
 #include "plan/families.h"
 #include "plan/ranking.h"
+#include "plan/candidate.h"
 #include "plan/search.h"
 #include "plan/mixed.h"
 #include "studies/goodput.h"

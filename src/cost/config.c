@@ -133,6 +133,11 @@ bool ppl_split_flags_allow_vp(const ppl_config *c, int64_t vp)
     return f != PPL_SPLIT_NONE && f != PPL_SPLIT_LAYOUT;
 }
 
+bool ppl_stage_split_equal(const ppl_stage_split *a, const ppl_stage_split *b)
+{
+    return a->first == b->first && a->middle == b->middle && a->last == b->last;
+}
+
 ppl_stage_split ppl_stage_split_default(int64_t L, int64_t pp)
 {
     ppl_stage_split s = {L, L, 0};

@@ -257,6 +257,8 @@ ppl_split_form ppl_split_form_of(const ppl_config *c, int64_t vp, bool *embeddin
  * little lighter where that is possible (Llama 3 ran 126 layers on 16 stages as
  * 7, 8 x 14, 7), else a little heavier. */
 ppl_stage_split ppl_stage_split_default(int64_t layers, int64_t pp);
+/* Whether two splits put the same layers on every stage. */
+bool ppl_stage_split_equal(const ppl_stage_split *a, const ppl_stage_split *b);
 /* The split with the first and/or last stage's layers pinned (PPL_UNSET: free);
  * a usage error naming the flag when the rest cannot be shared evenly. */
 ppl_status ppl_stage_split_pinned(int64_t layers, int64_t pp, int64_t first_stage_layers,

@@ -31,7 +31,8 @@ ppl_status ppl_precision_check(int precision, const ppl_topology *topo, ppl_erro
  * The search checks them before it enumerates. */
 ppl_status ppl_pins_check_fp8(const ppl_pins *pins, ppl_error *err);
 
-/* Checks a complete configuration (used by the search as well). */
+/* Checks a complete configuration (used by the search as well, with err NULL:
+ * whether it passes, no message formatted). */
 ppl_status ppl_config_check(const ppl_config *c, const ppl_model *model, const ppl_topology *topo,
                             ppl_error *err);
 

@@ -22,6 +22,7 @@
 
 #include "base/units.h"
 #include "plan/balance.h"
+#include "plan/candidate.h"
 #include "plan/bounds.h"
 #include "plan/ranking.h"
 #include "cost/offload.h"
@@ -99,42 +100,11 @@ static void flags(int pin, bool allow_on, choices *out)
         add(out, 1);
 }
 
-/* Where c is ranked: the main list (-1), the list of the one family it belongs to
- * that the options leave out and whose best is looked for (its index), or
- * nowhere (-2). */
-enum { LANE_MAIN = -1, LANE_NONE = -2 };
-
-typedef struct search_state {
-    const ppl_eval_ctx *ctx;
-    const ppl_search_opts *opts;
-    ppl_search_result *r;
-    ppl_ranking best;
-    double last_progress;
-    double offload_room; /* the last over-memory one's total less its optimizer state */
-    ppl_error unsound;   /* the first estimate with a non-finite figure */
-    bool has_unsound;
-    /* the families: whether the options let each in, whether its best is looked
-     * for (opts left_out), and that best (a list of one, with its own counts) */
-    bool allows[PPL_FAMILY_COUNT], looks[PPL_FAMILY_COUNT], broken[PPL_FAMILY_COUNT];
-    ppl_ranking family[PPL_FAMILY_COUNT];
-    ppl_estimate family_best[PPL_FAMILY_COUNT];
-    ppl_search_result family_counts;
-    double ceiling_s; /* a family's candidates: the #1 they must beat (else infinite) */
-    /* the step-time lower bound of the candidate evaluated (ppl_bound_step_s): the
-     * same for its ZeRO stages, sharding groups, offload and stage splits */
-    double bound_s;
-    int lane;           /* the list the candidate evaluated goes to (lane_of) */
-    double room_bytes;  /* what a GPU's memory holds of a plan (less the headroom) */
-    ppl_micro_cache *computed; /* a microbatch's compute parts, by what they read */
-    ppl_floor_cache *floors;   /* their compute-alone bounds' parts */
-    ppl_balance_memo *memo;    /* the balanced split's time lines (balance.h) */
-} search_state;
-
 /* Whether no configuration of c's fold and microbatch size (any vp, sp,
  * recomputation, flash attention) can rank: its bound on compute alone exceeds
  * the list's worst, which a family's candidates must beat too
  * (ppl_floor_over).  Layouts and communication are then not costed. */
-static bool compute_alone_over(search_state *s, ppl_config c, const choices *sps,
+static bool compute_alone_over(ppl_search_state *s, ppl_config c, const choices *sps,
                                const choices *recomputes, const choices *flashes)
 {
     const ppl_estimate *last = ppl_ranking_worst(&s->best);
@@ -145,187 +115,7 @@ static bool compute_alone_over(search_state *s, ppl_config c, const choices *sps
     return ppl_floor_over(s->floors, s->computed, s->ctx, s->opts->pins, &c, &k, last->step_time_s);
 }
 
-/* True when every figure of e is finite; the first that is not is kept, and the
- * search ends in that error instead of ranking it. */
-static bool sound(search_state *s, const ppl_estimate *e)
-{
-    ppl_error err;
-    if (ppl_estimate_check(e, &err) == PPL_OK)
-        return true;
-    if (s->lane >= 0)
-        s->broken[s->lane] = true; /* a family's search ends alone */
-    else if (!s->has_unsound) {
-        s->unsound = err;
-        s->has_unsound = true;
-    }
-    return false;
-}
-
-/* Whether block recomputation's count `fewer` (the fewest recomputed layers that
- * fit) cannot rank: its bound (ppl_bound_step_recomputed_s) is above the worst. */
-static bool recomputed_over(search_state *s, const ppl_config *fewer, const ppl_micro *mi)
-{
-    const ppl_estimate *last = ppl_ranking_worst(&s->best);
-    if (s->opts->no_prune || s->opts->objective != PPL_OBJECTIVE_TIME ||
-        (!last && !isfinite(s->ceiling_s)))
-        return false;
-    const double b = ppl_bound_step_recomputed_s(s->ctx, s->opts->pins, fewer, mi);
-    return (last && b > last->step_time_s) || b >= s->ceiling_s;
-}
-
-/* Costs one configuration at its stage split (block recomputation searched) and
- * keeps it when it fits and ranks; whether it fits. */
-static bool cost(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
-                 ppl_classes *cl)
-{
-    const ppl_eval_ctx *ctx = s->ctx;
-    ppl_search_result *r = s->r;
-    const ppl_config *asked = c; /* before block recomputation changes it */
-    ppl_config fewer = *c;
-    /* what fits with every layer recomputed is costed at the fewest that fit,
-     * found from the memory alone, and not at all when that cannot rank */
-    if (ppl_blocks_searched(s->opts->pins, c) && ppl_estimate_fits(ctx, c, l, mi, cl)) {
-        fewer.recompute_layers = ppl_fewest_recomputed(ctx, c, l, mi, cl);
-        if (recomputed_over(s, &fewer, mi)) {
-            r->pruned++;
-            return true;
-        }
-        c = &fewer;
-    }
-    ppl_estimate est;
-    bool fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);
-    r->evaluated++;
-    /* the step time is costed only for what fits */
-    if (!isfinite(est.memory.total) || (fits && !isfinite(est.step_time_s))) {
-        /* a NaN neither fits nor ranks: report the figures this pass computed */
-        ppl_estimate part;
-        memset(&part, 0, sizeof part);
-        part.config = est.config;
-        part.memory.total = est.memory.total;
-        part.step_time_s = fits ? est.step_time_s : 0.0;
-        sound(s, &part);
-        return true; /* nothing more to try */
-    }
-    if (est.memory.total < r->smallest_memory)
-        r->smallest_memory = est.memory.total;
-    s->offload_room = est.memory.total - est.memory.optimizer;
-    if (fits) {
-        r->feasible++;
-        /* the bounds' own check: an unpruned search counts the plans below them */
-        if (s->opts->no_prune && ppl_bounds_above(ctx, s->opts->pins, asked, c, l, mi,
-                                                  est.step_time_s, est.memory.total))
-            r->bounds_broken++;
-        /* only what can enter the list is costed in full */
-        const ppl_estimate *last = ppl_ranking_worst(&s->best);
-        if ((last && ppl_ranking_compare(s->opts->objective, &est, last) >= 0) ||
-            est.step_time_s >= s->ceiling_s)
-            return true;
-        ppl_estimate_cached(ctx, c, l, mi, cl, true, &est);
-        /* a cost or memory objective keeps to the floor on time (opts within) */
-        if (sound(s, &est) && !(r->step_ceiling_s > 0.0 && est.step_time_s > r->step_ceiling_s))
-            ppl_ranking_keep(s->opts->objective, &s->best, &est);
-    }
-    return fits;
-}
-
-static bool same_split(const ppl_stage_split *a, const ppl_stage_split *b)
-{
-    return a->first == b->first && a->middle == b->middle && a->last == b->last;
-}
-
-/* EVAL_FITS, EVAL_OVER (valid, over the memory) or EVAL_OUT (invalid, or pruned). */
-enum { EVAL_OUT, EVAL_FITS, EVAL_OVER };
-static int evaluate_in(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
-                    ppl_classes *cl)
-{
-    const ppl_eval_ctx *ctx = s->ctx;
-    ppl_search_result *r = s->r;
-    ppl_error scratch;
-    r->candidates++;
-    /* the bound holds for every stage split */
-    const ppl_estimate *last = ppl_ranking_worst(&s->best);
-    double above = last ? fmin(last->step_time_s, s->ceiling_s) : s->ceiling_s;
-    const bool prunes = !s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME;
-    if (prunes && s->bound_s > above) {
-        r->pruned++;
-        return EVAL_OUT;
-    }
-    if (ppl_config_check(c, ctx->model, ctx->topo, &scratch) != PPL_OK)
-        return EVAL_OUT;
-    /* no split fits (once something has: the smallest memory needed is what the
-     * search reports when nothing does) */
-    double no_optimizer;
-    if (!s->opts->no_prune && r->feasible > 0 &&
-        ppl_bound_memory_bytes(s->ctx, c, mi, &no_optimizer) > s->room_bytes) {
-        s->offload_room = no_optimizer; /* below the total less its optimizer state */
-        return EVAL_OVER;
-    }
-    /* ZeRO-3's bound falls with the sharding group: what it prunes passes as fitting,
-     * so the smaller groups are tried on their own (the offload only adds time) */
-    if (prunes && ppl_bound_step_zero3_s(ctx, s->opts->pins, c, l, mi) > above) {
-        r->pruned++;
-        return EVAL_FITS;
-    }
-    int room = cost(s, c, l, mi, cl) ? EVAL_FITS : EVAL_OVER;
-    /* the balanced split, unless the user pinned the ends */
-    const ppl_pins *pin = s->opts->pins;
-    if (s->opts->no_balance || c->pp < 2 || c->vp > 1 || pin->first_stage_layers != PPL_UNSET ||
-        pin->last_stage_layers != PPL_UNSET)
-        return room;
-    ppl_config b = *c;
-    if (ppl_balance_ends(ctx, c, l, mi, s->memo, &b.split) != PPL_OK ||
-        same_split(&b.split, &c->split) ||
-        ppl_config_check(&b, ctx->model, ctx->topo, &scratch) != PPL_OK)
-        return room;
-    ppl_classes classes;
-    ppl_classes_init(ctx, &b, &classes);
-    r->candidates++;
-    if (cost(s, &b, l, mi, &classes))
-        room = EVAL_FITS;
-    ppl_classes_free(&classes);
-    return room;
-}
-
-static int lane_of(const search_state *s, const ppl_config *c)
-{
-    int lane = LANE_MAIN;
-    for (int f = 0; f < PPL_FAMILY_COUNT; f++) {
-        if (s->allows[f] || !ppl_search_in_family(s->ctx, (ppl_family_id)f, c))
-            continue;
-        if (!s->looks[f] || lane != LANE_MAIN)
-            return LANE_NONE; /* left out, or in two families left out */
-        lane = f;
-    }
-    return lane;
-}
-
-/* evaluate_in on c's lane: a family's candidates are ranked in that family's
- * list of one, counted apart, and pruned by the #1 they must beat as well (a
- * plan the family's best does not beat is not reported). */
-static int evaluate(search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
-                    ppl_classes *cl)
-{
-    int f = lane_of(s, c);
-    if (f == LANE_MAIN)
-        return evaluate_in(s, c, l, mi, cl);
-    if (f == LANE_NONE || s->broken[f])
-        return EVAL_OUT;
-    ppl_search_result *r = s->r;
-    ppl_ranking best = s->best;
-    s->r = &s->family_counts;
-    s->best = s->family[f];
-    s->ceiling_s = best.count > 0 ? best.items[0].step_time_s : INFINITY;
-    s->lane = f;
-    int e = evaluate_in(s, c, l, mi, cl);
-    s->family[f] = s->best;
-    s->r = r;
-    s->best = best;
-    s->ceiling_s = INFINITY;
-    s->lane = LANE_MAIN;
-    return e;
-}
-
-static void progress(search_state *s, double fraction)
+static void progress(ppl_search_state *s, double fraction)
 {
     if (s->opts->progress && fraction - s->last_progress >= 0.01) {
         s->last_progress = fraction;
@@ -351,7 +141,7 @@ static void cp_list(unsigned mask, choices *out)
 /* Every configuration of one replica shape c (tp, cp, pp, dp and gpus set): etp, ep,
  * microbatch size, interleaving, sequence parallelism, recomputation, flash
  * attention and ZeRO stage. */
-static void search_replica(search_state *s, ppl_config c, const inner_choices *k)
+static void search_replica(ppl_search_state *s, ppl_config c, const inner_choices *k)
 {
     const ppl_eval_ctx *ctx = s->ctx;
     const ppl_model *m = ctx->model;
@@ -516,6 +306,7 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                                 continue;
                             }
                             ppl_balance_memo memos[PPL_CP_COMM_COUNT] = {0}; /* by CP algorithm */
+                            s->nseen = 0;
                             for (int z = 0; z < zeros->n; z++) {
                                 c.zero = (int)zeros->v[z];
                                 if (ppl_sharded_with_pp(&c) &&
@@ -532,16 +323,20 @@ static void search_replica(search_state *s, ppl_config c, const inner_choices *k
                                      * only where it does not (shard.c) */
                                     c.shard_group = shards[0] == c.dp ? 0 : shards[0];
                                     c.offload_optimizer = offload_pin;
-                                    int e0 = evaluate(s, &c, &layouts[0], &micro, &classes);
-                                    for (int y = 1; e0 == EVAL_FITS && c.zero && y < nshards; y++) {
+                                    int e0 = ppl_candidate_evaluate(s, &c, &layouts[0], &micro,
+                                                                    &classes);
+                                    for (int y = 1; e0 == PPL_EVAL_FITS && c.zero && y < nshards;
+                                         y++) {
                                         c.shard_group = shards[y];
-                                        evaluate(s, &c, &layouts[y], &micro, &classes);
+                                        ppl_candidate_evaluate(s, &c, &layouts[y], &micro,
+                                                               &classes);
                                     }
-                                    if (e0 == EVAL_OVER && can_offload && c.zero &&
+                                    if (e0 == PPL_EVAL_OVER && can_offload && c.zero &&
                                         s->offload_room <= ctx->topo->gpu.memory_bytes) {
                                         c.shard_group = shards[0] == c.dp ? 0 : shards[0];
                                         c.offload_optimizer = 1.0;
-                                        evaluate(s, &c, &layouts[0], &micro, &classes);
+                                        ppl_candidate_evaluate(s, &c, &layouts[0], &micro,
+                                                               &classes);
                                     }
                                 }
                             }
@@ -586,7 +381,8 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         ppl_search_free(&quick);
         r->step_ceiling_s = ceiling;
     }
-    search_state s = {.ctx = ctx, .opts = o, .r = r, .ceiling_s = INFINITY, .lane = LANE_MAIN};
+    ppl_search_state s = {
+        .ctx = ctx, .opts = o, .r = r, .ceiling_s = INFINITY, .lane = PPL_LANE_MAIN};
     s.best.cap = o->top > 0 ? o->top : 1;
     s.best.items = calloc(s.best.cap, sizeof *s.best.items);
     s.computed = ppl_micro_cache_new();
@@ -760,7 +556,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     for (size_t i = 0; i < r->count; i++) {
         const ppl_config *c = &r->results[i].config;
         ppl_stage_split d = ppl_stage_split_default(m->layers, c->pp);
-        r->balanced += !same_split(&d, &c->split);
+        r->balanced += !ppl_stage_split_equal(&d, &c->split);
     }
     r->n_left_out = 0;
     for (int f = 0; f < PPL_FAMILY_COUNT; f++) {

@@ -1,0 +1,228 @@
+/*
+ * candidate.c - one candidate of the search costed (plan/candidate.h).
+ */
+#include "plan/candidate.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cost/rules.h"
+
+/* True when every figure of e is finite; the first that is not is kept, and the
+ * search ends in that error instead of ranking it. */
+static bool sound(ppl_search_state *s, const ppl_estimate *e)
+{
+    ppl_error err;
+    if (ppl_estimate_check(e, &err) == PPL_OK)
+        return true;
+    if (s->lane >= 0)
+        s->broken[s->lane] = true; /* a family's search ends alone */
+    else if (!s->has_unsound) {
+        s->unsound = err;
+        s->has_unsound = true;
+    }
+    return false;
+}
+
+/* Whether block recomputation's count `fewer` (the fewest recomputed layers that
+ * fit) cannot rank: its bound (ppl_bound_step_recomputed_s) is above the worst. */
+static bool recomputed_over(ppl_search_state *s, const ppl_config *fewer, const ppl_micro *mi)
+{
+    const ppl_estimate *last = ppl_ranking_worst(&s->best);
+    if (s->opts->no_prune || s->opts->objective != PPL_OBJECTIVE_TIME ||
+        (!last && !isfinite(s->ceiling_s)))
+        return false;
+    const double b = ppl_bound_step_recomputed_s(s->ctx, s->opts->pins, fewer, mi);
+    return (last && b > last->step_time_s) || b >= s->ceiling_s;
+}
+
+/* The memory of c's knobs when a CP algorithm before c's costed it (or NULL). */
+static ppl_memory_seen *seen_find(ppl_search_state *s, const ppl_config *c)
+{
+    for (int i = 0; i < s->nseen; i++) {
+        ppl_memory_seen *m = &s->seen[i];
+        if (m->zero == c->zero && m->shard_group == c->shard_group &&
+            m->recompute_layers == c->recompute_layers && m->offload == c->offload_optimizer &&
+            ppl_stage_split_equal(&m->split, &c->split))
+            return m;
+    }
+    return NULL;
+}
+
+/* Costs one configuration at its stage split (block recomputation searched) and
+ * keeps it when it fits and ranks; whether it fits. */
+static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
+                 ppl_classes *cl)
+{
+    const ppl_eval_ctx *ctx = s->ctx;
+    ppl_search_result *r = s->r;
+    const ppl_config *asked = c; /* before block recomputation changes it */
+    ppl_config fewer = *c;
+    ppl_memory_seen *seen = seen_find(s, c);
+    if (!seen && s->nseen < PPL_MEMORY_SEEN) {
+        seen = &s->seen[s->nseen++];
+        *seen = (ppl_memory_seen){c->zero,
+                                  c->shard_group,
+                                  c->recompute_layers,
+                                  c->offload_optimizer,
+                                  c->split,
+                                  -1,
+                                  0.0,
+                                  0.0,
+                                  false,
+                                  false};
+        /* what fits with every layer recomputed is costed at the fewest that
+         * fit, found from the memory alone */
+        if (ppl_blocks_searched(s->opts->pins, c) && ppl_estimate_fits(ctx, c, l, mi, cl))
+            seen->fewest = ppl_fewest_recomputed(ctx, c, l, mi, cl);
+    }
+    const bool blocks =
+        seen ? seen->fewest >= 0
+             : ppl_blocks_searched(s->opts->pins, c) && ppl_estimate_fits(ctx, c, l, mi, cl);
+    /* ... and not at all when that cannot rank */
+    if (blocks) {
+        fewer.recompute_layers = seen ? seen->fewest : ppl_fewest_recomputed(ctx, c, l, mi, cl);
+        if (recomputed_over(s, &fewer, mi)) {
+            r->pruned++;
+            return true;
+        }
+        c = &fewer;
+    }
+    if (seen && seen->costed && !seen->fits) { /* what a CP algorithm before found */
+        r->evaluated++;
+        if (seen->total < r->smallest_memory)
+            r->smallest_memory = seen->total;
+        s->offload_room = seen->total - seen->optimizer;
+        return false;
+    }
+    ppl_estimate est;
+    bool fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);
+    r->evaluated++;
+    /* the step time is costed only for what fits */
+    if (!isfinite(est.memory.total) || (fits && !isfinite(est.step_time_s))) {
+        /* a NaN neither fits nor ranks: report the figures this pass computed */
+        ppl_estimate part;
+        memset(&part, 0, sizeof part);
+        part.config = est.config;
+        part.memory.total = est.memory.total;
+        part.step_time_s = fits ? est.step_time_s : 0.0;
+        sound(s, &part);
+        return true; /* nothing more to try */
+    }
+    if (seen && !seen->costed) {
+        seen->total = est.memory.total;
+        seen->optimizer = est.memory.optimizer;
+        seen->fits = fits;
+        seen->costed = true;
+    }
+    if (est.memory.total < r->smallest_memory)
+        r->smallest_memory = est.memory.total;
+    s->offload_room = est.memory.total - est.memory.optimizer;
+    if (fits) {
+        r->feasible++;
+        /* the bounds' own check: an unpruned search counts the plans below them */
+        if (s->opts->no_prune && ppl_bounds_above(ctx, s->opts->pins, asked, c, l, mi,
+                                                  est.step_time_s, est.memory.total))
+            r->bounds_broken++;
+        /* only what can enter the list is costed in full */
+        const ppl_estimate *last = ppl_ranking_worst(&s->best);
+        if ((last && ppl_ranking_compare(s->opts->objective, &est, last) >= 0) ||
+            est.step_time_s >= s->ceiling_s)
+            return true;
+        ppl_estimate_cached(ctx, c, l, mi, cl, true, &est);
+        /* a cost or memory objective keeps to the floor on time (opts within) */
+        if (sound(s, &est) && !(r->step_ceiling_s > 0.0 && est.step_time_s > r->step_ceiling_s))
+            ppl_ranking_keep(s->opts->objective, &s->best, &est);
+    }
+    return fits;
+}
+
+/* PPL_EVAL_FITS, PPL_EVAL_OVER (valid, over the memory) or PPL_EVAL_OUT (invalid, or pruned). */
+static int evaluate_in(ppl_search_state *s, const ppl_config *c, const ppl_layout *l,
+                       const ppl_micro *mi, ppl_classes *cl)
+{
+    const ppl_eval_ctx *ctx = s->ctx;
+    ppl_search_result *r = s->r;
+    r->candidates++;
+    /* the bound holds for every stage split */
+    const ppl_estimate *last = ppl_ranking_worst(&s->best);
+    double above = last ? fmin(last->step_time_s, s->ceiling_s) : s->ceiling_s;
+    const bool prunes = !s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME;
+    if (prunes && s->bound_s > above) {
+        r->pruned++;
+        return PPL_EVAL_OUT;
+    }
+    if (ppl_config_check(c, ctx->model, ctx->topo, NULL) != PPL_OK)
+        return PPL_EVAL_OUT;
+    /* no split fits (once something has: the smallest memory needed is what the
+     * search reports when nothing does) */
+    double no_optimizer;
+    if (!s->opts->no_prune && r->feasible > 0 &&
+        ppl_bound_memory_bytes(s->ctx, c, mi, &no_optimizer) > s->room_bytes) {
+        s->offload_room = no_optimizer; /* below the total less its optimizer state */
+        return PPL_EVAL_OVER;
+    }
+    /* ZeRO-3's bound falls with the sharding group: what it prunes passes as fitting,
+     * so the smaller groups are tried on their own (the offload only adds time) */
+    if (prunes && ppl_bound_step_zero3_s(ctx, s->opts->pins, c, l, mi) > above) {
+        r->pruned++;
+        return PPL_EVAL_FITS;
+    }
+    int room = cost(s, c, l, mi, cl) ? PPL_EVAL_FITS : PPL_EVAL_OVER;
+    /* the balanced split, unless the user pinned the ends */
+    const ppl_pins *pin = s->opts->pins;
+    if (s->opts->no_balance || c->pp < 2 || c->vp > 1 || pin->first_stage_layers != PPL_UNSET ||
+        pin->last_stage_layers != PPL_UNSET)
+        return room;
+    ppl_config b = *c;
+    if (ppl_balance_ends(ctx, c, l, mi, s->memo, &b.split) != PPL_OK ||
+        ppl_stage_split_equal(&b.split, &c->split) ||
+        ppl_config_check(&b, ctx->model, ctx->topo, NULL) != PPL_OK)
+        return room;
+    ppl_classes classes;
+    ppl_classes_init(ctx, &b, &classes);
+    r->candidates++;
+    if (cost(s, &b, l, mi, &classes))
+        room = PPL_EVAL_FITS;
+    ppl_classes_free(&classes);
+    return room;
+}
+
+static int lane_of(const ppl_search_state *s, const ppl_config *c)
+{
+    int lane = PPL_LANE_MAIN;
+    for (int f = 0; f < PPL_FAMILY_COUNT; f++) {
+        if (s->allows[f] || !ppl_search_in_family(s->ctx, (ppl_family_id)f, c))
+            continue;
+        if (!s->looks[f] || lane != PPL_LANE_MAIN)
+            return PPL_LANE_NONE; /* left out, or in two families left out */
+        lane = f;
+    }
+    return lane;
+}
+
+/* evaluate_in on c's lane: a family's candidates are ranked in that family's
+ * list of one, counted apart, and pruned by the #1 they must beat as well (a
+ * plan the family's best does not beat is not reported). */
+int ppl_candidate_evaluate(ppl_search_state *s, const ppl_config *c, const ppl_layout *l,
+                           const ppl_micro *mi, ppl_classes *cl)
+{
+    int f = lane_of(s, c);
+    if (f == PPL_LANE_MAIN)
+        return evaluate_in(s, c, l, mi, cl);
+    if (f == PPL_LANE_NONE || s->broken[f])
+        return PPL_EVAL_OUT;
+    ppl_search_result *r = s->r;
+    ppl_ranking best = s->best;
+    s->r = &s->family_counts;
+    s->best = s->family[f];
+    s->ceiling_s = best.count > 0 ? best.items[0].step_time_s : INFINITY;
+    s->lane = f;
+    int e = evaluate_in(s, c, l, mi, cl);
+    s->family[f] = s->best;
+    s->r = r;
+    s->best = best;
+    s->ceiling_s = INFINITY;
+    s->lane = PPL_LANE_MAIN;
+    return e;
+}
