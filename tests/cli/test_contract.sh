@@ -409,8 +409,32 @@ check "megatron_check refuses the CPU offload without the precision-aware optimi
 # launch-megatron starts exactly the plan's GPUs and passes training arguments on
 run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 12 --global-batch 96 --top 1 --json -o "$tmp/p12.json"
 run "$ROOT/scripts/launch-megatron" "$tmp/p12.json" -- --train-iters 10 --lr 1e-4
-check "launch-megatron: 12 GPUs of 8-GPU servers start as 2 nodes x 6" '[ $rc -eq 0 ] && has "$out" "--nproc_per_node 6 --nnodes 2"'
+check "launch-megatron: 12 GPUs of 8-GPU servers fill the first server" '[ $rc -eq 0 ] && has "$out" "--nproc_per_node 8 --nnodes 2 --node_rank 0"'
 check "launch-megatron: arguments after -- go to the training script" 'has "$out" "--train-iters 10 --lr 1e-4"'
+run "$ROOT/scripts/launch-megatron" "$tmp/p12.json" --node-rank 1
+check "launch-megatron: the last node takes the rest (12 = 8 + 4)" '[ $rc -eq 0 ] && has "$out" "--nproc_per_node 4 --nnodes 2 --node_rank 1"'
+# tp 4 on 20 GPUs: nodes of 8, 8 and 4, never 4 nodes of 5 (a tensor-parallel group
+# of consecutive ranks split between servers)
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 20 --global-batch 80 --tp 4 --top 1 --json -o "$tmp/p20.json"
+run "$ROOT/scripts/launch-megatron" "$tmp/p20.json" --node-rank 1
+check "launch-megatron: tp 4 on 20 GPUs runs whole servers (8, 8, 4)" '[ $rc -eq 0 ] && has "$out" "--nproc_per_node 8 --nnodes 3 --node_rank 1"'
+run "$ROOT/scripts/launch-megatron" "$tmp/p20.json" --node-rank 3
+check "launch-megatron: a node rank past the last node is refused" '[ $rc -ne 0 ] && has "$err" "runs on 3 nodes (0 to 2)"'
+for bad in "--node-rank abc" "--rank" "--rank 0" "--master-port 70000" "--node-rank 99999999999999999999"; do
+    run "$ROOT/scripts/launch-megatron" "$tmp/p20.json" $bad
+    check "launch-megatron $bad: a one-line error, exit 2" '[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(printf "%s\n" "$err" | wc -l)" -eq 1 ] && has "$err" "launch-megatron: "'
+done
+# --slurm: one srun line whose shell gives every node its rank and count; run
+# here with srun, torchrun and scontrol standing in
+mkdir -p "$tmp/fakebin"
+printf '#!/bin/sh\nwhile [ "$1" != sh ]; do shift; done\nfor n in 0 1 2; do SLURM_NODEID=$n "$@"; done\n' > "$tmp/fakebin/srun"
+printf '#!/bin/sh\nfor a; do last=$a; done\necho "torchrun $2 $4 $6 $8 [$last]"\n' > "$tmp/fakebin/torchrun"
+printf '#!/bin/sh\necho host07; echo host08\n' > "$tmp/fakebin/scontrol"
+chmod +x "$tmp/fakebin/srun" "$tmp/fakebin/torchrun" "$tmp/fakebin/scontrol"
+run "$ROOT/scripts/launch-megatron" "$tmp/p20.json" --slurm -- --lr "1e-4 with space"
+check "launch-megatron --slurm: one srun command, a task per node" '[ $rc -eq 0 ] && has "$out" "srun --nodes 3 --ntasks-per-node 1 --gpus-per-node 8 sh -c"'
+slurm_out=$(PATH="$tmp/fakebin:$PATH" SLURM_JOB_NODELIST=x sh -c "$out" 2>&1)
+check "launch-megatron --slurm: nodes 0-2 start 8, 8 and 4 ranks, the rendezvous on the first node, arguments intact" '[ "$slurm_out" = "$(printf "torchrun 8 3 0 host07 [1e-4 with space]\ntorchrun 8 3 1 host07 [1e-4 with space]\ntorchrun 4 3 2 host07 [1e-4 with space]")" ]'
 run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 128 --top 1 --schedule gpipe --json -o "$tmp/gpipe.json"
 run "$ROOT/scripts/launch-megatron" "$tmp/gpipe.json"
 check "launch-megatron refuses a plan Megatron cannot run, saying why" '[ $rc -ne 0 ] && has "$err" "no GPipe schedule"'
