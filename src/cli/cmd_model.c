@@ -49,6 +49,9 @@ static json_t *model_inputs_json(const ppl_model *m)
     json_object_set_new(o, "final_norm", json_boolean(m->final_norm));
     json_object_set_new(o, "embedding_norm", json_boolean(m->embedding_norm));
     json_object_set_new(o, "dropout", json_boolean(m->dropout));
+    json_object_set_new(o, "rope_theta",
+                        m->rope_theta > 0.0 ? ppl_json_real(m->rope_theta) : json_null());
+    json_object_set_new(o, "qk_norm", json_boolean(m->qk_norm));
     if (m->has_moe) {
         json_t *moe = json_object();
         json_object_set_new(moe, "experts", json_integer(m->moe.experts));
@@ -64,6 +67,10 @@ static json_t *model_inputs_json(const ppl_model *m)
         json_object_set_new(moe, "router_node_limit",
                             m->moe.router_node_limit > 0 ? json_integer(m->moe.router_node_limit)
                                                          : json_null());
+        json_object_set_new(moe, "router_score",
+                            json_string(ppl_router_score_name(m->moe.router_score)));
+        json_object_set_new(moe, "router_expert_bias", json_boolean(m->moe.router_expert_bias));
+        json_object_set_new(moe, "router_topk_scale", ppl_json_real(m->moe.router_topk_scale));
         json_object_set_new(o, "moe", moe);
     } else {
         json_object_set_new(o, "moe", json_null());
@@ -149,11 +156,16 @@ static void show_text(cli *c, const ppl_model *m, const ppl_model_figures *f)
              m->gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)", (long long)m->ffn_hidden,
              (long long)m->vocab, (long long)m->seq_len);
     kv(&t, "", a);
-    snprintf(a, sizeof a, "%s, %s, %s positions, %s embeddings%s%s",
+    snprintf(a, sizeof a, "%s, %s, %s positions, %s embeddings%s%s%s",
              m->bias ? "biases" : "no biases", ppl_norm_name(m->norm),
              ppl_position_name(m->position_embedding), m->tied_embeddings ? "tied" : "untied",
-             m->final_norm ? ", final norm" : "", m->embedding_norm ? ", embedding norm" : "");
+             m->final_norm ? ", final norm" : "", m->embedding_norm ? ", embedding norm" : "",
+             m->qk_norm ? ", query/key norms" : "");
     kv(&t, "", a);
+    if (m->rope_theta > 0.0) {
+        snprintf(a, sizeof a, "%.10g", m->rope_theta);
+        kv(&t, "rotary base", a);
+    }
     if (m->has_moe) {
         snprintf(a, sizeof a, "%lld experts, top-%lld, expert MLP %lld, %lld of %lld layers",
                  (long long)m->moe.experts, (long long)m->moe.top_k, (long long)m->moe.ffn_hidden,
@@ -174,6 +186,11 @@ static void show_text(cli *c, const ppl_model *m, const ppl_model_figures *f)
         else
             snprintf(a, sizeof a, "%s", cap);
         kv(&t, "", a);
+        snprintf(a, sizeof a, "%s scores%s, top-%lld weights x %.3g",
+                 ppl_router_score_name(m->moe.router_score),
+                 m->moe.router_expert_bias ? " with a load-balancing expert bias" : "",
+                 (long long)m->moe.top_k, m->moe.router_topk_scale);
+        kv(&t, "router", a);
     }
     if (m->mtp_layers > 0) {
         snprintf(a, sizeof a, "%lld module(s) on the last stage, sharing embedding and head",

@@ -134,6 +134,23 @@ static ppl_status moe_of(ppl_jr_ctx *ctx, const json_t *hf, hf_family family, js
             return st;
         if (v > 0)
             json_object_set_new(moe, "router_node_limit", json_integer((json_int_t)v));
+        /* the router (modeling_deepseek.py MoEGate): scoring_func, the
+         * auxiliary-loss-free bias of topk_method noaux_tc (report §2.1.2), and
+         * routed_scaling_factor on the top-k weights */
+        const char *score = json_string_value(json_object_get(hf, "scoring_func"));
+        if (score && strcmp(score, "sigmoid") != 0 && strcmp(score, "softmax") != 0)
+            return ppl_jr_fail(ctx, "scoring_func", "'%.20s': expected sigmoid or softmax", score);
+        if (score)
+            json_object_set_new(moe, "router_score", json_string(score));
+        const char *method = json_string_value(json_object_get(hf, "topk_method"));
+        if (method && strcmp(method, "noaux_tc") == 0)
+            json_object_set_new(moe, "router_expert_bias", json_true());
+        double scale;
+        if ((st = ppl_jr_real(ctx, hf, "", "routed_scaling_factor", PPL_JR_OPTIONAL, 1.0,
+                              PPL_JR_POSITIVE(1e3), &scale)))
+            return st;
+        if (scale != 1.0)
+            json_object_set_new(moe, "router_topk_scale", json_real(scale));
     }
     return PPL_OK;
 }
@@ -207,6 +224,16 @@ ppl_status ppl_model_doc_from_hf(const json_t *hf, const char *file, const ppl_d
     json_object_set_new(doc, "final_norm", json_true());
     json_object_set_new(doc, "embedding_norm", json_false());
     json_object_set_new(doc, "dropout", json_false());
+    double theta;
+    if ((st = ppl_jr_real(&ctx, hf, "", "rope_theta", PPL_JR_OPTIONAL, 0.0, PPL_JR_POSITIVE(1e12),
+                          &theta)))
+        goto fail;
+    if (theta > 0.0)
+        json_object_set_new(doc, "rope_theta", json_real(theta));
+    /* Qwen3's attention normalises each query and key head (modeling_qwen3.py,
+     * modeling_qwen3_moe.py: q_norm, k_norm; no config key turns them off) */
+    if (strcmp(type, "qwen3") == 0 || strcmp(type, "qwen3_moe") == 0)
+        json_object_set_new(doc, "qk_norm", json_true());
     if (family != HF_DENSE && (st = moe_of(&ctx, hf, family, doc)))
         goto fail;
     if (family == HF_DEEPSEEK_V3) {

@@ -10,7 +10,9 @@
  *   MLP        2*h*f, or 3*h*f when gated (SwiGLU)
  *   MoE layer  E experts of that MLP shape with f = moe.ffn_hidden, plus a router h*E
  *   biases     (a*d + 2*kv*d + h) + (f or 2f + h), when the model has them
- *   norms      2h per LayerNorm (gain and bias), h per RMSNorm; two per layer
+ *   norms      2h per LayerNorm (gain and bias), h per RMSNorm; two per layer, and
+ *              with qk_norm two more of head_dim (one over the query heads, one over
+ *              the key heads: Qwen3, Megatron-Core's qk_layernorm)
  * For a GPT (bias, LayerNorm, learned positions, tied, no final norm) the sum is
  * Eq.2 exactly: 12Lh^2 + 13Lh + (V + s)h.
  *
@@ -41,6 +43,12 @@
 
 static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL};
 static const char *const position_names[] = {"learned", "rope", "alibi", "none", NULL};
+static const char *const router_score_names[] = {"softmax", "sigmoid", NULL};
+
+const char *ppl_router_score_name(ppl_router_score score)
+{
+    return (unsigned)score < 2 ? router_score_names[score] : "?";
+}
 
 const char *ppl_norm_name(ppl_norm_kind kind)
 {
@@ -52,13 +60,32 @@ const char *ppl_position_name(ppl_position_kind kind)
     return (unsigned)kind < 4 ? position_names[kind] : "?";
 }
 
-static const char *const model_keys[] = {
-    "schema_version",  "name",           "source",   "layers",
-    "hidden",          "heads",          "kv_heads", "head_dim",
-    "ffn_hidden",      "vocab",          "seq_len",  "gated_mlp",
-    "tied_embeddings", "bias",           "norm",     "position_embedding",
-    "final_norm",      "embedding_norm", "dropout",  "moe",
-    "attention",       "mtp_layers",     "params",   NULL};
+static const char *const model_keys[] = {"schema_version",
+                                         "name",
+                                         "source",
+                                         "layers",
+                                         "hidden",
+                                         "heads",
+                                         "kv_heads",
+                                         "head_dim",
+                                         "ffn_hidden",
+                                         "vocab",
+                                         "seq_len",
+                                         "gated_mlp",
+                                         "tied_embeddings",
+                                         "bias",
+                                         "norm",
+                                         "position_embedding",
+                                         "final_norm",
+                                         "embedding_norm",
+                                         "dropout",
+                                         "moe",
+                                         "attention",
+                                         "mtp_layers",
+                                         "params",
+                                         "rope_theta",
+                                         "qk_norm",
+                                         NULL};
 static const char *const moe_keys[] = {"experts",
                                        "top_k",
                                        "ffn_hidden",
@@ -69,6 +96,9 @@ static const char *const moe_keys[] = {"experts",
                                        "capacity_factor",
                                        "router_node_limit",
                                        "routing_skew",
+                                       "router_score",
+                                       "router_expert_bias",
+                                       "router_topk_scale",
                                        NULL};
 static const char *const attention_keys[] = {
     "type",       "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
@@ -84,6 +114,7 @@ static ppl_status read_moe(ppl_jr_ctx *ctx, const json_t *obj, const char *path,
 {
     char mpath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
     json_t *v;
+    int score = PPL_ROUTER_SOFTMAX;
     ppl_status st =
         ppl_jr_object(ctx, obj, path, "moe", PPL_JR_OPTIONAL, moe_keys, &v, mpath, sizeof mpath);
     m->has_moe = v != NULL;
@@ -109,8 +140,23 @@ static ppl_status read_moe(ppl_jr_ctx *ctx, const json_t *obj, const char *path,
         (st = ppl_jr_real(ctx, v, mpath, "capacity_factor", PPL_JR_OPTIONAL, 0.0,
                           PPL_JR_POSITIVE(1e3), &m->moe.capacity_factor)) ||
         (st = ppl_jr_real(ctx, v, mpath, "routing_skew", PPL_JR_OPTIONAL, PPL_ROUTING_SKEW_DEFAULT,
-                          PPL_JR_BETWEEN(1.0, 1e3), &m->moe.routing_skew)))
+                          PPL_JR_BETWEEN(1.0, 1e3), &m->moe.routing_skew)) ||
+        (st = ppl_jr_enum(ctx, v, mpath, "router_score", PPL_JR_OPTIONAL, router_score_names,
+                          PPL_ROUTER_SOFTMAX, &score)) ||
+        (st = ppl_jr_bool(ctx, v, mpath, "router_expert_bias", PPL_JR_OPTIONAL, false,
+                          &m->moe.router_expert_bias)) ||
+        (st = ppl_jr_real(ctx, v, mpath, "router_topk_scale", PPL_JR_OPTIONAL, 1.0,
+                          PPL_JR_POSITIVE(1e3), &m->moe.router_topk_scale)))
         return st;
+    m->moe.router_score = (ppl_router_score)score;
+    /* transformer_config.py:2617-2625 (Megatron-Core main, d98e8a64dd): the
+     * auxiliary-loss-free bias only with sigmoid scores */
+    if (m->moe.router_expert_bias && m->moe.router_score != PPL_ROUTER_SIGMOID) {
+        ppl_jr_path(full, sizeof full, mpath, "router_expert_bias");
+        return ppl_jr_fail(ctx, full,
+                           "needs router_score \"sigmoid\" (the bias is added to "
+                           "sigmoid scores)");
+    }
     if (m->moe.first_dense_layers >= m->layers) {
         ppl_jr_path(full, sizeof full, mpath, "first_dense_layers");
         return ppl_jr_fail(ctx, full, "%lld leaves no layer of the %lld to be MoE",
@@ -206,6 +252,9 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
         (st = ppl_jr_bool(&ctx, obj, path, "dropout", PPL_JR_OPTIONAL, true, &m->dropout)) ||
         (st = ppl_jr_int(&ctx, obj, path, "mtp_layers", PPL_JR_OPTIONAL, 0, 0, 64,
                          &m->mtp_layers)) ||
+        (st = ppl_jr_real(&ctx, obj, path, "rope_theta", PPL_JR_OPTIONAL, 0.0,
+                          PPL_JR_POSITIVE(1e12), &m->rope_theta)) ||
+        (st = ppl_jr_bool(&ctx, obj, path, "qk_norm", PPL_JR_OPTIONAL, false, &m->qk_norm)) ||
         (st = ppl_jr_real(&ctx, obj, path, "params", PPL_JR_OPTIONAL, 0.0, PPL_JR_POSITIVE(1e18),
                           &m->params_declared)))
         return st;
@@ -228,6 +277,18 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
     if ((st = read_moe(&ctx, obj, path, m)) != PPL_OK ||
         (st = read_attention(&ctx, obj, path, m)) != PPL_OK)
         return st;
+    if (m->rope_theta > 0.0 && m->position_embedding != PPL_POSITION_ROPE) {
+        ppl_jr_path(full, sizeof full, path, "rope_theta");
+        return ppl_jr_fail(&ctx, full, "a rotary base, but position_embedding is \"%s\"",
+                           ppl_position_name(m->position_embedding));
+    }
+    /* MLA normalises its latents instead (read_attention) */
+    if (m->qk_norm && m->attention == PPL_ATTENTION_MLA) {
+        ppl_jr_path(full, sizeof full, path, "qk_norm");
+        return ppl_jr_fail(&ctx, full,
+                           "not with multi-head latent attention, whose latents "
+                           "carry their own norms");
+    }
     if (m->params_declared > 0) {
         ppl_model_figures f;
         ppl_model_derive(m, &f);
@@ -467,6 +528,10 @@ void ppl_layer_shape_of(const ppl_model *m, int64_t tp, ppl_layer_shape *s)
         s->kv_cols = ppl_kv_columns_per_gpu(m, tp);
         s->attn_weights = h * s->q_cols + 2.0 * h * s->kv_cols + s->q_cols * h;
         s->attn_bias = m->bias ? s->q_cols + 2.0 * s->kv_cols + h : 0.0;
+        /* one norm over the query heads and one over the key heads, head_dim wide,
+         * on every rank (Megatron-Core attention.py q_layernorm, k_layernorm) */
+        if (m->qk_norm)
+            s->norms += 2.0 * head_dim_of(m) * (m->norm == PPL_NORM_LAYERNORM ? 2.0 : 1.0);
     }
     s->ffn_cols = (double)m->ffn_hidden / t;
     s->mlp_weights = mlp_weights(m, (double)m->ffn_hidden, t);

@@ -30,6 +30,10 @@ typedef enum ppl_position_kind {
     PPL_POSITION_NONE = 3
 } ppl_position_kind;
 
+/* How a router turns its logits into expert scores (Megatron-Core
+ * moe_router_score_function): softmax (Mixtral, Qwen3) or sigmoid (DeepSeek-V3). */
+typedef enum ppl_router_score { PPL_ROUTER_SOFTMAX = 0, PPL_ROUTER_SIGMOID = 1 } ppl_router_score;
+
 typedef struct ppl_moe {
     int64_t experts;            /* E, routed experts */
     int64_t top_k;              /* routed experts each token visits */
@@ -41,6 +45,13 @@ typedef struct ppl_moe {
     double capacity_factor;     /* tokens an expert takes, x its fair share; 0: dropless */
     int64_t router_node_limit;  /* servers a token's experts may span (DeepSeek-V3: 4); 0: any */
     double routing_skew;        /* the busiest expert's tokens over the mean, >= 1 */
+    /* the router, as the launch flags build it (no parameters or FLOPs of its own
+     * beyond the h x E gate): its score function, the auxiliary-loss-free bias added
+     * to the scores before the top-k (a buffer, not a weight; DeepSeek-V3 §2.1.2),
+     * and the factor the top-k weights are scaled by (1: none) */
+    ppl_router_score router_score;
+    bool router_expert_bias;
+    double router_topk_scale;
 } ppl_moe;
 
 /* Routing skew when the file gives none: busiest expert over the mean under
@@ -91,6 +102,10 @@ typedef struct ppl_model {
     bool dropout;         /* trained with dropout: its masks are kept for backward */
     ppl_norm_kind norm;
     ppl_position_kind position_embedding;
+    double rope_theta; /* rotary embeddings' base (Llama 3: 500000); 0: the launcher's
+                          default (Megatron-LM's 10000) */
+    bool qk_norm;      /* a norm over each query and key head, head_dim weights each
+                          (Qwen3; Megatron-Core qk_layernorm) */
     bool has_moe;
     ppl_moe moe;
     ppl_attention_kind attention;
@@ -143,6 +158,7 @@ ppl_status ppl_model_set_seq_len(ppl_model *model, int64_t seq_len, ppl_error *e
 double ppl_gpt_params_eq2(double layers, double hidden, double vocab, double seq_len);
 
 const char *ppl_norm_name(ppl_norm_kind kind);
+const char *ppl_router_score_name(ppl_router_score score);
 const char *ppl_position_name(ppl_position_kind kind);
 
 /* Key (or value) columns each of tp GPUs holds: head_dim x kv_heads/tp, at least one

@@ -4,6 +4,7 @@
 #include "render/report.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -238,6 +239,18 @@ static void moe_args(json_t *args, const ppl_estimate *e, const ppl_model *m,
         arg_int(args, "--moe-router-group-topk", x->router_node_limit);
     }
     ppl_ep_mode mode = ppl_ep_mode_of(m, c, e->stack);
+    /* the router as the model has it (transformer_config.py:804-821): its score
+     * function, the auxiliary-loss-free expert bias (sigmoid scores only,
+     * transformer_config.py:2617-2625) and the top-k weights' scale */
+    if (x->router_score != PPL_ROUTER_SOFTMAX)
+        arg_str(args, "--moe-router-score-function", ppl_router_score_name(x->router_score));
+    if (x->router_expert_bias)
+        json_array_append_new(args, json_string("--moe-router-enable-expert-bias"));
+    if (x->router_topk_scale != 1.0) {
+        char scale[32];
+        snprintf(scale, sizeof scale, "%g", x->router_topk_scale);
+        arg_str(args, "--moe-router-topk-scaling-factor", scale);
+    }
     arg_str(args, "--moe-token-dispatcher-type", mode.dedup ? "flex" : "alltoall");
     if (mode.dedup) { /* DeepEP: core_v0.12 */
         json_array_append_new(args, json_string("--moe-enable-deepep"));
@@ -277,6 +290,18 @@ static void layout_text(const ppl_config *c, const ppl_model *m, ppl_buf *out)
     }
 }
 
+/* Why Megatron-LM cannot build the model as planned, or NULL: what no flag of its
+ * GPT model builds (arguments.py:2397-2399 position types). */
+static const char *megatron_model_error(const ppl_model *m)
+{
+    if (m->position_embedding == PPL_POSITION_ALIBI)
+        return "Megatron-LM has no ALiBi position embedding (BLOOM trained with BigScience's "
+               "Megatron-DeepSpeed fork)";
+    if (m->embedding_norm)
+        return "Megatron-LM has no norm after the embedding (BLOOM's word_embeddings_layernorm)";
+    return NULL;
+}
+
 /*
  * Megatron-LM's flags for a configuration, checked against its own argument rules
  * (megatron/training/arguments.py validate_args and
@@ -286,8 +311,10 @@ static void layout_text(const ppl_config *c, const ppl_model *m, ppl_buf *out)
  * with core_v0.10 (commit 645c329d07), --num-virtual-stages-per-pipeline-rank, the
  * account-for-embedding/loss flags and --attention-backend with core_v0.11,
  * --grad-reduce-in-bf16 with core_v0.12, --pipeline-model-parallel-layout with
- * core_v0.13 (commit 77732c36) and Megatron-FSDP (--use-megatron-fsdp) with
- * core_v0.14; --expert-tensor-parallel-size came with core_v0.10, below the
+ * core_v0.13 (commit 77732c36), Megatron-FSDP (--use-megatron-fsdp) and --rope-type
+ * (arguments.py:1950 at core_v0.14.0, which MLA's plain RoPE needs) with core_v0.14;
+ * --expert-tensor-parallel-size came with core_v0.10, and --rotary-base,
+ * --qk-layernorm and the router's flags were there by core_v0.11, below the
  * core_v0.11 every launch needs.
  */
 static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
@@ -497,7 +524,44 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     if (m->position_embedding == PPL_POSITION_ROPE) {
         ARG("--position-embedding-type");
         ARG("rope");
+        /* arguments.py:2418 (an int, default 10000) */
+        if (m->rope_theta > 0.0)
+            ARGI("--rotary-base", (int64_t)llround(m->rope_theta));
+        if (m->attention == PPL_ATTENTION_MLA) {
+            /* MLA takes YaRN unless told (transformer_config.py:3306 rope_type
+             * "yarn"): plain RoPE by --rope-type (arguments.py:2906, core_v0.14),
+             * and without the fused kernel, which MLA runs under YaRN only
+             * (transformer_config.py:3345-3346; core_v0.12 refused the fusion with
+             * MLA outright) */
+            ARG("--rope-type");
+            ARG("rope");
+            ARG("--no-rope-fusion");
+            if (strcmp(min_version, "core_v0.14") < 0)
+                min_version = "core_v0.14";
+        }
+    } else if (m->position_embedding == PPL_POSITION_NONE) {
+        ARG("--position-embedding-type");
+        ARG("none");
     }
+    if (m->qk_norm) /* transformer_config.py:259 qk_layernorm */
+        ARG("--qk-layernorm");
+    /* the vocabulary as the model has it: Megatron pads it to a multiple of
+     * make_vocab_size_divisible_by x tp (build_tokenizer.py:133-145, default 128);
+     * the largest power of two up to 128 that leaves it unpadded, else 1 (padded to
+     * a multiple of tp only) */
+    int64_t divisor = 128;
+    while (divisor > 1 && m->vocab % (divisor * c->tp) != 0)
+        divisor /= 2;
+    if (divisor != 128)
+        ARGI("--make-vocab-size-divisible-by", divisor);
+    char vocab_note[192] = "";
+    if (m->vocab % c->tp != 0) /* no divisor helps: padded to a multiple of tp */
+        snprintf(vocab_note, sizeof vocab_note,
+                 "Megatron-LM pads the vocabulary from %lld to %lld rows (a multiple of tp %lld), "
+                 "%lld more than the plan counts in the embedding%s",
+                 (long long)m->vocab, (long long)((m->vocab / c->tp + 1) * c->tp), (long long)c->tp,
+                 (long long)((m->vocab / c->tp + 1) * c->tp - m->vocab),
+                 m->tied_embeddings ? "" : " and the output layer");
     if (!m->bias)
         ARG("--disable-bias-linear");
     if (!m->dropout) {
@@ -527,7 +591,9 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     /* Megatron-LM pipelines run 1F1B (interleaved or not): no flag builds GPipe,
      * nor the schedules of pipeline.h */
     launcher_part(launch, "megatron_args", args, "megatron_error",
-                  ppl_schedule_of(c->schedule)->megatron_error);
+                  ppl_schedule_of(c->schedule)->megatron_error
+                      ? ppl_schedule_of(c->schedule)->megatron_error
+                      : megatron_model_error(m));
     json_t *env = json_object();
     /* arguments.py asserts CUDA_DEVICE_MAX_CONNECTIONS=1 with tp or cp > 1 before
      * Blackwell (harmless after it), and Megatron-FSDP asserts it is not 1 */
@@ -535,6 +601,8 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
         json_object_set_new(env, "CUDA_DEVICE_MAX_CONNECTIONS", json_string("1"));
     json_object_set_new(launch, "env", env);
     json_object_set_new(launch, "megatron_lm", json_string(min_version));
+    if (vocab_note[0] && json_is_array(json_object_get(launch, "megatron_args")))
+        json_object_set_new(launch, "megatron_note", json_string(vocab_note));
 
     json_t *zero = json_object();
     json_object_set_new(zero, "stage", json_integer(c->zero));

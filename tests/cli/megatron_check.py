@@ -10,8 +10,12 @@ mxfp8, nvfp4) and the context-parallel algorithm (with its all-to-all group),
 applying
 Megatron-LM's own argument checks (file:line at main d98e8a64dd, 2026).  Each
 derived value must equal the plan's config.  Prints one line per result and
-exits 1 on the first mismatch or refused flag set.  Usage:
-    megatron_check.py < plan.json
+exits 1 on the first mismatch or refused flag set.  With --model (the plan's
+model as `parplan model show --json` prints it), the network the flags build
+is checked too: every architecture key of the model file, and the parameter
+count of Megatron-LM's own formula (theoretical_memory_usage.py, with what it
+leaves out added) against the plan's.  Usage:
+    megatron_check.py [--model MODEL.json] < plan.json
 """
 import json
 import re
@@ -23,6 +27,8 @@ NMB = "megatron/core/num_microbatches_calculator.py"
 SPECS = "megatron/core/models/gpt/gpt_layer_specs.py"
 PS = "megatron/core/parallel_state.py"
 MOE = "megatron/core/transformer/moe/moe_layer.py"
+TMU = "megatron/training/theoretical_memory_usage.py"
+VOCAB = "megatron/core/tokenizers/utils/build_tokenizer.py"
 MPC = "megatron/core/model_parallel_config.py"
 SCHED = "megatron/core/pipeline_parallel/schedules.py"
 OPT = "megatron/core/optimizer/__init__.py"
@@ -294,7 +300,8 @@ def fp8_params(flags, precision, dist_opt, offload):
 # --pipeline-model-parallel-layout at core_v0.13.0 (commit 77732c36)
 FLAG_SINCE = {"--grad-reduce-in-bf16": 12, "--fp8-recipe": 12, "--fp4-format": 15,
               "--first-last-layers-bf16": 12, "--reuse-grad-buf-for-mxfp8-param-ag": 13,
-              "--pipeline-model-parallel-layout": 13}
+              "--pipeline-model-parallel-layout": 13,
+              "--rope-type": 14}  # arguments.py:1950 at core_v0.14.0, absent at 0.13.0
 # flag values newer than their flag: --fp8-recipe blockwise at core_v0.13.0
 # (transformer_config.py fp8_recipe: "tensorwise" at core_v0.12.0, "blockwise" at 0.13)
 VALUE_SINCE = {("--fp8-recipe", "blockwise"): 13}
@@ -425,16 +432,197 @@ def moe_rules(flags, num, experts, ep, pp):
         need(num("--mtp-num-layers", 0) <= 1, f"{TC}:3042-3046", "at most one MTP layer")
 
 
+def padded_vocab(vocab, flags, tp):
+    """VOCAB:133-145 vocab_size_with_padding: up to a multiple of
+    make_vocab_size_divisible_by (ARGS:2441, default 128) x tp."""
+    multiple = int(flags.get("--make-vocab-size-divisible-by", 128)) * tp
+    return -(-vocab // multiple) * multiple
+
+
+def architecture(flags, vocab):
+    """The network the flags build, in the model file's terms (ARGS defaults at
+    main), given the tokenizer's vocabulary."""
+    num = lambda k, d=None: int(flags[k]) if k in flags else d
+    h, layers, heads = num("--hidden-size"), num("--num-layers"), num("--num-attention-heads")
+    need(h and layers and heads and "--ffn-hidden-size" in flags, ARGS,
+         "the model's size given, not Megatron's defaults")
+    mla = "--multi-latent-attention" in flags
+    position = {"learned_absolute": "learned", "rope": "rope", "none": "none"}.get(
+        flags.get("--position-embedding-type", "learned_absolute"), "other")  # ARGS:2397-2399
+    if mla and position == "rope":
+        # MLA takes YaRN unless --rope-type rope (TC:3306), and refuses the rope
+        # fusion, on by default (ARGS:2902-2905), without YaRN (TC:3345-3346)
+        need(flags.get("--rope-type") == "rope", f"{TC}:3306", "MLA with plain RoPE: --rope-type rope")
+        need("--no-rope-fusion" in flags, f"{TC}:3345-3346", "MLA RoPE fusion only under YaRN")
+    a = {
+        "layers": layers, "hidden": h, "heads": heads,
+        "kv_heads": num("--num-query-groups", heads) if "--group-query-attention" in flags else heads,
+        # ARGS:1331-1333: kv_channels defaults to hidden / heads
+        "head_dim": num("--kv-channels", h // heads),
+        "ffn_hidden": num("--ffn-hidden-size"),
+        "vocab": padded_vocab(vocab, flags, num("--tensor-model-parallel-size", 1)),
+        "gated_mlp": "--swiglu" in flags,
+        "tied_embeddings": "--untie-embeddings-and-output-weights" not in flags,
+        "bias": "--disable-bias-linear" not in flags,
+        "norm": "rmsnorm" if flags.get("--normalization") == "RMSNorm" else "layernorm",
+        "position_embedding": position,
+        # ARGS:2418 --rotary-base, default 10000 (the model file's null)
+        "rope_theta": float(num("--rotary-base", 10000)) if position == "rope" else None,
+        "qk_norm": "--qk-layernorm" in flags,
+        # Megatron's GPT ends in a norm and has none after the embedding
+        "final_norm": True, "embedding_norm": False,
+        "dropout": not (float(flags.get("--attention-dropout", 0.1)) == 0.0 and
+                        float(flags.get("--hidden-dropout", 0.1)) == 0.0),
+        "mtp_layers": num("--mtp-num-layers", 0),
+        "max_positions": num("--max-position-embeddings"),
+    }
+    if mla:
+        a["attention"] = {"type": "mla", "q_lora_rank": num("--q-lora-rank", 0),
+                          "kv_lora_rank": num("--kv-lora-rank"),
+                          "qk_nope_head_dim": num("--qk-head-dim"),
+                          "qk_rope_head_dim": num("--qk-pos-emb-head-dim"),
+                          "v_head_dim": num("--v-head-dim")}
+    experts = num("--num-experts")
+    if experts:
+        freq = flags.get("--moe-layer-freq", "1")
+        pattern = eval(freq) if "[" in freq else [int(i % int(freq) == 0) for i in range(layers)]  # noqa: S307
+        first = pattern.index(1)
+        moe_at = [i for i, x in enumerate(pattern) if x]
+        every = moe_at[1] - moe_at[0] if len(moe_at) > 1 else 1
+        need(pattern == [0] * first + [int((i - first) % every == every - 1 or every == 1)
+                                        for i in range(first, layers)],
+             "parplan", "MoE layers the model file can state (first dense, then every n-th)")
+        moe_ffn = num("--moe-ffn-hidden-size", a["ffn_hidden"])  # ARGS:1650
+        shared = num("--moe-shared-expert-intermediate-size", 0)
+        cf = flags.get("--moe-expert-capacity-factor")
+        a["moe"] = {"experts": experts, "top_k": num("--moe-router-topk", 2),
+                    "ffn_hidden": moe_ffn, "every": every, "first_dense_layers": first,
+                    "shared_total": shared,
+                    "capacity_factor": float(cf) if cf is not None else None,
+                    # TC:804-821 and their flags' defaults
+                    "router_score": flags.get("--moe-router-score-function", "softmax"),
+                    "router_expert_bias": "--moe-router-enable-expert-bias" in flags,
+                    "router_topk_scale": float(flags.get("--moe-router-topk-scaling-factor", 1.0))}
+        a["pattern"] = pattern
+    return a
+
+
+def megatron_params(a):
+    """TMU:12-180 (compute_weight_and_optimizer_memory) num_total_parameters for
+    the architecture a, then what that formula leaves out: the linear layers'
+    biases, learned positions, the q/k norms and the MTP modules' projection and
+    norms.  The result is every weight the flags build."""
+    h, L = a["hidden"], a["layers"]
+    norm_size = 2 if a["norm"] == "layernorm" else 1  # TMU:61
+    glu = 1.5 if a["gated_mlp"] else 1.0
+    d, heads, g = a["head_dim"], a["heads"], a["kv_heads"]
+    m = a.get("attention")
+    if m:  # TMU:63-79
+        qk = m["qk_nope_head_dim"] + m["qk_rope_head_dim"]
+        q = (m["q_lora_rank"] * (h + heads * qk + norm_size) if m["q_lora_rank"]
+             else h * heads * qk)
+        attn = (q + m["kv_lora_rank"] * (h + heads * (m["qk_nope_head_dim"] + m["v_head_dim"])
+                                         + norm_size)
+                + h * m["qk_rope_head_dim"] + heads * m["v_head_dim"] * h)
+    else:  # TMU:80-93, with kv_channels (query_projection_to_hidden_size_ratio)
+        attn = 2 * h * h * (1 + g / heads) * (d * heads / h)
+    embedding = h * a["vocab"] * (1 if a["tied_embeddings"] else 2)  # TMU:95-100
+    dense = attn + 2 * h * a["ffn_hidden"] * glu + 2 * h * norm_size  # TMU:102-139
+    moe = a.get("moe")
+    pattern = a.get("pattern", [0] * L)
+    if moe:
+        moe_layer = (attn + 2 * h * moe["shared_total"] * glu
+                     + 2 * h * moe["ffn_hidden"] * moe["experts"] * glu + 2 * h * norm_size
+                     + h * moe["experts"] + (moe["experts"] if a["bias"] else 0))
+    n_moe = sum(pattern)
+    total = dense * (L - n_moe) + (moe_layer * n_moe if moe else 0) + norm_size * h
+    mtp_layer = moe_layer if moe and pattern[-1] else dense  # TMU:50-53
+    total += a["mtp_layers"] * mtp_layer + embedding
+    # left out by TMU: biases (QKV, projection, fc1, fc2 of every MLP and expert)
+    layers_all = L + a["mtp_layers"]
+    if a["bias"] and not m:
+        fc = lambda f: f * (2 if a["gated_mlp"] else 1) + h
+        per_attn = heads * d + 2 * g * d + h
+        total += layers_all * per_attn + (L - n_moe) * fc(a["ffn_hidden"])
+        if moe:
+            shared = fc(moe["shared_total"]) if moe["shared_total"] else 0
+            total += n_moe * (moe["experts"] * fc(moe["ffn_hidden"]) + shared)
+    if a["position_embedding"] == "learned":
+        total += a["max_positions"] * h
+    if a["qk_norm"]:  # q_layernorm, k_layernorm of head_dim each
+        total += layers_all * 2 * d * norm_size
+    # each MTP module's eh_proj (2h x h, no bias) and enorm, hnorm, final_layernorm
+    # (megatron/core/transformer/multi_token_prediction.py:1157-1181, 1247)
+    total += a["mtp_layers"] * (2 * h * h + 3 * norm_size * h)
+    return total
+
+
+def identity(flags, model, seq_len, note=""):
+    """Where the network the flags build differs from the planned model ({} when
+    it does not): every architecture key of the model file, and the parameter
+    count by Megatron's formula against `model show`'s."""
+    mm = model["model"]
+    a = architecture(flags, mm["vocab"])
+    bad = {}
+    # padding no flag avoids (tp does not divide the vocabulary), stated by the
+    # launch: those rows of embedding (and untied output) are the one difference
+    if a["vocab"] != mm["vocab"] and f"from {mm['vocab']} to {a['vocab']} rows" in (note or ""):
+        a["vocab"] = mm["vocab"]
+    for key in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "gated_mlp",
+                "tied_embeddings", "bias", "norm", "position_embedding", "qk_norm",
+                "final_norm", "embedding_norm", "dropout", "mtp_layers"):
+        if a[key] != mm.get(key, False if key == "qk_norm" else None):
+            bad[key] = (a[key], mm.get(key))
+    if mm.get("attention") is None and a["head_dim"] * a["heads"] != mm["hidden"]:
+        pass  # head_dim is not in model show: the parameter count below checks it
+    if a["position_embedding"] == "rope" and a["rope_theta"] != (mm.get("rope_theta") or 10000.0):
+        bad["rope_theta"] = (a["rope_theta"], mm.get("rope_theta"))
+    if a["position_embedding"] == "learned" and a["max_positions"] < seq_len:
+        bad["max_positions"] = (a["max_positions"], seq_len)
+    if (a.get("attention") or None) != mm.get("attention"):
+        bad["attention"] = (a.get("attention"), mm.get("attention"))
+    want_moe = mm.get("moe")
+    if bool(a.get("moe")) != bool(want_moe):
+        bad["moe"] = (a.get("moe"), want_moe)
+    elif want_moe:
+        got = a["moe"]
+        for key in ("experts", "top_k", "ffn_hidden", "every", "first_dense_layers",
+                    "capacity_factor", "router_score", "router_expert_bias", "router_topk_scale"):
+            if got[key] != want_moe.get(key):
+                bad["moe." + key] = (got[key], want_moe.get(key))
+        shared = want_moe["shared_experts"] * want_moe["shared_ffn_hidden"]
+        if got["shared_total"] != shared:
+            bad["moe.shared"] = (got["shared_total"], shared)
+    params = megatron_params(a)
+    if params != model["params"]:
+        bad["params"] = (params, model["params"])
+    return bad
+
+
+def model_refused(error, model):
+    """Whether megatron_error names what Megatron-LM cannot build of the model."""
+    mm = model["model"]
+    return (mm["position_embedding"] == "alibi" and "no ALiBi" in error) or \
+        (mm["embedding_norm"] and "no norm after the embedding" in error)
+
+
 def main():
+    args = sys.argv[1:]
+    model = None
+    if args[:1] == ["--model"] and len(args) == 2:
+        with open(args[1]) as f:
+            model = json.load(f)
     plan = json.load(sys.stdin)
     status = 0
     for r in plan["results"]:
         c = r["config"]
         launch = r["launch"]
         if launch["megatron_args"] is None:
-            # GPipe and the schedules of pipeline.h: Megatron-LM runs 1F1B only
-            ok = c["schedule"] not in ("1f1b", "interleaved") and \
-                "Megatron-LM has no" in launch["megatron_error"]
+            # GPipe and the schedules of pipeline.h: Megatron-LM runs 1F1B only;
+            # or a model it cannot build
+            ok = (c["schedule"] not in ("1f1b", "interleaved") and
+                  "Megatron-LM has no" in launch["megatron_error"]) or \
+                (model is not None and model_refused(launch["megatron_error"], model))
             print(f"{'ok' if ok else 'MISMATCH'} rank {r['rank']}: no flags ({launch['megatron_error']})")
             status |= not ok
             continue
@@ -465,6 +653,13 @@ def main():
         if c["recompute"] != "full":
             want["recompute_layers"] = None
         bad = {k: (got[k], want[k]) for k in got if got[k] != want[k]}
+        if model is not None:
+            try:
+                bad.update(identity(parse(args), model, plan["seq_len"],
+                                    launch.get("megatron_note")))
+            except Refused as e:
+                print(f"REFUSED rank {r['rank']}: {e}")
+                return 1
         print(f"{'MISMATCH' if bad else 'ok'} rank {r['rank']}: {bad if bad else 'as planned'}")
         status |= bool(bad)
     return status

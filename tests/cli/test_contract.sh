@@ -130,8 +130,15 @@ check "size --timing prints the search line" '[ $rc -eq 0 ] && has "$out" "confi
 # ---- the launch output runs the plan that was costed: Megatron-LM's own checks
 # (tests/cli/megatron_check.py, with their file:line) applied to the flags alone
 # give back the plan's dp, microbatches, stage split, vp, recompute, SP, ZeRO stage
-# and optimizer, for every result of plans over models, clusters and pins
-megatron_ok() { printf '%s' "$1" | python3 "$ROOT/tests/cli/megatron_check.py" >"$tmp/mc" 2>&1; }
+# and optimizer, for every result of plans over models, clusters and pins; and the
+# network they build is the planned model: every architecture key, and the
+# parameter count of Megatron-LM's own formula (theoretical_memory_usage.py)
+# equal to model show's
+megatron_ok() {
+    name=$(printf '%s' "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["model"])') &&
+        "$P" model show "$name" --json >"$tmp/mshow.json" 2>/dev/null &&
+        printf '%s' "$1" | python3 "$ROOT/tests/cli/megatron_check.py" --model "$tmp/mshow.json" >"$tmp/mc" 2>&1
+}
 for case in "bloom-176b dgx-a100-superpod 384 2048" "llama3-405b dgx-h100-superpod 1024 1024" \
     "mixtral-8x7b dgx-h100-superpod 256 1024" "gpt3-175b gb200-nvl72 576 1152" \
     "llama3-70b meta-24k-roce 512 512"; do
@@ -143,7 +150,7 @@ done
 # 16, 13 on pp 4, interleaved 4 ways, as Megatron-Bridge's recipe lays them out):
 # --pipeline-model-parallel-layout (core_v0.13), each rank's layers over its chunks
 run "$P" plan --model deepseek-v3 --topology deepseek-h800-2048 --precision fp8 --gpus 256 --tp 1 --pp 4 --vp 4 --ep 64 --zero 1 --mbs 1 --global-batch 512 --first-stage-layers 16 --last-stage-layers 13 --top 2 --json
-check "DeepSeek-V3 pp 4 x vp 4 over 16/16/16/13 layers: an explicit layout Megatron builds as costed" 'megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc" && has "$out" "\"--pipeline-model-parallel-layout\"" && has "$out" "Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*3|t*4|t*4|t*4|t*3|t*4|t*4|t*4|t*3mL" && has "$out" "\"megatron_lm\": \"core_v0.13\""'
+check "DeepSeek-V3 pp 4 x vp 4 over 16/16/16/13 layers: an explicit layout Megatron builds as costed (core_v0.13's flag, core_v0.14 for MLA's --rope-type)" 'megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc" && has "$out" "\"--pipeline-model-parallel-layout\"" && has "$out" "Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*3|t*4|t*4|t*4|t*3|t*4|t*4|t*4|t*3mL" && has "$out" "\"megatron_lm\": \"core_v0.14\""'
 layout_bad=$(printf '%s' "$out" | python3 -c "
 import json, sys
 d = json.load(sys.stdin)
@@ -360,6 +367,47 @@ check "megatron_check refuses router groups that do not divide the experts" '! r
 check "megatron_check refuses the all-to-all overlap with pp > 1 and no virtual pipeline" '! reflag "$dsp" add --overlap-moe-expert-parallel-comm && grep -q "^REFUSED.*transformer_config.py:3007-3011" "$tmp/mc"'
 check "flash attention through --attention-backend, not --use-flash-attn" 'has "$out" "\"--attention-backend\"" && ! has "$out" "--use-flash-attn"'
 check "the launch names the Megatron-LM release it needs" 'has "$out" "\"megatron_lm\": \"core_v0.1"'
+
+# the launched network is the planned one (issue 31): for every catalogue model,
+# the architecture keys and Megatron-LM's parameter count from the flags equal the
+# model's, or the plan says what Megatron-LM cannot build (BLOOM's ALiBi)
+for m in $(ls "$ROOT/models" | sed 's/\.json$//'); do
+    run "$P" plan --model "$m" --topology dgx-h100-superpod --gpus 256 --global-batch 512 --top 2 --json
+    check "$m: Megatron-LM's flags build the planned network (keys and parameter count)" '[ $rc -eq 0 ] && megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
+    eval "plan_$(printf '%s' "$m" | tr -c 'a-z0-9\n' '_')=\$out"
+done
+check "bloom-176b: no Megatron-LM flags, ALiBi named" 'has "$plan_bloom_176b" "\"megatron_args\": null" && has "$plan_bloom_176b" "no ALiBi position embedding"'
+# each architecture flag is needed: without it the check finds the other network
+# unflag PLAN FLAG [VALUES...]: the plan's #1 without FLAG (and the values after it)
+unflag() { printf '%s' "$1" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+a = d['results'][0]['launch']['megatron_args']
+i = a.index(sys.argv[1])
+del a[i:i + 1 + int(sys.argv[2])]
+d['results'] = d['results'][:1]
+print(json.dumps(d))" "$2" "$3" | python3 "$ROOT/tests/cli/megatron_check.py" --model "$tmp/mshow.json" >"$tmp/mc" 2>&1; }
+"$P" model show qwen3-30b-a3b --json >"$tmp/mshow.json"
+check "qwen3 without --qk-layernorm: another network (no q/k norms, 12,288 parameters fewer)" '! unflag "$plan_qwen3_30b_a3b" --qk-layernorm 0 && grep -q "MISMATCH.*qk_norm.*(False, True).*params.*(30532110336.0, 30532122624)" "$tmp/mc"'
+# flag_of PLAN FLAG: the value of FLAG in the plan's #1 Megatron-LM arguments
+flag_of() { printf '%s' "$1" | python3 -c "
+import json, sys
+a = json.load(sys.stdin)['results'][0]['launch']['megatron_args']
+print(a[a.index(sys.argv[1]) + 1] if sys.argv[1] in a else '')" "$2"; }
+# 151,936 = 2^7 x 1187 rows: on tp 4, Megatron's default (a multiple of 128 x 4)
+# would pad to 152,064; --make-vocab-size-divisible-by 32 keeps them
+run "$P" plan --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 256 --global-batch 512 --tp 4 --top 1 --json
+check "qwen3 launches with its rotary base 1,000,000 and, on tp 4, an unpadded vocabulary" '[ "$(flag_of "$out" --rotary-base)" = 1000000 ] && [ "$(flag_of "$out" --make-vocab-size-divisible-by)" = 32 ] && ! unflag "$out" --make-vocab-size-divisible-by 1 && grep -q "MISMATCH.*vocab.*(152064, 151936)" "$tmp/mc"'
+run "$P" plan --model gpt3-175b --topology gb200-nvl72 --gpus 576 --global-batch 1152 --tp 3 --top 1 --json
+check "gpt3-175b on tp 3 (GB200): the padding no flag avoids is stated (51,200 to 51,201 rows)" '[ $rc -eq 0 ] && has "$out" "pads the vocabulary from 51200 to 51201 rows (a multiple of tp 3)" && megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
+"$P" model show llama3-8b --json >"$tmp/mshow.json"
+check "llama3-8b without --rotary-base: RoPE at 10,000, not 500,000" '! unflag "$plan_llama3_8b" --rotary-base 1 && grep -q "MISMATCH.*rope_theta.*(10000.0, 500000.0)" "$tmp/mc"'
+"$P" model show deepseek-v3 --json >"$tmp/mshow.json"
+check "deepseek-v3: sigmoid router scores, the expert bias and the 2.5 scale in the flags" '[ "$(flag_of "$plan_deepseek_v3" --moe-router-score-function)" = sigmoid ] && has "$plan_deepseek_v3" "\"--moe-router-enable-expert-bias\"" && [ "$(flag_of "$plan_deepseek_v3" --moe-router-topk-scaling-factor)" = 2.5 ]'
+check "deepseek-v3 without --moe-router-score-function: a softmax router" '! unflag "$plan_deepseek_v3" --moe-router-score-function 1 && grep -q "MISMATCH.*router_score" "$tmp/mc"'
+check "deepseek-v3 (MLA) without --rope-type rope: YaRN, refused" '! unflag "$plan_deepseek_v3" --rope-type 1 && grep -q "^REFUSED.*transformer_config.py:3306" "$tmp/mc"'
+check "deepseek-v3 (MLA) without --no-rope-fusion: refused (fusion only under YaRN)" '! unflag "$plan_deepseek_v3" --no-rope-fusion 0 && grep -q "^REFUSED.*transformer_config.py:3345-3346" "$tmp/mc"'
+check "deepseek-v3 needs core_v0.14 (--rope-type)" 'has "$plan_deepseek_v3" "\"megatron_lm\": \"core_v0.14\""'
 
 # plans whose #1 shards in groups (llama3-8b, groups of 8 pinned) or offloads the
 # optimizer (llama3-70b, the offload pinned) are what estimate gives

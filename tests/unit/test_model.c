@@ -279,6 +279,35 @@ static void test_errors_name_key(void **state)
                      PPL_EINPUT);
     ppl_error_format(&err, line, sizeof line);
     assert_string_equal(line, "m.json: vocab: missing, but required");
+    /* the architecture keys of the launch: each mismatch names its key */
+    static const struct {
+        const char *extra, *message;
+    } bad[] = {
+        {"\"rope_theta\": 10000", "m.json: rope_theta: a rotary base, but position_embedding is "
+                                  "\"learned\""},
+        {"\"position_embedding\": \"rope\", \"rope_theta\": -1",
+         "m.json: rope_theta: expected a positive value, found -1"},
+        {"\"moe\": {\"experts\": 8, \"top_k\": 2, \"router_expert_bias\": true}",
+         "m.json: moe.router_expert_bias: needs router_score \"sigmoid\" (the bias is added to "
+         "sigmoid scores)"},
+        {"\"moe\": {\"experts\": 8, \"top_k\": 2, \"router_score\": \"tanh\"}", NULL},
+        {"\"qk_norm\": true, \"attention\": {\"type\": \"mla\", \"kv_lora_rank\": 512}",
+         "m.json: qk_norm: not with multi-head latent attention, whose latents carry their own "
+         "norms"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "{\"layers\": 24, \"hidden\": 2048, \"heads\": 16, \"vocab\": 51200, "
+                 "\"seq_len\": 2048, %s}",
+                 bad[i].extra);
+        assert_int_equal(load_text(text, &m, &err, &w), PPL_EINPUT);
+        ppl_error_format(&err, line, sizeof line);
+        if (bad[i].message)
+            assert_string_equal(line, bad[i].message);
+        else
+            assert_non_null(strstr(line, "moe.router_score"));
+    }
 }
 
 static void test_catalogue_files(void **state)
@@ -288,8 +317,15 @@ static void test_catalogue_files(void **state)
     static const char *const names[] = {"gpt3-175b", "megatron-1t", "mt-nlg-530b", "bloom-176b",
                                         "llama3-8b", "llama3-70b",  "llama3-405b", "mixtral-8x7b"};
     static const double expected[] = {
-        174615822336.0, 1008038707200.0, 529600778240.0, 176247271424.0, 0, 0,
-        405853388800.0, 46702792704.0};
+        /* Eq.2 + the final LayerNorm's 2h for the three Megatron GPTs */
+        174615822336.0 + 2 * 12288.0,
+        1008038707200.0 + 2 * 25600.0,
+        529600778240.0 + 2 * 20480.0,
+        176247271424.0,
+        0,
+        0,
+        405853388800.0,
+        46702792704.0};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/models/%s.json", PPL_TEST_SOURCE_ROOT, names[i]);
@@ -383,13 +419,15 @@ static void test_set_seq_len(void **state)
 
 /* An explicit head_dim (Qwen3: 32 heads of 128 on a hidden size of 2,048, so the
  * query is 4,096 wide).  Qwen3-30B-A3B, per layer: attention 2048 x 4096 + 2 x 2048
- * x (4 x 128) + 4096 x 2048 = 18,874,368; two RMSNorms 4,096; 128 experts of
- * 3 x 2048 x 768 = 4,718,592 each, 603,979,776; router 2048 x 128 = 262,144: a
- * layer 623,120,384, 48 of them 29,909,778,432; embedding and untied output
- * 2 x 151936 x 2048 = 622,329,856 and the final norm 2,048: 30,532,110,336 in all
- * (published 30.5B).  Active: 8 experts, 37,748,736, a layer 56,889,344, x 48 plus
- * the same embedding and output: 3,353,020,416 (published 3.3B).  Qwen3-235B-A22B
- * by the same sums: 235,093,610,496 and 22,190,739,456 (published 235B, 22B).
+ * x (4 x 128) + 4096 x 2048 = 18,874,368; two RMSNorms 4,096 and the q/k norms
+ * 2 x 128 = 256 (qk_norm); 128 experts of 3 x 2048 x 768 = 4,718,592 each,
+ * 603,979,776; router 2048 x 128 = 262,144: a layer 623,120,640, 48 of them
+ * 29,909,790,720; embedding and untied output 2 x 151936 x 2048 = 622,329,856 and
+ * the final norm 2,048: 30,532,122,624 in all (the published total, exactly).
+ * Active: 8 experts, 37,748,736, a layer 56,889,600, x 48 plus the same embedding
+ * and output: 3,353,032,704 (published 3.3B).  Qwen3-235B-A22B by the same sums:
+ * 235,093,634,560 and 22,190,763,520 (published 235B, 22B; 94 x 256 = 24,064
+ * q/k norm weights more than without them).
  * Attention FLOPs follow the query's width: 4 x s x 4096 a token and layer. */
 static void test_head_dim(void **state)
 {
@@ -398,9 +436,9 @@ static void test_head_dim(void **state)
     ppl_model_figures f;
     ppl_model_derive(&q, &f);
     assert_int_equal(q.head_dim, 128);
-    assert_true(f.params_total == 30532110336.0);
-    assert_true(f.params_active == 3353020416.0);
-    assert_true(f.params_moe_layer == 623120384.0);
+    assert_true(f.params_total == 30532122624.0);
+    assert_true(f.params_active == 3353032704.0);
+    assert_true(f.params_moe_layer == 623120640.0);
     ppl_layer_shape s;
     ppl_layer_shape_of(&q, 1, &s);
     assert_true(s.q_cols == 4096.0 && s.kv_cols == 512.0 && s.attn_weights == 18874368.0);
@@ -408,8 +446,8 @@ static void test_head_dim(void **state)
     assert_true(s.q_cols == 1024.0 && s.kv_cols == 128.0);
     ppl_model big = test_model("qwen3-235b-a22b");
     ppl_model_derive(&big, &f);
-    assert_true(f.params_total == 235093610496.0);
-    assert_true(f.params_active == 22190739456.0);
+    assert_true(f.params_total == 235093634560.0);
+    assert_true(f.params_active == 22190763520.0);
     /* without head_dim, hidden / heads: Llama 3 70B's 8192 / 64 = 128 */
     ppl_model l = test_model("llama3-70b");
     assert_int_equal(l.head_dim, 128);
@@ -512,8 +550,8 @@ static void test_moe_layer_pattern(void **state)
  *     token; model card: 46.7B and 12.9B), exactly.
  *   Qwen2-7B: 7,615,616,512 published; the q, k, v biases are not counted:
  *     28 x (3584 + 512 + 512) = 129,024 fewer, 7,615,487,488.
- *   Qwen3-30B-A3B: 30,532,122,624 published; the q/k norms are not counted:
- *     48 x 2 x 128 = 12,288 fewer, 30,532,110,336 (the catalogue's figure).
+ *   Qwen3-30B-A3B: 30,532,122,624 published, exactly: with its q/k norms (48
+ *     layers x 2 x 128 = 12,288), as model_type qwen3_moe always has them.
  *   DeepSeek-V3: 671,026,404,352 without the MTP module (the catalogue's
  *     derivation in models/deepseek-v3.json; report: 671B), and the MTP module
  *     11,610,067,968 on top.
@@ -532,7 +570,7 @@ static void test_hf_configs(void **state)
         {"Mistral-7B-v0.1", 7241732096.0, 7241732096.0, 0},
         {"Mixtral-8x7B-v0.1", 46702792704.0, 12879925248.0, 0},
         {"Qwen2-7B", 7615616512.0 - 129024.0, 0, 0},
-        {"Qwen3-30B-A3B", 30532122624.0 - 12288.0, 0, 0},
+        {"Qwen3-30B-A3B", 30532122624.0, 0, 0},
         {"DeepSeek-V3", 671026404352.0 + 11610067968.0, 0, 0},
         {"gpt-oss-120b", 116.83e9, 5.13e9 + 579133440.0, 5e-4},
     };
@@ -562,6 +600,20 @@ static void test_hf_configs(void **state)
              PPL_TEST_SOURCE_ROOT);
     assert_int_equal(ppl_model_load(path, NULL, NULL, &m, &err), PPL_OK);
     assert_string_equal(m.name, "Mixtral-8x7B-v0.1");
+    assert_true(m.rope_theta == 1e6 && !m.qk_norm); /* rope_theta 1000000.0 */
+    assert_int_equal(m.moe.router_score, PPL_ROUTER_SOFTMAX);
+    assert_false(m.moe.router_expert_bias);
+    /* the router and the rotary base as the configs give them: DeepSeek-V3's
+     * scoring_func sigmoid, topk_method noaux_tc and routed_scaling_factor 2.5;
+     * Qwen3's q_norm and k_norm, which qwen3_moe always has */
+    snprintf(path, sizeof path, "%s/tests/data/hf/DeepSeek-V3/config.json", PPL_TEST_SOURCE_ROOT);
+    assert_int_equal(ppl_model_load(path, NULL, NULL, &m, &err), PPL_OK);
+    assert_int_equal(m.moe.router_score, PPL_ROUTER_SIGMOID);
+    assert_true(m.moe.router_expert_bias);
+    assert_true(m.moe.router_topk_scale == 2.5 && m.rope_theta == 10000.0);
+    snprintf(path, sizeof path, "%s/tests/data/hf/Qwen3-30B-A3B/config.json", PPL_TEST_SOURCE_ROOT);
+    assert_int_equal(ppl_model_load(path, NULL, NULL, &m, &err), PPL_OK);
+    assert_true(m.qk_norm && m.rope_theta == 1e6);
 }
 
 int main(void)
