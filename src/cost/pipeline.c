@@ -280,8 +280,8 @@ static const ppl_schedule_row rows[PPL_SCHEDULE_COUNT] = {
                            .bubble_s = bubble_1f1b,
                            .in_flight = in_flight_1f1b,
                            .check = check_1f1b,
-                           .launchers = "Megatron-LM (interleaved with --vp > 1), DeepSpeed (vp 1) "
-                                        "and PyTorch pipelining"},
+                           .launchers = "Megatron-LM (interleaved with --vp > 1), DeepSpeed (vp 1 "
+                                        "only) and PyTorch pipelining"},
     [PPL_SCHEDULE_GPIPE] = {.chunks = 1,
                             .forwards_first = true,
                             .param_copies = 1.0,
@@ -290,8 +290,8 @@ static const ppl_schedule_row rows[PPL_SCHEDULE_COUNT] = {
                             .check = check_gpipe,
                             .megatron_error = "Megatron-LM has no GPipe schedule; pin --schedule "
                                               "1f1b for a plan it can run",
-                            .launchers = "DeepSpeed and PyTorch pipelining (ScheduleGPipe); not "
-                                         "Megatron-LM"},
+                            .launchers = "PyTorch pipelining (ScheduleGPipe); not Megatron-LM, "
+                                         "nor DeepSpeed (its pipeline engine trains 1F1B)"},
     [PPL_SCHEDULE_ZB_H1] = {.chunks = 1,
                             .splits_backward = true,
                             .param_copies = 1.0,

@@ -622,6 +622,11 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
                  "schedule)";
     else if (ds_refused)
         ds_why = "DeepSpeed's pipeline engine runs ZeRO stages 0 and 1 only";
+    else if (c->pp > 1 && (c->vp > 1 || c->schedule == PPL_SCHEDULE_GPIPE))
+        /* engine.py:386 train_batch: schedule.TrainSchedule, plain 1F1B over one
+         * stage a rank (schedule.py:189) */
+        ds_why = "DeepSpeed's pipeline engine runs plain 1F1B only (TrainSchedule: no "
+                 "interleaving, no GPipe)";
     ds_refused = ds_why != NULL;
     launcher_part(launch, "deepspeed", ds, "deepspeed_error", ds_why);
     if (!ds_refused) {

@@ -486,5 +486,18 @@ check "launch-megatron --slurm: nodes 0-2 start 8, 8 and 4 ranks, the rendezvous
 run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 128 --top 1 --schedule gpipe --json -o "$tmp/gpipe.json"
 run "$ROOT/scripts/launch-megatron" "$tmp/gpipe.json"
 check "launch-megatron refuses a plan Megatron cannot run, saying why" '[ $rc -ne 0 ] && has "$err" "no GPipe schedule"'
+# DeepSpeed's pipeline engine trains with TrainSchedule, plain 1F1B over one stage
+# a rank (deepspeed/runtime/pipe/engine.py:386, schedule.py:189): no GPipe and no
+# interleaving; a plain 1F1B plan gets a config
+check "GPipe with pp > 1: no DeepSpeed config, and why" 'python3 -c "
+import json, sys
+for r in json.load(open(sys.argv[1]))[\"results\"]:
+    l = r[\"launch\"]
+    assert r[\"config\"][\"pp\"] == 1 or (l[\"deepspeed\"] is None and \"TrainSchedule\" in l[\"deepspeed_error\"]), l
+" "$tmp/gpipe.json"'
+run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 128 --top 1 --pp 4 --vp 2 --zero 1 --json
+check "interleaved 1F1B (vp 2): no DeepSpeed config, Megatron-LM flags" '[ $rc -eq 0 ] && has "$out" "\"deepspeed\": null" && has "$out" "no interleaving" && ! has "$out" "\"megatron_args\": null"'
+run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 128 --top 1 --pp 4 --vp 1 --zero 1 --json
+check "plain 1F1B (pp 4, vp 1, ZeRO-1): a DeepSpeed config" '[ $rc -eq 0 ] && has "$out" "\"train_micro_batch_size_per_gpu\"" && ! has "$out" "\"deepspeed\": null"'
 
 finish
