@@ -12,9 +12,10 @@ Megatron-LM's own argument checks (file:line at main d98e8a64dd, 2026).  Each
 derived value must equal the plan's config.  Prints one line per result and
 exits 1 on the first mismatch or refused flag set.  With --model (the plan's
 model as `parplan model show --json` prints it), the network the flags build
-is checked too: every architecture key of the model file, and the parameter
-count of Megatron-LM's own formula (theoretical_memory_usage.py, with what it
-leaves out added) against the plan's.  Usage:
+is checked too: every architecture key of the model file, the parameter count
+of Megatron-LM's own formula (theoretical_memory_usage.py, with what it leaves
+out added) and its FLOPs per token (training.py num_floating_point_operations,
+turned to parplan's stated conventions) against the plan's.  Usage:
     megatron_check.py [--model MODEL.json] < plan.json
 """
 import json
@@ -557,6 +558,57 @@ def megatron_params(a):
     return total
 
 
+TRAINING = "megatron/training/training.py"
+
+
+def megatron_flops(a, s):
+    """TRAINING:802-1310 num_floating_point_operations (transformer_flops, BSHD),
+    per token: the model FLOPs of a training step over batch x s tokens."""
+    h, heads, g, d = a["hidden"], a["heads"], a["kv_heads"], a["head_dim"]
+    fe = 3 if a["gated_mlp"] else 2  # ffn_expansion_factor
+    pattern = a.get("pattern", [0] * a["layers"])
+    mtp = a["mtp_layers"]
+    n_moe = sum(pattern) + (pattern[-1] * mtp if a.get("moe") else 0)
+    n_dense = a["layers"] + mtp - n_moe
+    layers = a["layers"] + mtp
+    m = a.get("attention")
+    if m:  # the MLA terms, +1 for each latent's norm
+        qk = m["qk_nope_head_dim"] + m["qk_rope_head_dim"]
+        q = (m["q_lora_rank"] * (h + heads * qk + 1) if m["q_lora_rank"] else h * heads * qk)
+        attn = 6 * (q + m["kv_lora_rank"] * (h + heads * (m["qk_nope_head_dim"] + m["v_head_dim"]) + 1)
+                    + h * m["qk_rope_head_dim"] + heads * m["v_head_dim"] * h)
+        core = 6 * (heads * qk / 2 + heads * m["v_head_dim"] / 2)
+    else:
+        attn = 6 * (h * (heads * d + 2 * g * d) + heads * d * h)
+        core = 6 * heads * d / 2 * 2  # causal: half of QK^T and of (QK^T)V
+    moe = a.get("moe") or {"ffn_hidden": 0, "top_k": 0, "shared_total": 0}
+    mlp = 6 * h * (a["ffn_hidden"] * fe * n_dense
+                   + moe["ffn_hidden"] * moe["top_k"] * fe * n_moe
+                   + moe["shared_total"] * fe * n_moe)
+    return (mlp + attn * layers + 6 * mtp * (3 * h + 2 * h * h)
+            + 6 * h * a["vocab"] * (mtp + 1) + s * core * layers), core * s * layers
+
+
+def parplan_flops(a, s):
+    """Megatron's FLOPs per token turned to parplan's conventions, each a stated
+    difference: parplan counts every key of the attention (Korthikanti Eq.7; Megatron
+    halves it for the causal mask) and the router's h x E GEMM, and no norm
+    (Megatron counts the MTP modules' three norms and MLA's two latent norms as
+    FMAs)."""
+    meg, core = megatron_flops(a, s)
+    h, mtp = a["hidden"], a["mtp_layers"]
+    pattern = a.get("pattern", [0] * a["layers"])
+    out = meg + core
+    if a.get("moe"):
+        n_moe = sum(pattern) + pattern[-1] * mtp
+        out += 6 * h * a["moe"]["experts"] * n_moe
+    out -= 6 * mtp * 3 * h
+    m = a.get("attention")
+    if m:
+        out -= 6 * (m["q_lora_rank"] + m["kv_lora_rank"]) * (a["layers"] + mtp)
+    return out
+
+
 def identity(flags, model, seq_len, note=""):
     """Where the network the flags build differs from the planned model ({} when
     it does not): every architecture key of the model file, and the parameter
@@ -596,6 +648,10 @@ def identity(flags, model, seq_len, note=""):
     params = megatron_params(a)
     if params != model["params"]:
         bad["params"] = (params, model["params"])
+    # model show's FLOPs are at the model's own sequence length
+    flops, want = parplan_flops(a, mm["seq_len"]), model["flops_per_token"]["training"]
+    if abs(flops - want) > 1e-9 * want:
+        bad["flops_per_token"] = (flops, want)
     return bad
 
 

@@ -369,11 +369,13 @@ check "flash attention through --attention-backend, not --use-flash-attn" 'has "
 check "the launch names the Megatron-LM release it needs" 'has "$out" "\"megatron_lm\": \"core_v0.1"'
 
 # the launched network is the planned one (issue 31): for every catalogue model,
-# the architecture keys and Megatron-LM's parameter count from the flags equal the
-# model's, or the plan says what Megatron-LM cannot build (BLOOM's ALiBi)
+# the architecture keys, Megatron-LM's parameter count and its FLOPs per token
+# (turned to parplan's stated conventions: full attention, the router GEMM counted,
+# norms not) from the flags equal the model's, or the plan says what Megatron-LM
+# cannot build (BLOOM's ALiBi)
 for m in $(ls "$ROOT/models" | sed 's/\.json$//'); do
     run "$P" plan --model "$m" --topology dgx-h100-superpod --gpus 256 --global-batch 512 --top 2 --json
-    check "$m: Megatron-LM's flags build the planned network (keys and parameter count)" '[ $rc -eq 0 ] && megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
+    check "$m: Megatron-LM's flags build the planned network (keys, parameters, FLOPs)" '[ $rc -eq 0 ] && megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
     eval "plan_$(printf '%s' "$m" | tr -c 'a-z0-9\n' '_')=\$out"
 done
 check "bloom-176b: no Megatron-LM flags, ALiBi named" 'has "$plan_bloom_176b" "\"megatron_args\": null" && has "$plan_bloom_176b" "no ALiBi position embedding"'
@@ -400,6 +402,14 @@ run "$P" plan --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 256 --gl
 check "qwen3 launches with its rotary base 1,000,000 and, on tp 4, an unpadded vocabulary" '[ "$(flag_of "$out" --rotary-base)" = 1000000 ] && [ "$(flag_of "$out" --make-vocab-size-divisible-by)" = 32 ] && ! unflag "$out" --make-vocab-size-divisible-by 1 && grep -q "MISMATCH.*vocab.*(152064, 151936)" "$tmp/mc"'
 run "$P" plan --model gpt3-175b --topology gb200-nvl72 --gpus 576 --global-batch 1152 --tp 3 --top 1 --json
 check "gpt3-175b on tp 3 (GB200): the padding no flag avoids is stated (51,200 to 51,201 rows)" '[ $rc -eq 0 ] && has "$out" "pads the vocabulary from 51200 to 51201 rows (a multiple of tp 3)" && megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc"'
+"$P" model show mixtral-8x7b --json >"$tmp/mshow.json"
+check "mixtral-8x7b launched at top-4: the same parameters, another network (top_k, FLOPs per token)" '! printf "%s" "$plan_mixtral_8x7b" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+a = d[\"results\"][0][\"launch\"][\"megatron_args\"]
+a[a.index(\"--moe-router-topk\") + 1] = \"4\"
+d[\"results\"] = d[\"results\"][:1]
+print(json.dumps(d))" | python3 "$ROOT/tests/cli/megatron_check.py" --model "$tmp/mshow.json" >"$tmp/mc" 2>&1 && grep -q "MISMATCH.*moe.top_k.*(4, 2).*flops_per_token" "$tmp/mc" && ! grep -q "params" "$tmp/mc"'
 "$P" model show llama3-8b --json >"$tmp/mshow.json"
 check "llama3-8b without --rotary-base: RoPE at 10,000, not 500,000" '! unflag "$plan_llama3_8b" --rotary-base 1 && grep -q "MISMATCH.*rope_theta.*(10000.0, 500000.0)" "$tmp/mc"'
 "$P" model show deepseek-v3 --json >"$tmp/mshow.json"
