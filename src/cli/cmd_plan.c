@@ -126,6 +126,7 @@ static ppl_status mixed_output(cli *c, const ppl_model *model, const ppl_pools *
                *cross = json_object();
         json_object_set_new(doc, "model", json_string(model->name));
         json_object_set_new(doc, "topology", json_string(pools->name));
+        json_object_set_new(doc, "seq_len", json_integer(model->seq_len));
         json_object_set_new(doc, "stack", json_string(ppl_stack_name(ctx[0].stack.stack)));
         json_object_set_new(doc, "objective", json_string(ppl_objective_name(a->objective)));
         json_object_set_new(doc, "global_batch", json_integer(pins->global_batch));

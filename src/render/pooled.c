@@ -10,9 +10,11 @@
 #include "base/output.h"
 #include "render/report.h"
 
-#define NO_LAUNCHER                                                                                \
-    "the stages run on pools of different GPUs: no launcher places a pipeline's stages on "        \
-    "different GPU kinds with their own layer counts; launch each pool's part by hand"
+/* deepspeed/runtime/pipe/module.py:403-415 (_partition_layers): uniform, by
+ * parameters or by a layer type, never counts given stage by stage */
+#define NO_DEEPSPEED                                                                               \
+    "DeepSpeed's PipelineModule splits the layers by its partition_method (uniform, "              \
+    "parameters or a layer type), not by the counts each pool's stages hold"
 
 void ppl_pooled_layers_text(const int64_t *layers, int64_t n, char *buf, size_t size)
 {
@@ -81,11 +83,30 @@ json_t *ppl_pooled_json(const ppl_pools *pools, const ppl_mixed_plan *p, const p
     json_object_set_new(o, "pools", list);
     json_object_set_new(o, "cross_send_s", ppl_json_real(across ? p->cross_send_s : 0.0));
     if (across) {
-        json_t *launch = json_object();
-        json_object_set_new(launch, "megatron_args", json_null());
-        json_object_set_new(launch, "megatron_error", json_string(NO_LAUNCHER));
+        /* Megatron-LM with each stage's layers, and the nodes in rank order: its
+         * ranks run tp fastest and pp slowest (parallel_state.py:617, order
+         * "tp-cp-ep-dp-pp"), so pipeline stage k holds ranks k tp dp to
+         * (k + 1) tp dp - 1, and torchrun numbers the ranks node after node: the
+         * first pool's servers first, each pool's last node the rest */
+        json_t *launch = ppl_launch_json(&p->estimate, model, p->layers), *nodes = json_array();
         json_object_set_new(launch, "deepspeed", json_null());
-        json_object_set_new(launch, "deepspeed_error", json_string(NO_LAUNCHER));
+        json_object_set_new(launch, "deepspeed_error", json_string(NO_DEEPSPEED));
+        json_object_del(launch, "deepspeed_note");
+        first = 0;
+        for (int i = 0; i < p->npools; i++) {
+            const ppl_topology *t = &pools->pool[p->order[i]];
+            json_t *n = json_object();
+            const int64_t per = t->gpus_per_server;
+            json_object_set_new(n, "pool", json_string(t->name));
+            json_object_set_new(n, "gpus", json_integer(p->gpus[i]));
+            json_object_set_new(n, "gpus_per_node", json_integer(per));
+            json_object_set_new(n, "nodes", json_integer((p->gpus[i] + per - 1) / per));
+            json_object_set_new(n, "first_stage", json_integer(first));
+            json_object_set_new(n, "stages", json_integer(p->stages[i]));
+            json_array_append_new(nodes, n);
+            first += p->stages[i];
+        }
+        json_object_set_new(launch, "nodes", nodes);
         json_object_set_new(o, "launch", launch);
     }
     return o;

@@ -18,8 +18,9 @@ struct json_t;
 /* The result object of ppl_estimate_json for the plan's estimate, its config's
  * stage_layers as the plan splits them, `pools` (each pool's name, GPU, stages,
  * GPUs, layers per stage, fullest GPU's memory and capacity), the send across a
- * pool boundary, and no launch flags for a pipeline across pools (no launcher
- * runs stages on different GPUs: said under megatron_error and deepspeed_error). */
+ * pool boundary, and, for a pipeline across pools, Megatron-LM's flags with each
+ * stage's layers and the nodes of each pool in rank order (launch.nodes); no
+ * DeepSpeed config (said under deepspeed_error). */
 struct json_t *ppl_pooled_json(const ppl_pools *pools, const ppl_mixed_plan *plan,
                                const ppl_model *model);
 

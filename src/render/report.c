@@ -271,12 +271,13 @@ static void moe_args(json_t *args, const ppl_estimate *e, const ppl_model *m,
  * ("E"), the last the MTP modules ("m") and the loss ("L"), "|" between them
  * (pipeline_parallel_layer_layout.py, parse_str_to_list and the list's order:
  * lines 45-52).  "t*4" is the parser's repetition. */
-static void layout_text(const ppl_config *c, const ppl_model *m, ppl_buf *out)
+static void layout_text(const ppl_config *c, const ppl_model *m, const int64_t *stage_layers,
+                        ppl_buf *out)
 {
     const int64_t stages = c->pp * c->vp;
     for (int64_t v = 0; v < stages; v++) {
         const int64_t rank = v % c->pp, chunk = v / c->pp;
-        const int64_t n = ppl_split_chunk_layers(c, rank, chunk);
+        const int64_t n = stage_layers ? stage_layers[v] : ppl_split_chunk_layers(c, rank, chunk);
         ppl_buf_printf(out, "%s%s", v ? "|" : "", v == 0 ? "E" : "");
         if (n == 1)
             ppl_buf_printf(out, "t");
@@ -317,8 +318,23 @@ static const char *megatron_model_error(const ppl_model *m)
  * --qk-layernorm and the router's flags were there by core_v0.11, below the
  * core_v0.11 every launch needs.
  */
-static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
+json_t *ppl_launch_json(const ppl_estimate *given, const ppl_model *m, const int64_t *stage_layers)
 {
+    /* layers given stage by stage (vp 1): the first/last flags where the middle
+     * stages are equal, else the layout (config.h PPL_SPLIT_LAYOUT) */
+    ppl_estimate copy;
+    const ppl_estimate *e = given;
+    bool custom = false;
+    if (stage_layers && given->config.vp == 1 && given->config.pp > 1) {
+        const int64_t pp = given->config.pp;
+        copy = *given;
+        copy.config.split = (ppl_stage_split){.first = stage_layers[0],
+                                              .last = stage_layers[pp - 1],
+                                              .middle = pp > 2 ? stage_layers[1] : 0};
+        for (int64_t k = 2; k < pp - 1; k++)
+            custom |= stage_layers[k] != stage_layers[1];
+        e = &copy;
+    }
     const ppl_config *c = &e->config;
     json_t *launch = json_object(), *args = json_array(), *ds = json_object();
     const char *min_version = "core_v0.11", *ds_why = NULL;
@@ -353,8 +369,9 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
     if (m->has_moe && ppl_config_etp(c) != c->tp)
         ARGI("--expert-tensor-parallel-size", ppl_config_etp(c));
     /* the stage split as Megatron-LM builds it (transformer_config.py, "Uneven PP") */
-    bool embedding, loss;
-    ppl_split_form form = ppl_split_form_of(c, c->vp, &embedding, &loss);
+    bool embedding = false, loss = false;
+    ppl_split_form form =
+        custom ? PPL_SPLIT_LAYOUT : ppl_split_form_of(c, c->vp, &embedding, &loss);
     if (c->vp > 1 && form == PPL_SPLIT_EVEN)
         ARGI("--num-layers-per-virtual-pipeline-stage", m->layers / (c->pp * c->vp));
     else if (form == PPL_SPLIT_LAYOUT) {
@@ -362,7 +379,7 @@ static json_t *launch_json(const ppl_estimate *e, const ppl_model *m)
          * of the first/last or account flags (transformer_config.py:2242-2259) */
         ppl_buf layout;
         ppl_buf_init(&layout);
-        layout_text(c, m, &layout);
+        layout_text(c, m, custom ? stage_layers : NULL, &layout);
         ARG("--pipeline-model-parallel-layout");
         ARG(layout.data ? layout.data : "");
         ppl_buf_free(&layout);
@@ -707,7 +724,7 @@ json_t *ppl_estimate_json(const ppl_estimate *e, const ppl_model *m)
     json_object_set_new(o, "traffic", tr);
     json_object_set_new(o, "bottleneck", json_string(e->bottleneck));
     json_object_set_new(o, "bottleneck_level", json_string(e->bottleneck_level));
-    json_object_set_new(o, "launch", launch_json(e, m));
+    json_object_set_new(o, "launch", ppl_launch_json(e, m, NULL));
     if (ppl_schedule_of(e->config.schedule)->splits_backward) /* pipeline.h */
         json_object_set_new(o, "pipeline", pipeline_json(e));
     return o;

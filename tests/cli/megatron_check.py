@@ -711,7 +711,7 @@ def main():
         bad = {k: (got[k], want[k]) for k in got if got[k] != want[k]}
         if model is not None:
             try:
-                bad.update(identity(parse(args), model, plan["seq_len"],
+                bad.update(identity(parse(args), model, plan.get("seq_len", 0),
                                     launch.get("megatron_note")))
             except Refused as e:
                 print(f"REFUSED rank {r['rank']}: {e}")

@@ -493,6 +493,29 @@ run "$ROOT/scripts/launch-megatron" "$tmp/p20.json" --slurm -- --lr "1e-4 with s
 check "launch-megatron --slurm: one srun command, a task per node" '[ $rc -eq 0 ] && has "$out" "srun --nodes 3 --ntasks-per-node 1 --gpus-per-node 8 sh -c"'
 slurm_out=$(PATH="$tmp/fakebin:$PATH" SLURM_JOB_NODELIST=x sh -c "$out" 2>&1)
 check "launch-megatron --slurm: nodes 0-2 start 8, 8 and 4 ranks, the rendezvous on the first node, arguments intact" '[ "$slurm_out" = "$(printf "torchrun 8 3 0 host07 [1e-4 with space]\ntorchrun 8 3 1 host07 [1e-4 with space]\ntorchrun 4 3 2 host07 [1e-4 with space]")" ]'
+# a mixed cluster's plan: its pools' nodes in rank order, each pool's last node the
+# rest (a pool of 12 GPUs and one of 20 on 8-GPU servers: 8, 4, 8, 8, 4)
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d['results'][0]
+r['config']['gpus'] = 32
+r['launch']['nodes'] = [{'pool': 'a', 'gpus': 12, 'gpus_per_node': 8},
+                        {'pool': 'b', 'gpus': 20, 'gpus_per_node': 8}]
+json.dump(d, open(sys.argv[2], 'w'))" "$tmp/p20.json" "$tmp/pools.json"
+run "$ROOT/scripts/launch-megatron" "$tmp/pools.json" --slurm
+printf '#!/bin/sh\nwhile [ "$1" != sh ]; do shift; done\nfor n in 0 1 2 3 4; do SLURM_NODEID=$n "$@"; done\n' > "$tmp/fakebin/srun"
+slurm_out=$(PATH="$tmp/fakebin:$PATH" SLURM_JOB_NODELIST=x sh -c "$out" 2>&1)
+check "launch-megatron --slurm on two pools: 8, 4, 8, 8, 4 ranks on nodes 0-4" '[ "$(printf "%s\n" "$slurm_out" | cut -d" " -f2 | tr "\n" " ")" = "8 4 8 8 4 " ]'
+run "$ROOT/scripts/launch-megatron" "$tmp/pools.json" --node-rank 1
+check "launch-megatron on two pools: node 1 is the first pool's last, 4 GPUs" '[ $rc -eq 0 ] && has "$out" "--nproc_per_node 4 --nnodes 5 --node_rank 1"'
+# the mixed cluster's #1 launched: Megatron-LM builds its stages (first/last flags or
+# a layout) and model, over both pools' nodes
+run "$P" plan --model llama3-70b --topology mixed-h100-b200 --global-batch 1024 --top 3 --json
+check "mixed cluster: Megatron-LM flags for every result, each stage's layers as planned" '[ $rc -eq 0 ] && megatron_ok "$out" && ! grep -qv "^ok" "$tmp/mc" && has "$out" "\"nodes\": ["'
+printf '%s' "$out" > "$tmp/mixed.json"
+run "$ROOT/scripts/launch-megatron" "$tmp/mixed.json" --node-rank 95
+check "mixed cluster: torchrun over the 64 H100 and 32 B200 servers (96 nodes)" '[ $rc -eq 0 ] && has "$out" "--nproc_per_node 8 --nnodes 96 --node_rank 95"'
 run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 128 --top 1 --schedule gpipe --json -o "$tmp/gpipe.json"
 run "$ROOT/scripts/launch-megatron" "$tmp/gpipe.json"
 check "launch-megatron refuses a plan Megatron cannot run, saying why" '[ $rc -ne 0 ] && has "$err" "no GPipe schedule"'
