@@ -598,8 +598,14 @@ json_t *ppl_launch_json(const ppl_estimate *given, const ppl_model *m, const int
         ARGI("--qk-pos-emb-head-dim", m->mla.qk_rope_head_dim);
         ARGI("--v-head-dim", m->mla.v_head_dim);
     }
-    if (m->mtp_layers > 0)
+    if (m->mtp_layers > 0) {
         ARGI("--mtp-num-layers", m->mtp_layers);
+        /* the flag came with core_v0.12.0; 0.12 and 0.13 refuse MTP with context
+         * parallelism (arguments.py:963 at core_v0.12.0, 1075 at core_v0.13.0) */
+        const char *v = c->cp > 1 ? "core_v0.14" : "core_v0.12";
+        if (strcmp(min_version, v) < 0)
+            min_version = v;
+    }
     if (m->has_moe)
         moe_args(args, e, m, &min_version);
     ppl_shard_launch(c, args, NULL, &min_version, NULL); /* hierarchical sharding, offload */

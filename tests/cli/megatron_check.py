@@ -299,10 +299,37 @@ def fp8_params(flags, precision, dist_opt, offload):
 # arguments.py:1353-1360, --grad-reduce-in-bf16 at core_v0.12.0,
 # --reuse-grad-buf-for-mxfp8-param-ag at core_v0.13.0 (absent from core_v0.12.0's),
 # --pipeline-model-parallel-layout at core_v0.13.0 (commit 77732c36)
-FLAG_SINCE = {"--grad-reduce-in-bf16": 12, "--fp8-recipe": 12, "--fp4-format": 15,
-              "--first-last-layers-bf16": 12, "--reuse-grad-buf-for-mxfp8-param-ag": 13,
-              "--pipeline-model-parallel-layout": 13,
-              "--rope-type": 14}  # arguments.py:1950 at core_v0.14.0, absent at 0.13.0
+# The first core_vX.Y.0 release whose megatron/training/arguments.py takes each flag
+# parplan emits (read from the tags core_v0.9.0 to core_v0.19.0 and main: the
+# literal flag in arguments.py; flags in core_v0.9.0 and every launch's core_v0.11
+# floor are left out).  --rope-type: core_v0.11-0.13 have rope_type only as an
+# MLATransformerConfig field, the flag at core_v0.14.0 (arguments.py:1950).
+FLAG_SINCE = {
+    **{f: 10 for f in ("--cp-comm-type", "--expert-tensor-parallel-size",
+                       "--hierarchical-context-parallel-sizes", "--kv-lora-rank",
+                       "--microbatch-group-size-per-virtual-pipeline-stage",
+                       "--moe-ffn-hidden-size", "--moe-layer-freq",
+                       "--moe-shared-expert-intermediate-size", "--multi-latent-attention",
+                       "--num-distributed-optimizer-instances", "--q-lora-rank",
+                       "--qk-head-dim", "--qk-pos-emb-head-dim", "--v-head-dim")},
+    **{f: 11 for f in ("--account-for-embedding-in-pipeline-split",
+                       "--account-for-loss-in-pipeline-split", "--attention-backend",
+                       "--moe-router-enable-expert-bias", "--moe-router-group-topk",
+                       "--moe-router-num-groups", "--moe-router-score-function",
+                       "--moe-router-topk-scaling-factor",
+                       "--num-virtual-stages-per-pipeline-rank",
+                       "--use-precision-aware-optimizer")},
+    **{f: 12 for f in ("--data-parallel-sharding-strategy", "--first-last-layers-bf16",
+                       "--fp8-recipe", "--grad-reduce-in-bf16", "--moe-enable-deepep",
+                       "--mtp-num-layers", "--num-layers-at-end-in-bf16",
+                       "--num-layers-at-start-in-bf16", "--optimizer-cpu-offload",
+                       "--optimizer-offload-fraction", "--overlap-cpu-optimizer-d2h-h2d")},
+    **{f: 13 for f in ("--pipeline-model-parallel-layout",
+                       "--reuse-grad-buf-for-mxfp8-param-ag")},
+    **{f: 14 for f in ("--overlap-moe-expert-parallel-comm", "--rope-type",
+                       "--use-megatron-fsdp")},
+    **{f: 15 for f in ("--fp4-format", "--fp4-recipe")},
+}
 # flag values newer than their flag: --fp8-recipe blockwise at core_v0.13.0
 # (transformer_config.py fp8_recipe: "tensorwise" at core_v0.12.0, "blockwise" at 0.13)
 VALUE_SINCE = {("--fp8-recipe", "blockwise"): 13}
@@ -694,6 +721,11 @@ def main():
                 print(f"REFUSED rank {r['rank']}: {flag} needs core_v0.{since}, not {v}")
                 return 1
         args = launch["megatron_args"]
+        # MTP with context parallelism: refused before core_v0.14 (arguments.py:963
+        # at core_v0.12.0, 1075 at core_v0.13.0)
+        if "--mtp-num-layers" in args and c.get("cp", 1) > 1 and minor < 14:
+            print(f"REFUSED rank {r['rank']}: MTP with cp > 1 needs core_v0.14, not {v}")
+            return 1
         for (flag, value), since in VALUE_SINCE.items():
             pairs = zip(args, args[1:])
             if (flag, value) in pairs and minor < since:

@@ -713,7 +713,7 @@ cat >"$tmp/mixed.json" <<'EOF'
  "cross_pool": {"bandwidth": "12.5 GB/s"}}
 EOF
 run "$P" plan --model llama3-8b --topology "$tmp/mixed.json" --global-batch 16 --top 40 --json
-check "plan on a mixed cluster --json: results ranked on each pool and across both, each saying where its stages run" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+check "plan on a mixed cluster --json: results ranked on each pool and across both, each saying where its stages run (and, across, Megatron-LM flags and each pool's nodes)" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
 import json, sys
 d = json.load(sys.stdin)
 r = d[\"results\"]
@@ -730,7 +730,9 @@ for x in r:
     t = x[\"time\"]
     assert abs(t[\"compute\"] + t[\"bubble\"] + t[\"exposed_comm\"] + t[\"optimizer\"] + t[\"overhead\"] - x[\"step_time_s\"]) < 1e-9 * x[\"step_time_s\"], x
 for x in across:
-    assert x[\"cross_send_s\"] > 0 and x[\"launch\"][\"megatron_args\"] is None and x[\"launch\"][\"megatron_error\"], x
+    l = x[\"launch\"]
+    assert x[\"cross_send_s\"] > 0 and l[\"megatron_args\"] and l[\"deepspeed\"] is None and l[\"deepspeed_error\"], x
+    assert [(n[\"pool\"], n[\"gpus\"]) for n in l[\"nodes\"]] == [(s[\"pool\"], s[\"gpus\"]) for s in x[\"pools\"]], x
     assert sorted(s[\"pool\"] for s in x[\"pools\"]) == [\"b200\", \"h100\"], x"'
 printf "%s" "$out" >"$tmp/mixed-plan.json"
 run "$P" estimate --from "$tmp/mixed-plan.json#1"
