@@ -418,6 +418,18 @@ check "deepseek-v3 without --moe-router-score-function: a softmax router" '! unf
 check "deepseek-v3 (MLA) without --rope-type rope: YaRN, refused" '! unflag "$plan_deepseek_v3" --rope-type 1 && grep -q "^REFUSED.*transformer_config.py:3306" "$tmp/mc"'
 check "deepseek-v3 (MLA) without --no-rope-fusion: refused (fusion only under YaRN)" '! unflag "$plan_deepseek_v3" --no-rope-fusion 0 && grep -q "^REFUSED.*transformer_config.py:3345-3346" "$tmp/mc"'
 check "deepseek-v3 needs core_v0.14 (--rope-type)" 'has "$plan_deepseek_v3" "\"megatron_lm\": \"core_v0.14\""'
+# MTP on standard attention: --mtp-num-layers came with core_v0.12.0, and 0.12-0.13
+# refuse it with context parallelism (arguments.py:963 at core_v0.12.0)
+python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+m.update(name='llama3-8b-mtp', mtp_layers=1)
+m.pop('params')
+json.dump(m, open(sys.argv[2], 'w'))" "$ROOT/models/llama3-8b.json" "$tmp/mtp.json"
+run "$P" plan --model "$tmp/mtp.json" --topology dgx-h100-superpod --gpus 64 --global-batch 256 --cp 1 --top 1 --json
+check "MTP without cp: core_v0.12" '[ $rc -eq 0 ] && has "$out" "\"megatron_lm\": \"core_v0.12\"" && has "$out" "\"--mtp-num-layers\""'
+run "$P" plan --model "$tmp/mtp.json" --topology dgx-h100-superpod --gpus 64 --global-batch 256 --cp 2 --top 1 --json
+check "MTP with cp 2: core_v0.14" '[ $rc -eq 0 ] && has "$out" "\"megatron_lm\": \"core_v0.14\""'
 
 # plans whose #1 shards in groups (llama3-8b, groups of 8 pinned) or offloads the
 # optimizer (llama3-70b, the offload pinned) are what estimate gives
