@@ -21,7 +21,10 @@ static ppl_status parse_list(cli *c, const char *flag, const char *text, double 
 {
     char buf[256], why[160];
     int n = 0;
-    snprintf(buf, sizeof buf, "%s", text);
+    if (strlen(text) >= sizeof buf) /* never cut: a cut list is another list */
+        return ppl_error_set(&c->err, PPL_EUSAGE, "", flag, "at most %zu characters, found %zu",
+                             sizeof buf - 1, strlen(text));
+    memcpy(buf, text, strlen(text) + 1);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
         if (n >= max)
@@ -129,7 +132,13 @@ ppl_status cmd_generate(cli *c)
         double given[PPL_MAX_TIERS];
         if ((st = parse_list(c, "--tiers", a->tiers, given, PPL_MAX_TIERS, &n)))
             return st;
-        if (n == 1 && given[0] <= PPL_MAX_TIERS && given[0] == floor(given[0]))
+        /* whole numbers a count holds, checked before the cast (a larger double
+         * has no int64 value) */
+        for (int i = 0; i < n; i++)
+            if (given[i] != floor(given[i]) || given[i] > 1e15)
+                return ppl_error_set(&c->err, PPL_EUSAGE, "", "--tiers",
+                                     "expected whole numbers up to 1e15, found %.6g", given[i]);
+        if (n == 1 && given[0] <= PPL_MAX_TIERS)
             o.tiers = (int)given[0];
         else {
             for (int i = 0; i < n; i++)

@@ -121,7 +121,9 @@ const opt_def ppl_cli_options[] = {
     {O_PRICE, "--gpu-hour-price", 0, K_REAL, CMDS_SEARCH | C(PPL_CMD_REPORT), 0, NOFIELD, "USD", 0,
      0, NULL, "price of one GPU-hour, for cost figures"},
     {O_SWEEP, "--sweep", 0, K_SWEEP, C(PPL_CMD_WHATIF), C(PPL_CMD_WHATIF), NOFIELD, "KEY=V1,V2,...",
-     0, 0, NULL, "a swept key and its values; repeat for a grid"},
+     0, 0, NULL,
+     "a swept key and its values (at most 256, in 8,191 characters: longer is refused); repeat for "
+     "a grid of at most 10,000 points"},
     {O_TOKENS, "--tokens", 0, K_COUNT, C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE), C(PPL_CMD_SIZE),
      NOFIELD, "N", 0, 0, NULL, "training tokens, e.g. 450e9 or 15.6T"},
     {O_DAYS, "--days", 0, K_REAL, C(PPL_CMD_SIZE), C(PPL_CMD_SIZE), NOFIELD, "D", 0, 0, NULL,

@@ -30,7 +30,7 @@ struct json_t;
 
 #define PPL_SWEEP_KEY_MAX 64        /* a key and its NUL */
 #define PPL_SWEEP_MAX_VALUES 256    /* values of one sweep */
-#define PPL_SWEEP_TEXT_MAX 1024     /* the values' text (longer is cut) */
+#define PPL_SWEEP_TEXT_MAX 8192     /* the values' text and its NUL (longer is refused) */
 #define PPL_WHATIF_MAX_POINTS 10000 /* points of the whole grid */
 
 typedef enum ppl_sweep_kind {
@@ -55,8 +55,8 @@ const char *ppl_sweep_value(const ppl_sweep *sweep, int i);
 
 /* Parses "KEY=V1,V2,..." (empty values between commas are skipped) and checks the
  * key against the topology document (a tier's index must be one it has).  Usage
- * errors: a key too long, no values, more than PPL_SWEEP_MAX_VALUES, an unknown
- * key. */
+ * errors: a key too long, values longer than PPL_SWEEP_TEXT_MAX - 1 characters in
+ * all, no values, more than PPL_SWEEP_MAX_VALUES, an unknown key. */
 ppl_status ppl_sweep_parse(const char *spec, const struct json_t *topology, ppl_sweep *sweep,
                            ppl_error *err);
 

@@ -328,6 +328,22 @@ run "$P" whatif --model gpt3-175b --topology dgx-h100-superpod --global-batch 15
 check "whatif --plot writes an SVG chart" '[ $rc -eq 0 ] && grep -q "<svg" "$tmp/w.svg" && grep -q "polyline" "$tmp/w.svg"'
 run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --tokens 1T --sweep gpus=64,128,512 --plot "$tmp/t.svg"
 check "whatif --tokens --plot: days with failures and, dashed, without; tokens/s, MFU, step, memory" '[ $rc -eq 0 ] && [ "$(grep -c "<polyline" "$tmp/t.svg")" -eq 6 ] && [ "$(grep -c "<polyline[^>]*stroke-dasharray" "$tmp/t.svg")" -eq 1 ] && for f in days tokens/s "MFU (%)" s GiB; do grep -q "data-figure=\"$f\"" "$tmp/t.svg" || exit 1; done'
+# issue 32: no list is cut.  256 values (1,493 characters, past the old 1,023) are
+# all swept; longer than the sweep holds is refused naming it; --tiers too, and a
+# count no integer holds is refused before any cast
+big=$(python3 -c "print(\",\".join(str(256 * (i + 1)) for i in range(256)))")
+run "$P" whatif --model llama3-8b --topology h100-64k --global-batch 2048 --sweep "gpus=$big" --json
+check "whatif --sweep with 256 values of 1,493 characters: all 256 points, the last at 65,536 GPUs" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+p = json.load(sys.stdin)[\"points\"]
+assert len(p) == 256 and p[-1][\"values\"][\"gpus\"] == 65536, len(p)"'
+run "$P" whatif --model llama3-8b --topology h100-64k --global-batch 2048 --sweep "gpus=$(python3 -c "print(\",\".join([\"1\" * 40] * 250))")"
+check "whatif --sweep longer than it holds: exit 2 naming the sweep, never cut" '[ $rc -eq 2 ] && [ -z "$out" ] && has "$err" "gpus: the values take 10249 characters, at most 8191"'
+run "$P" topology generate --servers 16 --gpus-per-server 8 --gpu H100 --leaf-servers 8 --tiers 8,1e300 -o "$tmp/never.json"
+check "topology generate --tiers 8,1e300: exit 2 naming --tiers, no file" '[ $rc -eq 2 ] && has "$err" "--tiers: expected whole numbers up to 1e15" && [ ! -e "$tmp/never.json" ]'
+run "$P" topology generate --servers 16 --gpus-per-server 8 --gpu H100 --leaf-servers 8 --oversubscription "$(python3 -c "print(\",\".join([\"1\"] * 200))")" -o "$tmp/never.json"
+check "topology generate: a list longer than it reads is refused, not cut" '[ $rc -eq 2 ] && has "$err" "--oversubscription: at most 255 characters"'
+
 # issue 20 item 5: a GPU sweep on a log2 axis, each point at the GPUs its plan uses,
 # every figure the JSON's (64 -> 128 is one step, 128 -> 512 two)
 run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --tokens 1T --sweep gpus=64,128,512 --json
