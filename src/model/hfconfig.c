@@ -204,7 +204,10 @@ ppl_status ppl_model_doc_from_hf(const json_t *hf, const char *file, const ppl_d
         goto fail;
     /* head_dim: explicit (Qwen3, gpt-oss, Mistral's later configs) or hidden/heads;
      * DeepSeek-V3's attention is MLA's */
-    if (family != HF_DEEPSEEK_V3 && json_integer_value(json_object_get(hf, "head_dim")) > 0 &&
+    /* read exactly or refused (128.0 is 128; "128" and -128 are errors naming it),
+     * never replaced by hidden / heads; null is absent */
+    const json_t *head_dim = json_object_get(hf, "head_dim");
+    if (family != HF_DEEPSEEK_V3 && head_dim && !json_is_null(head_dim) &&
         (st = copy_int(&ctx, hf, "head_dim", PPL_JR_OPTIONAL, doc, "head_dim")))
         goto fail;
     if ((st = get_int(&ctx, hf, "max_position_embeddings", PPL_JR_OPTIONAL, HF_DEFAULT_SEQ_LEN, 1,

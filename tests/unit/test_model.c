@@ -614,6 +614,30 @@ static void test_hf_configs(void **state)
     snprintf(path, sizeof path, "%s/tests/data/hf/Qwen3-30B-A3B/config.json", PPL_TEST_SOURCE_ROOT);
     assert_int_equal(ppl_model_load(path, NULL, NULL, &m, &err), PPL_OK);
     assert_true(m.qk_norm && m.rope_theta == 1e6);
+    /* head_dim 128.0 is 128, not hidden / heads (64): the published count again
+     * ("128" and -128 are refused naming it: tests/bad/model-hf-head-dim-*) */
+    char tmp[] = "/tmp/parplan-hf-XXXXXX";
+    int fd = mkstemp(tmp);
+    assert_true(fd >= 0);
+    FILE *src = fopen(path, "r"), *dst = fdopen(fd, "w");
+    assert_non_null(src);
+    assert_non_null(dst);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, src);
+    text[n] = '\0';
+    fclose(src);
+    char *at = strstr(text, "\"head_dim\": 128");
+    assert_non_null(at);
+    fprintf(dst, "%.*s\"head_dim\": 128.0%s", (int)(at - text), text,
+            at + strlen("\"head_dim\": 128"));
+    fclose(dst);
+    ppl_status st = ppl_model_load(tmp, NULL, NULL, &m, &err);
+    remove(tmp);
+    assert_int_equal(st, PPL_OK);
+    assert_int_equal(m.head_dim, 128);
+    ppl_model_figures f;
+    ppl_model_derive(&m, &f);
+    assert_true(f.params_total == 30532122624.0);
 }
 
 int main(void)
