@@ -49,6 +49,7 @@
 #include "studies/sizing.h"
 #include "studies/runs.h"
 #include "studies/calibrate.h"
+#include "render/launch.h"
 #include "render/report.h"
 #include "render/explain.h"
 #include "render/timeline.h"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "base/output.h"
+#include "render/launch.h"
 #include "render/report.h"
 
 /* deepspeed/runtime/pipe/module.py:403-415 (_partition_layers): uniform, by

@@ -35,12 +35,6 @@ struct json_t *ppl_memory_json(const ppl_memory *memory);
  * hardware TFLOP/s per GPU, mfu, memory, time, traffic, launch (Megatron-LM flags,
  * DeepSpeed config), and the bottleneck. */
 struct json_t *ppl_estimate_json(const ppl_estimate *estimate, const ppl_model *model);
-/* The result's launch object: Megatron-LM flags (checked against its own rules),
- * their environment and oldest release, a DeepSpeed config, or for each launcher
- * why it cannot run the plan.  stage_layers (pp counts, vp 1), when not NULL, are
- * the layers of each stage instead of the config's split (a mixed cluster's). */
-struct json_t *ppl_launch_json(const ppl_estimate *estimate, const ppl_model *model,
-                               const int64_t *stage_layers);
 /* The same for people: step time, breakdowns, bottleneck. */
 void ppl_estimate_text(const ppl_estimate *estimate, ppl_buf *out);
 
