@@ -464,6 +464,21 @@ ppl_status ppl_jr_schema_version(ppl_jr_ctx *ctx, const json_t *obj, const char 
 }
 
 /* Default name: the file's stem ("models/gpt3-175b.json" -> "gpt3-175b"). */
+void ppl_jr_name_copy(char *out, size_t size, const char *text, size_t n)
+{
+    if (size == 0)
+        return;
+    if (n >= size) {
+        n = size - 1;
+        /* back to a character's start: a UTF-8 continuation byte is 10xxxxxx */
+        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+            n--;
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i];
+    out[n] = '\0';
+}
+
 void ppl_jr_file_stem(const char *path, char *out, size_t size)
 {
     const char *base = strrchr(path, '/');
@@ -471,8 +486,5 @@ void ppl_jr_file_stem(const char *path, char *out, size_t size)
     size_t len = strlen(base);
     if (len > 5 && strcmp(base + len - 5, ".json") == 0)
         len -= 5;
-    if (len >= size)
-        len = size - 1;
-    memcpy(out, base, len);
-    out[len] = '\0';
+    ppl_jr_name_copy(out, size, base, len);
 }

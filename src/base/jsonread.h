@@ -47,6 +47,10 @@ void ppl_jr_index(char *out, size_t size, const char *parent, size_t index);
 /* The stem of a file name, the default name of a model or topology:
  * "models/gpt3-175b.json" -> "gpt3-175b". */
 void ppl_jr_file_stem(const char *path, char *out, size_t size);
+/* Copies the first n bytes of text into out (of size bytes) as a name: cut, where
+ * it must be, at a character's start (UTF-8), and a control character shown as
+ * '?', so that a name never breaks the JSON or the terminal it is printed to. */
+void ppl_jr_name_copy(char *out, size_t size, const char *text, size_t n);
 
 /* Renders a JSON value compactly for messages, truncated to fit. */
 void ppl_jr_describe(const json_t *value, char *buf, size_t size);

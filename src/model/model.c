@@ -315,7 +315,7 @@ static void hf_dir_name(const char *path, char *out, size_t size)
     const char *start = base - 1;
     while (start > path && start[-1] != '/')
         start--;
-    snprintf(out, size, "%.*s", (int)(base - start), start);
+    ppl_jr_name_copy(out, size, start, (size_t)(base - start));
 }
 
 ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag *diag,
@@ -344,7 +344,8 @@ ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag 
         const char *id = json_string_value(json_object_get(root, "_name_or_path"));
         const char *slash = id ? strrchr(id, '/') : NULL;
         if (st == PPL_OK && id && *(slash ? slash + 1 : id))
-            snprintf(model->name, sizeof model->name, "%s", slash ? slash + 1 : id);
+            ppl_jr_name_copy(model->name, sizeof model->name, slash ? slash + 1 : id,
+                             strlen(slash ? slash + 1 : id));
         else if (st == PPL_OK)
             hf_dir_name(path, model->name, sizeof model->name);
     } else {

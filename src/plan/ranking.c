@@ -30,6 +30,12 @@ int ppl_ranking_compare(int objective, const ppl_estimate *a, const ppl_estimate
         return -1;
     if (x > y)
         return 1;
+    /* a tie on the objective goes to the plan that needs less memory (the ZeRO
+     * stage that shards more, at the same step), then to the knobs */
+    if (a->memory.total < b->memory.total)
+        return -1;
+    if (a->memory.total > b->memory.total)
+        return 1;
     const ppl_config *p = &a->config, *q = &b->config;
     int64_t ka[] = {p->gpus,
                     p->tp,

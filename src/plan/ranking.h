@@ -27,7 +27,8 @@ typedef struct ppl_ranking {
 } ppl_ranking;
 
 /* Strict order under `objective` (ppl_objective: the step time, GPU-hours per
- * token, or memory), then the knobs: < 0 when a ranks before b. */
+ * token, or memory), then the memory a GPU needs, then the knobs: < 0 when a
+ * ranks before b. */
 int ppl_ranking_compare(int objective, const ppl_estimate *a, const ppl_estimate *b);
 
 /* The list's last when it is full (what a plan must beat to enter it), else NULL. */

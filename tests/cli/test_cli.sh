@@ -344,6 +344,24 @@ check "topology generate --tiers 8,1e300: exit 2 naming --tiers, no file" '[ $rc
 run "$P" topology generate --servers 16 --gpus-per-server 8 --gpu H100 --leaf-servers 8 --oversubscription "$(python3 -c "print(\",\".join([\"1\"] * 200))")" -o "$tmp/never.json"
 check "topology generate: a list longer than it reads is refused, not cut" '[ $rc -eq 2 ] && has "$err" "--oversubscription: at most 255 characters"'
 
+# a name taken from a directory is cut at a character's start (a cut in the middle
+# of one made the JSON drop "model") and shows control characters as '?'
+d="$tmp/a$(python3 -c "print(\"\\u6a21\\u578b\" * 20)")"
+mkdir -p "$d" "$tmp/ctl$(printf '\033')[31m"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+d.pop('_name_or_path', None)
+for out in sys.argv[2:]:
+    json.dump(d, open(out, 'w'))" "$ROOT/tests/data/hf/Llama-3.1-8B/config.json" "$d/config.json" "$tmp/ctl$(printf '\033')[31m/config.json"
+run "$P" plan --model "$d/config.json" --topology dgx-h100-superpod --gpus 8 --global-batch 64 --top 1 --json
+check "a 121-byte directory name of 3-byte characters: the model's name cut at a character (61 bytes), kept in the JSON" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+n = json.load(sys.stdin)[\"model\"]
+assert n == \"a\" + \"\\u6a21\\u578b\" * 10, repr(n)"'
+run "$P" model show "$tmp/ctl$(printf '\033')[31m/config.json"
+check "a control character of a directory name is shown as ?" '[ $rc -eq 0 ] && has "$out" "ctl?[31m" && ! printf "%s" "$out" | grep -q "$(printf '\033')"'
+
 # issue 20 item 5: a GPU sweep on a log2 axis, each point at the GPUs its plan uses,
 # every figure the JSON's (64 -> 128 is one step, 128 -> 512 two)
 run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --tokens 1T --sweep gpus=64,128,512 --json
