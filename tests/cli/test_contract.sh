@@ -426,9 +426,9 @@ m = json.load(open(sys.argv[1]))
 m.update(name='llama3-8b-mtp', mtp_layers=1)
 m.pop('params')
 json.dump(m, open(sys.argv[2], 'w'))" "$ROOT/models/llama3-8b.json" "$tmp/mtp.json"
-run "$P" plan --model "$tmp/mtp.json" --topology dgx-h100-superpod --gpus 64 --global-batch 256 --cp 1 --top 1 --json
+run "$P" plan --model "$tmp/mtp.json" --topology dgx-h100-superpod --gpus 64 --global-batch 256 --cp 1 --zero 1 --top 1 --json
 check "MTP without cp: core_v0.12" '[ $rc -eq 0 ] && has "$out" "\"megatron_lm\": \"core_v0.12\"" && has "$out" "\"--mtp-num-layers\""'
-run "$P" plan --model "$tmp/mtp.json" --topology dgx-h100-superpod --gpus 64 --global-batch 256 --cp 2 --top 1 --json
+run "$P" plan --model "$tmp/mtp.json" --topology dgx-h100-superpod --gpus 64 --global-batch 256 --cp 2 --zero 1 --top 1 --json
 check "MTP with cp 2: core_v0.14" '[ $rc -eq 0 ] && has "$out" "\"megatron_lm\": \"core_v0.14\""'
 
 # plans whose #1 shards in groups (llama3-8b, groups of 8 pinned) or offloads the
