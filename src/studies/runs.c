@@ -159,8 +159,10 @@ static ppl_status read_measured(ppl_jr_ctx *ctx, const json_t *entry, const char
                                   &meas, mpath, sizeof mpath);
     if (st != PPL_OK)
         return st;
-    if ((st = ppl_jr_real(ctx, meas, mpath, "step_time_s", PPL_JR_OPTIONAL, 0, PPL_JR_POSITIVE(1e9),
-                          &r->step_time_s)) ||
+    /* a training step takes from a millisecond to days: outside that, a slip of
+     * the unit, never a figure to score against */
+    if ((st = ppl_jr_real(ctx, meas, mpath, "step_time_s", PPL_JR_OPTIONAL, 0,
+                          PPL_JR_BETWEEN(1e-3, 1e7), &r->step_time_s)) ||
         (st = ppl_jr_real(ctx, meas, mpath, "tflops_per_gpu", PPL_JR_OPTIONAL, 0,
                           PPL_JR_POSITIVE(1e9), &r->tflops_per_gpu)) ||
         (st = ppl_jr_real(ctx, meas, mpath, "mfu", PPL_JR_OPTIONAL, 0, PPL_JR_POSITIVE(1.0),
