@@ -21,10 +21,11 @@ static ppl_status parse_list(cli *c, const char *flag, const char *text, double 
 {
     char buf[256], why[160];
     int n = 0;
-    if (strlen(text) >= sizeof buf) /* never cut: a cut list is another list */
+    const size_t len = strlen(text);
+    if (len >= sizeof buf) /* never cut: a cut list is another list */
         return ppl_error_set(&c->err, PPL_EUSAGE, "", flag, "at most %zu characters, found %zu",
-                             sizeof buf - 1, strlen(text));
-    memcpy(buf, text, strlen(text) + 1);
+                             sizeof buf - 1, len);
+    memcpy(buf, text, len + 1);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
         if (n >= max)

@@ -49,6 +49,17 @@ static ppl_memory_seen *seen_find(ppl_search_state *s, const ppl_config *c)
     return NULL;
 }
 
+/* The fewest recomputed layers c's memory allows (ppl_fewest_recomputed), or -1
+ * where block recomputation is not searched or c does not fit even with every
+ * layer recomputed. */
+static int64_t fewest_of(const ppl_search_state *s, const ppl_config *c, const ppl_layout *l,
+                         const ppl_micro *mi, ppl_classes *cl)
+{
+    if (!ppl_blocks_searched(s->opts->pins, c) || !ppl_estimate_fits(s->ctx, c, l, mi, cl))
+        return -1;
+    return ppl_fewest_recomputed(s->ctx, c, l, mi, cl);
+}
+
 /* Costs one configuration at its stage split (block recomputation searched) and
  * keeps it when it fits and ranks; whether it fits. */
 static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
@@ -61,27 +72,18 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
     ppl_memory_seen *seen = seen_find(s, c);
     if (!seen && s->nseen < PPL_MEMORY_SEEN) {
         seen = &s->seen[s->nseen++];
-        *seen = (ppl_memory_seen){c->zero,
-                                  c->shard_group,
-                                  c->recompute_layers,
-                                  c->offload_optimizer,
-                                  c->split,
-                                  -1,
-                                  0.0,
-                                  0.0,
-                                  false,
-                                  false};
-        /* what fits with every layer recomputed is costed at the fewest that
-         * fit, found from the memory alone */
-        if (ppl_blocks_searched(s->opts->pins, c) && ppl_estimate_fits(ctx, c, l, mi, cl))
-            seen->fewest = ppl_fewest_recomputed(ctx, c, l, mi, cl);
+        *seen = (ppl_memory_seen){.zero = c->zero,
+                                  .shard_group = c->shard_group,
+                                  .recompute_layers = c->recompute_layers,
+                                  .offload = c->offload_optimizer,
+                                  .split = c->split,
+                                  .fewest = fewest_of(s, c, l, mi, cl)};
     }
-    const bool blocks =
-        seen ? seen->fewest >= 0
-             : ppl_blocks_searched(s->opts->pins, c) && ppl_estimate_fits(ctx, c, l, mi, cl);
-    /* ... and not at all when that cannot rank */
-    if (blocks) {
-        fewer.recompute_layers = seen ? seen->fewest : ppl_fewest_recomputed(ctx, c, l, mi, cl);
+    /* what fits with every layer recomputed is costed at the fewest that fit,
+     * found from the memory alone, and not at all when that cannot rank */
+    const int64_t fewest = seen ? seen->fewest : fewest_of(s, c, l, mi, cl);
+    if (fewest >= 0) {
+        fewer.recompute_layers = fewest;
         if (recomputed_over(s, &fewer, mi)) {
             r->pruned++;
             return true;

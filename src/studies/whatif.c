@@ -113,11 +113,12 @@ ppl_status ppl_sweep_parse(const char *spec, const json_t *topology, ppl_sweep *
         return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "key too long");
     memcpy(sw->key, spec, klen);
     sw->key[klen] = '\0';
-    if (strlen(eq + 1) >= sizeof sw->text) /* never cut: a cut list sweeps other values */
+    const size_t len = strlen(eq + 1);
+    if (len >= sizeof sw->text) /* never cut: a cut list sweeps other values */
         return ppl_error_set(err, PPL_EUSAGE, "", SWEEP,
-                             "%s: the values take %zu characters, at most %zu", sw->key,
-                             strlen(eq + 1), sizeof sw->text - 1);
-    memcpy(sw->text, eq + 1, strlen(eq + 1) + 1);
+                             "%s: the values take %zu characters, at most %zu", sw->key, len,
+                             sizeof sw->text - 1);
+    memcpy(sw->text, eq + 1, len + 1);
     sw->nvalues = 0;
     for (char *save = NULL, *tok = strtok_r(sw->text, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {

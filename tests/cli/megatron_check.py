@@ -652,8 +652,7 @@ def identity(flags, model, seq_len, note=""):
                 "final_norm", "embedding_norm", "dropout", "mtp_layers"):
         if a[key] != mm.get(key, False if key == "qk_norm" else None):
             bad[key] = (a[key], mm.get(key))
-    if mm.get("attention") is None and a["head_dim"] * a["heads"] != mm["hidden"]:
-        pass  # head_dim is not in model show: the parameter count below checks it
+    # head_dim is not in model show: the parameter count below checks it
     if a["position_embedding"] == "rope" and a["rope_theta"] != (mm.get("rope_theta") or 10000.0):
         bad["rope_theta"] = (a["rope_theta"], mm.get("rope_theta"))
     if a["position_embedding"] == "learned" and a["max_positions"] < seq_len:
