@@ -12,7 +12,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Input files larger than this are refused before parsing: no real model or
  * topology comes near it, and it bounds the memory a hostile file can take. */
@@ -41,36 +45,131 @@ ppl_status ppl_jr_fail(ppl_jr_ctx *ctx, const char *path, const char *fmt, ...)
     return ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, path, "%s", msg);
 }
 
+/* The longest a pipe may keep its reader waiting for the next bytes: a FIFO that no
+ * writer opens ends in an error, not a hang. */
+#define PPL_JR_PIPE_WAIT_MS 10000
+
+static const char *file_kind(mode_t mode)
+{
+    return S_ISCHR(mode)    ? "character device"
+           : S_ISBLK(mode)  ? "block device"
+           : S_ISSOCK(mode) ? "socket"
+                            : "special file";
+}
+
+/* Reads all of fd (a regular file, or a pipe waited on at most PPL_JR_PIPE_WAIT_MS
+ * between reads) into a buffer of at most PPL_JR_MAX_FILE_BYTES; NULL and an error
+ * otherwise. */
+static char *read_all(ppl_jr_ctx *ctx, int fd, bool pipe, size_t *len)
+{
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) {
+            ppl_error_set(ctx->err, PPL_EINTERNAL, ctx->file, "", "out of memory");
+            return NULL;
+        }
+        if (pipe) {
+            struct pollfd p = {.fd = fd, .events = POLLIN};
+            int ready = poll(&p, 1, PPL_JR_PIPE_WAIT_MS);
+            if (ready < 0 && errno == EINTR)
+                continue;
+            if (ready == 0) {
+                ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "",
+                              "no data from the pipe for %d s (a FIFO no one writes?)",
+                              PPL_JR_PIPE_WAIT_MS / 1000);
+                free(buf);
+                return NULL;
+            }
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (got < 0) {
+            ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "", "cannot read: %s", strerror(errno));
+            free(buf);
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+        if (n > (size_t)PPL_JR_MAX_FILE_BYTES) {
+            ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "",
+                          "more than %ld bytes; input files are limited to that",
+                          PPL_JR_MAX_FILE_BYTES);
+            free(buf);
+            return NULL;
+        }
+        if (n == cap) {
+            cap *= 2;
+            char *grown = realloc(buf, cap);
+            if (!grown)
+                free(buf);
+            buf = grown;
+        }
+    }
+    *len = n;
+    return buf;
+}
+
+/* A pipe gives its bytes once: its document is kept, by the pipe's inode, for a
+ * second loader of the same argument (plan reads --topology as pools, then as one
+ * topology).  A handful: an argument each. */
+static struct pipe_read {
+    dev_t dev;
+    ino_t ino;
+    json_t *doc;
+} pipes_read[8];
+static size_t pipes_kept;
+
+void ppl_jr_release(void)
+{
+    for (size_t i = 0; i < pipes_kept; i++)
+        json_decref(pipes_read[i].doc);
+    pipes_kept = 0;
+}
+
 json_t *ppl_jr_load_file(ppl_jr_ctx *ctx, const char *path)
 {
+    /* not blocking: opening a FIFO with no writer would wait for one */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
-    if (stat(path, &st) != 0) {
+    if (fd < 0 || fstat(fd, &st) != 0) {
         ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "", "cannot open: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return NULL;
     }
-    if (S_ISDIR(st.st_mode)) {
+    size_t len = 0;
+    char *text = NULL;
+    if (S_ISDIR(st.st_mode))
         ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "", "is a directory, not a JSON file");
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        /* a FIFO would block until a writer came, a device could read forever:
-         * neither is a file one plans from (copy it to a file first) */
-        ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "", "is a %s, not a regular file",
-                      S_ISFIFO(st.st_mode)   ? "FIFO"
-                      : S_ISCHR(st.st_mode)  ? "character device"
-                      : S_ISBLK(st.st_mode)  ? "block device"
-                      : S_ISSOCK(st.st_mode) ? "socket"
-                                             : "special file");
-        return NULL;
-    }
-    if (st.st_size > PPL_JR_MAX_FILE_BYTES) {
+    else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+        /* a device could read forever: not a file one plans from */
+        ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "", "is a %s, not a regular file or a pipe",
+                      file_kind(st.st_mode));
+    else if (S_ISREG(st.st_mode) && st.st_size > PPL_JR_MAX_FILE_BYTES)
         ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "",
                       "file is %lld bytes; input files are limited to %ld", (long long)st.st_size,
                       PPL_JR_MAX_FILE_BYTES);
-        return NULL;
+    else if (S_ISFIFO(st.st_mode)) {
+        for (size_t i = 0; i < pipes_kept; i++)
+            if (pipes_read[i].dev == st.st_dev && pipes_read[i].ino == st.st_ino) {
+                close(fd);
+                return json_deep_copy(pipes_read[i].doc);
+            }
+        text = read_all(ctx, fd, true, &len);
+    } else {
+        text = read_all(ctx, fd, false, &len);
     }
+    close(fd);
+    if (!text)
+        return NULL;
     json_error_t jerr;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    free(text);
+    if (root && S_ISFIFO(st.st_mode) && pipes_kept < sizeof pipes_read / sizeof *pipes_read)
+        pipes_read[pipes_kept++] = (struct pipe_read){st.st_dev, st.st_ino, json_incref(root)};
     if (!root) {
         ppl_error_set(ctx->err, PPL_EINPUT, ctx->file, "", "invalid JSON: %s", jerr.text);
         if (jerr.line > 0) {

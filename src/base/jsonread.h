@@ -37,8 +37,12 @@ typedef struct ppl_jr_range {
 #define PPL_JR_BETWEEN(min, max) ((ppl_jr_range){(min), (max), false, false})
 #define PPL_JR_FRACTION ((ppl_jr_range){0.0, 1.0, false, true}) /* 0 <= x < 1 */
 
-/* Reads and parses a whole file; syntax errors carry line and column. */
+/* Reads and parses a whole file, regular or a pipe (waited on for at most 10 s
+ * between bytes), of at most 64 MiB; syntax errors carry line and column.  A pipe
+ * read before gives the document it gave then. */
 json_t *ppl_jr_load_file(ppl_jr_ctx *ctx, const char *path);
+/* Frees the documents kept of the pipes read. */
+void ppl_jr_release(void);
 
 /* "parent.key" (or "key" at the root) and "parent[i]". */
 void ppl_jr_path(char *out, size_t size, const char *parent, const char *key);

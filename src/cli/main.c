@@ -102,6 +102,7 @@ static ppl_status check_outputs(cli *c)
 static int finish(int status)
 {
     glp_free_env();
+    ppl_jr_release();
     return status;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jsonread.h"
 #include "base/output.h"
 #include "base/units.h"
 #include "cost/rules.h"
@@ -236,15 +237,9 @@ ppl_status ppl_topology_patch(json_t *topology, const char *path, const char *va
 ppl_status ppl_topology_document(const char *path, const ppl_diag *diag, json_t **doc,
                                  ppl_error *err)
 {
-    json_error_t jerr;
-    *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    if (*doc)
-        return PPL_OK;
-    ppl_topology t; /* the loader gives the precise message */
-    ppl_status st = ppl_topology_load(path, path, diag, &t, err);
-    if (st != PPL_OK)
-        return st;
-    return ppl_error_set(err, PPL_EINPUT, path, "", "%s", jerr.text);
+    ppl_jr_ctx ctx = {.file = path, .err = err, .diag = diag};
+    *doc = ppl_jr_load_file(&ctx, path);
+    return *doc ? PPL_OK : PPL_EINPUT;
 }
 
 ppl_status ppl_whatif_point(const json_t *topology, const char *file, const ppl_sweep *sweeps,
