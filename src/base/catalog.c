@@ -127,6 +127,16 @@ ppl_status ppl_catalog_resolve(ppl_catalog_kind kind, const char *arg, char *pat
                          arg, what);
 }
 
+bool ppl_catalog_find(ppl_catalog_kind kind, const char *name, char *path, size_t size)
+{
+    char dir[PATH_MAX];
+    ppl_error dir_err;
+    if (!name || !valid_name(name) || catalog_dir(kind, dir, sizeof dir, &dir_err) != PPL_OK)
+        return false;
+    int n = snprintf(path, size, "%s/%s.json", dir, name);
+    return n > 0 && (size_t)n < size && is_file(path);
+}
+
 static int compare_names(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);

@@ -10,6 +10,7 @@
 #ifndef PARPLAN_CATALOG_H
 #define PARPLAN_CATALOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "parplan/error.h"
@@ -18,6 +19,10 @@ typedef enum ppl_catalog_kind {
     PPL_CATALOG_MODELS = 0,
     PPL_CATALOG_TOPOLOGIES = 1
 } ppl_catalog_kind;
+
+/* The catalogue file of a name, and only of a name (never a path): false when the
+ * catalogue has none. */
+bool ppl_catalog_find(ppl_catalog_kind kind, const char *name, char *path, size_t size);
 
 /* Maps a name or path to a readable file path: PPL_EINPUT for a path that names
  * nothing, PPL_EUSAGE for a name that is neither in the catalogue nor a file. */

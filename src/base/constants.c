@@ -236,38 +236,29 @@ static const struct {
      "roofline"},
 };
 
-ppl_status ppl_constants_load(const char *path, const ppl_diag *diag, ppl_constants *out,
-                              ppl_error *err)
+ppl_status ppl_constants_from_json(const json_t *k, const char *file, const char *path,
+                                   const ppl_diag *diag, ppl_constants *out, ppl_error *err)
 {
-    ppl_jr_ctx ctx = {.file = path, .err = err, .diag = diag};
+    ppl_jr_ctx ctx = {.file = file, .err = err, .diag = diag};
     *out = committed;
-    json_t *root = ppl_jr_load_file(&ctx, path);
-    if (!root)
-        return PPL_EINPUT;
     const char *names[sizeof infos / sizeof infos[0] + 1];
     for (size_t i = 0; i < sizeof infos / sizeof infos[0]; i++)
         names[i] = infos[i].name;
     names[sizeof infos / sizeof infos[0]] = NULL;
-    char cpath[PPL_ERROR_KEY_MAX] = "constants", full[PPL_ERROR_KEY_MAX];
-    json_t *k = NULL;
-    ppl_status st = ppl_jr_expect_object(&ctx, root, "");
-    /* other keys are allowed: a validate --fit --json document is a constants file */
-    if (st == PPL_OK)
-        st = ppl_jr_get(&ctx, root, "", "constants", PPL_JR_REQUIRED, &k);
-    if (st == PPL_OK)
-        st = ppl_jr_expect_object(&ctx, k, cpath);
+    char full[PPL_ERROR_KEY_MAX];
+    ppl_status st = ppl_jr_expect_object(&ctx, k, path);
     /* a misspelt constant would silently keep its committed value: refuse it */
     const char *key;
     json_t *value;
     if (st == PPL_OK)
-        json_object_foreach(k, key, value)
+        json_object_foreach((json_t *)k, key, value)
         {
             (void)value;
             size_t i = 0;
             while (names[i] && strcmp(names[i], key) != 0)
                 i++;
             if (!names[i]) {
-                ppl_jr_path(full, sizeof full, cpath, key);
+                ppl_jr_path(full, sizeof full, path, key);
                 size_t r = 0;
                 while (r < sizeof retired / sizeof retired[0] && strcmp(retired[r].name, key) != 0)
                     r++;
@@ -280,11 +271,41 @@ ppl_status ppl_constants_load(const char *path, const ppl_diag *diag, ppl_consta
         }
     for (size_t i = 0; st == PPL_OK && i < sizeof infos / sizeof infos[0]; i++) {
         double *v = ppl_constant_at(out, &infos[i]);
-        st = ppl_jr_real(&ctx, k, cpath, infos[i].name, PPL_JR_OPTIONAL, *v,
+        st = ppl_jr_real(&ctx, k, path, infos[i].name, PPL_JR_OPTIONAL, *v,
                          (ppl_jr_range){infos[i].lo, infos[i].hi, false, false}, v);
     }
+    return st;
+}
+
+ppl_status ppl_constants_load(const char *path, const ppl_diag *diag, ppl_constants *out,
+                              ppl_error *err)
+{
+    ppl_jr_ctx ctx = {.file = path, .err = err, .diag = diag};
+    *out = committed;
+    json_t *root = ppl_jr_load_file(&ctx, path);
+    if (!root)
+        return PPL_EINPUT;
+    json_t *k = NULL;
+    ppl_status st = ppl_jr_expect_object(&ctx, root, "");
+    /* other keys are allowed: a validate --fit --json document is a constants file */
+    if (st == PPL_OK)
+        st = ppl_jr_get(&ctx, root, "", "constants", PPL_JR_REQUIRED, &k);
+    if (st == PPL_OK)
+        st = ppl_constants_from_json(k, path, "constants", diag, out, err);
     json_decref(root);
     return st;
+}
+
+const char *ppl_constants_first_difference(const ppl_constants *a, const ppl_constants *b,
+                                           double *va, double *vb)
+{
+    for (size_t i = 0; i < sizeof infos / sizeof infos[0]; i++) {
+        *va = *ppl_constant_at((ppl_constants *)a, &infos[i]);
+        *vb = *ppl_constant_at((ppl_constants *)b, &infos[i]);
+        if (*va != *vb)
+            return infos[i].name;
+    }
+    return NULL;
 }
 
 json_t *ppl_constants_json(const ppl_constants *k)

@@ -92,6 +92,14 @@ const ppl_assumed_info *ppl_assumed_infos(size_t *count);
  * bounds is PPL_EINPUT naming the key. */
 ppl_status ppl_constants_load(const char *path, const ppl_diag *diag, ppl_constants *out,
                               ppl_error *err);
+/* The same from the {NAME: VALUE, ...} object at key path `path` of a document
+ * already read (a plan's inputs.constants). */
+ppl_status ppl_constants_from_json(const struct json_t *k, const char *file, const char *path,
+                                   const ppl_diag *diag, ppl_constants *out, ppl_error *err);
+/* The first constant whose value differs between a and b (*va, *vb its values);
+ * NULL when they are equal. */
+const char *ppl_constants_first_difference(const ppl_constants *a, const ppl_constants *b,
+                                           double *va, double *vb);
 /* {"constants": {...}} with every constant, for a constants file. */
 struct json_t *ppl_constants_json(const ppl_constants *k);
 

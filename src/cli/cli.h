@@ -18,6 +18,17 @@ typedef struct cli {
     ppl_error err;
     ppl_buf out;
     ppl_constants constants; /* the committed ones, or --constants FILE's */
+    /* the documents of the model and topology (or pools) loaded last: a plan embeds
+     * them as inputs.model and inputs.topology */
+    struct json_t *model_doc, *topology_doc;
+    /* while a plan file's result is costed again: the file and the inputs it
+     * embeds (NULL: the flags', or the catalogue's by the plan's names) */
+    struct {
+        const char *file;
+        struct json_t *model, *topology;
+        bool has_constants;
+        ppl_constants constants;
+    } from;
 } cli;
 
 /* Resolves a --model/--topology argument (name or path) and loads it. */
@@ -25,6 +36,11 @@ ppl_status cli_load_model(cli *c, const char *arg, ppl_model *model);
 ppl_status cli_load_topology(cli *c, const char *arg, ppl_topology *topo);
 /* The pools of a --topology argument (pools->n = 0 when it has none). */
 ppl_status cli_load_pools(cli *c, const char *arg, ppl_pools *pools);
+
+/* The inputs a plan document embeds: the documents last loaded and the constants. */
+struct json_t *cli_plan_inputs_json(cli *c);
+/* Drops what cli_pins_from_plan kept (cli_setup does once it has loaded). */
+void cli_from_clear(cli *c);
 
 /* An evaluation context with the stack and memory options of the flags. */
 void cli_eval_ctx(cli *c, ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo);
@@ -42,8 +58,16 @@ ppl_status cli_list_catalog(cli *c, ppl_catalog_kind kind, const char *key, size
 void cli_note_batch(int64_t batch, const ppl_model *model);
 
 /* PLAN.json[#K] (spec): result K's configuration as a's pins, and the plan's
- * model and topology where a names none (kept in `names`). */
+ * model, topology and constants where a names none: the ones it embeds (in
+ * c->from until cli_setup has loaded them), else the catalogue's of the names it
+ * gives (kept in `names`; never opened as paths). */
 ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256]);
+/* The same from the plan document already read from path (kept by the caller
+ * while c->from is in use), result rank (from 1). */
+ppl_status cli_pins_from_plan_doc(cli *c, const struct json_t *doc, const char *path, long rank,
+                                  ppl_args *a, char names[2][256]);
+/* A plan file read as every input file is (regular or a pipe, size-capped). */
+ppl_status cli_plan_load(cli *c, const char *path, struct json_t **doc);
 /* PLAN.json[#K] split into the file and K (1 when absent); a usage error
  * otherwise. */
 #define CLI_PLAN_PATH_MAX 1024
@@ -53,6 +77,10 @@ ppl_status cli_plan_spec(cli *c, const char *spec, char path[CLI_PLAN_PATH_MAX],
  * (it points into *model and *topo). */
 ppl_status cli_cost_plan_result(cli *c, const char *spec, ppl_model *model, ppl_topology *topo,
                                 ppl_eval_ctx *ctx, ppl_estimate *out);
+/* The same for result rank of a plan document already read from path. */
+ppl_status cli_cost_plan_doc(cli *c, const struct json_t *doc, const char *path, long rank,
+                             ppl_model *model, ppl_topology *topo, ppl_eval_ctx *ctx,
+                             ppl_estimate *out);
 
 /* whatif --shard and --merge (whatif_shard.c).  cli_whatif_shard_of reads K/N
  * as shard K-1 of N (a usage error otherwise); cli_whatif_shard_lines appends

@@ -146,6 +146,7 @@ static ppl_status mixed_output(cli *c, const ppl_model *model, const ppl_pools *
                             model->has_moe ? json_string("a pipeline across pools is costed for "
                                                          "dense models only")
                                            : json_null());
+        json_object_set_new(doc, "inputs", cli_plan_inputs_json(c));
         return cli_emit_json(c, doc);
     }
     ppl_buf *out = &c->out;
@@ -379,6 +380,7 @@ ppl_status cmd_plan(cli *c)
             json_array_append_new(outside, w);
         }
         json_object_set_new(doc, "not_searched", outside);
+        json_object_set_new(doc, "inputs", cli_plan_inputs_json(c));
         ppl_search_free(&r);
         return cli_emit_json(c, doc);
     }

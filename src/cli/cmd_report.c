@@ -22,31 +22,23 @@ ppl_status cli_write_report(cli *c, const char *path, const ppl_report_page *pag
     return st;
 }
 
-/* The step times the plan file states for its results, NAN where it has none. */
-static ppl_status stated_times(cli *c, const char *path, double **times, size_t *n)
+/* The step times the plan document states for its results, NAN where it has none. */
+static ppl_status stated_times(cli *c, const json_t *doc, const char *path, double **times,
+                               size_t *n)
 {
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    if (!doc)
-        return ppl_error_set(&c->err, PPL_EINPUT, path, "", "%s", jerr.text);
     const json_t *results = json_object_get(doc, "results");
-    if (!json_is_array(results) || json_array_size(results) == 0) {
-        json_decref(doc);
+    if (!json_is_array(results) || json_array_size(results) == 0)
         return ppl_error_set(&c->err, PPL_EINPUT, path, "results",
                              "expected the non-empty array of a plan's results (the --json "
                              "output of 'parplan plan')");
-    }
     *n = json_array_size(results);
     *times = malloc(*n * sizeof **times);
-    if (!*times) {
-        json_decref(doc);
+    if (!*times)
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
-    }
     for (size_t i = 0; i < *n; i++) {
         const json_t *t = json_object_get(json_array_get(results, i), "step_time_s");
         (*times)[i] = json_is_number(t) ? json_number_value(t) : NAN;
     }
-    json_decref(doc);
     return PPL_OK;
 }
 
@@ -61,13 +53,22 @@ ppl_status cmd_report(cli *c)
         return st;
     double *stated = NULL;
     size_t n = 0;
-    st = stated_times(c, path, &stated, &n);
-    if (st != PPL_OK)
+    /* read once: every result is costed from the same document */
+    json_t *doc = NULL;
+    st = cli_plan_load(c, path, &doc);
+    if (st == PPL_OK && !json_is_object(doc))
+        st = ppl_error_set(&c->err, PPL_EINPUT, path, "", "expected a plan document (an object)");
+    if (st == PPL_OK)
+        st = stated_times(c, doc, path, &stated, &n);
+    if (st != PPL_OK) {
+        json_decref(doc);
         return st;
+    }
     if (n > (size_t)a->top)
         n = (size_t)a->top;
     if ((size_t)focus > n) {
         free(stated);
+        json_decref(doc);
         return ppl_error_set(&c->err, PPL_EUSAGE, "", "", "%s has %zu results%s, not %ld", path, n,
                              n < (size_t)a->top ? "" : " within --top", focus);
     }
@@ -77,14 +78,14 @@ ppl_status cmd_report(cli *c)
     ppl_topology *topo = calloc(2, sizeof *topo);
     if (!es || !model || !topo) {
         free(es), free(model), free(topo), free(stated);
+        json_decref(doc);
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
     }
     ppl_eval_ctx ctx;
     for (size_t i = 0; i < n && st == PPL_OK; i++) {
-        char spec[1100];
-        snprintf(spec, sizeof spec, "%s#%zu", path, i + 1);
         size_t k = i == 0 ? 0 : 1;
-        st = cli_cost_plan_result(c, spec, &model[k], &topo[k], i == 0 ? &ctx : NULL, &es[i]);
+        st = cli_cost_plan_doc(c, doc, path, (long)i + 1, &model[k], &topo[k], i == 0 ? &ctx : NULL,
+                               &es[i]);
         if (st == PPL_OK && i > 0 &&
             (strcmp(model[1].name, model[0].name) != 0 || strcmp(topo[1].name, topo[0].name) != 0))
             st = ppl_error_set(&c->err, PPL_EINPUT, path, "results",
@@ -113,5 +114,6 @@ ppl_status cmd_report(cli *c)
         st = ppl_report_html(&page, &c->out, &c->err);
     }
     free(es), free(model), free(topo), free(stated);
+    json_decref(doc);
     return st;
 }

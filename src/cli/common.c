@@ -24,13 +24,108 @@ static ppl_status catalog_hint(cli *c, ppl_status st, const char *arg, const cha
     return st;
 }
 
+/* Keeps doc (owned) as the last loaded model's or topology's document. */
+static void keep_doc(json_t **slot, json_t *doc)
+{
+    json_decref(*slot);
+    *slot = doc;
+}
+
+/* The key of the first value a and b differ in ("" when only a key's absence and
+ * its default differ); name, source and schema_version are not the object. */
+static const char *first_differing_key(const json_t *a, const json_t *b)
+{
+    const json_t *sides[2] = {a, b};
+    for (int side = 0; side < 2; side++) {
+        const char *key;
+        json_t *value;
+        json_object_foreach((json_t *)sides[side], key, value)
+        {
+            if (strcmp(key, "name") == 0 || strcmp(key, "source") == 0 ||
+                strcmp(key, "schema_version") == 0)
+                continue;
+            if (!json_equal(value, json_object_get(sides[1 - side], key)))
+                return key;
+        }
+    }
+    return "";
+}
+
+/* Whether two models (topologies) read from documents are the same object,
+ * whatever their names, sources and files say. */
+static bool same_model(const ppl_model *a, const ppl_model *b)
+{
+    ppl_model x = *b;
+    memcpy(x.name, a->name, sizeof x.name);
+    memcpy(x.source, a->source, sizeof x.source);
+    return memcmp(a, &x, sizeof x) == 0;
+}
+
+static bool same_topology(const ppl_topology *a, const ppl_topology *b)
+{
+    ppl_topology x = *b;
+    memcpy(x.name, a->name, sizeof x.name);
+    memcpy(x.source, a->source, sizeof x.source);
+    memcpy(x.file, a->file, sizeof x.file);
+    return memcmp(a, &x, sizeof x) == 0;
+}
+
+/* A plan's embedded model (topology, `loaded` from doc) that the catalogue entry
+ * of the same name differs from: said, since the name alone would cost the
+ * catalogue's. */
+static void say_if_catalogue_differs(cli *c, ppl_catalog_kind kind, const char *name,
+                                     const json_t *doc, const void *loaded)
+{
+    char cat[PATH_MAX];
+    if (!ppl_catalog_find(kind, name, cat, sizeof cat))
+        return;
+    json_t *other = NULL;
+    ppl_error ignored;
+    bool same = false;
+    if (kind == PPL_CATALOG_MODELS) {
+        ppl_model m;
+        same = ppl_model_load_doc(cat, cat, NULL, &m, &other, &ignored) == PPL_OK &&
+               same_model(loaded, &m);
+    } else {
+        ppl_topology t;
+        same = ppl_topology_load_doc(cat, cat, NULL, &t, &other, &ignored) == PPL_OK &&
+               same_topology(loaded, &t);
+    }
+    const char *what = kind == PPL_CATALOG_MODELS ? "model" : "topology";
+    const char *key = other ? first_differing_key(doc, other) : "";
+    char where[96];
+    snprintf(where, sizeof where, "inputs.%s%s%s", what, key[0] ? "." : "", key);
+    if (!same)
+        ppl_diag_warn(&c->diag, c->from.file, where,
+                      "the plan's %s '%s' is not the catalogue's of that name%s: costed as the "
+                      "plan has it (give --%s %s for the catalogue's)",
+                      what, name, key[0] ? "" : " (a default differs)", what, name);
+    json_decref(other);
+}
+
 ppl_status cli_load_model(cli *c, const char *arg, ppl_model *model)
 {
     char path[PATH_MAX];
-    ppl_status st = ppl_catalog_resolve(PPL_CATALOG_MODELS, arg, path, sizeof path, &c->err);
-    if (st != PPL_OK)
-        return catalog_hint(c, st, arg, "models");
-    st = ppl_model_load(path, path, &c->diag, model, &c->err);
+    json_t *doc = NULL;
+    ppl_status st;
+    if (c->from.model) {
+        /* the plan's own model, read back as the loader read it */
+        st = ppl_model_from_json(c->from.model, c->from.file, "inputs.model", &c->diag, model,
+                                 &c->err);
+        if (st == PPL_OK && !model->name[0])
+            ppl_jr_file_stem(c->from.file, model->name, sizeof model->name);
+        if (st == PPL_OK) {
+            say_if_catalogue_differs(c, PPL_CATALOG_MODELS, model->name, c->from.model, model);
+            doc = json_incref(c->from.model);
+        }
+    } else {
+        st = ppl_catalog_resolve(PPL_CATALOG_MODELS, arg, path, sizeof path, &c->err);
+        if (st != PPL_OK)
+            return catalog_hint(c, st, arg, "models");
+        st = ppl_model_load_doc(path, path, &c->diag, model, &doc, &c->err);
+    }
+    if (st == PPL_OK)
+        keep_doc(&c->model_doc, doc);
     if (st == PPL_OK && c->args->seq_len != PPL_UNSET)
         st = ppl_model_set_seq_len(model, c->args->seq_len, &c->err);
     return st;
@@ -46,21 +141,63 @@ static ppl_status topology_path(cli *c, const char *arg, char path[PATH_MAX])
 ppl_status cli_load_topology(cli *c, const char *arg, ppl_topology *topo)
 {
     char path[PATH_MAX];
-    ppl_status st = topology_path(c, arg, path);
-    return st != PPL_OK ? st : ppl_topology_load(path, path, &c->diag, topo, &c->err);
+    json_t *doc = NULL;
+    ppl_status st;
+    if (c->from.topology) {
+        st = ppl_topology_from_json(c->from.topology, c->from.file, "inputs.topology", &c->diag,
+                                    topo, &c->err);
+        if (st == PPL_OK && !topo->name[0])
+            ppl_jr_file_stem(c->from.file, topo->name, sizeof topo->name);
+        if (st == PPL_OK) {
+            say_if_catalogue_differs(c, PPL_CATALOG_TOPOLOGIES, topo->name, c->from.topology, topo);
+            doc = json_incref(c->from.topology);
+        }
+    } else {
+        st = topology_path(c, arg, path);
+        if (st == PPL_OK)
+            st = ppl_topology_load_doc(path, path, &c->diag, topo, &doc, &c->err);
+    }
+    if (st == PPL_OK)
+        keep_doc(&c->topology_doc, doc);
+    return st;
 }
 
 ppl_status cli_load_pools(cli *c, const char *arg, ppl_pools *pools)
 {
     char path[PATH_MAX];
+    json_t *doc = NULL;
     ppl_status st = topology_path(c, arg, path);
-    return st != PPL_OK ? st : ppl_pools_load(path, path, &c->diag, pools, &c->err);
+    if (st == PPL_OK)
+        st = ppl_pools_load_doc(path, path, &c->diag, pools, &doc, &c->err);
+    if (st == PPL_OK && doc)
+        keep_doc(&c->topology_doc, doc);
+    return st;
+}
+
+json_t *cli_plan_inputs_json(cli *c)
+{
+    json_t *o = json_object();
+    if (c->model_doc)
+        json_object_set(o, "model", c->model_doc);
+    if (c->topology_doc)
+        json_object_set(o, "topology", c->topology_doc);
+    json_object_set_new(o, "constants", ppl_constants_json(&c->constants));
+    return o;
+}
+
+void cli_from_clear(cli *c)
+{
+    json_decref(c->from.model);
+    json_decref(c->from.topology);
+    memset(&c->from, 0, sizeof c->from);
 }
 
 void cli_eval_ctx(cli *c, ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topology *topo)
 {
     ppl_eval_ctx_init(ctx, model, topo, (ppl_stack)c->args->stack);
-    ppl_eval_ctx_set_constants(ctx, &c->constants, (ppl_stack)c->args->stack);
+    /* a plan costed again: under the constants it was costed with */
+    ppl_eval_ctx_set_constants(ctx, c->from.has_constants ? &c->from.constants : &c->constants,
+                               (ppl_stack)c->args->stack);
     if (c->args->overhead_bytes >= 0)
         ctx->memory.overhead_bytes = c->args->overhead_bytes;
     if (c->args->fragmentation >= 0)
@@ -165,9 +302,11 @@ ppl_status cli_setup(cli *c, ppl_model *model, ppl_topology *topo, ppl_eval_ctx 
                      ppl_config *config)
 {
     ppl_status st = cli_load(c, model, topo);
+    if (st == PPL_OK)
+        cli_eval_ctx(c, ctx, model, topo);
+    cli_from_clear(c);
     if (st != PPL_OK)
         return st;
-    cli_eval_ctx(c, ctx, model, topo);
     return ppl_config_from_pins(&c->args->pins, model, topo, config, &c->err);
 }
 
@@ -232,29 +371,66 @@ ppl_status cli_plan_spec(cli *c, const char *spec, char path[CLI_PLAN_PATH_MAX],
     return PPL_OK;
 }
 
-ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256])
+ppl_status cli_plan_load(cli *c, const char *path, json_t **doc)
+{
+    ppl_jr_ctx jr = {.file = path, .err = &c->err, .diag = &c->diag};
+    *doc = ppl_jr_load_file(&jr, path);
+    return *doc ? PPL_OK : PPL_EINPUT;
+}
+
+/* The plan's model or topology (i: 0, 1) where the command line names none: the
+ * document it embeds, else the catalogue's entry of the name it gives (plans made
+ * before they embedded their inputs); never a path. */
+static ppl_status plan_input(cli *c, const json_t *doc, const json_t *inputs, int i,
+                             const char **dest, char name[256])
+{
+    static const char *const keys[2] = {"model", "topology"};
+    const char *path = c->from.file;
+    const json_t *embedded = json_object_get(inputs, keys[i]);
+    const char *given = json_string_value(json_object_get(doc, keys[i]));
+    if (embedded) {
+        char where[32];
+        snprintf(where, sizeof where, "inputs.%s", keys[i]);
+        if (!json_is_object(embedded))
+            return ppl_error_set(&c->err, PPL_EINPUT, path, where, "expected an object");
+        json_t **slot = i == 0 ? &c->from.model : &c->from.topology;
+        *slot = json_incref((json_t *)embedded);
+        snprintf(name, 256, "%s", given ? given : "");
+        *dest = name;
+        return PPL_OK;
+    }
+    char cat[PATH_MAX];
+    if (!given)
+        return ppl_error_set(&c->err, PPL_EINPUT, path, keys[i], "missing: give --%s", keys[i]);
+    if (!ppl_catalog_find(i == 0 ? PPL_CATALOG_MODELS : PPL_CATALOG_TOPOLOGIES, given, cat,
+                          sizeof cat)) {
+        char shown[64];
+        ppl_jr_name_copy(shown, sizeof shown, given, strlen(given));
+        return ppl_error_set(&c->err, PPL_EINPUT, path, keys[i],
+                             "'%s' is not a catalogue %s and the plan does not embed it "
+                             "(inputs.%s): give --%s",
+                             shown, keys[i], keys[i], keys[i]);
+    }
+    snprintf(name, 256, "%s", given);
+    *dest = name;
+    return PPL_OK;
+}
+
+ppl_status cli_pins_from_plan_doc(cli *c, const json_t *doc, const char *path, long rank,
+                                  ppl_args *a, char names[2][256])
 {
     const char *flag = c->args->command == PPL_CMD_ESTIMATE ? "--from" : "";
-    char path[CLI_PLAN_PATH_MAX];
-    long rank;
-    ppl_status pst = cli_plan_spec(c, spec, path, &rank);
-    if (pst != PPL_OK)
-        return pst;
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    if (!doc && jerr.line < 1) /* not read at all */
-        return ppl_error_set(&c->err, PPL_EINPUT, path, "", "%s", jerr.text);
-    if (!doc)
-        return ppl_error_set(&c->err, PPL_EINPUT, path, "", "%d:%d: %s", jerr.line, jerr.column,
-                             jerr.text);
+    ppl_jr_ctx jr = {.file = path, .err = &c->err, .diag = &c->diag};
+    cli_from_clear(c);
+    c->from.file = path;
+    ppl_status st = ppl_jr_expect_object(&jr, doc, "");
     const json_t *results = json_object_get(doc, "results");
     const json_t *entry = json_array_get(results, (size_t)rank - 1);
-    ppl_status st = PPL_OK;
-    if (!json_is_array(results))
+    if (st == PPL_OK && !json_is_array(results))
         st = ppl_error_set(&c->err, PPL_EINPUT, path, "results",
                            "expected the array of a plan's results (the --json output of 'parplan "
                            "plan')");
-    else if (!entry)
+    else if (st == PPL_OK && !entry)
         st = ppl_error_set(&c->err, PPL_EUSAGE, "", flag, "%s has %zu results, not %ld", path,
                            json_array_size(results), rank);
     char where[64];
@@ -280,7 +456,6 @@ ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[
                                        &c->err);
     /* the sequence length and the stack the plan was costed at, unless given: the
      * model's own length and the default stack would cost another configuration */
-    ppl_jr_ctx jr = {.file = path, .err = &c->err, .diag = &c->diag};
     if (st == PPL_OK && a->seq_len == PPL_UNSET)
         st = ppl_jr_int(&jr, doc, "", "seq_len", PPL_JR_OPTIONAL, PPL_UNSET, 1, PPL_MAX_SEQ_LEN,
                         &a->seq_len);
@@ -290,32 +465,65 @@ ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[
             ppl_jr_enum(&jr, doc, "", "stack", PPL_JR_OPTIONAL, ppl_stack_names, PPL_UNSET, &stack);
     if (stack != PPL_UNSET)
         a->stack = ppl_stack_from_name_index(stack);
-    /* the plan's model and topology, by name, unless given */
-    const char *keys[2] = {"model", "topology"};
+    const json_t *inputs = json_object_get(doc, "inputs");
+    if (st == PPL_OK && inputs)
+        st = ppl_jr_expect_object(&jr, inputs, "inputs");
+    /* the model and topology it was costed on, unless given */
     const char **dest[2] = {&a->model, &a->topology};
-    for (int i = 0; i < 2 && st == PPL_OK; i++) {
-        if (*dest[i])
-            continue;
-        const char *name = json_string_value(json_object_get(doc, keys[i]));
-        if (!name)
-            st = ppl_error_set(&c->err, PPL_EINPUT, path, keys[i], "missing: give --%s", keys[i]);
-        else {
-            snprintf(names[i], 256, "%s", name);
-            *dest[i] = names[i];
+    for (int i = 0; i < 2 && st == PPL_OK; i++)
+        if (!*dest[i])
+            st = plan_input(c, doc, inputs, i, dest[i], names[i]);
+    /* and its constants, unless --constants names others: said where they are not
+     * this parplan's */
+    const json_t *k = json_object_get(inputs, "constants");
+    if (st == PPL_OK && k && !a->constants_path) {
+        st = ppl_constants_from_json(k, path, "inputs.constants", &c->diag, &c->from.constants,
+                                     &c->err);
+        c->from.has_constants = st == PPL_OK;
+        double was, now;
+        const char *name = st == PPL_OK ? ppl_constants_first_difference(&c->from.constants,
+                                                                         &c->constants, &was, &now)
+                                        : NULL;
+        if (name) {
+            snprintf(where, sizeof where, "inputs.constants.%s", name);
+            ppl_diag_warn(&c->diag, path, where,
+                          "the plan was costed with %.6g where this parplan has %.6g: costed "
+                          "again with the plan's constants (--constants to choose)",
+                          was, now);
         }
     }
+    if (st != PPL_OK)
+        cli_from_clear(c);
+    return st;
+}
+
+ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256])
+{
+    char path[CLI_PLAN_PATH_MAX];
+    long rank;
+    json_t *doc;
+    ppl_status st = cli_plan_spec(c, spec, path, &rank);
+    if (st == PPL_OK)
+        st = cli_plan_load(c, path, &doc);
+    if (st != PPL_OK)
+        return st;
+    /* the file name outlives the document: c->from.file points at a copy */
+    static char file[CLI_PLAN_PATH_MAX];
+    snprintf(file, sizeof file, "%s", path);
+    st = cli_pins_from_plan_doc(c, doc, file, rank, a, names);
     json_decref(doc);
     return st;
 }
 
-ppl_status cli_cost_plan_result(cli *c, const char *spec, ppl_model *model, ppl_topology *topo,
-                                ppl_eval_ctx *ctx, ppl_estimate *out)
+ppl_status cli_cost_plan_doc(cli *c, const json_t *doc, const char *path, long rank,
+                             ppl_model *model, ppl_topology *topo, ppl_eval_ctx *ctx,
+                             ppl_estimate *out)
 {
     static ppl_args local;
     static char names[2][256];
     const ppl_args *saved = c->args;
     local = *saved;
-    ppl_status st = cli_pins_from_plan(c, spec, &local, names);
+    ppl_status st = cli_pins_from_plan_doc(c, doc, path, rank, &local, names);
     if (st != PPL_OK)
         return st;
     c->args = &local;
@@ -329,6 +537,24 @@ ppl_status cli_cost_plan_result(cli *c, const char *spec, ppl_model *model, ppl_
         return st;
     ppl_estimate_config(ctx, &cfg, out);
     return ppl_estimate_check(out, &c->err);
+}
+
+ppl_status cli_cost_plan_result(cli *c, const char *spec, ppl_model *model, ppl_topology *topo,
+                                ppl_eval_ctx *ctx, ppl_estimate *out)
+{
+    char path[CLI_PLAN_PATH_MAX];
+    long rank;
+    json_t *doc;
+    ppl_status st = cli_plan_spec(c, spec, path, &rank);
+    if (st == PPL_OK)
+        st = cli_plan_load(c, path, &doc);
+    if (st != PPL_OK)
+        return st;
+    static char file[CLI_PLAN_PATH_MAX];
+    snprintf(file, sizeof file, "%s", path);
+    st = cli_cost_plan_doc(c, doc, file, rank, model, topo, ctx, out);
+    json_decref(doc);
+    return st;
 }
 
 ppl_status cli_pins_check_mixed(cli *c)

@@ -70,9 +70,27 @@ static ppl_status check_outputs(cli *c)
                {a->runs, "--runs", -1},
                {a->constants_path, "--constants", -1},
                {a->positional, "", -1}};
+    /* PLAN.json#K: the file before '#' */
+    char plans[2 + PPL_COMPARE_MAX][1024];
+    size_t nplans = 0;
+    const char *specs[2 + PPL_COMPARE_MAX] = {a->from_plan, a->positional};
+    for (int i = 0; i < a->ncompared; i++)
+        specs[2 + i] = a->compared[i];
+    for (size_t i = 0; i < 2 + (size_t)a->ncompared; i++) {
+        const char *hash = specs[i] ? strrchr(specs[i], '#') : NULL;
+        if (specs[i])
+            snprintf(plans[nplans++], sizeof plans[0], "%.*s",
+                     (int)(hash ? (size_t)(hash - specs[i]) : strlen(specs[i])), specs[i]);
+    }
     for (size_t i = 0; i < 3; i++) {
         if (!outs[i] || strcmp(outs[i], "-") == 0)
             continue;
+        for (size_t k = 0; k < nplans; k++)
+            if (ppl_same_file(outs[i], plans[k]))
+                return ppl_error_set(&c->err, PPL_EUSAGE, "", flags[i],
+                                     "%s is the plan this command reads: writing it would "
+                                     "destroy the input",
+                                     outs[i]);
         ppl_status st = ppl_output_check(outs[i], &c->err);
         if (st != PPL_OK) {
             snprintf(c->err.key, sizeof c->err.key, "%s", flags[i]);
@@ -187,5 +205,8 @@ int main(int argc, char **argv)
     if (st != PPL_OK && c.err.message[0])
         report(&c.err);
     ppl_buf_free(&c.out);
+    cli_from_clear(&c);
+    json_decref(c.model_doc);
+    json_decref(c.topology_doc);
     return finish(st);
 }

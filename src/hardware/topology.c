@@ -541,14 +541,36 @@ ppl_status ppl_pools_from_json(const json_t *root, const char *file, const ppl_d
 ppl_status ppl_pools_load(const char *path, const char *display, const ppl_diag *diag,
                           ppl_pools *pools, ppl_error *err)
 {
+    return ppl_pools_load_doc(path, display, diag, pools, NULL, err);
+}
+
+/* The document as read, with the name the loader gave it (a copy). */
+static ppl_status named_doc(const json_t *root, const char *name, json_t **doc, ppl_error *err)
+{
+    if (!doc)
+        return PPL_OK;
+    *doc = json_deep_copy(root);
+    if (!*doc || json_object_set_new(*doc, "name", json_string(name)) != 0) {
+        json_decref(*doc);
+        *doc = NULL;
+        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
+    }
+    return PPL_OK;
+}
+
+ppl_status ppl_pools_load_doc(const char *path, const char *display, const ppl_diag *diag,
+                              ppl_pools *pools, json_t **doc, ppl_error *err)
+{
     ppl_jr_ctx ctx = {.file = display ? display : path, .err = err, .diag = diag};
     json_t *root = ppl_jr_load_file(&ctx, path);
     if (!root)
         return PPL_EINPUT;
     ppl_status st = ppl_pools_from_json(root, ctx.file, diag, pools, err);
-    json_decref(root);
     if (st == PPL_OK && !pools->name[0])
         ppl_jr_file_stem(path, pools->name, sizeof pools->name);
+    if (st == PPL_OK && pools->n > 0)
+        st = named_doc(root, pools->name, doc, err);
+    json_decref(root);
     return st;
 }
 
@@ -613,16 +635,24 @@ ppl_status ppl_topology_from_json(const json_t *obj, const char *file, const cha
 ppl_status ppl_topology_load(const char *path, const char *display, const ppl_diag *diag,
                              ppl_topology *topo, ppl_error *err)
 {
+    return ppl_topology_load_doc(path, display, diag, topo, NULL, err);
+}
+
+ppl_status ppl_topology_load_doc(const char *path, const char *display, const ppl_diag *diag,
+                                 ppl_topology *topo, json_t **doc, ppl_error *err)
+{
     ppl_jr_ctx ctx = {.file = display ? display : path, .err = err, .diag = diag};
     json_t *root = ppl_jr_load_file(&ctx, path);
     if (!root)
         return PPL_EINPUT;
     ppl_status st = ppl_topology_from_json(root, ctx.file, "", diag, topo, err);
-    json_decref(root);
     if (st == PPL_OK && !topo->name[0])
         ppl_jr_file_stem(path, topo->name, sizeof topo->name);
     if (st == PPL_OK)
         snprintf(topo->file, sizeof topo->file, "%s", path);
+    if (st == PPL_OK)
+        st = named_doc(root, topo->name, doc, err);
+    json_decref(root);
     return st;
 }
 

@@ -134,6 +134,10 @@ const ppl_topology_key *ppl_topology_key_find(const char *path);
 
 ppl_status ppl_topology_load(const char *path, const char *display, const ppl_diag *diag,
                              ppl_topology *topo, ppl_error *err);
+/* The same, and the file's document with the topology's name (*doc, the caller's
+ * to free; a plan embeds it). */
+ppl_status ppl_topology_load_doc(const char *path, const char *display, const ppl_diag *diag,
+                                 ppl_topology *topo, struct json_t **doc, ppl_error *err);
 ppl_status ppl_topology_from_json(const struct json_t *obj, const char *file, const char *path,
                                   const ppl_diag *diag, ppl_topology *topo, ppl_error *err);
 
@@ -170,5 +174,9 @@ ppl_status ppl_pools_from_json(const struct json_t *root, const char *file, cons
                                ppl_pools *pools, ppl_error *err);
 ppl_status ppl_pools_load(const char *path, const char *display, const ppl_diag *diag,
                           ppl_pools *pools, ppl_error *err);
+/* The same, and, when the file has pools, its document with the cluster's name
+ * (*doc, the caller's to free; untouched without pools). */
+ppl_status ppl_pools_load_doc(const char *path, const char *display, const ppl_diag *diag,
+                              ppl_pools *pools, struct json_t **doc, ppl_error *err);
 
 #endif

@@ -321,6 +321,25 @@ static void hf_dir_name(const char *path, char *out, size_t size)
 ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag *diag,
                           ppl_model *model, ppl_error *err)
 {
+    return ppl_model_load_doc(path, display, diag, model, NULL, err);
+}
+
+/* The document as read, a Hugging Face config.json's as converted, with the name
+ * the loader gave the model (a copy: the caller owns it). */
+static json_t *named_doc(const json_t *doc, const ppl_model *model)
+{
+    json_t *copy = json_deep_copy(doc);
+    if (copy && json_object_set_new(copy, "name", json_string(model->name)) != 0) {
+        json_decref(copy);
+        copy = NULL;
+    }
+    return copy;
+}
+
+ppl_status ppl_model_load_doc(const char *path, const char *display, const ppl_diag *diag,
+                              ppl_model *model, json_t **doc_out, ppl_error *err)
+{
+    json_t *kept = NULL;
     ppl_jr_ctx ctx = {.file = display ? display : path, .err = err, .diag = diag};
     json_t *root = ppl_jr_load_file(&ctx, path);
     if (!root)
@@ -333,7 +352,7 @@ ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag 
         st = ppl_model_doc_from_hf(root, ctx.file, diag, &doc, err);
         if (st == PPL_OK) {
             st = ppl_model_from_json(doc, ctx.file, "", diag, model, err);
-            json_decref(doc);
+            kept = doc;
         }
         /* only once the file reads, so that an error stays one line */
         if (st == PPL_OK)
@@ -350,10 +369,14 @@ ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag 
             hf_dir_name(path, model->name, sizeof model->name);
     } else {
         st = ppl_model_from_json(root, ctx.file, "", diag, model, err);
+        kept = json_incref(root);
     }
     json_decref(root);
     if (st == PPL_OK && !model->name[0])
         ppl_jr_file_stem(path, model->name, sizeof model->name);
+    if (st == PPL_OK && doc_out && !(*doc_out = named_doc(kept, model)))
+        st = ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
+    json_decref(kept);
     return st;
 }
 

@@ -141,6 +141,11 @@ typedef struct ppl_model_figures {
 /* Loads a model file; `display` names the file in messages (NULL: path). */
 ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag *diag,
                           ppl_model *model, ppl_error *err);
+/* The same, and the model's document (*doc, the caller's to free): the file's, a
+ * Hugging Face config.json's as converted, with the name the model was given;
+ * ppl_model_from_json reads it back to the same model (a plan embeds it). */
+ppl_status ppl_model_load_doc(const char *path, const char *display, const ppl_diag *diag,
+                              ppl_model *model, struct json_t **doc, ppl_error *err);
 
 /* Reads a model from a JSON object already parsed (e.g. inside a runs file);
  * key paths in messages start with `path` ("" at the top level). */

@@ -123,6 +123,57 @@ for cmd in "model show" "topology show" plan estimate memory whatif size validat
     check "$cmd with a missing file: exit 3, one line naming it" '[ $rc -eq 3 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "missing.json"'
 done
 
+# ---- plan files are inputs like any other (issue 32, item 2): a plan embeds the
+# model, topology and constants it was costed on and is costed again on them
+sed 's/"layers": 32/"layers": 48/' "$ROOT/models/llama3-8b.json" >"$d/llama3-8b.json"
+run "$P" plan --model "$d/llama3-8b.json" --topology dgx-h100-superpod --gpus 64 --global-batch 512 --top 2 --json -o "$d/p48.json"
+check "a plan from a 48-layer model file named llama3-8b" '[ $rc -eq 0 ] && grep -q "\"layers\": 48" "$d/p48.json"'
+stated=$(sed -n 's/.*"step_time_s": \([0-9.e+-]*\).*/\1/p' "$d/p48.json" | head -n 1)
+rm "$d/llama3-8b.json"
+run "$P" estimate --from "$d/p48.json" --json
+got=$(printf '%s\n' "$out" | sed -n 's/.*"step_time_s": \([0-9.e+-]*\).*/\1/p' | head -n 1)
+check "costed again on the plan's 48 layers, not the catalogue's 32: the plan's step time" '[ $rc -eq 0 ] && [ -n "$stated" ] && [ "$got" = "$stated" ]'
+check "... and a warning names the key where the catalogue's differs" 'has "$err" "inputs.model.layers" && has "$err" "not the catalogue"'
+run "$P" compare "$d/p48.json#1" "$d/p48.json#2"
+check "compare costs the plan's model too" '[ $rc -eq 0 ] && has "$err" "inputs.model.layers"'
+run "$P" report "$d/p48.json" -o "$d/p48.html"
+check "report costs the plan's model too, without warning of another step time" '[ $rc -eq 0 ] && has "$err" "inputs.model.layers" && ! has "$err" "costs"'
+sed 's/"name": "llama3-8b"/"name": "my-model"/' "$ROOT/models/llama3-8b.json" >"$d/mine.json"
+run "$P" plan --model "$d/mine.json" --topology dgx-h100-superpod --gpus 64 --global-batch 512 --top 1 --json -o "$d/pmine.json"
+rm "$d/mine.json"
+run "$P" estimate --from "$d/pmine.json"
+check "a plan of a model no catalogue holds, its file gone: costed again" '[ $rc -eq 0 ] && has "$out" "my-model on dgx-h100-superpod" && [ -z "$err" ]'
+# the constants the plan was costed with, said where they differ
+sed 's/"h100_gemm": [0-9.e+-]*/"h100_gemm": 0.5/' "$d/pmine.json" >"$d/pk.json"
+run "$P" estimate --from "$d/pk.json"
+check "a plan costed with other constants: costed again with them, said" '[ $rc -eq 0 ] && has "$err" "inputs.constants.h100_gemm" && has "$err" "0.5"'
+# a plan made before plans embedded their inputs: names are catalogue names only
+python3 - "$d/pmine.json" "$d/old.json" "$d/traversal.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["inputs"]
+d["model"] = "llama3-8b"
+json.dump(d, open(sys.argv[2], "w"))
+d["model"] = "../../../../etc/passwd"
+json.dump(d, open(sys.argv[3], "w"))
+PY
+run "$P" estimate --from "$d/old.json"
+check "a plan without inputs: its catalogue names costed" '[ $rc -eq 0 ] && has "$out" "llama3-8b on dgx-h100-superpod"'
+run "$P" estimate --from "$d/traversal.json"
+check "a plan field is never opened as a path: exit 3 naming the key, nothing read" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "traversal.json: model:" && has "$err" "not a catalogue model" && ! has "$err" "JSON"'
+# the plan read is never the -o file
+cp "$d/pmine.json" "$d/keep.json"
+for cmd in estimate compare report; do
+    case $cmd in
+    estimate) run "$P" estimate --from "$d/pmine.json#1" -o "$d/pmine.json" ;;
+    compare) run "$P" compare "$d/pmine.json#1" "$d/pk.json#1" -o "$d/pmine.json" ;;
+    report) run "$P" report "$d/pmine.json#1" -o "$d/pmine.json" ;;
+    esac
+    check "$cmd -o naming the plan it reads: exit 2, the plan kept" '[ $rc -eq 2 ] && has "$err" "the plan this command reads" && cmp -s "$d/pmine.json" "$d/keep.json"'
+done
+run sh -c "cat '$d/pmine.json' | '$P' estimate --from /dev/stdin"
+check "a plan from a pipe: costed" '[ $rc -eq 0 ] && has "$out" "my-model"'
+
 # repeated warnings are capped, with a count of the rest
 {
     printf '{"layers": 2, "hidden": 64, "heads": 4, "vocab": 100, "seq_len": 32'

@@ -6,7 +6,9 @@
 #include "testutil.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 
+#include "base/catalog.h"
 #include "model/model.h"
 
 /* A GPT as Narayanan et al. SC'21 describe it: biases, LayerNorm, learned
@@ -640,6 +642,45 @@ static void test_hf_configs(void **state)
     assert_true(f.params_total == 30532122624.0);
 }
 
+/* A plan embeds the model's document (ppl_model_load_doc) and costs it again from
+ * there: every catalogue model and every Hugging Face config read back from its
+ * document is the same model, byte for byte, under the name the loader gave it. */
+static void test_document_round_trip(void **state)
+{
+    (void)state;
+    char **names;
+    size_t count;
+    ppl_error err;
+    setenv("PARPLAN_DATA_DIR", PPL_TEST_SOURCE_ROOT, 1);
+    assert_int_equal(ppl_catalog_list(PPL_CATALOG_MODELS, &names, &count, &err), PPL_OK);
+    assert_true(count >= 13);
+    static const char *const hf[] = {"Llama-3.1-8B", "Mixtral-8x7B-v0.1", "DeepSeek-V3",
+                                     "Qwen3-30B-A3B"};
+    for (size_t i = 0; i < count + sizeof hf / sizeof hf[0]; i++) {
+        char path[1024];
+        if (i < count)
+            snprintf(path, sizeof path, "%s/models/%s.json", PPL_TEST_SOURCE_ROOT, names[i]);
+        else
+            snprintf(path, sizeof path, "%s/tests/data/hf/%s/config.json", PPL_TEST_SOURCE_ROOT,
+                     hf[i - count]);
+        ppl_model a, b;
+        json_t *doc = NULL;
+        if (ppl_model_load_doc(path, NULL, NULL, &a, &doc, &err) != PPL_OK)
+            fail_msg("%s: %s", path, err.message);
+        assert_non_null(doc);
+        assert_string_equal(json_string_value(json_object_get(doc, "name")), a.name);
+        if (ppl_model_from_json(doc, path, "", NULL, &b, &err) != PPL_OK)
+            fail_msg("%s read back: %s", path, err.message);
+        json_decref(doc);
+        /* the HF loader names the model after loading: the rest of the array as
+         * the document's reader left it */
+        memcpy(b.name, a.name, sizeof b.name);
+        if (memcmp(&a, &b, sizeof a) != 0)
+            fail_msg("%s: read back from its document, another model", path);
+    }
+    ppl_catalog_free(names, count);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -659,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_errors_name_key),
         cmocka_unit_test(test_catalogue_files),
         cmocka_unit_test(test_hf_configs),
+        cmocka_unit_test(test_document_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

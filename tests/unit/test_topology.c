@@ -4,7 +4,10 @@
 #include "testutil.h"
 
 #include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "base/catalog.h"
 #include "hardware/topology.h"
 
 static int warned;
@@ -211,6 +214,50 @@ static void test_errors(void **state)
     assert_contains(warning, "tiers[1].oversubscription");
 }
 
+/* A plan embeds the topology's document (ppl_topology_load_doc): every catalogue
+ * topology read back from it is the same topology (the file it came from aside);
+ * a mixed cluster's document is kept by ppl_pools_load_doc and reads back to the
+ * same pools. */
+static void test_document_round_trip(void **state)
+{
+    (void)state;
+    char **names;
+    size_t count;
+    ppl_error err;
+    setenv("PARPLAN_DATA_DIR", PPL_TEST_SOURCE_ROOT, 1);
+    assert_int_equal(ppl_catalog_list(PPL_CATALOG_TOPOLOGIES, &names, &count, &err), PPL_OK);
+    assert_true(count >= 9);
+    size_t mixed = 0;
+    for (size_t i = 0; i < count; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/topologies/%s.json", PPL_TEST_SOURCE_ROOT, names[i]);
+        static ppl_pools pa, pb;
+        json_t *doc = NULL;
+        assert_int_equal(ppl_pools_load_doc(path, NULL, NULL, &pa, &doc, &err), PPL_OK);
+        if (pa.n > 0) {
+            mixed++;
+            assert_non_null(doc);
+            assert_int_equal(ppl_pools_from_json(doc, path, NULL, &pb, &err), PPL_OK);
+            assert_memory_equal(&pa, &pb, sizeof pa);
+            json_decref(doc);
+            continue;
+        }
+        assert_null(doc);
+        ppl_topology a, b;
+        if (ppl_topology_load_doc(path, NULL, NULL, &a, &doc, &err) != PPL_OK)
+            fail_msg("%s: %s", path, err.message);
+        assert_string_equal(json_string_value(json_object_get(doc, "name")), a.name);
+        if (ppl_topology_from_json(doc, path, "", NULL, &b, &err) != PPL_OK)
+            fail_msg("%s read back: %s", path, err.message);
+        json_decref(doc);
+        memcpy(b.file, a.file, sizeof b.file);
+        if (memcmp(&a, &b, sizeof a) != 0)
+            fail_msg("%s: read back from its document, another topology", path);
+    }
+    assert_true(mixed >= 1);
+    ppl_catalog_free(names, count);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_known_gpu_defaults),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_document_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
