@@ -25,8 +25,10 @@ typedef struct cli {
      * embeds (NULL: the flags', or the catalogue's by the plan's names) */
     struct {
         const char *file;
-        struct json_t *model, *topology;
+        char config_key[64]; /* "results[K-1].config" */
+        struct json_t *model, *topology, *stage_layers;
         bool has_constants;
+        bool own_model; /* the plan's model, not --model's */
         ppl_constants constants;
     } from;
 } cli;

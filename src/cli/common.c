@@ -189,6 +189,7 @@ void cli_from_clear(cli *c)
 {
     json_decref(c->from.model);
     json_decref(c->from.topology);
+    json_decref(c->from.stage_layers);
     memset(&c->from, 0, sizeof c->from);
 }
 
@@ -304,10 +305,37 @@ ppl_status cli_setup(cli *c, ppl_model *model, ppl_topology *topo, ppl_eval_ctx 
     ppl_status st = cli_load(c, model, topo);
     if (st == PPL_OK)
         cli_eval_ctx(c, ctx, model, topo);
+    if (st == PPL_OK)
+        st = ppl_config_from_pins(&c->args->pins, model, topo, config, &c->err);
+    /* pins read from a plan: a value they refuse is the plan's, not a flag's */
+    if (st == PPL_EUSAGE && c->from.file && !c->err.file[0] && ppl_knob_find(c->err.key)) {
+        char knob[64];
+        snprintf(knob, sizeof knob, "%.63s",
+                 strcmp(c->err.key, "first_stage_layers") == 0 ||
+                         strcmp(c->err.key, "last_stage_layers") == 0
+                     ? "stage_layers"
+                     : c->err.key);
+        snprintf(c->err.file, sizeof c->err.file, "%s", c->from.file);
+        snprintf(c->err.key, sizeof c->err.key, "%.63s.%.63s", c->from.config_key, knob);
+        st = c->err.status = PPL_EINPUT;
+    }
+    /* the split the plan states is the split costed (its middle stages follow
+     * from the ends and the model's layers) */
+    for (size_t s = 0;
+         st == PPL_OK && c->from.own_model && s < json_array_size(c->from.stage_layers); s++) {
+        json_int_t stated = json_integer_value(json_array_get(c->from.stage_layers, s));
+        if (stated != ppl_stage_layers(config, (int64_t)s))
+            st = ppl_error_set(&c->err, PPL_EINPUT, c->from.file, "",
+                               "%lld layers in stage %zu, but %s's %lld layers split with these "
+                               "ends give it %lld",
+                               (long long)stated, s, model->name, (long long)model->layers,
+                               (long long)ppl_stage_layers(config, (int64_t)s));
+        if (st != PPL_OK)
+            snprintf(c->err.key, sizeof c->err.key, "%.63s.stage_layers[%zu]", c->from.config_key,
+                     s);
+    }
     cli_from_clear(c);
-    if (st != PPL_OK)
-        return st;
-    return ppl_config_from_pins(&c->args->pins, model, topo, config, &c->err);
+    return st;
 }
 
 void cli_goodput_opts(const ppl_args *a, ppl_goodput_opts *out)
@@ -423,6 +451,11 @@ ppl_status cli_pins_from_plan_doc(cli *c, const json_t *doc, const char *path, l
     ppl_jr_ctx jr = {.file = path, .err = &c->err, .diag = &c->diag};
     cli_from_clear(c);
     c->from.file = path;
+    snprintf(c->from.config_key, sizeof c->from.config_key, "results[%ld].config", rank - 1);
+    c->from.stage_layers = json_incref(json_object_get(
+        json_object_get(json_array_get(json_object_get(doc, "results"), (size_t)rank - 1),
+                        "config"),
+        "stage_layers"));
     ppl_status st = ppl_jr_expect_object(&jr, doc, "");
     const json_t *results = json_object_get(doc, "results");
     const json_t *entry = json_array_get(results, (size_t)rank - 1);
@@ -470,6 +503,7 @@ ppl_status cli_pins_from_plan_doc(cli *c, const json_t *doc, const char *path, l
         st = ppl_jr_expect_object(&jr, inputs, "inputs");
     /* the model and topology it was costed on, unless given */
     const char **dest[2] = {&a->model, &a->topology};
+    c->from.own_model = !a->model;
     for (int i = 0; i < 2 && st == PPL_OK; i++)
         if (!*dest[i])
             st = plan_input(c, doc, inputs, i, dest[i], names[i]);

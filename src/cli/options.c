@@ -239,7 +239,7 @@ const opt_def ppl_cli_options[] = {
      "cost as exposed the overlaps no calibration run measures (the expert all-to-all "
      "hidden under another microbatch: --ep-overlap, DualPipe's F&B); results that count on "
      "one say so in overlap_assumed"},
-    {O_JSON, "--json", 0, K_FLAG, CMDS_DATA, 0, F(json), NULL, 0, 0, NULL,
+    {O_JSON, "--json", 0, K_FLAG, CMDS_DATA & ~C(PPL_CMD_REPORT), 0, F(json), NULL, 0, 0, NULL,
      "write JSON instead of a table"},
     {O_OUTPUT, "--output", 'o', K_STRING, CMDS_ALL, 0, F(output_path), "FILE", 0, 0, NULL,
      "write the output to FILE (atomically) instead of stdout"},

@@ -21,7 +21,7 @@
 
 #define DEGREE (1LL << 20)
 #define COUNT (1LL << 40)
-#define LAYERS 100000LL
+#define LAYERS ((int64_t)PPL_MAX_LAYERS)
 #define PIN(field) offsetof(ppl_pins, field)
 #define FREE ((double)PPL_UNSET)
 

@@ -34,7 +34,6 @@
 
 /* Upper bounds on what parplan accepts: far beyond any real model, small enough
  * that every product of them stays exact in a double and in 64-bit integers. */
-#define MAX_LAYERS 100000
 #define MAX_HIDDEN (1 << 22)
 #define MAX_HEADS (1 << 16)
 #define MAX_VOCAB (1 << 26)
@@ -126,13 +125,13 @@ static ppl_status read_moe(ppl_jr_ctx *ctx, const json_t *obj, const char *path,
                          &m->moe.top_k)) ||
         (st = ppl_jr_int(ctx, v, mpath, "ffn_hidden", PPL_JR_OPTIONAL, m->ffn_hidden, 1, MAX_FFN,
                          &m->moe.ffn_hidden)) ||
-        (st = ppl_jr_int(ctx, v, mpath, "every", PPL_JR_OPTIONAL, 1, 1, MAX_LAYERS,
+        (st = ppl_jr_int(ctx, v, mpath, "every", PPL_JR_OPTIONAL, 1, 1, PPL_MAX_LAYERS,
                          &m->moe.every)) ||
         (st = ppl_jr_int(ctx, v, mpath, "shared_experts", PPL_JR_OPTIONAL, 0, 0, MAX_EXPERTS,
                          &m->moe.shared_experts)) ||
         (st = ppl_jr_int(ctx, v, mpath, "shared_ffn_hidden", PPL_JR_OPTIONAL, m->moe.ffn_hidden, 1,
                          MAX_FFN, &m->moe.shared_ffn_hidden)) ||
-        (st = ppl_jr_int(ctx, v, mpath, "first_dense_layers", PPL_JR_OPTIONAL, 0, 0, MAX_LAYERS,
+        (st = ppl_jr_int(ctx, v, mpath, "first_dense_layers", PPL_JR_OPTIONAL, 0, 0, PPL_MAX_LAYERS,
                          &m->moe.first_dense_layers)) ||
         /* null or absent: no limit, dropless */
         (st = ppl_jr_int(ctx, v, mpath, "router_node_limit", PPL_JR_OPTIONAL, 0, 1, MAX_EXPERTS,
@@ -224,7 +223,7 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
                             sizeof m->name)) ||
         (st = ppl_jr_string(&ctx, obj, path, "source", PPL_JR_OPTIONAL, "", m->source,
                             sizeof m->source)) ||
-        (st = ppl_jr_int(&ctx, obj, path, "layers", PPL_JR_REQUIRED, 0, 1, MAX_LAYERS,
+        (st = ppl_jr_int(&ctx, obj, path, "layers", PPL_JR_REQUIRED, 0, 1, PPL_MAX_LAYERS,
                          &m->layers)) ||
         (st = ppl_jr_int(&ctx, obj, path, "hidden", PPL_JR_REQUIRED, 0, 1, MAX_HIDDEN,
                          &m->hidden)) ||

@@ -65,6 +65,8 @@ typedef struct ppl_moe {
 /* The longest sequence parplan accepts, in tokens (a model file's seq_len,
  * --seq-len, a plan file's seq_len): far beyond any real run. */
 #define PPL_MAX_SEQ_LEN (1 << 26)
+/* The most layers a model file may give (and a pipeline stage hold). */
+#define PPL_MAX_LAYERS 100000
 
 typedef enum ppl_attention_kind {
     PPL_ATTENTION_STANDARD = 0, /* multi-head or grouped-query (heads, kv_heads, head_dim) */

@@ -91,6 +91,29 @@ ppl_status ppl_pins_from_config_json(const json_t *cfg, const char *file, const 
         return ppl_jr_fail(&ctx, full, "expected an array of pp (%lld) layer counts",
                            (long long)a->pp);
     }
+    /* each a whole count of layers; the middle stages equal, as parplan splits */
+    for (size_t i = 0; i < ns; i++) {
+        const json_t *v = json_array_get(stages, i);
+        const json_t *middle = json_array_get(stages, 1);
+        char at[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
+        ppl_jr_path(at, sizeof at, path, "stage_layers");
+        ppl_jr_index(full, sizeof full, at, i);
+        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+            json_integer_value(v) > PPL_MAX_LAYERS) {
+            char found[64];
+            ppl_jr_describe(v, found, sizeof found);
+            return ppl_jr_fail(&ctx, full,
+                               "expected a whole number of layers from 1 to %lld, "
+                               "found %s",
+                               (long long)PPL_MAX_LAYERS, found);
+        }
+        if (i > 1 && i + 1 < ns && !json_equal(v, middle))
+            return ppl_jr_fail(&ctx, full,
+                               "%lld layers where stage 1 has %lld: parplan splits the middle "
+                               "stages evenly",
+                               (long long)json_integer_value(v),
+                               (long long)json_integer_value(middle));
+    }
     if (ns >= 2) {
         a->first_stage_layers = json_integer_value(json_array_get(stages, 0));
         a->last_stage_layers = json_integer_value(json_array_get(stages, ns - 1));

@@ -14,6 +14,8 @@ plan="plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-bat
 # shellcheck disable=SC2086
 run "$P" $plan --json -o "$d/plan.json"
 check "plan --json for the report" '[ $rc -eq 0 ] && [ -s "$d/plan.json" ]'
+run "$P" report "$d/plan.json" --json -o "$d/report-json.html"
+check "report --json: refused (a page, not JSON), nothing written" '[ $rc -eq 2 ] && has "$err" "--json" && [ ! -e "$d/report-json.html" ]'
 run "$P" report "$d/plan.json" -o "$d/report.html"
 check "report PLAN.json -o FILE: exit 0, nothing on stdout or stderr" '[ $rc -eq 0 ] && [ -z "$out" ] && [ -z "$err" ] && [ -s "$d/report.html" ]'
 check "the page fetches nothing: no src= or href= to anywhere, a CSP of default-src none" '! grep -Eq "(src|href)=\"" "$d/report.html" && grep -q "default-src '"'"'none'"'"'" "$d/report.html"'
