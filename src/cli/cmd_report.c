@@ -97,10 +97,10 @@ ppl_status cmd_report(cli *c)
          * costed now */
         if (st == PPL_OK && isfinite(stated[i]) &&
             fabs(es[i].step_time_s - stated[i]) > 1e-9 * fmax(1.0, stated[i]))
-            fprintf(stderr,
-                    "parplan: warning: %s: result %zu costs %.6g s a step now, the file says "
-                    "%.6g s (made with other flags or constants?)\n",
-                    path, i + 1, es[i].step_time_s, stated[i]);
+            ppl_diag_warn(&c->diag, path, "",
+                          "result %zu costs %.6g s a step now, the file says %.6g s (made with "
+                          "other flags or another parplan?)",
+                          i + 1, es[i].step_time_s, stated[i]);
     }
     if (st == PPL_OK) {
         ppl_report_page page = {.model = &model[0],

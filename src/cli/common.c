@@ -103,6 +103,13 @@ static void say_if_catalogue_differs(cli *c, ppl_catalog_kind kind, const char *
     json_decref(other);
 }
 
+static void drop_seq_len_note(void *ctx, const char *file, const char *key, const char *message)
+{
+    const ppl_diag *inner = ctx;
+    if (strcmp(key, "max_position_embeddings") != 0)
+        ppl_diag_warn(inner, file, key, "%s", message);
+}
+
 ppl_status cli_load_model(cli *c, const char *arg, ppl_model *model)
 {
     char path[PATH_MAX];
@@ -122,7 +129,11 @@ ppl_status cli_load_model(cli *c, const char *arg, ppl_model *model)
         st = ppl_catalog_resolve(PPL_CATALOG_MODELS, arg, path, sizeof path, &c->err);
         if (st != PPL_OK)
             return catalog_hint(c, st, arg, "models");
-        st = ppl_model_load_doc(path, path, &c->diag, model, &doc, &c->err);
+        /* with --seq-len, the Hugging Face import's note that it assumed a
+         * training length is moot */
+        ppl_diag quiet = {.warn = drop_seq_len_note, .ctx = &c->diag};
+        st = ppl_model_load_doc(path, path, c->args->seq_len != PPL_UNSET ? &quiet : &c->diag,
+                                model, &doc, &c->err);
     }
     if (st == PPL_OK)
         keep_doc(&c->model_doc, doc);

@@ -18,17 +18,29 @@
  * unknown keys must not bury the answer (or the one line of an error). */
 #define MAX_WARNINGS 20
 
+/* Writes "parplan: " and the line to stderr with every control character shown as
+ * '?': a file name or a value from an input file never drives the terminal. */
+static void print_line(const char *line)
+{
+    fputs("parplan: ", stderr);
+    for (const unsigned char *p = (const unsigned char *)line; *p; p++)
+        fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+    fputc('\n', stderr);
+}
+
 static void print_warning(void *ctx, const char *file, const char *key, const char *message)
 {
     long *count = ctx;
     if (++*count > MAX_WARNINGS)
         return;
+    char line[PPL_ERROR_FILE_MAX + PPL_ERROR_KEY_MAX + PPL_ERROR_MSG_MAX + 32];
     if (file[0] && key[0])
-        fprintf(stderr, "parplan: warning: %s: %s: %s\n", file, key, message);
+        snprintf(line, sizeof line, "warning: %s: %s: %s", file, key, message);
     else if (file[0] || key[0])
-        fprintf(stderr, "parplan: warning: %s: %s\n", file[0] ? file : key, message);
+        snprintf(line, sizeof line, "warning: %s: %s", file[0] ? file : key, message);
     else
-        fprintf(stderr, "parplan: warning: %s\n", message);
+        snprintf(line, sizeof line, "warning: %s", message);
+    print_line(line);
 }
 
 static ppl_status dispatch(cli *c)
@@ -146,7 +158,7 @@ static void report(ppl_error *err)
     char line[PPL_ERROR_FILE_MAX + PPL_ERROR_KEY_MAX + PPL_ERROR_MSG_MAX + 16];
     knob_to_flag(err);
     ppl_error_format(err, line, sizeof line);
-    fprintf(stderr, "parplan: %s\n", line);
+    print_line(line);
 }
 
 int main(int argc, char **argv)

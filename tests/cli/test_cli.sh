@@ -361,6 +361,10 @@ n = json.load(sys.stdin)[\"model\"]
 assert n == \"a\" + \"\\u6a21\\u578b\" * 10, repr(n)"'
 run "$P" model show "$tmp/ctl$(printf '\033')[31m/config.json"
 check "a control character of a directory name is shown as ?" '[ $rc -eq 0 ] && has "$out" "ctl?[31m" && ! printf "%s" "$out" | grep -q "$(printf '\033')"'
+run "$P" model show "$tmp/ctl$(printf '\033')[31m/missing.json"
+check "... and in an error naming the file: shown as ?, never sent to the terminal" '[ $rc -eq 3 ] && has "$err" "ctl?[31m/missing.json" && ! printf "%s" "$err" | grep -q "$(printf '\033')"'
+run "$P" plan --model "$d/config.json" --topology dgx-h100-superpod --gpus 8 --global-batch 64 --seq-len 4096 --top 1
+check "an HF config with --seq-len: no note that a length was assumed" '[ $rc -eq 0 ] && ! has "$err" "max_position_embeddings"'
 
 # issue 20 item 5: a GPU sweep on a log2 axis, each point at the GPUs its plan uses,
 # every figure the JSON's (64 -> 128 is one step, 128 -> 512 two)
