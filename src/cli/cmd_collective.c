@@ -38,10 +38,24 @@ ppl_status cmd_collective(cli *c)
     double hi = a->size_max_bytes > 0 ? a->size_max_bytes : 8589934592.0;
 
     ppl_coll probe;
-    if (!ppl_collective(&net, (ppl_collective_op)a->op, &g, lo, (ppl_algo)a->algo, &probe))
-        return ppl_error_set(&c->err, PPL_EUSAGE, "", "--algo", "%s does not apply to %s on %s",
-                             ppl_algo_name(a->algo), ppl_collective_op_name(a->op),
-                             g.nodes > 1 ? "this group" : "a group inside one NVLink node");
+    if (!ppl_collective(&net, (ppl_collective_op)a->op, &g, lo, (ppl_algo)a->algo, &probe)) {
+        /* the real cause: the switches' missing reduction, before the group's shape */
+        const char *name = ppl_algo_name(a->algo), *op = ppl_collective_op_name(a->op);
+        bool all_reduce = a->op == PPL_OP_ALLREDUCE;
+        if (all_reduce && a->algo == PPL_ALGO_NVLS && g.nodes <= 1 && !topo.nvlink.sharp)
+            return ppl_error_set(&c->err, PPL_EUSAGE, "", "--algo",
+                                 "nvls needs NVSwitches that reduce: %s does not declare "
+                                 "nvlink.sharp",
+                                 topo.name);
+        if (all_reduce && a->algo == PPL_ALGO_SHARP && g.nodes > 1 && !topo.transport.sharp)
+            return ppl_error_set(&c->err, PPL_EUSAGE, "", "--algo",
+                                 "sharp needs switches that reduce: %s does not declare "
+                                 "transport.sharp",
+                                 topo.name);
+        return ppl_error_set(
+            &c->err, PPL_EUSAGE, "", "--algo", "%s does not apply to %s on %s", name, op,
+            g.nodes > 1 ? "a group across NVLink domains" : "a group inside one NVLink domain");
+    }
 
     json_t *doc = NULL, *results = NULL;
     const char *level = g.tier < 0 ? "nvlink" : topo.tiers[g.tier].name;

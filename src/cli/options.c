@@ -173,7 +173,8 @@ const opt_def ppl_cli_options[] = {
     {O_OP, "--op", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), 0, F(op), "OP", 0, 0, ppl_collective_op_names,
      "allreduce, allgather, reducescatter, alltoall or sendrecv"},
     {O_ALGO, "--algo", 0, K_ENUM, C(PPL_CMD_COLLECTIVE), 0, F(algo), "A", 0, 0, ppl_algo_names,
-     "auto (default), ring, tree, hierarchical (all-reduce), direct or pxn (all-to-all)"},
+     "auto (default), ring, tree, hierarchical, nvls (all-reduce in the NVSwitches), sharp "
+     "(all-reduce in the fabric's switches), direct or pxn (all-to-all)"},
     {O_SERVERS, "--servers", 0, K_INT, C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_TOPOLOGY_GENERATE),
      C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_TOPOLOGY_GENERATE), F(servers), "S", 1, MAX_SERVERS_ARG,
      NULL, "servers taking part / in the cluster"},

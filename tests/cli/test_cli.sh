@@ -540,8 +540,15 @@ run "$P" collective --topology "$tmp/nvls.json" --op allreduce --servers 1 --siz
 check "collective: NVLS all-reduce on 8 H100 within 10% of 480 GB/s busbw" '[ $rc -eq 0 ] && printf "%s\n" "$out" | awk "/nvls/ { if (\$4 >= 432 && \$4 <= 528) ok = 1 } END { exit !ok }"'
 run "$P" collective --topology "$tmp/nvls.json" --op allreduce --servers 16 --sizes 8GiB
 check "collective: SHARP across 16 servers beats the ring" '[ $rc -eq 0 ] && has "$out" "sharp"'
-run "$P" collective --topology dgx-h100-superpod --op allreduce --servers 1 --sizes 8GiB --algo nvls
-check "collective --algo nvls where the topology has none is a usage error" '[ $rc -eq 2 ] && has "$err" "nvls does not apply"'
+run "$P" collective --topology dgx-a100-superpod --op allreduce --servers 1 --sizes 8GiB --algo nvls
+check "collective --algo nvls where the switches cannot reduce: exit 2 naming nvlink.sharp" '[ $rc -eq 2 ] && has "$err" "does not declare nvlink.sharp"'
+run "$P" collective --topology dgx-h100-superpod --op allreduce --servers 4 --sizes 8GiB --algo nvls
+check "collective --algo nvls across NVLink domains: exit 2 naming the group" '[ $rc -eq 2 ] && has "$err" "nvls does not apply to allreduce on a group across NVLink domains"'
+run "$P" collective --topology dgx-h100-superpod --op allreduce --servers 4 --sizes 8GiB --algo sharp
+check "collective --algo sharp where the fabric cannot reduce: exit 2 naming transport.sharp" '[ $rc -eq 2 ] && has "$err" "does not declare transport.sharp"'
+# the catalogue DGX H100's third-generation NVSwitches reduce (NVLS)
+run "$P" collective --topology dgx-h100-superpod --op allreduce --servers 1 --sizes 8GiB
+check "collective: the catalogue DGX H100 reduces in its NVSwitches" '[ $rc -eq 0 ] && has "$out" "nvls"'
 run "$P" topology generate --gpu A100 $G --nvls -o "$tmp/a100-nvls.json"
 check "topology generate --nvls on A100 is refused, nothing written" '[ $rc -eq 2 ] && has "$err" "nvlink.sharp" && [ ! -e "$tmp/a100-nvls.json" ]'
 # the schedules that split the backward (pipeline.h), pinned on GPT-3 175B over 1024
