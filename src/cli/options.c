@@ -109,8 +109,10 @@ const opt_def ppl_cli_options[] = {
      "model already errs high (measured runs that ran are predicted up to 10% over capacity, "
      "Meta's Llama 3 405B at 8K tokens among them), so a default margin would refuse runs "
      "that worked; give one for allocator spikes and workspaces the model does not count"},
-    {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN) | C(PPL_CMD_REPORT), 0, F(top), "K", 1, 100000, NULL,
-     "how many ranked configurations to print (default 10)"},
+    {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN) | C(PPL_CMD_REPORT), 0, F(top), "K", 1, PPL_TOP_MAX,
+     NULL,
+     "how many ranked configurations to print (default 10, at most 5000: a plan's JSON of "
+     "5000 results stays within what its readers take)"},
     {O_OBJECTIVE, "--objective", 0, K_ENUM, CMDS_SEARCH, 0, F(objective), "OBJ", 0, 0,
      ppl_objective_names, "rank by time (default), cost or memory"},
     {O_WITHIN, "--within", 0, K_REAL, CMDS_SEARCH, 0, NOFIELD, "F|P%", 0, 0, NULL,

@@ -14,6 +14,9 @@
 #define MAX_DEGREE (1LL << 20) /* any one parallel degree */
 #define MAX_GPUS (1LL << 40)   /* GPUs, global batch */
 #define MAX_SERVERS_ARG (1LL << 24)
+/* The most results plan ranks (--top): O(n log K) to keep them, and a JSON of
+ * that many (about 6 KB a result) stays within the 64 MiB an input file may be. */
+#define PPL_TOP_MAX 5000
 
 typedef enum opt_kind {
     K_FLAG,    /* no value */

@@ -218,7 +218,8 @@ int ppl_candidate_evaluate(ppl_search_state *s, const ppl_config *c, const ppl_l
     ppl_ranking best = s->best;
     s->r = &s->family_counts;
     s->best = s->family[f];
-    s->ceiling_s = best.count > 0 ? best.items[0].step_time_s : INFINITY;
+    const ppl_estimate *first = ppl_ranking_best(&best);
+    s->ceiling_s = first ? first->step_time_s : INFINITY;
     s->lane = f;
     int e = evaluate_in(s, c, l, mi, cl);
     s->family[f] = s->best;

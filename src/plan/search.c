@@ -383,12 +383,13 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     }
     ppl_search_state s = {
         .ctx = ctx, .opts = o, .r = r, .ceiling_s = INFINITY, .lane = PPL_LANE_MAIN};
-    s.best.cap = o->top > 0 ? o->top : 1;
-    s.best.items = calloc(s.best.cap, sizeof *s.best.items);
+    ppl_status ist = ppl_ranking_init(&s.best, o->top > 0 ? o->top : 1, err);
+    if (ist != PPL_OK)
+        return ist;
     s.computed = ppl_micro_cache_new();
     s.floors = ppl_floor_cache_new();
-    if (!s.best.items || !s.computed || !s.floors) {
-        free(s.best.items);
+    if (!s.computed || !s.floors) {
+        ppl_ranking_free(&s.best);
         ppl_floor_cache_free(s.floors);
         ppl_micro_cache_free(s.computed);
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
@@ -399,7 +400,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     s.allows[PPL_FAMILY_SHARDED_WITH_PP] = o->allow_sharded_with_pp || pin->zero != PPL_UNSET;
     for (int f = 0; f < PPL_FAMILY_COUNT; f++) {
         s.looks[f] = o->left_out && o->objective == PPL_OBJECTIVE_TIME && !s.allows[f];
-        s.family[f] = (ppl_ranking){&s.family_best[f], 0, 1};
+        s.family[f] = (ppl_ranking){.items = &s.family_best[f], .cap = 1};
     }
 
     const int64_t batch = pin->global_batch;
@@ -416,7 +417,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         ppl_search_result first;
         ppl_status st = ppl_search(ctx, &at, &first, err);
         if (st != PPL_OK && st != PPL_INFEASIBLE) {
-            free(s.best.items);
+            ppl_ranking_free(&s.best);
             ppl_floor_cache_free(s.floors);
             ppl_micro_cache_free(s.computed);
             return st;
@@ -440,7 +441,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     inner_choices inner;
     divisor_list batch_divisors = {NULL, 0};
     if (up_to && divisors_descending(batch, &batch_divisors) != PPL_OK) {
-        free(s.best.items);
+        ppl_ranking_free(&s.best);
         ppl_floor_cache_free(s.floors);
         ppl_micro_cache_free(s.computed);
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
@@ -550,6 +551,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     free(batch_divisors.v);
     ppl_floor_cache_free(s.floors);
     ppl_micro_cache_free(s.computed);
+    ppl_ranking_sort(o->objective, &s.best);
     r->results = s.best.items;
     r->count = s.best.count;
     r->balanced = 0;
