@@ -93,35 +93,6 @@ static ppl_status check_assignment(const ppl_eval_ctx *ctx, const ppl_pools *poo
     return PPL_OK;
 }
 
-/* Each pool's context, layout and pieces (part[i] for the i-th pool in pipeline
- * order); the cross-pool send of one microbatch's activations. */
-static void pool_parts(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_mixed_plan *plan,
-                       pool_part *part)
-{
-    const ppl_config *c = &plan->config;
-    const ppl_model *m = ctx[0].model;
-    const double act = (double)c->mbs * (double)m->seq_len * (double)m->hidden * 2.0;
-    /* each of the tp ranks of the boundary stage sends its 1/tp of the activations
-     * over its own share of the cross-pool link (Megatron's scatter-gather pipeline
-     * send, or sequence parallelism's shards); without sequence parallelism the
-     * receiving pool rebuilds the whole over NVLink, which pp_one already holds */
-    const double per_rank = c->tp > 1 ? act / (double)c->tp : act;
-    plan->cross_send_s = ppl_mixed_send_s(per_rank, pools->cross_bps, pools->cross_latency_s);
-    for (int i = 0; i < plan->npools; i++) {
-        pool_part *q = &part[i];
-        const ppl_eval_ctx *pc = &ctx[plan->order[i]];
-        q->local = *c;
-        q->local.pp = plan->stages[i];
-        q->local.gpus = plan->gpus[i];
-        ppl_layout_init(pc, &q->local, &q->layout);
-        ppl_micro_comm_init(pc, c, &q->layout, &q->micro);
-        ppl_micro_compute_init(pc, c, &q->micro);
-        q->env = (ppl_stage_env){pc, &q->layout, &q->micro};
-        q->send_in_s =
-            ppl_collective_count(&pc->net, PPL_OP_SENDRECV, &q->layout.g_pp, per_rank, 1, NULL);
-    }
-}
-
 /* Stage k (the s-th of pool i) as a class of its own, under its pool. */
 static ppl_stage_class stage_class(const ppl_mixed_plan *plan, const pool_part *q, int i, int64_t s,
                                    int64_t k, int64_t layers)
@@ -153,9 +124,79 @@ typedef struct stage_times {
     double t1_s, t2_s;
 } stage_times;
 
+/* The search's pools' parts by (position, stage count): for one configuration and
+ * order (its generation) a part depends on its pool and its stage count alone,
+ * and so do its stages' time lines. */
+#define PART_CHOICES 8
+typedef struct part_entry {
+    unsigned generation;
+    int pool;
+    int64_t stages;
+    pool_part part;
+    stage_times seen[4]; /* its first, middle and last stages' lines */
+    int nseen;
+} part_entry;
+typedef struct part_cache {
+    unsigned generation;
+    part_entry at[PPL_MAX_POOLS][PART_CHOICES];
+} part_cache;
+
+/* Each pool's context, layout and pieces (part[i] for the i-th pool in pipeline
+ * order); the cross-pool send of one microbatch's activations. */
+static void pool_parts(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_mixed_plan *plan,
+                       pool_part *part, part_cache *cache, part_entry *entry_of[PPL_MAX_POOLS])
+{
+    const ppl_config *c = &plan->config;
+    const ppl_model *m = ctx[0].model;
+    const double act = (double)c->mbs * (double)m->seq_len * (double)m->hidden * 2.0;
+    /* each of the tp ranks of the boundary stage sends its 1/tp of the activations
+     * over its own share of the cross-pool link (Megatron's scatter-gather pipeline
+     * send, or sequence parallelism's shards); without sequence parallelism the
+     * receiving pool rebuilds the whole over NVLink, which pp_one already holds */
+    const double per_rank = c->tp > 1 ? act / (double)c->tp : act;
+    plan->cross_send_s = ppl_mixed_send_s(per_rank, pools->cross_bps, pools->cross_latency_s);
+    for (int i = 0; i < plan->npools; i++) {
+        pool_part *q = &part[i];
+        const ppl_eval_ctx *pc = &ctx[plan->order[i]];
+        int free_at = -1, hit = -1;
+        entry_of[i] = NULL;
+        for (int j = 0; cache && j < PART_CHOICES && hit < 0; j++) {
+            if (cache->at[i][j].generation != cache->generation) {
+                if (free_at < 0)
+                    free_at = j;
+            } else if (cache->at[i][j].pool == plan->order[i] &&
+                       cache->at[i][j].stages == plan->stages[i]) {
+                hit = j;
+            }
+        }
+        if (hit >= 0) {
+            *q = cache->at[i][hit].part;
+            entry_of[i] = &cache->at[i][hit];
+        } else {
+            q->local = *c;
+            q->local.pp = plan->stages[i];
+            q->local.gpus = plan->gpus[i];
+            ppl_layout_init(pc, &q->local, &q->layout);
+            ppl_micro_comm_init(pc, c, &q->layout, &q->micro);
+            ppl_micro_compute_init(pc, c, &q->micro);
+            q->send_in_s =
+                ppl_collective_count(&pc->net, PPL_OP_SENDRECV, &q->layout.g_pp, per_rank, 1, NULL);
+            if (free_at >= 0) {
+                cache->at[i][free_at].generation = cache->generation;
+                cache->at[i][free_at].pool = plan->order[i];
+                cache->at[i][free_at].stages = plan->stages[i];
+                cache->at[i][free_at].part = *q;
+                cache->at[i][free_at].nseen = 0;
+                entry_of[i] = &cache->at[i][free_at];
+            }
+        }
+        q->env = (ppl_stage_env){pc, &q->layout, &q->micro};
+    }
+}
+
 static void times_of(const ppl_config *c, const pool_part *q, int pool, const ppl_stage_class *one,
-                     const ppl_stage_class *two, stage_times *seen, int *nseen, double *t1,
-                     double *t2)
+                     const ppl_stage_class *two, stage_times *seen, int *nseen, int most,
+                     double *t1, double *t2)
 {
     const stage_times key = {pool,
                              one->cross_sends,
@@ -179,7 +220,7 @@ static void times_of(const ppl_config *c, const pool_part *q, int pool, const pp
     ppl_stage_eval(q->env.ctx, c, &q->micro, two, &b);
     *t1 = a.total;
     *t2 = b.total;
-    if (*nseen < MIXED_SEEN) {
+    if (*nseen < most) {
         seen[*nseen] = key;
         seen[*nseen].t1_s = a.total;
         seen[(*nseen)++].t2_s = b.total;
@@ -187,40 +228,35 @@ static void times_of(const ppl_config *c, const pool_part *q, int pool, const pp
 }
 
 /* The least slowest stage over every split of L layers (at least one a stage)
- * on the stages' time lines tau n + c: T with sum_k max(1, (T - c_k) / tau_k) = L
- * (bisection; the split's stages all below T would hold fewer than L layers).  A
- * stage's time is convex in its layers (linear, but for maxima: the host's
- * launches, the hidden all-to-all), so above its line through 1 and 2 layers. */
-static double least_slowest_s(int64_t p, int64_t L, const double *tau, const double *c)
+ * on the stages' time lines tau n + c (nl distinct lines, count[j] stages on
+ * line j).  Every stage holds a layer, so the slowest is at least the largest
+ * tau + c; above that each line is in its linear part, and the stages all at T
+ * hold sum count (T - c) / tau layers: T = (L + sum count c / tau) / sum count /
+ * tau, or that largest one-layer time if it is more (the split's stages all
+ * below T would hold fewer than L layers).  A stage's time is convex in its
+ * layers (linear, but for maxima: the host's launches, the hidden all-to-all), so
+ * above its line through 1 and 2 layers.  Shaved by 1e-12: a bound, never above. */
+static double least_slowest_s(int nl, int64_t L, const double *tau, const double *c,
+                              const double *count)
 {
-    double lo = 0.0, hi = 0.0;
-    for (int64_t k = 0; k < p; k++) {
-        if (!(tau[k] > 0.0) || !isfinite(c[k]))
+    double one = 0.0, rate = 0.0, offset = 0.0;
+    for (int j = 0; j < nl; j++) {
+        if (!(tau[j] > 0.0) || !isfinite(c[j]))
             return 0.0; /* no line to bound with */
-        double t = tau[k] * (double)L + c[k];
-        hi = fmax(hi, t);
-        lo = fmax(lo, tau[k] + c[k]); /* one layer each: every stage at least this */
+        one = fmax(one, tau[j] + c[j]);
+        rate += count[j] / tau[j];
+        offset += count[j] * c[j] / tau[j];
     }
-    lo = fmax(lo, 0.0);
-    for (int i = 0; i < 60 && hi - lo > 1e-12 * hi; i++) {
-        double mid = 0.5 * (lo + hi), n = 0.0;
-        for (int64_t k = 0; k < p; k++) { /* fmax(1, x) inline (NaN too gives 1) */
-            const double x = (mid - c[k]) / tau[k];
-            n += x > 1.0 ? x : 1.0;
-        }
-        if (n < (double)L)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    double t = ((double)L + offset) / rate;
+    return fmax(0.0, fmax(one, t)) * (1.0 - 1e-12);
 }
 
 /* ppl_mixed_cost, or PPL_INFEASIBLE with *pruned set when the plan's step cannot
  * be below ceiling_s (the bound before the integer program, the pipeline's lower
  * bound before it is run). */
 static ppl_status mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_mixed_plan *plan,
-                             double ceiling_s, bool *pruned, double *bound_s, ppl_error *err)
+                             double ceiling_s, part_cache *cache, bool *pruned, double *bound_s,
+                             ppl_error *err)
 {
     *pruned = false;
     *bound_s = 0.0;
@@ -234,14 +270,15 @@ static ppl_status mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, pp
     c->gpus = c->tp * c->dp * p;
     c->split = ppl_stage_split_default(L, p);
     pool_part part[PPL_MAX_POOLS];
-    pool_parts(ctx, pools, plan, part);
+    part_entry *entry_of[PPL_MAX_POOLS];
+    pool_parts(ctx, pools, plan, part, cache, entry_of);
 
     /* every stage's time and memory lines (tau n + c, mu n + f for n layers), from
      * the stage costed with 1 and with 2 layers under its pool; the balancer's
      * integer program splits the layers on them */
     ppl_classes cl = {
         .items = malloc((size_t)p * sizeof(ppl_stage_class)), .n = (size_t)p, .cap = (size_t)p};
-    double *coef = malloc((size_t)(4 * p) * sizeof *coef);
+    double *coef = malloc((size_t)(7 * p) * sizeof *coef);
     int *pool_of = malloc((size_t)p * sizeof *pool_of);
     if (!cl.items || !coef || !pool_of) {
         free(cl.items);
@@ -250,37 +287,57 @@ static ppl_status mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, pp
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     }
     double *tau = coef, *cst = coef + p, *mu = coef + 2 * p, *cap = coef + 3 * p;
+    double *lt = coef + 4 * p, *lc = coef + 5 * p, *ln = coef + 6 * p;
     stage_times seen[MIXED_SEEN];
     int nseen = 0;
+    /* the distinct lines with their stage counts: a pool's ends, and its middle
+     * stages (neither its ends nor the pipeline's, no layer in bf16 here), which
+     * share the second one's line */
+    int nl = 0; /* at most one a stage */
     for (int i = 0, k = 0; i < plan->npools; i++) {
         const pool_part *q = &part[i];
-        for (int64_t s = 0; s < plan->stages[i]; s++, k++) {
+        const int64_t n = plan->stages[i];
+        for (int64_t s = 0; s < n; s++, k++) {
+            pool_of[k] = i;
+            if (s >= 2 && s < n - 1 && c->bf16_layers == 0) {
+                tau[k] = tau[k - 1];
+                cst[k] = cst[k - 1];
+                continue;
+            }
             ppl_stage_class one = stage_class(plan, q, i, s, k, 1), two = one;
             double t1, t2;
-            ppl_memory m1, m2;
             two.layers = 2;
             two.bf16_layers = ppl_stage_bf16_layers(c, k, 2);
-            ppl_memory_at(c, &q->env.ctx->memory, &q->micro.mem, q->env.ctx->topo->gpu.memory_bytes,
-                          k, 1, 0, &m1);
-            ppl_memory_at(c, &q->env.ctx->memory, &q->micro.mem, q->env.ctx->topo->gpu.memory_bytes,
-                          k, 2, 0, &m2);
-            times_of(c, q, i, &one, &two, seen, &nseen, &t1, &t2);
-            pool_of[k] = i;
+            if (entry_of[i]) /* lines of the pool's stages at this count, kept */
+                times_of(c, q, i, &one, &two, entry_of[i]->seen, &entry_of[i]->nseen, 4, &t1, &t2);
+            else
+                times_of(c, q, i, &one, &two, seen, &nseen, MIXED_SEEN, &t1, &t2);
             tau[k] = t2 - t1;
             cst[k] = t1 - tau[k];
-            mu[k] = m2.total - m1.total;
-            cap[k] = m1.capacity - m1.headroom - (m1.total - mu[k]);
+            const bool run = s == 1 && s < n - 1 && c->bf16_layers == 0;
+            lt[nl] = tau[k], lc[nl] = cst[k], ln[nl++] = run ? (double)(n - 2) : 1.0;
         }
     }
     /* every rank works its stage's time for each microbatch (pipeline.h) */
     *bound_s =
-        (double)c->microbatches * least_slowest_s(p, L, tau, cst) + ctx[0].stack.step_overhead_s;
+        (double)c->microbatches * least_slowest_s(nl, L, lt, lc, ln) + ctx[0].stack.step_overhead_s;
     if (*bound_s > ceiling_s) {
         free(coef);
         free(cl.items);
         free(pool_of);
         *pruned = true;
         return PPL_INFEASIBLE;
+    }
+    /* the memory lines only for what the bound leaves */
+    for (int64_t k = 0; k < p; k++) {
+        const pool_part *q = &part[pool_of[k]];
+        ppl_memory m1, m2;
+        ppl_memory_at(c, &q->env.ctx->memory, &q->micro.mem, q->env.ctx->topo->gpu.memory_bytes, k,
+                      1, 0, &m1);
+        ppl_memory_at(c, &q->env.ctx->memory, &q->micro.mem, q->env.ctx->topo->gpu.memory_bytes, k,
+                      2, 0, &m2);
+        mu[k] = m2.total - m1.total;
+        cap[k] = m1.capacity - m1.headroom - (m1.total - mu[k]);
     }
     st = ppl_balance_solve(p, L, tau, cst, mu, cap, plan->layers, NULL);
     for (int i = 0, k = 0; st == PPL_OK && i < plan->npools; i++)
@@ -333,7 +390,7 @@ ppl_status ppl_mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, ppl_m
 {
     bool pruned;
     double bound;
-    return mixed_cost(ctx, pools, plan, INFINITY, &pruned, &bound, err);
+    return mixed_cost(ctx, pools, plan, INFINITY, NULL, &pruned, &bound, err);
 }
 
 /* Whether two plans place the same stages on the same pools with the same knobs
@@ -393,6 +450,7 @@ typedef struct mixed_search {
     ppl_mixed_search_stats *stats;
     bool no_prune;
     double ceiling_s; /* the caller's: what a plan must beat to rank */
+    part_cache cache; /* generation: one per configuration and order */
 } mixed_search;
 
 /* Every stage count of pools order[i..] for the plan so far. */
@@ -408,7 +466,8 @@ static void stages_from(mixed_search *s, ppl_mixed_plan *plan, int i, int64_t to
             ceiling = fmin(ceiling, s->out[s->top - 1].estimate.step_time_s);
         bool pruned;
         double bound;
-        if (mixed_cost(s->ctx, s->pools, &p, ceiling, &pruned, &bound, &ignored) == PPL_OK) {
+        if (mixed_cost(s->ctx, s->pools, &p, ceiling, &s->cache, &pruned, &bound, &ignored) ==
+            PPL_OK) {
             s->stats->feasible++;
             s->stats->bounds_broken += bound > p.estimate.step_time_s * (1.0 + 1e-12);
             keep(s->out, s->top, &s->count, &p);
@@ -466,10 +525,20 @@ size_t ppl_mixed_search_within(const ppl_eval_ctx *ctx, const ppl_pools *pools,
                                ppl_mixed_plan *out, size_t top, ppl_mixed_search_stats *stats)
 {
     ppl_mixed_search_stats local = {0, 0, 0, 0};
-    mixed_search s = {ctx, pools, out, top, 0, stats ? stats : &local, no_prune, ceiling_s};
     const ppl_model *m = ctx[0].model;
     if (top == 0 || pools->n < 1 || m->has_moe)
         return 0;
+    /* on the heap: the parts' cache is some 80 KB */
+    mixed_search *s = calloc(1, sizeof *s);
+    if (!s)
+        return 0;
+    *s = (mixed_search){.ctx = ctx,
+                        .pools = pools,
+                        .out = out,
+                        .top = top,
+                        .stats = stats ? stats : &local,
+                        .no_prune = no_prune,
+                        .ceiling_s = ceiling_s};
     const int64_t gb =
         pins->global_batch != PPL_UNSET ? pins->global_batch : ppl_default_global_batch(m);
     int64_t domain = INT64_MAX, fewest = INT64_MAX;
@@ -523,14 +592,17 @@ size_t ppl_mixed_search_within(const ppl_eval_ctx *ctx, const ppl_pools *pools,
                             c->optimizer = (ppl_optimizer)pins->optimizer;
                             c->schedule = PPL_SCHEDULE_1F1B;
                             c->cp_a2a = 1;
-                            stages_from(&s, &plan, 0, 0);
+                            s->cache.generation++;
+                            stages_from(s, &plan, 0, 0);
                         }
                     }
                 }
             }
         }
     }
-    return s.count;
+    size_t count = s->count;
+    free(s);
+    return count;
 }
 
 /* A plan of the full search on pool i alone, as a plan on the mixed cluster. */

@@ -788,6 +788,23 @@ for x in across:
 printf "%s" "$out" >"$tmp/mixed-plan.json"
 run "$P" estimate --from "$tmp/mixed-plan.json#1"
 check "estimate --from a mixed cluster's result without --topology: exit 3 naming its pools" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "results[0].pools"'
+# the most pools a cluster may have (4; issue 32): Llama 3 405B across four pools of
+# 512, 256, 512 and 256 GPUs took 39 s of CPU (every stage's lines, memory and pool
+# layout built again for each of 3.3 million stage counts); a few seconds now
+python3 - "$ROOT/topologies/mixed-h100-b200.json" "$tmp/four-pools.json" <<'PY'
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+a, b = d["pools"]
+c, e = copy.deepcopy(a), copy.deepcopy(b)
+c["name"], e["name"] = "h100-2", "b200-2"
+d["pools"], d["name"] = [a, b, c, e], "four-pools"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run_big sh -c "ulimit -t 60; \"$P\" plan --model llama3-405b --topology '$tmp/four-pools.json' --global-batch 1024 --top 3 --json"
+check "plan across four pools (405B): ranked within a minute of CPU, one result across all four" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+r = json.load(sys.stdin)[\"results\"]
+assert len(r) == 3 and any(len(x[\"pools\"]) == 4 for x in r), r"'
 run "$P" topology show "$tmp/mixed.json"
 check "topology show on a mixed cluster: the first pool, and a warning saying so" '[ $rc -eq 0 ] && has "$out" "mix/h100" && has "$err" "takes pools[0]"'
 
