@@ -545,8 +545,8 @@ ppl_status cli_pins_from_plan_doc(cli *c, const json_t *doc, const char *path, l
 ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256])
 {
     char path[CLI_PLAN_PATH_MAX];
-    long rank;
-    json_t *doc;
+    long rank = 1;
+    json_t *doc = NULL;
     ppl_status st = cli_plan_spec(c, spec, path, &rank);
     if (st == PPL_OK)
         st = cli_plan_load(c, path, &doc);
@@ -588,8 +588,8 @@ ppl_status cli_cost_plan_result(cli *c, const char *spec, ppl_model *model, ppl_
                                 ppl_eval_ctx *ctx, ppl_estimate *out)
 {
     char path[CLI_PLAN_PATH_MAX];
-    long rank;
-    json_t *doc;
+    long rank = 1;
+    json_t *doc = NULL;
     ppl_status st = cli_plan_spec(c, spec, path, &rank);
     if (st == PPL_OK)
         st = cli_plan_load(c, path, &doc);
