@@ -155,6 +155,51 @@ static ppl_status moe_of(ppl_jr_ctx *ctx, const json_t *hf, hf_family family, js
     return PPL_OK;
 }
 
+static hf_family family_of(const json_t *hf)
+{
+    const char *type = json_string_value(json_object_get(hf, "model_type"));
+    for (size_t i = 0; type && i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(type, types[i].type) == 0)
+            return types[i].family;
+    return HF_DENSE;
+}
+
+const char *ppl_hf_key_of(const json_t *hf, const char *key)
+{
+    hf_family f = family_of(hf);
+    static const char *const common[][2] = {{"layers", "num_hidden_layers"},
+                                            {"hidden", "hidden_size"},
+                                            {"heads", "num_attention_heads"},
+                                            {"kv_heads", "num_key_value_heads"},
+                                            {"vocab", "vocab_size"},
+                                            {"ffn_hidden", "intermediate_size"},
+                                            {"head_dim", "head_dim"},
+                                            {"seq_len", "max_position_embeddings"},
+                                            {"rope_theta", "rope_theta"},
+                                            {"moe.top_k", "num_experts_per_tok"},
+                                            {"mtp_layers", "num_nextn_predict_layers"}};
+    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
+        if (strcmp(key, common[i][0]) == 0)
+            return common[i][1];
+    if (strcmp(key, "moe.experts") == 0)
+        return f == HF_QWEN_MOE      ? "num_experts"
+               : f == HF_DEEPSEEK_V3 ? "n_routed_experts"
+                                     : "num_local_experts";
+    if (strcmp(key, "moe.ffn_hidden") == 0)
+        return f == HF_MIXTRAL || f == HF_GPT_OSS ? "intermediate_size" : "moe_intermediate_size";
+    if (strcmp(key, "moe.every") == 0)
+        return f == HF_DEEPSEEK_V3 ? "moe_layer_freq" : "decoder_sparse_step";
+    if (strcmp(key, "moe.first_dense_layers") == 0)
+        return "first_k_dense_replace";
+    if (strcmp(key, "moe.shared_experts") == 0)
+        return "n_shared_experts";
+    if (strcmp(key, "moe.shared_ffn_hidden") == 0)
+        return "shared_expert_intermediate_size";
+    if (strncmp(key, "attention.", 10) == 0 && strcmp(key, "attention.type") != 0)
+        return key + 10; /* q_lora_rank, kv_lora_rank, ... as the config names them */
+    return NULL;
+}
+
 static ppl_status mla_of(ppl_jr_ctx *ctx, const json_t *hf, json_t *doc)
 {
     static const char *const keys[] = {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",

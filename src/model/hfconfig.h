@@ -17,5 +17,8 @@ struct json_t;
 bool ppl_model_is_hf(const struct json_t *root);
 ppl_status ppl_model_doc_from_hf(const struct json_t *hf, const char *file, const ppl_diag *diag,
                                  struct json_t **out, ppl_error *err);
+/* The config.json key a parplan model key ("kv_heads", "moe.experts") was read
+ * from, for the config's model_type; NULL for a key no config key gives. */
+const char *ppl_hf_key_of(const struct json_t *hf, const char *key);
 
 #endif

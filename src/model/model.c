@@ -323,6 +323,43 @@ ppl_status ppl_model_load(const char *path, const char *display, const ppl_diag 
     return ppl_model_load_doc(path, display, diag, model, NULL, err);
 }
 
+/* An error found in a Hugging Face config's translation names the config's keys:
+ * its key, and the parplan keys its message names ("5 does not divide heads (32)"
+ * -> "num_attention_heads"). */
+static void name_hf_keys(const json_t *hf, ppl_error *err)
+{
+    const char *key = ppl_hf_key_of(hf, err->key);
+    if (key)
+        snprintf(err->key, sizeof err->key, "%s", key);
+    char out[PPL_ERROR_MSG_MAX];
+    size_t n = 0;
+    for (const char *p = err->message; *p && n + 1 < sizeof out;) {
+        size_t w = 0;
+        while (p[w] && (p[w] == '_' || p[w] == '.' || (p[w] >= 'a' && p[w] <= 'z')))
+            w++;
+        char word[48];
+        const char *hf_key = NULL;
+        if (w > 0 && w < sizeof word) {
+            memcpy(word, p, w);
+            word[w] = '\0';
+            hf_key = ppl_hf_key_of(hf, word);
+        }
+        if (hf_key && (p == err->message || p[-1] == ' ' || p[-1] == '(')) {
+            n += (size_t)snprintf(out + n, sizeof out - n, "%s", hf_key);
+            if (n >= sizeof out)
+                n = sizeof out - 1;
+            p += w;
+        } else {
+            size_t step = w > 0 ? w : 1;
+            for (size_t i = 0; i < step && n + 1 < sizeof out; i++)
+                out[n++] = p[i];
+            p += step;
+        }
+    }
+    out[n] = '\0';
+    memcpy(err->message, out, n + 1);
+}
+
 /* The document as read, a Hugging Face config.json's as converted, with the name
  * the loader gave the model (a copy: the caller owns it). */
 static json_t *named_doc(const json_t *doc, const ppl_model *model)
@@ -352,6 +389,8 @@ ppl_status ppl_model_load_doc(const char *path, const char *display, const ppl_d
         if (st == PPL_OK) {
             st = ppl_model_from_json(doc, ctx.file, "", diag, model, err);
             kept = doc;
+            if (st != PPL_OK)
+                name_hf_keys(root, err);
         }
         /* only once the file reads, so that an error stays one line */
         if (st == PPL_OK)
