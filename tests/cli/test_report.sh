@@ -16,6 +16,10 @@ run "$P" $plan --json -o "$d/plan.json"
 check "plan --json for the report" '[ $rc -eq 0 ] && [ -s "$d/plan.json" ]'
 run "$P" report "$d/plan.json" --json -o "$d/report-json.html"
 check "report --json: refused (a page, not JSON), nothing written" '[ $rc -eq 2 ] && has "$err" "--json" && [ ! -e "$d/report-json.html" ]'
+# a plan of 1,000 results (4 MB) is read once, not once a result (issue 32: 111 s)
+run_big "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 1536 --top 1000 --json -o "$d/plan-1000.json"
+run_big sh -c "ulimit -t 20; \"$P\" report '$d/plan-1000.json' --top 1000 -o '$d/report-1000.html'"
+check "report --top 1000 of a 4 MB plan: written within 20 s of CPU" '[ $rc -eq 0 ] && [ -s "$d/report-1000.html" ]'
 run "$P" report "$d/plan.json" -o "$d/report.html"
 check "report PLAN.json -o FILE: exit 0, nothing on stdout or stderr" '[ $rc -eq 0 ] && [ -z "$out" ] && [ -z "$err" ] && [ -s "$d/report.html" ]'
 check "the page fetches nothing: no src= or href= to anywhere, a CSP of default-src none" '! grep -Eq "(src|href)=\"" "$d/report.html" && grep -q "default-src '"'"'none'"'"'" "$d/report.html"'
