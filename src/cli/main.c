@@ -208,6 +208,15 @@ int main(int argc, char **argv)
     /* an infeasible result is written when the command has something to say
      * (estimate, memory); an empty one must not replace an -o file with nothing */
     if (st == PPL_OK || (st == PPL_INFEASIBLE && c.out.len > 0)) {
+        /* a table or text never carries a control character from an input (a
+         * model's source, a name) to the terminal; JSON escapes them itself */
+        if (!args.json && args.command != PPL_CMD_REPORT &&
+            args.command != PPL_CMD_TOPOLOGY_GENERATE)
+            for (size_t i = 0; i < c.out.len; i++) {
+                unsigned char ch = (unsigned char)c.out.data[i];
+                if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f)
+                    c.out.data[i] = '?';
+            }
         ppl_status wst = ppl_output_write(args.output_path, &c.out, &c.err);
         if (wst != PPL_OK)
             st = wst;
