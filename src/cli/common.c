@@ -542,20 +542,26 @@ ppl_status cli_pins_from_plan_doc(cli *c, const json_t *doc, const char *path, l
     return st;
 }
 
+/* PLAN.json[#K]'s file read and K: the file's name kept in a buffer that outlives
+ * the document (c->from.file points at it). */
+static ppl_status plan_open(cli *c, const char *spec, long *rank, json_t **doc, const char **file)
+{
+    static char name[CLI_PLAN_PATH_MAX];
+    *rank = 1;
+    *doc = NULL;
+    *file = name;
+    ppl_status st = cli_plan_spec(c, spec, name, rank);
+    return st == PPL_OK ? cli_plan_load(c, name, doc) : st;
+}
+
 ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256])
 {
-    char path[CLI_PLAN_PATH_MAX];
-    long rank = 1;
-    json_t *doc = NULL;
-    ppl_status st = cli_plan_spec(c, spec, path, &rank);
+    long rank;
+    json_t *doc;
+    const char *file;
+    ppl_status st = plan_open(c, spec, &rank, &doc, &file);
     if (st == PPL_OK)
-        st = cli_plan_load(c, path, &doc);
-    if (st != PPL_OK)
-        return st;
-    /* the file name outlives the document: c->from.file points at a copy */
-    static char file[CLI_PLAN_PATH_MAX];
-    snprintf(file, sizeof file, "%s", path);
-    st = cli_pins_from_plan_doc(c, doc, file, rank, a, names);
+        st = cli_pins_from_plan_doc(c, doc, file, rank, a, names);
     json_decref(doc);
     return st;
 }
@@ -587,17 +593,12 @@ ppl_status cli_cost_plan_doc(cli *c, const json_t *doc, const char *path, long r
 ppl_status cli_cost_plan_result(cli *c, const char *spec, ppl_model *model, ppl_topology *topo,
                                 ppl_eval_ctx *ctx, ppl_estimate *out)
 {
-    char path[CLI_PLAN_PATH_MAX];
-    long rank = 1;
-    json_t *doc = NULL;
-    ppl_status st = cli_plan_spec(c, spec, path, &rank);
+    long rank;
+    json_t *doc;
+    const char *file;
+    ppl_status st = plan_open(c, spec, &rank, &doc, &file);
     if (st == PPL_OK)
-        st = cli_plan_load(c, path, &doc);
-    if (st != PPL_OK)
-        return st;
-    static char file[CLI_PLAN_PATH_MAX];
-    snprintf(file, sizeof file, "%s", path);
-    st = cli_cost_plan_doc(c, doc, file, rank, model, topo, ctx, out);
+        st = cli_cost_plan_doc(c, doc, file, rank, model, topo, ctx, out);
     json_decref(doc);
     return st;
 }
