@@ -314,10 +314,7 @@ struct ppl_micro_cache {
     moe_slot *moe; /* MOE_SLOTS, allocated at a MoE model's first miss */
 };
 
-/* The last caches freed, kept for the next searches: a cache is megabytes, and
- * the pages of a fresh one fault in one by one as slots are first written (a
- * 7-point whatif starts 14 searches, two at a time: 35,000 page faults, a third
- * of its CPU time). */
+/* The last caches freed, for the next searches: fresh megabytes fault page by page. */
 #define SPARES 2
 static ppl_micro_cache *spares[SPARES];
 
@@ -325,28 +322,15 @@ ppl_micro_cache *ppl_micro_cache_new(void)
 {
     ppl_micro_cache *cache = NULL;
     for (int i = 0; i < SPARES && !cache; i++)
-        if (spares[i]) {
-            cache = spares[i];
-            spares[i] = NULL;
-        }
-    if (!cache) {
-        cache = malloc(sizeof *cache);
-        if (cache)
-            cache->moe = NULL;
-    }
+        cache = spares[i], spares[i] = NULL;
+    if (!cache && (cache = malloc(sizeof *cache)) != NULL)
+        cache->moe = NULL;
     if (cache) {
         memset(cache->slot_used, 0, sizeof cache->slot_used);
         memset(cache->shared_used, 0, sizeof cache->shared_used);
         memset(cache->moe_used, 0, sizeof cache->moe_used);
     }
     return cache;
-}
-
-static void cache_free(ppl_micro_cache *cache)
-{
-    if (cache)
-        free(cache->moe);
-    free(cache);
 }
 
 void ppl_micro_cache_free(ppl_micro_cache *cache)
@@ -356,13 +340,17 @@ void ppl_micro_cache_free(ppl_micro_cache *cache)
             spares[i] = cache;
             return;
         }
-    cache_free(cache);
+    if (cache)
+        free(cache->moe);
+    free(cache);
 }
 
 void ppl_micro_cache_release(void)
 {
     for (int i = 0; i < SPARES; i++) {
-        cache_free(spares[i]);
+        if (spares[i])
+            free(spares[i]->moe);
+        free(spares[i]);
         spares[i] = NULL;
     }
 }
