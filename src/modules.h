@@ -37,6 +37,7 @@
 #include "cost/cp.h"
 #include "cost/stage.h"
 #include "cost/estimate.h"
+#include "cost/serve.h"
 #include "plan/balance.h"
 #include "plan/bounds.h"
 #include "plan/families.h"

@@ -1,0 +1,127 @@
+/*
+ * serve.c - one inference engine's layout costed (cost/serve.h).
+ *
+ * Decode is memory-bound at small batches: each step streams the weights its
+ * tokens touch and the batch's KV cache through HBM once (the roofline view of
+ * autoregressive decoding; Pope et al., "Efficiently Scaling Transformer
+ * Inference", MLSys 2023, Sec. 2-3), and becomes compute-bound when the batch's
+ * GEMM FLOPs (2 a weight a token) take longer.  Prefill is the prompt's forward
+ * pass, as training's forward costs it (compute.c).
+ */
+#include "cost/serve.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cost/compute.h"
+#include "hardware/comm.h"
+
+/* vLLM's gpu_memory_utilization default (vllm/config: 0.9): the share of a GPU's
+ * memory an engine takes for its weights, activations and KV cache. */
+#define SERVE_MEMORY_SHARE 0.9
+
+double ppl_kv_bytes_per_token(const ppl_model *m, double bytes)
+{
+    double per_layer = m->attention == PPL_ATTENTION_MLA
+                           ? (double)(m->mla.kv_lora_rank + m->mla.qk_rope_head_dim)
+                           : 2.0 * (double)m->kv_heads * (double)m->head_dim;
+    return (double)m->layers * per_layer * bytes;
+}
+
+double ppl_experts_touched(const ppl_model *m, double tokens)
+{
+    if (!m->has_moe || m->moe.experts <= 0)
+        return 1.0;
+    double k = (double)m->moe.top_k / (double)m->moe.experts;
+    return 1.0 - pow(1.0 - k, tokens);
+}
+
+/* Weights one decode step reads for `tokens` tokens, whole model: all but the
+ * input embedding's table (a row a token) and the MTP modules (not run), the
+ * output layer's matrix even when tied (it computes the logits), and of the
+ * routed experts the share the tokens touch. */
+static double decode_weights(const ppl_model *m, const ppl_model_figures *f, double tokens)
+{
+    double w = f->params_total - f->params_embedding - f->params_mtp;
+    if (m->tied_embeddings)
+        w += (double)m->vocab * (double)m->hidden;
+    if (m->has_moe) {
+        ppl_layer_shape s;
+        ppl_layer_shape_of(m, 1, &s);
+        double routed = (double)m->moe.experts * s.expert_weights;
+        w -= (double)f->moe_layers * routed * (1.0 - ppl_experts_touched(m, tokens));
+    }
+    return w;
+}
+
+/* The GPUs a replica's tensor-parallel group spans: tp of one server. */
+static double all_reduce_s(const ppl_eval_ctx *ctx, int64_t tp, double bytes)
+{
+    if (tp <= 1 || bytes <= 0.0)
+        return 0.0;
+    ppl_group g;
+    ppl_coll r;
+    ppl_group_servers(&ctx->net, 1, tp, &g);
+    if (!ppl_collective(&ctx->net, PPL_OP_ALLREDUCE, &g, bytes, PPL_ALGO_AUTO, &r))
+        return 0.0;
+    return r.time_s;
+}
+
+void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const ppl_serve_workload *w,
+                    ppl_serve_estimate *out)
+{
+    const ppl_model *m = ctx->model;
+    const ppl_topology *t = ctx->topo;
+    const ppl_model_figures *f = &ctx->figures;
+    memset(out, 0, sizeof *out);
+    const double bytes = l->precision == PPL_PRECISION_FP8 ? 1.0 : 2.0;
+    const double tp = (double)l->tp, batch = (double)l->batch;
+    /* keys and values split by heads over tp while there are heads to split; an
+     * MLA latent, like a KV head beyond kv_heads ranks, is held whole on each rank */
+    const double kv_split = m->attention == PPL_ATTENTION_MLA ? 1.0 : fmin(tp, (double)m->kv_heads);
+    out->kv_bytes_per_token = ppl_kv_bytes_per_token(m, bytes);
+    out->weight_bytes = f->params_total * bytes / tp;
+    out->kv_bytes =
+        batch * (double)(w->input_tokens + w->output_tokens) * out->kv_bytes_per_token / kv_split;
+    out->capacity_bytes = SERVE_MEMORY_SHARE * t->gpu.memory_bytes;
+    out->fits = out->weight_bytes + out->kv_bytes <= out->capacity_bytes;
+
+    /* prefill: the prompt's forward through every layer, one sequence at tp */
+    ppl_model prompt = *m;
+    prompt.seq_len = w->input_tokens;
+    ppl_config c;
+    memset(&c, 0, sizeof c);
+    c.gpus = c.tp = l->tp;
+    c.pp = c.cp = c.ep = c.etp = c.vp = c.dp = 1;
+    c.mbs = c.global_batch = c.microbatches = 1;
+    c.precision = l->precision;
+    c.flash_attention = true;
+    c.sequence_parallel = false;
+    c.split = ppl_stage_split_default(m->layers, 1);
+    ppl_layer_time dense, moe;
+    ppl_layer_time_of(&prompt, t, &c, &ctx->eff, false, &dense);
+    double moe_layers = (double)f->moe_layers, dense_layers = (double)m->layers - moe_layers;
+    if (m->has_moe)
+        ppl_layer_time_of(&prompt, t, &c, &ctx->eff, true, &moe);
+    else
+        moe.forward_s = 0.0;
+    /* two all-reduces a layer (after attention, after the MLP), of the prompt's
+     * activations: Megatron's row-parallel layers, as engines run them */
+    const double prompt_act = (double)w->input_tokens * (double)m->hidden * bytes;
+    out->prefill_s = dense_layers * dense.forward_s + moe_layers * moe.forward_s +
+                     2.0 * (double)m->layers * all_reduce_s(ctx, l->tp, prompt_act);
+
+    /* decode: the mean context over the response (prompt + half the output) */
+    const double context = (double)w->input_tokens + 0.5 * (double)w->output_tokens;
+    out->decode_read_bytes = decode_weights(m, f, batch) * bytes / tp +
+                             batch * context * out->kv_bytes_per_token / kv_split;
+    out->decode_memory_s = out->decode_read_bytes / (t->gpu.hbm_bandwidth_bps * ctx->eff.hbm);
+    const double peak = t->gpu.flops[l->precision] > 0.0 ? t->gpu.flops[l->precision]
+                                                         : t->gpu.flops[PPL_PRECISION_BF16];
+    const double gemm_eff = l->precision == PPL_PRECISION_FP8 ? ctx->eff.gemm_fp8 : ctx->eff.gemm;
+    out->decode_compute_s = 2.0 * f->params_active * batch / tp / (peak * gemm_eff);
+    out->decode_tp_s =
+        2.0 * (double)m->layers * all_reduce_s(ctx, l->tp, batch * (double)m->hidden * bytes);
+    out->decode_step_s = fmax(out->decode_memory_s, out->decode_compute_s) + out->decode_tp_s;
+    out->tokens_per_s = batch / out->decode_step_s;
+}

@@ -1,0 +1,64 @@
+/*
+ * cost/serve.h - one inference engine's layout costed: its KV cache, a prompt's
+ * prefill and a decode step (serve.c).
+ *
+ * The first piece of serving and RL post-training plans (issue 33): an engine
+ * replica of tp GPUs inside one NVLink domain (no pipeline or expert parallelism
+ * yet) holds the weights and the KV cache of `batch` sequences; a prefill is the
+ * prompt's forward pass under the training kernel model (compute.h); a decode step
+ * reads every weight its tokens touch and every cached key and value over HBM,
+ * or computes its GEMMs, whichever takes longer, plus the tensor-parallel
+ * all-reduces on the topology.  No CUDA-graph or host time, no speculative
+ * decoding, no prefix cache, no queueing: what is not costed is said here.
+ */
+#ifndef PARPLAN_SERVE_H
+#define PARPLAN_SERVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cost/evalctx.h"
+
+/* The requests: prompt and response lengths in tokens. */
+typedef struct ppl_serve_workload {
+    int64_t input_tokens, output_tokens;
+} ppl_serve_workload;
+
+/* An engine replica: tp GPUs of one NVLink domain, `batch` sequences decoded
+ * together, weights and KV cache in `precision` (bf16: 2 B a value, fp8: 1 B). */
+typedef struct ppl_serve_layout {
+    int64_t tp, batch;
+    ppl_precision precision;
+} ppl_serve_layout;
+
+typedef struct ppl_serve_estimate {
+    double kv_bytes_per_token; /* the whole model's cache of one token */
+    double weight_bytes;       /* per GPU */
+    double kv_bytes;           /* per GPU: the batch's sequences at full length */
+    double capacity_bytes;     /* per GPU: what an engine may take (90%, vLLM's default) */
+    bool fits;
+    double prefill_s;         /* one prompt's forward: time to first token, unqueued */
+    double decode_read_bytes; /* HBM bytes one decode step reads per GPU, mean context */
+    double decode_memory_s;   /* those bytes at the streaming share of HBM bandwidth */
+    double decode_compute_s;  /* the step's GEMMs at the GEMM efficiency */
+    double decode_tp_s;       /* its tensor-parallel all-reduces */
+    double decode_step_s;     /* one token for each sequence: time per output token */
+    double tokens_per_s;      /* output tokens a second of the replica */
+} ppl_serve_estimate;
+
+/* The KV cache of one token over every layer (the multi-token-prediction modules
+ * not run), `bytes` a value: 2 x kv_heads x head_dim a layer under multi- or
+ * grouped-query attention; under MLA the latent and the rotary key, kv_lora_rank +
+ * qk_rope_head_dim, which is what DeepSeek-V3's engines cache. */
+double ppl_kv_bytes_per_token(const ppl_model *model, double bytes);
+
+/* The expected share of a MoE layer's routed experts that `tokens` tokens touch,
+ * each picking top_k of E uniformly: 1 - (1 - k/E)^tokens. */
+double ppl_experts_touched(const ppl_model *model, double tokens);
+
+/* Costs the layout on the context's model and topology (ctx from ppl_eval_ctx_init:
+ * its efficiencies and network). */
+void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *layout,
+                    const ppl_serve_workload *workload, ppl_serve_estimate *out);
+
+#endif

@@ -1,0 +1,150 @@
+/*
+ * test_serve.c - an inference engine's layout (cost/serve.c): KV-cache bytes, the
+ * experts a decode step touches, the bytes a decode step reads, derived by hand.
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cost/serve.h"
+
+/*
+ * KV cache of one token, bf16 (2 B a value), every layer:
+ *   Llama 3 70B, GQA: 80 layers x 2 (K, V) x 8 KV heads x 128 x 2 B = 327,680 B
+ *   Mixtral 8x7B, GQA: 32 x 2 x 8 x 128 x 2 B = 131,072 B
+ *   DeepSeek-V3, MLA: the latent (kv_lora_rank 512) and the rotary key
+ *     (qk_rope_head_dim 64) a layer: 61 x (512 + 64) x 2 B = 70,272 B
+ *     (DeepSeek-V2 paper, Table 1: (d_c + d_h^R) l elements a token)
+ *   GPT-3 175B, MHA: 96 x 2 x 96 heads x 128 x 2 B = 4,718,592 B
+ */
+static void test_kv_bytes(void **state)
+{
+    (void)state;
+    ppl_model l70 = test_model("llama3-70b"), mix = test_model("mixtral-8x7b"),
+              ds = test_model("deepseek-v3"), gpt = test_model("gpt3-175b");
+    assert_true(ppl_kv_bytes_per_token(&l70, 2.0) == 327680.0);
+    assert_true(ppl_kv_bytes_per_token(&mix, 2.0) == 131072.0);
+    assert_true(ppl_kv_bytes_per_token(&ds, 2.0) == 70272.0);
+    assert_true(ppl_kv_bytes_per_token(&gpt, 2.0) == 4718592.0);
+    assert_true(ppl_kv_bytes_per_token(&l70, 1.0) == 163840.0); /* fp8: 1 B a value */
+}
+
+/*
+ * Mixtral's top-2 of 8: a token touches 2/8 of the experts; two tokens
+ * 1 - (6/8)^2 = 0.4375; 64 tokens 1 - 0.75^64 = 0.99999990 (about all); a dense
+ * model reads all of its MLP whatever the batch.
+ */
+static void test_experts_touched(void **state)
+{
+    (void)state;
+    ppl_model mix = test_model("mixtral-8x7b"), l8 = test_model("llama3-8b");
+    assert_close(ppl_experts_touched(&mix, 1.0), 0.25, 1e-15);
+    assert_close(ppl_experts_touched(&mix, 2.0), 0.4375, 1e-15);
+    assert_close(ppl_experts_touched(&mix, 64.0), 1.0 - pow(0.75, 64.0), 1e-15);
+    assert_true(ppl_experts_touched(&l8, 1.0) == 1.0);
+}
+
+/*
+ * Llama 3 8B, one sequence on one H100, 2,048 prompt and 512 response tokens, bf16.
+ * A decode step reads every weight but the input embedding's table (a row a
+ * token; untied, so the output layer's own matrix is read):
+ *   8,030,261,248 - 128,256 x 4,096 = 7,504,924,672 weights x 2 B = 15,009,849,344 B
+ * and the cache at the mean context, 2,048 + 512 / 2 = 2,304 tokens:
+ *   2,304 x 131,072 B = 301,989,888 B;  15,311,839,232 B in all,
+ * at the streaming share of the HBM bandwidth (3.35 TB/s x eff.hbm); its GEMMs,
+ * 2 x 8.03e9 FLOPs, are far shorter: the step is the read.  The replica holds
+ * 8,030,261,248 x 2 B of weights and 2,560 x 131,072 B of cache.
+ */
+static void test_decode_llama3_8b(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("llama3-8b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_NEMO_2025);
+    ppl_serve_layout l = {.tp = 1, .batch = 1, .precision = PPL_PRECISION_BF16};
+    ppl_serve_workload w = {.input_tokens = 2048, .output_tokens = 512};
+    ppl_serve_estimate e;
+    ppl_serve_cost(&ctx, &l, &w, &e);
+    assert_true(e.decode_read_bytes == 15311839232.0);
+    assert_close(e.decode_memory_s, 15311839232.0 / (3.35e12 * ctx.eff.hbm), 1e-12);
+    assert_true(e.decode_compute_s < 0.01 * e.decode_memory_s);
+    assert_true(e.decode_tp_s == 0.0); /* one GPU */
+    assert_close(e.decode_step_s, e.decode_memory_s, 1e-12);
+    assert_close(e.tokens_per_s, 1.0 / e.decode_step_s, 1e-12);
+    assert_true(e.weight_bytes == 8030261248.0 * 2.0);
+    assert_true(e.kv_bytes == 2560.0 * 131072.0);
+    assert_true(e.fits);
+    /* the prefill: the 2,048-token forward, at least its 2 x 8.03e9 x 2,048 GEMM
+     * FLOPs at the bf16 peak (989 TFLOP/s): 33.3 ms */
+    assert_true(e.prefill_s > 2.0 * 8030261248.0 * 2048.0 / 989e12);
+}
+
+/*
+ * Tensor parallelism splits the KV heads while there are heads to split: Llama 3
+ * 70B's 8 KV heads over tp 8 hold 1/8 of the cache each (over tp 16 it would stay
+ * 1/8, each KV head on two ranks), over tp 4 1/4.  A batch of 64
+ * at tp 8: 64 x 2,560 x 327,680 / 8 B of cache a GPU.  Two all-reduces a layer
+ * (160) of 64 x 8,192 x 2 B each.
+ */
+static void test_tp_split(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("llama3-70b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_NEMO_2025);
+    ppl_serve_workload w = {.input_tokens = 2048, .output_tokens = 512};
+    ppl_serve_layout l8 = {.tp = 8, .batch = 64, .precision = PPL_PRECISION_BF16};
+    ppl_serve_estimate e8;
+    ppl_serve_cost(&ctx, &l8, &w, &e8);
+    assert_true(e8.kv_bytes == 64.0 * 2560.0 * 327680.0 / 8.0);
+    assert_true(e8.weight_bytes == ctx.figures.params_total * 2.0 / 8.0);
+    assert_true(e8.decode_tp_s > 0.0);
+    ppl_group g;
+    ppl_coll r;
+    ppl_group_servers(&ctx.net, 1, 8, &g);
+    assert_true(
+        ppl_collective(&ctx.net, PPL_OP_ALLREDUCE, &g, 64.0 * 8192.0 * 2.0, PPL_ALGO_AUTO, &r));
+    assert_close(e8.decode_tp_s, 160.0 * r.time_s, 1e-12);
+    assert_close(e8.decode_step_s, fmax(e8.decode_memory_s, e8.decode_compute_s) + e8.decode_tp_s,
+                 1e-12);
+    /* at tp 4 each rank holds 2 of the 8 KV heads: twice tp 8's cache */
+    ppl_serve_layout l4 = {.tp = 4, .batch = 64, .precision = PPL_PRECISION_BF16};
+    ppl_serve_estimate e4;
+    ppl_serve_cost(&ctx, &l4, &w, &e4);
+    assert_true(e4.kv_bytes == 2.0 * e8.kv_bytes);
+}
+
+/*
+ * DeepSeek-V3 in bf16 does not fit on one 8-GPU H100 server: 682,636,472,320
+ * weights (671.0e9 and the MTP module's 11.6e9) x 2 B / 8 = 171 GB a GPU against
+ * 0.9 x 80 GiB; the MLA latent is held whole on every
+ * rank (70,272 B a token, not split by tp).
+ */
+static void test_deepseek_fit(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("deepseek-v3");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_NEMO_2025);
+    ppl_serve_layout l = {.tp = 8, .batch = 4, .precision = PPL_PRECISION_BF16};
+    ppl_serve_workload w = {.input_tokens = 1000, .output_tokens = 1000};
+    ppl_serve_estimate e;
+    ppl_serve_cost(&ctx, &l, &w, &e);
+    assert_false(e.fits);
+    assert_true(e.kv_bytes == 4.0 * 2000.0 * 70272.0);
+    assert_close(e.capacity_bytes, 0.9 * 80.0 * 1073741824.0, 1e-12);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kv_bytes),         cmocka_unit_test(test_experts_touched),
+        cmocka_unit_test(test_decode_llama3_8b), cmocka_unit_test(test_tp_split),
+        cmocka_unit_test(test_deepseek_fit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
