@@ -35,6 +35,7 @@ typedef enum ppl_command {
     PPL_CMD_VALIDATE,
     PPL_CMD_COMPARE,
     PPL_CMD_REPORT,
+    PPL_CMD_SERVE,
     PPL_CMD_COUNT
 } ppl_command;
 
@@ -92,6 +93,9 @@ typedef struct ppl_args {
     const char *shard;       /* whatif --shard K/N */
     const char *merge_path;  /* whatif --merge FILE (- for stdin) */
     const char *report_path; /* plan --report FILE.html */
+    /* serve */
+    int64_t input_len, output_len; /* tokens a request's prompt and response */
+    double tpot_s, ttft_s;         /* latency targets; 0 when not given */
     /* collective */
     int op;
     int algo;

@@ -137,6 +137,7 @@ ppl_status cmd_collective(cli *c);
 ppl_status cmd_estimate(cli *c);
 ppl_status cmd_compare(cli *c);
 ppl_status cmd_report(cli *c);
+ppl_status cmd_serve(cli *c);
 /* The page of `page` written to path (plan --report, report). */
 ppl_status cli_write_report(cli *c, const char *path, const ppl_report_page *page);
 ppl_status cmd_generate(cli *c);

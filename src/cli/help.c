@@ -214,6 +214,24 @@ static const help_text texts[] = {
      "  parplan report plan.json#2 -o report2.html\n"
      "  parplan plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --pp 4 \\\n"
      "      --global-batch 256 --top 3 --report report.html\n"},
+    {PPL_CMD_SERVE,
+     "parplan serve --model M --topology T --input-len N --output-len N [--gpus G] [--tpot T]\n"
+     "              [--ttft T] [--precision bf16|fp8] [--top K]",
+     "Ranks inference engine layouts for a model and a workload of N-token prompts\n"
+     "and N-token responses on G GPUs (default: all): tensor parallelism within one\n"
+     "NVLink domain, the batch of sequences decoded together, and as many replicas\n"
+     "as the GPUs hold, by output tokens a second, under the latency targets.  Each\n"
+     "replica holds the weights and its batch's KV cache within 90% of a GPU (vLLM's\n"
+     "default); TTFT is one prompt's prefill under the training kernel model, TPOT a\n"
+     "decode step at the mean context: its HBM read (weights its tokens touch, the\n"
+     "KV cache) or its GEMMs, whichever is longer, plus the tensor-parallel\n"
+     "all-reduces.  A first piece (cost-model.md#serving-a-first-piece): no pipeline\n"
+     "or expert parallelism, host time, continuous batching or queueing yet, and no\n"
+     "measured serving run checks it.\n",
+     "  parplan serve --model llama3-70b --topology dgx-h100-superpod --gpus 8 \\\n"
+     "      --input-len 2048 --output-len 512\n"
+     "  parplan serve --model llama3-8b --topology dgx-h100-superpod --gpus 8 \\\n"
+     "      --input-len 1024 --output-len 256 --tpot 20ms --ttft 200ms --json\n"},
     {PPL_CMD_VALIDATE,
      "parplan validate --runs FILE [--fit | --cv K | --cv family] [--constants FILE] [--json]",
      "Predicts every run of a measured-runs file (SPEC format) and reports the error\n"

@@ -10,18 +10,19 @@
 #include "model/model.h"
 
 const opt_def ppl_cli_options[] = {
-    {O_MODEL, "--model", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COMPARE), CMDS_CONFIG, F(model), "M",
-     0, 0, NULL,
+    {O_MODEL, "--model", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COMPARE) | C(PPL_CMD_SERVE),
+     CMDS_CONFIG | C(PPL_CMD_SERVE), F(model), "M", 0, 0, NULL,
      "model: a catalogue name (see 'parplan models'), a model JSON file, or a Hugging Face "
      "config.json (llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe, deepseek_v3, "
      "gpt_oss)"},
     {O_TOPOLOGY, "--topology", 0, K_STRING,
-     CMDS_CONFIG | C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_COMPARE), CMDS_CONFIG | C(PPL_CMD_COLLECTIVE),
-     F(topology), "T", 0, 0, NULL,
+     CMDS_CONFIG | C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_COMPARE) | C(PPL_CMD_SERVE),
+     CMDS_CONFIG | C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_SERVE), F(topology), "T", 0, 0, NULL,
      "cluster: a catalogue name (see 'parplan topologies') or a JSON file"},
     {O_GPUS, "--gpus", 0, K_KNOB,
-     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF), 0, NOFIELD, "N",
-     0, 0, NULL, "GPUs to use (default: all GPUs of the topology)"},
+     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF) |
+         C(PPL_CMD_SERVE),
+     0, NOFIELD, "N", 0, 0, NULL, "GPUs to use (default: all GPUs of the topology)"},
     {O_TP, "--tp", 0, K_KNOB, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), NOFIELD, "N", 0,
      0, NULL, "tensor-parallel size"},
     {O_PP, "--pp", 0, K_KNOB, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), NOFIELD, "N", 0,
@@ -78,7 +79,8 @@ const opt_def ppl_cli_options[] = {
      "given, zb-h1, zb-h2, zb-v (--vp 2), dualpipe, dualpipev (--vp 2): no Megatron-LM or "
      "DeepSpeed flags for these; PyTorch pipelining runs zb-h1, zb-v and dualpipev, Sea AI "
      "Lab's Megatron fork zb-h2, deepseek-ai/DualPipe dualpipe"},
-    {O_PRECISION, "--precision", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "P", 0, 0, NULL,
+    {O_PRECISION, "--precision", 0, K_KNOB, CMDS_CONFIG | C(PPL_CMD_SERVE), 0, NOFIELD, "P", 0, 0,
+     NULL,
      "bf16 (default), fp16, fp8, mxfp8 (Blackwell, MI355X) or nvfp4 (Blackwell): the linear "
      "layers' GEMMs"},
     {O_FP8_RECIPE, "--fp8-recipe", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "R", 0, 0, NULL,
@@ -109,8 +111,8 @@ const opt_def ppl_cli_options[] = {
      "model already errs high (measured runs that ran are predicted up to 10% over capacity, "
      "Meta's Llama 3 405B at 8K tokens among them), so a default margin would refuse runs "
      "that worked; give one for allocator spikes and workspaces the model does not count"},
-    {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN) | C(PPL_CMD_REPORT), 0, F(top), "K", 1, PPL_TOP_MAX,
-     NULL,
+    {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN) | C(PPL_CMD_REPORT) | C(PPL_CMD_SERVE), 0, F(top),
+     "K", 1, PPL_TOP_MAX, NULL,
      "how many ranked configurations to print (default 10, at most 5000: a plan's JSON of "
      "5000 results stays within what its readers take)"},
     {O_OBJECTIVE, "--objective", 0, K_ENUM, CMDS_SEARCH, 0, F(objective), "OBJ", 0, 0,
@@ -247,6 +249,14 @@ const opt_def ppl_cli_options[] = {
     {O_OUTPUT, "--output", 'o', K_STRING, CMDS_ALL, 0, F(output_path), "FILE", 0, 0, NULL,
      "write the output to FILE (atomically) instead of stdout"},
     {O_HELP, "--help", 'h', K_FLAG, CMDS_ALL, 0, F(help), NULL, 0, 0, NULL, "show this help"},
+    {O_INPUT_LEN, "--input-len", 0, K_INT, C(PPL_CMD_SERVE), C(PPL_CMD_SERVE), F(input_len),
+     "TOKENS", 1, PPL_MAX_SEQ_LEN, NULL, "tokens of a request's prompt"},
+    {O_OUTPUT_LEN, "--output-len", 0, K_INT, C(PPL_CMD_SERVE), C(PPL_CMD_SERVE), F(output_len),
+     "TOKENS", 1, PPL_MAX_SEQ_LEN, NULL, "tokens of a request's response"},
+    {O_TPOT, "--tpot", 0, K_REAL, C(PPL_CMD_SERVE), 0, NOFIELD, "T", 0, 0, NULL,
+     "the longest time per output token a layout may take, e.g. 50ms"},
+    {O_TTFT, "--ttft", 0, K_REAL, C(PPL_CMD_SERVE), 0, NOFIELD, "T", 0, 0, NULL,
+     "the longest time to the first token (the prompt's prefill, unqueued), e.g. 2s"},
 };
 const size_t ppl_cli_noptions = sizeof ppl_cli_options / sizeof ppl_cli_options[0];
 
@@ -266,5 +276,7 @@ const command_def ppl_cli_commands[] = {
     {PPL_CMD_VALIDATE, "validate", NULL, "predict measured runs and report the error"},
     {PPL_CMD_COMPARE, "compare", NULL, "plans' results side by side, the differences marked"},
     {PPL_CMD_REPORT, "report", NULL, "a plan as one HTML page: step, memory, pipeline, traffic"},
+    {PPL_CMD_SERVE, "serve", NULL,
+     "an inference engine's layout: tp, batch, replicas (first piece)"},
 };
 const size_t ppl_cli_ncommands = sizeof ppl_cli_commands / sizeof ppl_cli_commands[0];

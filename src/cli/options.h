@@ -120,6 +120,10 @@ typedef enum opt_id {
     O_RECOMPUTE_LAYERS,
     O_SEQ_LEN,
     O_CP_COMM,
+    O_INPUT_LEN,
+    O_OUTPUT_LEN,
+    O_TPOT,
+    O_TTFT,
     O_COUNT /* options in all */
 } opt_id;
 

@@ -123,5 +123,8 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     out->decode_tp_s =
         2.0 * (double)m->layers * all_reduce_s(ctx, l->tp, batch * (double)m->hidden * bytes);
     out->decode_step_s = fmax(out->decode_memory_s, out->decode_compute_s) + out->decode_tp_s;
-    out->tokens_per_s = batch / out->decode_step_s;
+    /* every sequence's prompt is prefilled on the replica too, between decode
+     * steps (compute-bound at these lengths: batching prompts saves little) */
+    const double output = (double)w->output_tokens;
+    out->tokens_per_s = batch * output / (batch * out->prefill_s + output * out->decode_step_s);
 }

@@ -43,7 +43,9 @@ typedef struct ppl_serve_estimate {
     double decode_compute_s;  /* the step's GEMMs at the GEMM efficiency */
     double decode_tp_s;       /* its tensor-parallel all-reduces */
     double decode_step_s;     /* one token for each sequence: time per output token */
-    double tokens_per_s;      /* output tokens a second of the replica */
+    double tokens_per_s;      /* output tokens a second of the replica, its prompts'
+                                 prefills included: batch x output / (batch x prefill_s +
+                                 output x decode_step_s) */
 } ppl_serve_estimate;
 
 /* The KV cache of one token over every layer (the multi-token-prediction modules

@@ -857,4 +857,38 @@ assert b[\"step_time_s\"] > a[\"step_time_s\"], (a[\"step_time_s\"], b[\"step_ti
 assert b[\"step_time_s\"] >= b[\"floor_s\"]
 " "$tmp/dp-free.json" "$out"'
 
+
+# serve (issue 33's first piece): an engine's layouts ranked by output tokens a second,
+# each within 90% of a GPU, under the latency targets; the figures consistent
+run "$P" serve --model llama3-70b --topology dgx-h100-superpod --gpus 8 --input-len 2048 --output-len 512 --json
+check "serve --json: ranked layouts, each fitting, tokens/s the replicas' sum, tp within the server" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+r = d[\"results\"]
+assert d[\"kv_bytes_per_token\"] == 327680, d
+assert r and [x[\"rank\"] for x in r] == list(range(1, len(r) + 1)), r
+assert all(a[\"tokens_per_s\"] >= b[\"tokens_per_s\"] for a, b in zip(r, r[1:])), r
+for x in r:
+    m = x[\"memory\"]
+    assert m[\"weights\"] + m[\"kv_cache\"] <= m[\"capacity\"], x
+    assert x[\"tp\"] <= 8 and x[\"gpus\"] == x[\"tp\"] * x[\"replicas\"] <= 8, x
+    assert abs(x[\"tokens_per_s\"] - x[\"replicas\"] * x[\"replica_tokens_per_s\"]) <= 1e-9 * x[\"tokens_per_s\"], x
+    b, o = x[\"batch\"], 512
+    assert abs(x[\"replica_tokens_per_s\"] - b * o / (b * x[\"ttft_s\"] + o * x[\"tpot_s\"])) <= 1e-9 * x[\"replica_tokens_per_s\"], x"'
+run "$P" serve --model llama3-8b --topology dgx-h100-superpod --gpus 8 --input-len 1024 --output-len 256 --tpot 20ms --ttft 200ms --json
+check "serve under --tpot 20ms --ttft 200ms: every layout within them" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+r = json.load(sys.stdin)[\"results\"]
+assert r and all(x[\"tpot_s\"] <= 0.020 and x[\"ttft_s\"] <= 0.200 for x in r), r"'
+run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024 --output-len 256 --tpot 1us
+check "serve with a target no layout meets: exit 1, saying which to loosen" '[ $rc -eq 1 ] && has "$err" "loosen --tpot or --ttft"'
+run "$P" serve --model deepseek-v3 --topology dgx-h100-superpod --gpus 8 --input-len 1000 --output-len 1000
+check "serve: DeepSeek-V3 in bf16 on one 8-GPU server does not fit: exit 1, what would" '[ $rc -eq 1 ] && has "$err" "--precision fp8"'
+run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024
+check "serve without --output-len: exit 2 naming it" '[ $rc -eq 2 ] && has "$err" "--output-len"'
+run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024 --output-len 8 --tpot -3ms
+check "serve --tpot -3ms: exit 2 naming it" '[ $rc -eq 2 ] && has "$err" "--tpot"'
+run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024 --output-len 8 --precision fp4
+check "serve --precision fp4: exit 2 (bf16 or fp8)" '[ $rc -eq 2 ] && has "$err" "--precision"'
+
 finish

@@ -69,6 +69,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # where a later command reads its output, the file its stdout is saved to
 # ({tmp} is a temporary folder; {root} the source root).  Keep each quick.
 EXTRA = [
+    # an inference engine's layouts (issue 33's first piece), with latency targets
+    ("serve-llama3-8b", 0,
+     "serve --model llama3-8b --topology dgx-h100-superpod --gpus 8 --input-len 1024 "
+     "--output-len 256 --tpot 20ms --ttft 200ms --top 3 --json"),
     # MoE with MLA and MTP, fp8, full recomputation of some layers: etp,
     # ep_overlap, fp8_recipe, recompute_layers, the MLA launch flags
     ("estimate-deepseek-v3-fp8", 0,
@@ -161,6 +165,7 @@ DOCUMENT_SECTION = {
     "topologies": "topologies",
     "topology show": "topology show",
     "topology generate": "topology generate",
+    "serve": "serve",
 }
 MIXED = " on a mixed cluster"  # plan and whatif on a topology with pools
 

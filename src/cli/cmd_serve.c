@@ -1,0 +1,191 @@
+/*
+ * cmd_serve.c - `parplan serve`: the layouts of an inference engine for a
+ * model and workload on the GPUs given, ranked by output tokens a second under
+ * the latency targets (cost/serve.h; issue 33's first piece: tensor parallelism
+ * in one NVLink domain, the batch, replicas of it).
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+/* The largest batch tried: an engine's max_num_seqs is of this order (vLLM's
+ * default 256; SGLang's max_running_requests up to thousands). */
+#define SERVE_MAX_BATCH 4096
+
+typedef struct serve_row {
+    ppl_serve_layout layout;
+    int64_t replicas;
+    ppl_serve_estimate e;
+    double total_tokens_per_s;
+} serve_row;
+
+static int by_throughput(const void *a, const void *b)
+{
+    const serve_row *x = a, *y = b;
+    if (x->total_tokens_per_s != y->total_tokens_per_s)
+        return x->total_tokens_per_s > y->total_tokens_per_s ? -1 : 1;
+    if (x->e.decode_step_s != y->e.decode_step_s)
+        return x->e.decode_step_s < y->e.decode_step_s ? -1 : 1;
+    return x->layout.tp < y->layout.tp ? -1 : x->layout.tp > y->layout.tp;
+}
+
+static json_t *row_json(const serve_row *r)
+{
+    json_t *o = json_object(), *mem = json_object();
+    json_object_set_new(o, "tp", json_integer(r->layout.tp));
+    json_object_set_new(o, "batch", json_integer(r->layout.batch));
+    json_object_set_new(o, "replicas", json_integer(r->replicas));
+    json_object_set_new(o, "gpus", json_integer(r->replicas * r->layout.tp));
+    json_object_set_new(o, "ttft_s", ppl_json_real(r->e.prefill_s));
+    json_object_set_new(o, "tpot_s", ppl_json_real(r->e.decode_step_s));
+    json_object_set_new(
+        o, "decode_bound",
+        json_string(r->e.decode_memory_s >= r->e.decode_compute_s ? "memory" : "compute"));
+    json_object_set_new(o, "replica_tokens_per_s", ppl_json_real(r->e.tokens_per_s));
+    json_object_set_new(o, "tokens_per_s", ppl_json_real(r->total_tokens_per_s));
+    json_object_set_new(
+        o, "tokens_per_s_per_gpu",
+        ppl_json_real(r->total_tokens_per_s / (double)(r->replicas * r->layout.tp)));
+    json_object_set_new(mem, "weights", ppl_json_real(r->e.weight_bytes));
+    json_object_set_new(mem, "kv_cache", ppl_json_real(r->e.kv_bytes));
+    json_object_set_new(mem, "capacity", ppl_json_real(r->e.capacity_bytes));
+    json_object_set_new(o, "memory", mem);
+    return o;
+}
+
+static const char not_costed[] =
+    "pipeline and expert parallelism, CUDA graphs and host time, continuous batching's mix "
+    "of prefill and decode, prefix caching, speculative decoding, disaggregated prefill, "
+    "queueing";
+
+ppl_status cmd_serve(cli *c)
+{
+    const ppl_args *a = c->args;
+    ppl_model model;
+    ppl_topology topo;
+    ppl_status st = cli_load(c, &model, &topo);
+    if (st != PPL_OK)
+        return st;
+    const int precision = a->pins.precision != PPL_UNSET ? a->pins.precision : PPL_PRECISION_BF16;
+    if ((st = ppl_precision_check(precision, &topo, &c->err)) != PPL_OK)
+        return st;
+    if (precision != PPL_PRECISION_BF16 && precision != PPL_PRECISION_FP8)
+        return ppl_error_set(&c->err, PPL_EUSAGE, "", "--precision",
+                             "an engine is costed in bf16 or fp8 weights and cache");
+    const int64_t all = topo.servers * topo.gpus_per_server;
+    const int64_t gpus = a->pins.gpus != PPL_UNSET ? a->pins.gpus : all;
+    if (gpus > all)
+        return ppl_error_set(&c->err, PPL_EUSAGE, "", "--gpus", "%lld exceeds the topology's %lld",
+                             (long long)gpus, (long long)all);
+    ppl_eval_ctx ctx;
+    cli_eval_ctx(c, &ctx, &model, &topo);
+    const ppl_serve_workload w = {a->input_len, a->output_len};
+    /* tp within one NVLink domain and one server, dividing the heads */
+    int64_t domain = topo.nvlink.domain_gpus < topo.gpus_per_server ? topo.nvlink.domain_gpus
+                                                                    : topo.gpus_per_server;
+    serve_row *rows = calloc(64 * 13, sizeof *rows);
+    if (!rows)
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    size_t n = 0, fitting = 0;
+    for (int64_t tp = 1; tp <= domain && tp <= gpus; tp *= 2) {
+        if (model.heads % tp != 0)
+            continue;
+        for (int64_t batch = 1; batch <= SERVE_MAX_BATCH; batch *= 2) {
+            serve_row r = {.layout = {tp, batch, (ppl_precision)precision}, .replicas = gpus / tp};
+            ppl_serve_cost(&ctx, &r.layout, &w, &r.e);
+            if (!r.e.fits)
+                break; /* a larger batch holds more cache */
+            fitting++;
+            r.total_tokens_per_s = (double)r.replicas * r.e.tokens_per_s;
+            if ((a->tpot_s > 0 && r.e.decode_step_s > a->tpot_s) ||
+                (a->ttft_s > 0 && r.e.prefill_s > a->ttft_s))
+                continue;
+            rows[n++] = r;
+        }
+    }
+    if (n == 0) {
+        free(rows);
+        return ppl_error_set(&c->err, PPL_INFEASIBLE, "", "",
+                             fitting == 0 ? "no layout of tp within the NVLink domain holds the "
+                                            "weights and one sequence's cache: add GPUs a "
+                                            "domain or use --precision fp8"
+                                          : "no layout meets the latency targets (%zu fit): "
+                                            "loosen --tpot or --ttft",
+                             fitting);
+    }
+    qsort(rows, n, sizeof *rows, by_throughput);
+    const size_t shown = n < (size_t)a->top ? n : (size_t)a->top;
+    if (a->json) {
+        json_t *doc = ppl_json_document(), *list = json_array(), *wl = json_object(),
+               *targets = json_object();
+        json_object_set_new(doc, "model", json_string(model.name));
+        json_object_set_new(doc, "topology", json_string(topo.name));
+        json_object_set_new(doc, "gpus", json_integer(gpus));
+        json_object_set_new(doc, "precision", json_string(ppl_precision_name(precision)));
+        json_object_set_new(wl, "input_tokens", json_integer(w.input_tokens));
+        json_object_set_new(wl, "output_tokens", json_integer(w.output_tokens));
+        json_object_set_new(doc, "workload", wl);
+        json_object_set_new(targets, "tpot_s",
+                            a->tpot_s > 0 ? ppl_json_real(a->tpot_s) : json_null());
+        json_object_set_new(targets, "ttft_s",
+                            a->ttft_s > 0 ? ppl_json_real(a->ttft_s) : json_null());
+        json_object_set_new(doc, "targets", targets);
+        json_object_set_new(doc, "kv_bytes_per_token", ppl_json_real(rows[0].e.kv_bytes_per_token));
+        for (size_t i = 0; i < shown; i++) {
+            json_t *r = row_json(&rows[i]);
+            json_object_set_new(r, "rank", json_integer((json_int_t)i + 1));
+            json_array_append_new(list, r);
+        }
+        json_object_set_new(doc, "results", list);
+        json_object_set_new(doc, "not_costed", json_string(not_costed));
+        free(rows);
+        return cli_emit_json(c, doc);
+    }
+    ppl_buf *out = &c->out;
+    ppl_buf_printf(out,
+                   "serve     %s on %s: %lld GPUs, %s, %lld-token prompts, %lld-token "
+                   "responses\n",
+                   model.name, topo.name, (long long)gpus, ppl_precision_name(precision),
+                   (long long)w.input_tokens, (long long)w.output_tokens);
+    ppl_buf_printf(out, "kv cache  %.0f B a token (%.3g GiB a 1,000-token sequence)\n\n",
+                   rows[0].e.kv_bytes_per_token,
+                   rows[0].e.kv_bytes_per_token * 1000.0 / 1073741824.0);
+    static const char *const header[] = {"#",    "tp",    "batch",    "replicas", "TTFT",
+                                         "TPOT", "bound", "tokens/s", "per GPU",  "mem GiB"};
+    ppl_table t;
+    ppl_table_init(&t, 10, "rrrrrrlrrr");
+    ppl_table_row(&t, header);
+    for (size_t i = 0; i < shown; i++) {
+        const serve_row *r = &rows[i];
+        char cells[10][32];
+        snprintf(cells[0], 32, "%zu", i + 1);
+        snprintf(cells[1], 32, "%lld", (long long)r->layout.tp);
+        snprintf(cells[2], 32, "%lld", (long long)r->layout.batch);
+        snprintf(cells[3], 32, "%lld", (long long)r->replicas);
+        snprintf(cells[4], 32, "%.1f ms", r->e.prefill_s * 1e3);
+        snprintf(cells[5], 32, "%.2f ms", r->e.decode_step_s * 1e3);
+        snprintf(cells[6], 32, "%s",
+                 r->e.decode_memory_s >= r->e.decode_compute_s ? "memory" : "compute");
+        snprintf(cells[7], 32, "%.0f", r->total_tokens_per_s);
+        snprintf(cells[8], 32, "%.0f",
+                 r->total_tokens_per_s / (double)(r->replicas * r->layout.tp));
+        snprintf(cells[9], 32, "%.1f/%.0f", (r->e.weight_bytes + r->e.kv_bytes) / 1073741824.0,
+                 r->e.capacity_bytes / 1073741824.0);
+        const char *row[10];
+        for (int k = 0; k < 10; k++)
+            row[k] = cells[k];
+        ppl_table_row(&t, row);
+    }
+    ppl_table_render(&t, out, "");
+    ppl_table_free(&t);
+    ppl_buf_printf(out,
+                   "\nTTFT: one prompt's prefill, unqueued; TPOT: a decode step of the batch at "
+                   "the mean context; tokens/s: output tokens of every replica.\nnot costed yet: "
+                   "%s\n",
+                   not_costed);
+    free(rows);
+    return PPL_OK;
+}
