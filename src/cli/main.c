@@ -137,8 +137,6 @@ static int finish(int status)
 {
     glp_free_env();
     ppl_jr_release();
-    ppl_micro_cache_release();
-    ppl_floor_cache_release();
     return status;
 }
 

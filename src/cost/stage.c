@@ -304,55 +304,48 @@ typedef struct moe_slot {
     ppl_layer_time moe, moe16;
     ppl_memory_parts layers; /* a layer's parameters (ppl_memory_parts_layers) */
 } moe_slot;
-/* Which slots hold a key are kept apart from the slots, so that a new cache
- * clears kilobytes: a slot is read only once its flag says it was written (the
- * slots are megabytes, and a search starts a cache; a whatif point, two). */
+/* Each table's slots are filled in order, a hash position holding the index + 1
+ * of its slot (0: none): a new cache clears kilobytes, and the pages written are
+ * the keys met, not a page a position (a plan meets some hundreds of keys). */
 struct ppl_micro_cache {
-    bool slot_used[MICRO_SLOTS], shared_used[SHARED_SLOTS], moe_used[MOE_SLOTS];
+    uint16_t slot_at[MICRO_SLOTS], shared_at[SHARED_SLOTS], moe_at[MOE_SLOTS];
+    size_t nslot, nshared, nmoe;
     micro_slot slot[MICRO_SLOTS];
     shared_slot shared[SHARED_SLOTS];
     moe_slot *moe; /* MOE_SLOTS, allocated at a MoE model's first miss */
 };
 
-/* The last caches freed, for the next searches: fresh megabytes fault page by page. */
-#define SPARES 2
-static ppl_micro_cache *spares[SPARES];
-
 ppl_micro_cache *ppl_micro_cache_new(void)
 {
-    ppl_micro_cache *cache = NULL;
-    for (int i = 0; i < SPARES && !cache; i++)
-        cache = spares[i], spares[i] = NULL;
-    if (!cache && (cache = malloc(sizeof *cache)) != NULL)
-        cache->moe = NULL;
+    ppl_micro_cache *cache = malloc(sizeof *cache);
     if (cache) {
-        memset(cache->slot_used, 0, sizeof cache->slot_used);
-        memset(cache->shared_used, 0, sizeof cache->shared_used);
-        memset(cache->moe_used, 0, sizeof cache->moe_used);
+        memset(cache->slot_at, 0, sizeof cache->slot_at);
+        memset(cache->shared_at, 0, sizeof cache->shared_at);
+        memset(cache->moe_at, 0, sizeof cache->moe_at);
+        cache->nslot = cache->nshared = cache->nmoe = 0;
+        cache->moe = NULL;
     }
     return cache;
 }
 
 void ppl_micro_cache_free(ppl_micro_cache *cache)
 {
-    for (int i = 0; i < SPARES && cache; i++)
-        if (!spares[i]) {
-            spares[i] = cache;
-            return;
-        }
     if (cache)
         free(cache->moe);
     free(cache);
 }
 
-void ppl_micro_cache_release(void)
+/* The slot of hash position `at` (*found: it holds a key, maybe another's): the
+ * one it names, else the next unused one, else, the table full, the position's
+ * own index (whichever position named it finds another key there). */
+static size_t slot_for(uint16_t *slot_at, size_t *n, size_t cap, size_t at, bool *found)
 {
-    for (int i = 0; i < SPARES; i++) {
-        if (spares[i])
-            free(spares[i]->moe);
-        free(spares[i]);
-        spares[i] = NULL;
-    }
+    *found = slot_at[at] != 0;
+    if (*found)
+        return slot_at[at] - 1u;
+    size_t i = *n < cap ? (*n)++ : at;
+    slot_at[at] = (uint16_t)(i + 1);
+    return i;
 }
 
 const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_ctx *ctx,
@@ -361,14 +354,17 @@ const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_
     int64_t key[PPL_MICRO_KEY];
     ppl_micro_key(c, key);
     const size_t at = ppl_micro_key_hash(key, PPL_MICRO_KEY) % MICRO_SLOTS;
-    micro_slot *s = &cache->slot[at];
-    if (cache->slot_used[at] && memcmp(s->key, key, sizeof key) == 0)
+    bool found;
+    micro_slot *s = &cache->slot[slot_for(cache->slot_at, &cache->nslot, MICRO_SLOTS, at, &found)];
+    if (found && memcmp(s->key, key, sizeof key) == 0)
         return &s->micro;
     const ppl_model *m = ctx->model;
     ppl_micro *mi = &s->micro;
     const size_t at_shared = ppl_micro_key_hash(key, 6) % SHARED_SLOTS;
-    shared_slot *sh = &cache->shared[at_shared];
-    if (!cache->shared_used[at_shared] || memcmp(sh->key, key, sizeof sh->key) != 0) {
+    shared_slot *sh =
+        &cache
+             ->shared[slot_for(cache->shared_at, &cache->nshared, SHARED_SLOTS, at_shared, &found)];
+    if (!found || memcmp(sh->key, key, sizeof sh->key) != 0) {
         micro_dense_init(ctx, c, mi);
         sh->dense = mi->dense;
         sh->dense16 = mi->dense16;
@@ -377,26 +373,23 @@ const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_
         memset(&sh->mem, 0, sizeof sh->mem);
         ppl_memory_parts_activations(m, c, &ctx->memory, &sh->mem);
         memcpy(sh->key, key, sizeof sh->key);
-        cache->shared_used[at_shared] = true;
     }
     /* a dense model's layers by its attention layout alone: its MoE times are
      * none, and it has no table (nor, if it cannot be had, a MoE model) */
     if (m->has_moe && !cache->moe)
         cache->moe = malloc(MOE_SLOTS * sizeof *cache->moe);
     moe_slot own, *ex = &own;
-    bool own_used = false, *ex_used = &own_used;
+    found = false;
     if (m->has_moe && cache->moe) {
         const size_t at_moe = ppl_micro_key_hash(key, 8) % MOE_SLOTS;
-        ex = &cache->moe[at_moe];
-        ex_used = &cache->moe_used[at_moe];
+        ex = &cache->moe[slot_for(cache->moe_at, &cache->nmoe, MOE_SLOTS, at_moe, &found)];
     }
-    if (!*ex_used || memcmp(ex->key, key, sizeof ex->key) != 0) {
+    if (!found || memcmp(ex->key, key, sizeof ex->key) != 0) {
         micro_moe_init(ctx, c, mi);
         ex->moe = mi->moe;
         ex->moe16 = mi->moe16;
         ppl_memory_parts_layers(m, c, &ex->layers);
         memcpy(ex->key, key, sizeof ex->key);
-        *ex_used = ex != &own;
     }
     /* as ppl_micro_compute_init would (test_micro_cache holds it) */
     mi->dense = sh->dense;
@@ -414,7 +407,6 @@ const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_
     mi->mem.gemm_moe_expert = ex->layers.gemm_moe_expert;
     ppl_memory_parts_fixed(m, c, &ctx->memory, &mi->mem);
     memcpy(s->key, key, sizeof key);
-    cache->slot_used[at] = true;
     return mi;
 }
 

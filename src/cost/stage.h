@@ -118,11 +118,8 @@ static inline uint64_t ppl_micro_key_hash(const int64_t *key, size_t n)
         h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
     return h;
 }
-/* A cache for one search; free keeps the last one freed for the next new (its
- * pages already in memory), which release gives back (at exit). */
 ppl_micro_cache *ppl_micro_cache_new(void);
 void ppl_micro_cache_free(ppl_micro_cache *cache);
-void ppl_micro_cache_release(void);
 const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_ctx *ctx,
                                          const ppl_config *c);
 void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_classes *classes);

@@ -227,39 +227,14 @@ struct ppl_floor_cache {
     floor_slot slot[FLOOR_SLOTS];
 };
 
-/* The last caches freed, kept for the next searches (as the micro cache's
- * spares, stage.c: a fresh one's pages fault in one by one). */
-#define SPARES 2
-static ppl_floor_cache *spares[SPARES];
-
 ppl_floor_cache *ppl_floor_cache_new(void)
 {
-    for (int i = 0; i < SPARES; i++)
-        if (spares[i]) {
-            ppl_floor_cache *cache = spares[i];
-            spares[i] = NULL;
-            memset(cache, 0, sizeof *cache);
-            return cache;
-        }
     return calloc(1, sizeof(ppl_floor_cache));
 }
 
 void ppl_floor_cache_free(ppl_floor_cache *cache)
 {
-    for (int i = 0; i < SPARES && cache; i++)
-        if (!spares[i]) {
-            spares[i] = cache;
-            return;
-        }
     free(cache);
-}
-
-void ppl_floor_cache_release(void)
-{
-    for (int i = 0; i < SPARES; i++) {
-        free(spares[i]);
-        spares[i] = NULL;
-    }
 }
 
 const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cache *computed,

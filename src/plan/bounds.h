@@ -60,8 +60,6 @@ double ppl_bound_step_compute_from(const ppl_eval_ctx *ctx, const ppl_config *c,
 typedef struct ppl_floor_cache ppl_floor_cache;
 ppl_floor_cache *ppl_floor_cache_new(void);
 void ppl_floor_cache_free(ppl_floor_cache *cache);
-/* free keeps the last cache freed for the next new; release gives it back (at exit). */
-void ppl_floor_cache_release(void);
 const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cache *computed,
                                           const ppl_eval_ctx *ctx, const ppl_pins *pins,
                                           const ppl_config *c);
