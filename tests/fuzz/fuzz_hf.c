@@ -19,9 +19,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     json_t *doc = NULL;
     ppl_error err;
-    if (ppl_model_doc_from_hf(root, "config.json", NULL, &doc, &err) == PPL_OK) {
+    ppl_status st = ppl_model_doc_from_hf(root, "config.json", NULL, &doc, &err);
+    if (st == PPL_OK) {
         ppl_model m;
-        if (ppl_model_from_json(doc, "config.json", "", NULL, &m, &err) == PPL_OK) {
+        st = ppl_model_from_json(doc, "config.json", "", NULL, &m, &err);
+        if (st == PPL_OK) {
             ppl_model_figures f;
             ppl_model_derive(&m, &f);
             if (!(isfinite(f.params_total) && f.params_total > 0.0 &&
@@ -30,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         json_decref(doc);
     }
-    if (err.message[0] == '\0' && err.status != PPL_OK)
+    if (st != PPL_OK && err.message[0] == '\0')
         abort(); /* an error always says what */
     json_decref(root);
     return 0;
