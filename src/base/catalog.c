@@ -95,6 +95,16 @@ static bool valid_name(const char *arg)
     return true;
 }
 
+bool ppl_catalog_find(ppl_catalog_kind kind, const char *name, char *path, size_t size)
+{
+    char dir[PATH_MAX];
+    ppl_error dir_err;
+    if (!name || !valid_name(name) || catalog_dir(kind, dir, sizeof dir, &dir_err) != PPL_OK)
+        return false;
+    int n = snprintf(path, size, "%s/%s.json", dir, name);
+    return n > 0 && (size_t)n < size && is_file(path);
+}
+
 ppl_status ppl_catalog_resolve(ppl_catalog_kind kind, const char *arg, char *path, size_t size,
                                ppl_error *err)
 {
@@ -112,29 +122,14 @@ ppl_status ppl_catalog_resolve(ppl_catalog_kind kind, const char *arg, char *pat
         snprintf(path, size, "%s", arg);
         return PPL_OK;
     }
-    char dir[PATH_MAX];
-    ppl_error dir_err;
-    if (valid_name(arg) && catalog_dir(kind, dir, sizeof dir, &dir_err) == PPL_OK) {
-        int n = snprintf(path, size, "%s/%s.json", dir, arg);
-        if (n > 0 && (size_t)n < size && is_file(path))
-            return PPL_OK;
-    }
+    if (ppl_catalog_find(kind, arg, path, size))
+        return PPL_OK;
     if (is_file(arg) && strlen(arg) < size) {
         snprintf(path, size, "%s", arg);
         return PPL_OK;
     }
     return ppl_error_set(err, PPL_EUSAGE, "", what, "'%s' is neither a catalogue %s nor a file",
                          arg, what);
-}
-
-bool ppl_catalog_find(ppl_catalog_kind kind, const char *name, char *path, size_t size)
-{
-    char dir[PATH_MAX];
-    ppl_error dir_err;
-    if (!name || !valid_name(name) || catalog_dir(kind, dir, sizeof dir, &dir_err) != PPL_OK)
-        return false;
-    int n = snprintf(path, size, "%s/%s.json", dir, name);
-    return n > 0 && (size_t)n < size && is_file(path);
 }
 
 static int compare_names(const void *a, const void *b)

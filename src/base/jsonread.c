@@ -180,6 +180,23 @@ json_t *ppl_jr_load_file(ppl_jr_ctx *ctx, const char *path)
     return root;
 }
 
+ppl_status ppl_jr_read(const char *path, const ppl_diag *diag, json_t **doc, ppl_error *err)
+{
+    ppl_jr_ctx ctx = {.file = path, .err = err, .diag = diag};
+    *doc = ppl_jr_load_file(&ctx, path);
+    return *doc ? PPL_OK : PPL_EINPUT;
+}
+
+json_t *ppl_jr_named_copy(const json_t *doc, const char *name)
+{
+    json_t *copy = json_deep_copy(doc);
+    if (copy && json_object_set_new(copy, "name", json_string(name)) != 0) {
+        json_decref(copy);
+        copy = NULL;
+    }
+    return copy;
+}
+
 void ppl_jr_describe(const json_t *value, char *buf, size_t size)
 {
     if (!value) {

@@ -43,6 +43,12 @@ typedef struct ppl_jr_range {
 json_t *ppl_jr_load_file(ppl_jr_ctx *ctx, const char *path);
 /* Frees the documents kept of the pipes read. */
 void ppl_jr_release(void);
+/* ppl_jr_load_file for a caller with no context of its own: *doc, or NULL and
+ * PPL_EINPUT with the error naming path. */
+ppl_status ppl_jr_read(const char *path, const ppl_diag *diag, json_t **doc, ppl_error *err);
+/* A copy of doc whose "name" is name (what a loader named the object it read);
+ * NULL when memory runs out. */
+json_t *ppl_jr_named_copy(const json_t *doc, const char *name);
 
 /* "parent.key" (or "key" at the root) and "parent[i]". */
 void ppl_jr_path(char *out, size_t size, const char *parent, const char *key);

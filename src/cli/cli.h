@@ -68,12 +68,12 @@ ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[
  * while c->from is in use), result rank (from 1). */
 ppl_status cli_pins_from_plan_doc(cli *c, const struct json_t *doc, const char *path, long rank,
                                   ppl_args *a, char names[2][256]);
-/* A plan file read as every input file is (regular or a pipe, size-capped). */
-ppl_status cli_plan_load(cli *c, const char *path, struct json_t **doc);
 /* PLAN.json[#K] split into the file and K (1 when absent); a usage error
  * otherwise. */
 #define CLI_PLAN_PATH_MAX 1024
 ppl_status cli_plan_spec(cli *c, const char *spec, char path[CLI_PLAN_PATH_MAX], long *rank);
+/* The length of PLAN.json[#K]'s file part: what comes before the last '#'. */
+size_t cli_plan_file_len(const char *spec);
 /* Costs spec (PLAN.json#K) as estimate --from does, on the plan's model and
  * topology (or --model, --topology); ctx, when not NULL, receives the context
  * (it points into *model and *topo). */

@@ -55,7 +55,7 @@ ppl_status cmd_report(cli *c)
     size_t n = 0;
     /* read once: every result is costed from the same document */
     json_t *doc = NULL;
-    st = cli_plan_load(c, path, &doc);
+    st = ppl_jr_read(path, &c->diag, &doc, &c->err); /* as every input file is read */
     if (st == PPL_OK && !json_is_object(doc))
         st = ppl_error_set(&c->err, PPL_EINPUT, path, "", "expected a plan document (an object)");
     if (st == PPL_OK)

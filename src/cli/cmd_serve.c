@@ -14,6 +14,9 @@
 /* The largest batch tried: an engine's max_num_seqs is of this order (vLLM's
  * default 256; SGLang's max_running_requests up to thousands). */
 #define SERVE_MAX_BATCH 4096
+/* Layouts tried: tp and batch powers of two (at most 63 of tp in an int64_t, 13
+ * of batch up to 4096). */
+#define SERVE_LAYOUTS (63 * 13)
 
 typedef struct serve_row {
     ppl_serve_layout layout;
@@ -86,7 +89,7 @@ ppl_status cmd_serve(cli *c)
     /* tp within one NVLink domain and one server, dividing the heads */
     int64_t domain = topo.nvlink.domain_gpus < topo.gpus_per_server ? topo.nvlink.domain_gpus
                                                                     : topo.gpus_per_server;
-    serve_row *rows = calloc(64 * 13, sizeof *rows);
+    serve_row *rows = calloc(SERVE_LAYOUTS, sizeof *rows);
     if (!rows)
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
     size_t n = 0, fitting = 0;

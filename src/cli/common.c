@@ -388,12 +388,18 @@ void cli_progress_done(cli_progress *p)
 
 /* --from PLAN.json[#K]: result K's configuration as pins, and the plan's model and
  * topology where the command line names none (kept in `names`). */
+size_t cli_plan_file_len(const char *spec)
+{
+    const char *hash = strrchr(spec, '#');
+    return hash ? (size_t)(hash - spec) : strlen(spec);
+}
+
 ppl_status cli_plan_spec(cli *c, const char *spec, char path[CLI_PLAN_PATH_MAX], long *rank)
 {
     /* errors name --from for estimate; compare's and report's specs are positional */
     const char *flag = c->args->command == PPL_CMD_ESTIMATE ? "--from" : "";
     const char *hash = strrchr(spec, '#');
-    size_t len = hash ? (size_t)(hash - spec) : strlen(spec);
+    size_t len = cli_plan_file_len(spec);
     if (len == 0 || len >= CLI_PLAN_PATH_MAX)
         return ppl_error_set(&c->err, PPL_EUSAGE, "", flag, "expected PLAN.json or PLAN.json#K");
     memcpy(path, spec, len);
@@ -408,13 +414,6 @@ ppl_status cli_plan_spec(cli *c, const char *spec, char path[CLI_PLAN_PATH_MAX],
                                  hash + 1);
     }
     return PPL_OK;
-}
-
-ppl_status cli_plan_load(cli *c, const char *path, json_t **doc)
-{
-    ppl_jr_ctx jr = {.file = path, .err = &c->err, .diag = &c->diag};
-    *doc = ppl_jr_load_file(&jr, path);
-    return *doc ? PPL_OK : PPL_EINPUT;
 }
 
 /* The plan's model or topology (i: 0, 1) where the command line names none: the
@@ -463,13 +462,11 @@ ppl_status cli_pins_from_plan_doc(cli *c, const json_t *doc, const char *path, l
     cli_from_clear(c);
     c->from.file = path;
     snprintf(c->from.config_key, sizeof c->from.config_key, "results[%ld].config", rank - 1);
-    c->from.stage_layers = json_incref(json_object_get(
-        json_object_get(json_array_get(json_object_get(doc, "results"), (size_t)rank - 1),
-                        "config"),
-        "stage_layers"));
     ppl_status st = ppl_jr_expect_object(&jr, doc, "");
     const json_t *results = json_object_get(doc, "results");
     const json_t *entry = json_array_get(results, (size_t)rank - 1);
+    c->from.stage_layers =
+        json_incref(json_object_get(json_object_get(entry, "config"), "stage_layers"));
     if (st == PPL_OK && !json_is_array(results))
         st = ppl_error_set(&c->err, PPL_EINPUT, path, "results",
                            "expected the array of a plan's results (the --json output of 'parplan "
@@ -551,7 +548,7 @@ static ppl_status plan_open(cli *c, const char *spec, long *rank, json_t **doc, 
     *doc = NULL;
     *file = name;
     ppl_status st = cli_plan_spec(c, spec, name, rank);
-    return st == PPL_OK ? cli_plan_load(c, name, doc) : st;
+    return st == PPL_OK ? ppl_jr_read(name, &c->diag, doc, &c->err) : st;
 }
 
 ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256])

@@ -21,13 +21,20 @@
  * unknown keys must not bury the answer (or the one line of an error). */
 #define MAX_WARNINGS 20
 
-/* Writes "parplan: " and the line to stderr with every control character shown as
- * '?': a file name or a value from an input file never drives the terminal. */
+/* A byte as the terminal is given it: a control character (but the line breaks
+ * and tabs of text) as '?', so that a file name or a value from an input file
+ * never drives the terminal. */
+static char shown(unsigned char ch, bool text)
+{
+    return (ch < 0x20 && !(text && (ch == '\n' || ch == '\t'))) || ch == 0x7f ? '?' : (char)ch;
+}
+
+/* Writes "parplan: " and the line to stderr, shown. */
 static void print_line(const char *line)
 {
     fputs("parplan: ", stderr);
     for (const unsigned char *p = (const unsigned char *)line; *p; p++)
-        fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+        fputc(shown(*p, false), stderr);
     fputc('\n', stderr);
 }
 
@@ -92,12 +99,10 @@ static ppl_status check_outputs(cli *c)
     const char *specs[2 + PPL_COMPARE_MAX] = {a->from_plan, a->positional};
     for (int i = 0; i < a->ncompared; i++)
         specs[2 + i] = a->compared[i];
-    for (size_t i = 0; i < 2 + (size_t)a->ncompared; i++) {
-        const char *hash = specs[i] ? strrchr(specs[i], '#') : NULL;
+    for (size_t i = 0; i < 2 + (size_t)a->ncompared; i++)
         if (specs[i])
-            snprintf(plans[nplans++], sizeof plans[0], "%.*s",
-                     (int)(hash ? (size_t)(hash - specs[i]) : strlen(specs[i])), specs[i]);
-    }
+            snprintf(plans[nplans++], sizeof plans[0], "%.*s", (int)cli_plan_file_len(specs[i]),
+                     specs[i]);
     for (size_t i = 0; i < 3; i++) {
         if (!outs[i] || strcmp(outs[i], "-") == 0)
             continue;
@@ -225,11 +230,8 @@ int main(int argc, char **argv)
          * model's source, a name) to the terminal; JSON escapes them itself */
         if (!args.json && args.command != PPL_CMD_REPORT &&
             args.command != PPL_CMD_TOPOLOGY_GENERATE)
-            for (size_t i = 0; i < c.out.len; i++) {
-                unsigned char ch = (unsigned char)c.out.data[i];
-                if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f)
-                    c.out.data[i] = '?';
-            }
+            for (size_t i = 0; i < c.out.len; i++)
+                c.out.data[i] = shown((unsigned char)c.out.data[i], true);
         ppl_status wst = ppl_output_write(args.output_path, &c.out, &c.err);
         if (wst != PPL_OK)
             st = wst;

@@ -544,17 +544,11 @@ ppl_status ppl_pools_load(const char *path, const char *display, const ppl_diag 
     return ppl_pools_load_doc(path, display, diag, pools, NULL, err);
 }
 
-/* The document as read, with the name the loader gave it (a copy). */
+/* The document as read, with the name the loader gave it (a copy), when asked. */
 static ppl_status named_doc(const json_t *root, const char *name, json_t **doc, ppl_error *err)
 {
-    if (!doc)
-        return PPL_OK;
-    *doc = json_deep_copy(root);
-    if (!*doc || json_object_set_new(*doc, "name", json_string(name)) != 0) {
-        json_decref(*doc);
-        *doc = NULL;
+    if (doc && !(*doc = ppl_jr_named_copy(root, name)))
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
-    }
     return PPL_OK;
 }
 

@@ -360,18 +360,6 @@ static void name_hf_keys(const json_t *hf, ppl_error *err)
     memcpy(err->message, out, n + 1);
 }
 
-/* The document as read, a Hugging Face config.json's as converted, with the name
- * the loader gave the model (a copy: the caller owns it). */
-static json_t *named_doc(const json_t *doc, const ppl_model *model)
-{
-    json_t *copy = json_deep_copy(doc);
-    if (copy && json_object_set_new(copy, "name", json_string(model->name)) != 0) {
-        json_decref(copy);
-        copy = NULL;
-    }
-    return copy;
-}
-
 ppl_status ppl_model_load_doc(const char *path, const char *display, const ppl_diag *diag,
                               ppl_model *model, json_t **doc_out, ppl_error *err)
 {
@@ -412,7 +400,9 @@ ppl_status ppl_model_load_doc(const char *path, const char *display, const ppl_d
     json_decref(root);
     if (st == PPL_OK && !model->name[0])
         ppl_jr_file_stem(path, model->name, sizeof model->name);
-    if (st == PPL_OK && doc_out && !(*doc_out = named_doc(kept, model)))
+    /* the document as read (a Hugging Face config's as converted), named as the
+     * model was */
+    if (st == PPL_OK && doc_out && !(*doc_out = ppl_jr_named_copy(kept, model->name)))
         st = ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     json_decref(kept);
     return st;

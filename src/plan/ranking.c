@@ -78,40 +78,45 @@ int ppl_ranking_compare(int objective, const ppl_estimate *a, const ppl_estimate
     return 0;
 }
 
-/* The same knobs, whatever the stage split. */
-static bool same_knobs(const ppl_config *a, const ppl_config *b)
+/* The knobs that make one entry of the list, whatever the stage split:
+ * offload_optimizer by its bits, -0.0 as 0.0. */
+#define KNOBS 15
+static void knobs_of(const ppl_config *c, int64_t v[KNOBS])
 {
-    return a->gpus == b->gpus && a->tp == b->tp && a->pp == b->pp && a->cp == b->cp &&
-           a->ep == b->ep && ppl_config_etp(a) == ppl_config_etp(b) && a->vp == b->vp &&
-           a->mbs == b->mbs && a->zero == b->zero && a->recompute == b->recompute &&
-           a->sequence_parallel == b->sequence_parallel &&
-           a->flash_attention == b->flash_attention && a->cp_comm == b->cp_comm &&
-           ppl_config_shard_group(a) == ppl_config_shard_group(b) &&
-           a->offload_optimizer == b->offload_optimizer;
+    _Static_assert(sizeof(double) == sizeof(int64_t), "a double held as 8 bytes");
+    double offload = c->offload_optimizer == 0.0 ? 0.0 : c->offload_optimizer;
+    int64_t k[KNOBS] = {c->gpus,
+                        c->tp,
+                        c->pp,
+                        c->cp,
+                        c->ep,
+                        ppl_config_etp(c),
+                        c->vp,
+                        c->mbs,
+                        c->zero,
+                        c->recompute,
+                        c->sequence_parallel,
+                        c->flash_attention,
+                        c->cp_comm,
+                        ppl_config_shard_group(c),
+                        0};
+    memcpy(&k[KNOBS - 1], &offload, sizeof offload);
+    memcpy(v, k, sizeof k);
 }
 
-/* FNV-1a over the knobs same_knobs compares. */
+static bool same_knobs(const ppl_config *a, const ppl_config *b)
+{
+    int64_t ka[KNOBS], kb[KNOBS];
+    knobs_of(a, ka);
+    knobs_of(b, kb);
+    return memcmp(ka, kb, sizeof ka) == 0;
+}
+
+/* FNV-1a over the knobs. */
 static uint64_t knob_hash(const ppl_config *c)
 {
-    /* offload_optimizer by its bits, -0.0 as 0.0 (same_knobs takes them as equal) */
-    _Static_assert(sizeof(double) == sizeof(int64_t), "a double hashed as 8 bytes");
-    double offload = c->offload_optimizer == 0.0 ? 0.0 : c->offload_optimizer;
-    int64_t v[15] = {c->gpus,
-                     c->tp,
-                     c->pp,
-                     c->cp,
-                     c->ep,
-                     ppl_config_etp(c),
-                     c->vp,
-                     c->mbs,
-                     c->zero,
-                     c->recompute,
-                     c->sequence_parallel,
-                     c->flash_attention,
-                     c->cp_comm,
-                     ppl_config_shard_group(c),
-                     0};
-    memcpy(&v[14], &offload, sizeof offload);
+    int64_t v[KNOBS];
+    knobs_of(c, v);
     uint64_t h = 1469598103934665603ULL;
     const unsigned char *p = (const unsigned char *)v;
     for (size_t i = 0; i < sizeof v; i++)

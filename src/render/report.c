@@ -85,18 +85,15 @@ ppl_status ppl_pins_from_config_json(const json_t *cfg, const char *file, const 
     /* the ends of the stage split; the middle stages take the rest */
     json_t *stages = json_object_get(cfg, "stage_layers");
     size_t ns = json_array_size(stages);
-    if (stages && (!json_is_array(stages) || (int64_t)ns != a->pp)) {
-        char full[PPL_ERROR_KEY_MAX];
-        ppl_jr_path(full, sizeof full, path, "stage_layers");
-        return ppl_jr_fail(&ctx, full, "expected an array of pp (%lld) layer counts",
+    char at[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
+    ppl_jr_path(at, sizeof at, path, "stage_layers");
+    if (stages && (!json_is_array(stages) || (int64_t)ns != a->pp))
+        return ppl_jr_fail(&ctx, at, "expected an array of pp (%lld) layer counts",
                            (long long)a->pp);
-    }
     /* each a whole count of layers; the middle stages equal, as parplan splits */
+    const json_t *middle = json_array_get(stages, 1);
     for (size_t i = 0; i < ns; i++) {
         const json_t *v = json_array_get(stages, i);
-        const json_t *middle = json_array_get(stages, 1);
-        char at[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
-        ppl_jr_path(at, sizeof at, path, "stage_layers");
         ppl_jr_index(full, sizeof full, at, i);
         if (!json_is_integer(v) || json_integer_value(v) < 1 ||
             json_integer_value(v) > PPL_MAX_LAYERS) {

@@ -237,9 +237,7 @@ ppl_status ppl_topology_patch(json_t *topology, const char *path, const char *va
 ppl_status ppl_topology_document(const char *path, const ppl_diag *diag, json_t **doc,
                                  ppl_error *err)
 {
-    ppl_jr_ctx ctx = {.file = path, .err = err, .diag = diag};
-    *doc = ppl_jr_load_file(&ctx, path);
-    return *doc ? PPL_OK : PPL_EINPUT;
+    return ppl_jr_read(path, diag, doc, err);
 }
 
 ppl_status ppl_whatif_point(const json_t *topology, const char *file, const ppl_sweep *sweeps,
