@@ -48,6 +48,7 @@
 #include "studies/goodput.h"
 #include "studies/whatif.h"
 #include "studies/sizing.h"
+#include "studies/rl.h"
 #include "studies/runs.h"
 #include "studies/calibrate.h"
 #include "render/launch.h"

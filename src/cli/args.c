@@ -66,6 +66,12 @@ void ppl_args_init(ppl_args *a)
     ppl_pins_init(&a->pins);
     a->seq_len = PPL_UNSET;
     a->input_len = a->output_len = PPL_UNSET;
+    a->prompts = PPL_UNSET;
+    a->samples = 1;
+    a->output_max = PPL_UNSET;
+    a->updates = 1;
+    a->forward_passes = 2;
+    a->off_policy = 1;
     a->overhead_bytes = -1;
     a->fragmentation = -1;
     a->headroom_fraction = PPL_MEMORY_HEADROOM_DEFAULT;
@@ -324,6 +330,8 @@ static ppl_status set_value(const opt_def *o, const char *v, ppl_args *a, ppl_er
         return parse_quantity(o, v, PPL_UNIT_COUNT, false, 0, MAX_PRICE, &a->gpu_hour_price, err);
     case O_TPOT: return parse_quantity(o, v, PPL_UNIT_TIME, false, 1e-6, 3600.0, &a->tpot_s, err);
     case O_TTFT: return parse_quantity(o, v, PPL_UNIT_TIME, false, 1e-6, 3600.0, &a->ttft_s, err);
+    case O_REWARD_TIME:
+        return parse_quantity(o, v, PPL_UNIT_TIME, true, 0, 86400.0, &a->reward_s, err);
     case O_NIC_BW:
         return parse_quantity(o, v, PPL_UNIT_BANDWIDTH, false, MIN_NIC_BPS, MAX_NIC_BPS,
                               &a->nic_bandwidth_bps, err);

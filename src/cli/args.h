@@ -36,6 +36,7 @@ typedef enum ppl_command {
     PPL_CMD_COMPARE,
     PPL_CMD_REPORT,
     PPL_CMD_SERVE,
+    PPL_CMD_RL,
     PPL_CMD_COUNT
 } ppl_command;
 
@@ -96,6 +97,13 @@ typedef struct ppl_args {
     /* serve */
     int64_t input_len, output_len; /* tokens a request's prompt and response */
     double tpot_s, ttft_s;         /* latency targets; 0 when not given */
+    /* rl */
+    int64_t prompts, samples; /* prompts a step, responses a prompt */
+    int64_t output_max;       /* the longest response (PPL_UNSET: output_len) */
+    int64_t updates;          /* optimizer steps a rollout feeds */
+    int64_t forward_passes;   /* forward-only passes before the update */
+    double reward_s;          /* scoring a step, seconds */
+    int off_policy;           /* weigh one-step-async pipelines (default yes) */
     /* collective */
     int op;
     int algo;

@@ -114,6 +114,10 @@ void cli_goodput_opts(const ppl_args *a, ppl_goodput_opts *out);
 
 /* Loads --model and --topology. */
 ppl_status cli_load(cli *c, ppl_model *model, ppl_topology *topo);
+/* cli_load for an inference engine (serve, rl): --precision bf16 or fp8 (default
+ * bf16) that the GPU runs, and --gpus at most the topology's (default all). */
+ppl_status cli_load_engine(cli *c, ppl_model *model, ppl_topology *topo, ppl_precision *precision,
+                           int64_t *gpus);
 
 /* The flag of a knob: "first_stage_layers" -> "--first-stage-layers". */
 const char *cli_flag_of(const char *knob, char *buf, size_t size);
@@ -138,6 +142,7 @@ ppl_status cmd_estimate(cli *c);
 ppl_status cmd_compare(cli *c);
 ppl_status cmd_report(cli *c);
 ppl_status cmd_serve(cli *c);
+ppl_status cmd_rl(cli *c);
 /* The page of `page` written to path (plan --report, report). */
 ppl_status cli_write_report(cli *c, const char *path, const ppl_report_page *page);
 ppl_status cmd_generate(cli *c);

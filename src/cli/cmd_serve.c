@@ -69,20 +69,11 @@ ppl_status cmd_serve(cli *c)
     const ppl_args *a = c->args;
     ppl_model model;
     ppl_topology topo;
-    ppl_status st = cli_load(c, &model, &topo);
+    ppl_precision precision;
+    int64_t gpus;
+    ppl_status st = cli_load_engine(c, &model, &topo, &precision, &gpus);
     if (st != PPL_OK)
         return st;
-    const int precision = a->pins.precision != PPL_UNSET ? a->pins.precision : PPL_PRECISION_BF16;
-    if ((st = ppl_precision_check(precision, &topo, &c->err)) != PPL_OK)
-        return st;
-    if (precision != PPL_PRECISION_BF16 && precision != PPL_PRECISION_FP8)
-        return ppl_error_set(&c->err, PPL_EUSAGE, "", "--precision",
-                             "an engine is costed in bf16 or fp8 weights and cache");
-    const int64_t all = topo.servers * topo.gpus_per_server;
-    const int64_t gpus = a->pins.gpus != PPL_UNSET ? a->pins.gpus : all;
-    if (gpus > all)
-        return ppl_error_set(&c->err, PPL_EUSAGE, "", "--gpus", "%lld exceeds the topology's %lld",
-                             (long long)gpus, (long long)all);
     ppl_eval_ctx ctx;
     cli_eval_ctx(c, &ctx, &model, &topo);
     const ppl_serve_workload w = {a->input_len, a->output_len};
@@ -97,7 +88,7 @@ ppl_status cmd_serve(cli *c)
         if (model.heads % tp != 0)
             continue;
         for (int64_t batch = 1; batch <= SERVE_MAX_BATCH; batch *= 2) {
-            serve_row r = {.layout = {tp, batch, (ppl_precision)precision}, .replicas = gpus / tp};
+            serve_row r = {.layout = {tp, batch, precision}, .replicas = gpus / tp};
             ppl_serve_cost(&ctx, &r.layout, &w, &r.e);
             if (!r.e.fits)
                 break; /* a larger batch holds more cache */
@@ -111,12 +102,14 @@ ppl_status cmd_serve(cli *c)
     }
     if (n == 0) {
         free(rows);
+        if (fitting == 0) {
+            char why[512];
+            ppl_serve_unfit(&ctx, precision, domain < gpus ? domain : gpus, why, sizeof why);
+            return ppl_error_set(&c->err, PPL_INFEASIBLE, "", "", "%s", why);
+        }
         return ppl_error_set(&c->err, PPL_INFEASIBLE, "", "",
-                             fitting == 0 ? "no layout of tp within the NVLink domain holds the "
-                                            "weights and one sequence's cache: add GPUs a "
-                                            "domain or use --precision fp8"
-                                          : "no layout meets the latency targets (%zu fit): "
-                                            "loosen --tpot or --ttft",
+                             "no layout meets the latency targets (%zu fit): loosen --tpot or "
+                             "--ttft",
                              fitting);
     }
     qsort(rows, n, sizeof *rows, by_throughput);

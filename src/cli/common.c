@@ -269,6 +269,28 @@ ppl_status cli_load(cli *c, ppl_model *model, ppl_topology *topo)
     return st != PPL_OK ? st : cli_load_topology(c, c->args->topology, topo);
 }
 
+ppl_status cli_load_engine(cli *c, ppl_model *model, ppl_topology *topo, ppl_precision *precision,
+                           int64_t *gpus)
+{
+    const ppl_args *a = c->args;
+    ppl_status st = cli_load(c, model, topo);
+    if (st != PPL_OK)
+        return st;
+    const int p = a->pins.precision != PPL_UNSET ? a->pins.precision : PPL_PRECISION_BF16;
+    if ((st = ppl_precision_check(p, topo, &c->err)) != PPL_OK)
+        return st;
+    if (p != PPL_PRECISION_BF16 && p != PPL_PRECISION_FP8)
+        return ppl_error_set(&c->err, PPL_EUSAGE, "", "--precision",
+                             "an engine is costed in bf16 or fp8 weights and cache");
+    const int64_t all = topo->servers * topo->gpus_per_server;
+    *precision = (ppl_precision)p;
+    *gpus = a->pins.gpus != PPL_UNSET ? a->pins.gpus : all;
+    if (*gpus > all)
+        return ppl_error_set(&c->err, PPL_EUSAGE, "", "--gpus", "%lld exceeds the topology's %lld",
+                             (long long)*gpus, (long long)all);
+    return PPL_OK;
+}
+
 const char *cli_family_allow(const ppl_family *f, char *buf, size_t size)
 {
     char flag[64];

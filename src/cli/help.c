@@ -232,6 +232,26 @@ static const help_text texts[] = {
      "      --input-len 2048 --output-len 512\n"
      "  parplan serve --model llama3-8b --topology dgx-h100-superpod --gpus 8 \\\n"
      "      --input-len 1024 --output-len 256 --tpot 20ms --ttft 200ms --json\n"},
+    {PPL_CMD_RL,
+     "parplan rl --model M --topology T --prompts N --input-len N --output-len N\n"
+     "           [--samples K] [--output-max N] [--updates N] [--forward-passes N]\n"
+     "           [--reward-time T] [--off-policy=no] [--gpus G] [--precision bf16|fp8]\n"
+     "           [--stack S] [--top K]",
+     "Plans one step of RL post-training (GRPO, PPO): N prompts of --input-len tokens,\n"
+     "K responses each of --output-len tokens on average and --output-max at most,\n"
+     "scored off the GPUs in --reward-time, then --forward-passes forward-only passes\n"
+     "(old-policy and reference log-probs) and --updates optimizer steps, then the\n"
+     "new weights moved to the engine.  Weighs every GPU doing both in turn\n"
+     "(colocated: the engine asleep while training; the trainer's states kept beside\n"
+     "the engine or moved to the host) against the GPUs split in whole servers\n"
+     "between engine and trainer (disaggregated), synchronous or one step\n"
+     "off-policy.  The engine is serve's (tensor parallelism within a server); the\n"
+     "trainer is plan's best on its GPUs, sequences packed to prompt + mean response.\n"
+     "Prints the ranked plans and why the winning placement wins.\n",
+     "  parplan rl --model llama3-8b --topology dgx-h100-superpod --gpus 64 \\\n"
+     "      --prompts 256 --samples 8 --input-len 1024 --output-len 2048 --output-max 8192\n"
+     "  parplan rl --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 64 \\\n"
+     "      --prompts 128 --samples 16 --input-len 512 --output-len 4096 --json\n"},
     {PPL_CMD_VALIDATE,
      "parplan validate --runs FILE [--fit | --cv K | --cv family] [--constants FILE] [--json]",
      "Predicts every run of a measured-runs file (SPEC format) and reports the error\n"

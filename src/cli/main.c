@@ -67,6 +67,7 @@ static ppl_status dispatch(cli *c)
     case PPL_CMD_COMPARE: return cmd_compare(c);
     case PPL_CMD_REPORT: return cmd_report(c);
     case PPL_CMD_SERVE: return cmd_serve(c);
+    case PPL_CMD_RL: return cmd_rl(c);
     case PPL_CMD_MODELS: return cmd_models(c);
     case PPL_CMD_MODEL_SHOW: return cmd_model_show(c);
     case PPL_CMD_TOPOLOGIES: return cmd_topologies(c);

@@ -10,19 +10,18 @@
 #include "model/model.h"
 
 const opt_def ppl_cli_options[] = {
-    {O_MODEL, "--model", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COMPARE) | C(PPL_CMD_SERVE),
-     CMDS_CONFIG | C(PPL_CMD_SERVE), F(model), "M", 0, 0, NULL,
+    {O_MODEL, "--model", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COMPARE) | CMDS_INFER,
+     CMDS_CONFIG | CMDS_INFER, F(model), "M", 0, 0, NULL,
      "model: a catalogue name (see 'parplan models'), a model JSON file, or a Hugging Face "
      "config.json (llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe, deepseek_v3, "
      "gpt_oss)"},
     {O_TOPOLOGY, "--topology", 0, K_STRING,
-     CMDS_CONFIG | C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_COMPARE) | C(PPL_CMD_SERVE),
-     CMDS_CONFIG | C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_SERVE), F(topology), "T", 0, 0, NULL,
+     CMDS_CONFIG | C(PPL_CMD_COLLECTIVE) | C(PPL_CMD_COMPARE) | CMDS_INFER,
+     CMDS_CONFIG | C(PPL_CMD_COLLECTIVE) | CMDS_INFER, F(topology), "T", 0, 0, NULL,
      "cluster: a catalogue name (see 'parplan topologies') or a JSON file"},
     {O_GPUS, "--gpus", 0, K_KNOB,
-     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF) |
-         C(PPL_CMD_SERVE),
-     0, NOFIELD, "N", 0, 0, NULL, "GPUs to use (default: all GPUs of the topology)"},
+     C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF) | CMDS_INFER, 0,
+     NOFIELD, "N", 0, 0, NULL, "GPUs to use (default: all GPUs of the topology)"},
     {O_TP, "--tp", 0, K_KNOB, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), NOFIELD, "N", 0,
      0, NULL, "tensor-parallel size"},
     {O_PP, "--pp", 0, K_KNOB, CMDS_CONFIG, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), NOFIELD, "N", 0,
@@ -79,8 +78,7 @@ const opt_def ppl_cli_options[] = {
      "given, zb-h1, zb-h2, zb-v (--vp 2), dualpipe, dualpipev (--vp 2): no Megatron-LM or "
      "DeepSpeed flags for these; PyTorch pipelining runs zb-h1, zb-v and dualpipev, Sea AI "
      "Lab's Megatron fork zb-h2, deepseek-ai/DualPipe dualpipe"},
-    {O_PRECISION, "--precision", 0, K_KNOB, CMDS_CONFIG | C(PPL_CMD_SERVE), 0, NOFIELD, "P", 0, 0,
-     NULL,
+    {O_PRECISION, "--precision", 0, K_KNOB, CMDS_CONFIG | CMDS_INFER, 0, NOFIELD, "P", 0, 0, NULL,
      "bf16 (default), fp16, fp8, mxfp8 (Blackwell, MI355X) or nvfp4 (Blackwell): the linear "
      "layers' GEMMs"},
     {O_FP8_RECIPE, "--fp8-recipe", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "R", 0, 0, NULL,
@@ -92,7 +90,8 @@ const opt_def ppl_cli_options[] = {
      "bf16 (Megatron-Core --first-last-layers-bf16)"},
     {O_OPTIMIZER, "--optimizer", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "O", 0, 0, NULL,
      "adam (default) or sgd"},
-    {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG, 0, F(stack), "S", 0, 0, ppl_stack_names,
+    {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG | C(PPL_CMD_RL), 0, F(stack), "S", 0, 0,
+     ppl_stack_names,
      "training software, by what ran: nemo-2025 (default), megatron-core, nemo-2024, "
      "fsdp (overlap communication); megatron-lm-2023, megatron-lm-2022, megatron-lm-2021, "
      "megatron-deepspeed, deepspeed-zero3-2021 (do not); modern and legacy name the "
@@ -111,8 +110,8 @@ const opt_def ppl_cli_options[] = {
      "model already errs high (measured runs that ran are predicted up to 10% over capacity, "
      "Meta's Llama 3 405B at 8K tokens among them), so a default margin would refuse runs "
      "that worked; give one for allocator spikes and workspaces the model does not count"},
-    {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN) | C(PPL_CMD_REPORT) | C(PPL_CMD_SERVE), 0, F(top),
-     "K", 1, PPL_TOP_MAX, NULL,
+    {O_TOP, "--top", 0, K_INT, C(PPL_CMD_PLAN) | C(PPL_CMD_REPORT) | CMDS_INFER, 0, F(top), "K", 1,
+     PPL_TOP_MAX, NULL,
      "how many ranked configurations to print (default 10, at most 5000: a plan's JSON of "
      "5000 results stays within what its readers take)"},
     {O_OBJECTIVE, "--objective", 0, K_ENUM, CMDS_SEARCH, 0, F(objective), "OBJ", 0, 0,
@@ -227,7 +226,7 @@ const opt_def ppl_cli_options[] = {
      "name written into the topology"},
     {O_RUNS, "--runs", 0, K_STRING, C(PPL_CMD_VALIDATE), C(PPL_CMD_VALIDATE), F(runs), "FILE", 0, 0,
      NULL, "measured runs (JSON array, SPEC format)"},
-    {O_CONSTANTS, "--constants", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_VALIDATE), 0,
+    {O_CONSTANTS, "--constants", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_VALIDATE) | C(PPL_CMD_RL), 0,
      F(constants_path), "FILE", 0, 0, NULL,
      "fitted constants to cost with (what validate --fit --json writes); default the "
      "committed ones"},
@@ -249,14 +248,34 @@ const opt_def ppl_cli_options[] = {
     {O_OUTPUT, "--output", 'o', K_STRING, CMDS_ALL, 0, F(output_path), "FILE", 0, 0, NULL,
      "write the output to FILE (atomically) instead of stdout"},
     {O_HELP, "--help", 'h', K_FLAG, CMDS_ALL, 0, F(help), NULL, 0, 0, NULL, "show this help"},
-    {O_INPUT_LEN, "--input-len", 0, K_INT, C(PPL_CMD_SERVE), C(PPL_CMD_SERVE), F(input_len),
-     "TOKENS", 1, PPL_MAX_SEQ_LEN, NULL, "tokens of a request's prompt"},
-    {O_OUTPUT_LEN, "--output-len", 0, K_INT, C(PPL_CMD_SERVE), C(PPL_CMD_SERVE), F(output_len),
-     "TOKENS", 1, PPL_MAX_SEQ_LEN, NULL, "tokens of a request's response"},
+    {O_INPUT_LEN, "--input-len", 0, K_INT, CMDS_INFER, CMDS_INFER, F(input_len), "TOKENS", 1,
+     PPL_MAX_SEQ_LEN, NULL, "tokens of a request's prompt"},
+    {O_OUTPUT_LEN, "--output-len", 0, K_INT, CMDS_INFER, CMDS_INFER, F(output_len), "TOKENS", 1,
+     PPL_MAX_SEQ_LEN, NULL, "tokens of a request's response (rl: the mean)"},
     {O_TPOT, "--tpot", 0, K_REAL, C(PPL_CMD_SERVE), 0, NOFIELD, "T", 0, 0, NULL,
      "the longest time per output token a layout may take, e.g. 50ms"},
     {O_TTFT, "--ttft", 0, K_REAL, C(PPL_CMD_SERVE), 0, NOFIELD, "T", 0, 0, NULL,
      "the longest time to the first token (the prompt's prefill, unqueued), e.g. 2s"},
+    {O_PROMPTS, "--prompts", 0, K_INT, C(PPL_CMD_RL), C(PPL_CMD_RL), F(prompts), "N", 1, 1LL << 24,
+     NULL, "prompts a step"},
+    {O_SAMPLES, "--samples", 0, K_INT, C(PPL_CMD_RL), 0, F(samples), "K", 1, 1024, NULL,
+     "responses a prompt (GRPO's group size; default 1)"},
+    {O_OUTPUT_MAX, "--output-max", 0, K_INT, C(PPL_CMD_RL), 0, F(output_max), "TOKENS", 1,
+     PPL_MAX_SEQ_LEN, NULL,
+     "the longest response a step waits for (default --output-len: no tail)"},
+    {O_UPDATES, "--updates", 0, K_INT, C(PPL_CMD_RL), 0, F(updates), "N", 1, 1024, NULL,
+     "optimizer steps a rollout feeds (PPO mini-batches; default 1); divides prompts x "
+     "samples"},
+    {O_FORWARD_PASSES, "--forward-passes", 0, K_INT, C(PPL_CMD_RL), 0, F(forward_passes), "N", 0,
+     16, NULL,
+     "forward-only passes over the batch before the update: old-policy and reference "
+     "log-probs (default 2)"},
+    {O_REWARD_TIME, "--reward-time", 0, K_REAL, C(PPL_CMD_RL), 0, NOFIELD, "T", 0, 0, NULL,
+     "scoring a step's responses, off the GPUs, e.g. 5s (default 0: a rule)"},
+    {O_OFF_POLICY, "--off-policy", 0, K_OPTBOOL, C(PPL_CMD_RL), 0, F(off_policy), "[=yes|no]", 0, 0,
+     NULL,
+     "weigh one-step off-policy pipelines (the next rollout beside this update; default yes); "
+     "=no keeps every step on-policy"},
 };
 const size_t ppl_cli_noptions = sizeof ppl_cli_options / sizeof ppl_cli_options[0];
 
@@ -278,5 +297,7 @@ const command_def ppl_cli_commands[] = {
     {PPL_CMD_REPORT, "report", NULL, "a plan as one HTML page: step, memory, pipeline, traffic"},
     {PPL_CMD_SERVE, "serve", NULL,
      "an inference engine's layout: tp, batch, replicas (first piece)"},
+    {PPL_CMD_RL, "rl", NULL,
+     "an RL post-training step: rollout, update, weight sync; colocated or split"},
 };
 const size_t ppl_cli_ncommands = sizeof ppl_cli_commands / sizeof ppl_cli_commands[0];

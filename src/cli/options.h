@@ -124,6 +124,13 @@ typedef enum opt_id {
     O_OUTPUT_LEN,
     O_TPOT,
     O_TTFT,
+    O_PROMPTS,
+    O_SAMPLES,
+    O_OUTPUT_MAX,
+    O_UPDATES,
+    O_FORWARD_PASSES,
+    O_REWARD_TIME,
+    O_OFF_POLICY,
     O_COUNT /* options in all */
 } opt_id;
 
@@ -133,6 +140,7 @@ typedef enum opt_id {
     (C(PPL_CMD_PLAN) | C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY) | C(PPL_CMD_WHATIF) |               \
      C(PPL_CMD_SIZE))
 #define CMDS_SEARCH (C(PPL_CMD_PLAN) | C(PPL_CMD_WHATIF) | C(PPL_CMD_SIZE))
+#define CMDS_INFER (C(PPL_CMD_SERVE) | C(PPL_CMD_RL)) /* an inference engine's workload */
 #define CMDS_DATA (CMDS_ALL & ~C(PPL_CMD_TOPOLOGY_GENERATE))
 
 /* An option, declaratively: the commands that take it and those that require it

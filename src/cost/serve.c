@@ -11,6 +11,7 @@
 #include "cost/serve.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cost/compute.h"
@@ -83,7 +84,7 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     out->weight_bytes = f->params_total * bytes / tp;
     out->kv_bytes =
         batch * (double)(w->input_tokens + w->output_tokens) * out->kv_bytes_per_token / kv_split;
-    out->capacity_bytes = SERVE_MEMORY_SHARE * t->gpu.memory_bytes;
+    out->capacity_bytes = SERVE_MEMORY_SHARE * t->gpu.memory_bytes - l->reserved_bytes;
     out->fits = out->weight_bytes + out->kv_bytes <= out->capacity_bytes;
 
     /* prefill: the prompt's forward through every layer, one sequence at tp */
@@ -127,4 +128,27 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
      * steps (compute-bound at these lengths: batching prompts saves little) */
     const double output = (double)w->output_tokens;
     out->tokens_per_s = batch * output / (batch * out->prefill_s + output * out->decode_step_s);
+}
+
+void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t tp_max, char *buf,
+                     size_t size)
+{
+    const double gib = 1073741824.0, tp = (double)tp_max;
+    const double capacity = SERVE_MEMORY_SHARE * ctx->topo->gpu.memory_bytes;
+    const double bytes = precision == PPL_PRECISION_FP8 ? 1.0 : 2.0;
+    const double weights = ctx->figures.params_total * bytes / tp, fp8 = weights / bytes;
+    const bool fp8_helps = precision != PPL_PRECISION_FP8 && fp8 < capacity &&
+                           ctx->topo->gpu.flops[PPL_PRECISION_FP8] > 0.0;
+    char help[96];
+    if (fp8_helps)
+        snprintf(help, sizeof help, "use --precision fp8 (%.1f GiB a GPU)", fp8 / gib);
+    else
+        snprintf(help, sizeof help,
+                 "engines with pipeline or expert parallelism are not costed yet");
+    snprintf(buf, size,
+             "no engine layout holds %s's weights and one sequence's cache: %.1f GiB of %s "
+             "weights a GPU at tensor-parallel size %lld (the most within one NVLink domain, "
+             "one server and the GPUs given) against %.1f GiB (90%% of the GPU); %s",
+             ctx->model->name, weights / gib, precision == PPL_PRECISION_FP8 ? "fp8" : "bf16",
+             (long long)tp_max, capacity / gib, help);
 }

@@ -15,6 +15,7 @@
 #define PARPLAN_SERVE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cost/evalctx.h"
@@ -29,6 +30,8 @@ typedef struct ppl_serve_workload {
 typedef struct ppl_serve_layout {
     int64_t tp, batch;
     ppl_precision precision;
+    double reserved_bytes; /* per GPU, held by something else (a colocated trainer's
+                              model states): out of the engine's capacity */
 } ppl_serve_layout;
 
 typedef struct ppl_serve_estimate {
@@ -62,5 +65,11 @@ double ppl_experts_touched(const ppl_model *model, double tokens);
  * its efficiencies and network). */
 void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *layout,
                     const ppl_serve_workload *workload, ppl_serve_estimate *out);
+
+/* Why no engine layout of tp up to tp_max holds the weights and one sequence's
+ * cache, in one sentence: the weights a GPU at tp_max against the engine's share
+ * of its memory, and fp8 where fp8 weights would fit. */
+void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t tp_max, char *buf,
+                     size_t size);
 
 #endif

@@ -883,12 +883,61 @@ assert r and all(x[\"tpot_s\"] <= 0.020 and x[\"ttft_s\"] <= 0.200 for x in r), 
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024 --output-len 256 --tpot 1us
 check "serve with a target no layout meets: exit 1, saying which to loosen" '[ $rc -eq 1 ] && has "$err" "loosen --tpot or --ttft"'
 run "$P" serve --model deepseek-v3 --topology dgx-h100-superpod --gpus 8 --input-len 1000 --output-len 1000
-check "serve: DeepSeek-V3 in bf16 on one 8-GPU server does not fit: exit 1, what would" '[ $rc -eq 1 ] && has "$err" "--precision fp8"'
+check "serve: DeepSeek-V3 in bf16 on one 8-GPU server does not fit: exit 1, nor in fp8 (79.5 GiB a GPU)" '[ $rc -eq 1 ] && has "$err" "158.9 GiB of bf16 weights a GPU at tensor-parallel size 8" && has "$err" "pipeline or expert parallelism are not costed yet"'
+run "$P" serve --model llama3-405b --topology dgx-h100-superpod --gpus 8 --input-len 1000 --output-len 1000
+check "serve: Llama 3 405B in bf16 does not fit 8 H100, fp8 would: exit 1 saying so" '[ $rc -eq 1 ] && has "$err" "use --precision fp8 (47.2 GiB a GPU)"'
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024
 check "serve without --output-len: exit 2 naming it" '[ $rc -eq 2 ] && has "$err" "--output-len"'
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024 --output-len 8 --tpot -3ms
 check "serve --tpot -3ms: exit 2 naming it" '[ $rc -eq 2 ] && has "$err" "--tpot"'
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024 --output-len 8 --precision fp4
 check "serve --precision fp4: exit 2 (bf16 or fp8)" '[ $rc -eq 2 ] && has "$err" "--precision"'
+
+# an RL post-training step (issue 33): both placements, the step's parts adding up
+run "$P" rl --model llama3-8b --topology dgx-h100-superpod --gpus 32 --prompts 64 --samples 8 --input-len 512 --output-len 1024 --output-max 4096 --reward-time 2s --json
+check "rl: colocated and disaggregated plans, fastest first, each step its parts" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+r = d[\"results\"]
+assert d[\"workload\"][\"sequences\"] == 512 and d[\"splits_tried\"] == 3, d[\"workload\"]
+assert [x[\"rank\"] for x in r] == list(range(1, len(r) + 1)), r
+assert all(a[\"step_time_s\"] <= b[\"step_time_s\"] for a, b in zip(r, r[1:])), r
+assert {x[\"placement\"] for x in r} == {\"colocated\", \"disaggregated\"}, r
+for x in r:
+    t = x[\"time_s\"]
+    assert t[\"rollout\"] == max(t[\"rollout_work\"], t[\"rollout_tail\"]) and t[\"reward\"] == 2.0, x
+    assert x[\"trainer\"][\"global_batch\"] == 512 and x[\"trainer\"][\"gpus\"] == x[\"train_gpus\"], x
+    e = x[\"engine\"]
+    assert e[\"tp\"] * e[\"replicas\"] == x[\"rollout_gpus\"], x
+    assert e[\"memory\"][\"weights\"] + e[\"memory\"][\"kv_cache\"] <= e[\"memory\"][\"capacity\"], x
+    if x[\"placement\"] == \"colocated\":
+        assert x[\"rollout_gpus\"] == x[\"train_gpus\"] == 32 and x[\"pipeline\"] == \"sync\", x
+    else:
+        assert x[\"rollout_gpus\"] % 8 == 0 and x[\"rollout_gpus\"] + x[\"train_gpus\"] == 32, x
+        assert x[\"sync_bytes\"] == x[\"rollout_gpus\"] * 8030261248 * 2, x
+    parts = t[\"rollout\"] + t[\"reward\"]
+    want = max(parts, t[\"train\"]) + t[\"sync\"] if x[\"pipeline\"] == \"one-step-async\" else parts + t[\"train\"] + t[\"sync\"] + t[\"offload\"]
+    assert abs(x[\"step_time_s\"] - want) <= 1e-9 * want, x
+assert d[\"best_colocated\"][\"placement\"] == \"colocated\" and d[\"best_disaggregated\"][\"placement\"] == \"disaggregated\", d
+assert r[d[\"best_colocated\"][\"rank\"] - 1] == d[\"best_colocated\"], d
+assert \"wins\" in d[\"why\"], d[\"why\"]"'
+run "$P" rl --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 64 --prompts 128 --samples 16 --input-len 512 --output-len 4096 --output-max 16384 --off-policy=no
+check "rl --off-policy=no: synchronous plans only, and why the winner wins" '[ $rc -eq 0 ] && ! has "$out" "one-step-async" && has "$out" "why       colocated wins"'
+run "$P" rl --model llama3-8b --topology dgx-h100-superpod --gpus 8 --prompts 16 --input-len 512 --output-len 512
+check "rl on one server: colocated only, said" '[ $rc -eq 0 ] && has "$out" "only the colocated placement runs" && ! has "$out" "disaggregated  "'
+run "$P" rl --model deepseek-v3 --topology dgx-h100-superpod --gpus 64 --prompts 16 --input-len 512 --output-len 512 --precision fp8
+check "rl: an engine that no server holds: exit 1, the weights a GPU named" '[ $rc -eq 1 ] && [ -z "$out" ] && has "$err" "79.5 GiB of fp8 weights a GPU"'
+run "$P" rl --model llama3-8b --topology dgx-h100-superpod --input-len 512 --output-len 512
+check "rl without --prompts: exit 2 naming it" '[ $rc -eq 2 ] && has "$err" "--prompts"'
+run "$P" rl --model llama3-8b --topology dgx-h100-superpod --prompts 10 --samples 3 --updates 4 --input-len 512 --output-len 512
+check "rl --updates that does not divide the sequences: exit 2" '[ $rc -eq 2 ] && has "$err" "--updates: 4 does not divide the 30 sequences"'
+run "$P" rl --model llama3-8b --topology dgx-h100-superpod --prompts 16 --input-len 512 --output-len 1024 --output-max 512
+check "rl --output-max below --output-len: exit 2" '[ $rc -eq 2 ] && has "$err" "--output-max: 512 is below --output-len 1024"'
+run "$P" rl --model llama3-8b --topology dgx-h100-superpod --prompts 16 --input-len 512 --output-len 512 --reward-time -1s
+check "rl --reward-time -1s: exit 2 naming it" '[ $rc -eq 2 ] && has "$err" "--reward-time"'
+run "$P" rl --model llama3-8b --topology dgx-h100-superpod --prompts 16 --input-len 512 --output-len 512 --precision nvfp4
+check "rl --precision nvfp4: exit 2 (bf16 or fp8)" '[ $rc -eq 2 ] && has "$err" "--precision"'
+run "$P" rl --model llama3-8b --topology dgx-h100-superpod --prompts 16 --input-len 512 --output-len 512 --tp 2
+check "rl --tp: not an rl option, exit 2" '[ $rc -eq 2 ] && has "$err" "--tp"'
 
 finish

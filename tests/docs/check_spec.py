@@ -73,6 +73,13 @@ EXTRA = [
     ("serve-llama3-8b", 0,
      "serve --model llama3-8b --topology dgx-h100-superpod --gpus 8 --input-len 1024 "
      "--output-len 256 --tpot 20ms --ttft 200ms --top 3 --json"),
+    # an RL step, dense and MoE (issue 33): colocated and disaggregated plans
+    ("rl-llama3-8b", 0,
+     "rl --model llama3-8b --topology dgx-h100-superpod --gpus 32 --prompts 64 --samples 8 "
+     "--input-len 512 --output-len 1024 --output-max 4096 --top 4 --json"),
+    ("rl-qwen3-30b-a3b", 0,
+     "rl --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 32 --prompts 64 "
+     "--samples 8 --input-len 512 --output-len 1024 --reward-time 2s --top 3 --json"),
     # MoE with MLA and MTP, fp8, full recomputation of some layers: etp,
     # ep_overlap, fp8_recipe, recompute_layers, the MLA launch flags
     ("estimate-deepseek-v3-fp8", 0,
@@ -166,6 +173,7 @@ DOCUMENT_SECTION = {
     "topology show": "topology show",
     "topology generate": "topology generate",
     "serve": "serve",
+    "rl": "rl",
 }
 MIXED = " on a mixed cluster"  # plan and whatif on a topology with pools
 
