@@ -50,6 +50,7 @@
 #include "studies/sizing.h"
 #include "studies/rl.h"
 #include "studies/runs.h"
+#include "studies/serveruns.h"
 #include "studies/calibrate.h"
 #include "render/launch.h"
 #include "render/report.h"

@@ -143,6 +143,8 @@ ppl_status cmd_compare(cli *c);
 ppl_status cmd_report(cli *c);
 ppl_status cmd_serve(cli *c);
 ppl_status cmd_rl(cli *c);
+/* validate on a serving runs file (runs: read by ppl_serve_runs_load; freed here) */
+ppl_status cli_validate_serve(cli *c, ppl_serve_run *runs, size_t n);
 /* The page of `page` written to path (plan --report, report). */
 ppl_status cli_write_report(cli *c, const char *path, const ppl_report_page *page);
 ppl_status cmd_generate(cli *c);

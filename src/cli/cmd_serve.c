@@ -43,6 +43,8 @@ static json_t *row_json(const serve_row *r)
     json_object_set_new(o, "replicas", json_integer(r->replicas));
     json_object_set_new(o, "gpus", json_integer(r->replicas * r->layout.tp));
     json_object_set_new(o, "ttft_s", ppl_json_real(r->e.prefill_s));
+    json_object_set_new(o, "prefill_prompts", json_integer(r->e.prefill_prompts));
+    json_object_set_new(o, "prefill_share_s", ppl_json_real(r->e.prefill_share_s));
     json_object_set_new(o, "tpot_s", ppl_json_real(r->e.decode_step_s));
     json_object_set_new(
         o, "decode_bound",

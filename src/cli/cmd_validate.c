@@ -166,7 +166,14 @@ ppl_status cmd_validate(cli *c)
     const ppl_args *a = c->args;
     ppl_run *runs;
     size_t n;
-    ppl_status st = ppl_runs_load(a->runs, &c->diag, &runs, &n, &c->err);
+    /* a serving runs file goes its own way */
+    ppl_serve_run *served;
+    ppl_status st = ppl_serve_runs_load(a->runs, &c->diag, &served, &n, &c->err);
+    if (st != PPL_OK)
+        return st;
+    if (n > 0)
+        return cli_validate_serve(c, served, n);
+    st = ppl_runs_load(a->runs, &c->diag, &runs, &n, &c->err);
     if (st != PPL_OK)
         return st;
     ppl_calib_prediction *pred = calloc(n ? n : 1, sizeof *pred);

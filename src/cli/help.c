@@ -268,8 +268,12 @@ static const help_text texts[] = {
      "`family` key, else its arXiv id or the repository and file its `source` names),\n"
      "the honest measure of how the model carries to runs it was not tuned on.  Both\n"
      "report the error per family.  A run that cannot be predicted is reported as\n"
-     "such, and the exit status is then 1.\n",
+     "such, and the exit status is then 1.  A serving runs file (every entry \"kind\":\n"
+     "\"serve\": an engine's tp, precision, prompt and response lengths and measured\n"
+     "output tokens a second) is predicted with serve's engine model at its best\n"
+     "batch and reported by source family; nothing is fitted on it.\n",
      "  parplan validate --runs tests/data/runs-heldout.json\n"
+     "  parplan validate --runs tests/data/serve-runs.json\n"
      "  parplan validate --runs tests/data/runs-heldout.json --json\n"
      "  parplan validate --runs tests/data/heldout_runs.json --cv 2\n"
      "  parplan validate --runs tests/data/heldout_runs.json --fit --json\n"},

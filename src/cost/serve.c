@@ -68,6 +68,39 @@ static double all_reduce_s(const ppl_eval_ctx *ctx, int64_t tp, double bytes)
     return r.time_s;
 }
 
+/* The forward of `prompts` prompts of `tokens` tokens together, every layer at
+ * tp, and two all-reduces a layer of their activations (Megatron's row-parallel
+ * layers, as engines run them). */
+static double prefill_time(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, int64_t tokens,
+                           int64_t prompts)
+{
+    const ppl_model *m = ctx->model;
+    ppl_model prompt = *m;
+    prompt.seq_len = tokens;
+    ppl_config c;
+    memset(&c, 0, sizeof c);
+    c.gpus = c.tp = l->tp;
+    c.pp = c.cp = c.ep = c.etp = c.vp = c.dp = 1;
+    c.mbs = c.global_batch = prompts;
+    c.microbatches = 1;
+    c.precision = l->precision;
+    c.flash_attention = true;
+    c.sequence_parallel = false;
+    c.split = ppl_stage_split_default(m->layers, 1);
+    ppl_layer_time dense, moe;
+    ppl_layer_time_of(&prompt, ctx->topo, &c, &ctx->eff, false, &dense);
+    const double moe_layers = (double)ctx->figures.moe_layers;
+    const double dense_layers = (double)m->layers - moe_layers;
+    if (m->has_moe)
+        ppl_layer_time_of(&prompt, ctx->topo, &c, &ctx->eff, true, &moe);
+    else
+        moe.forward_s = 0.0;
+    const double bytes = l->precision == PPL_PRECISION_FP8 ? 1.0 : 2.0;
+    const double act = (double)prompts * (double)tokens * (double)m->hidden * bytes;
+    return dense_layers * dense.forward_s + moe_layers * moe.forward_s +
+           2.0 * (double)m->layers * all_reduce_s(ctx, l->tp, act);
+}
+
 void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const ppl_serve_workload *w,
                     ppl_serve_estimate *out)
 {
@@ -87,30 +120,15 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     out->capacity_bytes = SERVE_MEMORY_SHARE * t->gpu.memory_bytes - l->reserved_bytes;
     out->fits = out->weight_bytes + out->kv_bytes <= out->capacity_bytes;
 
-    /* prefill: the prompt's forward through every layer, one sequence at tp */
-    ppl_model prompt = *m;
-    prompt.seq_len = w->input_tokens;
-    ppl_config c;
-    memset(&c, 0, sizeof c);
-    c.gpus = c.tp = l->tp;
-    c.pp = c.cp = c.ep = c.etp = c.vp = c.dp = 1;
-    c.mbs = c.global_batch = c.microbatches = 1;
-    c.precision = l->precision;
-    c.flash_attention = true;
-    c.sequence_parallel = false;
-    c.split = ppl_stage_split_default(m->layers, 1);
-    ppl_layer_time dense, moe;
-    ppl_layer_time_of(&prompt, t, &c, &ctx->eff, false, &dense);
-    double moe_layers = (double)f->moe_layers, dense_layers = (double)m->layers - moe_layers;
-    if (m->has_moe)
-        ppl_layer_time_of(&prompt, t, &c, &ctx->eff, true, &moe);
-    else
-        moe.forward_s = 0.0;
-    /* two all-reduces a layer (after attention, after the MLP), of the prompt's
-     * activations: Megatron's row-parallel layers, as engines run them */
-    const double prompt_act = (double)w->input_tokens * (double)m->hidden * bytes;
-    out->prefill_s = dense_layers * dense.forward_s + moe_layers * moe.forward_s +
-                     2.0 * (double)m->layers * all_reduce_s(ctx, l->tp, prompt_act);
+    /* prefill: the prompt's forward through every layer, one sequence at tp (the
+     * time to first token), and a chunk of as many prompts as PPL_SERVE_CHUNK_TOKENS
+     * holds (at most the batch), as an engine prefills queued prompts */
+    out->prefill_s = prefill_time(ctx, l, w->input_tokens, 1);
+    int64_t k = PPL_SERVE_CHUNK_TOKENS / w->input_tokens;
+    k = k < 1 ? 1 : k > l->batch ? l->batch : k;
+    out->prefill_prompts = k;
+    out->prefill_share_s =
+        k == 1 ? out->prefill_s : prefill_time(ctx, l, w->input_tokens, k) / (double)k;
 
     /* decode: the mean context over the response (prompt + half the output) */
     const double context = (double)w->input_tokens + 0.5 * (double)w->output_tokens;
@@ -125,9 +143,10 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
         2.0 * (double)m->layers * all_reduce_s(ctx, l->tp, batch * (double)m->hidden * bytes);
     out->decode_step_s = fmax(out->decode_memory_s, out->decode_compute_s) + out->decode_tp_s;
     /* every sequence's prompt is prefilled on the replica too, between decode
-     * steps (compute-bound at these lengths: batching prompts saves little) */
+     * steps, in chunks */
     const double output = (double)w->output_tokens;
-    out->tokens_per_s = batch * output / (batch * out->prefill_s + output * out->decode_step_s);
+    out->tokens_per_s =
+        batch * output / (batch * out->prefill_share_s + output * out->decode_step_s);
 }
 
 void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t tp_max, char *buf,

@@ -20,6 +20,12 @@
 
 #include "cost/evalctx.h"
 
+/* The tokens an engine prefills in one forward: TensorRT-LLM's max_num_tokens
+ * default (BuildConfig), the chunk vLLM's chunked prefill also works in on large
+ * GPUs.  Prompts queued together are prefilled together up to it, so the weights
+ * (all of a MoE's experts) are read once a chunk, not once a prompt. */
+#define PPL_SERVE_CHUNK_TOKENS 8192
+
 /* The requests: prompt and response lengths in tokens. */
 typedef struct ppl_serve_workload {
     int64_t input_tokens, output_tokens;
@@ -41,14 +47,17 @@ typedef struct ppl_serve_estimate {
     double capacity_bytes;     /* per GPU: what an engine may take (90%, vLLM's default) */
     bool fits;
     double prefill_s;         /* one prompt's forward: time to first token, unqueued */
+    int64_t prefill_prompts;  /* prompts an engine prefills together: as many as fit a
+                                 chunk of PPL_SERVE_CHUNK_TOKENS, at most the batch */
+    double prefill_share_s;   /* a prompt's share of such a chunk's forward */
     double decode_read_bytes; /* HBM bytes one decode step reads per GPU, mean context */
     double decode_memory_s;   /* those bytes at the streaming share of HBM bandwidth */
     double decode_compute_s;  /* the step's GEMMs at the GEMM efficiency */
     double decode_tp_s;       /* its tensor-parallel all-reduces */
     double decode_step_s;     /* one token for each sequence: time per output token */
     double tokens_per_s;      /* output tokens a second of the replica, its prompts'
-                                 prefills included: batch x output / (batch x prefill_s +
-                                 output x decode_step_s) */
+                                 prefills included: batch x output / (batch x
+                                 prefill_share_s + output x decode_step_s) */
 } ppl_serve_estimate;
 
 /* The KV cache of one token over every layer (the multi-token-prediction modules

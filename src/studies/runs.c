@@ -13,16 +13,16 @@
 #include "cost/knobs.h"
 #include "base/catalog.h"
 
-static const char *const entry_keys[] = {"id",         "source",   "model", "topology",
-                                         "config",     "measured", "notes", "stack",
-                                         "confidence", "software", "family", NULL};
+static const char *const entry_keys[] = {"id",       "source", "model", "topology",   "config",
+                                         "measured", "notes",  "stack", "confidence", "software",
+                                         "family",   "kind",   NULL};
+static const char *const kinds[] = {"train", NULL};
 static const char *const software_keys[] = {"framework", "version", NULL};
 static const char *const measured_keys[] = {"step_time_s", "tflops_per_gpu", "mfu", "memory_bytes",
                                             NULL};
 
-/* A model or topology given as a catalogue name or as an object. */
-static ppl_status load_part(ppl_jr_ctx *ctx, const json_t *entry, const char *path, const char *key,
-                            ppl_catalog_kind kind, void *out)
+ppl_status ppl_run_load_part(ppl_jr_ctx *ctx, const json_t *entry, const char *path,
+                             const char *key, ppl_catalog_kind kind, void *out)
 {
     char full[PPL_ERROR_KEY_MAX], file[PATH_MAX];
     json_t *v;
@@ -259,11 +259,24 @@ static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *entry, const char *p
     int stack = PPL_UNSET;
     if ((st = ppl_jr_expect_object(ctx, entry, path)))
         return st;
+    /* a serving run (studies/serveruns.h) among training runs: said before its
+     * keys are warned about as unknown */
+    const json_t *k = json_object_get(entry, "kind");
+    if (k && json_is_string(k) && strcmp(json_string_value(k), "serve") == 0) {
+        char full[PPL_ERROR_KEY_MAX];
+        ppl_jr_path(full, sizeof full, path, "kind");
+        return ppl_jr_fail(ctx, full,
+                           "a serving run in a training runs file: serving runs go in a file of "
+                           "their own, every entry \"kind\": \"serve\"");
+    }
     ppl_jr_warn_unknown_keys(ctx, entry, path, entry_keys);
-    if ((st = ppl_jr_string(ctx, entry, path, "id", PPL_JR_REQUIRED, "", r->id, sizeof r->id)))
+    int kind;
+    if ((st = ppl_jr_string(ctx, entry, path, "id", PPL_JR_REQUIRED, "", r->id, sizeof r->id)) ||
+        (st = ppl_jr_enum(ctx, entry, path, "kind", PPL_JR_OPTIONAL, kinds, 0, &kind)))
         return st;
-    if ((st = load_part(ctx, entry, path, "model", PPL_CATALOG_MODELS, &r->model)) ||
-        (st = load_part(ctx, entry, path, "topology", PPL_CATALOG_TOPOLOGIES, &r->topology)) ||
+    if ((st = ppl_run_load_part(ctx, entry, path, "model", PPL_CATALOG_MODELS, &r->model)) ||
+        (st = ppl_run_load_part(ctx, entry, path, "topology", PPL_CATALOG_TOPOLOGIES,
+                                &r->topology)) ||
         (st = read_config(ctx, entry, path, r)) || (st = read_measured(ctx, entry, path, r)) ||
         (st = read_software(ctx, entry, path, r)) || (st = read_family(ctx, entry, path, r)) ||
         (st = ppl_jr_enum(ctx, entry, path, "stack", PPL_JR_OPTIONAL, ppl_stack_names, PPL_UNSET,

@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 
+#include "base/catalog.h"
+#include "base/jsonread.h"
 #include "cost/config.h"
 #include "model/model.h"
 #include "cost/estimate.h"
@@ -48,10 +50,15 @@ typedef struct ppl_run {
  */
 void ppl_run_family_of(const char *source, char *out, size_t size);
 
+/* entry[key], a model or a topology (kind) given as a catalogue name or as an
+ * object, into *out (a ppl_model or a ppl_topology). */
+struct json_t;
+ppl_status ppl_run_load_part(ppl_jr_ctx *ctx, const struct json_t *entry, const char *path,
+                             const char *key, ppl_catalog_kind kind, void *out);
+
 ppl_status ppl_runs_load(const char *path, const ppl_diag *diag, ppl_run **runs, size_t *count,
                          ppl_error *err);
 /* The same from a JSON array already parsed; `file` names it in messages. */
-struct json_t;
 ppl_status ppl_runs_from_json(const struct json_t *root, const char *file, const ppl_diag *diag,
                               ppl_run **runs, size_t *count, ppl_error *err);
 void ppl_runs_free(ppl_run *runs);

@@ -874,7 +874,9 @@ for x in r:
     assert x[\"tp\"] <= 8 and x[\"gpus\"] == x[\"tp\"] * x[\"replicas\"] <= 8, x
     assert abs(x[\"tokens_per_s\"] - x[\"replicas\"] * x[\"replica_tokens_per_s\"]) <= 1e-9 * x[\"tokens_per_s\"], x
     b, o = x[\"batch\"], 512
-    assert abs(x[\"replica_tokens_per_s\"] - b * o / (b * x[\"ttft_s\"] + o * x[\"tpot_s\"])) <= 1e-9 * x[\"replica_tokens_per_s\"], x"'
+    assert abs(x[\"replica_tokens_per_s\"] - b * o / (b * x[\"prefill_share_s\"] + o * x[\"tpot_s\"])) <= 1e-9 * x[\"replica_tokens_per_s\"], x
+    k = x[\"prefill_prompts\"]
+    assert k == min(8192 // 2048, b) and x[\"prefill_share_s\"] <= x[\"ttft_s\"], x"'
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --gpus 8 --input-len 1024 --output-len 256 --tpot 20ms --ttft 200ms --json
 check "serve under --tpot 20ms --ttft 200ms: every layout within them" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
 import json, sys
@@ -892,6 +894,21 @@ run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024 -
 check "serve --tpot -3ms: exit 2 naming it" '[ $rc -eq 2 ] && has "$err" "--tpot"'
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024 --output-len 8 --precision fp4
 check "serve --precision fp4: exit 2 (bf16 or fp8)" '[ $rc -eq 2 ] && has "$err" "--precision"'
+
+# measured inference-engine runs (issue 33): predicted, reported per source, nothing fitted
+run "$P" validate --runs "$ROOT/tests/data/serve-runs.json" --json
+check "validate on serving runs: every run predicted, the error per source family" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+r, a = d[\"results\"], d[\"aggregate\"]
+assert d[\"kind\"] == \"serve\" and len(r) == 77 and a[\"runs\"] == 77 and a[\"not_predicted\"] == 0, a
+for x in r:
+    assert abs(x[\"error\"] - (x[\"predicted\"][\"output_tokens_per_s\"] / x[\"measured\"][\"output_tokens_per_s\"] - 1)) < 1e-9, x
+assert abs(a[\"mean_abs_error\"] - sum(abs(x[\"error\"]) for x in r) / len(r)) < 1e-9, a
+assert [f[\"family\"] for f in a[\"families\"]] == [\"NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md\"], a
+assert sum(f[\"runs\"] for f in a[\"families\"]) == 77, a"'
+run "$P" validate --runs "$ROOT/tests/data/serve-runs.json" --fit
+check "validate --fit on serving runs: exit 2, nothing to fit" '[ $rc -eq 2 ] && has "$err" "--fit: " && has "$err" "no fitted constant"'
 
 # an RL post-training step (issue 33): both placements, the step's parts adding up
 run "$P" rl --model llama3-8b --topology dgx-h100-superpod --gpus 32 --prompts 64 --samples 8 --input-len 512 --output-len 1024 --output-max 4096 --reward-time 2s --json

@@ -73,6 +73,8 @@ EXTRA = [
     ("serve-llama3-8b", 0,
      "serve --model llama3-8b --topology dgx-h100-superpod --gpus 8 --input-len 1024 "
      "--output-len 256 --tpot 20ms --ttft 200ms --top 3 --json"),
+    # measured inference-engine runs (issue 33)
+    ("validate-serve-runs", 0, "validate --runs tests/data/serve-runs.json --json"),
     # an RL step, dense and MoE (issue 33): colocated and disaggregated plans
     ("rl-llama3-8b", 0,
      "rl --model llama3-8b --topology dgx-h100-superpod --gpus 32 --prompts 64 --samples 8 "
@@ -367,6 +369,8 @@ def section_of(words, root):
     title = DOCUMENT_SECTION.get(command)
     if title and command in ("plan", "whatif") and is_mixed(words, root):
         title += MIXED
+    if command == "validate" and any("serve-runs" in w for w in words):
+        title = "validate of serving runs"  # a serving runs file (studies/serveruns.h)
     return title
 
 

@@ -1,0 +1,158 @@
+/*
+ * serveruns.c - measured inference-engine runs and their prediction
+ * (studies/serveruns.h).
+ */
+#include "studies/serveruns.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/jsonread.h"
+#include "cost/evalctx.h"
+#include "studies/runs.h" /* ppl_run_load_part, ppl_run_family_of */
+
+/* The largest batch tried (as serve and rl try). */
+#define SERVE_RUN_MAX_BATCH 4096
+
+static const char *const entry_keys[] = {"id",       "kind",     "source", "family",
+                                         "model",    "topology", "config", "workload",
+                                         "measured", "notes",    NULL};
+static const char *const config_keys[] = {"tp", "precision", NULL};
+static const char *const workload_keys[] = {"input_tokens", "output_tokens", NULL};
+static const char *const measured_keys[] = {"output_tokens_per_s", NULL};
+static const char *const kinds[] = {"serve", NULL};
+static const char *const precisions[] = {"bf16", "fp8", NULL};
+
+/* Whether entry is an object whose "kind" is "serve". */
+static bool is_serve(const json_t *entry)
+{
+    const json_t *k = json_is_object(entry) ? json_object_get(entry, "kind") : NULL;
+    return k && json_is_string(k) && strcmp(json_string_value(k), "serve") == 0;
+}
+
+static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *e, const char *path, ppl_serve_run *r)
+{
+    char sub[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
+    json_t *o, *source;
+    int kind, precision;
+    ppl_status st;
+    if ((st = ppl_jr_expect_object(ctx, e, path)))
+        return st;
+    ppl_jr_warn_unknown_keys(ctx, e, path, entry_keys);
+    if ((st = ppl_jr_string(ctx, e, path, "id", PPL_JR_REQUIRED, "", r->id, sizeof r->id)) ||
+        (st = ppl_jr_enum(ctx, e, path, "kind", PPL_JR_REQUIRED, kinds, 0, &kind)) ||
+        (st = ppl_run_load_part(ctx, e, path, "model", PPL_CATALOG_MODELS, &r->model)) ||
+        (st = ppl_run_load_part(ctx, e, path, "topology", PPL_CATALOG_TOPOLOGIES, &r->topology)))
+        return st;
+    if ((st = ppl_jr_object(ctx, e, path, "config", PPL_JR_REQUIRED, config_keys, &o, sub,
+                            sizeof sub)) ||
+        (st = ppl_jr_int(ctx, o, sub, "tp", PPL_JR_REQUIRED, 1, 1, 1024, &r->tp)) ||
+        (st = ppl_jr_enum(ctx, o, sub, "precision", PPL_JR_REQUIRED, precisions, 0, &precision)))
+        return st;
+    r->precision = precision == 1 ? PPL_PRECISION_FP8 : PPL_PRECISION_BF16;
+    const int64_t gpus = r->topology.servers * r->topology.gpus_per_server;
+    const int64_t domain = r->topology.nvlink.domain_gpus < r->topology.gpus_per_server
+                               ? r->topology.nvlink.domain_gpus
+                               : r->topology.gpus_per_server;
+    if (r->tp > domain || r->tp > gpus || r->model.heads % r->tp != 0) {
+        ppl_jr_path(full, sizeof full, sub, "tp");
+        return ppl_jr_fail(ctx, full,
+                           "%lld must divide the model's %lld heads and fit one server's NVLink "
+                           "domain (%lld GPUs)",
+                           (long long)r->tp, (long long)r->model.heads, (long long)domain);
+    }
+    if ((st = ppl_jr_object(ctx, e, path, "workload", PPL_JR_REQUIRED, workload_keys, &o, sub,
+                            sizeof sub)) ||
+        (st = ppl_jr_int(ctx, o, sub, "input_tokens", PPL_JR_REQUIRED, 1, 1, PPL_MAX_SEQ_LEN,
+                         &r->workload.input_tokens)) ||
+        (st = ppl_jr_int(ctx, o, sub, "output_tokens", PPL_JR_REQUIRED, 1, 1, PPL_MAX_SEQ_LEN,
+                         &r->workload.output_tokens)) ||
+        (st = ppl_jr_object(ctx, e, path, "measured", PPL_JR_REQUIRED, measured_keys, &o, sub,
+                            sizeof sub)) ||
+        (st = ppl_jr_real(ctx, o, sub, "output_tokens_per_s", PPL_JR_REQUIRED, 0,
+                          PPL_JR_BETWEEN(1e-3, 1e12), &r->tokens_per_s)))
+        return st;
+    if ((st = ppl_jr_string(ctx, e, path, "family", PPL_JR_OPTIONAL, "", r->family,
+                            sizeof r->family)) ||
+        (st = ppl_jr_get(ctx, e, path, "source", PPL_JR_OPTIONAL, &source)))
+        return st;
+    if (source && !json_is_string(source)) {
+        char found[64];
+        ppl_jr_path(full, sizeof full, path, "source");
+        ppl_jr_describe(source, found, sizeof found);
+        return ppl_jr_fail(ctx, full, "expected a string, found %s", found);
+    }
+    if (r->family[0] == '\0')
+        ppl_run_family_of(source ? json_string_value(source) : "", r->family, sizeof r->family);
+    if (r->family[0] == '\0')
+        ppl_jr_name_copy(r->family, sizeof r->family, r->id, strlen(r->id));
+    return PPL_OK;
+}
+
+ppl_status ppl_serve_runs_load(const char *path, const ppl_diag *diag, ppl_serve_run **runs_out,
+                               size_t *count_out, ppl_error *err)
+{
+    ppl_jr_ctx ctx = {.file = path, .err = err, .diag = diag};
+    *runs_out = NULL;
+    *count_out = 0;
+    json_t *root = ppl_jr_load_file(&ctx, path);
+    if (!root)
+        return PPL_EINPUT;
+    const size_t n = json_is_array(root) ? json_array_size(root) : 0;
+    if (n == 0 || !is_serve(json_array_get(root, 0))) {
+        json_decref(root); /* not a serving runs file: runs.h reads it */
+        return PPL_OK;
+    }
+    ppl_serve_run *runs = calloc(n, sizeof *runs);
+    if (!runs) {
+        json_decref(root);
+        return ppl_error_set(err, PPL_EINTERNAL, path, "", "out of memory");
+    }
+    ppl_status st = PPL_OK;
+    for (size_t i = 0; i < n && st == PPL_OK; i++) {
+        char ipath[32];
+        ppl_jr_index(ipath, sizeof ipath, "", i);
+        st = read_entry(&ctx, json_array_get(root, i), ipath, &runs[i]);
+        if (st != PPL_OK && runs[i].id[0]) {
+            size_t len = strnlen(err->message, sizeof err->message - 1);
+            snprintf(err->message + len, sizeof err->message - len, " (run \"%.60s\")", runs[i].id);
+        }
+    }
+    json_decref(root);
+    if (st != PPL_OK) {
+        free(runs);
+        return st;
+    }
+    *runs_out = runs;
+    *count_out = n;
+    return PPL_OK;
+}
+
+void ppl_serve_runs_free(ppl_serve_run *runs)
+{
+    free(runs);
+}
+
+void ppl_serve_run_predict(const ppl_serve_run *r, ppl_serve_prediction *out)
+{
+    memset(out, 0, sizeof *out);
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &r->model, &r->topology, PPL_STACK_NEMO_2025);
+    for (int64_t batch = 1; batch <= SERVE_RUN_MAX_BATCH; batch *= 2) {
+        ppl_serve_layout l = {.tp = r->tp, .batch = batch, .precision = r->precision};
+        ppl_serve_estimate e;
+        ppl_serve_cost(&ctx, &l, &r->workload, &e);
+        if (!e.fits)
+            break; /* a larger batch holds more cache */
+        if (!out->predicted || e.tokens_per_s > out->tokens_per_s) {
+            out->predicted = true;
+            out->tokens_per_s = e.tokens_per_s;
+            out->batch = batch;
+            out->memory_bound = e.decode_memory_s >= e.decode_compute_s;
+        }
+    }
+    if (out->predicted)
+        out->error = out->tokens_per_s / r->tokens_per_s - 1.0;
+}

@@ -1,0 +1,52 @@
+/*
+ * studies/serveruns.h - measured inference-engine runs, predicted by the engine
+ * model of cost/serve.h, for `parplan validate` (serveruns.c).
+ *
+ * A serving runs file is an array of entries with "kind": "serve", each naming a
+ * model and a topology (catalogue names or inline objects), the engine's
+ * tensor-parallel size and precision, the workload's prompt and response lengths,
+ * and the output tokens a second measured on one replica under maximum load.  The
+ * prediction is the engine's best output tokens a second over its batch (powers
+ * of two up to 4,096 that hold their cache): what a throughput benchmark that
+ * queues every request at once reaches.  Nothing is fitted on these runs.
+ */
+#ifndef PARPLAN_SERVERUNS_H
+#define PARPLAN_SERVERUNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cost/serve.h"
+#include "hardware/topology.h"
+#include "model/model.h"
+
+typedef struct ppl_serve_run {
+    char id[128];
+    char family[96]; /* as a training run's (studies/runs.h) */
+    ppl_model model;
+    ppl_topology topology;
+    int64_t tp;
+    ppl_precision precision;
+    ppl_serve_workload workload;
+    double tokens_per_s; /* measured output tokens a second of the replica */
+} ppl_serve_run;
+
+typedef struct ppl_serve_prediction {
+    bool predicted;      /* false: no batch holds the weights and one sequence */
+    double tokens_per_s; /* the best over the batch */
+    int64_t batch;       /* that batch */
+    bool memory_bound;   /* its decode step is the HBM read */
+    double error;        /* predicted / measured - 1 */
+} ppl_serve_prediction;
+
+/* Reads a runs file whose first entry has "kind": "serve" (then every entry must);
+ * *count 0 and PPL_OK when the file is not one (a training runs file: runs.h
+ * reads it). */
+ppl_status ppl_serve_runs_load(const char *path, const ppl_diag *diag, ppl_serve_run **runs,
+                               size_t *count, ppl_error *err);
+void ppl_serve_runs_free(ppl_serve_run *runs);
+
+void ppl_serve_run_predict(const ppl_serve_run *run, ppl_serve_prediction *out);
+
+#endif
