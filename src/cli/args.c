@@ -72,6 +72,8 @@ void ppl_args_init(ppl_args *a)
     a->updates = 1;
     a->forward_passes = 2;
     a->off_policy = 1;
+    a->placement = PPL_UNSET;
+    a->engine_tp = a->rollout_gpus = PPL_UNSET;
     a->overhead_bytes = -1;
     a->fragmentation = -1;
     a->headroom_fraction = PPL_MEMORY_HEADROOM_DEFAULT;

@@ -104,6 +104,9 @@ typedef struct ppl_args {
     int64_t forward_passes;   /* forward-only passes before the update */
     double reward_s;          /* scoring a step, seconds */
     int off_policy;           /* weigh one-step-async pipelines (default yes) */
+    int placement;            /* ppl_rl_placement, or PPL_UNSET: both */
+    int64_t engine_tp;        /* PPL_UNSET: searched */
+    int64_t rollout_gpus;     /* PPL_UNSET: the split searched */
     /* collective */
     int op;
     int algo;

@@ -90,7 +90,8 @@ ppl_status cmd_serve(cli *c)
         if (model.heads % tp != 0)
             continue;
         for (int64_t batch = 1; batch <= SERVE_MAX_BATCH; batch *= 2) {
-            serve_row r = {.layout = {tp, batch, precision}, .replicas = gpus / tp};
+            serve_row r = {.layout = {.tp = tp, .batch = batch, .precision = precision},
+                           .replicas = gpus / tp};
             ppl_serve_cost(&ctx, &r.layout, &w, &r.e);
             if (!r.e.fits)
                 break; /* a larger batch holds more cache */

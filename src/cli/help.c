@@ -235,7 +235,8 @@ static const help_text texts[] = {
     {PPL_CMD_RL,
      "parplan rl --model M --topology T --prompts N --input-len N --output-len N\n"
      "           [--samples K] [--output-max N] [--updates N] [--forward-passes N]\n"
-     "           [--reward-time T] [--off-policy=no] [--gpus G] [--precision bf16|fp8]\n"
+     "           [--reward-time T] [--off-policy=no] [--placement colocated|disaggregated]\n"
+     "           [--rollout-gpus N] [--engine-tp N] [--gpus G] [--precision bf16|fp8]\n"
      "           [--stack S] [--top K]",
      "Plans one step of RL post-training (GRPO, PPO): N prompts of --input-len tokens,\n"
      "K responses each of --output-len tokens on average and --output-max at most,\n"
@@ -270,10 +271,13 @@ static const help_text texts[] = {
      "report the error per family.  A run that cannot be predicted is reported as\n"
      "such, and the exit status is then 1.  A serving runs file (every entry \"kind\":\n"
      "\"serve\": an engine's tp, precision, prompt and response lengths and measured\n"
-     "output tokens a second) is predicted with serve's engine model at its best\n"
-     "batch and reported by source family; nothing is fitted on it.\n",
+     "output tokens a second; or \"kind\": \"rl\": an RL step's GPUs, workload, stated\n"
+     "placement and layouts, and measured step time) is predicted with serve's engine\n"
+     "model at its best batch or rl's fastest plan and reported by kind and source\n"
+     "family; nothing is fitted on it.\n",
      "  parplan validate --runs tests/data/runs-heldout.json\n"
      "  parplan validate --runs tests/data/serve-runs.json\n"
+     "  parplan validate --runs tests/data/rl-runs.json\n"
      "  parplan validate --runs tests/data/runs-heldout.json --json\n"
      "  parplan validate --runs tests/data/heldout_runs.json --cv 2\n"
      "  parplan validate --runs tests/data/heldout_runs.json --fit --json\n"},

@@ -8,6 +8,7 @@
 #include "cost/stack.h"
 #include "hardware/topology.h"
 #include "model/model.h"
+#include "studies/rl.h"
 
 const opt_def ppl_cli_options[] = {
     {O_MODEL, "--model", 0, K_STRING, CMDS_CONFIG | C(PPL_CMD_COMPARE) | CMDS_INFER,
@@ -276,6 +277,16 @@ const opt_def ppl_cli_options[] = {
      NULL,
      "weigh one-step off-policy pipelines (the next rollout beside this update; default yes); "
      "=no keeps every step on-policy"},
+    {O_PLACEMENT, "--placement", 0, K_ENUM, C(PPL_CMD_RL), 0, F(placement), "P", 0, 0,
+     ppl_rl_placement_names,
+     "colocated (every GPU rolls out, then trains) or disaggregated (the GPUs split); default "
+     "both, weighed"},
+    {O_ENGINE_TP, "--engine-tp", 0, K_INT, C(PPL_CMD_RL), 0, F(engine_tp), "N", 1, 1024, NULL,
+     "the inference engine's tensor-parallel size (default: the best within one server)"},
+    {O_ROLLOUT_GPUS, "--rollout-gpus", 0, K_INT, C(PPL_CMD_RL), 0, F(rollout_gpus), "N", 1,
+     MAX_GPUS, NULL,
+     "disaggregated: the GPUs the engine takes, the rest training (default: k/16 of the "
+     "servers, k = 1..15, weighed)"},
 };
 const size_t ppl_cli_noptions = sizeof ppl_cli_options / sizeof ppl_cli_options[0];
 

@@ -131,6 +131,9 @@ typedef enum opt_id {
     O_FORWARD_PASSES,
     O_REWARD_TIME,
     O_OFF_POLICY,
+    O_PLACEMENT,
+    O_ENGINE_TP,
+    O_ROLLOUT_GPUS,
     O_COUNT /* options in all */
 } opt_id;
 

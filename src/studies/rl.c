@@ -15,9 +15,11 @@
 /* Disaggregated splits tried: k/16 of the servers, k = 1..15. */
 #define RL_SPLITS 16
 
+const char *const ppl_rl_placement_names[] = {"colocated", "disaggregated", NULL};
+
 const char *ppl_rl_placement_name(ppl_rl_placement p)
 {
-    return p == PPL_RL_COLOCATED ? "colocated" : "disaggregated";
+    return ppl_rl_placement_names[p == PPL_RL_COLOCATED ? 0 : 1];
 }
 
 const char *ppl_rl_pipeline_name(ppl_rl_pipeline p)
@@ -59,14 +61,14 @@ bool ppl_rl_rollout_of(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int64_
 }
 
 bool ppl_rl_rollout_best(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int64_t gpus,
-                         double reserved_bytes, ppl_rl_rollout *out)
+                         int64_t tp_pin, double reserved_bytes, ppl_rl_rollout *out)
 {
     const ppl_topology *t = ctx->topo;
     const int64_t domain =
         t->nvlink.domain_gpus < t->gpus_per_server ? t->nvlink.domain_gpus : t->gpus_per_server;
     bool found = false;
     for (int64_t tp = 1; tp <= domain && tp <= gpus; tp *= 2) {
-        if (ctx->model->heads % tp != 0 || gpus % tp != 0)
+        if (ctx->model->heads % tp != 0 || gpus % tp != 0 || (tp_pin > 0 && tp != tp_pin))
             continue;
         for (int64_t batch = 1; batch <= RL_MAX_BATCH; batch *= 2) {
             ppl_serve_layout e = {tp, batch, w->precision, reserved_bytes};
@@ -189,6 +191,26 @@ static ppl_status train_best(const ppl_eval_ctx *tctx, const ppl_rl_opts *o, int
     return ppl_best_plan(tctx, &pins, &o->search, best, acc, err);
 }
 
+/* The engine's GPU counts of the splits weighed, into counts (at most
+ * RL_SPLITS - 1 of them): opts->rollout_gpus alone when pinned, else k/16 of the
+ * servers for k = 1..15, at least one each side, each count once. */
+static int split_counts(const ppl_rl_opts *o, const ppl_topology *t, int64_t *counts)
+{
+    if (o->rollout_gpus > 0) {
+        counts[0] = o->rollout_gpus;
+        return 1;
+    }
+    const int64_t servers = o->gpus / t->gpus_per_server;
+    int n = 0;
+    for (int k = 1; k < RL_SPLITS && servers >= 2; k++) {
+        int64_t r = (int64_t)llround((double)servers * k / RL_SPLITS);
+        r = r < 1 ? 1 : r >= servers ? servers - 1 : r;
+        if (n == 0 || counts[n - 1] != r * t->gpus_per_server)
+            counts[n++] = r * t->gpus_per_server;
+    }
+    return n;
+}
+
 ppl_status ppl_rl_search(const ppl_eval_ctx *ctx, const ppl_rl_opts *o, ppl_rl_result *out,
                          ppl_error *err)
 {
@@ -214,7 +236,9 @@ ppl_status ppl_rl_search(const ppl_eval_ctx *ctx, const ppl_rl_opts *o, ppl_rl_r
                      .pipeline = PPL_RL_SYNC,
                      .rollout_gpus = o->gpus,
                      .train_gpus = o->gpus};
-    st = train_best(&tctx, o, o->gpus, &p.train, &out->search, err);
+    st = !o->one_placement || o->placement == PPL_RL_COLOCATED
+             ? train_best(&tctx, o, o->gpus, &p.train, &out->search, err)
+             : PPL_INFEASIBLE;
     if (st != PPL_OK && st != PPL_INFEASIBLE)
         return ppl_rl_result_free(out), st;
     if (st == PPL_OK) {
@@ -223,8 +247,8 @@ ppl_status ppl_rl_search(const ppl_eval_ctx *ctx, const ppl_rl_opts *o, ppl_rl_r
         ppl_gpu_host(&t->gpu, &host);
         const double states = train_states_bytes(&p.train);
         ppl_rl_plan kept = p, moved = p;
-        bool k = ppl_rl_rollout_best(ctx, w, o->gpus, states, &kept.rollout);
-        bool m = ppl_rl_rollout_best(ctx, w, o->gpus, 0.0, &moved.rollout);
+        bool k = ppl_rl_rollout_best(ctx, w, o->gpus, o->engine_tp, states, &kept.rollout);
+        bool m = ppl_rl_rollout_best(ctx, w, o->gpus, o->engine_tp, 0.0, &moved.rollout);
         if (k)
             finish(ctx, w, &kept);
         if (m) {
@@ -237,24 +261,18 @@ ppl_status ppl_rl_search(const ppl_eval_ctx *ctx, const ppl_rl_opts *o, ppl_rl_r
         }
     }
 
-    /* disaggregated: whole servers each side, k/16 of them to the engine */
-    const int64_t servers = o->gpus / t->gpus_per_server;
-    int64_t last = 0;
-    for (int k = 1; k < RL_SPLITS && servers >= 2; k++) {
-        int64_t r = (int64_t)llround((double)servers * k / RL_SPLITS);
-        if (r < 1)
-            r = 1;
-        if (r >= servers)
-            r = servers - 1;
-        if (r == last)
-            continue;
-        last = r;
+    /* disaggregated: whole servers each side, k/16 of them to the engine, or
+     * the split pinned */
+    int64_t counts[RL_SPLITS];
+    const int nsplits =
+        o->one_placement && o->placement == PPL_RL_COLOCATED ? 0 : split_counts(o, t, counts);
+    for (int k = 0; k < nsplits; k++) {
         out->splits++;
         ppl_rl_plan d = {.placement = PPL_RL_DISAGGREGATED,
                          .pipeline = PPL_RL_SYNC,
-                         .rollout_gpus = r * t->gpus_per_server,
-                         .train_gpus = o->gpus - r * t->gpus_per_server};
-        if (!ppl_rl_rollout_best(ctx, w, d.rollout_gpus, 0.0, &d.rollout))
+                         .rollout_gpus = counts[k],
+                         .train_gpus = o->gpus - counts[k]};
+        if (!ppl_rl_rollout_best(ctx, w, d.rollout_gpus, o->engine_tp, 0.0, &d.rollout))
             continue;
         rolled = true;
         st = train_best(&tctx, o, d.train_gpus, &d.train, &out->search, err);

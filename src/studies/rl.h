@@ -51,6 +51,9 @@ typedef struct ppl_rl_workload {
 typedef enum ppl_rl_placement { PPL_RL_COLOCATED, PPL_RL_DISAGGREGATED } ppl_rl_placement;
 typedef enum ppl_rl_pipeline { PPL_RL_SYNC, PPL_RL_ASYNC } ppl_rl_pipeline;
 
+/* "colocated", "disaggregated" (NULL-terminated, indexed by ppl_rl_placement) */
+extern const char *const ppl_rl_placement_names[];
+
 /* "colocated", "disaggregated"; "sync", "one-step-async". */
 const char *ppl_rl_placement_name(ppl_rl_placement placement);
 const char *ppl_rl_pipeline_name(ppl_rl_pipeline pipeline);
@@ -86,6 +89,10 @@ typedef struct ppl_rl_opts {
     ppl_rl_workload workload;
     int64_t gpus;           /* of the topology's, from the first */
     bool off_policy;        /* weigh the one-step asynchronous pipeline too */
+    bool one_placement;     /* weigh `placement` alone (else both) */
+    ppl_rl_placement placement;
+    int64_t engine_tp;      /* the engine's tensor-parallel size; 0: searched */
+    int64_t rollout_gpus;   /* disaggregated: the engine's GPUs; 0: the split searched */
     ppl_search_opts search; /* the trainer's search (pins, objective; gpus and
                                global_batch are set here) */
 } ppl_rl_opts;
@@ -107,10 +114,11 @@ bool ppl_rl_rollout_of(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int64_
                        const ppl_serve_layout *engine, ppl_rl_rollout *out);
 
 /* The best rollout of ctx's model on `gpus` GPUs with `reserved_bytes` of each
- * GPU held by something else; false when no engine layout holds the weights and
- * one sequence. */
+ * GPU held by something else, the engine's tensor-parallel size `tp` (0: the
+ * best within one server); false when no engine layout holds the weights and one
+ * sequence. */
 bool ppl_rl_rollout_best(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int64_t gpus,
-                         double reserved_bytes, ppl_rl_rollout *out);
+                         int64_t tp, double reserved_bytes, ppl_rl_rollout *out);
 
 /* The weights moved after an update: bytes received in all and seconds.
  * Disaggregated: the trainer broadcasts every tensor whole from one rank to each
@@ -126,7 +134,8 @@ void ppl_rl_sync(const ppl_eval_ctx *ctx, const ppl_rl_plan *plan, double *bytes
 
 /* Every plan of ctx's model on the first opts->gpus GPUs: colocated, and
  * disaggregated (sync and one-step async) at each split in whole servers (at
- * most 15, evenly spaced); PPL_INFEASIBLE, with a message, when none runs. */
+ * most 15, evenly spaced), or at the split opts->rollout_gpus pins; as far as
+ * opts->placement allows; PPL_INFEASIBLE, with a message, when none runs. */
 ppl_status ppl_rl_search(const ppl_eval_ctx *ctx, const ppl_rl_opts *opts, ppl_rl_result *out,
                          ppl_error *err);
 void ppl_rl_result_free(ppl_rl_result *result);

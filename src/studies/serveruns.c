@@ -22,20 +22,122 @@ static const char *const entry_keys[] = {"id",       "kind",     "source", "fami
 static const char *const config_keys[] = {"tp", "precision", NULL};
 static const char *const workload_keys[] = {"input_tokens", "output_tokens", NULL};
 static const char *const measured_keys[] = {"output_tokens_per_s", NULL};
-static const char *const kinds[] = {"serve", NULL};
+static const char *const kinds[] = {"serve", "rl", NULL};
 static const char *const precisions[] = {"bf16", "fp8", NULL};
+static const char *const rl_config_keys[] = {"gpus",         "placement", "pipeline", "engine_tp",
+                                             "rollout_gpus", "train",     NULL};
+static const char *const rl_train_keys[] = {"tp", "pp", "cp", "ep", NULL};
+static const char *const rl_workload_keys[] = {"prompts",        "samples",    "input_tokens",
+                                               "output_tokens",  "output_max", "updates",
+                                               "forward_passes", NULL};
+static const char *const rl_measured_keys[] = {"step_time_s", NULL};
+static const char *const pipelines[] = {"sync", "one-step-async", NULL};
 
-/* Whether entry is an object whose "kind" is "serve". */
+/* Whether entry is an object whose "kind" is "serve" or "rl". */
 static bool is_serve(const json_t *entry)
 {
     const json_t *k = json_is_object(entry) ? json_object_get(entry, "kind") : NULL;
-    return k && json_is_string(k) && strcmp(json_string_value(k), "serve") == 0;
+    return k && json_is_string(k) &&
+           (strcmp(json_string_value(k), "serve") == 0 || strcmp(json_string_value(k), "rl") == 0);
+}
+
+/* An RL step's config, workload and measured step (studies/serveruns.h). */
+static ppl_status read_rl(ppl_jr_ctx *ctx, const json_t *e, const char *path, ppl_serve_run *r)
+{
+    char sub[PPL_ERROR_KEY_MAX], tsub[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
+    json_t *o, *tr;
+    ppl_rl_opts *q = &r->rl_opts;
+    ppl_rl_workload *w = &q->workload;
+    int placement, pipeline;
+    int64_t all = r->topology.servers * r->topology.gpus_per_server;
+    ppl_status st;
+    memset(q, 0, sizeof *q);
+    ppl_pins_init(&r->train_pins);
+    if ((st = ppl_jr_object(ctx, e, path, "config", PPL_JR_REQUIRED, rl_config_keys, &o, sub,
+                            sizeof sub)) ||
+        (st = ppl_jr_int(ctx, o, sub, "gpus", PPL_JR_REQUIRED, 1, 1, all, &q->gpus)) ||
+        (st = ppl_jr_enum(ctx, o, sub, "placement", PPL_JR_OPTIONAL, ppl_rl_placement_names, -1,
+                          &placement)) ||
+        (st = ppl_jr_enum(ctx, o, sub, "pipeline", PPL_JR_OPTIONAL, pipelines, -1, &pipeline)) ||
+        (st = ppl_jr_int(ctx, o, sub, "engine_tp", PPL_JR_OPTIONAL, 0, 1, 1024, &q->engine_tp)) ||
+        (st = ppl_jr_int(ctx, o, sub, "rollout_gpus", PPL_JR_OPTIONAL, 0, 1, all,
+                         &q->rollout_gpus)) ||
+        (st = ppl_jr_object(ctx, o, sub, "train", PPL_JR_OPTIONAL, rl_train_keys, &tr, tsub,
+                            sizeof tsub)))
+        return st;
+    if (tr && ((st = ppl_jr_int(ctx, tr, tsub, "tp", PPL_JR_OPTIONAL, PPL_UNSET, 1, 1024,
+                                &r->train_pins.tp)) ||
+               (st = ppl_jr_int(ctx, tr, tsub, "pp", PPL_JR_OPTIONAL, PPL_UNSET, 1, 1024,
+                                &r->train_pins.pp)) ||
+               (st = ppl_jr_int(ctx, tr, tsub, "cp", PPL_JR_OPTIONAL, PPL_UNSET, 1, 1024,
+                                &r->train_pins.cp)) ||
+               (st = ppl_jr_int(ctx, tr, tsub, "ep", PPL_JR_OPTIONAL, PPL_UNSET, 1, 1024,
+                                &r->train_pins.ep))))
+        return st;
+    if (q->rollout_gpus >= q->gpus) {
+        ppl_jr_path(full, sizeof full, sub, "rollout_gpus");
+        return ppl_jr_fail(ctx, full, "%lld leaves none of the %lld GPUs to train",
+                           (long long)q->rollout_gpus, (long long)q->gpus);
+    }
+    q->one_placement = placement >= 0;
+    q->placement = placement == 1 ? PPL_RL_DISAGGREGATED : PPL_RL_COLOCATED;
+    /* a stated pipeline is the one weighed: async only when stated or unsaid */
+    q->off_policy = pipeline != 0;
+    q->search.objective = PPL_OBJECTIVE_TIME;
+    if ((st = ppl_jr_object(ctx, e, path, "workload", PPL_JR_REQUIRED, rl_workload_keys, &o, sub,
+                            sizeof sub)) ||
+        (st = ppl_jr_int(ctx, o, sub, "prompts", PPL_JR_REQUIRED, 1, 1, 1LL << 24, &w->prompts)) ||
+        (st = ppl_jr_int(ctx, o, sub, "samples", PPL_JR_OPTIONAL, 1, 1, 1024, &w->samples)) ||
+        (st = ppl_jr_int(ctx, o, sub, "input_tokens", PPL_JR_REQUIRED, 1, 1, PPL_MAX_SEQ_LEN,
+                         &w->input_tokens)) ||
+        (st = ppl_jr_int(ctx, o, sub, "output_tokens", PPL_JR_REQUIRED, 1, 1, PPL_MAX_SEQ_LEN,
+                         &w->output_tokens)) ||
+        (st = ppl_jr_int(ctx, o, sub, "output_max", PPL_JR_OPTIONAL, w->output_tokens,
+                         w->output_tokens, PPL_MAX_SEQ_LEN - w->input_tokens, &w->output_max)) ||
+        (st = ppl_jr_int(ctx, o, sub, "updates", PPL_JR_OPTIONAL, 1, 1, 1024, &w->updates)) ||
+        (st = ppl_jr_int(ctx, o, sub, "forward_passes", PPL_JR_OPTIONAL, 2, 0, 16,
+                         &w->forward_passes)))
+        return st;
+    if ((w->prompts * w->samples) % w->updates != 0) {
+        ppl_jr_path(full, sizeof full, sub, "updates");
+        return ppl_jr_fail(ctx, full, "%lld does not divide the %lld sequences of a step",
+                           (long long)w->updates, (long long)(w->prompts * w->samples));
+    }
+    w->precision = PPL_PRECISION_BF16;
+    return (st = ppl_jr_object(ctx, e, path, "measured", PPL_JR_REQUIRED, rl_measured_keys, &o, sub,
+                               sizeof sub))
+               ? st
+               : ppl_jr_real(ctx, o, sub, "step_time_s", PPL_JR_REQUIRED, 0,
+                             PPL_JR_BETWEEN(1e-3, 1e7), &r->step_time_s);
+}
+
+/* `family`, else what `source` names, else the id (as a training run's). */
+static ppl_status read_family(ppl_jr_ctx *ctx, const json_t *e, const char *path, ppl_serve_run *r)
+{
+    char full[PPL_ERROR_KEY_MAX];
+    json_t *source;
+    ppl_status st;
+    if ((st = ppl_jr_string(ctx, e, path, "family", PPL_JR_OPTIONAL, "", r->family,
+                            sizeof r->family)) ||
+        (st = ppl_jr_get(ctx, e, path, "source", PPL_JR_OPTIONAL, &source)))
+        return st;
+    if (source && !json_is_string(source)) {
+        char found[64];
+        ppl_jr_path(full, sizeof full, path, "source");
+        ppl_jr_describe(source, found, sizeof found);
+        return ppl_jr_fail(ctx, full, "expected a string, found %s", found);
+    }
+    if (r->family[0] == '\0')
+        ppl_run_family_of(source ? json_string_value(source) : "", r->family, sizeof r->family);
+    if (r->family[0] == '\0')
+        ppl_jr_name_copy(r->family, sizeof r->family, r->id, strlen(r->id));
+    return PPL_OK;
 }
 
 static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *e, const char *path, ppl_serve_run *r)
 {
     char sub[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
-    json_t *o, *source;
+    json_t *o;
     int kind, precision;
     ppl_status st;
     if ((st = ppl_jr_expect_object(ctx, e, path)))
@@ -46,6 +148,12 @@ static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *e, const char *path,
         (st = ppl_run_load_part(ctx, e, path, "model", PPL_CATALOG_MODELS, &r->model)) ||
         (st = ppl_run_load_part(ctx, e, path, "topology", PPL_CATALOG_TOPOLOGIES, &r->topology)))
         return st;
+    r->rl = kind == 1;
+    if (r->rl) {
+        if ((st = read_rl(ctx, e, path, r)))
+            return st;
+        return read_family(ctx, e, path, r);
+    }
     if ((st = ppl_jr_object(ctx, e, path, "config", PPL_JR_REQUIRED, config_keys, &o, sub,
                             sizeof sub)) ||
         (st = ppl_jr_int(ctx, o, sub, "tp", PPL_JR_REQUIRED, 1, 1, 1024, &r->tp)) ||
@@ -74,21 +182,7 @@ static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *e, const char *path,
         (st = ppl_jr_real(ctx, o, sub, "output_tokens_per_s", PPL_JR_REQUIRED, 0,
                           PPL_JR_BETWEEN(1e-3, 1e12), &r->tokens_per_s)))
         return st;
-    if ((st = ppl_jr_string(ctx, e, path, "family", PPL_JR_OPTIONAL, "", r->family,
-                            sizeof r->family)) ||
-        (st = ppl_jr_get(ctx, e, path, "source", PPL_JR_OPTIONAL, &source)))
-        return st;
-    if (source && !json_is_string(source)) {
-        char found[64];
-        ppl_jr_path(full, sizeof full, path, "source");
-        ppl_jr_describe(source, found, sizeof found);
-        return ppl_jr_fail(ctx, full, "expected a string, found %s", found);
-    }
-    if (r->family[0] == '\0')
-        ppl_run_family_of(source ? json_string_value(source) : "", r->family, sizeof r->family);
-    if (r->family[0] == '\0')
-        ppl_jr_name_copy(r->family, sizeof r->family, r->id, strlen(r->id));
-    return PPL_OK;
+    return read_family(ctx, e, path, r);
 }
 
 ppl_status ppl_serve_runs_load(const char *path, const ppl_diag *diag, ppl_serve_run **runs_out,
@@ -140,6 +234,22 @@ void ppl_serve_run_predict(const ppl_serve_run *r, ppl_serve_prediction *out)
     memset(out, 0, sizeof *out);
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &r->model, &r->topology, PPL_STACK_NEMO_2025);
+    if (r->rl) {
+        ppl_rl_opts o = r->rl_opts;
+        o.search.pins = &r->train_pins;
+        ppl_rl_result res;
+        ppl_error err;
+        if (ppl_rl_search(&ctx, &o, &res, &err) != PPL_OK) {
+            ppl_jr_name_copy(out->why, sizeof out->why, err.message, strlen(err.message));
+            return;
+        }
+        out->predicted = true;
+        out->plan = res.plans[0];
+        out->value = out->plan.step_s;
+        out->error = out->value / r->step_time_s - 1.0;
+        ppl_rl_result_free(&res);
+        return;
+    }
     for (int64_t batch = 1; batch <= SERVE_RUN_MAX_BATCH; batch *= 2) {
         ppl_serve_layout l = {.tp = r->tp, .batch = batch, .precision = r->precision};
         ppl_serve_estimate e;
@@ -153,6 +263,12 @@ void ppl_serve_run_predict(const ppl_serve_run *r, ppl_serve_prediction *out)
             out->memory_bound = e.decode_memory_s >= e.decode_compute_s;
         }
     }
-    if (out->predicted)
+    if (out->predicted) {
+        out->value = out->tokens_per_s;
         out->error = out->tokens_per_s / r->tokens_per_s - 1.0;
+    } else {
+        snprintf(out->why, sizeof out->why,
+                 "no batch at tp %lld holds the weights and one sequence's cache",
+                 (long long)r->tp);
+    }
 }

@@ -1,14 +1,22 @@
 /*
- * studies/serveruns.h - measured inference-engine runs, predicted by the engine
- * model of cost/serve.h, for `parplan validate` (serveruns.c).
+ * studies/serveruns.h - measured inference-engine runs and RL post-training
+ * steps, predicted by cost/serve.h and studies/rl.h, for `parplan validate`
+ * (serveruns.c).
  *
- * A serving runs file is an array of entries with "kind": "serve", each naming a
- * model and a topology (catalogue names or inline objects), the engine's
- * tensor-parallel size and precision, the workload's prompt and response lengths,
- * and the output tokens a second measured on one replica under maximum load.  The
- * prediction is the engine's best output tokens a second over its batch (powers
- * of two up to 4,096 that hold their cache): what a throughput benchmark that
- * queues every request at once reaches.  Nothing is fitted on these runs.
+ * A serving runs file is an array of entries with "kind": "serve" or "rl", each
+ * naming a model and a topology (catalogue names or inline objects).
+ *  - serve: the engine's tensor-parallel size and precision, the workload's
+ *    prompt and response lengths, and the output tokens a second measured on one
+ *    replica under maximum load.  The prediction is the engine's best output
+ *    tokens a second over its batch (powers of two up to 4,096 that hold their
+ *    cache): what a throughput benchmark that queues every request at once
+ *    reaches.
+ *  - rl: the GPUs, the step's workload (prompts, samples, prompt, mean and
+ *    longest response, updates, forward-only passes), the placement, pipeline
+ *    and engine tensor-parallel size as far as the source states them, and the
+ *    measured step time.  The prediction is `parplan rl`'s fastest plan under
+ *    those pins.
+ * Nothing is fitted on these runs.
  */
 #ifndef PARPLAN_SERVERUNS_H
 #define PARPLAN_SERVERUNS_H
@@ -18,6 +26,7 @@
 #include <stdint.h>
 
 #include "cost/serve.h"
+#include "studies/rl.h"
 #include "hardware/topology.h"
 #include "model/model.h"
 
@@ -26,21 +35,31 @@ typedef struct ppl_serve_run {
     char family[96]; /* as a training run's (studies/runs.h) */
     ppl_model model;
     ppl_topology topology;
+    bool rl; /* an RL step, else an engine run */
+    /* serve */
     int64_t tp;
     ppl_precision precision;
     ppl_serve_workload workload;
     double tokens_per_s; /* measured output tokens a second of the replica */
+    /* rl */
+    ppl_rl_opts rl_opts; /* workload, GPUs and the pins (search.pins: train_pins) */
+    ppl_pins train_pins; /* the trainer's layout as far as stated */
+    double step_time_s;  /* measured */
 } ppl_serve_run;
 
 typedef struct ppl_serve_prediction {
     bool predicted;      /* false: no batch holds the weights and one sequence */
-    double tokens_per_s; /* the best over the batch */
+    double tokens_per_s; /* serve: the best over the batch */
     int64_t batch;       /* that batch */
     bool memory_bound;   /* its decode step is the HBM read */
-    double error;        /* predicted / measured - 1 */
+    ppl_rl_plan plan;    /* rl: the fastest plan */
+    double value;        /* tokens_per_s, or the plan's step time */
+    double error;        /* predicted / measured - 1 (throughput, or step time) */
+    char why[256];       /* when not predicted */
 } ppl_serve_prediction;
 
-/* Reads a runs file whose first entry has "kind": "serve" (then every entry must);
+/* Reads a runs file whose first entry has "kind": "serve" or "rl" (then every
+ * entry must);
  * *count 0 and PPL_OK when the file is not one (a training runs file: runs.h
  * reads it). */
 ppl_status ppl_serve_runs_load(const char *path, const ppl_diag *diag, ppl_serve_run **runs,

@@ -900,13 +900,29 @@ run "$P" validate --runs "$ROOT/tests/data/serve-runs.json" --json
 check "validate on serving runs: every run predicted, the error per source family" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
 import json, sys
 d = json.load(sys.stdin)
-r, a = d[\"results\"], d[\"aggregate\"]
-assert d[\"kind\"] == \"serve\" and len(r) == 77 and a[\"runs\"] == 77 and a[\"not_predicted\"] == 0, a
+r, a = d[\"results\"], d[\"aggregate\"][\"serve\"]
+assert d[\"aggregate\"][\"rl\"] is None and len(r) == 77 and a[\"runs\"] == 77 and a[\"not_predicted\"] == 0, a
 for x in r:
+    assert x[\"kind\"] == \"serve\", x
     assert abs(x[\"error\"] - (x[\"predicted\"][\"output_tokens_per_s\"] / x[\"measured\"][\"output_tokens_per_s\"] - 1)) < 1e-9, x
 assert abs(a[\"mean_abs_error\"] - sum(abs(x[\"error\"]) for x in r) / len(r)) < 1e-9, a
 assert [f[\"family\"] for f in a[\"families\"]] == [\"NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md\"], a
 assert sum(f[\"runs\"] for f in a[\"families\"]) == 77, a"'
+run "$P" validate --runs "$ROOT/tests/data/rl-runs.json" --json
+check "validate on RL steps: each predicted under its stated pins, the error per source" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+r, a = d[\"results\"], d[\"aggregate\"][\"rl\"]
+assert d[\"aggregate\"][\"serve\"] is None and len(r) == 6 and a[\"runs\"] == 6, a
+for x in r:
+    p = x[\"predicted\"]
+    assert x[\"kind\"] == \"rl\" and abs(x[\"error\"] - (p[\"step_time_s\"] / x[\"measured\"][\"step_time_s\"] - 1)) < 1e-9, x
+    on = \"on-policy\" in x[\"id\"]
+    assert p[\"placement\"] == (\"colocated\" if on else \"disaggregated\"), x
+    assert p[\"pipeline\"] == (\"sync\" if on else \"one-step-async\"), x
+assert [p[\"predicted\"][\"engine_tp\"] for p in r] == [1, 1, 4, 2, 4, 4], r
+assert [x[\"predicted\"][\"trainer\"][\"tp\"] for x in r][2:] == [2, 1, 4, 4], r
+assert [f[\"family\"] for f in a[\"families\"]] == [\"NVIDIA-NeMo/RL docs/about/performance-summary.md\"], a"'
 run "$P" validate --runs "$ROOT/tests/data/serve-runs.json" --fit
 check "validate --fit on serving runs: exit 2, nothing to fit" '[ $rc -eq 2 ] && has "$err" "--fit: " && has "$err" "no fitted constant"'
 
@@ -956,5 +972,21 @@ run "$P" rl --model llama3-8b --topology dgx-h100-superpod --prompts 16 --input-
 check "rl --precision nvfp4: exit 2 (bf16 or fp8)" '[ $rc -eq 2 ] && has "$err" "--precision"'
 run "$P" rl --model llama3-8b --topology dgx-h100-superpod --prompts 16 --input-len 512 --output-len 512 --tp 2
 check "rl --tp: not an rl option, exit 2" '[ $rc -eq 2 ] && has "$err" "--tp"'
+
+run "$P" rl --model llama3-8b --topology dgx-h100-superpod --gpus 32 --prompts 64 --samples 8 --input-len 512 --output-len 1024 --placement disaggregated --rollout-gpus 12 --engine-tp 2 --json
+check "rl --placement disaggregated --rollout-gpus 12 --engine-tp 2: that split and engine alone" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+r = d[\"results\"]
+assert d[\"best_colocated\"] is None and d[\"splits_tried\"] == 1 and \"--placement disaggregated\" in d[\"why\"], d[\"why\"]
+assert r and all(x[\"rollout_gpus\"] == 12 and x[\"train_gpus\"] == 20 and x[\"engine\"][\"tp\"] == 2 for x in r), r"'
+run "$P" rl --model llama3-8b --topology dgx-h100-superpod --gpus 32 --prompts 64 --input-len 512 --output-len 1024 --placement colocated --rollout-gpus 8
+check "rl --rollout-gpus with --placement colocated: exit 2" '[ $rc -eq 2 ] && has "$err" "--rollout-gpus: splits the GPUs"'
+run "$P" rl --model llama3-8b --topology dgx-h100-superpod --gpus 32 --prompts 64 --input-len 512 --output-len 1024 --rollout-gpus 32
+check "rl --rollout-gpus all of them: exit 2" '[ $rc -eq 2 ] && has "$err" "--rollout-gpus: 32 leaves none of the 32 GPUs to train"'
+run "$P" rl --model llama3-8b --topology dgx-h100-superpod --gpus 32 --prompts 64 --input-len 512 --output-len 1024 --engine-tp 3
+check "rl --engine-tp 3: exit 2, the heads named" '[ $rc -eq 2 ] && has "$err" "--engine-tp: 3 must divide llama3-8b'"'"'s 32 heads"'
+run "$P" rl --model llama3-8b --topology dgx-h100-superpod --gpus 32 --prompts 64 --input-len 512 --output-len 1024 --placement sideways
+check "rl --placement sideways: exit 2" '[ $rc -eq 2 ] && has "$err" "--placement"'
 
 finish

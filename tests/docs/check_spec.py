@@ -75,6 +75,7 @@ EXTRA = [
      "--output-len 256 --tpot 20ms --ttft 200ms --top 3 --json"),
     # measured inference-engine runs (issue 33)
     ("validate-serve-runs", 0, "validate --runs tests/data/serve-runs.json --json"),
+    ("validate-rl-runs", 0, "validate --runs tests/data/rl-runs.json --json"),
     # an RL step, dense and MoE (issue 33): colocated and disaggregated plans
     ("rl-llama3-8b", 0,
      "rl --model llama3-8b --topology dgx-h100-superpod --gpus 32 --prompts 64 --samples 8 "
@@ -369,8 +370,8 @@ def section_of(words, root):
     title = DOCUMENT_SECTION.get(command)
     if title and command in ("plan", "whatif") and is_mixed(words, root):
         title += MIXED
-    if command == "validate" and any("serve-runs" in w for w in words):
-        title = "validate of serving runs"  # a serving runs file (studies/serveruns.h)
+    if command == "validate" and any("serve-runs" in w or "rl-runs" in w for w in words):
+        title = "validate of serving runs and RL steps"  # studies/serveruns.h
     return title
 
 
