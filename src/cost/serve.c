@@ -145,8 +145,60 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     /* every sequence's prompt is prefilled on the replica too, between decode
      * steps, in chunks */
     const double output = (double)w->output_tokens;
-    out->tokens_per_s =
-        batch * output / (batch * out->prefill_share_s + output * out->decode_step_s);
+    out->tpot_s = out->decode_step_s + batch / output * out->prefill_share_s;
+    out->tokens_per_s = batch / out->tpot_s;
+}
+
+bool ppl_serve_disagg_cost(const ppl_eval_ctx *ctx, int64_t prefill_tp,
+                           const ppl_serve_layout *decode, const ppl_serve_workload *w,
+                           int64_t gpus, ppl_serve_disagg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->prefill_tp = prefill_tp;
+    /* a prefill replica holds the weights and the chunk's caches until sent */
+    ppl_serve_layout p = {.tp = prefill_tp, .batch = 1, .precision = decode->precision};
+    p.batch =
+        PPL_SERVE_CHUNK_TOKENS / w->input_tokens > 1 ? PPL_SERVE_CHUNK_TOKENS / w->input_tokens : 1;
+    ppl_serve_cost(ctx, &p, w, &out->prefill);
+    ppl_serve_cost(ctx, decode, w, &out->decode);
+    if (!out->prefill.fits || !out->decode.fits)
+        return false;
+    /* prompts a second a prefill replica takes; requests a second a decode one */
+    const double rp = 1.0 / out->prefill.prefill_share_s;
+    const double rd =
+        (double)decode->batch / ((double)w->output_tokens * out->decode.decode_step_s);
+    const int64_t tp_d = decode->tp;
+    /* the rates match at P x rp = D x rd, P tp_p + D tp_d = gpus: the whole
+     * replica counts around it */
+    const double p_star = (double)gpus * rd / ((double)prefill_tp * rd + (double)tp_d * rp);
+    double best = 0.0;
+    for (int64_t P = (int64_t)p_star - 1; P <= (int64_t)p_star + 2; P++) {
+        if (P < 1 || P * prefill_tp >= gpus)
+            continue;
+        const int64_t D = (gpus - P * prefill_tp) / tp_d;
+        if (D < 1)
+            continue;
+        const double rate = fmin((double)P * rp, (double)D * rd);
+        if (rate > best)
+            best = rate, out->prefill_replicas = P, out->decode_replicas = D;
+    }
+    if (best <= 0.0)
+        return false;
+    /* each decode GPU receives its shard of the prompt's cache over the network */
+    const ppl_model *m = ctx->model;
+    const double kv_split =
+        m->attention == PPL_ATTENTION_MLA ? 1.0 : fmin((double)tp_d, (double)m->kv_heads);
+    const double bytes = (double)w->input_tokens * out->decode.kv_bytes_per_token / kv_split;
+    ppl_group g;
+    ppl_coll r;
+    ppl_group_servers(&ctx->net, ctx->topo->servers > 1 ? 2 : 1, ctx->topo->servers > 1 ? 1 : 2,
+                      &g);
+    out->kv_transfer_s =
+        ppl_collective(&ctx->net, PPL_OP_SENDRECV, &g, bytes, PPL_ALGO_AUTO, &r) ? r.time_s : 0.0;
+    out->ttft_s = out->prefill.prefill_s + out->kv_transfer_s;
+    out->tpot_s = out->decode.decode_step_s;
+    out->tokens_per_s = best * (double)w->output_tokens;
+    return true;
 }
 
 void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t tp_max, char *buf,

@@ -54,10 +54,12 @@ typedef struct ppl_serve_estimate {
     double decode_memory_s;   /* those bytes at the streaming share of HBM bandwidth */
     double decode_compute_s;  /* the step's GEMMs at the GEMM efficiency */
     double decode_tp_s;       /* its tensor-parallel all-reduces */
-    double decode_step_s;     /* one token for each sequence: time per output token */
-    double tokens_per_s;      /* output tokens a second of the replica, its prompts'
-                                 prefills included: batch x output / (batch x
-                                 prefill_share_s + output x decode_step_s) */
+    double decode_step_s;     /* one token for each sequence, nothing else */
+    double tpot_s;            /* time per output token under continuous batching: the
+                                 decode step and the prefills of the prompts that take
+                                 finished sequences' places, spread over the steps:
+                                 decode_step_s + batch / output x prefill_share_s */
+    double tokens_per_s;      /* output tokens a second of the replica: batch / tpot_s */
 } ppl_serve_estimate;
 
 /* The KV cache of one token over every layer (the multi-token-prediction modules
@@ -74,6 +76,28 @@ double ppl_experts_touched(const ppl_model *model, double tokens);
  * its efficiencies and network). */
 void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *layout,
                     const ppl_serve_workload *workload, ppl_serve_estimate *out);
+
+/* Prefill/decode disaggregation on `gpus` GPUs: prefill replicas of tp_p GPUs
+ * prefill prompts in chunks and send each prompt's KV cache to a decode replica
+ * of layout `decode`, which decodes without prefills between its steps (the
+ * DistServe and Splitwise layouts; Zhong et al., OSDI 2024; Patel et al., ISCA
+ * 2024).  The replicas are split so that the prefill and decode rates match as
+ * nearly as whole replicas allow. */
+typedef struct ppl_serve_disagg {
+    int64_t prefill_tp, prefill_replicas, decode_replicas;
+    ppl_serve_estimate prefill, decode; /* a prefill replica's (queued prompts
+                                           chunked), a decode replica's */
+    double kv_transfer_s;               /* a prompt's cache into its decode GPUs (each its shard) */
+    double ttft_s;       /* the prompt's prefill and its cache's transfer, unqueued */
+    double tpot_s;       /* the decode step */
+    double tokens_per_s; /* output x min(prompts a second prefilled, requests a
+                            second decoded) */
+} ppl_serve_disagg;
+
+/* false when no split of the GPUs holds a replica of each kind. */
+bool ppl_serve_disagg_cost(const ppl_eval_ctx *ctx, int64_t prefill_tp,
+                           const ppl_serve_layout *decode, const ppl_serve_workload *workload,
+                           int64_t gpus, ppl_serve_disagg *out);
 
 /* Why no engine layout of tp up to tp_max holds the weights and one sequence's
  * cache, in one sentence: the weights a GPU at tp_max against the engine's share

@@ -868,15 +868,25 @@ r = d[\"results\"]
 assert d[\"kv_bytes_per_token\"] == 327680, d
 assert r and [x[\"rank\"] for x in r] == list(range(1, len(r) + 1)), r
 assert all(a[\"tokens_per_s\"] >= b[\"tokens_per_s\"] for a, b in zip(r, r[1:])), r
+assert {x[\"mode\"] for x in r} == {\"aggregated\", \"disaggregated\"}, r
 for x in r:
     m = x[\"memory\"]
     assert m[\"weights\"] + m[\"kv_cache\"] <= m[\"capacity\"], x
-    assert x[\"tp\"] <= 8 and x[\"gpus\"] == x[\"tp\"] * x[\"replicas\"] <= 8, x
-    assert abs(x[\"tokens_per_s\"] - x[\"replicas\"] * x[\"replica_tokens_per_s\"]) <= 1e-9 * x[\"tokens_per_s\"], x
     b, o = x[\"batch\"], 512
-    assert abs(x[\"replica_tokens_per_s\"] - b * o / (b * x[\"prefill_share_s\"] + o * x[\"tpot_s\"])) <= 1e-9 * x[\"replica_tokens_per_s\"], x
-    k = x[\"prefill_prompts\"]
-    assert k == min(8192 // 2048, b) and x[\"prefill_share_s\"] <= x[\"ttft_s\"], x"'
+    assert abs(x[\"tokens_per_s\"] - x[\"replicas\"] * x[\"replica_tokens_per_s\"]) <= 1e-9 * x[\"tokens_per_s\"], x
+    if x[\"mode\"] == \"aggregated\":
+        assert x[\"tp\"] <= 8 and x[\"gpus\"] == x[\"tp\"] * x[\"replicas\"] <= 8 and x[\"prefill_replicas\"] == 0, x
+        # the prefills spread over the steps: batch / tpot = b o / (b share + o step)
+        assert abs(x[\"tpot_s\"] - x[\"decode_step_s\"] - b / o * x[\"prefill_share_s\"]) <= 1e-9 * x[\"tpot_s\"], x
+        assert abs(x[\"replica_tokens_per_s\"] - b / x[\"tpot_s\"]) <= 1e-9 * x[\"replica_tokens_per_s\"], x
+        assert x[\"prefill_prompts\"] == min(8192 // 2048, b) and x[\"prefill_share_s\"] <= x[\"ttft_s\"], x
+    else:
+        p, d = x[\"prefill_replicas\"], x[\"replicas\"]
+        assert p >= 1 and d >= 1 and x[\"gpus\"] == p * x[\"prefill_tp\"] + d * x[\"tp\"] <= 8, x
+        # no prefill between decode steps; the rate the slower side allows
+        assert x[\"tpot_s\"] == x[\"decode_step_s\"] and x[\"kv_transfer_s\"] > 0, x
+        rate = min(p / x[\"prefill_share_s\"], d * b / (o * x[\"decode_step_s\"]))
+        assert abs(x[\"tokens_per_s\"] - o * rate) <= 1e-9 * x[\"tokens_per_s\"], x"'
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --gpus 8 --input-len 1024 --output-len 256 --tpot 20ms --ttft 200ms --json
 check "serve under --tpot 20ms --ttft 200ms: every layout within them" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
 import json, sys

@@ -175,12 +175,53 @@ static void test_prefill_chunk(void **state)
     assert_true(e.prefill_prompts == 1 && e.prefill_share_s == e.prefill_s);
 }
 
+/*
+ * Prefill/decode disaggregation: Llama 3 70B on 16 H100, 2,048-token prompts and
+ * 512-token responses, prefill replicas of tp 2 and decode replicas of tp 8 at a
+ * batch of 128.  A prefill replica takes rp = 1 / prefill share prompts a second,
+ * a decode replica rd = 128 / (512 x decode step) requests; P prefill and D decode
+ * replicas (2P + 8D <= 16) serve min(P rp, D rd) requests a second, and the split
+ * chosen is the best of every whole one.  Each decode GPU receives its shard of a
+ * prompt's cache: 2,048 tokens x 327,680 B / 8 (the 8 KV heads over tp 8) =
+ * 83,886,080 B, at no more than its NIC's 50 GB/s: at least 1.68 ms.  The decode
+ * replicas prefill nothing: TPOT is the decode step.
+ */
+static void test_disaggregated(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("llama3-70b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_NEMO_2025);
+    ppl_serve_layout d = {.tp = 8, .batch = 128, .precision = PPL_PRECISION_BF16};
+    ppl_serve_workload w = {.input_tokens = 2048, .output_tokens = 512};
+    ppl_serve_disagg r;
+    assert_true(ppl_serve_disagg_cost(&ctx, 2, &d, &w, 16, &r));
+    const double rp = 1.0 / r.prefill.prefill_share_s;
+    const double rd = 128.0 / (512.0 * r.decode.decode_step_s);
+    double best = 0.0;
+    for (int64_t P = 1; 2 * P < 16; P++)
+        for (int64_t D = 1; 2 * P + 8 * D <= 16; D++)
+            best = fmax(best, fmin((double)P * rp, (double)D * rd));
+    assert_close(r.tokens_per_s, 512.0 * best, 1e-12);
+    assert_close(r.tokens_per_s,
+                 512.0 * fmin((double)r.prefill_replicas * rp, (double)r.decode_replicas * rd),
+                 1e-12);
+    assert_true(2 * r.prefill_replicas + 8 * r.decode_replicas <= 16);
+    assert_true(r.tpot_s == r.decode.decode_step_s);
+    assert_true(r.kv_transfer_s >= 83886080.0 / 50e9);
+    assert_close(r.ttft_s, r.prefill.prefill_s + r.kv_transfer_s, 1e-15);
+    /* a replica of each kind needs at least 10 GPUs here */
+    assert_false(ppl_serve_disagg_cost(&ctx, 2, &d, &w, 9, &r));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kv_bytes),         cmocka_unit_test(test_experts_touched),
         cmocka_unit_test(test_decode_llama3_8b), cmocka_unit_test(test_tp_split),
         cmocka_unit_test(test_deepseek_fit),     cmocka_unit_test(test_prefill_chunk),
+        cmocka_unit_test(test_disaggregated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
