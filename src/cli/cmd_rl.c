@@ -16,7 +16,7 @@ static const char not_costed[] =
     "rollouts, queueing";
 /* what the figures are worth (docs/accuracy.md, "RL post-training steps") */
 static const char accuracy[] =
-    "six measured GRPO steps (NeMo RL v0.4) took 1.4 to 4.2 times the predicted step: rank "
+    "ten measured GRPO steps (NeMo RL v0.4) took 1.3 to 4.2 times the predicted step: rank "
     "placements with it, do not budget on its seconds (validate --runs tests/data/rl-runs.json)";
 
 static const char *trainer_label(const ppl_config *c, char *buf, size_t size)
@@ -159,12 +159,15 @@ ppl_status cmd_rl(cli *c)
         const int64_t domain = topo.nvlink.domain_gpus < topo.gpus_per_server
                                    ? topo.nvlink.domain_gpus
                                    : topo.gpus_per_server;
-        if (model.heads % a->engine_tp != 0 || a->engine_tp > domain)
+        /* within one NVLink domain, or whole servers (tensor parallelism across
+         * nodes, as vLLM runs it) */
+        if (model.heads % a->engine_tp != 0 ||
+            (a->engine_tp > domain && a->engine_tp % topo.gpus_per_server != 0))
             return ppl_error_set(&c->err, PPL_EUSAGE, "", "--engine-tp",
                                  "%lld must divide %s's %lld heads and fit one server's NVLink "
-                                 "domain (%lld GPUs)",
+                                 "domain (%lld GPUs) or take whole servers (%lld GPUs each)",
                                  (long long)a->engine_tp, model.name, (long long)model.heads,
-                                 (long long)domain);
+                                 (long long)domain, (long long)topo.gpus_per_server);
     }
     ppl_eval_ctx ctx;
     cli_eval_ctx(c, &ctx, &model, &topo);

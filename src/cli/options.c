@@ -282,7 +282,8 @@ const opt_def ppl_cli_options[] = {
      "colocated (every GPU rolls out, then trains) or disaggregated (the GPUs split); default "
      "both, weighed"},
     {O_ENGINE_TP, "--engine-tp", 0, K_INT, C(PPL_CMD_RL), 0, F(engine_tp), "N", 1, 1024, NULL,
-     "the inference engine's tensor-parallel size (default: the best within one server)"},
+     "the inference engine's tensor-parallel size (default: the best within one server); a "
+     "multiple of a server's GPUs runs it across servers, the all-reduces on the network"},
     {O_ROLLOUT_GPUS, "--rollout-gpus", 0, K_INT, C(PPL_CMD_RL), 0, F(rollout_gpus), "N", 1,
      MAX_GPUS, NULL,
      "disaggregated: the GPUs the engine takes, the rest training (default: k/16 of the "

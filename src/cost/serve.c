@@ -55,14 +55,20 @@ static double decode_weights(const ppl_model *m, const ppl_model_figures *f, dou
     return w;
 }
 
-/* The GPUs a replica's tensor-parallel group spans: tp of one server. */
+/* An all-reduce over a replica's tensor-parallel group: tp GPUs of one server,
+ * or whole servers when tp spans several (engines such as vLLM run tensor
+ * parallelism across nodes; the all-reduces then cross the network). */
 static double all_reduce_s(const ppl_eval_ctx *ctx, int64_t tp, double bytes)
 {
     if (tp <= 1 || bytes <= 0.0)
         return 0.0;
     ppl_group g;
     ppl_coll r;
-    ppl_group_servers(&ctx->net, 1, tp, &g);
+    const int64_t per = ctx->topo->gpus_per_server;
+    if (tp <= per)
+        ppl_group_servers(&ctx->net, 1, tp, &g);
+    else
+        ppl_group_servers(&ctx->net, (tp + per - 1) / per, per, &g);
     if (!ppl_collective(&ctx->net, PPL_OP_ALLREDUCE, &g, bytes, PPL_ALGO_AUTO, &r))
         return 0.0;
     return r.time_s;

@@ -31,8 +31,9 @@ typedef struct ppl_serve_workload {
     int64_t input_tokens, output_tokens;
 } ppl_serve_workload;
 
-/* An engine replica: tp GPUs of one NVLink domain, `batch` sequences decoded
- * together, weights and KV cache in `precision` (bf16: 2 B a value, fp8: 1 B). */
+/* An engine replica: tp GPUs (of one NVLink domain, or whole servers when tp
+ * spans several), `batch` sequences decoded together, weights and KV cache in
+ * `precision` (bf16: 2 B a value, fp8: 1 B). */
 typedef struct ppl_serve_layout {
     int64_t tp, batch;
     ppl_precision precision;

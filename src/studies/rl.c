@@ -12,6 +12,10 @@
 /* The largest batch an engine decodes: vLLM's max_num_seqs is 256 by default,
  * SGLang's max_running_requests up to thousands (as cmd_serve tries). */
 #define RL_MAX_BATCH 4096
+/* The multiple a trainer's packed sequence is padded to: 2 x cp x tp up to cp 8
+ * and tp 8 (NeMo RL pads to make_sequence_length_divisible_by, tp x cp x 2 for
+ * Megatron-Core). */
+#define RL_PAD_TOKENS 128
 /* Disaggregated splits tried: k/16 of the servers, k = 1..15. */
 #define RL_SPLITS 16
 
@@ -67,8 +71,11 @@ bool ppl_rl_rollout_best(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int6
     const int64_t domain =
         t->nvlink.domain_gpus < t->gpus_per_server ? t->nvlink.domain_gpus : t->gpus_per_server;
     bool found = false;
-    for (int64_t tp = 1; tp <= domain && tp <= gpus; tp *= 2) {
-        if (ctx->model->heads % tp != 0 || gpus % tp != 0 || (tp_pin > 0 && tp != tp_pin))
+    /* the powers of two within one server, or the size pinned (whole servers for
+     * one beyond) */
+    const int64_t first = tp_pin > 0 ? tp_pin : 1, last = tp_pin > 0 ? tp_pin : domain;
+    for (int64_t tp = first; tp <= last && tp <= gpus; tp *= 2) {
+        if (ctx->model->heads % tp != 0 || gpus % tp != 0)
             continue;
         for (int64_t batch = 1; batch <= RL_MAX_BATCH; batch *= 2) {
             ppl_serve_layout e = {tp, batch, w->precision, reserved_bytes};
@@ -217,9 +224,12 @@ ppl_status ppl_rl_search(const ppl_eval_ctx *ctx, const ppl_rl_opts *o, ppl_rl_r
     memset(out, 0, sizeof *out);
     const ppl_rl_workload *w = &o->workload;
     const ppl_topology *t = ctx->topo;
-    /* the trainer's sequences: prompt and mean response, packed */
+    /* the trainer's sequences: prompt and mean response, packed, and padded to a
+     * multiple of RL_PAD_TOKENS, as trainers pad a packed sequence so that context
+     * parallelism's 2 x cp chunks and sequence parallelism's tp shards divide it */
     ppl_model tm = *ctx->model;
-    tm.seq_len = w->input_tokens + w->output_tokens;
+    tm.seq_len =
+        (w->input_tokens + w->output_tokens + RL_PAD_TOKENS - 1) / RL_PAD_TOKENS * RL_PAD_TOKENS;
     ppl_eval_ctx tctx = *ctx;
     tctx.model = &tm;
     ppl_model_derive(&tm, &tctx.figures);
@@ -228,7 +238,7 @@ ppl_status ppl_rl_search(const ppl_eval_ctx *ctx, const ppl_rl_opts *o, ppl_rl_r
     if (!out->plans)
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
     ppl_status st;
-    bool trained = false, rolled = false;
+    bool trained = false, rolled = false, tried = false; /* tried: a rollout costed */
 
     /* colocated: every GPU both; the trainer's states kept beside the engine,
      * or moved to the host and back, whichever is faster */
@@ -247,6 +257,7 @@ ppl_status ppl_rl_search(const ppl_eval_ctx *ctx, const ppl_rl_opts *o, ppl_rl_r
         ppl_gpu_host(&t->gpu, &host);
         const double states = train_states_bytes(&p.train);
         ppl_rl_plan kept = p, moved = p;
+        tried = true;
         bool k = ppl_rl_rollout_best(ctx, w, o->gpus, o->engine_tp, states, &kept.rollout);
         bool m = ppl_rl_rollout_best(ctx, w, o->gpus, o->engine_tp, 0.0, &moved.rollout);
         if (k)
@@ -272,6 +283,7 @@ ppl_status ppl_rl_search(const ppl_eval_ctx *ctx, const ppl_rl_opts *o, ppl_rl_r
                          .pipeline = PPL_RL_SYNC,
                          .rollout_gpus = counts[k],
                          .train_gpus = o->gpus - counts[k]};
+        tried = true;
         if (!ppl_rl_rollout_best(ctx, w, d.rollout_gpus, o->engine_tp, 0.0, &d.rollout))
             continue;
         rolled = true;
@@ -291,14 +303,18 @@ ppl_status ppl_rl_search(const ppl_eval_ctx *ctx, const ppl_rl_opts *o, ppl_rl_r
     }
     if (out->count == 0) {
         ppl_rl_result_free(out);
-        if (!rolled) {
+        if (tried && !rolled) {
             const int64_t domain = t->nvlink.domain_gpus < t->gpus_per_server
                                        ? t->nvlink.domain_gpus
                                        : t->gpus_per_server;
             char why[512];
             ppl_serve_unfit(ctx, w->precision, domain < o->gpus ? domain : o->gpus, why,
                             sizeof why);
-            return ppl_error_set(err, PPL_INFEASIBLE, "", "", "%s", why);
+            return ppl_error_set(err, PPL_INFEASIBLE, "", "", "%s%s", why,
+                                 o->engine_tp > 0 ? ""
+                                                  : "; --engine-tp 16 or more (whole servers) "
+                                                    "runs the engine's tensor parallelism "
+                                                    "across servers");
         }
         return ppl_error_set(err, PPL_INFEASIBLE, "", "",
                              trained ? "no placement runs both the rollout and the update"

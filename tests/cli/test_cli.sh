@@ -923,15 +923,15 @@ check "validate on RL steps: each predicted under its stated pins, the error per
 import json, sys
 d = json.load(sys.stdin)
 r, a = d[\"results\"], d[\"aggregate\"][\"rl\"]
-assert d[\"aggregate\"][\"serve\"] is None and len(r) == 6 and a[\"runs\"] == 6, a
+assert d[\"aggregate\"][\"serve\"] is None and len(r) == 10 and a[\"runs\"] == 10, a
 for x in r:
     p = x[\"predicted\"]
     assert x[\"kind\"] == \"rl\" and abs(x[\"error\"] - (p[\"step_time_s\"] / x[\"measured\"][\"step_time_s\"] - 1)) < 1e-9, x
     on = \"on-policy\" in x[\"id\"]
     assert p[\"placement\"] == (\"colocated\" if on else \"disaggregated\"), x
     assert p[\"pipeline\"] == (\"sync\" if on else \"one-step-async\"), x
-assert [p[\"predicted\"][\"engine_tp\"] for p in r] == [1, 1, 4, 2, 4, 4], r
-assert [x[\"predicted\"][\"trainer\"][\"tp\"] for x in r][2:] == [2, 1, 4, 4], r
+assert [p[\"predicted\"][\"engine_tp\"] for p in r] == [1, 1, 4, 2, 4, 4, 32, 32, 16, 8], r
+assert [x[\"predicted\"][\"trainer\"][\"tp\"] for x in r][2:] == [2, 1, 4, 4, 1, 1, 2, 4], r
 assert [f[\"family\"] for f in a[\"families\"]] == [\"NVIDIA-NeMo/RL docs/about/performance-summary.md\"], a"'
 run "$P" validate --runs "$ROOT/tests/data/serve-runs.json" --fit
 check "validate --fit on serving runs: exit 2, nothing to fit" '[ $rc -eq 2 ] && has "$err" "--fit: " && has "$err" "no fitted constant"'

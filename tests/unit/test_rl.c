@@ -137,7 +137,9 @@ static void test_sync_colocated(void **state)
 }
 
 /*
- * The search on 32 GPUs (4 servers): one colocated plan on all of them; the
+ * The search on 32 GPUs (4 servers), 500-token prompts and 1,000-token responses:
+ * the trainer's packed sequences of 1,500 tokens padded to 1,536 (a multiple of
+ * 128); one colocated plan on all of them; the
  * splits in whole servers (1, 2 and 3 to the engine); each step is its parts in
  * sequence (sync) or the longer of rollout and update plus the sync (one step
  * off-policy); the plans come fastest first; without off-policy no asynchronous
@@ -150,7 +152,7 @@ static void test_search(void **state)
     ppl_topology t = test_topology("dgx-h100-superpod");
     ppl_eval_ctx ctx;
     ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_NEMO_2025);
-    ppl_rl_opts o = {.workload = workload(64, 8, 512, 1024, 4096), .gpus = 32, .off_policy = true};
+    ppl_rl_opts o = {.workload = workload(64, 8, 500, 1000, 4096), .gpus = 32, .off_policy = true};
     o.workload.reward_s = 2.0;
     o.search.objective = PPL_OBJECTIVE_TIME;
     ppl_rl_result r;
@@ -163,6 +165,8 @@ static void test_search(void **state)
         if (i > 0)
             assert_true(p->step_s >= r.plans[i - 1].step_s);
         assert_true(p->train.config.global_batch == 512);
+        /* tokens a second x step / sequences: the trainer's sequence length */
+        assert_close(p->train.tokens_per_s * p->train.step_time_s / 512.0, 1536.0, 1e-9);
         assert_true(p->reward_s == 2.0);
         if (p->placement == PPL_RL_COLOCATED) {
             colocated++;

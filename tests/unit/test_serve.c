@@ -215,13 +215,38 @@ static void test_disaggregated(void **state)
     assert_false(ppl_serve_disagg_cost(&ctx, 2, &d, &w, 9, &r));
 }
 
+/*
+ * Tensor parallelism across servers (an engine of tp 16 on 8-GPU servers, as vLLM
+ * runs it): the two all-reduces a layer (160 for Llama 3 70B) run over two whole
+ * servers, on the network: 64 x 8,192 x 2 B each at a batch of 64.
+ */
+static void test_tp_across_servers(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("llama3-70b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_NEMO_2025);
+    ppl_serve_workload w = {.input_tokens = 2048, .output_tokens = 512};
+    ppl_serve_layout l = {.tp = 16, .batch = 64, .precision = PPL_PRECISION_BF16};
+    ppl_serve_estimate e;
+    ppl_serve_cost(&ctx, &l, &w, &e);
+    ppl_group g;
+    ppl_coll r;
+    ppl_group_servers(&ctx.net, 2, 8, &g);
+    assert_true(
+        ppl_collective(&ctx.net, PPL_OP_ALLREDUCE, &g, 64.0 * 8192.0 * 2.0, PPL_ALGO_AUTO, &r));
+    assert_close(e.decode_tp_s, 160.0 * r.time_s, 1e-12);
+    assert_true(e.weight_bytes == ctx.figures.params_total * 2.0 / 16.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kv_bytes),         cmocka_unit_test(test_experts_touched),
         cmocka_unit_test(test_decode_llama3_8b), cmocka_unit_test(test_tp_split),
         cmocka_unit_test(test_deepseek_fit),     cmocka_unit_test(test_prefill_chunk),
-        cmocka_unit_test(test_disaggregated),
+        cmocka_unit_test(test_disaggregated),    cmocka_unit_test(test_tp_across_servers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
