@@ -367,6 +367,14 @@ void ppl_table_row(ppl_table *t, const char *const *cells)
     t->nrows++;
 }
 
+void ppl_table_row_fixed(ppl_table *t, const char *cells, size_t width)
+{
+    const char *row[PPL_TABLE_MAX_COLS];
+    for (size_t c = 0; c < t->ncols; c++) /* ncols <= PPL_TABLE_MAX_COLS (ppl_table_init) */
+        row[c] = cells + c * width;
+    ppl_table_row(t, row);
+}
+
 void ppl_table_render(const ppl_table *t, ppl_buf *buf, const char *indent)
 {
     size_t width[PPL_TABLE_MAX_COLS] = {0};

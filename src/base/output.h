@@ -76,6 +76,9 @@ typedef struct ppl_table {
 
 void ppl_table_init(ppl_table *t, size_t ncols, const char *align);
 void ppl_table_row(ppl_table *t, const char *const *cells);
+/* The same from ncols fixed-width strings laid out one after another, `width`
+ * bytes apart (a char cells[ncols][width] array). */
+void ppl_table_row_fixed(ppl_table *t, const char *cells, size_t width);
 void ppl_table_render(const ppl_table *t, ppl_buf *buf, const char *indent);
 void ppl_table_free(ppl_table *t);
 

@@ -143,6 +143,12 @@ ppl_status cmd_compare(cli *c);
 ppl_status cmd_report(cli *c);
 ppl_status cmd_serve(cli *c);
 ppl_status cmd_rl(cli *c);
+/* validate's summaries (studies/calibrate.h): the error keys, after the run
+ * counts when `counts`; the table of errors by source family, its header and a
+ * family's row. */
+void cli_summary_json(json_t *o, const ppl_calib_summary *s, bool counts);
+void cli_families_table_init(ppl_table *t);
+void cli_families_table_row(ppl_table *t, const char *family, const ppl_calib_summary *s);
 /* validate on a serving runs file (runs: read by ppl_serve_runs_load; freed here) */
 ppl_status cli_validate_serve(cli *c, ppl_serve_run *runs, size_t n);
 /* The page of `page` written to path (plan --report, report). */

@@ -295,10 +295,7 @@ static ppl_status model_entry(cli *c, const char *name, json_t *list, ppl_table 
     else
         snprintf(cells[8], sizeof cells[8], "%s", total);
     snprintf(cells[9], sizeof cells[9], "%.3g", f.flops_training_per_token);
-    const char *row[10];
-    for (int k = 0; k < 10; k++)
-        row[k] = cells[k];
-    ppl_table_row(t, row);
+    ppl_table_row_fixed(t, cells[0], sizeof cells[0]);
     return PPL_OK;
 }
 

@@ -156,9 +156,7 @@ ppl_status cmd_rl(cli *c)
                                  (long long)a->rollout_gpus, (long long)gpus);
     }
     if (a->engine_tp != PPL_UNSET) {
-        const int64_t domain = topo.nvlink.domain_gpus < topo.gpus_per_server
-                                   ? topo.nvlink.domain_gpus
-                                   : topo.gpus_per_server;
+        const int64_t domain = ppl_topology_server_domain(&topo);
         /* within one NVLink domain, or whole servers (tensor parallelism across
          * nodes, as vLLM runs it) */
         if (model.heads % a->engine_tp != 0 ||
@@ -278,10 +276,7 @@ ppl_status cmd_rl(cli *c)
         snprintf(cells[8], 48, "%.2f s", p->sync_s + p->offload_s);
         snprintf(cells[9], 48, "%.1f s", p->step_s);
         snprintf(cells[10], 48, "%.0f%%", 100.0 * p->idle_share);
-        const char *row[COLS];
-        for (int k = 0; k < COLS; k++)
-            row[k] = cells[k];
-        ppl_table_row(&t, row);
+        ppl_table_row_fixed(&t, cells[0], sizeof cells[0]);
     }
     ppl_table_render(&t, out, "");
     ppl_table_free(&t);

@@ -100,8 +100,7 @@ ppl_status cmd_serve(cli *c)
     cli_eval_ctx(c, &ctx, &model, &topo);
     const ppl_serve_workload w = {a->input_len, a->output_len};
     /* tp within one NVLink domain and one server, dividing the heads */
-    int64_t domain = topo.nvlink.domain_gpus < topo.gpus_per_server ? topo.nvlink.domain_gpus
-                                                                    : topo.gpus_per_server;
+    const int64_t domain = ppl_topology_server_domain(&topo);
     /* aggregated layouts, and disaggregated ones: a prefill tp (powers of two)
      * for each decode layout */
     serve_row *rows = calloc(SERVE_LAYOUTS * 8, sizeof *rows);
@@ -220,10 +219,7 @@ ppl_status cmd_serve(cli *c)
         snprintf(cells[9], 32, "%.0f", r->total_tokens_per_s / (double)r->gpus);
         snprintf(cells[10], 32, "%.1f/%.0f", (r->e.weight_bytes + r->e.kv_bytes) / 1073741824.0,
                  r->e.capacity_bytes / 1073741824.0);
-        const char *row[COLS];
-        for (int k = 0; k < COLS; k++)
-            row[k] = cells[k];
-        ppl_table_row(&t, row);
+        ppl_table_row_fixed(&t, cells[0], sizeof cells[0]);
     }
     ppl_table_render(&t, out, "");
     ppl_table_free(&t);

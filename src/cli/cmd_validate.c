@@ -42,19 +42,6 @@ static void fit_progress(void *ctx, const char *what, int round, double objectiv
             objective);
 }
 
-/* The error keys of a summary, after its run counts when `counts`: the
- * aggregate's, cv's and each family's. */
-static void summary_json(json_t *o, const ppl_calib_summary *s, bool counts)
-{
-    if (counts) {
-        json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
-        json_object_set_new(o, "not_predicted", json_integer((json_int_t)s->not_predicted));
-    }
-    json_object_set_new(o, "mean_abs_error", ppl_json_real(s->mean_abs));
-    json_object_set_new(o, "max_abs_error", ppl_json_real(s->max_abs));
-    json_object_set_new(o, "within_10_percent", ppl_json_real(s->share_within_10));
-}
-
 /* Family g's summary; returns its name (that of its first run). */
 static const char *family_summary(const ppl_run *runs, const ppl_calib_prediction *pred, size_t n,
                                   const int *family, int g, ppl_calib_summary *s)
@@ -74,13 +61,13 @@ static json_t *cv_json(const ppl_run *runs, const ppl_calib_prediction *pred, si
     json_t *cv = json_object(), *list = json_array();
     json_object_set_new(cv, "by", json_string(by_family ? "family" : "k-fold"));
     json_object_set_new(cv, "folds", json_integer(folds));
-    summary_json(cv, all, false);
+    cli_summary_json(cv, all, false);
     for (int g = 0; g < nfamilies; g++) {
         ppl_calib_summary s;
         json_t *f = json_object();
         json_object_set_new(f, "family",
                             json_string(family_summary(runs, pred, n, family, g, &s)));
-        summary_json(f, &s, true);
+        cli_summary_json(f, &s, true);
         json_array_append_new(list, f);
     }
     json_object_set_new(cv, "families", list);
@@ -91,20 +78,11 @@ static void render_families(ppl_buf *out, const ppl_run *runs, const ppl_calib_p
                             size_t n, const int *family, int nfamilies, bool by_family)
 {
     ppl_table t;
-    ppl_table_init(&t, 5, "lrrrr");
-    static const char *const header[] = {"source family", "runs", "mean abs. error", "max",
-                                         "within 10%"};
-    ppl_table_row(&t, header);
+    cli_families_table_init(&t);
     for (int g = 0; g < nfamilies; g++) {
         ppl_calib_summary s;
         const char *name = family_summary(runs, pred, n, family, g, &s);
-        char nr[24], mean[24], max[24], within[24];
-        snprintf(nr, sizeof nr, "%zu", s.runs);
-        snprintf(mean, sizeof mean, s.runs ? "%.1f%%" : "-", 100.0 * s.mean_abs);
-        snprintf(max, sizeof max, s.runs ? "%.1f%%" : "-", 100.0 * s.max_abs);
-        snprintf(within, sizeof within, s.runs ? "%.0f%%" : "-", 100.0 * s.share_within_10);
-        const char *row[5] = {name, nr, mean, max, within};
-        ppl_table_row(&t, row);
+        cli_families_table_row(&t, name, &s);
     }
     ppl_buf_printf(out, "\n%s, by source family:\n",
                    by_family ? "each family predicted with constants fitted on the others"
@@ -324,7 +302,7 @@ ppl_status cmd_validate(cli *c)
     const char *how = folds > 0 ? "cross-validated" : a->fit ? "fitted in sample" : "as committed";
     if (doc) {
         json_t *agg = json_object();
-        summary_json(agg, &sum, true);
+        cli_summary_json(agg, &sum, true);
         json_object_set_new(agg, "constants", json_string(how));
         if (folds > 0)
             json_object_set_new(agg, "folds", json_integer(folds));

@@ -11,18 +11,12 @@
 
 #include "cli.h"
 
-typedef struct serve_summary {
-    size_t runs, not_predicted;
-    double mean_abs, max_abs, within_10;
-} serve_summary;
-
 /* The summary of the runs of one kind (RL steps or engine runs) whose family is
  * `family` (NULL: every one). */
 static void summarize(const ppl_serve_run *runs, const ppl_serve_prediction *p, size_t n, bool rl,
-                      const char *family, serve_summary *s)
+                      const char *family, ppl_calib_summary *s)
 {
     memset(s, 0, sizeof *s);
-    size_t within = 0;
     for (size_t i = 0; i < n; i++) {
         if (runs[i].rl != rl || (family && strcmp(runs[i].family, family) != 0))
             continue;
@@ -34,21 +28,12 @@ static void summarize(const ppl_serve_run *runs, const ppl_serve_prediction *p, 
         s->runs++;
         s->mean_abs += e;
         s->max_abs = fmax(s->max_abs, e);
-        within += e <= 0.10;
+        s->within_10 += e <= 0.10;
     }
     if (s->runs) {
         s->mean_abs /= (double)s->runs;
-        s->within_10 = (double)within / (double)s->runs;
+        s->share_within_10 = (double)s->within_10 / (double)s->runs;
     }
-}
-
-static void summary_json(json_t *o, const serve_summary *s)
-{
-    json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
-    json_object_set_new(o, "not_predicted", json_integer((json_int_t)s->not_predicted));
-    json_object_set_new(o, "mean_abs_error", ppl_json_real(s->mean_abs));
-    json_object_set_new(o, "max_abs_error", ppl_json_real(s->max_abs));
-    json_object_set_new(o, "within_10_percent", ppl_json_real(s->within_10));
 }
 
 /* Whether run i is the first of its kind and family. */
@@ -64,20 +49,20 @@ static bool first_of_family(const ppl_serve_run *runs, size_t i)
 static json_t *aggregate_json(const ppl_serve_run *runs, const ppl_serve_prediction *p, size_t n,
                               bool rl)
 {
-    serve_summary all;
+    ppl_calib_summary all;
     summarize(runs, p, n, rl, NULL, &all);
     if (all.runs + all.not_predicted == 0)
         return json_null();
     json_t *agg = json_object(), *fams = json_array();
-    summary_json(agg, &all);
+    cli_summary_json(agg, &all, true);
     for (size_t i = 0; i < n; i++) {
         if (runs[i].rl != rl || !first_of_family(runs, i))
             continue;
-        serve_summary s;
+        ppl_calib_summary s;
         summarize(runs, p, n, rl, runs[i].family, &s);
         json_t *f = json_object();
         json_object_set_new(f, "family", json_string(runs[i].family));
-        summary_json(f, &s);
+        cli_summary_json(f, &s, true);
         json_array_append_new(fams, f);
     }
     json_object_set_new(agg, "families", fams);
@@ -128,7 +113,7 @@ static json_t *result_json(const ppl_serve_run *r, const ppl_serve_prediction *p
 static void render_kind(ppl_buf *out, const ppl_serve_run *runs, const ppl_serve_prediction *p,
                         size_t n, bool rl)
 {
-    serve_summary all;
+    ppl_calib_summary all;
     summarize(runs, p, n, rl, NULL, &all);
     ppl_buf_printf(out,
                    rl ? "\nstep time over %zu RL steps (parplan rl's fastest plan under the "
@@ -137,27 +122,19 @@ static void render_kind(ppl_buf *out, const ppl_serve_run *runs, const ppl_serve
                       : "\noutput tokens a second over %zu serving runs (the engine model's best "
                         "batch; nothing fitted): mean absolute error %.1f%%, max %.1f%%, %.0f%% "
                         "within 10%%\n",
-                   all.runs, 100.0 * all.mean_abs, 100.0 * all.max_abs, 100.0 * all.within_10);
+                   all.runs, 100.0 * all.mean_abs, 100.0 * all.max_abs,
+                   100.0 * all.share_within_10);
     if (all.not_predicted > 0)
         ppl_buf_printf(out, "not predicted: %zu run%s\n", all.not_predicted,
                        all.not_predicted == 1 ? "" : "s");
     ppl_table t;
-    ppl_table_init(&t, 5, "lrrrr");
-    static const char *const fh[] = {"source family", "runs", "mean abs. error", "max",
-                                     "within 10%"};
-    ppl_table_row(&t, fh);
+    cli_families_table_init(&t);
     for (size_t i = 0; i < n; i++) {
         if (runs[i].rl != rl || !first_of_family(runs, i))
             continue;
-        serve_summary s;
+        ppl_calib_summary s;
         summarize(runs, p, n, rl, runs[i].family, &s);
-        char nr[24], mean[24], max[24], within[24];
-        snprintf(nr, sizeof nr, "%zu", s.runs);
-        snprintf(mean, sizeof mean, s.runs ? "%.1f%%" : "-", 100.0 * s.mean_abs);
-        snprintf(max, sizeof max, s.runs ? "%.1f%%" : "-", 100.0 * s.max_abs);
-        snprintf(within, sizeof within, s.runs ? "%.0f%%" : "-", 100.0 * s.within_10);
-        const char *row[5] = {runs[i].family, nr, mean, max, within};
-        ppl_table_row(&t, row);
+        cli_families_table_row(&t, runs[i].family, &s);
     }
     ppl_buf_printf(out, "by source family:\n");
     ppl_table_render(&t, out, "");

@@ -291,6 +291,36 @@ ppl_status cli_load_engine(cli *c, ppl_model *model, ppl_topology *topo, ppl_pre
     return PPL_OK;
 }
 
+void cli_summary_json(json_t *o, const ppl_calib_summary *s, bool counts)
+{
+    if (counts) {
+        json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
+        json_object_set_new(o, "not_predicted", json_integer((json_int_t)s->not_predicted));
+    }
+    json_object_set_new(o, "mean_abs_error", ppl_json_real(s->mean_abs));
+    json_object_set_new(o, "max_abs_error", ppl_json_real(s->max_abs));
+    json_object_set_new(o, "within_10_percent", ppl_json_real(s->share_within_10));
+}
+
+void cli_families_table_init(ppl_table *t)
+{
+    static const char *const header[] = {"source family", "runs", "mean abs. error", "max",
+                                         "within 10%"};
+    ppl_table_init(t, 5, "lrrrr");
+    ppl_table_row(t, header);
+}
+
+void cli_families_table_row(ppl_table *t, const char *family, const ppl_calib_summary *s)
+{
+    char nr[24], mean[24], max[24], within[24];
+    snprintf(nr, sizeof nr, "%zu", s->runs);
+    snprintf(mean, sizeof mean, s->runs ? "%.1f%%" : "-", 100.0 * s->mean_abs);
+    snprintf(max, sizeof max, s->runs ? "%.1f%%" : "-", 100.0 * s->max_abs);
+    snprintf(within, sizeof within, s->runs ? "%.0f%%" : "-", 100.0 * s->share_within_10);
+    const char *row[5] = {family, nr, mean, max, within};
+    ppl_table_row(t, row);
+}
+
 const char *cli_family_allow(const ppl_family *f, char *buf, size_t size)
 {
     char flag[64];

@@ -55,23 +55,32 @@ static double decode_weights(const ppl_model *m, const ppl_model_figures *f, dou
     return w;
 }
 
-/* An all-reduce over a replica's tensor-parallel group: tp GPUs of one server,
- * or whole servers when tp spans several (engines such as vLLM run tensor
- * parallelism across nodes; the all-reduces then cross the network). */
-static double all_reduce_s(const ppl_eval_ctx *ctx, int64_t tp, double bytes)
+/* Bytes a weight or a cached value takes in the engine's precision. */
+static double value_bytes(ppl_precision precision)
 {
-    if (tp <= 1 || bytes <= 0.0)
-        return 0.0;
+    return precision == PPL_PRECISION_FP8 ? 1.0 : 2.0;
+}
+
+/* The ranks a tensor-parallel replica splits its keys and values over: the KV
+ * heads while there are heads to split; an MLA latent, like a KV head beyond
+ * kv_heads ranks, is held whole on each rank. */
+static double kv_split(const ppl_model *m, int64_t tp)
+{
+    return m->attention == PPL_ATTENTION_MLA ? 1.0 : fmin((double)tp, (double)m->kv_heads);
+}
+
+/* `count` all-reduces over a replica's tensor-parallel group: tp GPUs of one
+ * server, or whole servers when tp spans several (engines such as vLLM run
+ * tensor parallelism across nodes; the all-reduces then cross the network). */
+static double all_reduces_s(const ppl_eval_ctx *ctx, int64_t tp, double bytes, double count)
+{
     ppl_group g;
-    ppl_coll r;
     const int64_t per = ctx->topo->gpus_per_server;
     if (tp <= per)
         ppl_group_servers(&ctx->net, 1, tp, &g);
     else
         ppl_group_servers(&ctx->net, (tp + per - 1) / per, per, &g);
-    if (!ppl_collective(&ctx->net, PPL_OP_ALLREDUCE, &g, bytes, PPL_ALGO_AUTO, &r))
-        return 0.0;
-    return r.time_s;
+    return ppl_collective_count(&ctx->net, PPL_OP_ALLREDUCE, &g, bytes, count, NULL);
 }
 
 /* The forward of `prompts` prompts of `tokens` tokens together, every layer at
@@ -101,10 +110,10 @@ static double prefill_time(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, i
         ppl_layer_time_of(&prompt, ctx->topo, &c, &ctx->eff, true, &moe);
     else
         moe.forward_s = 0.0;
-    const double bytes = l->precision == PPL_PRECISION_FP8 ? 1.0 : 2.0;
-    const double act = (double)prompts * (double)tokens * (double)m->hidden * bytes;
+    const double act =
+        (double)prompts * (double)tokens * (double)m->hidden * value_bytes(l->precision);
     return dense_layers * dense.forward_s + moe_layers * moe.forward_s +
-           2.0 * (double)m->layers * all_reduce_s(ctx, l->tp, act);
+           all_reduces_s(ctx, l->tp, act, 2.0 * (double)m->layers);
 }
 
 void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const ppl_serve_workload *w,
@@ -114,15 +123,13 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     const ppl_topology *t = ctx->topo;
     const ppl_model_figures *f = &ctx->figures;
     memset(out, 0, sizeof *out);
-    const double bytes = l->precision == PPL_PRECISION_FP8 ? 1.0 : 2.0;
+    const double bytes = value_bytes(l->precision);
     const double tp = (double)l->tp, batch = (double)l->batch;
-    /* keys and values split by heads over tp while there are heads to split; an
-     * MLA latent, like a KV head beyond kv_heads ranks, is held whole on each rank */
-    const double kv_split = m->attention == PPL_ATTENTION_MLA ? 1.0 : fmin(tp, (double)m->kv_heads);
+    const double split = kv_split(m, l->tp);
     out->kv_bytes_per_token = ppl_kv_bytes_per_token(m, bytes);
     out->weight_bytes = f->params_total * bytes / tp;
     out->kv_bytes =
-        batch * (double)(w->input_tokens + w->output_tokens) * out->kv_bytes_per_token / kv_split;
+        batch * (double)(w->input_tokens + w->output_tokens) * out->kv_bytes_per_token / split;
     out->capacity_bytes = SERVE_MEMORY_SHARE * t->gpu.memory_bytes - l->reserved_bytes;
     out->fits = out->weight_bytes + out->kv_bytes <= out->capacity_bytes;
 
@@ -139,14 +146,14 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     /* decode: the mean context over the response (prompt + half the output) */
     const double context = (double)w->input_tokens + 0.5 * (double)w->output_tokens;
     out->decode_read_bytes = decode_weights(m, f, batch) * bytes / tp +
-                             batch * context * out->kv_bytes_per_token / kv_split;
+                             batch * context * out->kv_bytes_per_token / split;
     out->decode_memory_s = out->decode_read_bytes / (t->gpu.hbm_bandwidth_bps * ctx->eff.hbm);
     const double peak = t->gpu.flops[l->precision] > 0.0 ? t->gpu.flops[l->precision]
                                                          : t->gpu.flops[PPL_PRECISION_BF16];
     const double gemm_eff = l->precision == PPL_PRECISION_FP8 ? ctx->eff.gemm_fp8 : ctx->eff.gemm;
     out->decode_compute_s = 2.0 * f->params_active * batch / tp / (peak * gemm_eff);
     out->decode_tp_s =
-        2.0 * (double)m->layers * all_reduce_s(ctx, l->tp, batch * (double)m->hidden * bytes);
+        all_reduces_s(ctx, l->tp, batch * (double)m->hidden * bytes, 2.0 * (double)m->layers);
     out->decode_step_s = fmax(out->decode_memory_s, out->decode_compute_s) + out->decode_tp_s;
     /* every sequence's prompt is prefilled on the replica too, between decode
      * steps, in chunks */
@@ -162,9 +169,9 @@ bool ppl_serve_disagg_cost(const ppl_eval_ctx *ctx, int64_t prefill_tp,
     memset(out, 0, sizeof *out);
     out->prefill_tp = prefill_tp;
     /* a prefill replica holds the weights and the chunk's caches until sent */
-    ppl_serve_layout p = {.tp = prefill_tp, .batch = 1, .precision = decode->precision};
-    p.batch =
-        PPL_SERVE_CHUNK_TOKENS / w->input_tokens > 1 ? PPL_SERVE_CHUNK_TOKENS / w->input_tokens : 1;
+    const int64_t chunk = PPL_SERVE_CHUNK_TOKENS / w->input_tokens;
+    ppl_serve_layout p = {
+        .tp = prefill_tp, .batch = chunk > 1 ? chunk : 1, .precision = decode->precision};
     ppl_serve_cost(ctx, &p, w, &out->prefill);
     ppl_serve_cost(ctx, decode, w, &out->decode);
     if (!out->prefill.fits || !out->decode.fits)
@@ -191,16 +198,12 @@ bool ppl_serve_disagg_cost(const ppl_eval_ctx *ctx, int64_t prefill_tp,
     if (best <= 0.0)
         return false;
     /* each decode GPU receives its shard of the prompt's cache over the network */
-    const ppl_model *m = ctx->model;
-    const double kv_split =
-        m->attention == PPL_ATTENTION_MLA ? 1.0 : fmin((double)tp_d, (double)m->kv_heads);
-    const double bytes = (double)w->input_tokens * out->decode.kv_bytes_per_token / kv_split;
+    const double bytes =
+        (double)w->input_tokens * out->decode.kv_bytes_per_token / kv_split(ctx->model, tp_d);
     ppl_group g;
-    ppl_coll r;
     ppl_group_servers(&ctx->net, ctx->topo->servers > 1 ? 2 : 1, ctx->topo->servers > 1 ? 1 : 2,
                       &g);
-    out->kv_transfer_s =
-        ppl_collective(&ctx->net, PPL_OP_SENDRECV, &g, bytes, PPL_ALGO_AUTO, &r) ? r.time_s : 0.0;
+    out->kv_transfer_s = ppl_collective_count(&ctx->net, PPL_OP_SENDRECV, &g, bytes, 1.0, NULL);
     out->ttft_s = out->prefill.prefill_s + out->kv_transfer_s;
     out->tpot_s = out->decode.decode_step_s;
     out->tokens_per_s = best * (double)w->output_tokens;
@@ -212,7 +215,7 @@ void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t t
 {
     const double gib = 1073741824.0, tp = (double)tp_max;
     const double capacity = SERVE_MEMORY_SHARE * ctx->topo->gpu.memory_bytes;
-    const double bytes = precision == PPL_PRECISION_FP8 ? 1.0 : 2.0;
+    const double bytes = value_bytes(precision);
     const double weights = ctx->figures.params_total * bytes / tp, fp8 = weights / bytes;
     const bool fp8_helps = precision != PPL_PRECISION_FP8 && fp8 < capacity &&
                            ctx->topo->gpu.flops[PPL_PRECISION_FP8] > 0.0;

@@ -702,3 +702,8 @@ void ppl_topology_derive(const ppl_topology *t, ppl_topology_figures *out)
     out->bisection_per_gpu_bps =
         out->gpus > 0 ? out->bisection_bps / ((double)out->gpus / 2.0) : 0.0;
 }
+
+int64_t ppl_topology_server_domain(const ppl_topology *t)
+{
+    return t->nvlink.domain_gpus < t->gpus_per_server ? t->nvlink.domain_gpus : t->gpus_per_server;
+}

@@ -142,6 +142,9 @@ ppl_status ppl_topology_from_json(const struct json_t *obj, const char *file, co
                                   const ppl_diag *diag, ppl_topology *topo, ppl_error *err);
 
 void ppl_topology_derive(const ppl_topology *topo, ppl_topology_figures *out);
+/* The GPUs of one NVLink domain within one server: the most a tensor-parallel
+ * group spans without leaving either (domain_gpus or gpus_per_server, the smaller). */
+int64_t ppl_topology_server_domain(const ppl_topology *topo);
 
 /* transport.protocol's values, in ppl_protocol order: "infiniband", "rocev2", NULL. */
 extern const char *const ppl_transport_names[];

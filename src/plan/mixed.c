@@ -544,8 +544,7 @@ size_t ppl_mixed_search_within(const ppl_eval_ctx *ctx, const ppl_pools *pools,
     int64_t domain = INT64_MAX, fewest = INT64_MAX;
     for (int i = 0; i < pools->n; i++) {
         const ppl_topology *t = &pools->pool[i];
-        int64_t d =
-            t->nvlink.domain_gpus < t->gpus_per_server ? t->nvlink.domain_gpus : t->gpus_per_server;
+        int64_t d = ppl_topology_server_domain(t);
         if (d < domain)
             domain = d;
         if (t->servers * t->gpus_per_server < fewest)

@@ -23,7 +23,7 @@ const char *const ppl_rl_placement_names[] = {"colocated", "disaggregated", NULL
 
 const char *ppl_rl_placement_name(ppl_rl_placement p)
 {
-    return ppl_rl_placement_names[p == PPL_RL_COLOCATED ? 0 : 1];
+    return ppl_rl_placement_names[p]; /* indexed by the enum (rl.h) */
 }
 
 const char *ppl_rl_pipeline_name(ppl_rl_pipeline p)
@@ -67,9 +67,7 @@ bool ppl_rl_rollout_of(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int64_
 bool ppl_rl_rollout_best(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int64_t gpus,
                          int64_t tp_pin, double reserved_bytes, ppl_rl_rollout *out)
 {
-    const ppl_topology *t = ctx->topo;
-    const int64_t domain =
-        t->nvlink.domain_gpus < t->gpus_per_server ? t->nvlink.domain_gpus : t->gpus_per_server;
+    const int64_t domain = ppl_topology_server_domain(ctx->topo);
     bool found = false;
     /* the powers of two within one server, or the size pinned (whole servers for
      * one beyond) */
@@ -96,14 +94,9 @@ bool ppl_rl_rollout_best(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int6
 static double all_gather_s(const ppl_eval_ctx *ctx, int64_t n, int64_t stride, int64_t base,
                            double bytes)
 {
-    if (n <= 1 || bytes <= 0.0)
-        return 0.0;
     ppl_group g;
-    ppl_coll r;
     ppl_group_place(&ctx->net, n, stride, base, &g);
-    if (!ppl_collective(&ctx->net, PPL_OP_ALLGATHER, &g, bytes, PPL_ALGO_AUTO, &r))
-        return 0.0;
-    return r.time_s;
+    return ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &g, bytes, 1.0, NULL);
 }
 
 void ppl_rl_sync(const ppl_eval_ctx *ctx, const ppl_rl_plan *p, double *bytes, double *seconds)
@@ -160,13 +153,12 @@ static void finish(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, ppl_rl_pla
     const double rollout = p->rollout.time_s + p->reward_s;
     p->step_s = p->pipeline == PPL_RL_ASYNC ? fmax(rollout, p->train_s) + p->sync_s
                                             : rollout + p->train_s + p->sync_s + p->offload_s;
+    /* the GPUs the step holds: colocated, the same ones roll out and train */
     const double all = (double)(p->placement == PPL_RL_COLOCATED ? p->rollout_gpus
                                                                  : p->rollout_gpus + p->train_gpus);
     const double busy =
         (double)p->rollout_gpus * p->rollout.work_s + (double)p->train_gpus * p->train_s;
-    p->idle_share = p->placement == PPL_RL_COLOCATED
-                        ? 1.0 - (p->rollout.work_s + p->train_s) / p->step_s
-                        : 1.0 - busy / (all * p->step_s);
+    p->idle_share = 1.0 - busy / (all * p->step_s);
     if (p->idle_share < 0.0)
         p->idle_share = 0.0;
 }
@@ -304,9 +296,7 @@ ppl_status ppl_rl_search(const ppl_eval_ctx *ctx, const ppl_rl_opts *o, ppl_rl_r
     if (out->count == 0) {
         ppl_rl_result_free(out);
         if (tried && !rolled) {
-            const int64_t domain = t->nvlink.domain_gpus < t->gpus_per_server
-                                       ? t->nvlink.domain_gpus
-                                       : t->gpus_per_server;
+            const int64_t domain = ppl_topology_server_domain(t);
             char why[512];
             ppl_serve_unfit(ctx, w->precision, domain < o->gpus ? domain : o->gpus, why,
                             sizeof why);

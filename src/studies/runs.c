@@ -207,14 +207,12 @@ static ppl_status read_software(ppl_jr_ctx *ctx, const json_t *entry, const char
 
 /* `family`, else what `source` names, else the id: a run alone in its family.
  * `source` is free text of any length: only the family is kept from it. */
-static ppl_status read_family(ppl_jr_ctx *ctx, const json_t *entry, const char *path, ppl_run *r)
+ppl_status ppl_run_read_family(ppl_jr_ctx *ctx, const json_t *entry, const char *path,
+                               const char *id, char *family, size_t size)
 {
     json_t *source;
-    ppl_status st =
-        ppl_jr_string(ctx, entry, path, "family", PPL_JR_OPTIONAL, "", r->family, sizeof r->family);
-    if (st != PPL_OK || r->family[0])
-        return st;
-    if ((st = ppl_jr_get(ctx, entry, path, "source", PPL_JR_OPTIONAL, &source)))
+    ppl_status st = ppl_jr_string(ctx, entry, path, "family", PPL_JR_OPTIONAL, "", family, size);
+    if (st != PPL_OK || (st = ppl_jr_get(ctx, entry, path, "source", PPL_JR_OPTIONAL, &source)))
         return st;
     if (source && !json_is_string(source)) {
         char full[PPL_ERROR_KEY_MAX], found[64];
@@ -222,9 +220,10 @@ static ppl_status read_family(ppl_jr_ctx *ctx, const json_t *entry, const char *
         ppl_jr_describe(source, found, sizeof found);
         return ppl_jr_fail(ctx, full, "expected a string, found %s", found);
     }
-    ppl_run_family_of(source ? json_string_value(source) : "", r->family, sizeof r->family);
-    if (!r->family[0])
-        snprintf(r->family, sizeof r->family, "%s", r->id);
+    if (!family[0])
+        ppl_run_family_of(source ? json_string_value(source) : "", family, size);
+    if (!family[0])
+        snprintf(family, size, "%s", id);
     return PPL_OK;
 }
 
@@ -278,7 +277,8 @@ static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *entry, const char *p
         (st = ppl_run_load_part(ctx, entry, path, "topology", PPL_CATALOG_TOPOLOGIES,
                                 &r->topology)) ||
         (st = read_config(ctx, entry, path, r)) || (st = read_measured(ctx, entry, path, r)) ||
-        (st = read_software(ctx, entry, path, r)) || (st = read_family(ctx, entry, path, r)) ||
+        (st = read_software(ctx, entry, path, r)) ||
+        (st = ppl_run_read_family(ctx, entry, path, r->id, r->family, sizeof r->family)) ||
         (st = ppl_jr_enum(ctx, entry, path, "stack", PPL_JR_OPTIONAL, ppl_stack_names, PPL_UNSET,
                           &stack))) {
         /* name the run, not only its index */

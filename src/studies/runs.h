@@ -50,9 +50,16 @@ typedef struct ppl_run {
  */
 void ppl_run_family_of(const char *source, char *out, size_t size);
 
+struct json_t;
+
+/* entry's source family into family (size bytes): its `family`, else what its
+ * `source` names (ppl_run_family_of), else `id`: a run alone in its family.
+ * `source`, when given, must be a string. */
+ppl_status ppl_run_read_family(ppl_jr_ctx *ctx, const struct json_t *entry, const char *path,
+                               const char *id, char *family, size_t size);
+
 /* entry[key], a model or a topology (kind) given as a catalogue name or as an
  * object, into *out (a ppl_model or a ppl_topology). */
-struct json_t;
 ppl_status ppl_run_load_part(ppl_jr_ctx *ctx, const struct json_t *entry, const char *path,
                              const char *key, ppl_catalog_kind kind, void *out);
 

@@ -111,29 +111,6 @@ static ppl_status read_rl(ppl_jr_ctx *ctx, const json_t *e, const char *path, pp
                              PPL_JR_BETWEEN(1e-3, 1e7), &r->step_time_s);
 }
 
-/* `family`, else what `source` names, else the id (as a training run's). */
-static ppl_status read_family(ppl_jr_ctx *ctx, const json_t *e, const char *path, ppl_serve_run *r)
-{
-    char full[PPL_ERROR_KEY_MAX];
-    json_t *source;
-    ppl_status st;
-    if ((st = ppl_jr_string(ctx, e, path, "family", PPL_JR_OPTIONAL, "", r->family,
-                            sizeof r->family)) ||
-        (st = ppl_jr_get(ctx, e, path, "source", PPL_JR_OPTIONAL, &source)))
-        return st;
-    if (source && !json_is_string(source)) {
-        char found[64];
-        ppl_jr_path(full, sizeof full, path, "source");
-        ppl_jr_describe(source, found, sizeof found);
-        return ppl_jr_fail(ctx, full, "expected a string, found %s", found);
-    }
-    if (r->family[0] == '\0')
-        ppl_run_family_of(source ? json_string_value(source) : "", r->family, sizeof r->family);
-    if (r->family[0] == '\0')
-        ppl_jr_name_copy(r->family, sizeof r->family, r->id, strlen(r->id));
-    return PPL_OK;
-}
-
 static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *e, const char *path, ppl_serve_run *r)
 {
     char sub[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX];
@@ -152,7 +129,7 @@ static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *e, const char *path,
     if (r->rl) {
         if ((st = read_rl(ctx, e, path, r)))
             return st;
-        return read_family(ctx, e, path, r);
+        return ppl_run_read_family(ctx, e, path, r->id, r->family, sizeof r->family);
     }
     if ((st = ppl_jr_object(ctx, e, path, "config", PPL_JR_REQUIRED, config_keys, &o, sub,
                             sizeof sub)) ||
@@ -161,9 +138,7 @@ static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *e, const char *path,
         return st;
     r->precision = precision == 1 ? PPL_PRECISION_FP8 : PPL_PRECISION_BF16;
     const int64_t gpus = r->topology.servers * r->topology.gpus_per_server;
-    const int64_t domain = r->topology.nvlink.domain_gpus < r->topology.gpus_per_server
-                               ? r->topology.nvlink.domain_gpus
-                               : r->topology.gpus_per_server;
+    const int64_t domain = ppl_topology_server_domain(&r->topology);
     if (r->tp > domain || r->tp > gpus || r->model.heads % r->tp != 0) {
         ppl_jr_path(full, sizeof full, sub, "tp");
         return ppl_jr_fail(ctx, full,
@@ -182,7 +157,7 @@ static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *e, const char *path,
         (st = ppl_jr_real(ctx, o, sub, "output_tokens_per_s", PPL_JR_REQUIRED, 0,
                           PPL_JR_BETWEEN(1e-3, 1e12), &r->tokens_per_s)))
         return st;
-    return read_family(ctx, e, path, r);
+    return ppl_run_read_family(ctx, e, path, r->id, r->family, sizeof r->family);
 }
 
 ppl_status ppl_serve_runs_load(const char *path, const ppl_diag *diag, ppl_serve_run **runs_out,
