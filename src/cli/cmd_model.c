@@ -37,6 +37,9 @@ static json_t *model_inputs_json(const ppl_model *m)
     json_object_set_new(o, "hidden", json_integer(m->hidden));
     json_object_set_new(o, "heads", json_integer(m->heads));
     json_object_set_new(o, "kv_heads", json_integer(m->kv_heads));
+    if (m->attention != PPL_ATTENTION_MLA) /* MLA's widths are attention's keys */
+        json_object_set_new(o, "head_dim",
+                            json_integer(m->head_dim > 0 ? m->head_dim : m->hidden / m->heads));
     json_object_set_new(o, "ffn_hidden", json_integer(m->ffn_hidden));
     json_object_set_new(o, "vocab", json_integer(m->vocab));
     json_object_set_new(o, "seq_len", json_integer(m->seq_len));

@@ -281,7 +281,9 @@ static const ppl_schedule_row rows[PPL_SCHEDULE_COUNT] = {
                            .in_flight = in_flight_1f1b,
                            .check = check_1f1b,
                            .launchers = "Megatron-LM (interleaved with --vp > 1), DeepSpeed (vp 1 "
-                                        "only) and PyTorch pipelining"},
+                                        "only) and PyTorch pipelining",
+                           .torchtitan = "1F1B",
+                           .torchtitan_vp = "Interleaved1F1B"},
     [PPL_SCHEDULE_GPIPE] = {.chunks = 1,
                             .forwards_first = true,
                             .param_copies = 1.0,
@@ -291,7 +293,8 @@ static const ppl_schedule_row rows[PPL_SCHEDULE_COUNT] = {
                             .megatron_error = "Megatron-LM has no GPipe schedule; pin --schedule "
                                               "1f1b for a plan it can run",
                             .launchers = "PyTorch pipelining (ScheduleGPipe); not Megatron-LM, "
-                                         "nor DeepSpeed (its pipeline engine trains 1F1B)"},
+                                         "nor DeepSpeed (its pipeline engine trains 1F1B)",
+                            .torchtitan = "GPipe"},
     [PPL_SCHEDULE_ZB_H1] = {.chunks = 1,
                             .splits_backward = true,
                             .param_copies = 1.0,
@@ -319,7 +322,8 @@ static const ppl_schedule_row rows[PPL_SCHEDULE_COUNT] = {
                            .check = check_split,
                            .megatron_error = NO_ZB,
                            .launchers = "PyTorch pipelining (ScheduleZBVZeroBubble) and Sea AI "
-                                        "Lab's fork; not Megatron-LM or DeepSpeed"},
+                                        "Lab's fork; not Megatron-LM or DeepSpeed",
+                           .torchtitan = "ZBVZeroBubble"},
     /* DeepSeek-V3 Table 2: "Parameter 2x" (rank k holds stages k and p-1-k) */
     [PPL_SCHEDULE_DUALPIPE] = {.chunks = 1,
                                .splits_backward = true,
@@ -340,7 +344,8 @@ static const ppl_schedule_row rows[PPL_SCHEDULE_COUNT] = {
                                 .check = check_split,
                                 .megatron_error = NO_DUALPIPE,
                                 .launchers = "PyTorch pipelining (ScheduleDualPipeV) and "
-                                             "deepseek-ai/DualPipe; not Megatron-LM or DeepSpeed"},
+                                             "deepseek-ai/DualPipe; not Megatron-LM or DeepSpeed",
+                                .torchtitan = "DualPipeV"},
 };
 
 const ppl_schedule_row *ppl_schedule_of(int s)

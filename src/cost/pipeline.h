@@ -61,6 +61,11 @@ typedef struct ppl_schedule_row {
     const char *megatron_error; /* why Megatron-LM (as parplan emits it) cannot run
                                    it; NULL: it can */
     const char *launchers;      /* the software that runs it, one sentence */
+    /* torchtitan's pipeline_parallel_schedule for it (PyTorch pipelining's class
+     * name without "Schedule": torch/distributed/pipelining/schedules.py
+     * get_schedule_class), with vp > 1 where it differs; NULL: torchtitan has no
+     * schedule that runs it */
+    const char *torchtitan, *torchtitan_vp;
 } ppl_schedule_row;
 
 /* The row of schedule s; 1F1B's when s is out of range. */

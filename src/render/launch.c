@@ -1,6 +1,7 @@
 /*
- * launch.c - a plan's launch: Megatron-LM flags and a DeepSpeed config, each
- * checked against its framework's own rules (see render/launch.h).
+ * launch.c - a plan's launch: Megatron-LM flags, a DeepSpeed config and a
+ * torchtitan job (torchtitan.c), each checked against its framework's own rules
+ * (see render/launch.h).
  */
 #include "render/launch.h"
 
@@ -12,6 +13,7 @@
 #include "base/output.h"
 #include "cost/knobs.h"
 #include "cost/shard.h"
+#include "render/torchtitan.h"
 
 /* A launcher's part of the launch object, or null with why it cannot run the plan. */
 static void launcher_part(json_t *launch, const char *key, json_t *value, const char *error_key,
@@ -23,6 +25,24 @@ static void launcher_part(json_t *launch, const char *key, json_t *value, const 
         json_object_set_new(launch, error_key, json_string(why));
     } else {
         json_object_set_new(launch, key, value);
+    }
+}
+
+void ppl_launch_refuse(json_t *launch, const char *launcher, const char *why)
+{
+    char key[48];
+    snprintf(key, sizeof key, "%s_error", launcher);
+    json_object_set_new(launch, launcher, json_null());
+    json_object_set_new(launch, key, json_string(why));
+    snprintf(key, sizeof key, "%s_note", launcher);
+    json_object_del(launch, key);
+    snprintf(key, sizeof key, "%s_release", launcher);
+    json_object_del(launch, key);
+    json_t *runs = json_object_get(launch, "launchers");
+    for (size_t i = json_array_size(runs); i-- > 0;) {
+        const char *name = json_string_value(json_array_get(runs, i));
+        if (name && strcmp(name, launcher) == 0)
+            json_array_remove(runs, i);
     }
 }
 
@@ -506,5 +526,25 @@ json_t *ppl_launch_json(const ppl_estimate *given, const ppl_model *m, const int
                  (long long)c->dp);
         json_object_set_new(launch, "deepspeed_note", json_string(note));
     }
+    char tt_why[320];
+    json_t *tt = ppl_launch_torchtitan(e, m, stage_layers, tt_why, sizeof tt_why);
+    launcher_part(launch, "torchtitan", tt, "torchtitan_error", tt ? NULL : tt_why);
+    if (tt) {
+        json_object_set_new(launch, "torchtitan_release", json_string("v0.2.2"));
+        json_object_set_new(
+            launch, "torchtitan_note",
+            json_string("torchtitan keeps fp32 weights, gradients and Adam moments (16 bytes a "
+                        "parameter, sharded by FSDP2) and gathers bf16 copies; add the data, "
+                        "tokenizer (model.hf_assets_path) and training.steps"));
+    }
+    /* the launchers that run the plan as costed */
+    json_t *runs = json_array();
+    if (json_is_array(json_object_get(launch, "megatron_args")))
+        json_array_append_new(runs, json_string("megatron-lm"));
+    if (!ds_refused)
+        json_array_append_new(runs, json_string("deepspeed"));
+    if (tt)
+        json_array_append_new(runs, json_string("torchtitan"));
+    json_object_set_new(launch, "launchers", runs);
     return launch;
 }

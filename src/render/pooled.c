@@ -83,32 +83,32 @@ json_t *ppl_pooled_json(const ppl_pools *pools, const ppl_mixed_plan *p, const p
     }
     json_object_set_new(o, "pools", list);
     json_object_set_new(o, "cross_send_s", ppl_json_real(across ? p->cross_send_s : 0.0));
-    if (across) {
-        /* Megatron-LM with each stage's layers, and the nodes in rank order: its
-         * ranks run tp fastest and pp slowest (parallel_state.py:617, order
-         * "tp-cp-ep-dp-pp"), so pipeline stage k holds ranks k tp dp to
-         * (k + 1) tp dp - 1, and torchrun numbers the ranks node after node: the
-         * first pool's servers first, each pool's last node the rest */
-        json_t *launch = ppl_launch_json(&p->estimate, model, p->layers), *nodes = json_array();
-        json_object_set_new(launch, "deepspeed", json_null());
-        json_object_set_new(launch, "deepspeed_error", json_string(NO_DEEPSPEED));
-        json_object_del(launch, "deepspeed_note");
-        first = 0;
-        for (int i = 0; i < p->npools; i++) {
-            const ppl_topology *t = &pools->pool[p->order[i]];
-            json_t *n = json_object();
-            const int64_t per = t->gpus_per_server;
-            json_object_set_new(n, "pool", json_string(t->name));
-            json_object_set_new(n, "gpus", json_integer(p->gpus[i]));
-            json_object_set_new(n, "gpus_per_node", json_integer(per));
-            json_object_set_new(n, "nodes", json_integer((p->gpus[i] + per - 1) / per));
-            json_object_set_new(n, "first_stage", json_integer(first));
-            json_object_set_new(n, "stages", json_integer(p->stages[i]));
-            json_array_append_new(nodes, n);
-            first += p->stages[i];
-        }
-        json_object_set_new(launch, "nodes", nodes);
-        json_object_set_new(o, "launch", launch);
+    /* Megatron-LM with each stage's layers, and the nodes in rank order: its
+     * ranks run tp fastest and pp slowest (parallel_state.py:617, order
+     * "tp-cp-ep-dp-pp"), so pipeline stage k holds ranks k tp dp to
+     * (k + 1) tp dp - 1, and torchrun numbers the ranks node after node: the first
+     * pool's servers first, each pool's last node the rest (a job on one pool: its
+     * servers, whose size the plan's top level does not give) */
+    json_t *launch = across ? ppl_launch_json(&p->estimate, model, p->layers)
+                            : json_incref(json_object_get(o, "launch"));
+    json_t *nodes = json_array();
+    if (across)
+        ppl_launch_refuse(launch, "deepspeed", NO_DEEPSPEED);
+    first = 0;
+    for (int i = 0; i < p->npools; i++) {
+        const ppl_topology *t = &pools->pool[p->order[i]];
+        json_t *n = json_object();
+        const int64_t per = t->gpus_per_server;
+        json_object_set_new(n, "pool", json_string(t->name));
+        json_object_set_new(n, "gpus", json_integer(p->gpus[i]));
+        json_object_set_new(n, "gpus_per_node", json_integer(per));
+        json_object_set_new(n, "nodes", json_integer((p->gpus[i] + per - 1) / per));
+        json_object_set_new(n, "first_stage", json_integer(first));
+        json_object_set_new(n, "stages", json_integer(p->stages[i]));
+        json_array_append_new(nodes, n);
+        first += p->stages[i];
     }
+    json_object_set_new(launch, "nodes", nodes);
+    json_object_set_new(o, "launch", launch);
     return o;
 }

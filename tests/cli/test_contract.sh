@@ -476,6 +476,71 @@ run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-
 off=$out
 check "megatron_check refuses the CPU offload without the precision-aware optimizer" '! reflag "$off" drop --use-precision-aware-optimizer && grep -q "^REFUSED.*arguments.py:1884-1888" "$tmp/mc"'
 
+# ---- torchtitan (v0.2.2, the last release configured by TOML): the job TOML that
+# launch-megatron --torchtitan writes, read back and held to torchtitan's own rules
+# (tests/cli/torchtitan_check.py, with their file:line), runs the plan's layout;
+# the flavor it names is the planned model (its registry's figures and the
+# parameter count of the modules torchtitan builds equal model show's); a plan
+# it cannot run says why
+titan_ok() {
+    name=$(printf '%s' "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["model"])') &&
+        "$P" model show "$name" --json >"$tmp/tshow.json" 2>/dev/null &&
+        printf '%s' "$1" | python3 "$ROOT/tests/cli/torchtitan_check.py" --model "$tmp/tshow.json" "$ROOT" >"$tmp/tc" 2>&1
+}
+titan_runs() { grep -c "^ok .*: torchtitan " "$tmp/tc"; }
+for case in "llama3-8b dgx-h100-superpod 64 512 --zero 3" \
+    "llama3-70b dgx-h100-superpod 256 512 --zero 3 --sequence-parallel" \
+    "qwen3-30b-a3b dgx-h100-superpod 64 512 --zero 3 --sequence-parallel --recompute none" \
+    "llama3-8b dgx-h100-superpod 16 256 --pp 4 --schedule zb-v --zero 3 --sequence-parallel --flash-attention" \
+    "llama3-8b dgx-h100-superpod 16 256 --pp 4 --schedule dualpipev --zero 3 --sequence-parallel --flash-attention" \
+    "llama3-8b dgx-h100-superpod 16 256 --precision fp8 --fp8-recipe tensorwise --zero 3 --stack fsdp" \
+    "llama3-70b gb200-nvl72 144 576 --precision mxfp8 --zero 3 --stack megatron-core" \
+    "llama3-8b dgx-h100-superpod 32 64 --cp 4 --cp-comm allgather --zero 3"; do
+    set -- $case
+    m=$1 topo=$2 gpus=$3 gb=$4
+    shift 4
+    run "$P" plan --model "$m" --topology "$topo" --gpus "$gpus" --global-batch "$gb" "$@" --top 8 --json
+    check "torchtitan runs $m on $gpus GPUs of $topo ($*) as costed, or says why not" 'titan_ok "$out" && ! grep -qv "^ok" "$tmp/tc" && [ "$(titan_runs)" -ge 1 ]'
+done
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 16 --global-batch 256 --pp 4 --schedule zb-v --zero 3 --sequence-parallel --flash-attention --top 1 --json
+titan_zbv=$out
+check "ZB-V runs as torchtitan's ZBVZeroBubble, 8 stages in a V" 'has "$titan_zbv" "\"pipeline_parallel_schedule\": \"ZBVZeroBubble\"" && has "$titan_zbv" "\"torchtitan_release\": \"v0.2.2\"" && printf "%s" "$titan_zbv" | python3 -c "
+import json, sys
+assert json.load(sys.stdin)[\"results\"][0][\"launch\"][\"launchers\"] == [\"torchtitan\"]"'
+titan_bad() { # $1: python that edits the job j; $2: the rule expected
+    printf '%s' "$titan_zbv" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+j = d[\"results\"][0][\"launch\"][\"torchtitan\"]
+p = j[\"parallelism\"]
+$1
+json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/torchtitan_check.py" "$ROOT" >"$tmp/tc" 2>&1
+    [ $? -ne 0 ] && grep -q "^REFUSED.*$2" "$tmp/tc"
+}
+check "torchtitan_check refuses a world the degrees do not fill" 'titan_bad "p[\"data_parallel_shard_degree\"] = 4" "parallel_dims.py:53-56"'
+check "torchtitan_check refuses a stage list missing a layer" 'titan_bad "p[\"module_fqns_per_model_part\"][3].pop(0)" "pipeline_parallel.py:389-440"'
+check "torchtitan_check refuses a V schedule over 3 stages a rank" 'titan_bad "p[\"module_fqns_per_model_part\"] += [[], [], [], []]" "pipeline_parallel.py:463-465"'
+check "torchtitan_check refuses a field JobConfig lacks" 'titan_bad "p[\"pipeline_parallel_stages\"] = 8" "manager.py:166-171"'
+check "torchtitan_check refuses what the plan did not cost (no sharding after forward)" 'titan_bad "p[\"fsdp_reshard_after_forward\"] = \"never\"" "MISMATCH.*zero"'
+# a mixed cluster: across pools DeepSpeed is out of launchers; a job on one pool
+# names its nodes too (the plan's top level has no server size), and torchtitan
+# runs it as costed
+run "$P" plan --model llama3-70b --topology mixed-h100-b200 --global-batch 512 --top 3 --json
+check "mixed cluster across pools: launchers without DeepSpeed, the nodes of each pool" 'printf "%s" "$out" | python3 -c "
+import json, sys
+for r in json.load(sys.stdin)[\"results\"]:
+    l = r[\"launch\"]
+    assert len(r[\"pools\"]) < 2 or (l[\"deepspeed\"] is None and \"deepspeed\" not in l[\"launchers\"]), l[\"launchers\"]
+    assert sum(n[\"gpus\"] for n in l[\"nodes\"]) == r[\"config\"][\"gpus\"]
+"'
+run "$P" plan --model llama3-70b --topology mixed-h100-b200 --global-batch 512 --top 3 --zero 3 --sequence-parallel --json
+check "mixed cluster, a job on one pool: torchtitan runs it as costed, launched on that pool's nodes" 'titan_ok "$out" && ! grep -qv "^ok" "$tmp/tc" && [ "$(titan_runs)" -ge 1 ]'
+run "$P" plan --model deepseek-v3 --topology deepseek-h800-2048 --gpus 256 --global-batch 512 --top 1 --json
+check "DeepSeek-V3: torchtitan's 671B flavor has no MTP module, said with its file:line" 'has "$out" "\"torchtitan\": null" && has "$out" "deepseek_v3/__init__.py:130) has mtp_layers 0 where the model has 1"'
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --zero 1 --top 1 --json -o "$tmp/z1.json"
+run "$ROOT/scripts/launch-megatron" "$tmp/z1.json" --torchtitan "$tmp/z1.toml"
+check "launch-megatron --torchtitan on a plan torchtitan cannot run: why, nothing written" '[ $rc -ne 0 ] && has "$err" "torchtitan has no ZeRO-1" && [ ! -e "$tmp/z1.toml" ]'
+
 # launch-megatron starts exactly the plan's GPUs and passes training arguments on
 run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 12 --global-batch 96 --top 1 --json -o "$tmp/p12.json"
 run "$ROOT/scripts/launch-megatron" "$tmp/p12.json" -- --train-iters 10 --lr 1e-4
