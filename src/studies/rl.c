@@ -53,7 +53,9 @@ bool ppl_rl_rollout_of(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int64_
         return false;
     const int64_t prompts = ceil_div(share, w->samples);
     const double steps = ceil((double)share * (double)w->output_tokens / (double)out->batch);
-    out->work_s = (double)prompts * out->cost.prefill_s + steps * out->cost.decode_step_s;
+    /* the prompts prefilled in chunks, as serve's engine takes queued prompts
+     * (serve.h prefill_share_s) */
+    out->work_s = (double)prompts * out->cost.prefill_share_s + steps * out->cost.decode_step_s;
     ppl_serve_layout one = *engine;
     one.batch = 1;
     const ppl_serve_workload longest = {w->input_tokens, w->output_max};

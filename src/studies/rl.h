@@ -106,7 +106,8 @@ typedef struct ppl_rl_result {
 
 /* The rollout of the workload on `gpus` GPUs with engine layout `engine`: each of
  * gpus / tp replicas takes its share of the sequences, prefills each prompt once
- * (its samples fork after the prefill, as vLLM's SamplingParams.n does) and
+ * (its samples fork after the prefill, as vLLM's SamplingParams.n does), the
+ * prompts in chunks as serve's engine takes them (prefill_share_s), and
  * decodes min(batch, share) sequences a step until the share's tokens are out;
  * the longest response alone takes its own length in steps of one sequence.
  * false when the layout does not hold the weights and the batch's cache. */

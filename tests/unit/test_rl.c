@@ -30,7 +30,9 @@ static ppl_rl_workload workload(int64_t prompts, int64_t samples, int64_t in, in
 
 /*
  * 4 prompts x 2 samples = 8 sequences on 2 GPUs, one engine of tp 1 each, batch 4:
- * 2 replicas take 4 sequences each (2 prompts, each prefilled once), decoded 4 a
+ * 2 replicas take 4 sequences each (2 prompts, each prefilled once, in one chunk
+ * with the other: 8,192 tokens hold 8 prompts of 1,024, at most the batch of 4, so
+ * each costs a quarter of a 4-prompt forward, serve.h prefill_share_s), decoded 4 a
  * step: 4 x 512 tokens / 4 = 512 steps at the batch-4 step (mean context
  * 1,024 + 256).  The longest response, 2,048 tokens, alone: its prefill and
  * 2,048 steps of one sequence, each reading
@@ -56,7 +58,8 @@ static void test_rollout_bounds(void **state)
     ppl_serve_workload mean = {1024, 512};
     ppl_serve_estimate at4;
     ppl_serve_cost(&ctx, &e, &mean, &at4);
-    assert_close(r.work_s, 2.0 * at4.prefill_s + 512.0 * at4.decode_step_s, 1e-12);
+    assert_true(at4.prefill_prompts == 4);
+    assert_close(r.work_s, 2.0 * at4.prefill_share_s + 512.0 * at4.decode_step_s, 1e-12);
     const double step1 = 15278284800.0 / (3.35e12 * ctx.eff.hbm);
     const double tail = 2048.0 * step1; /* and the prefill */
     assert_true(r.tail_s > tail && r.tail_s < tail + 0.5);
