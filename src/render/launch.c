@@ -13,6 +13,7 @@
 #include "base/output.h"
 #include "cost/knobs.h"
 #include "cost/shard.h"
+#include "render/bridge.h"
 #include "render/torchtitan.h"
 
 /* A launcher's part of the launch object, or null with why it cannot run the plan. */
@@ -526,6 +527,14 @@ json_t *ppl_launch_json(const ppl_estimate *given, const ppl_model *m, const int
                  (long long)c->dp);
         json_object_set_new(launch, "deepspeed_note", json_string(note));
     }
+    char bridge_why[320];
+    json_t *bridge =
+        ppl_launch_bridge(e, m, json_object_get(launch, "megatron_args"),
+                          json_object_get(launch, "env"), bridge_why, sizeof bridge_why);
+    launcher_part(launch, "megatron_bridge", bridge, "megatron_bridge_error",
+                  bridge ? NULL : bridge_why);
+    if (bridge)
+        json_object_set_new(launch, "megatron_bridge_release", json_string("v0.6.0"));
     char tt_why[320];
     json_t *tt = ppl_launch_torchtitan(e, m, stage_layers, tt_why, sizeof tt_why);
     launcher_part(launch, "torchtitan", tt, "torchtitan_error", tt ? NULL : tt_why);
@@ -541,6 +550,8 @@ json_t *ppl_launch_json(const ppl_estimate *given, const ppl_model *m, const int
     json_t *runs = json_array();
     if (json_is_array(json_object_get(launch, "megatron_args")))
         json_array_append_new(runs, json_string("megatron-lm"));
+    if (bridge)
+        json_array_append_new(runs, json_string("megatron-bridge"));
     if (!ds_refused)
         json_array_append_new(runs, json_string("deepspeed"));
     if (tt)

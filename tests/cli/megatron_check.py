@@ -688,6 +688,20 @@ def model_refused(error, model):
         (mm["embedding_norm"] and "no norm after the embedding" in error)
 
 
+def differences(got, c):
+    """What the derived run `got` has that the plan's config `c` does not."""
+    want = {k: c.get(k) for k in got}  # cp_comm, cp_a2a: absent with cp 1
+    if "etp" in got and "etp" not in c:
+        want["etp"] = c["tp"]  # a plan older than etp: experts split as tp
+    want["sequence_parallel"] = c["sequence_parallel"] and c["tp"] > 1
+    # absent: every rank shards (shard_group), nothing offloaded
+    want["shard_group"] = c.get("shard_group")
+    want["offload_optimizer"] = c.get("offload_optimizer")
+    if c["recompute"] != "full":
+        want["recompute_layers"] = None
+    return {k: (got[k], want[k]) for k in got if got[k] != want[k]}
+
+
 def main():
     args = sys.argv[1:]
     model = None
@@ -730,16 +744,7 @@ def main():
             if (flag, value) in pairs and minor < since:
                 print(f"REFUSED rank {r['rank']}: {flag} {value} needs core_v0.{since}, not {v}")
                 return 1
-        want = {k: c.get(k) for k in got}  # cp_comm, cp_a2a: absent with cp 1
-        if "etp" in got and "etp" not in c:
-            want["etp"] = c["tp"]  # a plan older than etp: experts split as tp
-        want["sequence_parallel"] = c["sequence_parallel"] and c["tp"] > 1
-        # absent: every rank shards (shard_group), nothing offloaded
-        want["shard_group"] = c.get("shard_group")
-        want["offload_optimizer"] = c.get("offload_optimizer")
-        if c["recompute"] != "full":
-            want["recompute_layers"] = None
-        bad = {k: (got[k], want[k]) for k in got if got[k] != want[k]}
+        bad = differences(got, c)
         if model is not None:
             try:
                 bad.update(identity(parse(args), model, plan.get("seq_len", 0),
@@ -752,4 +757,5 @@ def main():
     return status
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

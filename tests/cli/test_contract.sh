@@ -298,7 +298,7 @@ g, h = n[\"memory\"][\"gradients\"], m[\"memory\"][\"gradients\"]
 assert abs(h / g - 2) < 1e-9 and 2.0e9 < h - g < 2.6e9, (g, h)
 " "$out"'
 run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --global-batch 1024 --top 1 --zero 3 --json
-check "ZeRO-3 is Megatron-FSDP, with no CUDA_DEVICE_MAX_CONNECTIONS=1" 'has "$out" "\"--use-megatron-fsdp\"" && has "$out" "\"optim_grads_params\"" && ! has "$out" "CUDA_DEVICE_MAX_CONNECTIONS"'
+check "ZeRO-3 is Megatron-FSDP, with no CUDA_DEVICE_MAX_CONNECTIONS=1" 'has "$out" "\"--use-megatron-fsdp\"" && has "$out" "\"optim_grads_params\"" && ! has "$out" "\"CUDA_DEVICE_MAX_CONNECTIONS\": \"1\""'
 run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 1024 --global-batch 1024 --top 1 --zero 3 --pp 8 --json
 check "ZeRO-3 with pipelining: no DeepSpeed config, and why" '[ $rc -eq 0 ] && has "$out" "\"deepspeed\": null" && has "$out" "pipeline engine runs ZeRO stages 0 and 1"'
 run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 128 --top 1 --schedule gpipe --json
@@ -482,11 +482,13 @@ check "megatron_check refuses the CPU offload without the precision-aware optimi
 # the flavor it names is the planned model (its registry's figures and the
 # parameter count of the modules torchtitan builds equal model show's); a plan
 # it cannot run says why
-titan_ok() {
-    name=$(printf '%s' "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["model"])') &&
-        "$P" model show "$name" --json >"$tmp/tshow.json" 2>/dev/null &&
-        printf '%s' "$1" | python3 "$ROOT/tests/cli/torchtitan_check.py" --model "$tmp/tshow.json" "$ROOT" >"$tmp/tc" 2>&1
+# launch_ok CHECKER PLAN OUT: CHECKER (tests/cli) on PLAN with its model, into OUT
+launch_ok() {
+    name=$(printf '%s' "$2" | python3 -c 'import json, sys; print(json.load(sys.stdin)["model"])') &&
+        "$P" model show "$name" --json >"$tmp/lshow.json" 2>/dev/null &&
+        printf '%s' "$2" | python3 "$ROOT/tests/cli/$1" --model "$tmp/lshow.json" "$ROOT" >"$3" 2>&1
 }
+titan_ok() { launch_ok torchtitan_check.py "$1" "$tmp/tc"; }
 titan_runs() { grep -c "^ok .*: torchtitan " "$tmp/tc"; }
 for case in "llama3-8b dgx-h100-superpod 64 512 --zero 3" \
     "llama3-70b dgx-h100-superpod 256 512 --zero 3 --sequence-parallel" \
@@ -540,6 +542,53 @@ check "DeepSeek-V3: torchtitan's 671B flavor has no MTP module, said with its fi
 run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --zero 1 --top 1 --json -o "$tmp/z1.json"
 run "$ROOT/scripts/launch-megatron" "$tmp/z1.json" --torchtitan "$tmp/z1.toml"
 check "launch-megatron --torchtitan on a plan torchtitan cannot run: why, nothing written" '[ $rc -ne 0 ] && has "$err" "torchtitan has no ZeRO-1" && [ ! -e "$tmp/z1.toml" ]'
+
+# ---- Megatron-Bridge (v0.6.0): the recipe whose checkpoint is the model, every
+# layout field set on its ConfigContainer (launch-megatron --bridge writes the
+# script; tests/cli/bridge_check.py parses it, applies the precision recipe and
+# Bridge's own checks with file:line, reads the fields back as Megatron-LM flags
+# and derives the run with megatron_check's rules): the plan's config, and the
+# checkpoint's figures the model's
+bridge_ok() { launch_ok bridge_check.py "$1" "$tmp/bc"; }
+bridge_runs() { grep -c "^ok .*: Megatron-Bridge " "$tmp/bc"; }
+for case in "llama3-8b dgx-h100-superpod 64 512" "llama3-70b dgx-h100-superpod 64 512" \
+    "qwen3-30b-a3b dgx-h100-superpod 64 512" \
+    "deepseek-v3 deepseek-h800-2048 256 512 --precision fp8 --tp 1 --pp 4 --vp 4 --ep 64 --zero 1 --mbs 1 --first-stage-layers 16 --last-stage-layers 13" \
+    "llama3-70b gb200-nvl72 576 1152 --precision mxfp8" "llama3-70b gb200-nvl72 576 1152 --precision nvfp4" \
+    "llama3-8b dgx-h100-superpod 16 256 --precision fp8 --fp8-recipe tensorwise" \
+    "llama3-405b dgx-h100-superpod 128 1024 --offload-optimizer 0.5" \
+    "llama3-8b dgx-h100-superpod 64 64 --cp 8 --cp-comm a2a+p2p" \
+    "qwen3-235b-a22b dgx-h100-superpod 256 512"; do
+    set -- $case
+    m=$1 topo=$2 gpus=$3 gb=$4
+    shift 4
+    run "$P" plan --model "$m" --topology "$topo" --gpus "$gpus" --global-batch "$gb" "$@" --top 5 --json
+    check "Megatron-Bridge runs $m on $gpus GPUs of $topo ${*:-} as costed" 'bridge_ok "$out" && ! grep -qv "^ok" "$tmp/bc" && [ "$(bridge_runs)" -ge 1 ]'
+done
+run "$P" plan --model llama3-405b --topology dgx-h100-superpod --gpus 128 --global-batch 1024 --top 1 --offload-optimizer 0.5 --json
+bridge_off=$out
+check "the optimizer offload sets its fraction (Megatron-Core's field defaults to 0.0)" 'printf "%s" "$bridge_off" | python3 -c "
+import json, sys
+s = dict(json.load(sys.stdin)[\"results\"][0][\"launch\"][\"megatron_bridge\"][\"set\"])
+assert s[\"optimizer.optimizer_cpu_offload\"] is True and s[\"optimizer.optimizer_offload_fraction\"] == 0.5, s"'
+bridge_bad() { # $1: python that edits the fields s of result 1; $2: the refusal expected
+    printf '%s' "$3" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+b = d[\"results\"][0][\"launch\"][\"megatron_bridge\"]
+s = dict(b[\"set\"])
+$1
+b[\"set\"] = [[k, v] for k, v in s.items()]
+json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/bridge_check.py" "$ROOT" >"$tmp/bc" 2>&1
+    [ $? -ne 0 ] && grep -q "^REFUSED.*$2" "$tmp/bc"
+}
+check "bridge_check refuses an offload without its fraction (optimizer_config.py:347)" 'bridge_bad "del s[\"optimizer.optimizer_offload_fraction\"]" "optimizer_config.py:347" "$bridge_off"'
+check "bridge_check refuses a layout field left to the recipe" 'bridge_bad "del s[\"model.context_parallel_size\"]" "left to the recipe" "$bridge_off"'
+check "bridge_check: a pipeline one stage short is not the plan" 'bridge_bad "s[\"model.pipeline_model_parallel_size\"] = 4" "MISMATCH\|Megatron-Core" "$bridge_off"'
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --zero 3 --top 1 --json
+check "bridge_check refuses Megatron-FSDP with CUDA_DEVICE_MAX_CONNECTIONS=1 (config.py:1100-1103)" 'bridge_bad "s[\"env_vars.CUDA_DEVICE_MAX_CONNECTIONS\"] = \"1\"" "config.py:1100-1103" "$out"'
+run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --gpus 1024 --global-batch 1536 --top 1 --json
+check "GPT-3 175B: no Bridge recipe builds its checkpoint, and the plan says so" 'has "$out" "\"megatron_bridge\": null" && has "$out" "no Megatron-Bridge v0.6.0 recipe builds a checkpoint of 96 layers"'
 
 # launch-megatron starts exactly the plan's GPUs and passes training arguments on
 run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 12 --global-batch 96 --top 1 --json -o "$tmp/p12.json"

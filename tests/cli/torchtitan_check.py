@@ -17,12 +17,13 @@ must say why (torchtitan_error).  Prints one line per result; exits 1 on the
 first mismatch or refusal.  Usage:
     torchtitan_check.py [--model MODEL.json] ROOT < plan.json
 """
-import json
 import os
-import subprocess
 import sys
-import tempfile
 import tomllib
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from launch_results import arguments, launched, need, run  # noqa: E402
 
 JC = "torchtitan/config/job_config.py"
 MGR = "torchtitan/config/manager.py"
@@ -90,15 +91,6 @@ FLAVORS = {
     ("qwen3", "235B-A22B"): (94, 4096, 64, 4, 128, 12288, 151936, 5000000, True, False, 128, 8,
                              1536),
 }
-
-
-class Refused(Exception):
-    pass
-
-
-def need(cond, where, why):
-    if not cond:
-        raise Refused(f"{where}: {why}")
 
 
 def table(job, dotted):
@@ -290,61 +282,38 @@ def check_model(name, flavor, m):
 
 
 def main():
-    args = sys.argv[1:]
-    model = None
-    if args[:1] == ["--model"]:
-        with open(args[1]) as f:
-            model = json.load(f)
-        args = args[2:]
-    root = args[0]
-    plan = json.load(sys.stdin)
+    model, root, plan = arguments()
     layers = model["model"]["layers"] if model else None
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "plan.json")
-        with open(path, "w") as f:
-            json.dump(plan, f)
-        for k, r in enumerate(plan["results"], 1):
-            launch = r["launch"]
-            job = launch.get("torchtitan")
-            if job is None:
-                need(launch.get("torchtitan_error"), "launch", "no job and no torchtitan_error")
-                need("torchtitan" not in launch["launchers"], "launch", "torchtitan listed")
-                print(f"ok {k}: not torchtitan: {launch['torchtitan_error']}")
+    for k, r, toml in launched(plan, root, "torchtitan", "torchtitan", "--torchtitan", ".toml"):
+        launch = r["launch"]
+        job = launch.get("torchtitan")
+        if toml is None:
+            print(f"ok {k}: not torchtitan: {launch['torchtitan_error']}")
+            continue
+        with open(toml, "rb") as f:
+            read = tomllib.load(f)  # MGR:81
+        need(read == job, "TOML", "the file does not read back as launch.torchtitan")
+        check_fields(read)
+        c = r["config"]
+        n = layers if layers else sum(c.get("stage_layers", [0]))
+        got = derive(read, c["gpus"], n)
+        want = expected(c, n)
+        if want["etp"] is None:
+            got["etp"] = None
+        for key in want:
+            if key == "rotate" and c["cp"] == 1:
                 continue
-            need("torchtitan" in launch["launchers"], "launch", "torchtitan not listed")
-            toml = os.path.join(tmp, f"job{k}.toml")
-            run = subprocess.run(["sh", os.path.join(root, "scripts/launch-megatron"), path,
-                                  "--rank", str(k), "--torchtitan", toml],
-                                 capture_output=True, text=True)
-            need(run.returncode == 0, "launch-megatron", run.stderr.strip())
-            with open(toml, "rb") as f:
-                read = tomllib.load(f)  # MGR:81
-            need(read == job, "TOML", "the file does not read back as launch.torchtitan")
-            check_fields(read)
-            c = r["config"]
-            n = layers if layers else sum(c.get("stage_layers", [0]))
-            got = derive(read, c["gpus"], n)
-            want = expected(c, n)
-            if want["etp"] is None:
-                got["etp"] = None
-            for key in want:
-                if key == "rotate" and c["cp"] == 1:
-                    continue
-                need(got[key] == want[key], "MISMATCH", f"{key}: torchtitan runs {got[key]}, "
-                     f"the plan costs {want[key]}")
-            if model:
-                total = check_model(read["model"]["name"], read["model"]["flavor"], model["model"])
-                need(total == model["params"], "MISMATCH",
-                     f"params: torchtitan builds {total}, the plan counts {model['params']}")
-                need(got["seq_len"] == model["model"]["seq_len"], "MISMATCH", "seq_len")
-            print(f"ok {k}: torchtitan {read['model']['name']} {read['model']['flavor']}, "
-                  f"dp {got['dp']} (shard {got['shard']}), tp {got['tp']}, pp {got['pp']}"
-                  f"{' ' + got['schedule'] if got['schedule'] else ''}, cp {got['cp']}")
+            need(got[key] == want[key], "MISMATCH", f"{key}: torchtitan runs {got[key]}, "
+                 f"the plan costs {want[key]}")
+        if model:
+            total = check_model(read["model"]["name"], read["model"]["flavor"], model["model"])
+            need(total == model["params"], "MISMATCH",
+                 f"params: torchtitan builds {total}, the plan counts {model['params']}")
+            need(got["seq_len"] == model["model"]["seq_len"], "MISMATCH", "seq_len")
+        print(f"ok {k}: torchtitan {read['model']['name']} {read['model']['flavor']}, "
+              f"dp {got['dp']} (shard {got['shard']}), tp {got['tp']}, pp {got['pp']}"
+              f"{' ' + got['schedule'] if got['schedule'] else ''}, cp {got['cp']}")
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Refused as e:
-        print(f"REFUSED {e}")
-        sys.exit(1)
+    run(main)
