@@ -242,7 +242,8 @@ const opt_def ppl_cli_options[] = {
      "then varies run to run"},
     {O_CONSERVATIVE, "--conservative", 0, K_FLAG, CMDS_CONFIG, 0, F(conservative), NULL, 0, 0, NULL,
      "cost as exposed the overlaps no calibration run measures (the expert all-to-all "
-     "hidden under another microbatch: --ep-overlap, DualPipe's F&B); results that count on "
+     "hidden under another microbatch: --ep-overlap, DualPipe's F&B) or Megatron-LM warns "
+     "about (tensor parallelism beside Megatron-FSDP before Blackwell); results that count on "
      "one say so in overlap_assumed"},
     {O_JSON, "--json", 0, K_FLAG, CMDS_DATA & ~C(PPL_CMD_REPORT), 0, F(json), NULL, 0, 0, NULL,
      "write JSON instead of a table"},

@@ -389,6 +389,11 @@ static bool assemble(const ppl_eval_ctx *ctx, const ppl_stage_env *own, const pp
         out->overlap_assumed =
             "the expert all-to-all hidden under another microbatch's compute (DualPipe's F&B, "
             "--ep-overlap): no calibration run measures it; --conservative costs it exposed";
+    else if (ppl_stack_tp_assumed(&ctx->stack, c) && !ctx->stack.conservative)
+        out->overlap_assumed =
+            "tensor-parallel communication hidden beside Megatron-FSDP before Blackwell, which "
+            "Megatron-LM warns runs poorly (it wants CUDA_DEVICE_MAX_CONNECTIONS=1, which FSDP "
+            "refuses: arguments.py:1451-1464); --conservative costs it exposed";
     out->slowest_stage = w.worst_k;
     out->passes = w.worst_passes;
     out->time.compute = mbs * w.worst.compute;

@@ -33,6 +33,17 @@ void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_s
     ctx->memory.half_grads = ppl_stack_half_grads(stack);
     ctx->memory.low_params = ppl_stack_low_params(stack);
     ppl_stack_opts_init(&ctx->stack, stack, k);
+    /* Megatron-LM warns that tensor (or context) parallelism beside Megatron-FSDP
+     * runs poorly before Blackwell: sequence parallelism's overlap wants
+     * CUDA_DEVICE_MAX_CONNECTIONS=1, which FSDP must not have (arguments.py:
+     * 1451-1464 at main d98e8a64dd; Megatron-Bridge asserts it, config.py:
+     * 1100-1103 at v0.6.0).  Meta's Llama 3 405B run (tp 8 beside sharded data
+     * parallelism, on its own software) hid it, so the overlap stays, said
+     * (estimate's overlap_assumed), and --conservative costs it exposed.  The
+     * fsdp profile's tensor parallelism is PyTorch's asynchronous TP. */
+    ctx->stack.tp_overlap_fsdp_warned =
+        ctx->stack.tp_overlap && stack != PPL_STACK_FSDP &&
+        ppl_gpu_kernels(&ctx->topo->gpu, NULL) < PPL_KERNELS_BLACKWELL;
 }
 
 void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l)

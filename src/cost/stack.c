@@ -350,3 +350,15 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
     o->zero3_overlap = stack == PPL_STACK_DEEPSPEED_ZERO3_2021 ? 0.0 : 1.0;
     o->zero3_bus = stack == PPL_STACK_DEEPSPEED_ZERO3_2021 ? k->zero3_2021_bus : 1.0;
 }
+
+bool ppl_stack_tp_assumed(const ppl_stack_opts *o, const ppl_config *c)
+{
+    return o->tp_overlap && o->tp_overlap_fsdp_warned && c->zero >= 2 && c->tp > 1 &&
+           c->sequence_parallel;
+}
+
+bool ppl_stack_tp_hidden(const ppl_stack_opts *o, const ppl_config *c)
+{
+    return o->tp_overlap && c->tp > 1 && c->sequence_parallel &&
+           !(o->conservative && ppl_stack_tp_assumed(o, c));
+}

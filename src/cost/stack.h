@@ -40,6 +40,10 @@ typedef struct ppl_stack_opts {
     ppl_stack stack;
     bool tp_overlap;        /* each tensor-parallel collective runs under the GEMM it feeds
                                or follows (Transformer Engine's userbuffers, stage.c) */
+    /* that overlap beside Megatron-FSDP (ZeRO-2/3) is one Megatron-LM warns about:
+     * before Blackwell it wants CUDA_DEVICE_MAX_CONNECTIONS=1, which Megatron-FSDP
+     * refuses (evalctx.c); assumed, and costed exposed under conservative */
+    bool tp_overlap_fsdp_warned;
     bool tp_async_backward; /* the column-parallel layers' input-gradient reduction runs
                                under their weight-gradient GEMM (Megatron-LM 2022-23) */
     bool grad_accum_unfused; /* every microbatch adds the gradients into the main ones in
@@ -69,6 +73,12 @@ typedef struct ppl_stack_opts {
      * schedule (stack.c), and they stay */
     bool conservative;
 } ppl_stack_opts;
+
+/* Whether configuration c's tensor-parallel collectives run under its GEMMs
+ * (tp_overlap with sequence parallelism, unless conservative drops an overlap
+ * Megatron-LM warns about), and whether that rests on the warned one. */
+bool ppl_stack_tp_hidden(const ppl_stack_opts *opts, const ppl_config *c);
+bool ppl_stack_tp_assumed(const ppl_stack_opts *opts, const ppl_config *c);
 
 /* The profile's options under the fitted constants k. */
 void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack, const ppl_constants *k);

@@ -714,7 +714,7 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
                       nm * fmin(one, mi->moe.wgrad_col_s);
     }
     double tp_hidden = s->tp_async;
-    if (so->tp_overlap && c->tp > 1 && c->sequence_parallel) {
+    if (ppl_stack_tp_hidden(so, c)) {
         const double ag = mi->tp_one - mi->tp_reduce_one, rs = mi->tp_reduce_one;
         const double t = (double)c->tp;
         const double fwds = 1.0 + (c->recompute == PPL_RECOMPUTE_FULL ? f : 0.0);

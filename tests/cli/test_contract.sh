@@ -590,6 +590,27 @@ check "bridge_check refuses Megatron-FSDP with CUDA_DEVICE_MAX_CONNECTIONS=1 (co
 run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --gpus 1024 --global-batch 1536 --top 1 --json
 check "GPT-3 175B: no Bridge recipe builds its checkpoint, and the plan says so" 'has "$out" "\"megatron_bridge\": null" && has "$out" "no Megatron-Bridge v0.6.0 recipe builds a checkpoint of 96 layers"'
 
+# tensor parallelism beside Megatron-FSDP before Blackwell: Megatron-LM warns it
+# runs poorly (arguments.py:1451-1464); the overlap is kept, said, and
+# --conservative costs it exposed; on Blackwell nothing is assumed
+fsdp_tp="--model llama3-405b --gpus 1024 --global-batch 1024 --tp 8 --pp 4 --zero 3 --mbs 1 --sequence-parallel --flash-attention --recompute full"
+run "$P" estimate $fsdp_tp --topology dgx-h100-superpod --json
+fsdp_tp_h100=$out
+run "$P" estimate $fsdp_tp --topology dgx-h100-superpod --conservative --json
+check "TP beside Megatron-FSDP on H100: assumed hidden and said; --conservative costs it exposed" 'printf "%s" "$fsdp_tp_h100" | python3 -c "
+import json, sys
+e = json.load(sys.stdin)
+assert \"Megatron-FSDP before Blackwell\" in e[\"overlap_assumed\"], e.get(\"overlap_assumed\")
+open(\"$tmp/fsdp_tp.s\", \"w\").write(str(e[\"step_time_s\"]))
+" && printf "%s" "$out" | python3 -c "
+import json, sys
+e = json.load(sys.stdin)
+assert \"overlap_assumed\" not in e
+assert e[\"step_time_s\"] > float(open(\"$tmp/fsdp_tp.s\").read()) * 1.01
+"'
+run "$P" estimate $fsdp_tp --topology gb200-nvl72 --json
+check "the same on GB200 (Blackwell): nothing assumed" '[ $rc -eq 0 ] && ! has "$out" "overlap_assumed"'
+
 # launch-megatron starts exactly the plan's GPUs and passes training arguments on
 run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 12 --global-batch 96 --top 1 --json -o "$tmp/p12.json"
 run "$ROOT/scripts/launch-megatron" "$tmp/p12.json" -- --train-iters 10 --lr 1e-4
