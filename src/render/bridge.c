@@ -114,12 +114,12 @@ static const bridge_recipe *recipe_of(const ppl_model *m, char *why, size_t len)
             const char *key;
             int64_t model, recipe;
         } keys[] = {
+            {"moe.experts", moe ? m->moe.experts : 0, r->experts}, /* the largest first */
+            {"moe.top_k", moe ? m->moe.top_k : 0, r->top_k},
+            {"moe.ffn_hidden", moe ? m->moe.ffn_hidden : 0, r->expert_ffn},
             {"kv_heads", m->kv_heads, r->kv_heads},
             {"ffn_hidden", m->ffn_hidden, r->ffn_hidden},
             {"vocab", m->vocab, r->vocab},
-            {"moe.experts", moe ? m->moe.experts : 0, r->experts},
-            {"moe.top_k", moe ? m->moe.top_k : 0, r->top_k},
-            {"moe.ffn_hidden", moe ? m->moe.ffn_hidden : 0, r->expert_ffn},
             {"attention.kv_lora_rank", mla ? m->mla.kv_lora_rank : 0, r->kv_lora},
             {"mtp_layers", m->mtp_layers, r->mtp},
         };

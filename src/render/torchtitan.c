@@ -126,13 +126,7 @@ static void flavor_diff(const tt_flavor *f, const ppl_model *m, char *out, size_
         const char *key;
         double model, flavor;
     } keys[] = {
-        {"kv_heads", (double)m->kv_heads, (double)f->kv_heads},
-        {"head_dim", (double)head_dim, (double)f->head_dim},
-        {"ffn_hidden", (double)m->ffn_hidden, (double)f->ffn_hidden},
-        {"vocab", (double)m->vocab, (double)f->vocab},
-        {"rope_theta", m->rope_theta, f->rope_theta},
-        {"qk_norm", m->qk_norm, f->qk_norm},
-        {"tied_embeddings", m->tied_embeddings, f->tied},
+        /* the experts first: a dense flavor of a MoE model's shape is named by them */
         {"moe.experts", (double)experts, (double)f->experts},
         {"moe.top_k", experts ? (double)m->moe.top_k : 0, (double)f->top_k},
         {"moe.ffn_hidden", experts ? (double)m->moe.ffn_hidden : 0, (double)f->expert_ffn},
@@ -146,6 +140,13 @@ static void flavor_diff(const tt_flavor *f, const ppl_model *m, char *out, size_
          (double)f->shared_experts},
         {"moe.first_dense_layers", experts ? (double)m->moe.first_dense_layers : 0,
          (double)f->first_dense},
+        {"kv_heads", (double)m->kv_heads, (double)f->kv_heads},
+        {"head_dim", (double)head_dim, (double)f->head_dim},
+        {"ffn_hidden", (double)m->ffn_hidden, (double)f->ffn_hidden},
+        {"vocab", (double)m->vocab, (double)f->vocab},
+        {"rope_theta", m->rope_theta, f->rope_theta},
+        {"qk_norm", m->qk_norm, f->qk_norm},
+        {"tied_embeddings", m->tied_embeddings, f->tied},
         {"attention.q_lora_rank", m->attention == PPL_ATTENTION_MLA ? m->mla.q_lora_rank : 0,
          (double)f->q_lora},
         {"attention.kv_lora_rank", m->attention == PPL_ATTENTION_MLA ? m->mla.kv_lora_rank : 0,
