@@ -353,8 +353,8 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
 
 bool ppl_stack_tp_assumed(const ppl_stack_opts *o, const ppl_config *c)
 {
-    return o->tp_overlap && o->tp_overlap_fsdp_warned && c->zero >= 2 && c->tp > 1 &&
-           c->sequence_parallel;
+    /* tp_overlap_fsdp_warned holds only where tp_overlap does (evalctx.c) */
+    return o->tp_overlap_fsdp_warned && c->zero >= 2 && c->tp > 1 && c->sequence_parallel;
 }
 
 bool ppl_stack_tp_hidden(const ppl_stack_opts *o, const ppl_config *c)

@@ -1,7 +1,7 @@
 /*
- * launch.c - a plan's launch: Megatron-LM flags, a DeepSpeed config and a
- * torchtitan job (torchtitan.c), each checked against its framework's own rules
- * (see render/launch.h).
+ * launch.c - a plan's launch: Megatron-LM flags, a Megatron-Bridge recipe
+ * (bridge.c), a DeepSpeed config and a torchtitan job (torchtitan.c), each checked
+ * against its framework's own rules (see render/launch.h).
  */
 #include "render/launch.h"
 

@@ -1,8 +1,8 @@
 /*
  * render/launch.h - how a plan is launched: the `launch` object of a result
  * (launch.c), Megatron-LM's flags with their environment and oldest release, and
- * a DeepSpeed config, a torchtitan job (render/torchtitan.h), or for each launcher
- * why it cannot run the plan.
+ * a Megatron-Bridge recipe (render/bridge.h), a DeepSpeed config, a torchtitan job
+ * (render/torchtitan.h), or for each launcher why it cannot run the plan.
  */
 #ifndef PARPLAN_LAUNCH_H
 #define PARPLAN_LAUNCH_H

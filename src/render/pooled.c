@@ -89,11 +89,12 @@ json_t *ppl_pooled_json(const ppl_pools *pools, const ppl_mixed_plan *p, const p
      * (k + 1) tp dp - 1, and torchrun numbers the ranks node after node: the first
      * pool's servers first, each pool's last node the rest (a job on one pool: its
      * servers, whose size the plan's top level does not give) */
-    json_t *launch = across ? ppl_launch_json(&p->estimate, model, p->layers)
-                            : json_incref(json_object_get(o, "launch"));
-    json_t *nodes = json_array();
-    if (across)
+    json_t *launch = json_object_get(o, "launch"), *nodes = json_array();
+    if (across) {
+        launch = ppl_launch_json(&p->estimate, model, p->layers);
         ppl_launch_refuse(launch, "deepspeed", NO_DEEPSPEED);
+        json_object_set_new(o, "launch", launch);
+    }
     first = 0;
     for (int i = 0; i < p->npools; i++) {
         const ppl_topology *t = &pools->pool[p->order[i]];
@@ -109,6 +110,5 @@ json_t *ppl_pooled_json(const ppl_pools *pools, const ppl_mixed_plan *p, const p
         first += p->stages[i];
     }
     json_object_set_new(launch, "nodes", nodes);
-    json_object_set_new(o, "launch", launch);
     return o;
 }

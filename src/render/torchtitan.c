@@ -251,12 +251,19 @@ static int64_t layer_frequency(const ppl_config *c)
     return n;
 }
 
+/* torchtitan's name of the configuration's schedule (the schedule table's, the
+ * looped one with vp > 1), or NULL when it has none. */
+static const char *schedule_name(const ppl_config *c)
+{
+    const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
+    return c->vp > 1 && row->torchtitan_vp ? row->torchtitan_vp : row->torchtitan;
+}
+
 /* Why torchtitan v0.2.2 cannot run the configuration as costed, or NULL. */
 static const char *refusal(const ppl_estimate *e, const ppl_model *m, const tt_flavor *f)
 {
     const ppl_config *c = &e->config;
-    const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
-    if (c->pp > 1 && !(c->vp > 1 && row->torchtitan_vp ? row->torchtitan_vp : row->torchtitan))
+    if (c->pp > 1 && !schedule_name(c))
         return "torchtitan runs 1F1B, Interleaved1F1B, GPipe, ZBVZeroBubble and DualPipeV of "
                "parplan's schedules (its other zero-bubble schedule, InterleavedZeroBubble, runs "
                "a schedule parplan does not cost)";
@@ -351,7 +358,7 @@ json_t *ppl_launch_torchtitan(const ppl_estimate *e, const ppl_model *m,
         return NULL;
     }
     const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
-    const char *schedule = c->vp > 1 && row->torchtitan_vp ? row->torchtitan_vp : row->torchtitan;
+    const char *schedule = schedule_name(c);
     /* torch's ScheduleInterleaved1F1B: rounds of pp microbatches, m a multiple of
      * max(1, m // pp) rounds */
     if (c->pp > 1 && c->vp > 1 && row->torchtitan_vp && c->microbatches >= c->pp &&
