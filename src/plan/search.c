@@ -12,7 +12,9 @@
  * split and with the split of ppl_balance_ends (first and last stage free, the
  * middle ones equal: what Megatron-LM's flags build), and enters the list with the
  * faster of the two that fits; the bound holds for any split, so the answer does
- * not depend on how many results are kept.
+ * not depend on how many results are kept.  Without a GPU ceiling the replica
+ * shapes (tp, cp, pp, dp) are walked least compute floor first (queue, below),
+ * which changes the counts, never the answer.
  */
 #include "plan/search.h"
 
@@ -128,6 +130,76 @@ typedef struct inner_choices {
     choices sps, recomputes, flashes, zeros;
     unsigned cp_tried; /* the CP algorithms to try (ppl_cp_comms_tried) */
 } inner_choices;
+
+/* A replica shape (tp, cp, pp, dp) waiting its turn.  Without a GPU ceiling the
+ * shapes are walked by their compute-alone floor at one microbatch size
+ * (bounds.h), least first: the list fills early with plans that rank, and the
+ * bounds prune the rest harder.  The order changes what is counted, never the
+ * answer: every prune is a bound against the list's worst, and the ranking is a
+ * total order (ranking.h). */
+typedef struct queued {
+    ppl_config c;
+    choices sps;
+    unsigned cp_tried;
+    double key;   /* seconds */
+    size_t order; /* the enumeration's, for ties */
+} queued;
+
+typedef struct queue {
+    queued *v;
+    size_t n, cap;
+} queue;
+
+static int by_key(const void *a, const void *b)
+{
+    const queued *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The floor of c's shape at its first microbatch size, flash attention and
+ * sequence parallelism on where searched, nothing recomputed, experts folded at
+ * etp = tp and ep 1 unless pinned: a guess at how well the shape ranks, not a
+ * bound (an infinite key where no microbatch size divides the batch). */
+static double shape_key(ppl_search_state *s, ppl_config c, const inner_choices *k)
+{
+    const ppl_pins *pin = s->opts->pins;
+    const ppl_model *m = s->ctx->model;
+    const int64_t batch = pin->global_batch;
+    ppl_error e;
+    if (batch % c.dp != 0 || ppl_stage_split_pinned(m->layers, c.pp, pin->first_stage_layers,
+                                                    pin->last_stage_layers, &c.split, &e) != PPL_OK)
+        return INFINITY;
+    c.etp = pin->etp != PPL_UNSET ? pin->etp : c.tp;
+    c.ep = pin->ep != PPL_UNSET ? pin->ep : 1;
+    c.mbs = pin->mbs != PPL_UNSET ? pin->mbs : 1;
+    if (c.mbs < 1 || batch % (c.dp * c.mbs) != 0)
+        return INFINITY;
+    c.microbatches = batch / (c.dp * c.mbs);
+    c.vp = 1;
+    c.sequence_parallel = (int)k->sps.v[k->sps.n - 1];
+    c.recompute = PPL_RECOMPUTE_NONE;
+    c.flash_attention = (int)k->flashes.v[k->flashes.n - 1];
+    const ppl_compute_floor *f = ppl_floor_cached(s->floors, s->computed, s->ctx, pin, &c);
+    return ppl_bound_step_compute_from(s->ctx, &c, f);
+}
+
+static bool enqueue(queue *q, ppl_search_state *s, const ppl_config *c, const inner_choices *k)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 64;
+        queued *v = realloc(q->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        q->v = v;
+        q->cap = cap;
+    }
+    q->v[q->n] = (queued){
+        .c = *c, .sps = k->sps, .cp_tried = k->cp_tried, .key = shape_key(s, *c, k), .order = q->n};
+    q->n++;
+    return true;
+}
 
 /* The algorithms of a mask (bit k: algorithm k), in order. */
 static void cp_list(unsigned mask, choices *out)
@@ -490,6 +562,8 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     c.schedule = (ppl_schedule)pin->schedule;
     c.ep_overlap = pin->ep_overlap == 1; /* opt-in, as in Megatron-Core: never searched */
     c.recompute_layers = pin->recompute_layers == PPL_UNSET ? 0 : pin->recompute_layers;
+    queue shapes = {NULL, 0, 0};
+    bool out_of_memory = false;
     for (int a = 0; a < tps.n; a++) {
         c.tp = tps.v[a];
         if (m->heads % c.tp != 0 || (m->kv_heads % c.tp != 0 && c.tp % m->kv_heads != 0))
@@ -511,7 +585,9 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                           : pp_room < m->layers          ? pp_room
                                                          : m->layers;
             for (int64_t d = 0; d < npp; d++) {
-                progress(&s, ((double)a + ((double)b + (double)d / (double)npp) / cps.n) / tps.n);
+                if (up_to)
+                    progress(&s,
+                             ((double)a + ((double)b + (double)d / (double)npp) / cps.n) / tps.n);
                 c.pp = up_to && pin->pp == PPL_UNSET ? d + 1 : pps.v[d];
                 if (c.tp * c.cp * c.pp > gpus || (!up_to && gpus % (c.tp * c.cp * c.pp) != 0))
                     continue;
@@ -542,13 +618,33 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
                         r->pruned++;
                         break;
                     }
-                    if ((pin->dp == PPL_UNSET || pin->dp == c.dp) && !(seeded && c.gpus == gpus))
-                        search_replica(&s, c, &inner);
+                    if ((pin->dp == PPL_UNSET || pin->dp == c.dp) && !(seeded && c.gpus == gpus)) {
+                        if (up_to)
+                            search_replica(&s, c, &inner);
+                        else if (!enqueue(&shapes, &s, &c, &inner))
+                            out_of_memory = true;
+                    }
                 }
             }
         }
     }
+    /* the shapes most likely to rank first (queue) */
+    if (shapes.n > 1)
+        qsort(shapes.v, shapes.n, sizeof *shapes.v, by_key);
+    for (size_t i = 0; i < shapes.n && !out_of_memory; i++) {
+        progress(&s, (double)i / (double)shapes.n);
+        inner.sps = shapes.v[i].sps;
+        inner.cp_tried = shapes.v[i].cp_tried;
+        search_replica(&s, shapes.v[i].c, &inner);
+    }
+    free(shapes.v);
     free(batch_divisors.v);
+    if (out_of_memory) {
+        ppl_ranking_free(&s.best);
+        ppl_floor_cache_free(s.floors);
+        ppl_micro_cache_free(s.computed);
+        return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory");
+    }
     ppl_floor_cache_free(s.floors);
     ppl_micro_cache_free(s.computed);
     ppl_ranking_sort(o->objective, &s.best);
