@@ -18,127 +18,61 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The recipes whose checkpoint is a catalogue model, found by its figures. */
+#include "render/checkpoint.h"
+
+/* The recipes, by the checkpoint they build (render/checkpoint.h). */
 typedef struct bridge_recipe {
-    const char *module, *function, *hf_model, *where;
-    int64_t layers, hidden, heads, kv_heads, ffn_hidden, vocab;
-    int64_t experts, top_k, expert_ffn, kv_lora, mtp;
+    const char *hf_model, *module, *function, *where;
 } bridge_recipe;
 
 #define LLAMA "megatron.bridge.recipes.llama.llama3"
 #define QWEN "megatron.bridge.recipes.qwen.qwen3_moe"
 static const bridge_recipe recipes[] = {
-    {.module = LLAMA,
-     .function = "llama3_8b_pretrain_config",
-     .hf_model = "meta-llama/Meta-Llama-3-8B",
-     .where = "recipes/llama/h100/llama3.py:242",
-     .layers = 32,
-     .hidden = 4096,
-     .heads = 32,
-     .kv_heads = 8,
-     .ffn_hidden = 14336,
-     .vocab = 128256},
-    {.module = LLAMA,
-     .function = "llama3_70b_pretrain_config",
-     .hf_model = "meta-llama/Meta-Llama-3-70B",
-     .where = "recipes/llama/h100/llama3.py:724",
-     .layers = 80,
-     .hidden = 8192,
-     .heads = 64,
-     .kv_heads = 8,
-     .ffn_hidden = 28672,
-     .vocab = 128256},
-    {.module = LLAMA,
-     .function = "llama31_405b_pretrain_config",
-     .hf_model = "meta-llama/Meta-Llama-3.1-405B",
-     .where = "recipes/llama/h100/llama3.py:1207",
-     .layers = 126,
-     .hidden = 16384,
-     .heads = 128,
-     .kv_heads = 8,
-     .ffn_hidden = 53248,
-     .vocab = 128256},
-    {.module = QWEN,
-     .function = "qwen3_30b_a3b_pretrain_config",
-     .hf_model = "Qwen/Qwen3-30B-A3B",
-     .where = "recipes/qwen/h100/qwen3_moe.py:40",
-     .layers = 48,
-     .hidden = 2048,
-     .heads = 32,
-     .kv_heads = 4,
-     .ffn_hidden = 6144,
-     .vocab = 151936,
-     .experts = 128,
-     .top_k = 8,
-     .expert_ffn = 768},
-    {.module = QWEN,
-     .function = "qwen3_235b_a22b_pretrain_config",
-     .hf_model = "Qwen/Qwen3-235B-A22B",
-     .where = "recipes/qwen/h100/qwen3_moe.py:238",
-     .layers = 94,
-     .hidden = 4096,
-     .heads = 64,
-     .kv_heads = 4,
-     .ffn_hidden = 12288,
-     .vocab = 151936,
-     .experts = 128,
-     .top_k = 8,
-     .expert_ffn = 1536},
-    {.module = "megatron.bridge.recipes.deepseek.deepseek_v3",
-     .function = "deepseek_v3_pretrain_config",
-     .hf_model = "deepseek-ai/DeepSeek-V3",
-     .where = "recipes/deepseek/h100/deepseek_v3.py:266",
-     .layers = 61,
-     .hidden = 7168,
-     .heads = 128,
-     .kv_heads = 128,
-     .ffn_hidden = 18432,
-     .vocab = 129280,
-     .experts = 256,
-     .top_k = 8,
-     .expert_ffn = 2048,
-     .kv_lora = 512,
-     .mtp = 1},
+    {"meta-llama/Meta-Llama-3-8B", LLAMA, "llama3_8b_pretrain_config",
+     "recipes/llama/h100/llama3.py:242"},
+    {"meta-llama/Meta-Llama-3-70B", LLAMA, "llama3_70b_pretrain_config",
+     "recipes/llama/h100/llama3.py:724"},
+    {"meta-llama/Meta-Llama-3.1-405B", LLAMA, "llama31_405b_pretrain_config",
+     "recipes/llama/h100/llama3.py:1207"},
+    {"Qwen/Qwen3-30B-A3B", QWEN, "qwen3_30b_a3b_pretrain_config",
+     "recipes/qwen/h100/qwen3_moe.py:40"},
+    {"Qwen/Qwen3-235B-A22B", QWEN, "qwen3_235b_a22b_pretrain_config",
+     "recipes/qwen/h100/qwen3_moe.py:238"},
+    {"deepseek-ai/DeepSeek-V3", "megatron.bridge.recipes.deepseek.deepseek_v3",
+     "deepseek_v3_pretrain_config", "recipes/deepseek/h100/deepseek_v3.py:266"},
 };
 #undef LLAMA
 #undef QWEN
 
+static const bridge_recipe *recipe_by_checkpoint(const char *hf_model)
+{
+    for (size_t k = 0; k < sizeof recipes / sizeof recipes[0]; k++)
+        if (strcmp(recipes[k].hf_model, hf_model) == 0)
+            return &recipes[k];
+    return NULL;
+}
+
 static const bridge_recipe *recipe_of(const ppl_model *m, char *why, size_t len)
 {
-    const bool moe = m->has_moe, mla = m->attention == PPL_ATTENTION_MLA;
-    for (size_t k = 0; k < sizeof recipes / sizeof recipes[0]; k++) {
-        const bridge_recipe *r = &recipes[k];
-        if (r->layers != m->layers || r->hidden != m->hidden || r->heads != m->heads)
-            continue;
-        struct {
-            const char *key;
-            int64_t model, recipe;
-        } keys[] = {
-            {"moe.experts", moe ? m->moe.experts : 0, r->experts}, /* the largest first */
-            {"moe.top_k", moe ? m->moe.top_k : 0, r->top_k},
-            {"moe.ffn_hidden", moe ? m->moe.ffn_hidden : 0, r->expert_ffn},
-            {"kv_heads", m->kv_heads, r->kv_heads},
-            {"ffn_hidden", m->ffn_hidden, r->ffn_hidden},
-            {"vocab", m->vocab, r->vocab},
-            {"attention.kv_lora_rank", mla ? m->mla.kv_lora_rank : 0, r->kv_lora},
-            {"mtp_layers", m->mtp_layers, r->mtp},
-        };
-        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-            if (keys[i].model != keys[i].recipe) {
-                snprintf(why, len,
-                         "Megatron-Bridge v0.6.0's %s builds %s (%s), whose %s is %lld where the "
-                         "model has %lld",
-                         r->function, r->hf_model, r->where, keys[i].key, (long long)keys[i].recipe,
-                         (long long)keys[i].model);
-                return NULL;
-            }
+    ppl_checkpoint_miss miss;
+    const ppl_checkpoint *ck = ppl_checkpoint_of(m, &miss);
+    const bridge_recipe *r = recipe_by_checkpoint(ck          ? ck->hf_model
+                                                  : miss.near ? miss.near->hf_model
+                                                              : "");
+    if (ck && r)
         return r;
-    }
-    snprintf(why, len,
-             "no Megatron-Bridge v0.6.0 recipe builds a checkpoint of %lld layers of width %lld "
-             "with %lld heads (Llama 3 8B/70B, Llama 3.1 405B, Qwen3 30B-A3B/235B-A22B, "
-             "DeepSeek-V3)",
-             (long long)m->layers, (long long)m->hidden, (long long)m->heads);
+    if (miss.near && r)
+        snprintf(why, len,
+                 "Megatron-Bridge v0.6.0's %s builds %s (%s), whose %s is %lld where the "
+                 "model has %lld",
+                 r->function, r->hf_model, r->where, miss.key, (long long)miss.checkpoint,
+                 (long long)miss.model);
+    else
+        snprintf(why, len,
+                 "no Megatron-Bridge v0.6.0 recipe builds a checkpoint of %lld layers of width "
+                 "%lld with %lld heads (Llama 3 8B/70B, Llama 3.1 405B, Qwen3 30B-A3B/235B-A22B, "
+                 "DeepSeek-V3)",
+                 (long long)m->layers, (long long)m->hidden, (long long)m->heads);
     return NULL;
 }
 
