@@ -53,6 +53,7 @@
 #include "studies/serveruns.h"
 #include "studies/calibrate.h"
 #include "render/launch.h"
+#include "render/engine.h"
 #include "render/report.h"
 #include "render/explain.h"
 #include "render/timeline.h"

@@ -26,7 +26,8 @@ static const char *trainer_label(const ppl_config *c, char *buf, size_t size)
     return buf;
 }
 
-static json_t *plan_json(const ppl_rl_plan *p, const ppl_model *m)
+static json_t *plan_json(const ppl_rl_plan *p, const ppl_model *m, const ppl_topology *topo,
+                         const ppl_rl_workload *w)
 {
     json_t *o = json_object(), *eng = json_object(), *t = json_object(), *mem = json_object();
     json_object_set_new(o, "placement", json_string(ppl_rl_placement_name(p->placement)));
@@ -45,6 +46,18 @@ static json_t *plan_json(const ppl_rl_plan *p, const ppl_model *m)
     json_object_set_new(mem, "reserved", ppl_json_real(p->rollout.engine.reserved_bytes));
     json_object_set_new(mem, "capacity", ppl_json_real(p->rollout.cost.capacity_bytes));
     json_object_set_new(eng, "memory", mem);
+    /* the rollout engine as vLLM and SGLang launch it: the prompt and the longest
+     * response, the trainer's states out of its share (render/engine.h) */
+    const ppl_engine_layout launch = {
+        .tp = p->rollout.engine.tp,
+        .batch = p->rollout.batch,
+        .replicas = p->rollout.replicas,
+        .max_len_tokens = w->input_tokens + w->output_max,
+        .precision = p->rollout.engine.precision,
+        .memory_share = p->rollout.cost.capacity_bytes / topo->gpu.memory_bytes,
+        .colocated = p->placement == PPL_RL_COLOCATED,
+    };
+    json_object_set_new(eng, "launch", ppl_launch_engines(m, &launch, topo->gpus_per_server));
     json_object_set_new(o, "engine", eng);
     json_object_set_new(o, "trainer", ppl_config_json(&p->train.config, m));
     json_object_set_new(o, "trainer_step_s", ppl_json_real(p->train.step_time_s));
@@ -222,7 +235,7 @@ ppl_status cmd_rl(cli *c)
         json_object_set_new(wl, "reward_s", ppl_json_real(w->reward_s));
         json_object_set_new(doc, "workload", wl);
         for (size_t i = 0; i < shown; i++) {
-            json_t *p = plan_json(&r.plans[i], &model);
+            json_t *p = plan_json(&r.plans[i], &model, &topo, w);
             json_object_set_new(p, "rank", json_integer((json_int_t)i + 1));
             json_array_append_new(list, p);
         }
@@ -231,7 +244,7 @@ ppl_status cmd_rl(cli *c)
         const ppl_rl_plan *best[2] = {co, dis};
         static const char *const best_key[2] = {"best_colocated", "best_disaggregated"};
         for (int k = 0; k < 2; k++) {
-            json_t *p = best[k] ? plan_json(best[k], &model) : json_null();
+            json_t *p = best[k] ? plan_json(best[k], &model, &topo, w) : json_null();
             if (best[k])
                 json_object_set_new(p, "rank", json_integer((json_int_t)(best[k] - r.plans) + 1));
             json_object_set_new(doc, best_key[k], p);

@@ -45,6 +45,22 @@ static int by_throughput(const void *a, const void *b)
     return x->layout.batch < y->layout.batch ? -1 : x->layout.batch > y->layout.batch;
 }
 
+/* The engines' launch of a row (render/engine.h). */
+static json_t *launch_json(const serve_row *r, const ppl_model *m, const ppl_topology *t,
+                           const ppl_serve_workload *w)
+{
+    const ppl_engine_layout e = {
+        .tp = r->layout.tp,
+        .batch = r->layout.batch,
+        .replicas = r->replicas,
+        .max_len_tokens = w->input_tokens + w->output_tokens,
+        .precision = r->layout.precision,
+        .memory_share = r->e.capacity_bytes / t->gpu.memory_bytes,
+        .disaggregated = r->disaggregated,
+    };
+    return ppl_launch_engines(m, &e, t->gpus_per_server);
+}
+
 static json_t *row_json(const serve_row *r)
 {
     json_t *o = json_object(), *mem = json_object();
@@ -173,6 +189,7 @@ ppl_status cmd_serve(cli *c)
         for (size_t i = 0; i < shown; i++) {
             json_t *r = row_json(&rows[i]);
             json_object_set_new(r, "rank", json_integer((json_int_t)i + 1));
+            json_object_set_new(r, "launch", launch_json(&rows[i], &model, &topo, &w));
             json_array_append_new(list, r);
         }
         json_object_set_new(doc, "results", list);

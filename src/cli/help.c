@@ -231,7 +231,9 @@ static const help_text texts[] = {
      "throughput.  A first piece (cost-model.md#serving-a-first-piece): no pipeline\n"
      "or expert parallelism, host time or queueing yet; against TensorRT-LLM's\n"
      "published throughput it is 22.6% off on average (validate --runs\n"
-     "tests/data/serve-runs.json).\n",
+     "tests/data/serve-runs.json).  With --json each aggregated layout carries its\n"
+     "launch: every server's vllm serve and sglang.launch_server command (rl: the\n"
+     "rollout engine's, too).\n",
      "  parplan serve --model llama3-70b --topology dgx-h100-superpod --gpus 8 \\\n"
      "      --input-len 2048 --output-len 512\n"
      "  parplan serve --model llama3-8b --topology dgx-h100-superpod --gpus 8 \\\n"

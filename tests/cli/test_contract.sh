@@ -680,4 +680,31 @@ check "interleaved 1F1B (vp 2): no DeepSpeed config, Megatron-LM flags" '[ $rc -
 run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 128 --top 1 --pp 4 --vp 1 --zero 1 --json
 check "plain 1F1B (pp 4, vp 1, ZeRO-1): a DeepSpeed config" '[ $rc -eq 0 ] && has "$out" "\"train_micro_batch_size_per_gpu\"" && ! has "$out" "\"deepspeed\": null"'
 
+# the engines' launch of serve and rl layouts (render/engine.c): every node's argv
+# parsed as vLLM and SGLang parse it, held to their checks, and the layout it
+# starts equal to the plan's (tests/cli/engine_check.py)
+H100=85899345920
+engine_ok() { python3 "$ROOT/tests/cli/engine_check.py" "$1" "$ROOT/models/$2.json" 8 $H100 >"$tmp/ec" 2>&1; }
+run "$P" serve --model llama3-70b --topology dgx-h100-superpod --gpus 16 --input-len 2048 --output-len 512 --json -o "$tmp/serve.json"
+check "serve: each aggregated layout launched by vLLM and SGLang as planned" 'engine_ok "$tmp/serve.json" llama3-70b && has "$(cat "$tmp/ec")" "launched"'
+run "$P" serve --model llama3-8b --topology dgx-h100-superpod --gpus 12 --input-len 1024 --output-len 256 --precision fp8 --json -o "$tmp/serve8.json"
+check "serve fp8 on 12 GPUs: fp8 weights and cache, the last server half full" 'engine_ok "$tmp/serve8.json" llama3-8b && grep -q "\"--quantization\"" "$tmp/serve8.json"'
+run "$P" rl --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 64 --prompts 128 --samples 16 --input-len 512 --output-len 4096 --json -o "$tmp/rl.json"
+check "rl: the rollout engine launched, colocated ones releasing memory for training" 'engine_ok "$tmp/rl.json" qwen3-30b-a3b && grep -q "enable-sleep-mode" "$tmp/rl.json"'
+run "$P" serve --model llama3-70b --topology dgx-h100-superpod --gpus 8 --input-len 8192 --output-len 512 --json
+check "serve: a sequence above the checkpoint's 8,192 positions is refused, saying so" '[ $rc -eq 0 ] && has "$out" "\"vllm\": null" && has "$out" "max_position_embeddings"'
+run "$P" serve --model gpt3-175b --topology dgx-h100-superpod --gpus 16 --input-len 1024 --output-len 256 --json
+check "serve: a model with no checkpoint gets the reason, not a launch" '[ $rc -eq 0 ] && has "$out" "\"vllm_error\": \"the engines load a Hugging Face checkpoint"'
+# the check refuses what the engines refuse: tp not dividing the heads, a batch
+# above the prefill chunk, a share above the GPU, a flag neither engine has
+for edit in 'a[a.index("--tensor-parallel-size") + 1] = "3"' 'a[a.index("--max-num-seqs") + 1] = "9000"' 'a[a.index("--gpu-memory-utilization") + 1] = "1.2"' 'a.append("--pipeline-parallel-size")'; do
+    python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d['results'][0]['launch']['vllm']['nodes'][0]['argv']
+$edit
+json.dump(d, open(sys.argv[2], 'w'))" "$tmp/serve.json" "$tmp/edited.json"
+    check "engine_check refuses an edited vLLM command: $edit" '! engine_ok "$tmp/edited.json" llama3-70b && has "$(cat "$tmp/ec")" "engine_check: "'
+done
+
 finish

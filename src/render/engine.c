@@ -1,0 +1,210 @@
+/*
+ * engine.c - an inference engine layout as vLLM and SGLang launch it (see
+ * render/engine.h).  Flags and rules are vLLM's at v0.11.0 and SGLang's at
+ * v0.5.4 (their argument parsers: vllm/engine/arg_utils.py,
+ * python/sglang/srt/server_args.py); tests/cli/engine_check.py parses each
+ * command as they do and applies their checks.
+ *
+ * A replica is tp GPUs of one server; a server runs its replicas as one engine
+ * with data parallelism (vLLM's --data-parallel-size, SGLang's --dp-size), each
+ * replica a tensor-parallel group, and the servers stand behind a load
+ * balancer.  The batch is the engine's cap on sequences decoded together
+ * (max_num_seqs, max_running_requests), the prefill chunk the cost model's
+ * (PPL_SERVE_CHUNK_TOKENS), the longest sequence the prompt and response.
+ */
+#include "render/engine.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "cost/serve.h"
+#include "render/checkpoint.h"
+
+#define VLLM_VERSION "v0.11.0"
+#define SGLANG_VERSION "v0.5.4"
+
+static void add_str(json_t *argv, const char *s)
+{
+    json_array_append_new(argv, json_string(s));
+}
+
+static void add_int(json_t *argv, const char *flag, int64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)v);
+    add_str(argv, flag);
+    add_str(argv, buf);
+}
+
+static void add_share(json_t *argv, const char *flag, double share)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.4g", share);
+    add_str(argv, flag);
+    add_str(argv, buf);
+}
+
+/* The engine's dtype and quantization of a bf16 checkpoint for the precision,
+ * or NULL: vLLM's and SGLang's fp8 quantize the weights as they load, and the
+ * KV cache is kept in fp8 beside them (serve.h: one byte a value). */
+typedef struct engine_precision {
+    const char *dtype, *quantization, *kv_vllm, *kv_sglang;
+} engine_precision;
+
+static bool precision_of(ppl_precision p, engine_precision *out)
+{
+    switch (p) {
+    case PPL_PRECISION_BF16: *out = (engine_precision){"bfloat16", NULL, NULL, NULL}; return true;
+    case PPL_PRECISION_FP16: *out = (engine_precision){"float16", NULL, NULL, NULL}; return true;
+    case PPL_PRECISION_FP8:
+        *out = (engine_precision){"bfloat16", "fp8", "fp8", "fp8_e4m3"};
+        return true;
+    default: return false;
+    }
+}
+
+/* Each node's engine: [{count, argv}], the full servers first, then the one
+ * that holds the replicas left. */
+typedef json_t *(*argv_fn)(const char *hf, const ppl_engine_layout *e, const engine_precision *p,
+                           int64_t dp);
+
+static json_t *vllm_argv(const char *hf, const ppl_engine_layout *e, const engine_precision *p,
+                         int64_t dp)
+{
+    json_t *argv = json_array();
+    add_str(argv, "vllm");
+    add_str(argv, "serve");
+    add_str(argv, hf);
+    add_int(argv, "--tensor-parallel-size", e->tp);
+    add_int(argv, "--data-parallel-size", dp);
+    add_int(argv, "--max-num-seqs", e->batch);
+    add_int(argv, "--max-model-len", e->max_len_tokens);
+    add_int(argv, "--max-num-batched-tokens", PPL_SERVE_CHUNK_TOKENS);
+    add_share(argv, "--gpu-memory-utilization", e->memory_share);
+    add_str(argv, "--dtype");
+    add_str(argv, p->dtype);
+    if (p->quantization) {
+        add_str(argv, "--quantization");
+        add_str(argv, p->quantization);
+        add_str(argv, "--kv-cache-dtype");
+        add_str(argv, p->kv_vllm);
+    }
+    if (e->colocated)
+        add_str(argv, "--enable-sleep-mode");
+    return argv;
+}
+
+static json_t *sglang_argv(const char *hf, const ppl_engine_layout *e, const engine_precision *p,
+                           int64_t dp)
+{
+    json_t *argv = json_array();
+    add_str(argv, "python3");
+    add_str(argv, "-m");
+    add_str(argv, "sglang.launch_server");
+    add_str(argv, "--model-path");
+    add_str(argv, hf);
+    add_int(argv, "--tp-size", e->tp);
+    add_int(argv, "--dp-size", dp);
+    add_int(argv, "--max-running-requests", e->batch);
+    add_int(argv, "--context-length", e->max_len_tokens);
+    add_int(argv, "--chunked-prefill-size", PPL_SERVE_CHUNK_TOKENS);
+    add_share(argv, "--mem-fraction-static", e->memory_share);
+    add_str(argv, "--dtype");
+    add_str(argv, p->dtype);
+    if (p->quantization) {
+        add_str(argv, "--quantization");
+        add_str(argv, p->quantization);
+        add_str(argv, "--kv-cache-dtype");
+        add_str(argv, p->kv_sglang);
+    }
+    if (e->colocated)
+        add_str(argv, "--enable-memory-saver");
+    return argv;
+}
+
+static json_t *nodes_of(const char *hf, const ppl_engine_layout *e, const engine_precision *p,
+                        int64_t per_server, argv_fn argv)
+{
+    json_t *nodes = json_array();
+    const int64_t a_node = per_server / e->tp; /* replicas a full server holds */
+    const int64_t full = e->replicas / a_node, left = e->replicas % a_node;
+    struct {
+        int64_t count, dp;
+    } groups[2] = {{full, a_node}, {left > 0, left}};
+    for (int i = 0; i < 2; i++) {
+        if (groups[i].count == 0)
+            continue;
+        json_t *n = json_object();
+        json_object_set_new(n, "count", json_integer(groups[i].count));
+        json_object_set_new(n, "gpus", json_integer(groups[i].dp * e->tp));
+        json_object_set_new(n, "argv", argv(hf, e, p, groups[i].dp));
+        json_array_append_new(nodes, n);
+    }
+    return nodes;
+}
+
+static json_t *engine(const char *version, json_t *nodes)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "version", json_string(version));
+    json_object_set_new(o, "nodes", nodes);
+    return o;
+}
+
+json_t *ppl_launch_engines(const ppl_model *m, const ppl_engine_layout *e, int64_t per_server)
+{
+    json_t *o = json_object();
+    char why[512] = "";
+    ppl_checkpoint_miss miss;
+    const ppl_checkpoint *ck = ppl_checkpoint_of(m, &miss);
+    engine_precision p;
+    if (!ck) {
+        if (miss.near)
+            snprintf(why, sizeof why,
+                     "the engines load a Hugging Face checkpoint: %s's %s is %lld where the "
+                     "model has %lld",
+                     miss.near->hf_model, miss.key, (long long)miss.checkpoint,
+                     (long long)miss.model);
+        else
+            snprintf(why, sizeof why,
+                     "the engines load a Hugging Face checkpoint, and none launched here has "
+                     "%lld layers of width %lld with %lld heads (Llama 3 8B/70B, Llama 3.1 405B, "
+                     "Qwen3 30B-A3B/235B-A22B, DeepSeek-V3)",
+                     (long long)m->layers, (long long)m->hidden, (long long)m->heads);
+    } else if (e->disaggregated) {
+        snprintf(why, sizeof why,
+                 "prefill/decode disaggregation is not launched yet: its KV transfer backend and "
+                 "router are not written");
+    } else if (!precision_of(e->precision, &p)) {
+        snprintf(why, sizeof why,
+                 "%s is not a quantization either engine applies to a bf16 checkpoint as it "
+                 "loads; they serve checkpoints quantized beforehand",
+                 ppl_precision_names[e->precision]);
+    } else if (e->max_len_tokens > ck->max_positions) {
+        snprintf(why, sizeof why,
+                 "the longest sequence, %lld tokens, is above %s's max_position_embeddings "
+                 "(%lld), which both engines refuse",
+                 (long long)e->max_len_tokens, ck->hf_model, (long long)ck->max_positions);
+    } else if (e->tp < 1 || per_server % e->tp != 0 || m->heads % e->tp != 0 || e->replicas < 1 ||
+               e->batch < 1 || !(e->memory_share > 0.0) || e->memory_share > 1.0) {
+        snprintf(why, sizeof why,
+                 "tp %lld, %lld replicas, batch %lld and a memory share of %g are no engine "
+                 "layout on servers of %lld GPUs",
+                 (long long)e->tp, (long long)e->replicas, (long long)e->batch, e->memory_share,
+                 (long long)per_server);
+    }
+    json_object_set_new(o, "hf_model", ck ? json_string(ck->hf_model) : json_null());
+    if (why[0]) {
+        json_object_set_new(o, "vllm", json_null());
+        json_object_set_new(o, "vllm_error", json_string(why));
+        json_object_set_new(o, "sglang", json_null());
+        json_object_set_new(o, "sglang_error", json_string(why));
+        return o;
+    }
+    json_object_set_new(o, "vllm",
+                        engine(VLLM_VERSION, nodes_of(ck->hf_model, e, &p, per_server, vllm_argv)));
+    json_object_set_new(
+        o, "sglang",
+        engine(SGLANG_VERSION, nodes_of(ck->hf_model, e, &p, per_server, sglang_argv)));
+    return o;
+}

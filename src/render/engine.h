@@ -1,0 +1,37 @@
+/*
+ * render/engine.h - an inference engine layout as vLLM and SGLang launch it
+ * (engine.c): the server command of each node, from the Hugging Face checkpoint
+ * that is the model (render/checkpoint.h); or why an engine cannot run it.
+ */
+#ifndef PARPLAN_ENGINE_H
+#define PARPLAN_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hardware/gpu.h"
+#include "model/model.h"
+
+struct json_t;
+
+/* Replicas of tp GPUs (within one server), each decoding up to `batch`
+ * sequences of at most max_len_tokens (prompt and response), weights and KV
+ * cache in `precision`, in memory_share of each GPU's memory; `colocated`: the
+ * engine gives its memory back while a trainer runs on the same GPUs (rl). */
+typedef struct ppl_engine_layout {
+    int64_t tp, batch, replicas;
+    int64_t max_len_tokens;
+    ppl_precision precision;
+    double memory_share; /* 0 < share <= 1 */
+    bool colocated;
+    bool disaggregated; /* prefill on replicas of their own: not launched yet */
+} ppl_engine_layout;
+
+/* The launch object {hf_model, vllm, vllm_error, sglang, sglang_error} of an
+ * engine layout on servers of gpus_per_server GPUs: each engine's version and
+ * its nodes, [{count, argv}] (count servers run the same command), or null and
+ * the reason. */
+struct json_t *ppl_launch_engines(const ppl_model *model, const ppl_engine_layout *layout,
+                                  int64_t gpus_per_server);
+
+#endif
