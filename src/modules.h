@@ -54,6 +54,7 @@
 #include "studies/calibrate.h"
 #include "render/launch.h"
 #include "render/engine.h"
+#include "render/verl.h"
 #include "render/report.h"
 #include "render/explain.h"
 #include "render/timeline.h"

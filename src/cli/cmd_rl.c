@@ -58,6 +58,14 @@ static json_t *plan_json(const ppl_rl_plan *p, const ppl_model *m, const ppl_top
         .colocated = p->placement == PPL_RL_COLOCATED,
     };
     json_object_set_new(eng, "launch", ppl_launch_engines(m, &launch, topo->gpus_per_server));
+    /* the RL framework's run of the whole step (render/verl.h) */
+    char why[512];
+    json_t *run = json_object(), *verl = ppl_launch_verl(m, p, w, topo->gpus_per_server,
+                                                         topo->gpu.memory_bytes, why, sizeof why);
+    json_object_set_new(run, "verl", verl ? verl : json_null());
+    if (!verl)
+        json_object_set_new(run, "verl_error", json_string(why));
+    json_object_set_new(o, "launch", run);
     json_object_set_new(o, "engine", eng);
     json_object_set_new(o, "trainer", ppl_config_json(&p->train.config, m));
     json_object_set_new(o, "trainer_step_s", ppl_json_real(p->train.step_time_s));

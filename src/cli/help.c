@@ -254,7 +254,11 @@ static const help_text texts[] = {
      "between engine and trainer (disaggregated), synchronous or one step\n"
      "off-policy.  The engine is serve's (tensor parallelism within a server); the\n"
      "trainer is plan's best on its GPUs, sequences packed to prompt + mean response.\n"
-     "Prints the ranked plans and why the winning placement wins.\n",
+     "Prints the ranked plans and why the winning placement wins.  With --json each\n"
+     "plan carries its launch: the rollout engine's vllm serve and\n"
+     "sglang.launch_server commands, and the whole step as verl v0.7.0's overrides\n"
+     "(colocated synchronous on main_ppo, disaggregated one step off-policy on its\n"
+     "recipe), or why verl cannot run it.\n",
      "  parplan rl --model llama3-8b --topology dgx-h100-superpod --gpus 64 \\\n"
      "      --prompts 256 --samples 8 --input-len 1024 --output-len 2048 --output-max 8192\n"
      "  parplan rl --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 64 \\\n"

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/checkpoint.h"
+#include "render/hfcheckpoint.h"
 
-/* The recipes, by the checkpoint they build (render/checkpoint.h). */
+/* The recipes, by the checkpoint they build (render/hfcheckpoint.h). */
 typedef struct bridge_recipe {
     const char *hf_model, *module, *function, *where;
 } bridge_recipe;
@@ -54,8 +54,8 @@ static const bridge_recipe *recipe_by_checkpoint(const char *hf_model)
 
 static const bridge_recipe *recipe_of(const ppl_model *m, char *why, size_t len)
 {
-    ppl_checkpoint_miss miss;
-    const ppl_checkpoint *ck = ppl_checkpoint_of(m, &miss);
+    ppl_hf_checkpoint_miss miss;
+    const ppl_hf_checkpoint *ck = ppl_hf_checkpoint_of(m, &miss);
     const bridge_recipe *r = recipe_by_checkpoint(ck          ? ck->hf_model
                                                   : miss.near ? miss.near->hf_model
                                                               : "");

@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "cost/serve.h"
-#include "render/checkpoint.h"
+#include "render/hfcheckpoint.h"
 
 #define VLLM_VERSION "v0.11.0"
 #define SGLANG_VERSION "v0.5.4"
@@ -155,8 +155,8 @@ json_t *ppl_launch_engines(const ppl_model *m, const ppl_engine_layout *e, int64
 {
     json_t *o = json_object();
     char why[512] = "";
-    ppl_checkpoint_miss miss;
-    const ppl_checkpoint *ck = ppl_checkpoint_of(m, &miss);
+    ppl_hf_checkpoint_miss miss;
+    const ppl_hf_checkpoint *ck = ppl_hf_checkpoint_of(m, &miss);
     engine_precision p;
     if (!ck) {
         if (miss.near)

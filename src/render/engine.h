@@ -1,7 +1,7 @@
 /*
  * render/engine.h - an inference engine layout as vLLM and SGLang launch it
  * (engine.c): the server command of each node, from the Hugging Face checkpoint
- * that is the model (render/checkpoint.h); or why an engine cannot run it.
+ * that is the model (render/hfcheckpoint.h); or why an engine cannot run it.
  */
 #ifndef PARPLAN_ENGINE_H
 #define PARPLAN_ENGINE_H

@@ -19,7 +19,7 @@ import sys
 
 from launch_results import Refused, need
 
-# the checkpoints' config.json: max_position_embeddings (render/checkpoint.c)
+# the checkpoints' config.json: max_position_embeddings (render/hfcheckpoint.c)
 MAX_POSITIONS = {
     "meta-llama/Meta-Llama-3-8B": 8192,
     "meta-llama/Meta-Llama-3-70B": 8192,

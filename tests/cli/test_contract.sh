@@ -707,4 +707,22 @@ json.dump(d, open(sys.argv[2], 'w'))" "$tmp/serve.json" "$tmp/edited.json"
     check "engine_check refuses an edited vLLM command: $edit" '! engine_ok "$tmp/edited.json" llama3-70b && has "$(cat "$tmp/ec")" "engine_check: "'
 done
 
+# verl v0.7.0 runs the RL step (render/verl.c): the overrides are keys of its
+# config, pass its checks, and start the plan's trainer, rollout and pools
+# (tests/cli/verl_check.py, with verl's file:line)
+verl_ok() { python3 "$ROOT/tests/cli/verl_check.py" "$1" 8 >"$tmp/vc" 2>&1; }
+run "$P" rl --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 64 --prompts 128 --samples 16 --input-len 512 --output-len 4096 --stack megatron-core --forward-passes 1 --json -o "$tmp/rlv.json"
+check "rl: verl runs the colocated and one-step-off plans as planned" 'verl_ok "$tmp/rlv.json" && grep -q "verl.trainer.main_ppo" "$tmp/rlv.json" && grep -q "one_step_off_policy.main_ppo" "$tmp/rlv.json"'
+check "rl: a disaggregated synchronous step is not verl's, and says why" 'grep -q "a disaggregated sync step is neither" "$tmp/rlv.json"'
+for edit in 'o[o.index(next(x for x in o if x.startswith("trainer.nnodes=")))] = "trainer.nnodes=3"' 'o.append("actor_rollout_ref.rollout.kv_cache_dtype=fp8")' 'o[o.index(next(x for x in o if x.startswith("actor_rollout_ref.actor.ppo_mini_batch_size=")))] = "actor_rollout_ref.actor.ppo_mini_batch_size=512"' 'o[o.index(next(x for x in o if x.startswith("actor_rollout_ref.actor.use_kl_loss=")))] = "actor_rollout_ref.actor.use_kl_loss=True"'; do
+    python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = next(r for r in d['results'] if r['launch']['verl'] and r['placement'] == 'colocated')
+o = r['launch']['verl']['overrides']
+$edit
+json.dump(d, open(sys.argv[2], 'w'))" "$tmp/rlv.json" "$tmp/rle.json"
+    check "verl_check refuses an edited verl run: $edit" '! verl_ok "$tmp/rle.json" && has "$(cat "$tmp/vc")" "verl_check: "'
+done
+
 finish

@@ -1,10 +1,10 @@
 /*
- * checkpoint.c - the Hugging Face checkpoints of the catalogue's models (see
- * render/checkpoint.h), each row the figures of its config.json.
+ * hfcheckpoint.c - the Hugging Face checkpoints of the catalogue's models (see
+ * render/hfcheckpoint.h), each row the figures of its config.json.
  */
-#include "render/checkpoint.h"
+#include "render/hfcheckpoint.h"
 
-static const ppl_checkpoint checkpoints[] = {
+static const ppl_hf_checkpoint checkpoints[] = {
     {.hf_model = "meta-llama/Meta-Llama-3-8B",
      .layers = 32,
      .hidden = 4096,
@@ -66,15 +66,15 @@ static const ppl_checkpoint checkpoints[] = {
      .max_positions = 163840},
 };
 
-const ppl_checkpoint *ppl_checkpoint_of(const ppl_model *m, ppl_checkpoint_miss *miss)
+const ppl_hf_checkpoint *ppl_hf_checkpoint_of(const ppl_model *m, ppl_hf_checkpoint_miss *miss)
 {
     const bool moe = m->has_moe, mla = m->attention == PPL_ATTENTION_MLA;
-    *miss = (ppl_checkpoint_miss){.near = NULL};
+    *miss = (ppl_hf_checkpoint_miss){.near = NULL};
     for (size_t k = 0; k < sizeof checkpoints / sizeof checkpoints[0]; k++) {
-        const ppl_checkpoint *r = &checkpoints[k];
+        const ppl_hf_checkpoint *r = &checkpoints[k];
         if (r->layers != m->layers || r->hidden != m->hidden || r->heads != m->heads)
             continue;
-        const ppl_checkpoint_miss keys[] = {
+        const ppl_hf_checkpoint_miss keys[] = {
             {r, "moe.experts", moe ? m->moe.experts : 0, r->experts}, /* the largest first */
             {r, "moe.top_k", moe ? m->moe.top_k : 0, r->top_k},
             {r, "moe.ffn_hidden", moe ? m->moe.ffn_hidden : 0, r->expert_ffn},
