@@ -157,7 +157,7 @@ json_t *ppl_launch_engines(const ppl_model *m, const ppl_engine_layout *e, int64
     char why[512] = "";
     ppl_hf_checkpoint_miss miss;
     const ppl_hf_checkpoint *ck = ppl_hf_checkpoint_of(m, &miss);
-    engine_precision p;
+    engine_precision p = {.dtype = NULL};
     if (!ck) {
         if (miss.near)
             snprintf(why, sizeof why,
