@@ -105,8 +105,9 @@ def parse(engine, argv):
 def check_engine(engine, args, model, per_server):
     tp, dp = args.get("tp", 1), args.get("dp", 1)
     # both: the attention heads split over tp (vLLM's ModelConfig
-    # verify_with_parallel_config refuses the rest; SGLang's attention layers
-    # divide the heads by tp)
+    # verify_with_parallel_config: "Total number of attention heads (...) must be
+    # divisible by tensor parallel size"; SGLang's attention layers divide the
+    # heads by tp)
     need(tp >= 1 and model["heads"] % tp == 0, engine,
          f"{model['heads']} attention heads not divisible by tp {tp}")
     need(dp >= 1 and tp * dp <= per_server, engine,
@@ -120,7 +121,9 @@ def check_engine(engine, args, model, per_server):
     need(limit is not None, engine, f"{args['model']} is not a checkpoint parplan launches")
     need(max_len <= limit, engine, f"longest sequence {max_len} above max_position_embeddings {limit}")
     if engine == "vllm":
-        # vLLM's SchedulerConfig verify: max_num_batched_tokens >= max_num_seqs
+        # vLLM's vllm/config/scheduler.py SchedulerConfig.verify_max_model_len
+        # (read at commit 01230b40): max_num_batched_tokens >= max_num_seqs, and
+        # >= max_model_len only with chunked prefill off (on by default)
         need(chunk >= batch, engine, f"max_num_batched_tokens {chunk} < max_num_seqs {batch}")
     if args.get("quantization"):
         need(args.get("kv") is not None, engine, "fp8 weights without an fp8 KV cache")
