@@ -15,8 +15,10 @@
  * default 256; SGLang's max_running_requests up to thousands). */
 #define SERVE_MAX_BATCH 4096
 /* Layouts tried: tp and batch powers of two (at most 63 of tp in an int64_t, 13
- * of batch up to 4096). */
+ * of batch up to 4096), each aggregated and beside prefill replicas of each tp,
+ * and with pipeline stages (at most 63 counts) at the server's tp. */
 #define SERVE_LAYOUTS (63 * 13)
+#define SERVE_ROWS (SERVE_LAYOUTS * 8 + 63 * 13)
 
 typedef struct serve_row {
     ppl_serve_layout layout; /* the (decode) replicas' */
@@ -42,6 +44,8 @@ static int by_throughput(const void *a, const void *b)
         return x->d.prefill_tp < y->d.prefill_tp ? -1 : 1;
     if (x->layout.tp != y->layout.tp)
         return x->layout.tp < y->layout.tp ? -1 : 1;
+    if (x->layout.pp != y->layout.pp)
+        return x->layout.pp < y->layout.pp ? -1 : 1;
     return x->layout.batch < y->layout.batch ? -1 : x->layout.batch > y->layout.batch;
 }
 
@@ -51,6 +55,7 @@ static json_t *launch_json(const serve_row *r, const ppl_model *m, const ppl_top
 {
     const ppl_engine_layout e = {
         .tp = r->layout.tp,
+        .pp = r->layout.pp,
         .batch = r->layout.batch,
         .replicas = r->replicas,
         .max_len_tokens = w->input_tokens + w->output_tokens,
@@ -66,6 +71,7 @@ static json_t *row_json(const serve_row *r)
     json_t *o = json_object(), *mem = json_object();
     json_object_set_new(o, "mode", json_string(r->disaggregated ? "disaggregated" : "aggregated"));
     json_object_set_new(o, "tp", json_integer(r->layout.tp));
+    json_object_set_new(o, "pp", json_integer(r->layout.pp));
     json_object_set_new(o, "batch", json_integer(r->layout.batch));
     json_object_set_new(o, "replicas", json_integer(r->replicas));
     json_object_set_new(o, "prefill_tp", json_integer(r->disaggregated ? r->d.prefill_tp : 0));
@@ -98,7 +104,7 @@ static json_t *row_json(const serve_row *r)
 }
 
 static const char not_costed[] =
-    "pipeline and expert parallelism, CUDA graphs and host time, prefix caching, speculative "
+    "expert parallelism, CUDA graphs and host time, prefix caching, speculative "
     "decoding, queueing; against measured engines the throughput is off by 22.6% on "
     "average, mostly too high (validate --runs tests/data/serve-runs.json)";
 
@@ -119,42 +125,50 @@ ppl_status cmd_serve(cli *c)
     const int64_t domain = ppl_topology_server_domain(&topo);
     /* aggregated layouts, and disaggregated ones: a prefill tp (powers of two)
      * for each decode layout */
-    serve_row *rows = calloc(SERVE_LAYOUTS * 8, sizeof *rows);
+    serve_row *rows = calloc(SERVE_ROWS, sizeof *rows);
     if (!rows)
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
     size_t n = 0, fitting = 0;
     for (int64_t tp = 1; tp <= domain && tp <= gpus; tp *= 2) {
         if (model.heads % tp != 0)
             continue;
-        for (int64_t batch = 1; batch <= SERVE_MAX_BATCH; batch *= 2) {
-            serve_row r = {.layout = {.tp = tp, .batch = batch, .precision = precision},
-                           .replicas = gpus / tp};
-            ppl_serve_cost(&ctx, &r.layout, &w, &r.e);
-            if (!r.e.fits)
-                break; /* a larger batch holds more cache */
-            fitting++;
-            r.total_tokens_per_s = (double)r.replicas * r.e.tokens_per_s;
-            r.gpus = r.replicas * tp;
-            r.ttft_s = r.e.prefill_s, r.tpot_s = r.e.tpot_s;
-            if (!((a->tpot_s > 0 && r.tpot_s > a->tpot_s) ||
-                  (a->ttft_s > 0 && r.ttft_s > a->ttft_s)))
-                rows[n++] = r;
-            /* the same decode replicas beside prefill replicas of their own */
-            for (int64_t ptp = 1; ptp <= domain && ptp < gpus && n < SERVE_LAYOUTS * 8; ptp *= 2) {
-                serve_row q = r;
-                q.disaggregated = true;
-                if (model.heads % ptp != 0 ||
-                    !ppl_serve_disagg_cost(&ctx, ptp, &r.layout, &w, gpus, &q.d))
-                    continue;
-                q.replicas = q.d.decode_replicas;
-                q.gpus = q.d.prefill_replicas * ptp + q.d.decode_replicas * tp;
-                q.ttft_s = q.d.ttft_s, q.tpot_s = q.d.tpot_s;
-                q.total_tokens_per_s = q.d.tokens_per_s;
-                if (!((a->tpot_s > 0 && q.tpot_s > a->tpot_s) ||
-                      (a->ttft_s > 0 && q.ttft_s > a->ttft_s)))
-                    rows[n++] = q;
+        /* pipeline stages of whole servers each (serve.h), as many as the GPUs,
+         * the servers and the layers allow */
+        for (int64_t pp = 1; pp == 1 || (tp == topo.gpus_per_server && tp * pp <= gpus &&
+                                         pp <= topo.servers && pp <= model.layers);
+             pp *= 2)
+            for (int64_t batch = 1; batch <= SERVE_MAX_BATCH && n < SERVE_ROWS; batch *= 2) {
+                serve_row r = {
+                    .layout = {.tp = tp, .batch = batch, .precision = precision, .pp = pp},
+                    .replicas = gpus / (tp * pp)};
+                ppl_serve_cost(&ctx, &r.layout, &w, &r.e);
+                if (!r.e.fits)
+                    break; /* a larger batch holds more cache */
+                fitting++;
+                r.total_tokens_per_s = (double)r.replicas * r.e.tokens_per_s;
+                r.gpus = r.replicas * tp * pp;
+                r.ttft_s = r.e.prefill_s, r.tpot_s = r.e.tpot_s;
+                if (!((a->tpot_s > 0 && r.tpot_s > a->tpot_s) ||
+                      (a->ttft_s > 0 && r.ttft_s > a->ttft_s)))
+                    rows[n++] = r;
+                /* the same decode replicas beside prefill replicas of their own (no
+                 * pipeline yet) */
+                for (int64_t ptp = 1; pp == 1 && ptp <= domain && ptp < gpus && n < SERVE_ROWS;
+                     ptp *= 2) {
+                    serve_row q = r;
+                    q.disaggregated = true;
+                    if (model.heads % ptp != 0 ||
+                        !ppl_serve_disagg_cost(&ctx, ptp, &r.layout, &w, gpus, &q.d))
+                        continue;
+                    q.replicas = q.d.decode_replicas;
+                    q.gpus = q.d.prefill_replicas * ptp + q.d.decode_replicas * tp;
+                    q.ttft_s = q.d.ttft_s, q.tpot_s = q.d.tpot_s;
+                    q.total_tokens_per_s = q.d.tokens_per_s;
+                    if (!((a->tpot_s > 0 && q.tpot_s > a->tpot_s) ||
+                          (a->ttft_s > 0 && q.ttft_s > a->ttft_s)))
+                        rows[n++] = q;
+                }
             }
-        }
     }
     if (n == 0) {
         free(rows);
@@ -224,7 +238,11 @@ ppl_status cmd_serve(cli *c)
             snprintf(cells[4], 32, "%lld+%lld", (long long)r->d.prefill_replicas,
                      (long long)r->replicas);
         } else {
-            snprintf(cells[2], 32, "%lld", (long long)r->layout.tp);
+            if (r->layout.pp > 1) /* tp x pp stages */
+                snprintf(cells[2], 32, "%lldx%lld", (long long)r->layout.tp,
+                         (long long)r->layout.pp);
+            else
+                snprintf(cells[2], 32, "%lld", (long long)r->layout.tp);
             snprintf(cells[4], 32, "%lld", (long long)r->replicas);
         }
         snprintf(cells[3], 32, "%lld", (long long)r->layout.batch);
@@ -240,14 +258,16 @@ ppl_status cmd_serve(cli *c)
     }
     ppl_table_render(&t, out, "");
     ppl_table_free(&t);
-    ppl_buf_printf(out,
-                   "\nmode: aggregated (each replica prefills and decodes) or disaggregated "
-                   "(prefill replicas send each prompt's KV cache to decode replicas; tp and "
-                   "replicas prefill+decode); TTFT: one prompt's prefill (and its cache's "
-                   "transfer), unqueued; TPOT: the time between a sequence's tokens, the batch's "
-                   "decode step at the mean context and, aggregated, the prefills spread over "
-                   "the steps; tokens/s: output tokens of every replica.\nnot costed yet: %s\n",
-                   not_costed);
+    ppl_buf_printf(
+        out,
+        "\nmode: aggregated (each replica prefills and decodes) or disaggregated "
+        "(prefill replicas send each prompt's KV cache to decode replicas; tp and "
+        "replicas prefill+decode); tp: tensor-parallel GPUs of a replica, tp x pp with "
+        "pp pipeline stages of a server each; TTFT: one prompt's prefill (and its cache's "
+        "transfer), unqueued; TPOT: the time between a sequence's tokens, the batch's "
+        "decode step at the mean context and, aggregated, the prefills spread over "
+        "the steps; tokens/s: output tokens of every replica.\nnot costed yet: %s\n",
+        not_costed);
     free(rows);
     return PPL_OK;
 }

@@ -7,6 +7,18 @@
  * Inference", MLSys 2023, Sec. 2-3), and becomes compute-bound when the batch's
  * GEMM FLOPs (2 a weight a token) take longer.  Prefill is the prompt's forward
  * pass, as training's forward costs it (compute.c).
+ *
+ * Pipeline parallelism (pp stages, each tp GPUs on servers of their own) splits
+ * the layers evenly (vLLM's get_pp_indices) and the batch into pp groups in
+ * flight, as vLLM's pipeline runs one scheduled batch a stage: each stage
+ * decodes a group of batch / pp sequences over its L / pp layers, so a group's
+ * next token comes after pp such stage steps, and the pp - 1 sends of its
+ * activations between stages (the stages work on the other groups meanwhile).
+ * The stages are taken as equal: the output layer's and the embedding's reads,
+ * on the last and first stage, are spread over them; the memory a GPU holds is
+ * the heaviest stage's (ceil(L / pp) of the heaviest layer and the larger end).
+ * Pipelining adds capacity, not speed: a token's time is that of the whole
+ * model at tp, plus the sends.
  */
 #include "cost/serve.h"
 
@@ -83,6 +95,15 @@ static double all_reduces_s(const ppl_eval_ctx *ctx, int64_t tp, double bytes, d
     return ppl_collective_count(&ctx->net, PPL_OP_ALLREDUCE, &g, bytes, count, NULL);
 }
 
+/* One stage's activations to the next: a send between two servers (each stage
+ * whole servers of its own). */
+static double hop_s(const ppl_eval_ctx *ctx, double bytes)
+{
+    ppl_group g;
+    ppl_group_servers(&ctx->net, 2, 1, &g);
+    return ppl_collective_count(&ctx->net, PPL_OP_SENDRECV, &g, bytes, 1.0, NULL);
+}
+
 /* The forward of `prompts` prompts of `tokens` tokens together, every layer at
  * tp, and two all-reduces a layer of their activations (Megatron's row-parallel
  * layers, as engines run them). */
@@ -125,36 +146,56 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     memset(out, 0, sizeof *out);
     const double bytes = value_bytes(l->precision);
     const double tp = (double)l->tp, batch = (double)l->batch;
+    const int64_t stages = l->pp > 1 ? l->pp : 1;
+    const double pp = (double)stages;
     const double split = kv_split(m, l->tp);
     out->kv_bytes_per_token = ppl_kv_bytes_per_token(m, bytes);
     out->weight_bytes = f->params_total * bytes / tp;
     out->kv_bytes =
         batch * (double)(w->input_tokens + w->output_tokens) * out->kv_bytes_per_token / split;
+    if (stages > 1) { /* the heaviest stage's: ceil(L / pp) layers */
+        const double held = (double)((m->layers + stages - 1) / stages);
+        const double layer = fmax(f->params_dense_layer, m->has_moe ? f->params_moe_layer : 0.0);
+        out->weight_bytes =
+            (held * layer + fmax(f->params_embedding, f->params_output)) * bytes / tp;
+        out->kv_bytes *= held / (double)m->layers;
+    }
     out->capacity_bytes = SERVE_MEMORY_SHARE * t->gpu.memory_bytes - l->reserved_bytes;
     out->fits = out->weight_bytes + out->kv_bytes <= out->capacity_bytes;
 
     /* prefill: the prompt's forward through every layer, one sequence at tp (the
      * time to first token), and a chunk of as many prompts as PPL_SERVE_CHUNK_TOKENS
      * holds (at most the batch), as an engine prefills queued prompts */
+    /* a prompt through every stage, and its activations sent between them */
+    const double act_token = (double)m->hidden * bytes;
     out->prefill_s = prefill_time(ctx, l, w->input_tokens, 1);
+    if (stages > 1)
+        out->prefill_s += (pp - 1.0) * hop_s(ctx, (double)w->input_tokens * act_token);
     int64_t k = PPL_SERVE_CHUNK_TOKENS / w->input_tokens;
     k = k < 1 ? 1 : k > l->batch ? l->batch : k;
     out->prefill_prompts = k;
-    out->prefill_share_s =
-        k == 1 ? out->prefill_s : prefill_time(ctx, l, w->input_tokens, k) / (double)k;
+    /* a prompt's share of a stage's time: its stages prefill other chunks meanwhile */
+    out->prefill_share_s = (k == 1 ? prefill_time(ctx, l, w->input_tokens, 1)
+                                   : prefill_time(ctx, l, w->input_tokens, k) / (double)k) /
+                           pp;
 
-    /* decode: the mean context over the response (prompt + half the output) */
+    /* decode, a stage's step for its group of batch / pp sequences over its L / pp
+     * layers, at the mean context over the response (prompt + half the output) */
     const double context = (double)w->input_tokens + 0.5 * (double)w->output_tokens;
-    out->decode_read_bytes = decode_weights(m, f, batch) * bytes / tp +
-                             batch * context * out->kv_bytes_per_token / split;
+    const double group = batch / pp;
+    out->decode_read_bytes = (decode_weights(m, f, group) * bytes / tp +
+                              group * context * out->kv_bytes_per_token / split) /
+                             pp;
     out->decode_memory_s = out->decode_read_bytes / (t->gpu.hbm_bandwidth_bps * ctx->eff.hbm);
     const double peak = t->gpu.flops[l->precision] > 0.0 ? t->gpu.flops[l->precision]
                                                          : t->gpu.flops[PPL_PRECISION_BF16];
     const double gemm_eff = l->precision == PPL_PRECISION_FP8 ? ctx->eff.gemm_fp8 : ctx->eff.gemm;
-    out->decode_compute_s = 2.0 * f->params_active * batch / tp / (peak * gemm_eff);
-    out->decode_tp_s =
-        all_reduces_s(ctx, l->tp, batch * (double)m->hidden * bytes, 2.0 * (double)m->layers);
-    out->decode_step_s = fmax(out->decode_memory_s, out->decode_compute_s) + out->decode_tp_s;
+    out->decode_compute_s = 2.0 * f->params_active * group / tp / pp / (peak * gemm_eff);
+    out->decode_tp_s = all_reduces_s(ctx, l->tp, group * act_token, 2.0 * (double)m->layers / pp);
+    out->decode_hop_s = stages > 1 ? hop_s(ctx, group * act_token) : 0.0;
+    out->decode_step_s =
+        pp * (fmax(out->decode_memory_s, out->decode_compute_s) + out->decode_tp_s) +
+        (pp - 1.0) * out->decode_hop_s;
     /* every sequence's prompt is prefilled on the replica too, between decode
      * steps, in chunks */
     const double output = (double)w->output_tokens;
@@ -219,12 +260,13 @@ void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t t
     const double weights = ctx->figures.params_total * bytes / tp, fp8 = weights / bytes;
     const bool fp8_helps = precision != PPL_PRECISION_FP8 && fp8 < capacity &&
                            ctx->topo->gpu.flops[PPL_PRECISION_FP8] > 0.0;
-    char help[96];
+    char help[128];
     if (fp8_helps)
         snprintf(help, sizeof help, "use --precision fp8 (%.1f GiB a GPU)", fp8 / gib);
     else
         snprintf(help, sizeof help,
-                 "engines with pipeline or expert parallelism are not costed yet");
+                 "give it more servers, for pipeline stages of a server each (expert "
+                 "parallelism is not costed yet)");
     snprintf(buf, size,
              "no engine layout holds %s's weights and one sequence's cache: %.1f GiB of %s "
              "weights a GPU at tensor-parallel size %lld (the most within one NVLink domain, "

@@ -32,13 +32,15 @@ typedef struct ppl_serve_workload {
 } ppl_serve_workload;
 
 /* An engine replica: tp GPUs (of one NVLink domain, or whole servers when tp
- * spans several), `batch` sequences decoded together, weights and KV cache in
- * `precision` (bf16: 2 B a value, fp8: 1 B). */
+ * spans several), or pp stages of them, `batch` sequences decoded together,
+ * weights and KV cache in `precision` (bf16: 2 B a value, fp8: 1 B). */
 typedef struct ppl_serve_layout {
     int64_t tp, batch;
     ppl_precision precision;
     double reserved_bytes; /* per GPU, held by something else (a colocated trainer's
                               model states): out of the engine's capacity */
+    int64_t pp;            /* pipeline stages of tp GPUs each, on servers of their
+                              own (0 or 1: none; serve.c ppl_serve_cost) */
 } ppl_serve_layout;
 
 typedef struct ppl_serve_estimate {
@@ -55,7 +57,11 @@ typedef struct ppl_serve_estimate {
     double decode_memory_s;   /* those bytes at the streaming share of HBM bandwidth */
     double decode_compute_s;  /* the step's GEMMs at the GEMM efficiency */
     double decode_tp_s;       /* its tensor-parallel all-reduces */
-    double decode_step_s;     /* one token for each sequence, nothing else */
+    double decode_hop_s;      /* pp > 1: a stage's activations to the next stage */
+    double decode_step_s;     /* one token for each sequence, nothing else: pp stages
+                                 of the batch's pp groups, pp x (the stage's
+                                 max(memory, compute) + its all-reduces) and pp - 1
+                                 hops (serve.c) */
     double tpot_s;            /* time per output token under continuous batching: the
                                  decode step and the prefills of the prompts that take
                                  finished sequences' places, spread over the steps:

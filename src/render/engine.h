@@ -14,12 +14,14 @@
 
 struct json_t;
 
-/* Replicas of tp GPUs (within one server), each decoding up to `batch`
+/* Replicas of tp GPUs (within one server), or of pp stages of them each a
+ * server, each decoding up to `batch`
  * sequences of at most max_len_tokens (prompt and response), weights and KV
  * cache in `precision`, in memory_share of each GPU's memory; `colocated`: the
  * engine gives its memory back while a trainer runs on the same GPUs (rl). */
 typedef struct ppl_engine_layout {
     int64_t tp, batch, replicas;
+    int64_t pp; /* pipeline stages of tp GPUs, each on servers of its own (0: 1) */
     int64_t max_len_tokens;
     ppl_precision precision;
     double memory_share; /* 0 < share <= 1 */

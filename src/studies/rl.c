@@ -78,7 +78,10 @@ bool ppl_rl_rollout_best(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int6
         if (ctx->model->heads % tp != 0 || gpus % tp != 0)
             continue;
         for (int64_t batch = 1; batch <= RL_MAX_BATCH; batch *= 2) {
-            ppl_serve_layout e = {tp, batch, w->precision, reserved_bytes};
+            ppl_serve_layout e = {.tp = tp,
+                                  .batch = batch,
+                                  .precision = w->precision,
+                                  .reserved_bytes = reserved_bytes};
             ppl_rl_rollout r;
             if (!ppl_rl_rollout_of(ctx, w, gpus, &e, &r))
                 break; /* a larger batch holds more cache */

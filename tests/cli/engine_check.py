@@ -32,6 +32,7 @@ MAX_POSITIONS = {
 # flag: (kind, field); kind "int", "float", "str", or "bool" (bare)
 VLLM = {
     "--tensor-parallel-size": ("int", "tp"),
+    "--pipeline-parallel-size": ("int", "pp"),
     "--data-parallel-size": ("int", "dp"),
     "--max-num-seqs": ("int", "batch"),
     "--max-model-len": ("int", "max_len"),
@@ -44,6 +45,8 @@ VLLM = {
 }
 SGLANG = {
     "--tp-size": ("int", "tp"),
+    "--pp-size": ("int", "pp"),
+    "--nnodes": ("int", "nnodes"),
     "--dp-size": ("int", "dp"),
     "--max-running-requests": ("int", "batch"),
     "--context-length": ("int", "max_len"),
@@ -112,6 +115,14 @@ def check_engine(engine, args, model, per_server):
          f"{model['heads']} attention heads not divisible by tp {tp}")
     need(dp >= 1 and tp * dp <= per_server, engine,
          f"tp {tp} x dp {dp} GPUs on a server of {per_server}")
+    pp = args.get("pp", 1)
+    need(pp >= 1, engine, f"pp {pp}")
+    if pp > 1:  # a stage a server, one replica an engine over pp servers
+        need(tp == per_server and dp == 1, engine, f"pp {pp} stages of tp {tp} x dp {dp}")
+        if engine == "sglang":
+            need(args.get("nnodes") == pp, engine, f"--nnodes {args.get('nnodes')} for pp {pp}")
+    else:
+        need(args.get("nnodes", 1) == 1, engine, "--nnodes without stages")
     share = args.get("share")
     need(share is not None and 0.0 < share <= 1.0, engine, f"memory share {share} not in (0, 1]")
     batch, chunk, max_len = args.get("batch"), args.get("chunk"), args.get("max_len")
@@ -127,7 +138,7 @@ def check_engine(engine, args, model, per_server):
         need(chunk >= batch, engine, f"max_num_batched_tokens {chunk} < max_num_seqs {batch}")
     if args.get("quantization"):
         need(args.get("kv") is not None, engine, "fp8 weights without an fp8 KV cache")
-    return tp, dp
+    return tp, dp, pp
 
 
 def check_layout(where, layout, launch, model, per_server, gpu_bytes):
@@ -139,7 +150,9 @@ def check_layout(where, layout, launch, model, per_server, gpu_bytes):
         replicas = 0
         for node in part["nodes"]:
             args = parse(engine, node["argv"])
-            tp, dp = check_engine(engine, args, model, per_server)
+            tp, dp, pp = check_engine(engine, args, model, per_server)
+            need(pp == layout["pp"], where, f"{engine}: pp {pp}, the plan's {layout['pp']}")
+            need(node.get("servers") == pp, where, f"{engine}: {node.get('servers')} servers for pp {pp}")
             need(args["model"] == launch["hf_model"], where, f"{engine} loads {args['model']}")
             need(node["gpus"] == tp * dp, where, f"{engine}: {node['gpus']} GPUs for tp x dp {tp * dp}")
             need(tp == layout["tp"], where, f"{engine}: tp {tp}, the plan's {layout['tp']}")
@@ -166,7 +179,7 @@ def layouts(plan, gpu_bytes):
         for k, r in enumerate(plan["results"], 1):
             e = r["engine"]
             yield f"result {k}", {
-                "tp": e["tp"], "batch": e["batch"], "replicas": e["replicas"],
+                "tp": e["tp"], "pp": 1, "batch": e["batch"], "replicas": e["replicas"],
                 "max_len": longest, "share": e["memory"]["capacity"] / gpu_bytes,
                 "colocated": r["placement"] == "colocated", "precision": e["precision"]}, e["launch"]
     else:  # serve
@@ -176,7 +189,7 @@ def layouts(plan, gpu_bytes):
                 need(r["launch"]["vllm"] is None and r["launch"]["sglang"] is None,
                      f"result {k}", "a disaggregated layout launched")
             yield f"result {k}", {
-                "tp": r["tp"], "batch": r["batch"], "replicas": r["replicas"],
+                "tp": r["tp"], "pp": r["pp"], "batch": r["batch"], "replicas": r["replicas"],
                 "max_len": longest, "share": r["memory"]["capacity"] / gpu_bytes,
                 "colocated": False, "precision": plan["precision"]}, r["launch"]
 

@@ -895,7 +895,7 @@ assert r and all(x[\"tpot_s\"] <= 0.020 and x[\"ttft_s\"] <= 0.200 for x in r), 
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024 --output-len 256 --tpot 1us
 check "serve with a target no layout meets: exit 1, saying which to loosen" '[ $rc -eq 1 ] && has "$err" "loosen --tpot or --ttft"'
 run "$P" serve --model deepseek-v3 --topology dgx-h100-superpod --gpus 8 --input-len 1000 --output-len 1000
-check "serve: DeepSeek-V3 in bf16 on one 8-GPU server does not fit: exit 1, nor in fp8 (79.5 GiB a GPU)" '[ $rc -eq 1 ] && has "$err" "158.9 GiB of bf16 weights a GPU at tensor-parallel size 8" && has "$err" "pipeline or expert parallelism are not costed yet"'
+check "serve: DeepSeek-V3 in bf16 on one 8-GPU server does not fit: exit 1, nor in fp8 (79.5 GiB a GPU)" '[ $rc -eq 1 ] && has "$err" "158.9 GiB of bf16 weights a GPU at tensor-parallel size 8" && has "$err" "for pipeline stages of a server each"'
 run "$P" serve --model llama3-405b --topology dgx-h100-superpod --gpus 8 --input-len 1000 --output-len 1000
 check "serve: Llama 3 405B in bf16 does not fit 8 H100, fp8 would: exit 1 saying so" '[ $rc -eq 1 ] && has "$err" "use --precision fp8 (47.2 GiB a GPU)"'
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024

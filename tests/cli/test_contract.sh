@@ -689,6 +689,8 @@ run "$P" serve --model llama3-70b --topology dgx-h100-superpod --gpus 16 --input
 check "serve: each aggregated layout launched by vLLM and SGLang as planned" 'engine_ok "$tmp/serve.json" llama3-70b && has "$(cat "$tmp/ec")" "launched"'
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --gpus 12 --input-len 1024 --output-len 256 --precision fp8 --json -o "$tmp/serve8.json"
 check "serve fp8 on 12 GPUs: fp8 weights and cache, the last server half full" 'engine_ok "$tmp/serve8.json" llama3-8b && grep -q "\"--quantization\"" "$tmp/serve8.json"'
+run "$P" serve --model llama3-405b --topology dgx-h100-superpod --gpus 32 --input-len 2048 --output-len 512 --json -o "$tmp/serve405.json"
+check "serve: Llama 3.1 405B in bf16 on pipeline stages of a server each, launched as planned" 'engine_ok "$tmp/serve405.json" llama3-405b && grep -q "\"--pipeline-parallel-size\"" "$tmp/serve405.json" && grep -q "\"--pp-size\"" "$tmp/serve405.json"'
 run "$P" rl --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 64 --prompts 128 --samples 16 --input-len 512 --output-len 4096 --json -o "$tmp/rl.json"
 check "rl: the rollout engine launched, colocated ones releasing memory for training" 'engine_ok "$tmp/rl.json" qwen3-30b-a3b && grep -q "enable-sleep-mode" "$tmp/rl.json"'
 run "$P" serve --model llama3-70b --topology dgx-h100-superpod --gpus 8 --input-len 8192 --output-len 512 --json

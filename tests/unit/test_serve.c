@@ -119,6 +119,56 @@ static void test_tp_split(void **state)
 }
 
 /*
+ * Pipeline stages (serve.c): Llama 3 70B at tp 8 x pp 2, a batch of 64, bf16,
+ * 2,048 + 512 tokens.  A layer holds 855,654,400 weights (q and o 8,192 x 8,192,
+ * k and v 8,192 x 1,024, the MLP 3 x 8,192 x 28,672, two norms of 8,192); the
+ * output layer 128,256 x 8,192 + its norm 8,192 = 1,050,681,344, the larger
+ * end.  The heaviest stage holds 40 layers and it:
+ *   (40 x 855,654,400 + 1,050,681,344) x 2 B / 8 = 8,819,214,336 B a GPU,
+ * and half the layers' cache: 64 x 2,560 x 327,680 B / 8 / 2 = 3,355,443,200 B.
+ * A stage steps for a group of 64 / 2 = 32 sequences over 40 layers; the group's
+ * token takes two such steps and one send of 32 x 8,192 x 2 B between the
+ * servers.  Memory-bound, the two steps read what tp 8 without stages reads for
+ * 32 sequences, compute what it computes and all-reduce 2 x 80 times as it does:
+ * a token of the group takes tp 8's decode step at a batch of 32, plus the send
+ * (pipelining adds capacity, not speed).  The prompt crosses one send of
+ * 2,048 x 8,192 x 2 B.
+ */
+static void test_pipeline_stages(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("llama3-70b");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_NEMO_2025);
+    assert_true(ctx.figures.params_dense_layer == 855654400.0);
+    assert_true(ctx.figures.params_output == 1050681344.0);
+    ppl_serve_workload w = {.input_tokens = 2048, .output_tokens = 512};
+    ppl_serve_layout lp = {.tp = 8, .batch = 64, .precision = PPL_PRECISION_BF16, .pp = 2};
+    ppl_serve_layout l32 = {.tp = 8, .batch = 32, .precision = PPL_PRECISION_BF16};
+    ppl_serve_estimate ep, e32;
+    ppl_serve_cost(&ctx, &lp, &w, &ep);
+    ppl_serve_cost(&ctx, &l32, &w, &e32);
+    assert_true(ep.weight_bytes == 8819214336.0);
+    assert_true(ep.kv_bytes == 3355443200.0);
+    assert_true(ep.fits);
+    ppl_group g;
+    ppl_coll r;
+    ppl_group_servers(&ctx.net, 2, 1, &g);
+    assert_true(
+        ppl_collective(&ctx.net, PPL_OP_SENDRECV, &g, 32.0 * 8192.0 * 2.0, PPL_ALGO_AUTO, &r));
+    assert_close(ep.decode_hop_s, r.time_s, 1e-12);
+    assert_true(ep.decode_memory_s > ep.decode_compute_s &&
+                e32.decode_memory_s > e32.decode_compute_s);
+    assert_close(ep.decode_step_s, e32.decode_step_s + ep.decode_hop_s, 1e-12);
+    assert_true(
+        ppl_collective(&ctx.net, PPL_OP_SENDRECV, &g, 2048.0 * 8192.0 * 2.0, PPL_ALGO_AUTO, &r));
+    assert_close(ep.prefill_s, e32.prefill_s + r.time_s, 1e-12);
+    /* one stage's share of a prompt's prefill between the decode steps */
+    assert_close(ep.prefill_share_s, e32.prefill_share_s / 2.0, 1e-12);
+}
+
+/*
  * DeepSeek-V3 in bf16 does not fit on one 8-GPU H100 server: 682,636,472,320
  * weights (671.0e9 and the MTP module's 11.6e9) x 2 B / 8 = 171 GB a GPU against
  * 0.9 x 80 GiB; the MLA latent is held whole on every
@@ -247,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_decode_llama3_8b), cmocka_unit_test(test_tp_split),
         cmocka_unit_test(test_deepseek_fit),     cmocka_unit_test(test_prefill_chunk),
         cmocka_unit_test(test_disaggregated),    cmocka_unit_test(test_tp_across_servers),
+        cmocka_unit_test(test_pipeline_stages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
