@@ -1,9 +1,11 @@
 /*
  * engine.c - an inference engine layout as vLLM and SGLang launch it (see
- * render/engine.h).  Flags and rules are vLLM's at v0.11.0 and SGLang's at
- * v0.5.4 (their argument parsers: vllm/engine/arg_utils.py,
- * python/sglang/srt/server_args.py); tests/cli/engine_check.py parses each
- * command as they do and applies their checks.
+ * render/engine.h).  The flags are vLLM's v0.11.0 and SGLang's v0.5.4 (their
+ * argument parsers: vllm/engine/arg_utils.py, e.g. --pipeline-parallel-size
+ * :735, --max-num-seqs :1013 as read at 99d7eb5d; python/sglang/srt/
+ * server_args.py, --tp-size :831, --pp-size :838, --max-running-requests :767
+ * at 7d81985a); tests/cli/engine_check.py parses each command as they do and
+ * applies their checks with file and line.
  *
  * A replica is tp GPUs of one server; a server runs its replicas as one engine
  * with data parallelism (vLLM's --data-parallel-size, SGLang's --dp-size), each

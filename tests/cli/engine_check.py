@@ -7,9 +7,9 @@ Usage: engine_check.py PLAN.json MODEL.json GPUS_PER_SERVER GPU_MEMORY_BYTES
 Reads `parplan serve --json` (results[]) or `parplan rl --json` (results[].engine)
 and, for each layout, its launch: every node's argv is parsed the way the
 engine's argument parser reads it (only its flags, each once, with a value of
-the flag's type), held to the engine's own checks (named below by the check
-that makes them; their line numbers at the versions engine.c names are not
-transcribed yet), and the layout it starts is derived back
+the flag's type), held to the engine's own checks (cited below with file and
+line as read: vLLM's files at the commits named beside each, SGLang's
+server_args.py at 7d81985a), and the layout it starts is derived back
 and must be the plan's: tp, replicas, batch, the longest sequence and the
 memory share.  A layout an engine cannot run must say why (vllm_error,
 sglang_error).  Exits 1 with the first broken rule.  Standard library only.
@@ -57,7 +57,10 @@ SGLANG = {
     "--kv-cache-dtype": ("str", "kv"),
     "--enable-memory-saver": ("bool", "release"),
 }
-# the choices each parser accepts for the string flags used here
+# the choices each parser accepts for the string flags used here: vLLM's dtype
+# vllm/config/model.py:91 (0052a5b8), quantization "fp8"
+# model_executor/layers/quantization/__init__.py:13 (0034007d); SGLang's dtype
+# server_args.py:646, quantization :667-672
 CHOICES = {
     "vllm": {"dtype": {"auto", "half", "float16", "bfloat16", "float", "float32"},
              "quantization": {"fp8"}, "kv": {"auto", "fp8", "fp8_e4m3", "fp8_e5m2"}},
@@ -107,10 +110,9 @@ def parse(engine, argv):
 
 def check_engine(engine, args, model, per_server):
     tp, dp = args.get("tp", 1), args.get("dp", 1)
-    # both: the attention heads split over tp (vLLM's ModelConfig
-    # verify_with_parallel_config: "Total number of attention heads (...) must be
-    # divisible by tensor parallel size"; SGLang's attention layers divide the
-    # heads by tp)
+    # both: the attention heads split over tp (vLLM's vllm/config/model.py:1149-1154
+    # at 0052a5b8, "Total number of attention heads (...) must be divisible by
+    # tensor parallel size"; SGLang's attention layers divide the heads by tp)
     need(tp >= 1 and model["heads"] % tp == 0, engine,
          f"{model['heads']} attention heads not divisible by tp {tp}")
     need(dp >= 1 and tp * dp <= per_server, engine,
@@ -120,21 +122,28 @@ def check_engine(engine, args, model, per_server):
     if pp > 1:  # a stage a server, one replica an engine over pp servers
         need(tp == per_server and dp == 1, engine, f"pp {pp} stages of tp {tp} x dp {dp}")
         if engine == "sglang":
-            need(args.get("nnodes") == pp, engine, f"--nnodes {args.get('nnodes')} for pp {pp}")
+            # server_args.py:1648-1650: (tp x pp) % nnodes == 0; a stage a node
+            need(args.get("nnodes") == pp and (tp * pp) % args["nnodes"] == 0, engine,
+                 f"--nnodes {args.get('nnodes')} for pp {pp}")
     else:
         need(args.get("nnodes", 1) == 1, engine, "--nnodes without stages")
     share = args.get("share")
+    # vLLM: gpu_memory_utilization Field(gt=0, le=1), vllm/config/cache.py:103
+    # (002f10e0); SGLang asserts no range on mem_fraction_static, and a share
+    # above the GPU holds nothing
     need(share is not None and 0.0 < share <= 1.0, engine, f"memory share {share} not in (0, 1]")
     batch, chunk, max_len = args.get("batch"), args.get("chunk"), args.get("max_len")
     need(batch and batch >= 1, engine, "no batch")
     need(max_len and max_len >= 1, engine, "no longest sequence")
     limit = MAX_POSITIONS.get(args["model"])
     need(limit is not None, engine, f"{args['model']} is not a checkpoint parplan launches")
+    # vLLM: vllm/config/model.py:2145-2170 (0052a5b8), a max_model_len above the
+    # derived one (max_position_embeddings) is refused
     need(max_len <= limit, engine, f"longest sequence {max_len} above max_position_embeddings {limit}")
     if engine == "vllm":
-        # vLLM's vllm/config/scheduler.py SchedulerConfig.verify_max_model_len
-        # (read at commit 01230b40): max_num_batched_tokens >= max_num_seqs, and
-        # >= max_model_len only with chunked prefill off (on by default)
+        # vLLM's vllm/config/scheduler.py:263-268 (01230b40): max_num_batched_tokens
+        # >= max_num_seqs; >= max_model_len only with chunked prefill off
+        # (:251-261; on by default, :74)
         need(chunk >= batch, engine, f"max_num_batched_tokens {chunk} < max_num_seqs {batch}")
     if args.get("quantization"):
         need(args.get("kv") is not None, engine, "fp8 weights without an fp8 KV cache")
