@@ -174,7 +174,7 @@ ppl_status cmd_serve(cli *c)
         free(rows);
         if (fitting == 0) {
             char why[512];
-            ppl_serve_unfit(&ctx, precision, domain < gpus ? domain : gpus, why, sizeof why);
+            ppl_serve_unfit(&ctx, precision, domain < gpus ? domain : gpus, true, why, sizeof why);
             return ppl_error_set(&c->err, PPL_INFEASIBLE, "", "", "%s", why);
         }
         return ppl_error_set(&c->err, PPL_INFEASIBLE, "", "",

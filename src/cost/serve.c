@@ -10,8 +10,9 @@
  *
  * Pipeline parallelism (pp stages, each tp GPUs on servers of their own) splits
  * the layers evenly (vLLM's get_pp_indices) and the batch into pp groups in
- * flight, as vLLM's pipeline runs one scheduled batch a stage: each stage
- * decodes a group of batch / pp sequences over its L / pp layers, so a group's
+ * flight (or one a sequence when the batch is smaller), as vLLM's pipeline runs
+ * one scheduled batch a stage: each stage decodes a group of batch / pp
+ * sequences over its L / pp layers, so a group's
  * next token comes after pp such stage steps, and the pp - 1 sends of its
  * activations between stages (the stages work on the other groups meanwhile).
  * The stages are taken as equal: the output layer's and the embedding's reads,
@@ -174,15 +175,17 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     int64_t k = PPL_SERVE_CHUNK_TOKENS / w->input_tokens;
     k = k < 1 ? 1 : k > l->batch ? l->batch : k;
     out->prefill_prompts = k;
-    /* a prompt's share of a stage's time: its stages prefill other chunks meanwhile */
+    /* a prompt's share of a stage's time: its stages prefill other chunks meanwhile,
+     * as many as there are groups in flight (below) */
     out->prefill_share_s = (k == 1 ? prefill_time(ctx, l, w->input_tokens, 1)
                                    : prefill_time(ctx, l, w->input_tokens, k) / (double)k) /
-                           pp;
+                           fmin(pp, batch);
 
     /* decode, a stage's step for its group of batch / pp sequences over its L / pp
      * layers, at the mean context over the response (prompt + half the output) */
     const double context = (double)w->input_tokens + 0.5 * (double)w->output_tokens;
-    const double group = batch / pp;
+    /* as many groups in flight as there are stages, or sequences when fewer */
+    const double group = batch / fmin(pp, batch);
     out->decode_read_bytes = (decode_weights(m, f, group) * bytes / tp +
                               group * context * out->kv_bytes_per_token / split) /
                              pp;
@@ -251,8 +254,8 @@ bool ppl_serve_disagg_cost(const ppl_eval_ctx *ctx, int64_t prefill_tp,
     return true;
 }
 
-void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t tp_max, char *buf,
-                     size_t size)
+void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t tp_max, bool stages,
+                     char *buf, size_t size)
 {
     const double gib = 1073741824.0, tp = (double)tp_max;
     const double capacity = SERVE_MEMORY_SHARE * ctx->topo->gpu.memory_bytes;
@@ -263,10 +266,13 @@ void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t t
     char help[128];
     if (fp8_helps)
         snprintf(help, sizeof help, "use --precision fp8 (%.1f GiB a GPU)", fp8 / gib);
-    else
+    else if (stages)
         snprintf(help, sizeof help,
                  "give it more servers, for pipeline stages of a server each (expert "
                  "parallelism is not costed yet)");
+    else
+        snprintf(help, sizeof help,
+                 "engines with pipeline stages or expert parallelism are not costed here yet");
     snprintf(buf, size,
              "no engine layout holds %s's weights and one sequence's cache: %.1f GiB of %s "
              "weights a GPU at tensor-parallel size %lld (the most within one NVLink domain, "

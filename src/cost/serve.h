@@ -108,8 +108,9 @@ bool ppl_serve_disagg_cost(const ppl_eval_ctx *ctx, int64_t prefill_tp,
 
 /* Why no engine layout of tp up to tp_max holds the weights and one sequence's
  * cache, in one sentence: the weights a GPU at tp_max against the engine's share
- * of its memory, and fp8 where fp8 weights would fit. */
-void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t tp_max, char *buf,
-                     size_t size);
+ * of its memory, and fp8 where fp8 weights would fit, else (where `stages`: the
+ * layouts tried had pipeline stages) more servers. */
+void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t tp_max, bool stages,
+                     char *buf, size_t size);
 
 #endif

@@ -10,12 +10,11 @@
  * A replica is tp GPUs of one server; a server runs its replicas as one engine
  * with data parallelism (vLLM's --data-parallel-size, SGLang's --dp-size), each
  * replica a tensor-parallel group, and the servers stand behind a load
- * balancer.  A replica of pp stages is one engine over pp servers
- * (--pipeline-parallel-size, --pp-size): its first server's command starts it,
- * the others join it (vLLM over a Ray cluster of the pp servers; SGLang with
- * --nnodes pp, --node-rank and the first server's --dist-init-addr).  The batch is the engine's cap
- * on sequences decoded together (max_num_seqs, max_running_requests), the prefill chunk the cost
- * model's (PPL_SERVE_CHUNK_TOKENS), the longest sequence the prompt and response.
+ * balancer.  A replica of pp stages spans pp servers, each of which needs the
+ * first's address and its own rank at launch (SGLang's --dist-init-addr and
+ * --node-rank, vLLM's Ray cluster): not written yet, so such layouts say so.  The batch is the
+ * engine's cap on sequences decoded together (max_num_seqs, max_running_requests), the prefill
+ * chunk the cost model's (PPL_SERVE_CHUNK_TOKENS), the longest sequence the prompt and response.
  */
 #include "render/engine.h"
 
@@ -81,8 +80,6 @@ static json_t *vllm_argv(const char *hf, const ppl_engine_layout *e, const engin
     add_str(argv, "serve");
     add_str(argv, hf);
     add_int(argv, "--tensor-parallel-size", e->tp);
-    if (e->pp > 1)
-        add_int(argv, "--pipeline-parallel-size", e->pp);
     add_int(argv, "--data-parallel-size", dp);
     add_int(argv, "--max-num-seqs", e->batch);
     add_int(argv, "--max-model-len", e->max_len_tokens);
@@ -111,10 +108,6 @@ static json_t *sglang_argv(const char *hf, const ppl_engine_layout *e, const eng
     add_str(argv, "--model-path");
     add_str(argv, hf);
     add_int(argv, "--tp-size", e->tp);
-    if (e->pp > 1) {
-        add_int(argv, "--pp-size", e->pp);
-        add_int(argv, "--nnodes", e->pp);
-    }
     add_int(argv, "--dp-size", dp);
     add_int(argv, "--max-running-requests", e->batch);
     add_int(argv, "--context-length", e->max_len_tokens);
@@ -137,15 +130,6 @@ static json_t *nodes_of(const char *hf, const ppl_engine_layout *e, const engine
                         int64_t per_server, argv_fn argv)
 {
     json_t *nodes = json_array();
-    if (e->pp > 1) { /* each replica's first server; its others join it */
-        json_t *n = json_object();
-        json_object_set_new(n, "count", json_integer(e->replicas));
-        json_object_set_new(n, "gpus", json_integer(e->tp));
-        json_object_set_new(n, "servers", json_integer(e->pp));
-        json_object_set_new(n, "argv", argv(hf, e, p, 1));
-        json_array_append_new(nodes, n);
-        return nodes;
-    }
     const int64_t a_node = per_server / e->tp; /* replicas a full server holds */
     const int64_t full = e->replicas / a_node, left = e->replicas % a_node;
     struct {
@@ -157,7 +141,6 @@ static json_t *nodes_of(const char *hf, const ppl_engine_layout *e, const engine
         json_t *n = json_object();
         json_object_set_new(n, "count", json_integer(groups[i].count));
         json_object_set_new(n, "gpus", json_integer(groups[i].dp * e->tp));
-        json_object_set_new(n, "servers", json_integer(1));
         json_object_set_new(n, "argv", argv(hf, e, p, groups[i].dp));
         json_array_append_new(nodes, n);
     }
@@ -192,6 +175,12 @@ json_t *ppl_launch_engines(const ppl_model *m, const ppl_engine_layout *e, int64
                      "%lld layers of width %lld with %lld heads (Llama 3 8B/70B, Llama 3.1 405B, "
                      "Qwen3 30B-A3B/235B-A22B, DeepSeek-V3)",
                      (long long)m->layers, (long long)m->hidden, (long long)m->heads);
+    } else if (e->pp > 1) {
+        snprintf(why, sizeof why,
+                 "a replica of %lld pipeline stages spans %lld servers, each needing the first's "
+                 "address and its rank at launch (SGLang's --dist-init-addr and --node-rank, "
+                 "vLLM's Ray cluster): not written yet",
+                 (long long)e->pp, (long long)e->pp);
     } else if (e->disaggregated) {
         snprintf(why, sizeof why,
                  "prefill/decode disaggregation is not launched yet: its KV transfer backend and "
@@ -206,9 +195,8 @@ json_t *ppl_launch_engines(const ppl_model *m, const ppl_engine_layout *e, int64
                  "the longest sequence, %lld tokens, is above %s's max_position_embeddings "
                  "(%lld), which both engines refuse",
                  (long long)e->max_len_tokens, ck->hf_model, (long long)ck->max_positions);
-    } else if (e->tp < 1 || per_server % e->tp != 0 || m->heads % e->tp != 0 || e->pp < 0 ||
-               (e->pp > 1 && e->tp != per_server) || e->replicas < 1 || e->batch < 1 ||
-               !(e->memory_share > 0.0) || e->memory_share > 1.0) {
+    } else if (e->tp < 1 || per_server % e->tp != 0 || m->heads % e->tp != 0 || e->replicas < 1 ||
+               e->batch < 1 || !(e->memory_share > 0.0) || e->memory_share > 1.0) {
         snprintf(why, sizeof why,
                  "tp %lld, %lld replicas, batch %lld and a memory share of %g are no engine "
                  "layout on servers of %lld GPUs",

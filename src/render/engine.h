@@ -21,7 +21,7 @@ struct json_t;
  * engine gives its memory back while a trainer runs on the same GPUs (rl). */
 typedef struct ppl_engine_layout {
     int64_t tp, batch, replicas;
-    int64_t pp; /* pipeline stages of tp GPUs, each on servers of its own (0: 1) */
+    int64_t pp; /* pipeline stages of tp GPUs, each a server (0: 1): not launched yet */
     int64_t max_len_tokens;
     ppl_precision precision;
     double memory_share; /* 0 < share <= 1 */

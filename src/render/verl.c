@@ -55,6 +55,13 @@ static bool pool_of(int64_t gpus, int64_t per_server, int64_t *nnodes, int64_t *
     return gpus % per_server == 0;
 }
 
+/* How Megatron-Core splits c's layers over its stages (config.h). */
+static ppl_split_form split_form(const ppl_config *c)
+{
+    bool embedding, loss;
+    return c->pp > 1 ? ppl_split_form_of(c, c->vp, &embedding, &loss) : PPL_SPLIT_EVEN;
+}
+
 json_t *ppl_launch_verl(const ppl_model *m, const ppl_rl_plan *p, const ppl_rl_workload *w,
                         int64_t per_server, double gpu_bytes, char *why, size_t len)
 {
@@ -100,6 +107,11 @@ json_t *ppl_launch_verl(const ppl_model *m, const ppl_rl_plan *p, const ppl_rl_w
     else if (c->schedule != PPL_SCHEDULE_1F1B)
         snprintf(why, len, "verl's Megatron actor runs Megatron-Core's 1F1B: no %s schedule",
                  ppl_schedule_names[c->schedule]);
+    else if (split_form(c) == PPL_SPLIT_NONE || split_form(c) == PPL_SPLIT_LAYOUT)
+        snprintf(why, len,
+                 "the stages' layers (%lld first, %lld last) are no first/last counts nor "
+                 "accounted ends Megatron-Core builds from verl's override dict",
+                 (long long)c->split.first, (long long)c->split.last);
     else if (c->cp > 1 && c->cp_comm == PPL_CP_COMM_A2A_P2P)
         snprintf(why, len,
                  "verl's override dict sets no hierarchical context-parallel sizes, which "
@@ -181,11 +193,19 @@ json_t *ppl_launch_verl(const ppl_model *m, const ppl_rl_plan *p, const ppl_rl_w
     } else if (c->recompute == PPL_RECOMPUTE_SELECTIVE) {
         set(ov, OTC "recompute_granularity=selective");
     }
-    const ppl_stage_split even = ppl_stage_split_default(m->layers, c->pp);
-    if (c->pp > 1 && !ppl_stage_split_equal(&even, &c->split)) {
-        /* Megatron-Core's TransformerConfig fields, added to the override dict */
+    /* the stages' layers as Megatron-Core builds them (launch.c does the same with
+     * Megatron-LM's flags): its TransformerConfig fields, added to the dict */
+    bool embedding = false, loss = false;
+    const ppl_split_form form =
+        c->pp > 1 ? ppl_split_form_of(c, c->vp, &embedding, &loss) : PPL_SPLIT_EVEN;
+    if (form == PPL_SPLIT_ENDS) {
         set(ov, "+" OTC "num_layers_in_first_pipeline_stage=%lld", (long long)c->split.first);
         set(ov, "+" OTC "num_layers_in_last_pipeline_stage=%lld", (long long)c->split.last);
+    } else if (form == PPL_SPLIT_ACCOUNT) {
+        if (embedding)
+            set(ov, "+" OTC "account_for_embedding_in_pipeline_split=True");
+        if (loss)
+            set(ov, "+" OTC "account_for_loss_in_pipeline_split=True");
     }
     if (c->cp > 1 && c->cp_comm != PPL_CP_COMM_P2P)
         set(ov, "+" OTC "cp_comm_type=%s", ppl_cp_comm_names[c->cp_comm]);

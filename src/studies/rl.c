@@ -303,7 +303,7 @@ ppl_status ppl_rl_search(const ppl_eval_ctx *ctx, const ppl_rl_opts *o, ppl_rl_r
         if (tried && !rolled) {
             const int64_t domain = ppl_topology_server_domain(t);
             char why[512];
-            ppl_serve_unfit(ctx, w->precision, domain < o->gpus ? domain : o->gpus, why,
+            ppl_serve_unfit(ctx, w->precision, domain < o->gpus ? domain : o->gpus, false, why,
                             sizeof why);
             return ppl_error_set(err, PPL_INFEASIBLE, "", "", "%s%s", why,
                                  o->engine_tp > 0 ? ""

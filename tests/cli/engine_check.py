@@ -32,7 +32,6 @@ MAX_POSITIONS = {
 # flag: (kind, field); kind "int", "float", "str", or "bool" (bare)
 VLLM = {
     "--tensor-parallel-size": ("int", "tp"),
-    "--pipeline-parallel-size": ("int", "pp"),
     "--data-parallel-size": ("int", "dp"),
     "--max-num-seqs": ("int", "batch"),
     "--max-model-len": ("int", "max_len"),
@@ -45,8 +44,6 @@ VLLM = {
 }
 SGLANG = {
     "--tp-size": ("int", "tp"),
-    "--pp-size": ("int", "pp"),
-    "--nnodes": ("int", "nnodes"),
     "--dp-size": ("int", "dp"),
     "--max-running-requests": ("int", "batch"),
     "--context-length": ("int", "max_len"),
@@ -117,16 +114,7 @@ def check_engine(engine, args, model, per_server):
          f"{model['heads']} attention heads not divisible by tp {tp}")
     need(dp >= 1 and tp * dp <= per_server, engine,
          f"tp {tp} x dp {dp} GPUs on a server of {per_server}")
-    pp = args.get("pp", 1)
-    need(pp >= 1, engine, f"pp {pp}")
-    if pp > 1:  # a stage a server, one replica an engine over pp servers
-        need(tp == per_server and dp == 1, engine, f"pp {pp} stages of tp {tp} x dp {dp}")
-        if engine == "sglang":
-            # server_args.py:1648-1650: (tp x pp) % nnodes == 0; a stage a node
-            need(args.get("nnodes") == pp and (tp * pp) % args["nnodes"] == 0, engine,
-                 f"--nnodes {args.get('nnodes')} for pp {pp}")
-    else:
-        need(args.get("nnodes", 1) == 1, engine, "--nnodes without stages")
+
     share = args.get("share")
     # vLLM: gpu_memory_utilization Field(gt=0, le=1), vllm/config/cache.py:103
     # (002f10e0); SGLang asserts no range on mem_fraction_static, and a share
@@ -147,7 +135,7 @@ def check_engine(engine, args, model, per_server):
         need(chunk >= batch, engine, f"max_num_batched_tokens {chunk} < max_num_seqs {batch}")
     if args.get("quantization"):
         need(args.get("kv") is not None, engine, "fp8 weights without an fp8 KV cache")
-    return tp, dp, pp
+    return tp, dp
 
 
 def check_layout(where, layout, launch, model, per_server, gpu_bytes):
@@ -159,9 +147,7 @@ def check_layout(where, layout, launch, model, per_server, gpu_bytes):
         replicas = 0
         for node in part["nodes"]:
             args = parse(engine, node["argv"])
-            tp, dp, pp = check_engine(engine, args, model, per_server)
-            need(pp == layout["pp"], where, f"{engine}: pp {pp}, the plan's {layout['pp']}")
-            need(node.get("servers") == pp, where, f"{engine}: {node.get('servers')} servers for pp {pp}")
+            tp, dp = check_engine(engine, args, model, per_server)
             need(args["model"] == launch["hf_model"], where, f"{engine} loads {args['model']}")
             need(node["gpus"] == tp * dp, where, f"{engine}: {node['gpus']} GPUs for tp x dp {tp * dp}")
             need(tp == layout["tp"], where, f"{engine}: tp {tp}, the plan's {layout['tp']}")
@@ -194,9 +180,9 @@ def layouts(plan, gpu_bytes):
     else:  # serve
         longest = wl["input_tokens"] + wl["output_tokens"]
         for k, r in enumerate(plan["results"], 1):
-            if r["mode"] != "aggregated":
+            if r["mode"] != "aggregated" or r["pp"] > 1:  # not launched yet
                 need(r["launch"]["vllm"] is None and r["launch"]["sglang"] is None,
-                     f"result {k}", "a disaggregated layout launched")
+                     f"result {k}", "a disaggregated or pipelined layout launched")
             yield f"result {k}", {
                 "tp": r["tp"], "pp": r["pp"], "batch": r["batch"], "replicas": r["replicas"],
                 "max_len": longest, "share": r["memory"]["capacity"] / gpu_bytes,

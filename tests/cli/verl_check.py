@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """verl_check.py - an rl plan's verl run, as verl v0.7.0 takes it.
 
-Usage: verl_check.py PLAN.json GPUS_PER_SERVER
+Usage: verl_check.py PLAN.json GPUS_PER_SERVER GPU_MEMORY_BYTES
 
 Reads `parplan rl --json` and, for each plan, launch.verl: the entry point and
 config its placement needs, every Hydra override a key of verl's config (with
@@ -62,7 +62,8 @@ OFF_POLICY_KEYS = {"rollout.nnodes": 12, "rollout.n_gpus_per_node": 14}
 # Megatron-Core TransformerConfig fields the override dict may add ("+")
 OTC = "actor_rollout_ref.actor.megatron.override_transformer_config."
 ADDED = {OTC + "num_layers_in_first_pipeline_stage", OTC + "num_layers_in_last_pipeline_stage",
-         OTC + "cp_comm_type"}
+         OTC + "account_for_embedding_in_pipeline_split",
+         OTC + "account_for_loss_in_pipeline_split", OTC + "cp_comm_type"}
 ENTRY = {  # placement: (module, config name)
     "colocated": ("verl.trainer.main_ppo", "ppo_megatron_trainer"),
     "disaggregated": ("recipe.one_step_off_policy.main_ppo", "one_step_off_ppo_megatron_trainer"),
@@ -159,17 +160,53 @@ def check(plan, per_server):
                             ("hybrid engine", g("actor_rollout_ref.hybrid_engine"),
                              placement == "colocated")):
         need(got == want, "verl", f"{name} {got}, the plan's {want}")
+    # the stages Megatron-Core builds from the dict (transformer_config.py: first
+    # and last counts, or the embedding and loss counted as a layer), each rank's
+    # layers, against the plan's
     stages = t["stage_layers"]
-    if pp > 1 and len(set(stages)) > 1:
-        need(g(OTC + "num_layers_in_first_pipeline_stage") == stages[0] and
-             g(OTC + "num_layers_in_last_pipeline_stage") == stages[-1], "verl",
-             f"uneven stages {stages} not set")
+    L = sum(stages)
+    first, last = g(OTC + "num_layers_in_first_pipeline_stage"), \
+        g(OTC + "num_layers_in_last_pipeline_stage")
+    emb, loss = bool(g(OTC + "account_for_embedding_in_pipeline_split")), \
+        bool(g(OTC + "account_for_loss_in_pipeline_split"))
+    if pp == 1:
+        built = [L]
+    elif first is not None or last is not None:
+        need(first is not None and last is not None and not emb and not loss, "verl",
+             "first and last counts with one missing or with accounted ends")
+        rest = L - first - last
+        need(pp == 2 and rest == 0 or pp > 2 and rest % (pp - 2) == 0, "verl",
+             f"{rest} middle layers over {pp - 2} stages")
+        built = [first] + [rest // (pp - 2)] * (pp - 2) + [last] if pp > 2 else [first, last]
+    else:
+        n, r = divmod(L + emb + loss, pp)
+        need(r == 0, "verl", f"{L} layers (+{emb + loss}) over {pp} stages")
+        built = [n] * pp
+        built[0] -= emb
+        built[-1] -= loss
+    need(built == stages, "verl", f"stages {built}, the plan's {stages}")
+    # the knobs the trainer's plan sets, each against its override
+    otc_rc = {"none": None, "selective": "selective", "full": "full"}
+    for name, got, want in (("etp", g(M + "expert_tensor_parallel_size"), t.get("etp", tp)),
+                            ("sp", g(M + "sequence_parallel"),
+                             bool(t["sequence_parallel"]) and tp > 1),
+                            ("recompute", g(OTC + "recompute_granularity"),
+                             otc_rc[t["recompute"].split(":")[0]]),
+                            ("cp algorithm", g(OTC + "cp_comm_type") or "p2p",
+                             t.get("cp_comm", "p2p") if cp > 1 else "p2p"),
+                            ("rollout share", round(g(R + "gpu_memory_utilization"), 3),
+                             round(e["memory"]["capacity"] / GPU_BYTES[0], 3)),
+                            ("offload", (g(M + "param_offload"), g(M + "grad_offload"),
+                                         g(M + "optimizer_offload")),
+                             (OFFLOADED[0],) * 3)):
+        need(got == want, "verl", f"{name} {got}, the plan's {want}")
     rollout_gpus = n_gpus if placement == "colocated" else \
         g("rollout.nnodes") * g("rollout.n_gpus_per_node")
     need(rollout_gpus == plan["rollout_gpus"], "verl",
          f"rollout {rollout_gpus} GPUs, the plan's {plan['rollout_gpus']}")
-    need(rollout_gpus // e["tp"] == e["replicas"], "verl",
-         f"{rollout_gpus // e['tp']} rollout replicas, the plan's {e['replicas']}")
+    rtp = g(R + "tensor_model_parallel_size")
+    need(rollout_gpus // rtp == e["replicas"], "verl",
+         f"{rollout_gpus // rtp} rollout replicas, the plan's {e['replicas']}")
     # forward-only passes: the old policy's, none one step off (its bypass_mode,
     # recipe/one_step_off_policy/ray_trainer.py:549), and the reference's with KL
     passes = (0 if placement == "disaggregated" else 1) + bool(g(A + "use_kl_loss"))
@@ -177,12 +214,15 @@ def check(plan, per_server):
 
 
 WORKLOAD = {}
+GPU_BYTES = [0.0]
+OFFLOADED = [False]
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         sys.stderr.write(__doc__)
         return 2
+    GPU_BYTES[0] = float(sys.argv[3])
     with open(sys.argv[1]) as f:
         doc = json.load(f)
     WORKLOAD.update(doc["workload"])
@@ -194,6 +234,9 @@ def main():
             if launch.get("verl") is None:
                 need(launch.get("verl_error"), f"result {k}", "no verl and no verl_error")
                 continue
+            # colocated, the trainer's states go to the host while the engine runs
+            # where the plan costs the move (time_s.offload)
+            OFFLOADED[0] = plan["placement"] == "colocated" and plan["time_s"]["offload"] > 0
             try:
                 check(plan, per_server)
             except Refused as e:
