@@ -55,13 +55,6 @@ static bool pool_of(int64_t gpus, int64_t per_server, int64_t *nnodes, int64_t *
     return gpus % per_server == 0;
 }
 
-/* How Megatron-Core splits c's layers over its stages (config.h). */
-static ppl_split_form split_form(const ppl_config *c)
-{
-    bool embedding, loss;
-    return c->pp > 1 ? ppl_split_form_of(c, c->vp, &embedding, &loss) : PPL_SPLIT_EVEN;
-}
-
 json_t *ppl_launch_verl(const ppl_model *m, const ppl_rl_plan *p, const ppl_rl_workload *w,
                         int64_t per_server, double gpu_bytes, char *why, size_t len)
 {
@@ -76,6 +69,10 @@ json_t *ppl_launch_verl(const ppl_model *m, const ppl_rl_plan *p, const ppl_rl_w
     const int64_t old_passes = async ? 0 : 1;
     const int64_t longest = w->input_tokens + w->output_max;
     int64_t nnodes = 0, per_node = 0, r_nnodes = 0, r_per_node = 0;
+    /* how Megatron-Core splits the layers over the stages (config.h) */
+    bool embedding = false, loss = false;
+    const ppl_split_form form =
+        c->pp > 1 ? ppl_split_form_of(c, c->vp, &embedding, &loss) : PPL_SPLIT_EVEN;
     if (!ck)
         snprintf(why, len,
                  "verl loads a Hugging Face checkpoint (actor_rollout_ref.model.path), "
@@ -107,7 +104,7 @@ json_t *ppl_launch_verl(const ppl_model *m, const ppl_rl_plan *p, const ppl_rl_w
     else if (c->schedule != PPL_SCHEDULE_1F1B)
         snprintf(why, len, "verl's Megatron actor runs Megatron-Core's 1F1B: no %s schedule",
                  ppl_schedule_names[c->schedule]);
-    else if (split_form(c) == PPL_SPLIT_NONE || split_form(c) == PPL_SPLIT_LAYOUT)
+    else if (form == PPL_SPLIT_NONE || form == PPL_SPLIT_LAYOUT)
         snprintf(why, len,
                  "the stages' layers (%lld first, %lld last) are no first/last counts nor "
                  "accounted ends Megatron-Core builds from verl's override dict",
@@ -195,9 +192,6 @@ json_t *ppl_launch_verl(const ppl_model *m, const ppl_rl_plan *p, const ppl_rl_w
     }
     /* the stages' layers as Megatron-Core builds them (launch.c does the same with
      * Megatron-LM's flags): its TransformerConfig fields, added to the dict */
-    bool embedding = false, loss = false;
-    const ppl_split_form form =
-        c->pp > 1 ? ppl_split_form_of(c, c->vp, &embedding, &loss) : PPL_SPLIT_EVEN;
     if (form == PPL_SPLIT_ENDS) {
         set(ov, "+" OTC "num_layers_in_first_pipeline_stage=%lld", (long long)c->split.first);
         set(ov, "+" OTC "num_layers_in_last_pipeline_stage=%lld", (long long)c->split.last);
