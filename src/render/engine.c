@@ -24,9 +24,6 @@
 #include "cost/serve.h"
 #include "render/hfcheckpoint.h"
 
-#define VLLM_VERSION "v0.11.0"
-#define SGLANG_VERSION "v0.5.4"
-
 static void add_str(json_t *argv, const char *s)
 {
     json_array_append_new(argv, json_string(s));
@@ -52,82 +49,90 @@ static void add_share(json_t *argv, const char *flag, double share)
  * or NULL: vLLM's and SGLang's fp8 quantize the weights as they load, and the
  * KV cache is kept in fp8 beside them (serve.h: one byte a value). */
 typedef struct engine_precision {
-    const char *dtype, *quantization, *kv_vllm, *kv_sglang;
+    const char *dtype, *quantization;
 } engine_precision;
 
 static bool precision_of(ppl_precision p, engine_precision *out)
 {
     switch (p) {
-    case PPL_PRECISION_BF16: *out = (engine_precision){"bfloat16", NULL, NULL, NULL}; return true;
-    case PPL_PRECISION_FP16: *out = (engine_precision){"float16", NULL, NULL, NULL}; return true;
-    case PPL_PRECISION_FP8:
-        *out = (engine_precision){"bfloat16", "fp8", "fp8", "fp8_e4m3"};
-        return true;
+    case PPL_PRECISION_BF16: *out = (engine_precision){"bfloat16", NULL}; return true;
+    case PPL_PRECISION_FP16: *out = (engine_precision){"float16", NULL}; return true;
+    case PPL_PRECISION_FP8: *out = (engine_precision){"bfloat16", "fp8"}; return true;
     default: return false;
     }
 }
 
-/* Each node's engine: [{count, argv}], the full servers first, then the one
- * that holds the replicas left. */
-typedef json_t *(*argv_fn)(const char *hf, const ppl_engine_layout *e, const engine_precision *p,
-                           int64_t dp);
+/* An engine, one row: its command and the flag that sets each figure of the
+ * layout (arg_utils.py, server_args.py). */
+typedef struct engine_row {
+    const char *key, *version;
+    const char *head[3];    /* the command before the checkpoint */
+    const char *model_flag; /* NULL: the checkpoint is the first argument */
+    const char *tp, *dp, *batch, *max_len, *chunk, *share;
+    const char *kv_fp8;  /* the KV cache's fp8 dtype, by the engine's name */
+    const char *release; /* colocated: the engine's memory given back while training */
+} engine_row;
 
-static json_t *vllm_argv(const char *hf, const ppl_engine_layout *e, const engine_precision *p,
-                         int64_t dp)
+static const engine_row engines[] = {
+    {.key = "vllm",
+     .version = "v0.11.0",
+     .head = {"vllm", "serve", NULL},
+     .model_flag = NULL,
+     .tp = "--tensor-parallel-size",
+     .dp = "--data-parallel-size",
+     .batch = "--max-num-seqs",
+     .max_len = "--max-model-len",
+     .chunk = "--max-num-batched-tokens",
+     .share = "--gpu-memory-utilization",
+     .kv_fp8 = "fp8",
+     .release = "--enable-sleep-mode"},
+    {.key = "sglang",
+     .version = "v0.5.4",
+     .head = {"python3", "-m", "sglang.launch_server"},
+     .model_flag = "--model-path",
+     .tp = "--tp-size",
+     .dp = "--dp-size",
+     .batch = "--max-running-requests",
+     .max_len = "--context-length",
+     .chunk = "--chunked-prefill-size",
+     .share = "--mem-fraction-static",
+     .kv_fp8 = "fp8_e4m3",
+     .release = "--enable-memory-saver"},
+};
+
+/* A server's command for its dp replicas of the layout. */
+static json_t *argv_of(const engine_row *r, const char *hf, const ppl_engine_layout *e,
+                       const engine_precision *p, int64_t dp)
 {
     json_t *argv = json_array();
-    add_str(argv, "vllm");
-    add_str(argv, "serve");
+    for (size_t i = 0; i < sizeof r->head / sizeof r->head[0] && r->head[i]; i++)
+        add_str(argv, r->head[i]);
+    if (r->model_flag)
+        add_str(argv, r->model_flag);
     add_str(argv, hf);
-    add_int(argv, "--tensor-parallel-size", e->tp);
-    add_int(argv, "--data-parallel-size", dp);
-    add_int(argv, "--max-num-seqs", e->batch);
-    add_int(argv, "--max-model-len", e->max_len_tokens);
-    add_int(argv, "--max-num-batched-tokens", PPL_SERVE_CHUNK_TOKENS);
-    add_share(argv, "--gpu-memory-utilization", e->memory_share);
+    add_int(argv, r->tp, e->tp);
+    add_int(argv, r->dp, dp);
+    add_int(argv, r->batch, e->batch);
+    add_int(argv, r->max_len, e->max_len_tokens);
+    add_int(argv, r->chunk, PPL_SERVE_CHUNK_TOKENS);
+    add_share(argv, r->share, e->memory_share);
     add_str(argv, "--dtype");
     add_str(argv, p->dtype);
     if (p->quantization) {
         add_str(argv, "--quantization");
         add_str(argv, p->quantization);
         add_str(argv, "--kv-cache-dtype");
-        add_str(argv, p->kv_vllm);
+        add_str(argv, r->kv_fp8);
     }
     if (e->colocated)
-        add_str(argv, "--enable-sleep-mode");
+        add_str(argv, r->release);
     return argv;
 }
 
-static json_t *sglang_argv(const char *hf, const ppl_engine_layout *e, const engine_precision *p,
-                           int64_t dp)
-{
-    json_t *argv = json_array();
-    add_str(argv, "python3");
-    add_str(argv, "-m");
-    add_str(argv, "sglang.launch_server");
-    add_str(argv, "--model-path");
-    add_str(argv, hf);
-    add_int(argv, "--tp-size", e->tp);
-    add_int(argv, "--dp-size", dp);
-    add_int(argv, "--max-running-requests", e->batch);
-    add_int(argv, "--context-length", e->max_len_tokens);
-    add_int(argv, "--chunked-prefill-size", PPL_SERVE_CHUNK_TOKENS);
-    add_share(argv, "--mem-fraction-static", e->memory_share);
-    add_str(argv, "--dtype");
-    add_str(argv, p->dtype);
-    if (p->quantization) {
-        add_str(argv, "--quantization");
-        add_str(argv, p->quantization);
-        add_str(argv, "--kv-cache-dtype");
-        add_str(argv, p->kv_sglang);
-    }
-    if (e->colocated)
-        add_str(argv, "--enable-memory-saver");
-    return argv;
-}
-
-static json_t *nodes_of(const char *hf, const ppl_engine_layout *e, const engine_precision *p,
-                        int64_t per_server, argv_fn argv)
+/* The engine's launch {version, nodes}: each node's [{count, gpus, argv}], the
+ * full servers first, then the one that holds the replicas left. */
+static json_t *launch_of(const engine_row *r, const char *hf, const ppl_engine_layout *e,
+                         const engine_precision *p, int64_t per_server)
 {
     json_t *nodes = json_array();
     const int64_t a_node = per_server / e->tp; /* replicas a full server holds */
@@ -141,16 +146,11 @@ static json_t *nodes_of(const char *hf, const ppl_engine_layout *e, const engine
         json_t *n = json_object();
         json_object_set_new(n, "count", json_integer(groups[i].count));
         json_object_set_new(n, "gpus", json_integer(groups[i].dp * e->tp));
-        json_object_set_new(n, "argv", argv(hf, e, p, groups[i].dp));
+        json_object_set_new(n, "argv", argv_of(r, hf, e, p, groups[i].dp));
         json_array_append_new(nodes, n);
     }
-    return nodes;
-}
-
-static json_t *engine(const char *version, json_t *nodes)
-{
     json_t *o = json_object();
-    json_object_set_new(o, "version", json_string(version));
+    json_object_set_new(o, "version", json_string(r->version));
     json_object_set_new(o, "nodes", nodes);
     return o;
 }
@@ -204,17 +204,16 @@ json_t *ppl_launch_engines(const ppl_model *m, const ppl_engine_layout *e, int64
                  (long long)per_server);
     }
     json_object_set_new(o, "hf_model", ck ? json_string(ck->hf_model) : json_null());
-    if (why[0]) {
-        json_object_set_new(o, "vllm", json_null());
-        json_object_set_new(o, "vllm_error", json_string(why));
-        json_object_set_new(o, "sglang", json_null());
-        json_object_set_new(o, "sglang_error", json_string(why));
-        return o;
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+        const engine_row *r = &engines[i];
+        if (why[0]) {
+            char key[32];
+            snprintf(key, sizeof key, "%s_error", r->key);
+            json_object_set_new(o, r->key, json_null());
+            json_object_set_new(o, key, json_string(why));
+        } else {
+            json_object_set_new(o, r->key, launch_of(r, ck->hf_model, e, &p, per_server));
+        }
     }
-    json_object_set_new(o, "vllm",
-                        engine(VLLM_VERSION, nodes_of(ck->hf_model, e, &p, per_server, vllm_argv)));
-    json_object_set_new(
-        o, "sglang",
-        engine(SGLANG_VERSION, nodes_of(ck->hf_model, e, &p, per_server, sglang_argv)));
     return o;
 }
