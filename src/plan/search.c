@@ -139,8 +139,6 @@ typedef struct inner_choices {
  * total order (ranking.h). */
 typedef struct queued {
     ppl_config c;
-    choices sps;
-    unsigned cp_tried;
     double key;   /* seconds */
     size_t order; /* the enumeration's, for ties */
 } queued;
@@ -156,6 +154,16 @@ static int by_key(const void *a, const void *b)
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The knobs of search_replica that read the shape (tp, cp and cp_a2a set in c):
+ * sequence parallelism where tp > 1, and the CP algorithms to try. */
+static void shape_choices(const ppl_search_state *s, const ppl_config *c, inner_choices *k)
+{
+    const ppl_pins *pin = s->opts->pins;
+    flags(pin->sequence_parallel,
+          c->tp > 1 && ppl_stack_supports(s->ctx->stack.stack)->sequence_parallel, &k->sps);
+    k->cp_tried = ppl_cp_comms_tried(s->ctx, pin->cp_comm, c);
 }
 
 /* The floor of c's shape at its first microbatch size, flash attention and
@@ -195,8 +203,7 @@ static bool enqueue(queue *q, ppl_search_state *s, const ppl_config *c, const in
         q->v = v;
         q->cap = cap;
     }
-    q->v[q->n] = (queued){
-        .c = *c, .sps = k->sps, .cp_tried = k->cp_tried, .key = shape_key(s, *c, k), .order = q->n};
+    q->v[q->n] = (queued){.c = *c, .key = shape_key(s, *c, k), .order = q->n};
     q->n++;
     return true;
 }
@@ -568,13 +575,12 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         c.tp = tps.v[a];
         if (m->heads % c.tp != 0 || (m->kv_heads % c.tp != 0 && c.tp % m->kv_heads != 0))
             continue;
-        flags(pin->sequence_parallel, c.tp > 1 && can->sequence_parallel, &inner.sps);
         for (int b = 0; b < cps.n; b++) {
             c.cp = cps.v[b];
             if (c.tp * c.cp > gpus || (!up_to && gpus % (c.tp * c.cp) != 0))
                 continue;
             c.cp_a2a = ppl_cp_a2a_size(m, t, c.tp, c.cp);
-            inner.cp_tried = ppl_cp_comms_tried(ctx, pin->cp_comm, &c);
+            shape_choices(&s, &c, &inner);
             /* pp divides gpus / (tp cp); under a ceiling any pp up to it will do */
             int64_t pp_room = gpus / (c.tp * c.cp);
             pp_all.n = 0;
@@ -633,8 +639,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         qsort(shapes.v, shapes.n, sizeof *shapes.v, by_key);
     for (size_t i = 0; i < shapes.n && !out_of_memory; i++) {
         progress(&s, (double)i / (double)shapes.n);
-        inner.sps = shapes.v[i].sps;
-        inner.cp_tried = shapes.v[i].cp_tried;
+        shape_choices(&s, &shapes.v[i].c, &inner);
         search_replica(&s, shapes.v[i].c, &inner);
     }
     free(shapes.v);
