@@ -49,6 +49,12 @@ static int by_throughput(const void *a, const void *b)
     return x->layout.batch < y->layout.batch ? -1 : x->layout.batch > y->layout.batch;
 }
 
+/* Whether a row's latencies are within --tpot and --ttft (each when given). */
+static bool meets_targets(const ppl_args *a, const serve_row *r)
+{
+    return !(a->tpot_s > 0 && r->tpot_s > a->tpot_s) && !(a->ttft_s > 0 && r->ttft_s > a->ttft_s);
+}
+
 /* The engines' launch of a row (render/engine.h). */
 static json_t *launch_json(const serve_row *r, const ppl_model *m, const ppl_topology *t,
                            const ppl_serve_workload *w)
@@ -148,8 +154,7 @@ ppl_status cmd_serve(cli *c)
                 r.total_tokens_per_s = (double)r.replicas * r.e.tokens_per_s;
                 r.gpus = r.replicas * tp * pp;
                 r.ttft_s = r.e.prefill_s, r.tpot_s = r.e.tpot_s;
-                if (!((a->tpot_s > 0 && r.tpot_s > a->tpot_s) ||
-                      (a->ttft_s > 0 && r.ttft_s > a->ttft_s)))
+                if (meets_targets(a, &r))
                     rows[n++] = r;
                 /* the same decode replicas beside prefill replicas of their own (no
                  * pipeline yet) */
@@ -164,8 +169,7 @@ ppl_status cmd_serve(cli *c)
                     q.gpus = q.d.prefill_replicas * ptp + q.d.decode_replicas * tp;
                     q.ttft_s = q.d.ttft_s, q.tpot_s = q.d.tpot_s;
                     q.total_tokens_per_s = q.d.tokens_per_s;
-                    if (!((a->tpot_s > 0 && q.tpot_s > a->tpot_s) ||
-                          (a->ttft_s > 0 && q.ttft_s > a->ttft_s)))
+                    if (meets_targets(a, &q))
                         rows[n++] = q;
                 }
             }
