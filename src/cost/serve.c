@@ -149,6 +149,8 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     const double tp = (double)l->tp, batch = (double)l->batch;
     const int64_t stages = l->pp > 1 ? l->pp : 1;
     const double pp = (double)stages;
+    /* groups in flight: as many as there are stages, or sequences when fewer */
+    const double groups = fmin(pp, batch);
     const double split = kv_split(m, l->tp);
     out->kv_bytes_per_token = ppl_kv_bytes_per_token(m, bytes);
     out->weight_bytes = f->params_total * bytes / tp;
@@ -176,16 +178,15 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     k = k < 1 ? 1 : k > l->batch ? l->batch : k;
     out->prefill_prompts = k;
     /* a prompt's share of a stage's time: its stages prefill other chunks meanwhile,
-     * as many as there are groups in flight (below) */
+     * as many as there are groups in flight */
     out->prefill_share_s = (k == 1 ? prefill_time(ctx, l, w->input_tokens, 1)
                                    : prefill_time(ctx, l, w->input_tokens, k) / (double)k) /
-                           fmin(pp, batch);
+                           groups;
 
     /* decode, a stage's step for its group of batch / pp sequences over its L / pp
      * layers, at the mean context over the response (prompt + half the output) */
     const double context = (double)w->input_tokens + 0.5 * (double)w->output_tokens;
-    /* as many groups in flight as there are stages, or sequences when fewer */
-    const double group = batch / fmin(pp, batch);
+    const double group = batch / groups;
     out->decode_read_bytes = (decode_weights(m, f, group) * bytes / tp +
                               group * context * out->kv_bytes_per_token / split) /
                              pp;
