@@ -14,11 +14,9 @@
 /* The largest batch tried: an engine's max_num_seqs is of this order (vLLM's
  * default 256; SGLang's max_running_requests up to thousands). */
 #define SERVE_MAX_BATCH 4096
-/* Layouts tried: tp and batch powers of two (at most 63 of tp in an int64_t, 13
- * of batch up to 4096), each aggregated and beside prefill replicas of each tp,
- * and with pipeline stages (at most 63 counts) at the server's tp. */
-#define SERVE_LAYOUTS (63 * 13)
-#define SERVE_ROWS (SERVE_LAYOUTS * 8 + 63 * 13)
+/* Prefill layouts a disaggregated row may take: tp (at most 63 powers of two in
+ * an int64_t), each alone or with the experts over ep GPUs (at most 63 more). */
+#define SERVE_PREFILL_LAYOUTS (63 * 64)
 
 typedef struct serve_row {
     ppl_serve_layout layout; /* the (decode) replicas' */
@@ -42,6 +40,10 @@ static int by_throughput(const void *a, const void *b)
         return x->disaggregated ? 1 : -1;
     if (x->d.prefill_tp != y->d.prefill_tp)
         return x->d.prefill_tp < y->d.prefill_tp ? -1 : 1;
+    if (x->d.prefill_ep != y->d.prefill_ep)
+        return x->d.prefill_ep < y->d.prefill_ep ? -1 : 1;
+    if (x->layout.ep != y->layout.ep)
+        return x->layout.ep < y->layout.ep ? -1 : 1;
     if (x->layout.tp != y->layout.tp)
         return x->layout.tp < y->layout.tp ? -1 : 1;
     if (x->layout.pp != y->layout.pp)
@@ -62,6 +64,7 @@ static json_t *launch_json(const serve_row *r, const ppl_model *m, const ppl_top
     const ppl_engine_layout e = {
         .tp = r->layout.tp,
         .pp = r->layout.pp,
+        .ep = r->layout.ep,
         .batch = r->layout.batch,
         .replicas = r->replicas,
         .max_len_tokens = w->input_tokens + w->output_tokens,
@@ -72,15 +75,31 @@ static json_t *launch_json(const serve_row *r, const ppl_model *m, const ppl_top
     return ppl_launch_engines(m, &e, t->gpus_per_server);
 }
 
+/* A replica's ep in the table: "-" without expert parallelism. */
+static void ep_cell(const ppl_serve_layout *l, char *buf, size_t size)
+{
+    if (l->ep > 1)
+        snprintf(buf, size, "%lld", (long long)l->ep);
+    else
+        snprintf(buf, size, "-");
+}
+
 static json_t *row_json(const serve_row *r)
 {
     json_t *o = json_object(), *mem = json_object();
     json_object_set_new(o, "mode", json_string(r->disaggregated ? "disaggregated" : "aggregated"));
     json_object_set_new(o, "tp", json_integer(r->layout.tp));
     json_object_set_new(o, "pp", json_integer(r->layout.pp));
+    json_object_set_new(o, "ep", json_integer(r->layout.ep > 1 ? r->layout.ep : 1));
+    json_object_set_new(o, "attention_dp",
+                        json_integer(ppl_serve_replica_batch(&r->layout) / r->layout.batch));
     json_object_set_new(o, "batch", json_integer(r->layout.batch));
     json_object_set_new(o, "replicas", json_integer(r->replicas));
     json_object_set_new(o, "prefill_tp", json_integer(r->disaggregated ? r->d.prefill_tp : 0));
+    json_object_set_new(o, "prefill_ep",
+                        json_integer(!r->disaggregated     ? 0
+                                     : r->d.prefill_ep > 1 ? r->d.prefill_ep
+                                                           : 1));
     json_object_set_new(o, "prefill_replicas",
                         json_integer(r->disaggregated ? r->d.prefill_replicas : 0));
     json_object_set_new(o, "kv_transfer_s",
@@ -110,9 +129,62 @@ static json_t *row_json(const serve_row *r)
 }
 
 static const char not_costed[] =
-    "expert parallelism, CUDA graphs and host time, prefix caching, speculative "
-    "decoding, queueing; against measured engines the throughput is off by 22.6% on "
+    "CUDA graphs and host time, prefix caching, speculative "
+    "decoding, queueing; against measured engines the throughput is off by 22.3% on "
     "average, mostly too high (validate --runs tests/data/serve-runs.json)";
+
+/* A replica's shape at some tp: pipeline stages (pp) or the experts spread
+ * (ep), at most one of them. */
+typedef struct serve_shape {
+    int64_t pp, ep;
+} serve_shape;
+/* no stages or experts spread; at most 63 counts of stages and 63 of ep */
+#define SERVE_SHAPES (1 + 63 + 63)
+
+/* The shapes of a replica of at most `gpus` GPUs at tp (which must divide the
+ * heads; none otherwise): tp alone; pipeline stages of whole servers each (serve.h)
+ * at the server's tp, as many as the servers and the layers allow (`stages`);
+ * a MoE model's experts over ep GPUs, ep = 2, 4, ... times tp, whole servers
+ * once above one, dividing the experts (each GPU the same count). */
+static size_t shapes_at(const ppl_model *m, const ppl_topology *t, int64_t tp, int64_t gpus,
+                        bool stages, serve_shape *out)
+{
+    size_t n = 0;
+    if (m->heads % tp != 0 || tp > gpus)
+        return 0;
+    out[n++] = (serve_shape){.pp = 1, .ep = 0};
+    for (int64_t pp = 2; stages && tp == t->gpus_per_server && tp * pp <= gpus &&
+                         pp <= t->servers && pp <= m->layers;
+         pp *= 2)
+        out[n++] = (serve_shape){.pp = pp, .ep = 0};
+    for (int64_t ep = 2 * tp; m->has_moe && ep <= gpus && ep <= m->moe.experts; ep *= 2)
+        if (m->moe.experts % ep == 0 && (ep <= t->gpus_per_server || ep % t->gpus_per_server == 0))
+            out[n++] = (serve_shape){.pp = 1, .ep = ep};
+    return n;
+}
+
+typedef struct serve_prefill {
+    ppl_serve_layout layout;
+    ppl_serve_estimate e;
+} serve_prefill;
+
+typedef struct serve_rows {
+    serve_row *v;
+    size_t n, cap;
+} serve_rows;
+
+static bool push_row(serve_rows *l, const serve_row *r)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        serve_row *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        l->v = v, l->cap = cap;
+    }
+    l->v[l->n++] = *r;
+    return true;
+}
 
 ppl_status cmd_serve(cli *c)
 {
@@ -129,53 +201,70 @@ ppl_status cmd_serve(cli *c)
     const ppl_serve_workload w = {a->input_len, a->output_len};
     /* tp within one NVLink domain and one server, dividing the heads */
     const int64_t domain = ppl_topology_server_domain(&topo);
-    /* aggregated layouts, and disaggregated ones: a prefill tp (powers of two)
-     * for each decode layout */
-    serve_row *rows = calloc(SERVE_ROWS, sizeof *rows);
-    if (!rows)
+    /* the prefill layouts a disaggregated row may take, each costed once */
+    serve_prefill *prefills = calloc(SERVE_PREFILL_LAYOUTS, sizeof *prefills);
+    serve_rows rows = {0};
+    if (!prefills)
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
-    size_t n = 0, fitting = 0;
-    for (int64_t tp = 1; tp <= domain && tp <= gpus; tp *= 2) {
-        if (model.heads % tp != 0)
-            continue;
-        /* pipeline stages of whole servers each (serve.h), as many as the GPUs,
-         * the servers and the layers allow */
-        for (int64_t pp = 1; pp == 1 || (tp == topo.gpus_per_server && tp * pp <= gpus &&
-                                         pp <= topo.servers && pp <= model.layers);
-             pp *= 2)
-            for (int64_t batch = 1; batch <= SERVE_MAX_BATCH && n < SERVE_ROWS; batch *= 2) {
-                serve_row r = {
-                    .layout = {.tp = tp, .batch = batch, .precision = precision, .pp = pp},
-                    .replicas = gpus / (tp * pp)};
+    size_t n_prefills = 0, fitting = 0;
+    serve_shape shapes[SERVE_SHAPES];
+    for (int64_t tp = 1; tp <= domain && tp < gpus; tp *= 2) {
+        const size_t k = shapes_at(&model, &topo, tp, gpus - 1, false, shapes);
+        for (size_t i = 0; i < k && n_prefills < SERVE_PREFILL_LAYOUTS; i++) {
+            serve_prefill *p = &prefills[n_prefills];
+            p->layout = ppl_serve_prefill_layout(tp, shapes[i].ep, precision, &w);
+            ppl_serve_cost(&ctx, &p->layout, &w, &p->e);
+            n_prefills += p->e.fits;
+        }
+    }
+    /* aggregated layouts, and disaggregated ones beside each prefill layout */
+    bool ok = true;
+    for (int64_t tp = 1; ok && tp <= domain && tp <= gpus; tp *= 2) {
+        const size_t k = shapes_at(&model, &topo, tp, gpus, true, shapes);
+        for (size_t i = 0; ok && i < k; i++)
+            for (int64_t batch = 1; ok && batch <= SERVE_MAX_BATCH; batch *= 2) {
+                serve_row r = {.layout = {.tp = tp,
+                                          .batch = batch,
+                                          .precision = precision,
+                                          .pp = shapes[i].pp,
+                                          .ep = shapes[i].ep}};
+                const int64_t replica = ppl_serve_replica_gpus(&r.layout);
+                r.replicas = gpus / replica;
                 ppl_serve_cost(&ctx, &r.layout, &w, &r.e);
                 if (!r.e.fits)
                     break; /* a larger batch holds more cache */
                 fitting++;
                 r.total_tokens_per_s = (double)r.replicas * r.e.tokens_per_s;
-                r.gpus = r.replicas * tp * pp;
+                r.gpus = r.replicas * replica;
                 r.ttft_s = r.e.prefill_s, r.tpot_s = r.e.tpot_s;
                 if (meets_targets(a, &r))
-                    rows[n++] = r;
+                    ok = push_row(&rows, &r);
                 /* the same decode replicas beside prefill replicas of their own (no
                  * pipeline yet) */
-                for (int64_t ptp = 1; pp == 1 && ptp <= domain && ptp < gpus && n < SERVE_ROWS;
-                     ptp *= 2) {
+                for (size_t j = 0; ok && r.layout.pp == 1 && j < n_prefills; j++) {
                     serve_row q = r;
                     q.disaggregated = true;
-                    if (model.heads % ptp != 0 ||
-                        !ppl_serve_disagg_cost(&ctx, ptp, &r.layout, &w, gpus, &q.d))
+                    if (!ppl_serve_disagg_cost(&ctx, &prefills[j].layout, &prefills[j].e, &r.layout,
+                                               &r.e, &w, gpus, &q.d))
                         continue;
                     q.replicas = q.d.decode_replicas;
-                    q.gpus = q.d.prefill_replicas * ptp + q.d.decode_replicas * tp;
+                    q.gpus = q.d.prefill_replicas * ppl_serve_replica_gpus(&prefills[j].layout) +
+                             q.d.decode_replicas * replica;
                     q.ttft_s = q.d.ttft_s, q.tpot_s = q.d.tpot_s;
                     q.total_tokens_per_s = q.d.tokens_per_s;
                     if (meets_targets(a, &q))
-                        rows[n++] = q;
+                        ok = push_row(&rows, &q);
                 }
             }
     }
+    free(prefills);
+    if (!ok) {
+        free(rows.v);
+        return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
+    }
+    const size_t n = rows.n;
     if (n == 0) {
-        free(rows);
+        free(rows.v);
         if (fitting == 0) {
             char why[512];
             ppl_serve_unfit(&ctx, precision, domain < gpus ? domain : gpus, true, why, sizeof why);
@@ -186,7 +275,7 @@ ppl_status cmd_serve(cli *c)
                              "--ttft",
                              fitting);
     }
-    qsort(rows, n, sizeof *rows, by_throughput);
+    qsort(rows.v, n, sizeof *rows.v, by_throughput);
     const size_t shown = n < (size_t)a->top ? n : (size_t)a->top;
     if (a->json) {
         json_t *doc = ppl_json_document(), *list = json_array(), *wl = json_object(),
@@ -203,16 +292,17 @@ ppl_status cmd_serve(cli *c)
         json_object_set_new(targets, "ttft_s",
                             a->ttft_s > 0 ? ppl_json_real(a->ttft_s) : json_null());
         json_object_set_new(doc, "targets", targets);
-        json_object_set_new(doc, "kv_bytes_per_token", ppl_json_real(rows[0].e.kv_bytes_per_token));
+        json_object_set_new(doc, "kv_bytes_per_token",
+                            ppl_json_real(rows.v[0].e.kv_bytes_per_token));
         for (size_t i = 0; i < shown; i++) {
-            json_t *r = row_json(&rows[i]);
+            json_t *r = row_json(&rows.v[i]);
             json_object_set_new(r, "rank", json_integer((json_int_t)i + 1));
-            json_object_set_new(r, "launch", launch_json(&rows[i], &model, &topo, &w));
+            json_object_set_new(r, "launch", launch_json(&rows.v[i], &model, &topo, &w));
             json_array_append_new(list, r);
         }
         json_object_set_new(doc, "results", list);
         json_object_set_new(doc, "not_costed", json_string(not_costed));
-        free(rows);
+        free(rows.v);
         return cli_emit_json(c, doc);
     }
     ppl_buf *out = &c->out;
@@ -222,41 +312,48 @@ ppl_status cmd_serve(cli *c)
                    model.name, topo.name, (long long)gpus, ppl_precision_name(precision),
                    (long long)w.input_tokens, (long long)w.output_tokens);
     ppl_buf_printf(out, "kv cache  %.0f B a token (%.3g GiB a 1,000-token sequence)\n\n",
-                   rows[0].e.kv_bytes_per_token,
-                   rows[0].e.kv_bytes_per_token * 1000.0 / 1073741824.0);
-    static const char *const header[] = {"#",    "mode",  "tp",       "batch",   "replicas", "TTFT",
-                                         "TPOT", "bound", "tokens/s", "per GPU", "mem GiB"};
-    enum { COLS = 11 };
+                   rows.v[0].e.kv_bytes_per_token,
+                   rows.v[0].e.kv_bytes_per_token * 1000.0 / 1073741824.0);
+    static const char *const header[] = {"#",    "mode", "tp",    "ep",       "batch",   "replicas",
+                                         "TTFT", "TPOT", "bound", "tokens/s", "per GPU", "mem GiB"};
+    enum { COLS = 12 };
     ppl_table t;
-    ppl_table_init(&t, COLS, "rlrrrrrlrrr");
+    ppl_table_init(&t, COLS, "rlrrrrrrlrrr");
     ppl_table_row(&t, header);
     for (size_t i = 0; i < shown; i++) {
-        const serve_row *r = &rows[i];
-        char cells[COLS][32];
-        snprintf(cells[0], 32, "%zu", i + 1);
-        snprintf(cells[1], 32, "%s", r->disaggregated ? "disaggregated" : "aggregated");
+        const serve_row *r = &rows.v[i];
+        char cells[COLS][48];
+        snprintf(cells[0], 48, "%zu", i + 1);
+        snprintf(cells[1], 48, "%s", r->disaggregated ? "disaggregated" : "aggregated");
         /* disaggregated: prefill+decode */
+        char ep[24];
+        ep_cell(&r->layout, ep, sizeof ep);
         if (r->disaggregated) {
-            snprintf(cells[2], 32, "%lld+%lld", (long long)r->d.prefill_tp,
+            char prefill_ep[24];
+            const ppl_serve_layout p = {.tp = r->d.prefill_tp, .ep = r->d.prefill_ep};
+            ep_cell(&p, prefill_ep, sizeof prefill_ep);
+            snprintf(cells[2], 48, "%lld+%lld", (long long)r->d.prefill_tp,
                      (long long)r->layout.tp);
-            snprintf(cells[4], 32, "%lld+%lld", (long long)r->d.prefill_replicas,
+            snprintf(cells[3], 48, "%s+%s", prefill_ep, ep);
+            snprintf(cells[5], 48, "%lld+%lld", (long long)r->d.prefill_replicas,
                      (long long)r->replicas);
         } else {
             if (r->layout.pp > 1) /* tp x pp stages */
-                snprintf(cells[2], 32, "%lldx%lld", (long long)r->layout.tp,
+                snprintf(cells[2], 48, "%lldx%lld", (long long)r->layout.tp,
                          (long long)r->layout.pp);
             else
-                snprintf(cells[2], 32, "%lld", (long long)r->layout.tp);
-            snprintf(cells[4], 32, "%lld", (long long)r->replicas);
+                snprintf(cells[2], 48, "%lld", (long long)r->layout.tp);
+            snprintf(cells[3], 48, "%s", ep);
+            snprintf(cells[5], 48, "%lld", (long long)r->replicas);
         }
-        snprintf(cells[3], 32, "%lld", (long long)r->layout.batch);
-        snprintf(cells[5], 32, "%.1f ms", r->ttft_s * 1e3);
-        snprintf(cells[6], 32, "%.2f ms", r->tpot_s * 1e3);
-        snprintf(cells[7], 32, "%s",
+        snprintf(cells[4], 48, "%lld", (long long)r->layout.batch);
+        snprintf(cells[6], 48, "%.1f ms", r->ttft_s * 1e3);
+        snprintf(cells[7], 48, "%.2f ms", r->tpot_s * 1e3);
+        snprintf(cells[8], 48, "%s",
                  r->e.decode_memory_s >= r->e.decode_compute_s ? "memory" : "compute");
-        snprintf(cells[8], 32, "%.0f", r->total_tokens_per_s);
-        snprintf(cells[9], 32, "%.0f", r->total_tokens_per_s / (double)r->gpus);
-        snprintf(cells[10], 32, "%.1f/%.0f", (r->e.weight_bytes + r->e.kv_bytes) / 1073741824.0,
+        snprintf(cells[9], 48, "%.0f", r->total_tokens_per_s);
+        snprintf(cells[10], 48, "%.0f", r->total_tokens_per_s / (double)r->gpus);
+        snprintf(cells[11], 48, "%.1f/%.0f", (r->e.weight_bytes + r->e.kv_bytes) / 1073741824.0,
                  r->e.capacity_bytes / 1073741824.0);
         ppl_table_row_fixed(&t, cells[0], sizeof cells[0]);
     }
@@ -267,11 +364,13 @@ ppl_status cmd_serve(cli *c)
         "\nmode: aggregated (each replica prefills and decodes) or disaggregated "
         "(prefill replicas send each prompt's KV cache to decode replicas; tp and "
         "replicas prefill+decode); tp: tensor-parallel GPUs of a replica, tp x pp with "
-        "pp pipeline stages of a server each; TTFT: one prompt's prefill (and its cache's "
+        "pp pipeline stages of a server each; ep: the GPUs a replica spreads a MoE's experts "
+        "over, its attention at tp in ep / tp groups of `batch` sequences each; TTFT: one prompt's "
+        "prefill (and its cache's "
         "transfer), unqueued; TPOT: the time between a sequence's tokens, the batch's "
         "decode step at the mean context and, aggregated, the prefills spread over "
         "the steps; tokens/s: output tokens of every replica.\nnot costed yet: %s\n",
         not_costed);
-    free(rows);
+    free(rows.v);
     return PPL_OK;
 }

@@ -207,7 +207,11 @@ ppl_status cli_validate_serve(cli *c, ppl_serve_run *runs, size_t n)
                 } else {
                     snprintf(meas, sizeof meas, "%.0f tok/s", runs[i].tokens_per_s);
                     snprintf(pred, sizeof pred, q->predicted ? "%.0f tok/s" : "-", q->value);
-                    snprintf(c4, sizeof c4, "%lld", (long long)runs[i].tp);
+                    if (runs[i].ep > 0)
+                        snprintf(c4, sizeof c4, "%lld ep%lld", (long long)runs[i].tp,
+                                 (long long)runs[i].ep);
+                    else
+                        snprintf(c4, sizeof c4, "%lld", (long long)runs[i].tp);
                     snprintf(c5, sizeof c5, q->predicted ? "%lld" : "-", (long long)q->batch);
                     snprintf(c6, sizeof c6, "%s",
                              !q->predicted     ? "does not fit"

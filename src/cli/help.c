@@ -229,17 +229,21 @@ static const help_text texts[] = {
      "over the steps.  Disaggregated layouts put prefill on replicas of their own,\n"
      "which send each prompt's KV cache to decode replicas: a shorter TPOT for some\n"
      "throughput.  Pipeline stages of a server each (tp x pp) hold a model too large\n"
-     "for one server: capacity, not speed, since each token crosses every stage.\n"
-     "A first piece (cost-model.md#serving-a-first-piece): no expert parallelism,\n"
-     "host time or queueing yet; against TensorRT-LLM's\n"
-     "published throughput it is 22.6% off on average (validate --runs\n"
-     "tests/data/serve-runs.json).  With --json each aggregated layout carries its\n"
-     "launch: every server's vllm serve and sglang.launch_server command (rl: the\n"
-     "rollout engine's, too).\n",
+     "for one server: capacity, not speed, since each token crosses every stage.  A\n"
+     "MoE's experts spread over ep GPUs (the ep column) hold it in less memory, the\n"
+     "attention at tp in ep / tp groups of `batch` sequences each, every MoE layer\n"
+     "sending its tokens to their experts and back as DeepEP does.  A first piece\n"
+     "(cost-model.md#serving-a-first-piece): no host time or queueing yet; against\n"
+     "TensorRT-LLM's published throughput it is 22.3% off on average (validate\n"
+     "--runs tests/data/serve-runs.json).  With --json each aggregated layout carries\n"
+     "its launch: every server's vllm serve and sglang.launch_server processes (rl:\n"
+     "the rollout engine's, too).\n",
      "  parplan serve --model llama3-70b --topology dgx-h100-superpod --gpus 8 \\\n"
      "      --input-len 2048 --output-len 512\n"
      "  parplan serve --model llama3-8b --topology dgx-h100-superpod --gpus 8 \\\n"
-     "      --input-len 1024 --output-len 256 --tpot 20ms --ttft 200ms --json\n"},
+     "      --input-len 1024 --output-len 256 --tpot 20ms --ttft 200ms --json\n"
+     "  parplan serve --model deepseek-v3 --topology dgx-h100-superpod --gpus 64 \\\n"
+     "      --precision fp8 --input-len 2000 --output-len 1000\n"},
     {PPL_CMD_RL,
      "parplan rl --model M --topology T --prompts N --input-len N --output-len N\n"
      "           [--samples K] [--output-max N] [--updates N] [--forward-passes N]\n"

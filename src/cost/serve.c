@@ -20,6 +20,20 @@
  * the heaviest stage's (ceil(L / pp) of the heaviest layer and the larger end).
  * Pipelining adds capacity, not speed: a token's time is that of the whole
  * model at tp, plus the sends.
+ *
+ * Expert parallelism (ep GPUs a replica) holds each routed expert whole on one
+ * GPU, E / ep of them, and the rest of the model at tp in ep / tp attention
+ * groups, each with a batch of its own: the layout of DeepSeek-V3's serving
+ * (DeepSeek-V3 report, Sec. 3.4: attention TP4 with DP, routed experts EP32
+ * for prefill and EP320 for decode) and of SGLang's and vLLM's DP attention.
+ * Every MoE layer sends each token to its top_k experts and back (dispatch and
+ * combine, the training model's ppl_ep_dispatch, as DeepEP sends them:
+ * expert_all_to_alls_s); the experts a
+ * decode step reads are those the whole replica's tokens touch, and the
+ * busiest GPU's share of the expert GEMMs is the routing's load factor
+ * (ppl_moe_load_factor).  Each group's tokens are split over its tp ranks for
+ * the dispatch and gathered back after the combine, costed as the dense MLP's
+ * all-reduce.
  */
 #include "cost/serve.h"
 
@@ -50,22 +64,57 @@ double ppl_experts_touched(const ppl_model *m, double tokens)
     return 1.0 - pow(1.0 - k, tokens);
 }
 
-/* Weights one decode step reads for `tokens` tokens, whole model: all but the
- * input embedding's table (a row a token) and the MTP modules (not run), the
- * output layer's matrix even when tied (it computes the logits), and of the
- * routed experts the share the tokens touch. */
-static double decode_weights(const ppl_model *m, const ppl_model_figures *f, double tokens)
+int64_t ppl_serve_replica_gpus(const ppl_serve_layout *l)
 {
-    double w = f->params_total - f->params_embedding - f->params_mtp;
+    return l->ep > 1 ? l->ep : l->tp * (l->pp > 1 ? l->pp : 1);
+}
+
+int64_t ppl_serve_replica_batch(const ppl_serve_layout *l)
+{
+    return l->ep > 1 ? l->batch * (l->ep / l->tp) : l->batch;
+}
+
+/* The routed experts' weights, every MoE layer (the MTP modules' not counted),
+ * and one token's: top_k of them. */
+static double routed_weights(const ppl_model *m, const ppl_model_figures *f, double *per_token)
+{
+    *per_token = 0.0;
+    if (!m->has_moe)
+        return 0.0;
+    ppl_layer_shape s;
+    ppl_layer_shape_of(m, 1, &s);
+    *per_token = (double)f->moe_layers * (double)m->moe.top_k * s.expert_weights;
+    return (double)f->moe_layers * (double)m->moe.experts * s.expert_weights;
+}
+
+/* Weights one decode step reads, whole model, but the routed experts: all but
+ * the input embedding's table (a row a token) and the MTP modules (not run),
+ * and the output layer's matrix even when tied (it computes the logits). */
+static double decode_dense_weights(const ppl_model *m, const ppl_model_figures *f, double routed)
+{
+    double w = f->params_total - f->params_embedding - f->params_mtp - routed;
     if (m->tied_embeddings)
         w += (double)m->vocab * (double)m->hidden;
-    if (m->has_moe) {
-        ppl_layer_shape s;
-        ppl_layer_shape_of(m, 1, &s);
-        double routed = (double)m->moe.experts * s.expert_weights;
-        w -= (double)f->moe_layers * routed * (1.0 - ppl_experts_touched(m, tokens));
-    }
     return w;
+}
+
+/* One token's attention FLOPs against `context` cached positions, every layer,
+ * whole model: the scores QK^T and the weighted sum of the values, 2 FLOPs a
+ * multiply-add over each head's query-key and value widths.  Under MLA the
+ * engines absorb the key and value up-projections into the query and the
+ * output (DeepSeek-V2 report, Sec. 2.1.3: W^UK into W^Q, W^UV into W^O), so each
+ * head scores the cached latent and rotary key (kv_lora_rank +
+ * qk_rope_head_dim wide) and sums the latent (kv_lora_rank): four times a
+ * 128-wide head's work, which makes MLA's decode compute-bound where GQA's is
+ * not. */
+static double decode_attention_flops(const ppl_model *m, double context)
+{
+    double qk = (double)m->head_dim, v = (double)m->head_dim;
+    if (m->attention == PPL_ATTENTION_MLA) {
+        qk = (double)(m->mla.kv_lora_rank + m->mla.qk_rope_head_dim);
+        v = (double)m->mla.kv_lora_rank;
+    }
+    return 2.0 * context * (double)m->heads * (qk + v) * (double)m->layers;
 }
 
 /* Bytes a weight or a cached value takes in the engine's precision. */
@@ -105,9 +154,41 @@ static double hop_s(const ppl_eval_ctx *ctx, double bytes)
     return ppl_collective_count(&ctx->net, PPL_OP_SENDRECV, &g, bytes, 1.0, NULL);
 }
 
+/* ep > 1: the MoE layers' dispatch and combine of `tokens` tokens a GPU over
+ * the replica's ep GPUs (a server's worth on each of its servers, or fewer in
+ * one): the dispatch in the engine's precision, the combine in bf16 (DeepSeek's
+ * inference system: FP8 dispatch, BF16 combine; open-infra-index day 6).
+ * Decoding (`low_latency`), each of a token's top_k copies is a message of its
+ * own, as DeepEP's low-latency kernels send them (RDMA to each expert's GPU, no
+ * forwarding); prefilling, a token crosses to each remote server once and is
+ * forwarded over NVLink there (its normal kernels). */
+static double expert_all_to_alls_s(const ppl_eval_ctx *ctx, const ppl_serve_layout *l,
+                                   double tokens, double dispatch_bytes, bool low_latency)
+{
+    const ppl_model *m = ctx->model;
+    if (l->ep <= 1 || !m->has_moe)
+        return 0.0;
+    const int64_t per = ctx->topo->gpus_per_server;
+    ppl_group g;
+    if (l->ep <= per)
+        ppl_group_servers(&ctx->net, 1, l->ep, &g);
+    else
+        ppl_group_servers(&ctx->net, (l->ep + per - 1) / per, per, &g);
+    const ppl_dispatch d = {.top_k = (double)m->moe.top_k,
+                            .node_limit = m->moe.router_node_limit,
+                            .dedup = !low_latency,
+                            .skew = ppl_moe_load_factor(m)};
+    ppl_coll dispatch, combine;
+    const double token = tokens * (double)m->hidden;
+    ppl_ep_dispatch(&ctx->net, &g, token * dispatch_bytes, &d, &dispatch);
+    ppl_ep_dispatch(&ctx->net, &g, token * 2.0, &d, &combine);
+    return (double)ctx->figures.moe_layers * (dispatch.time_s + combine.time_s);
+}
+
 /* The forward of `prompts` prompts of `tokens` tokens together, every layer at
- * tp, and two all-reduces a layer of their activations (Megatron's row-parallel
- * layers, as engines run them). */
+ * tp (the experts at ep, etp 1, when spread), two all-reduces a layer of their
+ * activations (Megatron's row-parallel layers, as engines run them), and the
+ * experts' all-to-alls. */
 static double prefill_time(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, int64_t tokens,
                            int64_t prompts)
 {
@@ -118,6 +199,8 @@ static double prefill_time(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, i
     memset(&c, 0, sizeof c);
     c.gpus = c.tp = l->tp;
     c.pp = c.cp = c.ep = c.etp = c.vp = c.dp = 1;
+    if (l->ep > 1 && m->has_moe)
+        c.ep = l->ep, c.dp = l->ep / l->tp;
     c.mbs = c.global_batch = prompts;
     c.microbatches = 1;
     c.precision = l->precision;
@@ -135,7 +218,9 @@ static double prefill_time(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, i
     const double act =
         (double)prompts * (double)tokens * (double)m->hidden * value_bytes(l->precision);
     return dense_layers * dense.forward_s + moe_layers * moe.forward_s +
-           all_reduces_s(ctx, l->tp, act, 2.0 * (double)m->layers);
+           all_reduces_s(ctx, l->tp, act, 2.0 * (double)m->layers) +
+           expert_all_to_alls_s(ctx, l, (double)prompts * (double)tokens / (double)l->tp,
+                                value_bytes(l->precision), false);
 }
 
 void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const ppl_serve_workload *w,
@@ -149,11 +234,20 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     const double tp = (double)l->tp, batch = (double)l->batch;
     const int64_t stages = l->pp > 1 ? l->pp : 1;
     const double pp = (double)stages;
+    /* the GPUs each routed expert is split over (tp), or spread over whole (ep) */
+    const bool spread = l->ep > 1 && m->has_moe;
+    const double experts_over = spread ? (double)l->ep : tp;
+    const double attention_groups = spread ? (double)(l->ep / l->tp) : 1.0;
     /* groups in flight: as many as there are stages, or sequences when fewer */
     const double groups = fmin(pp, batch);
     const double split = kv_split(m, l->tp);
+    double routed_token;
+    const double routed = routed_weights(m, f, &routed_token);
     out->kv_bytes_per_token = ppl_kv_bytes_per_token(m, bytes);
-    out->weight_bytes = f->params_total * bytes / tp;
+    /* the engines load no multi-token-prediction module unless they decode
+     * speculatively (not costed here) */
+    const double held = f->params_total - f->params_mtp;
+    out->weight_bytes = ((held - routed) / tp + routed / experts_over) * bytes;
     out->kv_bytes =
         batch * (double)(w->input_tokens + w->output_tokens) * out->kv_bytes_per_token / split;
     if (stages > 1) { /* the heaviest stage's: ceil(L / pp) layers */
@@ -184,56 +278,76 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
                            groups;
 
     /* decode, a stage's step for its group of batch / pp sequences over its L / pp
-     * layers, at the mean context over the response (prompt + half the output) */
+     * layers, at the mean context over the response (prompt + half the output);
+     * the routed experts read are those the replica's tokens touch, every
+     * attention group's */
     const double context = (double)w->input_tokens + 0.5 * (double)w->output_tokens;
     const double group = batch / groups;
-    out->decode_read_bytes = (decode_weights(m, f, group) * bytes / tp +
-                              group * context * out->kv_bytes_per_token / split) /
-                             pp;
+    const double touched = ppl_experts_touched(m, group * attention_groups);
+    out->decode_read_bytes =
+        ((decode_dense_weights(m, f, routed) / tp + routed * touched / experts_over) * bytes +
+         group * context * out->kv_bytes_per_token / split) /
+        pp;
     out->decode_memory_s = out->decode_read_bytes / (t->gpu.hbm_bandwidth_bps * ctx->eff.hbm);
     const double peak = t->gpu.flops[l->precision] > 0.0 ? t->gpu.flops[l->precision]
                                                          : t->gpu.flops[PPL_PRECISION_BF16];
     const double gemm_eff = l->precision == PPL_PRECISION_FP8 ? ctx->eff.gemm_fp8 : ctx->eff.gemm;
-    out->decode_compute_s = 2.0 * f->params_active * group / tp / pp / (peak * gemm_eff);
+    /* a GPU's share of the tokens' GEMMs, the busiest expert GPU's above it, and
+     * of their attention (heads split over tp, in 16-bit) */
+    const double skew = spread ? (ppl_moe_load_factor(m) - 1.0) * routed_token : 0.0;
+    out->decode_compute_s =
+        (2.0 * (f->params_active + skew) / (peak * gemm_eff) +
+         decode_attention_flops(m, context) / (t->gpu.flops[PPL_PRECISION_BF16] * ctx->eff.gemm)) *
+        group / tp / pp;
     out->decode_tp_s = all_reduces_s(ctx, l->tp, group * act_token, 2.0 * (double)m->layers / pp);
     out->decode_hop_s = stages > 1 ? hop_s(ctx, group * act_token) : 0.0;
+    out->decode_ep_s = expert_all_to_alls_s(ctx, l, group / tp, bytes, true);
     out->decode_step_s =
         pp * (fmax(out->decode_memory_s, out->decode_compute_s) + out->decode_tp_s) +
-        (pp - 1.0) * out->decode_hop_s;
+        (pp - 1.0) * out->decode_hop_s + out->decode_ep_s;
     /* every sequence's prompt is prefilled on the replica too, between decode
      * steps, in chunks */
     const double output = (double)w->output_tokens;
     out->tpot_s = out->decode_step_s + batch / output * out->prefill_share_s;
-    out->tokens_per_s = batch / out->tpot_s;
+    out->tokens_per_s = batch * attention_groups / out->tpot_s;
 }
 
-bool ppl_serve_disagg_cost(const ppl_eval_ctx *ctx, int64_t prefill_tp,
-                           const ppl_serve_layout *decode, const ppl_serve_workload *w,
+ppl_serve_layout ppl_serve_prefill_layout(int64_t tp, int64_t ep, ppl_precision precision,
+                                          const ppl_serve_workload *w)
+{
+    /* a prefill replica holds the weights and the chunk's caches until sent */
+    const int64_t chunk = PPL_SERVE_CHUNK_TOKENS / w->input_tokens;
+    return (ppl_serve_layout){
+        .tp = tp, .ep = ep, .batch = chunk > 1 ? chunk : 1, .precision = precision};
+}
+
+bool ppl_serve_disagg_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *prefill,
+                           const ppl_serve_estimate *prefill_cost, const ppl_serve_layout *decode,
+                           const ppl_serve_estimate *decode_cost, const ppl_serve_workload *w,
                            int64_t gpus, ppl_serve_disagg *out)
 {
     memset(out, 0, sizeof *out);
-    out->prefill_tp = prefill_tp;
-    /* a prefill replica holds the weights and the chunk's caches until sent */
-    const int64_t chunk = PPL_SERVE_CHUNK_TOKENS / w->input_tokens;
-    ppl_serve_layout p = {
-        .tp = prefill_tp, .batch = chunk > 1 ? chunk : 1, .precision = decode->precision};
-    ppl_serve_cost(ctx, &p, w, &out->prefill);
-    ppl_serve_cost(ctx, decode, w, &out->decode);
+    out->prefill_tp = prefill->tp;
+    out->prefill_ep = prefill->ep > 1 ? prefill->ep : 0;
+    out->prefill = *prefill_cost;
+    out->decode = *decode_cost;
     if (!out->prefill.fits || !out->decode.fits)
         return false;
-    /* prompts a second a prefill replica takes; requests a second a decode one */
-    const double rp = 1.0 / out->prefill.prefill_share_s;
-    const double rd =
-        (double)decode->batch / ((double)w->output_tokens * out->decode.decode_step_s);
-    const int64_t tp_d = decode->tp;
-    /* the rates match at P x rp = D x rd, P tp_p + D tp_d = gpus: the whole
+    /* prompts a second a prefill replica takes (each attention group its
+     * chunks); requests a second a decode one */
+    const int64_t g_p = ppl_serve_replica_gpus(prefill), g_d = ppl_serve_replica_gpus(decode);
+    const double rp =
+        (double)(ppl_serve_replica_batch(prefill) / prefill->batch) / out->prefill.prefill_share_s;
+    const double rd = (double)ppl_serve_replica_batch(decode) /
+                      ((double)w->output_tokens * out->decode.decode_step_s);
+    /* the rates match at P x rp = D x rd, P g_p + D g_d = gpus: the whole
      * replica counts around it */
-    const double p_star = (double)gpus * rd / ((double)prefill_tp * rd + (double)tp_d * rp);
+    const double p_star = (double)gpus * rd / ((double)g_p * rd + (double)g_d * rp);
     double best = 0.0;
     for (int64_t P = (int64_t)p_star - 1; P <= (int64_t)p_star + 2; P++) {
-        if (P < 1 || P * prefill_tp >= gpus)
+        if (P < 1 || P * g_p >= gpus)
             continue;
-        const int64_t D = (gpus - P * prefill_tp) / tp_d;
+        const int64_t D = (gpus - P * g_p) / g_d;
         if (D < 1)
             continue;
         const double rate = fmin((double)P * rp, (double)D * rd);
@@ -244,7 +358,7 @@ bool ppl_serve_disagg_cost(const ppl_eval_ctx *ctx, int64_t prefill_tp,
         return false;
     /* each decode GPU receives its shard of the prompt's cache over the network */
     const double bytes =
-        (double)w->input_tokens * out->decode.kv_bytes_per_token / kv_split(ctx->model, tp_d);
+        (double)w->input_tokens * out->decode.kv_bytes_per_token / kv_split(ctx->model, decode->tp);
     ppl_group g;
     ppl_group_servers(&ctx->net, ctx->topo->servers > 1 ? 2 : 1, ctx->topo->servers > 1 ? 1 : 2,
                       &g);
@@ -261,19 +375,20 @@ void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t t
     const double gib = 1073741824.0, tp = (double)tp_max;
     const double capacity = SERVE_MEMORY_SHARE * ctx->topo->gpu.memory_bytes;
     const double bytes = value_bytes(precision);
-    const double weights = ctx->figures.params_total * bytes / tp, fp8 = weights / bytes;
+    const double weights = (ctx->figures.params_total - ctx->figures.params_mtp) * bytes / tp,
+                 fp8 = weights / bytes;
     const bool fp8_helps = precision != PPL_PRECISION_FP8 && fp8 < capacity &&
                            ctx->topo->gpu.flops[PPL_PRECISION_FP8] > 0.0;
     char help[128];
     if (fp8_helps)
         snprintf(help, sizeof help, "use --precision fp8 (%.1f GiB a GPU)", fp8 / gib);
     else if (stages)
-        snprintf(help, sizeof help,
-                 "give it more servers, for pipeline stages of a server each (expert "
-                 "parallelism is not costed yet)");
+        snprintf(help, sizeof help, "give it more servers, for pipeline stages of a server each%s",
+                 ctx->model->has_moe ? " or its experts spread over more GPUs" : "");
     else
         snprintf(help, sizeof help,
-                 "engines with pipeline stages or expert parallelism are not costed here yet");
+                 "rl's engines are tensor-parallel only (serve weighs pipeline stages and "
+                 "expert parallelism)");
     snprintf(buf, size,
              "no engine layout holds %s's weights and one sequence's cache: %.1f GiB of %s "
              "weights a GPU at tensor-parallel size %lld (the most within one NVLink domain, "

@@ -3,8 +3,9 @@
  * prefill and a decode step (serve.c).
  *
  * The first piece of serving and RL post-training plans (issue 33): an engine
- * replica of tp GPUs inside one NVLink domain (no pipeline or expert parallelism
- * yet) holds the weights and the KV cache of `batch` sequences; a prefill is the
+ * replica of tp GPUs inside one NVLink domain (or pp pipeline stages of them, or
+ * ep GPUs holding the experts) holds the weights and the KV cache of `batch`
+ * sequences; a prefill is the
  * prompt's forward pass under the training kernel model (compute.h); a decode step
  * reads every weight its tokens touch and every cached key and value over HBM,
  * or computes its GEMMs, whichever takes longer, plus the tensor-parallel
@@ -33,7 +34,12 @@ typedef struct ppl_serve_workload {
 
 /* An engine replica: tp GPUs (of one NVLink domain, or whole servers when tp
  * spans several), or pp stages of them, `batch` sequences decoded together,
- * weights and KV cache in `precision` (bf16: 2 B a value, fp8: 1 B). */
+ * weights and KV cache in `precision` (bf16: 2 B a value, fp8: 1 B).  With
+ * expert parallelism (ep > 1, a MoE model, pp 1) the replica is ep GPUs: the
+ * routed experts spread over them, E / ep each, and the attention and the rest
+ * of the weights at tp in ep / tp data-parallel groups, each decoding `batch`
+ * sequences of its own (SGLang's DP attention, vLLM's --enable-expert-parallel
+ * beside data parallelism; serve.c). */
 typedef struct ppl_serve_layout {
     int64_t tp, batch;
     ppl_precision precision;
@@ -41,7 +47,15 @@ typedef struct ppl_serve_layout {
                               model states): out of the engine's capacity */
     int64_t pp;            /* pipeline stages of tp GPUs each, on servers of their
                               own (0 or 1: none; serve.c ppl_serve_cost) */
+    int64_t ep;            /* GPUs the routed experts are spread over (0 or 1: none,
+                              each expert split over tp), a multiple of tp */
 } ppl_serve_layout;
+
+/* The GPUs of one replica: ep with expert parallelism, else tp x pp. */
+int64_t ppl_serve_replica_gpus(const ppl_serve_layout *layout);
+/* The sequences a replica decodes together: `batch` in each of its ep / tp
+ * attention groups (one group without expert parallelism). */
+int64_t ppl_serve_replica_batch(const ppl_serve_layout *layout);
 
 typedef struct ppl_serve_estimate {
     double kv_bytes_per_token; /* the whole model's cache of one token */
@@ -58,15 +72,17 @@ typedef struct ppl_serve_estimate {
     double decode_compute_s;  /* the step's GEMMs at the GEMM efficiency */
     double decode_tp_s;       /* its tensor-parallel all-reduces */
     double decode_hop_s;      /* pp > 1: a stage's activations to the next stage */
+    double decode_ep_s;       /* ep > 1: the MoE layers' dispatch and combine */
     double decode_step_s;     /* one token for each sequence, nothing else: pp stages
                                  of the batch's pp groups, pp x (the stage's
                                  max(memory, compute) + its all-reduces) and pp - 1
-                                 hops (serve.c) */
+                                 hops, and the expert all-to-alls (serve.c) */
     double tpot_s;            /* time per output token under continuous batching: the
                                  decode step and the prefills of the prompts that take
                                  finished sequences' places, spread over the steps:
                                  decode_step_s + batch / output x prefill_share_s */
-    double tokens_per_s;      /* output tokens a second of the replica: batch / tpot_s */
+    double tokens_per_s;      /* output tokens a second of the replica: its batch
+                                 (ppl_serve_replica_batch) / tpot_s */
 } ppl_serve_estimate;
 
 /* The KV cache of one token over every layer (the multi-token-prediction modules
@@ -84,14 +100,15 @@ double ppl_experts_touched(const ppl_model *model, double tokens);
 void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *layout,
                     const ppl_serve_workload *workload, ppl_serve_estimate *out);
 
-/* Prefill/decode disaggregation on `gpus` GPUs: prefill replicas of tp_p GPUs
- * prefill prompts in chunks and send each prompt's KV cache to a decode replica
- * of layout `decode`, which decodes without prefills between its steps (the
- * DistServe and Splitwise layouts; Zhong et al., OSDI 2024; Patel et al., ISCA
- * 2024).  The replicas are split so that the prefill and decode rates match as
- * nearly as whole replicas allow. */
+/* Prefill/decode disaggregation on `gpus` GPUs: prefill replicas of layout
+ * `prefill` (its tp and ep; the batch a chunk's prompts) prefill prompts in
+ * chunks and send each prompt's KV cache to a decode replica of layout
+ * `decode`, which decodes without prefills between its steps (the DistServe
+ * and Splitwise layouts; Zhong et al., OSDI 2024; Patel et al., ISCA 2024).
+ * The replicas are split so that the prefill and decode rates match as nearly
+ * as whole replicas allow. */
 typedef struct ppl_serve_disagg {
-    int64_t prefill_tp, prefill_replicas, decode_replicas;
+    int64_t prefill_tp, prefill_ep, prefill_replicas, decode_replicas;
     ppl_serve_estimate prefill, decode; /* a prefill replica's (queued prompts
                                            chunked), a decode replica's */
     double kv_transfer_s;               /* a prompt's cache into its decode GPUs (each its shard) */
@@ -101,10 +118,18 @@ typedef struct ppl_serve_disagg {
                             second decoded) */
 } ppl_serve_disagg;
 
-/* false when no split of the GPUs holds a replica of each kind. */
-bool ppl_serve_disagg_cost(const ppl_eval_ctx *ctx, int64_t prefill_tp,
-                           const ppl_serve_layout *decode, const ppl_serve_workload *workload,
-                           int64_t gpus, ppl_serve_disagg *out);
+/* The prefill layout of tp and ep (0 or 1: none) for the workload: a chunk's
+ * prompts at once (PPL_SERVE_CHUNK_TOKENS). */
+ppl_serve_layout ppl_serve_prefill_layout(int64_t tp, int64_t ep, ppl_precision precision,
+                                          const ppl_serve_workload *workload);
+
+/* false when no split of the GPUs holds a replica of each kind.  `prefill_cost`
+ * and `decode_cost` are ppl_serve_cost's of the two layouts (a search costs
+ * each layout once). */
+bool ppl_serve_disagg_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *prefill,
+                           const ppl_serve_estimate *prefill_cost, const ppl_serve_layout *decode,
+                           const ppl_serve_estimate *decode_cost,
+                           const ppl_serve_workload *workload, int64_t gpus, ppl_serve_disagg *out);
 
 /* Why no engine layout of tp up to tp_max holds the weights and one sequence's
  * cache, in one sentence: the weights a GPU at tp_max against the engine's share

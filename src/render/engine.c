@@ -1,20 +1,43 @@
 /*
  * engine.c - an inference engine layout as vLLM and SGLang launch it (see
- * render/engine.h).  The flags are vLLM's v0.11.0 and SGLang's v0.5.4 (their
- * argument parsers: vllm/engine/arg_utils.py, e.g. --pipeline-parallel-size
- * :735, --max-num-seqs :1013 as read at 99d7eb5d; python/sglang/srt/
- * server_args.py, --tp-size :831, --pp-size :838, --max-running-requests :767
- * at 7d81985a); tests/cli/engine_check.py parses each command as they do and
- * applies their checks with file and line.
+ * render/engine.h).  The flags are vLLM's v0.11.0 (b8b302c: vllm/engine/
+ * arg_utils.py, e.g. --tensor-parallel-size :655, --data-parallel-size :660,
+ * --enable-expert-parallel :698, --max-num-seqs :885; --headless in
+ * vllm/entrypoints/openai/cli_args.py:246) and SGLang's v0.5.4
+ * (python/sglang/srt/server_args.py: --max-running-requests :1806, --tp-size
+ * :1928, --dp-size :2233, --ep-size :2532, --enable-dp-attention :2945);
+ * tests/cli/engine_check.py parses each command as they do and applies their
+ * checks with file and line.
  *
- * A replica is tp GPUs of one server; a server runs its replicas as one engine
- * with data parallelism (vLLM's --data-parallel-size, SGLang's --dp-size), each
- * replica a tensor-parallel group, and the servers stand behind a load
- * balancer.  A replica of pp stages spans pp servers, each of which needs the
- * first's address and its own rank at launch (SGLang's --dist-init-addr and
- * --node-rank, vLLM's Ray cluster): not written yet, so such layouts say so.  The batch is the
- * engine's cap on sequences decoded together (max_num_seqs, max_running_requests), the prefill
- * chunk the cost model's (PPL_SERVE_CHUNK_TOKENS), the longest sequence the prompt and response.
+ * Without expert parallelism a replica is tp GPUs of one server.  SGLang runs a
+ * server's replicas as one engine with data parallelism (--dp-size: a
+ * scheduler and a whole model each); so does vLLM for a dense model, but its
+ * data-parallel ranks of a MoE model share the expert layers (FusedMoE's
+ * groups span tp x dp: vllm/model_executor/layers/fused_moe/config.py:695-701),
+ * so each replica of a MoE model is a vLLM process of its own, on its GPUs
+ * (CUDA_VISIBLE_DEVICES) and port.
+ *
+ * With expert parallelism a replica is ep GPUs: ep / tp data-parallel
+ * attention ranks of tp GPUs, each with its own batch, and the experts spread
+ * over all ep (vLLM: --enable-expert-parallel, ep = tp x dp, config.py:713-722;
+ * SGLang: --enable-dp-attention with --tp-size ep and --dp-size ep / tp, the
+ * attention at tp_size / dp_size, layers/dp_attention.py:212, and --ep-size ep).
+ * Both dispatch with DeepEP (vLLM's low-latency kernels; SGLang's --deepep-mode
+ * auto, low-latency for decode batches), the dispatch the cost model takes (one
+ * copy of a token a server: serve.c).  SGLang takes the batch and
+ * the prefill chunk for the whole replica and divides them over its ranks
+ * (server_args.py:1173-1176, managers/tp_worker.py:279-288); vLLM takes them a
+ * rank.  A replica over several servers runs a command on each, which names
+ * the first server's address ${HEAD_ADDR} for the launcher to fill in (vLLM's
+ * --data-parallel-address and, beyond the first, --headless and
+ * --data-parallel-start-rank: docs/serving/expert_parallel_deployment.md;
+ * SGLang's --dist-init-addr, --nnodes and --node-rank).
+ *
+ * A replica of pp stages spans pp servers too; vLLM runs those over Ray (or
+ * its --nnodes from later releases): not written yet, so such layouts say so.
+ * The batch is the engine's cap on sequences decoded together (max_num_seqs,
+ * max_running_requests), the prefill chunk the cost model's
+ * (PPL_SERVE_CHUNK_TOKENS), the longest sequence the prompt and response.
  */
 #include "render/engine.h"
 
@@ -23,6 +46,13 @@
 
 #include "cost/serve.h"
 #include "render/hfcheckpoint.h"
+
+/* The HTTP port of the i-th process of a server that runs several (vLLM's
+ * default 8000, SGLang's 30000: either is free to move). */
+#define ENGINE_PORT 8000
+/* The port a replica over several servers meets on at its first server. */
+#define ENGINE_HEAD_PORT 13345
+#define ENGINE_HEAD_ADDR "${HEAD_ADDR}"
 
 static void add_str(json_t *argv, const char *s)
 {
@@ -62,16 +92,76 @@ static bool precision_of(ppl_precision p, engine_precision *out)
     }
 }
 
+/* Where a command sits in its replica: the i-th of `nodes` servers (0 of 1 when
+ * the replica is within one). */
+typedef struct engine_place {
+    int64_t node, nodes;
+    int64_t port; /* 0: the engine's default */
+} engine_place;
+
+struct engine_row;
+/* The flags of expert parallelism for a replica at `at`. */
+typedef void (*engine_ep_args)(const struct engine_row *r, json_t *argv, const ppl_engine_layout *e,
+                               const engine_place *at, int64_t per_server);
+
 /* An engine, one row: its command and the flag that sets each figure of the
  * layout (arg_utils.py, server_args.py). */
 typedef struct engine_row {
     const char *key, *version;
     const char *head[3];    /* the command before the checkpoint */
     const char *model_flag; /* NULL: the checkpoint is the first argument */
-    const char *tp, *dp, *batch, *max_len, *chunk, *share;
+    const char *tp, *dp, *batch, *max_len, *chunk, *share, *port;
     const char *kv_fp8;  /* the KV cache's fp8 dtype, by the engine's name */
     const char *release; /* colocated: the engine's memory given back while training */
+    bool moe_dp_shared;  /* data-parallel ranks of a MoE model share its experts */
+    bool replica_totals; /* expert parallelism: tp, batch and chunk are the replica's */
+    const char *ep_env[2]; /* expert parallelism: the environment it needs, key and value */
+    engine_ep_args ep_args;
 } engine_row;
+
+/* vLLM: --enable-expert-parallel; over several servers each runs ep / tp /
+ * servers ranks, the first the API server, the others headless from their
+ * first rank (expert_parallel_deployment.md; data_parallel_size_local <=
+ * data_parallel_size, config/parallel.py:383-386). */
+static void vllm_ep(const engine_row *r, json_t *argv, const ppl_engine_layout *e,
+                    const engine_place *at, int64_t per_server)
+{
+    (void)r;
+    add_str(argv, "--enable-expert-parallel");
+    if (at->nodes <= 1)
+        return;
+    const int64_t local = per_server / e->tp;
+    add_int(argv, "--data-parallel-size-local", local);
+    add_str(argv, "--data-parallel-address");
+    add_str(argv, ENGINE_HEAD_ADDR);
+    add_int(argv, "--data-parallel-rpc-port", ENGINE_HEAD_PORT);
+    if (at->node > 0) {
+        add_int(argv, "--data-parallel-start-rank", at->node * local);
+        add_str(argv, "--headless");
+    }
+}
+
+/* SGLang: DP attention and --ep-size over the replica's GPUs, DeepEP's
+ * dispatch (which sets ep to tp: server_args.py:1202-1216); over several
+ * servers the same command on each but its --node-rank (check_server_args:
+ * tp divisible by the nodes, :3348-3351). */
+static void sglang_ep(const engine_row *r, json_t *argv, const ppl_engine_layout *e,
+                      const engine_place *at, int64_t per_server)
+{
+    (void)r, (void)per_server;
+    add_str(argv, "--enable-dp-attention");
+    add_int(argv, "--ep-size", e->ep);
+    add_str(argv, "--moe-a2a-backend"); /* its --deepep-mode auto: low-latency decode */
+    add_str(argv, "deepep");
+    if (at->nodes <= 1)
+        return;
+    add_str(argv, "--dist-init-addr");
+    char addr[64];
+    snprintf(addr, sizeof addr, "%s:%d", ENGINE_HEAD_ADDR, ENGINE_HEAD_PORT);
+    add_str(argv, addr);
+    add_int(argv, "--nnodes", at->nodes);
+    add_int(argv, "--node-rank", at->node);
+}
 
 static const engine_row engines[] = {
     {.key = "vllm",
@@ -84,8 +174,13 @@ static const engine_row engines[] = {
      .max_len = "--max-model-len",
      .chunk = "--max-num-batched-tokens",
      .share = "--gpu-memory-utilization",
+     .port = "--port",
      .kv_fp8 = "fp8",
-     .release = "--enable-sleep-mode"},
+     .release = "--enable-sleep-mode",
+     .moe_dp_shared = true,
+     .replica_totals = false,
+     .ep_env = {"VLLM_ALL2ALL_BACKEND", "deepep_low_latency"}, /* vllm/envs.py:1240-1246 */
+     .ep_args = vllm_ep},
     {.key = "sglang",
      .version = "v0.5.4",
      .head = {"python3", "-m", "sglang.launch_server"},
@@ -96,25 +191,35 @@ static const engine_row engines[] = {
      .max_len = "--context-length",
      .chunk = "--chunked-prefill-size",
      .share = "--mem-fraction-static",
+     .port = "--port",
      .kv_fp8 = "fp8_e4m3",
-     .release = "--enable-memory-saver"},
+     .release = "--enable-memory-saver",
+     .moe_dp_shared = false,
+     .replica_totals = true,
+     .ep_env = {NULL, NULL},
+     .ep_args = sglang_ep},
 };
 
-/* A server's command for its dp replicas of the layout. */
+/* A command for dp replicas of the layout (without expert parallelism), or for
+ * one replica's part at `at` (with it). */
 static json_t *argv_of(const engine_row *r, const char *hf, const ppl_engine_layout *e,
-                       const engine_precision *p, int64_t dp)
+                       const engine_precision *p, int64_t dp, const engine_place *at,
+                       int64_t per_server)
 {
+    const bool ep = e->ep > 1;
+    /* a replica's totals: its GPUs, and each rank's batch and chunk times its ranks */
+    const int64_t ranks = ep ? e->ep / e->tp : 1, scale = ep && r->replica_totals ? ranks : 1;
     json_t *argv = json_array();
     for (size_t i = 0; i < sizeof r->head / sizeof r->head[0] && r->head[i]; i++)
         add_str(argv, r->head[i]);
     if (r->model_flag)
         add_str(argv, r->model_flag);
     add_str(argv, hf);
-    add_int(argv, r->tp, e->tp);
-    add_int(argv, r->dp, dp);
-    add_int(argv, r->batch, e->batch);
+    add_int(argv, r->tp, ep && r->replica_totals ? e->ep : e->tp);
+    add_int(argv, r->dp, ep ? ranks : dp);
+    add_int(argv, r->batch, e->batch * scale);
     add_int(argv, r->max_len, e->max_len_tokens);
-    add_int(argv, r->chunk, PPL_SERVE_CHUNK_TOKENS);
+    add_int(argv, r->chunk, (int64_t)PPL_SERVE_CHUNK_TOKENS * scale);
     add_share(argv, r->share, e->memory_share);
     add_str(argv, "--dtype");
     add_str(argv, p->dtype);
@@ -126,33 +231,149 @@ static json_t *argv_of(const engine_row *r, const char *hf, const ppl_engine_lay
     }
     if (e->colocated)
         add_str(argv, r->release);
+    if (at->port > 0)
+        add_int(argv, r->port, at->port);
+    if (ep)
+        r->ep_args(r, argv, e, at, per_server);
     return argv;
 }
 
-/* The engine's launch {version, nodes}: each node's [{count, gpus, argv}], the
- * full servers first, then the one that holds the replicas left. */
+/* A process: its environment (the GPUs it takes, of several on a server; the
+ * expert dispatch) and its command. */
+static json_t *process_of(const engine_row *r, const ppl_engine_layout *e, int64_t first_gpu,
+                          int64_t gpus, bool own_gpus, json_t *argv)
+{
+    json_t *env = json_object(), *o = json_object();
+    if (own_gpus) {
+        char list[512];
+        size_t at = 0;
+        for (int64_t g = first_gpu; g < first_gpu + gpus && at < sizeof list; g++) {
+            int n = snprintf(list + at, sizeof list - at, "%s%lld", g > first_gpu ? "," : "",
+                             (long long)g);
+            if (n < 0)
+                break;
+            at += (size_t)n;
+        }
+        json_object_set_new(env, "CUDA_VISIBLE_DEVICES", json_string(list));
+    }
+    if (e->ep > 1 && r->ep_env[0])
+        json_object_set_new(env, r->ep_env[0], json_string(r->ep_env[1]));
+    json_object_set_new(o, "env", env);
+    json_object_set_new(o, "argv", argv);
+    return o;
+}
+
+static json_t *node_of(int64_t count, int64_t gpus, json_t *processes)
+{
+    json_t *n = json_object();
+    json_object_set_new(n, "count", json_integer(count));
+    json_object_set_new(n, "gpus", json_integer(gpus));
+    json_object_set_new(n, "processes", processes);
+    return n;
+}
+
+/* The engine's launch {version, nodes}: a replica over several servers a node
+ * entry a server of it (count: the replicas); else the full servers, then the
+ * one that holds the replicas left. */
 static json_t *launch_of(const engine_row *r, const char *hf, const ppl_engine_layout *e,
-                         const engine_precision *p, int64_t per_server)
+                         const engine_precision *p, int64_t per_server, bool moe)
 {
     json_t *nodes = json_array();
-    const int64_t a_node = per_server / e->tp; /* replicas a full server holds */
-    const int64_t full = e->replicas / a_node, left = e->replicas % a_node;
-    struct {
-        int64_t count, dp;
-    } groups[2] = {{full, a_node}, {left > 0, left}};
-    for (int i = 0; i < 2; i++) {
-        if (groups[i].count == 0)
-            continue;
-        json_t *n = json_object();
-        json_object_set_new(n, "count", json_integer(groups[i].count));
-        json_object_set_new(n, "gpus", json_integer(groups[i].dp * e->tp));
-        json_object_set_new(n, "argv", argv_of(r, hf, e, p, groups[i].dp));
-        json_array_append_new(nodes, n);
+    const bool ep = e->ep > 1;
+    const int64_t unit = ep ? e->ep : e->tp; /* a replica's GPUs */
+    if (unit > per_server) {
+        const int64_t servers = unit / per_server;
+        for (int64_t k = 0; k < servers; k++) {
+            const engine_place at = {.node = k, .nodes = servers, .port = 0};
+            json_t *procs = json_array();
+            json_array_append_new(procs, process_of(r, e, 0, per_server, false,
+                                                    argv_of(r, hf, e, p, 1, &at, per_server)));
+            json_array_append_new(nodes, node_of(e->replicas, per_server, procs));
+        }
+    } else {
+        const int64_t a_node = per_server / unit; /* replicas a full server holds */
+        const int64_t full = e->replicas / a_node, left = e->replicas % a_node;
+        const struct {
+            int64_t count, replicas;
+        } groups[2] = {{full, a_node}, {left > 0, left}};
+        /* a process a replica, or one for the server's replicas */
+        const bool apart = ep || (moe && r->moe_dp_shared);
+        for (int i = 0; i < 2; i++) {
+            const int64_t k = groups[i].replicas;
+            if (groups[i].count == 0)
+                continue;
+            json_t *procs = json_array();
+            for (int64_t j = 0; j < (apart ? k : 1); j++) {
+                const bool several = apart && k > 1;
+                const engine_place at = {
+                    .node = 0, .nodes = 1, .port = several ? ENGINE_PORT + j : 0};
+                json_array_append_new(
+                    procs, process_of(r, e, j * unit, unit, several,
+                                      argv_of(r, hf, e, p, apart ? 1 : k, &at, per_server)));
+            }
+            json_array_append_new(nodes, node_of(groups[i].count, k * unit, procs));
+        }
     }
     json_t *o = json_object();
     json_object_set_new(o, "version", json_string(r->version));
     json_object_set_new(o, "nodes", nodes);
     return o;
+}
+
+/* Why the layout is no engine's, in `why` (empty when it is). */
+static void refusal(const ppl_model *m, const ppl_engine_layout *e, int64_t per_server,
+                    const ppl_hf_checkpoint *ck, const ppl_hf_checkpoint_miss *miss,
+                    engine_precision *p, char *why, size_t size)
+{
+    const bool ep = e->ep > 1;
+    const int64_t unit = ep ? e->ep : e->tp;
+    if (!ck) {
+        if (miss->near)
+            snprintf(why, size,
+                     "the engines load a Hugging Face checkpoint: %s's %s is %lld where the "
+                     "model has %lld",
+                     miss->near->hf_model, miss->key, (long long)miss->checkpoint,
+                     (long long)miss->model);
+        else
+            snprintf(why, size,
+                     "the engines load a Hugging Face checkpoint, and none launched here has "
+                     "%lld layers of width %lld with %lld heads (Llama 3 8B/70B, Llama 3.1 405B, "
+                     "Qwen3 30B-A3B/235B-A22B, DeepSeek-V3)",
+                     (long long)m->layers, (long long)m->hidden, (long long)m->heads);
+    } else if (e->pp > 1) {
+        snprintf(why, size,
+                 "a replica of %lld pipeline stages spans %lld servers, which vLLM v0.11.0 runs "
+                 "over a Ray cluster: not written yet",
+                 (long long)e->pp, (long long)e->pp);
+    } else if (e->disaggregated) {
+        snprintf(why, size,
+                 "prefill/decode disaggregation is not launched yet: its KV transfer backend and "
+                 "router are not written");
+    } else if (!precision_of(e->precision, p)) {
+        snprintf(why, size,
+                 "%s is not a quantization either engine applies to a bf16 checkpoint as it "
+                 "loads; they serve checkpoints quantized beforehand",
+                 ppl_precision_names[e->precision]);
+    } else if (e->max_len_tokens > ck->max_positions) {
+        snprintf(why, size,
+                 "the longest sequence, %lld tokens, is above %s's max_position_embeddings "
+                 "(%lld), which both engines refuse",
+                 (long long)e->max_len_tokens, ck->hf_model, (long long)ck->max_positions);
+    } else if (ep && (!m->has_moe || m->moe.experts % e->ep != 0 || e->ep % e->tp != 0)) {
+        snprintf(why, size,
+                 "expert parallelism over %lld GPUs at tp %lld: SGLang holds the same count of "
+                 "experts on each (layers/moe/fused_moe_triton/layer.py:167-168), and %s",
+                 (long long)e->ep, (long long)e->tp,
+                 m->has_moe ? "the experts do not split so" : "the model has none");
+    } else if (e->tp < 1 || e->tp > per_server || m->heads % e->tp != 0 || e->replicas < 1 ||
+               e->batch < 1 || !(e->memory_share > 0.0) || e->memory_share > 1.0 ||
+               (unit <= per_server ? per_server % unit != 0 : unit % per_server != 0)) {
+        snprintf(why, size,
+                 "tp %lld, ep %lld, %lld replicas, batch %lld and a memory share of %g are no "
+                 "engine layout on servers of %lld GPUs",
+                 (long long)e->tp, (long long)e->ep, (long long)e->replicas, (long long)e->batch,
+                 e->memory_share, (long long)per_server);
+    }
 }
 
 json_t *ppl_launch_engines(const ppl_model *m, const ppl_engine_layout *e, int64_t per_server)
@@ -162,47 +383,7 @@ json_t *ppl_launch_engines(const ppl_model *m, const ppl_engine_layout *e, int64
     ppl_hf_checkpoint_miss miss;
     const ppl_hf_checkpoint *ck = ppl_hf_checkpoint_of(m, &miss);
     engine_precision p = {.dtype = NULL};
-    if (!ck) {
-        if (miss.near)
-            snprintf(why, sizeof why,
-                     "the engines load a Hugging Face checkpoint: %s's %s is %lld where the "
-                     "model has %lld",
-                     miss.near->hf_model, miss.key, (long long)miss.checkpoint,
-                     (long long)miss.model);
-        else
-            snprintf(why, sizeof why,
-                     "the engines load a Hugging Face checkpoint, and none launched here has "
-                     "%lld layers of width %lld with %lld heads (Llama 3 8B/70B, Llama 3.1 405B, "
-                     "Qwen3 30B-A3B/235B-A22B, DeepSeek-V3)",
-                     (long long)m->layers, (long long)m->hidden, (long long)m->heads);
-    } else if (e->pp > 1) {
-        snprintf(why, sizeof why,
-                 "a replica of %lld pipeline stages spans %lld servers, each needing the first's "
-                 "address and its rank at launch (SGLang's --dist-init-addr and --node-rank, "
-                 "vLLM's Ray cluster): not written yet",
-                 (long long)e->pp, (long long)e->pp);
-    } else if (e->disaggregated) {
-        snprintf(why, sizeof why,
-                 "prefill/decode disaggregation is not launched yet: its KV transfer backend and "
-                 "router are not written");
-    } else if (!precision_of(e->precision, &p)) {
-        snprintf(why, sizeof why,
-                 "%s is not a quantization either engine applies to a bf16 checkpoint as it "
-                 "loads; they serve checkpoints quantized beforehand",
-                 ppl_precision_names[e->precision]);
-    } else if (e->max_len_tokens > ck->max_positions) {
-        snprintf(why, sizeof why,
-                 "the longest sequence, %lld tokens, is above %s's max_position_embeddings "
-                 "(%lld), which both engines refuse",
-                 (long long)e->max_len_tokens, ck->hf_model, (long long)ck->max_positions);
-    } else if (e->tp < 1 || per_server % e->tp != 0 || m->heads % e->tp != 0 || e->replicas < 1 ||
-               e->batch < 1 || !(e->memory_share > 0.0) || e->memory_share > 1.0) {
-        snprintf(why, sizeof why,
-                 "tp %lld, %lld replicas, batch %lld and a memory share of %g are no engine "
-                 "layout on servers of %lld GPUs",
-                 (long long)e->tp, (long long)e->replicas, (long long)e->batch, e->memory_share,
-                 (long long)per_server);
-    }
+    refusal(m, e, per_server, ck, &miss, &p, why, sizeof why);
     json_object_set_new(o, "hf_model", ck ? json_string(ck->hf_model) : json_null());
     for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
         const engine_row *r = &engines[i];
@@ -212,7 +393,8 @@ json_t *ppl_launch_engines(const ppl_model *m, const ppl_engine_layout *e, int64
             json_object_set_new(o, r->key, json_null());
             json_object_set_new(o, key, json_string(why));
         } else {
-            json_object_set_new(o, r->key, launch_of(r, ck->hf_model, e, &p, per_server));
+            json_object_set_new(o, r->key,
+                                launch_of(r, ck->hf_model, e, &p, per_server, m->has_moe));
         }
     }
     return o;

@@ -14,14 +14,16 @@
 
 struct json_t;
 
-/* Replicas of tp GPUs (within one server), or of pp stages of them each a
- * server, each decoding up to `batch`
- * sequences of at most max_len_tokens (prompt and response), weights and KV
- * cache in `precision`, in memory_share of each GPU's memory; `colocated`: the
- * engine gives its memory back while a trainer runs on the same GPUs (rl). */
+/* Replicas of tp GPUs (within one server), of pp stages of them each a server,
+ * or of ep GPUs holding a MoE's experts (attention at tp in ep / tp
+ * data-parallel ranks), each rank decoding up to `batch` sequences of at most
+ * max_len_tokens (prompt and response), weights and KV cache in `precision`, in
+ * memory_share of each GPU's memory; `colocated`: the engine gives its memory
+ * back while a trainer runs on the same GPUs (rl). */
 typedef struct ppl_engine_layout {
     int64_t tp, batch, replicas;
     int64_t pp; /* pipeline stages of tp GPUs, each a server (0: 1): not launched yet */
+    int64_t ep; /* GPUs of a replica's experts (0 or 1: none) */
     int64_t max_len_tokens;
     ppl_precision precision;
     double memory_share; /* 0 < share <= 1 */
@@ -31,8 +33,9 @@ typedef struct ppl_engine_layout {
 
 /* The launch object {hf_model, vllm, vllm_error, sglang, sglang_error} of an
  * engine layout on servers of gpus_per_server GPUs: each engine's version and
- * its nodes, [{count, argv}] (count servers run the same command), or null and
- * the reason. */
+ * its nodes, [{count, gpus, processes: [{env, argv}]}] (count servers each run
+ * these processes on `gpus` of their GPUs; a replica over several servers names
+ * its first server's address ${HEAD_ADDR}), or null and the reason. */
 struct json_t *ppl_launch_engines(const ppl_model *model, const ppl_engine_layout *layout,
                                   int64_t gpus_per_server);
 

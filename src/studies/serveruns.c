@@ -19,7 +19,7 @@
 static const char *const entry_keys[] = {"id",       "kind",     "source", "family",
                                          "model",    "topology", "config", "workload",
                                          "measured", "notes",    NULL};
-static const char *const config_keys[] = {"tp", "precision", NULL};
+static const char *const config_keys[] = {"tp", "ep", "precision", NULL};
 static const char *const workload_keys[] = {"input_tokens", "output_tokens", NULL};
 static const char *const measured_keys[] = {"output_tokens_per_s", NULL};
 static const char *const kinds[] = {"serve", "rl", NULL};
@@ -134,6 +134,7 @@ static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *e, const char *path,
     if ((st = ppl_jr_object(ctx, e, path, "config", PPL_JR_REQUIRED, config_keys, &o, sub,
                             sizeof sub)) ||
         (st = ppl_jr_int(ctx, o, sub, "tp", PPL_JR_REQUIRED, 1, 1, 1024, &r->tp)) ||
+        (st = ppl_jr_int(ctx, o, sub, "ep", PPL_JR_OPTIONAL, 0, 2, 1 << 20, &r->ep)) ||
         (st = ppl_jr_enum(ctx, o, sub, "precision", PPL_JR_REQUIRED, precisions, 0, &precision)))
         return st;
     r->precision = precision == 1 ? PPL_PRECISION_FP8 : PPL_PRECISION_BF16;
@@ -145,6 +146,16 @@ static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *e, const char *path,
                            "%lld must divide the model's %lld heads and fit one server's NVLink "
                            "domain (%lld GPUs)",
                            (long long)r->tp, (long long)r->model.heads, (long long)domain);
+    }
+    /* the experts over ep GPUs, each holding as many: a multiple of tp within the
+     * GPUs (serve.h) */
+    if (r->ep > 0 && (!r->model.has_moe || r->ep % r->tp != 0 || r->ep > gpus ||
+                      r->model.moe.experts % r->ep != 0)) {
+        ppl_jr_path(full, sizeof full, sub, "ep");
+        return ppl_jr_fail(ctx, full,
+                           "%lld must be a multiple of tp (%lld) within the %lld GPUs that "
+                           "divides a MoE model's experts",
+                           (long long)r->ep, (long long)r->tp, (long long)gpus);
     }
     if ((st = ppl_jr_object(ctx, e, path, "workload", PPL_JR_REQUIRED, workload_keys, &o, sub,
                             sizeof sub)) ||
@@ -226,7 +237,7 @@ void ppl_serve_run_predict(const ppl_serve_run *r, ppl_serve_prediction *out)
         return;
     }
     for (int64_t batch = 1; batch <= SERVE_RUN_MAX_BATCH; batch *= 2) {
-        ppl_serve_layout l = {.tp = r->tp, .batch = batch, .precision = r->precision};
+        ppl_serve_layout l = {.tp = r->tp, .ep = r->ep, .batch = batch, .precision = r->precision};
         ppl_serve_estimate e;
         ppl_serve_cost(&ctx, &l, &r->workload, &e);
         if (!e.fits)

@@ -38,6 +38,7 @@ typedef struct ppl_serve_run {
     bool rl; /* an RL step, else an engine run */
     /* serve */
     int64_t tp;
+    int64_t ep; /* GPUs the experts spread over, attention at tp in ep / tp groups; 0: none */
     ppl_precision precision;
     ppl_serve_workload workload;
     double tokens_per_s; /* measured output tokens a second of the replica */

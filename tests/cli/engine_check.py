@@ -5,14 +5,15 @@ SGLang would take it.
 Usage: engine_check.py PLAN.json MODEL.json GPUS_PER_SERVER GPU_MEMORY_BYTES
 
 Reads `parplan serve --json` (results[]) or `parplan rl --json` (results[].engine)
-and, for each layout, its launch: every node's argv is parsed the way the
+and, for each layout, its launch: every process's argv is parsed the way the
 engine's argument parser reads it (only its flags, each once, with a value of
-the flag's type), held to the engine's own checks (cited below with file and
-line as read: vLLM's files at the commits named beside each, SGLang's
-server_args.py at 7d81985a), and the layout it starts is derived back
-and must be the plan's: tp, replicas, batch, the longest sequence and the
-memory share.  A layout an engine cannot run must say why (vllm_error,
-sglang_error).  Exits 1 with the first broken rule.  Standard library only.
+the flag's type), its environment read as the engine reads it, the whole held
+to the engine's own checks (cited below with file and line as read: vLLM
+v0.11.0 at b8b302c, SGLang v0.5.4's python/sglang/srt), and the layout it
+starts derived back; it must be the plan's: tp, ep, replicas, batch, the
+longest sequence and the memory share.  A layout an engine cannot run must say
+why (vllm_error, sglang_error).  Exits 1 with the first broken rule.  Standard
+library only.
 """
 import json
 import sys
@@ -28,11 +29,26 @@ MAX_POSITIONS = {
     "Qwen/Qwen3-235B-A22B": 40960,
     "deepseek-ai/DeepSeek-V3": 163840,
 }
+HEAD_ADDR = "${HEAD_ADDR}"
 
-# flag: (kind, field); kind "int", "float", "str", or "bool" (bare)
+# flag: (kind, field); kind "int", "float", "str", or "bool" (bare).  vLLM's
+# vllm/engine/arg_utils.py: --tensor-parallel-size :655, --data-parallel-size
+# :660, -start-rank :668, -size-local :673, -address :678, -rpc-port :683,
+# --enable-expert-parallel :698, --max-num-seqs :885; --headless and --port in
+# vllm/entrypoints/openai/cli_args.py:246.  SGLang's server_args.py:
+# --max-running-requests :1806, --tp-size :1928, --dp-size :2233,
+# --dist-init-addr :2264, --nnodes :2270, --node-rank :2273, --ep-size :2532,
+# --moe-a2a-backend :2539, --enable-dp-attention :2945.
 VLLM = {
     "--tensor-parallel-size": ("int", "tp"),
     "--data-parallel-size": ("int", "dp"),
+    "--data-parallel-size-local": ("int", "dp_local"),
+    "--data-parallel-start-rank": ("int", "start_rank"),
+    "--data-parallel-address": ("str", "address"),
+    "--data-parallel-rpc-port": ("int", "rpc_port"),
+    "--headless": ("bool", "headless"),
+    "--enable-expert-parallel": ("bool", "ep"),
+    "--port": ("int", "port"),
     "--max-num-seqs": ("int", "batch"),
     "--max-model-len": ("int", "max_len"),
     "--max-num-batched-tokens": ("int", "chunk"),
@@ -45,6 +61,13 @@ VLLM = {
 SGLANG = {
     "--tp-size": ("int", "tp"),
     "--dp-size": ("int", "dp"),
+    "--ep-size": ("int", "ep_size"),
+    "--enable-dp-attention": ("bool", "dp_attention"),
+    "--moe-a2a-backend": ("str", "a2a"),
+    "--dist-init-addr": ("str", "address"),
+    "--nnodes": ("int", "nnodes"),
+    "--node-rank": ("int", "node_rank"),
+    "--port": ("int", "port"),
     "--max-running-requests": ("int", "batch"),
     "--context-length": ("int", "max_len"),
     "--chunked-prefill-size": ("int", "chunk"),
@@ -55,14 +78,25 @@ SGLANG = {
     "--enable-memory-saver": ("bool", "release"),
 }
 # the choices each parser accepts for the string flags used here: vLLM's dtype
-# vllm/config/model.py:91 (0052a5b8), quantization "fp8"
-# model_executor/layers/quantization/__init__.py:13 (0034007d); SGLang's dtype
-# server_args.py:646, quantization :667-672
+# vllm/config/model.py:67, quantization "fp8"
+# model_executor/layers/quantization/__init__.py:13, cache dtype
+# vllm/config/cache.py:25-26; SGLang's dtype server_args.py:1717, quantization
+# :1731, kv cache :1786, --moe-a2a-backend :2539-2545
 CHOICES = {
     "vllm": {"dtype": {"auto", "half", "float16", "bfloat16", "float", "float32"},
-             "quantization": {"fp8"}, "kv": {"auto", "fp8", "fp8_e4m3", "fp8_e5m2"}},
+             "quantization": {"fp8"},
+             "kv": {"auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"}},
     "sglang": {"dtype": {"auto", "half", "float16", "bfloat16", "float", "float32"},
-               "quantization": {"fp8"}, "kv": {"auto", "fp8_e5m2", "fp8_e4m3"}},
+               "quantization": {"fp8"}, "kv": {"auto", "fp8_e5m2", "fp8_e4m3"},
+               "a2a": {"none", "deepep", "mooncake"}},
+}
+# the environment each reads: vLLM's all-to-all backend, vllm/envs.py:1240-1246
+ENV = {
+    "vllm": {"VLLM_ALL2ALL_BACKEND": {"naive", "pplx", "deepep_high_throughput",
+                                      "deepep_low_latency", "allgather_reducescatter",
+                                      "flashinfer_all2allv"},
+             "CUDA_VISIBLE_DEVICES": None},
+    "sglang": {"CUDA_VISIBLE_DEVICES": None},
 }
 HEAD = {"vllm": ["vllm", "serve"], "sglang": ["python3", "-m", "sglang.launch_server"]}
 
@@ -98,44 +132,130 @@ def parse(engine, argv):
                 else value
         except ValueError:
             raise Refused(f"{engine}: {flag} {value!r} is not a{'n integer' if kind == 'int' else ' number'}")
-        if kind == "str":
+        if kind == "str" and field in CHOICES[engine]:
             need(value in CHOICES[engine][field], engine, f"{flag} {value!r} is not a choice")
         i += 2
     need("model" in args, engine, "no model")
     return args
 
 
-def check_engine(engine, args, model, per_server):
-    tp, dp = args.get("tp", 1), args.get("dp", 1)
-    # both: the attention heads split over tp (vLLM's vllm/config/model.py:1149-1154
-    # at 0052a5b8, "Total number of attention heads (...) must be divisible by
-    # tensor parallel size"; SGLang's attention layers divide the heads by tp)
-    need(tp >= 1 and model["heads"] % tp == 0, engine,
-         f"{model['heads']} attention heads not divisible by tp {tp}")
-    need(dp >= 1 and tp * dp <= per_server, engine,
-         f"tp {tp} x dp {dp} GPUs on a server of {per_server}")
+def check_env(engine, env, per_server):
+    for key, value in env.items():
+        need(key in ENV[engine], engine, f"environment {key} is not one parplan sets")
+        choices = ENV[engine][key]
+        need(choices is None or value in choices, engine, f"{key}={value!r} is not a choice")
+    devices = None
+    if "CUDA_VISIBLE_DEVICES" in env:
+        devices = [int(x) for x in env["CUDA_VISIBLE_DEVICES"].split(",")]
+        need(len(set(devices)) == len(devices) and all(0 <= d < per_server for d in devices),
+             engine, f"CUDA_VISIBLE_DEVICES {env['CUDA_VISIBLE_DEVICES']} on {per_server} GPUs")
+    return devices
 
+
+def check_common(engine, args, model):
+    """The checks of one process that do not depend on its replica."""
     share = args.get("share")
-    # vLLM: gpu_memory_utilization Field(gt=0, le=1), vllm/config/cache.py:103
-    # (002f10e0); SGLang asserts no range on mem_fraction_static, and a share
-    # above the GPU holds nothing
+    # vLLM: vllm/config/cache.py:168-171 refuses a utilization above 1 (and none
+    # below 0 holds anything); SGLang asserts no range on mem_fraction_static,
+    # and a share above the GPU holds nothing
     need(share is not None and 0.0 < share <= 1.0, engine, f"memory share {share} not in (0, 1]")
     batch, chunk, max_len = args.get("batch"), args.get("chunk"), args.get("max_len")
     need(batch and batch >= 1, engine, "no batch")
+    need(chunk and chunk >= 1, engine, "no prefill chunk")
     need(max_len and max_len >= 1, engine, "no longest sequence")
     limit = MAX_POSITIONS.get(args["model"])
     need(limit is not None, engine, f"{args['model']} is not a checkpoint parplan launches")
-    # vLLM: vllm/config/model.py:2145-2170 (0052a5b8), a max_model_len above the
-    # derived one (max_position_embeddings) is refused
+    # vLLM: vllm/config/model.py:1880-1898, a max_model_len above the derived one
+    # (max_position_embeddings) is refused; SGLang's context length likewise
     need(max_len <= limit, engine, f"longest sequence {max_len} above max_position_embeddings {limit}")
-    if engine == "vllm":
-        # vLLM's vllm/config/scheduler.py:263-268 (01230b40): max_num_batched_tokens
-        # >= max_num_seqs; >= max_model_len only with chunked prefill off
-        # (:251-261; on by default, :74)
-        need(chunk >= batch, engine, f"max_num_batched_tokens {chunk} < max_num_seqs {batch}")
     if args.get("quantization"):
         need(args.get("kv") is not None, engine, "fp8 weights without an fp8 KV cache")
-    return tp, dp
+
+
+def layout_vllm(args, env, model, per_server):
+    """(tp, ep, ranks, batch a rank, GPUs this process takes, group) of a vLLM
+    process: ranks data-parallel ranks of tp GPUs; group: its replica's
+    rendezvous (address, port, dp) over several servers, else None."""
+    tp, dp = args.get("tp", 1), args.get("dp", 1)
+    local = args.get("dp_local", dp)
+    # vllm/config/model.py:1045-1052: the attention heads split over tp
+    need(tp >= 1 and model["heads"] % tp == 0, "vllm",
+         f"{model['heads']} attention heads not divisible by tp {tp}")
+    # vllm/config/parallel.py:383-386
+    need(1 <= local <= dp, "vllm", f"data_parallel_size_local {local} above data_parallel_size {dp}")
+    need(tp * local <= per_server, "vllm", f"tp {tp} x {local} local ranks on a server of {per_server}")
+    # vllm/config/scheduler.py:245-249: max_num_batched_tokens >= max_num_seqs (a rank's)
+    need(args["chunk"] >= args["batch"], "vllm",
+         f"max_num_batched_tokens {args['chunk']} < max_num_seqs {args['batch']}")
+    moe = model.get("moe") is not None
+    ep = args.get("ep", False)
+    if ep:
+        # vllm/config/model.py:1013-1016: expert parallelism needs experts
+        need(moe, "vllm", "expert parallelism for a model without experts")
+        # the cost model's dispatch is DeepEP's (render/engine.c); vLLM's default
+        # is allgather_reducescatter (vllm/envs.py:1240-1241)
+        need(env.get("VLLM_ALL2ALL_BACKEND", "").startswith("deepep"), "vllm",
+             "expert parallelism without a DeepEP all-to-all backend")
+    elif moe:
+        # FusedMoE flattens tp over dp (vllm/model_executor/layers/fused_moe/
+        # config.py:695-701): data-parallel ranks of a MoE model share its experts,
+        # which no plan of independent replicas holds
+        need(dp == 1, "vllm", f"a MoE model over {dp} data-parallel ranks without expert "
+                              "parallelism shares its experts across them")
+    group = None
+    if local < dp:
+        need(ep, "vllm", "data parallelism over several servers without expert parallelism")
+        need(args.get("address") == HEAD_ADDR and args.get("rpc_port"), "vllm",
+             "a replica over several servers without the head's address and port")
+        if args.get("headless"):
+            # vllm/entrypoints/cli/serve.py:101-103; the docs' start rank
+            need(local > 0, "vllm", "headless with no local ranks")
+            need(args.get("start_rank") is not None, "vllm", "headless without a start rank")
+        else:
+            need(args.get("start_rank") in (None, 0), "vllm", "the API server not at rank 0")
+        group = (args["address"], args["rpc_port"], dp, args.get("start_rank") or 0, local)
+    return tp, tp * dp if ep else 0, dp, args["batch"], tp * local, group
+
+
+def layout_sglang(args, env, model, per_server):
+    """As layout_vllm, for an SGLang process."""
+    tp, dp = args.get("tp", 1), args.get("dp", 1)
+    nnodes, rank = args.get("nnodes", 1), args.get("node_rank", 0)
+    attention = args.get("dp_attention", False) and dp > 1  # server_args.py:1166-1168
+    ep = args.get("ep_size", 1)
+    if args.get("a2a", "none") != "none":
+        ep = tp  # server_args.py:1202-1216: DeepEP and Mooncake set ep to tp
+    batch, chunk = args["batch"], args["chunk"]
+    if attention:
+        need(tp % dp == 0, "sglang", f"tp {tp} not divisible by dp {dp}")  # :1172
+        attn_tp = tp // dp  # layers/dp_attention.py:212
+        chunk //= dp  # :1173
+        batch //= dp  # managers/tp_worker.py:279-288
+    else:
+        attn_tp = tp
+    # the attention layers divide the heads by their tp
+    need(attn_tp >= 1 and model["heads"] % attn_tp == 0, "sglang",
+         f"{model['heads']} attention heads not divisible by tp {attn_tp}")
+    if ep > 1:
+        experts = (model.get("moe") or {}).get("experts", 0)
+        need(experts > 0, "sglang", "expert parallelism for a model without experts")
+        # layers/moe/fused_moe_triton/layer.py:167-168, distributed/parallel_state.py:1564-1565
+        need(experts % ep == 0 and tp % ep == 0, "sglang",
+             f"{experts} experts and tp {tp} not divisible by ep {ep}")
+        need(ep == tp and attention, "sglang", "expert parallelism that is not the replica's")
+    group = None
+    if nnodes > 1:
+        # check_server_args: :3348-3351, :3360-3362; :3737-3747 the head's address
+        need(tp % nnodes == 0, "sglang", f"tp {tp} not divisible by {nnodes} nodes")
+        need(dp == 1 or attention, "sglang", "multi-node data parallel without dp attention")
+        address = args.get("address") or ""
+        need(address.startswith(HEAD_ADDR + ":") and address.rsplit(":", 1)[1].isdigit(),
+             "sglang", "several nodes without the head's --dist-init-addr host:port")
+        need(0 <= rank < nnodes, "sglang", f"node rank {rank} of {nnodes}")
+        group = (args["address"], 0, nnodes, rank, 1)
+    gpus = tp // nnodes if attention or ep > 1 else tp * dp
+    need(gpus <= per_server, "sglang", f"{gpus} GPUs a server of {per_server}")
+    return attn_tp, ep if ep > 1 else 0, dp, batch, gpus, group
 
 
 def check_layout(where, layout, launch, model, per_server, gpu_bytes):
@@ -145,23 +265,59 @@ def check_layout(where, layout, launch, model, per_server, gpu_bytes):
             need(launch.get(f"{engine}_error"), where, f"no {engine} and no {engine}_error")
             continue
         replicas = 0
+        groups = {}
         for node in part["nodes"]:
-            args = parse(engine, node["argv"])
-            tp, dp = check_engine(engine, args, model, per_server)
-            need(args["model"] == launch["hf_model"], where, f"{engine} loads {args['model']}")
-            need(node["gpus"] == tp * dp, where, f"{engine}: {node['gpus']} GPUs for tp x dp {tp * dp}")
-            need(tp == layout["tp"], where, f"{engine}: tp {tp}, the plan's {layout['tp']}")
-            need(args["batch"] == layout["batch"], where,
-                 f"{engine}: batch {args['batch']}, the plan's {layout['batch']}")
-            need(args["max_len"] == layout["max_len"], where,
-                 f"{engine}: longest sequence {args['max_len']}, the plan's {layout['max_len']}")
-            need(abs(args["share"] - layout["share"]) <= 5e-4 * layout["share"], where,
-                 f"{engine}: memory share {args['share']}, the plan's {layout['share']:.4f}")
-            need(bool(args.get("release")) == layout["colocated"], where,
-                 f"{engine}: memory released during training: {bool(args.get('release'))}")
-            need(bool(args.get("quantization")) == (layout["precision"] == "fp8"), where,
-                 f"{engine}: quantization {args.get('quantization')} for {layout['precision']}")
-            replicas += node["count"] * dp
+            used, ports = set(), set()
+            gpus = 0
+            for proc in node["processes"]:
+                args = parse(engine, proc["argv"])
+                check_common(engine, args, model)
+                devices = check_env(engine, proc["env"], per_server)
+                derive = layout_vllm if engine == "vllm" else layout_sglang
+                tp, ep, ranks, batch, proc_gpus, group = derive(args, proc["env"], model, per_server)
+                need(args["model"] == launch["hf_model"], where, f"{engine} loads {args['model']}")
+                if len(node["processes"]) > 1:
+                    # processes sharing a server: their own GPUs and ports
+                    need(devices is not None and len(devices) == proc_gpus, where,
+                         f"{engine}: a process of {proc_gpus} GPUs without its own")
+                    need(not used & set(devices), where, f"{engine}: GPUs {devices} taken twice")
+                    used |= set(devices)
+                    need(args.get("port") and args["port"] not in ports, where,
+                         f"{engine}: processes on one server without ports of their own")
+                    ports.add(args["port"])
+                gpus += proc_gpus
+                need(tp == layout["tp"], where, f"{engine}: tp {tp}, the plan's {layout['tp']}")
+                need(ep == layout["ep"], where, f"{engine}: ep {ep}, the plan's {layout['ep']}")
+                need(batch == layout["batch"], where,
+                     f"{engine}: batch {batch} a rank, the plan's {layout['batch']}")
+                need(args["max_len"] == layout["max_len"], where,
+                     f"{engine}: longest sequence {args['max_len']}, the plan's {layout['max_len']}")
+                need(abs(args["share"] - layout["share"]) <= 5e-4 * layout["share"], where,
+                     f"{engine}: memory share {args['share']}, the plan's {layout['share']:.4f}")
+                need(bool(args.get("release")) == layout["colocated"], where,
+                     f"{engine}: memory released during training: {bool(args.get('release'))}")
+                need(bool(args.get("quantization")) == (layout["precision"] == "fp8"), where,
+                     f"{engine}: quantization {args.get('quantization')} for {layout['precision']}")
+                if group is None:  # a process holds whole replicas
+                    replicas += node["count"] * (1 if ep else ranks)
+                else:  # a server of a replica over several
+                    groups.setdefault(group[:3], []).append((group[3], group[4], node["count"]))
+            need(node["gpus"] == gpus and gpus <= per_server, where,
+                 f"{engine}: {node['gpus']} GPUs for processes of {gpus} on {per_server}")
+        for (addr, port, size), members in groups.items():
+            members.sort()
+            counts = {c for _, _, c in members}
+            need(len(counts) == 1, where, f"{engine}: a replica's servers counted apart")
+            if engine == "vllm":  # start ranks the sum of the servers' before
+                start = 0
+                for first, local, _ in members:
+                    need(first == start, where, f"{engine}: start rank {first}, not {start}")
+                    start += local
+                need(start == size, where, f"{engine}: {start} ranks of data_parallel_size {size}")
+            else:  # node ranks 0 .. nnodes - 1
+                need([r for r, _, _ in members] == list(range(size)), where,
+                     f"{engine}: node ranks {[r for r, _, _ in members]} of {size}")
+            replicas += counts.pop()
         need(replicas == layout["replicas"], where,
              f"{engine}: {replicas} replicas, the plan's {layout['replicas']}")
 
@@ -174,7 +330,7 @@ def layouts(plan, gpu_bytes):
         for k, r in enumerate(plan["results"], 1):
             e = r["engine"]
             yield f"result {k}", {
-                "tp": e["tp"], "pp": 1, "batch": e["batch"], "replicas": e["replicas"],
+                "tp": e["tp"], "ep": 0, "pp": 1, "batch": e["batch"], "replicas": e["replicas"],
                 "max_len": longest, "share": e["memory"]["capacity"] / gpu_bytes,
                 "colocated": r["placement"] == "colocated", "precision": e["precision"]}, e["launch"]
     else:  # serve
@@ -184,7 +340,8 @@ def layouts(plan, gpu_bytes):
                 need(r["launch"]["vllm"] is None and r["launch"]["sglang"] is None,
                      f"result {k}", "a disaggregated or pipelined layout launched")
             yield f"result {k}", {
-                "tp": r["tp"], "pp": r["pp"], "batch": r["batch"], "replicas": r["replicas"],
+                "tp": r["tp"], "ep": r["ep"] if r["ep"] > 1 else 0, "pp": r["pp"],
+                "batch": r["batch"], "replicas": r["replicas"],
                 "max_len": longest, "share": r["memory"]["capacity"] / gpu_bytes,
                 "colocated": False, "precision": plan["precision"]}, r["launch"]
 
@@ -208,7 +365,7 @@ def main():
     except Refused as e:
         print(f"engine_check: {e}")
         return 1
-    except (KeyError, TypeError, IndexError) as e:
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as e:
         print(f"engine_check: missing or malformed: {e!r}")
         return 1
     print(f"engine_check: {n} layouts, {launched} launched, as vLLM and SGLang take them")

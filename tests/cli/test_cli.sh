@@ -895,7 +895,7 @@ assert r and all(x[\"tpot_s\"] <= 0.020 and x[\"ttft_s\"] <= 0.200 for x in r), 
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024 --output-len 256 --tpot 1us
 check "serve with a target no layout meets: exit 1, saying which to loosen" '[ $rc -eq 1 ] && has "$err" "loosen --tpot or --ttft"'
 run "$P" serve --model deepseek-v3 --topology dgx-h100-superpod --gpus 8 --input-len 1000 --output-len 1000
-check "serve: DeepSeek-V3 in bf16 on one 8-GPU server does not fit: exit 1, nor in fp8 (79.5 GiB a GPU)" '[ $rc -eq 1 ] && has "$err" "158.9 GiB of bf16 weights a GPU at tensor-parallel size 8" && has "$err" "for pipeline stages of a server each"'
+check "serve: DeepSeek-V3 in bf16 on one 8-GPU server does not fit: exit 1, nor in fp8 (78.1 GiB a GPU), nor with its experts spread" '[ $rc -eq 1 ] && has "$err" "156.2 GiB of bf16 weights a GPU at tensor-parallel size 8" && has "$err" "for pipeline stages of a server each or its experts spread over more GPUs"'
 run "$P" serve --model llama3-405b --topology dgx-h100-superpod --gpus 8 --input-len 1000 --output-len 1000
 check "serve: Llama 3 405B in bf16 does not fit 8 H100, fp8 would: exit 1 saying so" '[ $rc -eq 1 ] && has "$err" "use --precision fp8 (47.2 GiB a GPU)"'
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --input-len 1024
@@ -969,7 +969,7 @@ check "rl --off-policy=no: synchronous plans only, and why the winner wins" '[ $
 run "$P" rl --model llama3-8b --topology dgx-h100-superpod --gpus 8 --prompts 16 --input-len 512 --output-len 512
 check "rl on one server: colocated only, said" '[ $rc -eq 0 ] && has "$out" "only the colocated placement runs" && ! has "$out" "disaggregated  "'
 run "$P" rl --model deepseek-v3 --topology dgx-h100-superpod --gpus 64 --prompts 16 --input-len 512 --output-len 512 --precision fp8
-check "rl: an engine that no server holds: exit 1, the weights a GPU named" '[ $rc -eq 1 ] && [ -z "$out" ] && has "$err" "79.5 GiB of fp8 weights a GPU"'
+check "rl: an engine that no server holds: exit 1, the weights a GPU named" '[ $rc -eq 1 ] && [ -z "$out" ] && has "$err" "78.1 GiB of fp8 weights a GPU"'
 run "$P" rl --model llama3-8b --topology dgx-h100-superpod --input-len 512 --output-len 512
 check "rl without --prompts: exit 2 naming it" '[ $rc -eq 2 ] && has "$err" "--prompts"'
 run "$P" rl --model llama3-8b --topology dgx-h100-superpod --prompts 10 --samples 3 --updates 4 --input-len 512 --output-len 512

@@ -698,13 +698,37 @@ run "$P" serve --model llama3-70b --topology dgx-h100-superpod --gpus 8 --input-
 check "serve: a sequence above the checkpoint's 8,192 positions is refused, saying so" '[ $rc -eq 0 ] && has "$out" "\"vllm\": null" && has "$out" "max_position_embeddings"'
 run "$P" serve --model gpt3-175b --topology dgx-h100-superpod --gpus 16 --input-len 1024 --output-len 256 --json
 check "serve: a model with no checkpoint gets the reason, not a launch" '[ $rc -eq 0 ] && has "$out" "\"vllm_error\": \"the engines load a Hugging Face checkpoint"'
+run "$P" serve --model deepseek-v3 --topology dgx-h100-superpod --gpus 64 --input-len 1000 --output-len 1000 --precision fp8 --top 20 --json -o "$tmp/serveep.json"
+check "serve: DeepSeek-V3 in fp8 with its experts over whole servers, each replica's servers launched with their ranks" 'engine_ok "$tmp/serveep.json" deepseek-v3 && launched_some && grep -q "\"--headless\"" "$tmp/serveep.json" && grep -q "\"--node-rank\"" "$tmp/serveep.json" && grep -q "HEAD_ADDR" "$tmp/serveep.json"'
+run "$P" serve --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 16 --input-len 1000 --output-len 1000 --top 40 --json -o "$tmp/serve30.json"
+check "serve: Qwen3-30B-A3B, experts within a server and tp replicas each their own vLLM process" 'engine_ok "$tmp/serve30.json" qwen3-30b-a3b && launched_some && grep -q "CUDA_VISIBLE_DEVICES" "$tmp/serve30.json" && grep -q "\"--enable-expert-parallel\"" "$tmp/serve30.json"'
+# the check refuses a replica's servers out of order or without what expert
+# parallelism needs
+for edit in 'p["argv"].remove("--headless")' 'p["argv"][p["argv"].index("--data-parallel-start-rank") + 1] = "4"' 'p["env"].pop("VLLM_ALL2ALL_BACKEND")' 'p["argv"].remove("--enable-expert-parallel")'; do
+    python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = next(r for r in d['results'] if r['launch']['vllm'] and len(r['launch']['vllm']['nodes']) > 1)
+p = r['launch']['vllm']['nodes'][1]['processes'][0]
+$edit
+json.dump(d, open(sys.argv[2], 'w'))" "$tmp/serveep.json" "$tmp/edited.json"
+    check "engine_check refuses an edited vLLM server of a replica: $edit" '! engine_ok "$tmp/edited.json" deepseek-v3 && has "$(cat "$tmp/ec")" "engine_check: "'
+done
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = next(r for r in d['results'] if r['launch']['sglang'] and len(r['launch']['sglang']['nodes']) > 1)
+a = r['launch']['sglang']['nodes'][1]['processes'][0]['argv']
+a[a.index('--node-rank') + 1] = '0'
+json.dump(d, open(sys.argv[2], 'w'))" "$tmp/serveep.json" "$tmp/edited.json"
+check "engine_check refuses two SGLang servers of a replica at one node rank" '! engine_ok "$tmp/edited.json" deepseek-v3 && has "$(cat "$tmp/ec")" "node ranks"'
 # the check refuses what the engines refuse: tp not dividing the heads, a batch
 # above the prefill chunk, a share above the GPU, a flag neither engine has
 for edit in 'a[a.index("--tensor-parallel-size") + 1] = "3"' 'a[a.index("--max-num-seqs") + 1] = "9000"' 'a[a.index("--gpu-memory-utilization") + 1] = "1.2"' 'a.append("--pipeline-parallel-size")'; do
     python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
-a = d['results'][0]['launch']['vllm']['nodes'][0]['argv']
+a = d['results'][0]['launch']['vllm']['nodes'][0]['processes'][0]['argv']
 $edit
 json.dump(d, open(sys.argv[2], 'w'))" "$tmp/serve.json" "$tmp/edited.json"
     check "engine_check refuses an edited vLLM command: $edit" '! engine_ok "$tmp/edited.json" llama3-70b && has "$(cat "$tmp/ec")" "engine_check: "'

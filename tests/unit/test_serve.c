@@ -169,8 +169,8 @@ static void test_pipeline_stages(void **state)
 }
 
 /*
- * DeepSeek-V3 in bf16 does not fit on one 8-GPU H100 server: 682,636,472,320
- * weights (671.0e9 and the MTP module's 11.6e9) x 2 B / 8 = 171 GB a GPU against
+ * DeepSeek-V3 in bf16 does not fit on one 8-GPU H100 server: 671,026,404,352
+ * weights (the MTP module's 11.6e9 not loaded) x 2 B / 8 = 168 GB a GPU against
  * 0.9 x 80 GiB; the MLA latent is held whole on every
  * rank (70,272 B a token, not split by tp).
  */
@@ -187,7 +187,92 @@ static void test_deepseek_fit(void **state)
     ppl_serve_cost(&ctx, &l, &w, &e);
     assert_false(e.fits);
     assert_true(e.kv_bytes == 4.0 * 2000.0 * 70272.0);
+    assert_true(e.weight_bytes == 671026404352.0 * 2.0 / 8.0);
     assert_close(e.capacity_bytes, 0.9 * 80.0 * 1073741824.0, 1e-12);
+}
+
+/*
+ * Expert parallelism: DeepSeek-V3 in fp8 over 32 H100 (4 servers), attention at
+ * tp 1 in 32 groups of 64 sequences, 2,000-token prompts and 1,000-token
+ * responses.  The routed experts, 58 MoE layers x 256 x 3 x 7,168 x 2,048 =
+ * 653,908,770,816 weights, spread 8 a GPU; the other 17,117,633,536 on every
+ * GPU (the MTP module not loaded):
+ *   17,117,633,536 + 653,908,770,816 / 32 = 37,552,282,624 B a GPU,
+ * and each group's cache on its GPU, the latent whole (61 x 576 x 1 B a token):
+ *   64 x 3,000 x 35,136 = 6,746,112,000 B.
+ * Where tp 8 alone holds 671e9 / 8 B = 84 GB a GPU, above 0.9 x 80 GiB.
+ * A decode step reads, per GPU, the weights but the embedding's table
+ * (17,117,633,536 - 129,280 x 7,168 = 16,190,954,496), its 8 experts in every
+ * MoE layer (the replica's 2,048 tokens leave none of the 256 untouched: 1 -
+ * (1 - 8/256)^2048 = 1 - 5e-29) and its group's cache at the mean context of
+ * 2,500 tokens, 5,621,760,000 B: 42,247,363,584 B.  Its attention, MLA
+ * absorbed (DeepSeek-V2 Sec. 2.1.3), costs 2 x 2,500 x 128 heads x (576 + 512)
+ * x 61 = 42,475,520,000 FLOPs a token beside 2 x 37e9 of weights.
+ * Each MoE layer dispatches each GPU's 64 tokens (7,168 B each, fp8) and combines
+ * them back (bf16), each of a token's 8 copies a message of its own (DeepEP's
+ * low-latency kernels), 3/4 of them to the other 3 servers: 64 x 8 x 0.75 x
+ * 7,168 x (1 + 2) B = 8,257,536 B at the NIC's 50 GB/s, 165 us a layer at least,
+ * 58 layers: 9.58 ms or more.
+ * The replica decodes 32 x 64 sequences: tokens/s = 2,048 / TPOT.
+ */
+static void test_expert_parallel(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("deepseek-v3");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_NEMO_2025);
+    ppl_serve_layout l = {.tp = 1, .ep = 32, .batch = 64, .precision = PPL_PRECISION_FP8};
+    ppl_serve_workload w = {.input_tokens = 2000, .output_tokens = 1000};
+    assert_int_equal(ppl_serve_replica_gpus(&l), 32);
+    assert_int_equal(ppl_serve_replica_batch(&l), 2048);
+    ppl_serve_estimate e;
+    ppl_serve_cost(&ctx, &l, &w, &e);
+    assert_true(e.weight_bytes == 37552282624.0);
+    assert_true(e.kv_bytes == 6746112000.0);
+    assert_true(e.fits);
+    assert_true(e.decode_read_bytes == 42247363584.0);
+    assert_close(e.decode_memory_s, 42247363584.0 / (3.35e12 * ctx.eff.hbm), 1e-12);
+    /* at least the GEMMs and the attention at their fp8 and bf16 peaks */
+    assert_true(e.decode_compute_s > 64.0 * (2.0 * 37e9 / 1979e12 + 42475520000.0 / 989e12));
+    assert_true(e.decode_ep_s >= 58.0 * 8257536.0 / 50e9);
+    assert_close(e.decode_step_s,
+                 fmax(e.decode_memory_s, e.decode_compute_s) + e.decode_tp_s + e.decode_ep_s,
+                 1e-12);
+    assert_true(e.decode_tp_s == 0.0); /* tp 1 */
+    assert_close(e.tokens_per_s, 2048.0 / e.tpot_s, 1e-12);
+    /* tp 8 alone holds too much */
+    ppl_serve_layout tp8 = {.tp = 8, .batch = 1, .precision = PPL_PRECISION_FP8};
+    ppl_serve_cost(&ctx, &tp8, &w, &e);
+    assert_false(e.fits);
+}
+
+/*
+ * The decode's all-to-alls against DeepEP's measured low-latency kernels
+ * (deepseek-ai/DeepEP README, "Low-latency kernels with pure RDMA": H800 and
+ * 400 Gb/s ConnectX-7, 128 tokens a rank, hidden 7,168, top-8, FP8 dispatch and
+ * BF16 combine): at EP 64 a dispatch takes 173 us and a combine 314 us, so
+ * DeepSeek-V3's 58 MoE layers take 58 x 487 us = 28.2 ms a step.  Each copy is a
+ * message of its own: a rank sends 128 x 8 x 7,168 B (fp8) and gets 2 B a value
+ * back, 7.3 + 14.7 MB at the NIC's 50 GB/s, 441 us a layer before latency, and
+ * 7/8 of the copies leave the server.  The costing must land within 25% of the
+ * measured figure; a token sent once a server (the normal kernels') would not.
+ */
+static void test_expert_all_to_alls(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("deepseek-v3");
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_NEMO_2025);
+    ppl_serve_layout l = {.tp = 1, .ep = 64, .batch = 128, .precision = PPL_PRECISION_FP8};
+    ppl_serve_workload w = {.input_tokens = 2000, .output_tokens = 100};
+    ppl_serve_estimate e;
+    ppl_serve_cost(&ctx, &l, &w, &e);
+    const double measured = 58.0 * (173e-6 + 314e-6);
+    assert_true(fabs(e.decode_ep_s / measured - 1.0) < 0.25);
+    /* and no faster than the bytes at the NIC, 7/8 of them off the server */
+    assert_true(e.decode_ep_s >= 58.0 * 0.875 * 128.0 * 8.0 * 7168.0 * 3.0 / 50e9);
 }
 
 /*
@@ -246,7 +331,11 @@ static void test_disaggregated(void **state)
     ppl_serve_layout d = {.tp = 8, .batch = 128, .precision = PPL_PRECISION_BF16};
     ppl_serve_workload w = {.input_tokens = 2048, .output_tokens = 512};
     ppl_serve_disagg r;
-    assert_true(ppl_serve_disagg_cost(&ctx, 2, &d, &w, 16, &r));
+    const ppl_serve_layout p = ppl_serve_prefill_layout(2, 0, PPL_PRECISION_BF16, &w);
+    ppl_serve_estimate pe, de;
+    ppl_serve_cost(&ctx, &p, &w, &pe);
+    ppl_serve_cost(&ctx, &d, &w, &de);
+    assert_true(ppl_serve_disagg_cost(&ctx, &p, &pe, &d, &de, &w, 16, &r));
     const double rp = 1.0 / r.prefill.prefill_share_s;
     const double rd = 128.0 / (512.0 * r.decode.decode_step_s);
     double best = 0.0;
@@ -262,7 +351,7 @@ static void test_disaggregated(void **state)
     assert_true(r.kv_transfer_s >= 83886080.0 / 50e9);
     assert_close(r.ttft_s, r.prefill.prefill_s + r.kv_transfer_s, 1e-15);
     /* a replica of each kind needs at least 10 GPUs here */
-    assert_false(ppl_serve_disagg_cost(&ctx, 2, &d, &w, 9, &r));
+    assert_false(ppl_serve_disagg_cost(&ctx, &p, &pe, &d, &de, &w, 9, &r));
 }
 
 /*
@@ -293,11 +382,12 @@ static void test_tp_across_servers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kv_bytes),         cmocka_unit_test(test_experts_touched),
-        cmocka_unit_test(test_decode_llama3_8b), cmocka_unit_test(test_tp_split),
-        cmocka_unit_test(test_deepseek_fit),     cmocka_unit_test(test_prefill_chunk),
-        cmocka_unit_test(test_disaggregated),    cmocka_unit_test(test_tp_across_servers),
-        cmocka_unit_test(test_pipeline_stages),
+        cmocka_unit_test(test_kv_bytes),           cmocka_unit_test(test_experts_touched),
+        cmocka_unit_test(test_decode_llama3_8b),   cmocka_unit_test(test_tp_split),
+        cmocka_unit_test(test_deepseek_fit),       cmocka_unit_test(test_prefill_chunk),
+        cmocka_unit_test(test_disaggregated),      cmocka_unit_test(test_tp_across_servers),
+        cmocka_unit_test(test_pipeline_stages),    cmocka_unit_test(test_expert_parallel),
+        cmocka_unit_test(test_expert_all_to_alls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
