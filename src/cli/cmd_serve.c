@@ -133,36 +133,6 @@ static const char not_costed[] =
     "decoding, queueing; against measured engines the throughput is off by 22.3% on "
     "average, mostly too high (validate --runs tests/data/serve-runs.json)";
 
-/* A replica's shape at some tp: pipeline stages (pp) or the experts spread
- * (ep), at most one of them. */
-typedef struct serve_shape {
-    int64_t pp, ep;
-} serve_shape;
-/* no stages or experts spread; at most 63 counts of stages and 63 of ep */
-#define SERVE_SHAPES (1 + 63 + 63)
-
-/* The shapes of a replica of at most `gpus` GPUs at tp (which must divide the
- * heads; none otherwise): tp alone; pipeline stages of whole servers each (serve.h)
- * at the server's tp, as many as the servers and the layers allow (`stages`);
- * a MoE model's experts over ep GPUs, ep = 2, 4, ... times tp, whole servers
- * once above one, dividing the experts (each GPU the same count). */
-static size_t shapes_at(const ppl_model *m, const ppl_topology *t, int64_t tp, int64_t gpus,
-                        bool stages, serve_shape *out)
-{
-    size_t n = 0;
-    if (m->heads % tp != 0 || tp > gpus)
-        return 0;
-    out[n++] = (serve_shape){.pp = 1, .ep = 0};
-    for (int64_t pp = 2; stages && tp == t->gpus_per_server && tp * pp <= gpus &&
-                         pp <= t->servers && pp <= m->layers;
-         pp *= 2)
-        out[n++] = (serve_shape){.pp = pp, .ep = 0};
-    for (int64_t ep = 2 * tp; m->has_moe && ep <= gpus && ep <= m->moe.experts; ep *= 2)
-        if (m->moe.experts % ep == 0 && (ep <= t->gpus_per_server || ep % t->gpus_per_server == 0))
-            out[n++] = (serve_shape){.pp = 1, .ep = ep};
-    return n;
-}
-
 typedef struct serve_prefill {
     ppl_serve_layout layout;
     ppl_serve_estimate e;
@@ -207,9 +177,9 @@ ppl_status cmd_serve(cli *c)
     if (!prefills)
         return ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
     size_t n_prefills = 0, fitting = 0;
-    serve_shape shapes[SERVE_SHAPES];
+    ppl_serve_shape shapes[PPL_SERVE_SHAPES];
     for (int64_t tp = 1; tp <= domain && tp < gpus; tp *= 2) {
-        const size_t k = shapes_at(&model, &topo, tp, gpus - 1, false, shapes);
+        const size_t k = ppl_serve_shapes(&model, &topo, tp, gpus - 1, false, shapes);
         for (size_t i = 0; i < k && n_prefills < SERVE_PREFILL_LAYOUTS; i++) {
             serve_prefill *p = &prefills[n_prefills];
             p->layout = ppl_serve_prefill_layout(tp, shapes[i].ep, precision, &w);
@@ -220,7 +190,7 @@ ppl_status cmd_serve(cli *c)
     /* aggregated layouts, and disaggregated ones beside each prefill layout */
     bool ok = true;
     for (int64_t tp = 1; ok && tp <= domain && tp <= gpus; tp *= 2) {
-        const size_t k = shapes_at(&model, &topo, tp, gpus, true, shapes);
+        const size_t k = ppl_serve_shapes(&model, &topo, tp, gpus, true, shapes);
         for (size_t i = 0; ok && i < k; i++)
             for (int64_t batch = 1; ok && batch <= SERVE_MAX_BATCH; batch *= 2) {
                 serve_row r = {.layout = {.tp = tp,

@@ -64,6 +64,23 @@ double ppl_experts_touched(const ppl_model *m, double tokens)
     return 1.0 - pow(1.0 - k, tokens);
 }
 
+size_t ppl_serve_shapes(const ppl_model *m, const ppl_topology *t, int64_t tp, int64_t gpus,
+                        bool stages, ppl_serve_shape *out)
+{
+    size_t n = 0;
+    if (tp < 1 || m->heads % tp != 0 || tp > gpus)
+        return 0;
+    out[n++] = (ppl_serve_shape){.pp = 1, .ep = 0};
+    for (int64_t pp = 2; stages && tp == t->gpus_per_server && tp * pp <= gpus &&
+                         pp <= t->servers && pp <= m->layers;
+         pp *= 2)
+        out[n++] = (ppl_serve_shape){.pp = pp, .ep = 0};
+    for (int64_t ep = 2 * tp; m->has_moe && ep <= gpus && ep <= m->moe.experts; ep *= 2)
+        if (m->moe.experts % ep == 0 && (ep <= t->gpus_per_server || ep % t->gpus_per_server == 0))
+            out[n++] = (ppl_serve_shape){.pp = 1, .ep = ep};
+    return n;
+}
+
 int64_t ppl_serve_replica_gpus(const ppl_serve_layout *l)
 {
     return l->ep > 1 ? l->ep : l->tp * (l->pp > 1 ? l->pp : 1);

@@ -51,6 +51,22 @@ typedef struct ppl_serve_layout {
                               each expert split over tp), a multiple of tp */
 } ppl_serve_layout;
 
+/* A replica's shape at some tp: pipeline stages (pp) or the experts spread
+ * (ep; 0: not), at most one of them. */
+typedef struct ppl_serve_shape {
+    int64_t pp, ep;
+} ppl_serve_shape;
+/* tp alone; at most 63 counts of stages and 63 of ep in an int64_t */
+#define PPL_SERVE_SHAPES (1 + 63 + 63)
+
+/* The shapes of a replica of at most `gpus` GPUs at tp, into out[PPL_SERVE_SHAPES]
+ * (none when tp does not divide the heads): tp alone; pipeline stages of whole
+ * servers each at the server's tp, as many as the servers and the layers allow
+ * (where `stages`); a MoE model's experts over ep GPUs, ep = 2, 4, ... times tp,
+ * whole servers once above one, dividing the experts (each GPU the same count). */
+size_t ppl_serve_shapes(const ppl_model *model, const ppl_topology *topo, int64_t tp, int64_t gpus,
+                        bool stages, ppl_serve_shape *out);
+
 /* The GPUs of one replica: ep with expert parallelism, else tp x pp. */
 int64_t ppl_serve_replica_gpus(const ppl_serve_layout *layout);
 /* The sequences a replica decodes together: `batch` in each of its ep / tp
