@@ -11,7 +11,7 @@
 
 static const char not_costed[] =
     "the reference model's weights in the trainer's memory, a reward model on the GPUs, "
-    "engines with pipeline or expert parallelism, a scheduler's loss between the "
+    "engines with pipeline stages, a scheduler's loss between the "
     "throughput and the longest-response bounds, prefix caching across prompts, partial "
     "rollouts, queueing";
 /* what the figures are worth (docs/accuracy.md, "RL post-training steps") */
@@ -35,6 +35,10 @@ static json_t *plan_json(const ppl_rl_plan *p, const ppl_model *m, const ppl_top
     json_object_set_new(o, "rollout_gpus", json_integer(p->rollout_gpus));
     json_object_set_new(o, "train_gpus", json_integer(p->train_gpus));
     json_object_set_new(eng, "tp", json_integer(p->rollout.engine.tp));
+    json_object_set_new(eng, "ep",
+                        json_integer(p->rollout.engine.ep > 1 ? p->rollout.engine.ep : 1));
+    json_object_set_new(eng, "attention_dp",
+                        json_integer(ppl_serve_attention_groups(&p->rollout.engine)));
     json_object_set_new(eng, "batch", json_integer(p->rollout.batch));
     json_object_set_new(eng, "replicas", json_integer(p->rollout.replicas));
     json_object_set_new(eng, "precision",
@@ -50,6 +54,7 @@ static json_t *plan_json(const ppl_rl_plan *p, const ppl_model *m, const ppl_top
      * response, the trainer's states out of its share (render/engine.h) */
     const ppl_engine_layout launch = {
         .tp = p->rollout.engine.tp,
+        .ep = p->rollout.engine.ep,
         .batch = p->rollout.batch,
         .replicas = p->rollout.replicas,
         .max_len_tokens = w->input_tokens + w->output_max,
@@ -289,8 +294,13 @@ ppl_status cmd_rl(cli *c)
         snprintf(cells[1], 48, "%s", ppl_rl_placement_name(p->placement));
         snprintf(cells[2], 48, "%s", ppl_rl_pipeline_name(p->pipeline));
         snprintf(cells[3], 48, "%lld/%lld", (long long)p->rollout_gpus, (long long)p->train_gpus);
-        snprintf(cells[4], 48, "tp%lld b%lld x%lld", (long long)p->rollout.engine.tp,
-                 (long long)p->rollout.batch, (long long)p->rollout.replicas);
+        if (p->rollout.engine.ep > 1)
+            snprintf(cells[4], 48, "tp%lld ep%lld b%lld x%lld", (long long)p->rollout.engine.tp,
+                     (long long)p->rollout.engine.ep, (long long)p->rollout.batch,
+                     (long long)p->rollout.replicas);
+        else
+            snprintf(cells[4], 48, "tp%lld b%lld x%lld", (long long)p->rollout.engine.tp,
+                     (long long)p->rollout.batch, (long long)p->rollout.replicas);
         trainer_label(&p->train.config, cells[5], 48);
         snprintf(cells[6], 48, "%.1f s", p->rollout.time_s);
         snprintf(cells[7], 48, "%.1f s", p->train_s);
@@ -302,7 +312,8 @@ ppl_status cmd_rl(cli *c)
     ppl_table_render(&t, out, "");
     ppl_table_free(&t);
     ppl_buf_printf(out,
-                   "\nwhy       %s\n\nengine: tensor-parallel size, sequences decoded together, "
+                   "\nwhy       %s\n\nengine: tensor-parallel size (and the GPUs a MoE's experts "
+                   "spread over), sequences decoded together (by an attention group), "
                    "replicas; trainer: tp/pp/dp/cp/ep of one update; rollout: the larger of the "
                    "batch's decode and the longest response's; train: the updates and the "
                    "forward-only passes; sync: the weights into the engine (and, colocated, the "

@@ -86,9 +86,14 @@ int64_t ppl_serve_replica_gpus(const ppl_serve_layout *l)
     return l->ep > 1 ? l->ep : l->tp * (l->pp > 1 ? l->pp : 1);
 }
 
+int64_t ppl_serve_attention_groups(const ppl_serve_layout *l)
+{
+    return l->ep > 1 ? l->ep / l->tp : 1;
+}
+
 int64_t ppl_serve_replica_batch(const ppl_serve_layout *l)
 {
-    return l->ep > 1 ? l->batch * (l->ep / l->tp) : l->batch;
+    return l->batch * ppl_serve_attention_groups(l);
 }
 
 /* The routed experts' weights, every MoE layer (the MTP modules' not counted),
@@ -134,8 +139,7 @@ static double decode_attention_flops(const ppl_model *m, double context)
     return 2.0 * context * (double)m->heads * (qk + v) * (double)m->layers;
 }
 
-/* Bytes a weight or a cached value takes in the engine's precision. */
-static double value_bytes(ppl_precision precision)
+double ppl_serve_value_bytes(ppl_precision precision)
 {
     return precision == PPL_PRECISION_FP8 ? 1.0 : 2.0;
 }
@@ -233,11 +237,11 @@ static double prefill_time(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, i
     else
         moe.forward_s = 0.0;
     const double act =
-        (double)prompts * (double)tokens * (double)m->hidden * value_bytes(l->precision);
+        (double)prompts * (double)tokens * (double)m->hidden * ppl_serve_value_bytes(l->precision);
     return dense_layers * dense.forward_s + moe_layers * moe.forward_s +
            all_reduces_s(ctx, l->tp, act, 2.0 * (double)m->layers) +
            expert_all_to_alls_s(ctx, l, (double)prompts * (double)tokens / (double)l->tp,
-                                value_bytes(l->precision), false);
+                                ppl_serve_value_bytes(l->precision), false);
 }
 
 void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const ppl_serve_workload *w,
@@ -247,7 +251,7 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     const ppl_topology *t = ctx->topo;
     const ppl_model_figures *f = &ctx->figures;
     memset(out, 0, sizeof *out);
-    const double bytes = value_bytes(l->precision);
+    const double bytes = ppl_serve_value_bytes(l->precision);
     const double tp = (double)l->tp, batch = (double)l->batch;
     const int64_t stages = l->pp > 1 ? l->pp : 1;
     const double pp = (double)stages;
@@ -391,7 +395,7 @@ void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t t
 {
     const double gib = 1073741824.0, tp = (double)tp_max;
     const double capacity = SERVE_MEMORY_SHARE * ctx->topo->gpu.memory_bytes;
-    const double bytes = value_bytes(precision);
+    const double bytes = ppl_serve_value_bytes(precision);
     const double weights = (ctx->figures.params_total - ctx->figures.params_mtp) * bytes / tp,
                  fp8 = weights / bytes;
     const bool fp8_helps = precision != PPL_PRECISION_FP8 && fp8 < capacity &&
@@ -403,9 +407,9 @@ void ppl_serve_unfit(const ppl_eval_ctx *ctx, ppl_precision precision, int64_t t
         snprintf(help, sizeof help, "give it more servers, for pipeline stages of a server each%s",
                  ctx->model->has_moe ? " or its experts spread over more GPUs" : "");
     else
-        snprintf(help, sizeof help,
-                 "rl's engines are tensor-parallel only (serve weighs pipeline stages and "
-                 "expert parallelism)");
+        snprintf(help, sizeof help, "rl's engines have no pipeline stages (serve weighs them)%s",
+                 ctx->model->has_moe ? ", and its experts spread over the GPUs did not fit either"
+                                     : "");
     snprintf(buf, size,
              "no engine layout holds %s's weights and one sequence's cache: %.1f GiB of %s "
              "weights a GPU at tensor-parallel size %lld (the most within one NVLink domain, "

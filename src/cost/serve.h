@@ -67,11 +67,16 @@ typedef struct ppl_serve_shape {
 size_t ppl_serve_shapes(const ppl_model *model, const ppl_topology *topo, int64_t tp, int64_t gpus,
                         bool stages, ppl_serve_shape *out);
 
+/* Bytes a weight or a cached value takes in `precision`: 1 in fp8, else 2. */
+double ppl_serve_value_bytes(ppl_precision precision);
+
 /* The GPUs of one replica: ep with expert parallelism, else tp x pp. */
 int64_t ppl_serve_replica_gpus(const ppl_serve_layout *layout);
 /* The sequences a replica decodes together: `batch` in each of its ep / tp
  * attention groups (one group without expert parallelism). */
 int64_t ppl_serve_replica_batch(const ppl_serve_layout *layout);
+/* Its attention groups: ep / tp, or 1. */
+int64_t ppl_serve_attention_groups(const ppl_serve_layout *layout);
 
 typedef struct ppl_serve_estimate {
     double kv_bytes_per_token; /* the whole model's cache of one token */

@@ -152,6 +152,20 @@ json_t *ppl_launch_verl(const ppl_model *m, const ppl_rl_plan *p, const ppl_rl_w
     set(ov, "actor_rollout_ref.rollout.n=%lld", (long long)w->samples);
     set(ov, "actor_rollout_ref.rollout.tensor_model_parallel_size=%lld",
         (long long)p->rollout.engine.tp);
+    if (p->rollout.engine.ep > 1) {
+        /* a replica of ep GPUs: ep / tp data-parallel attention ranks, the experts
+         * over all (workers/config/rollout.py:238-241: ep = tp x dp; vLLM's
+         * --enable-expert-parallel, vllm_async_server.py:327-345), dispatched by
+         * DeepEP as the engine is costed (serve.c), its backend set in the Ray
+         * workers' environment (trainer/main_ppo.py:64-75 merges
+         * ray_kwargs.ray_init.runtime_env) */
+        set(ov, "actor_rollout_ref.rollout.data_parallel_size=%lld",
+            (long long)(p->rollout.engine.ep / p->rollout.engine.tp));
+        set(ov, "actor_rollout_ref.rollout.expert_parallel_size=%lld",
+            (long long)p->rollout.engine.ep);
+        set(ov, "+ray_kwargs.ray_init.runtime_env.env_vars.VLLM_ALL2ALL_BACKEND="
+                "deepep_low_latency");
+    }
     set(ov, "actor_rollout_ref.rollout.gpu_memory_utilization=%.4g",
         p->rollout.cost.capacity_bytes / gpu_bytes);
     set(ov, "actor_rollout_ref.rollout.max_num_seqs=%lld", (long long)p->rollout.batch);

@@ -42,8 +42,10 @@ bool ppl_rl_rollout_of(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int64_
     memset(out, 0, sizeof *out);
     const int64_t sequences = w->prompts * w->samples;
     out->engine = *engine;
-    out->replicas = gpus / engine->tp;
-    const int64_t share = ceil_div(sequences, out->replicas);
+    out->replicas = gpus / ppl_serve_replica_gpus(engine);
+    /* a replica's share of the sequences, and an attention group's of that */
+    const int64_t share =
+        ceil_div(ceil_div(sequences, out->replicas), ppl_serve_attention_groups(engine));
     out->batch = engine->batch < share ? engine->batch : share;
     ppl_serve_layout at = *engine;
     at.batch = out->batch;
@@ -71,24 +73,35 @@ bool ppl_rl_rollout_best(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int6
 {
     const int64_t domain = ppl_topology_server_domain(ctx->topo);
     bool found = false;
-    /* the powers of two within one server, or the size pinned (whole servers for
-     * one beyond) */
+    /* the powers of two within one server, each alone or with a MoE's experts
+     * spread (serve's shapes, no stages), or the size pinned alone (whole servers
+     * for one beyond) */
     const int64_t first = tp_pin > 0 ? tp_pin : 1, last = tp_pin > 0 ? tp_pin : domain;
+    ppl_serve_shape shapes[PPL_SERVE_SHAPES];
     for (int64_t tp = first; tp <= last && tp <= gpus; tp *= 2) {
-        if (ctx->model->heads % tp != 0 || gpus % tp != 0)
-            continue;
-        for (int64_t batch = 1; batch <= RL_MAX_BATCH; batch *= 2) {
-            ppl_serve_layout e = {.tp = tp,
-                                  .batch = batch,
-                                  .precision = w->precision,
-                                  .reserved_bytes = reserved_bytes};
-            ppl_rl_rollout r;
-            if (!ppl_rl_rollout_of(ctx, w, gpus, &e, &r))
-                break; /* a larger batch holds more cache */
-            if (!found || r.time_s < out->time_s)
-                *out = r, found = true;
-            if (r.batch < batch)
-                break; /* every replica's share decoded at once already */
+        const size_t n = tp_pin > 0
+                             ? (ctx->model->heads % tp == 0)
+                             : ppl_serve_shapes(ctx->model, ctx->topo, tp, gpus, false, shapes);
+        if (tp_pin > 0)
+            shapes[0] = (ppl_serve_shape){.pp = 1, .ep = 0};
+        for (size_t i = 0; i < n; i++) {
+            const ppl_serve_layout shape = {.tp = tp, .ep = shapes[i].ep};
+            if (gpus % ppl_serve_replica_gpus(&shape) != 0)
+                continue;
+            for (int64_t batch = 1; batch <= RL_MAX_BATCH; batch *= 2) {
+                ppl_serve_layout e = {.tp = tp,
+                                      .ep = shapes[i].ep,
+                                      .batch = batch,
+                                      .precision = w->precision,
+                                      .reserved_bytes = reserved_bytes};
+                ppl_rl_rollout r;
+                if (!ppl_rl_rollout_of(ctx, w, gpus, &e, &r))
+                    break; /* a larger batch holds more cache */
+                if (!found || r.time_s < out->time_s)
+                    *out = r, found = true;
+                if (r.batch < batch)
+                    break; /* every group's share decoded at once already */
+            }
         }
     }
     return found;
@@ -110,11 +123,11 @@ void ppl_rl_sync(const ppl_eval_ctx *ctx, const ppl_rl_plan *p, double *bytes, d
      * engine casts what it receives) */
     const double weights = ctx->figures.params_total * 2.0;
     const ppl_config *c = &p->train.config;
-    const int64_t tp_e = p->rollout.engine.tp;
-    /* every engine GPU then writes its shard into the engine's buffers (read and
-     * written once at the streaming share of HBM) */
-    const double load_s =
-        2.0 * weights / (double)tp_e / (ctx->topo->gpu.hbm_bandwidth_bps * ctx->eff.hbm);
+    /* every engine GPU then writes its shard (16-bit) into the engine's buffers
+     * (read and written once at the streaming share of HBM) */
+    const double held =
+        p->rollout.cost.weight_bytes * 2.0 / ppl_serve_value_bytes(p->rollout.engine.precision);
+    const double load_s = 2.0 * held / (ctx->topo->gpu.hbm_bandwidth_bps * ctx->eff.hbm);
     if (p->placement == PPL_RL_DISAGGREGATED) {
         /* the sender (the trainer's last GPU) and the rollout GPUs after it */
         *bytes = (double)p->rollout_gpus * weights;

@@ -61,8 +61,9 @@ const char *ppl_rl_pipeline_name(ppl_rl_pipeline pipeline);
 /* The rollout of a step on `gpus` GPUs with one engine layout. */
 typedef struct ppl_rl_rollout {
     ppl_serve_layout engine;
-    int64_t replicas;        /* gpus / engine.tp */
-    int64_t batch;           /* sequences decoded together on a replica */
+    int64_t replicas;        /* gpus / a replica's (ppl_serve_replica_gpus) */
+    int64_t batch;           /* sequences decoded together by an attention group (a
+                                replica without expert parallelism) */
     ppl_serve_estimate cost; /* the engine at that batch */
     double work_s;           /* every replica's prefills and decode steps at its batch */
     double tail_s;           /* the longest response alone */
@@ -105,7 +106,8 @@ typedef struct ppl_rl_result {
 } ppl_rl_result;
 
 /* The rollout of the workload on `gpus` GPUs with engine layout `engine`: each of
- * gpus / tp replicas takes its share of the sequences, prefills each prompt once
+ * its replicas (each attention group of them, with expert parallelism) takes its
+ * share of the sequences, prefills each prompt once
  * (its samples fork after the prefill, as vLLM's SamplingParams.n does), the
  * prompts in chunks as serve's engine takes them (prefill_share_s), and
  * decodes min(batch, share) sequences a step until the share's tokens are out;
@@ -115,9 +117,9 @@ bool ppl_rl_rollout_of(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int64_
                        const ppl_serve_layout *engine, ppl_rl_rollout *out);
 
 /* The best rollout of ctx's model on `gpus` GPUs with `reserved_bytes` of each
- * GPU held by something else, the engine's tensor-parallel size `tp` (0: the
- * best within one server); false when no engine layout holds the weights and one
- * sequence. */
+ * GPU held by something else, the engine's tensor-parallel size `tp` alone (0:
+ * the best within one server, a MoE's experts spread or not, ppl_serve_shapes);
+ * false when no engine layout holds the weights and one sequence. */
 bool ppl_rl_rollout_best(const ppl_eval_ctx *ctx, const ppl_rl_workload *w, int64_t gpus,
                          int64_t tp, double reserved_bytes, ppl_rl_rollout *out);
 

@@ -330,7 +330,8 @@ def layouts(plan, gpu_bytes):
         for k, r in enumerate(plan["results"], 1):
             e = r["engine"]
             yield f"result {k}", {
-                "tp": e["tp"], "ep": 0, "pp": 1, "batch": e["batch"], "replicas": e["replicas"],
+                "tp": e["tp"], "ep": e["ep"] if e["ep"] > 1 else 0, "pp": 1, "batch": e["batch"],
+                "replicas": e["replicas"],
                 "max_len": longest, "share": e["memory"]["capacity"] / gpu_bytes,
                 "colocated": r["placement"] == "colocated", "precision": e["precision"]}, e["launch"]
     else:  # serve

@@ -968,8 +968,10 @@ run "$P" rl --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 64 --promp
 check "rl --off-policy=no: synchronous plans only, and why the winner wins" '[ $rc -eq 0 ] && ! has "$out" "one-step-async" && has "$out" "why       colocated wins"'
 run "$P" rl --model llama3-8b --topology dgx-h100-superpod --gpus 8 --prompts 16 --input-len 512 --output-len 512
 check "rl on one server: colocated only, said" '[ $rc -eq 0 ] && has "$out" "only the colocated placement runs" && ! has "$out" "disaggregated  "'
+run "$P" rl --model deepseek-v3 --topology dgx-h100-superpod --gpus 16 --prompts 16 --input-len 512 --output-len 512
+check "rl: an engine that no layout of 16 GPUs holds: exit 1, the weights a GPU named" '[ $rc -eq 1 ] && [ -z "$out" ] && has "$err" "156.2 GiB of bf16 weights a GPU" && has "$err" "its experts spread over the GPUs did not fit either"'
 run "$P" rl --model deepseek-v3 --topology dgx-h100-superpod --gpus 64 --prompts 16 --input-len 512 --output-len 512 --precision fp8
-check "rl: an engine that no server holds: exit 1, the weights a GPU named" '[ $rc -eq 1 ] && [ -z "$out" ] && has "$err" "78.1 GiB of fp8 weights a GPU"'
+check "rl: DeepSeek-V3 in fp8 on 64 GPUs rolls out on engines with its experts spread" '[ $rc -eq 0 ] && has "$out" " ep"'
 run "$P" rl --model llama3-8b --topology dgx-h100-superpod --input-len 512 --output-len 512
 check "rl without --prompts: exit 2 naming it" '[ $rc -eq 2 ] && has "$err" "--prompts"'
 run "$P" rl --model llama3-8b --topology dgx-h100-superpod --prompts 10 --samples 3 --updates 4 --input-len 512 --output-len 512

@@ -705,6 +705,7 @@ check "serve: Qwen3-30B-A3B, experts within a server and tp replicas each their 
 # the check refuses a replica's servers out of order or without what expert
 # parallelism needs
 for edit in 'p["argv"].remove("--headless")' 'p["argv"][p["argv"].index("--data-parallel-start-rank") + 1] = "4"' 'p["env"].pop("VLLM_ALL2ALL_BACKEND")' 'p["argv"].remove("--enable-expert-parallel")'; do
+    rm -f "$tmp/edited.json"
     python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -725,6 +726,7 @@ check "engine_check refuses two SGLang servers of a replica at one node rank" '!
 # the check refuses what the engines refuse: tp not dividing the heads, a batch
 # above the prefill chunk, a share above the GPU, a flag neither engine has
 for edit in 'a[a.index("--tensor-parallel-size") + 1] = "3"' 'a[a.index("--max-num-seqs") + 1] = "9000"' 'a[a.index("--gpu-memory-utilization") + 1] = "1.2"' 'a.append("--pipeline-parallel-size")'; do
+    rm -f "$tmp/edited.json"
     python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -741,7 +743,9 @@ verl_ok() { python3 "$ROOT/tests/cli/verl_check.py" "$1" 8 $H100 >"$tmp/vc" 2>&1
 run "$P" rl --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 64 --prompts 128 --samples 16 --input-len 512 --output-len 4096 --stack megatron-core --forward-passes 1 --json -o "$tmp/rlv.json"
 check "rl: verl runs the colocated and one-step-off plans as planned" 'verl_ok "$tmp/rlv.json" && grep -q "verl.trainer.main_ppo" "$tmp/rlv.json" && grep -q "one_step_off_policy.main_ppo" "$tmp/rlv.json"'
 check "rl: a disaggregated synchronous step is not verl's, and says why" 'grep -q "a disaggregated sync step is neither" "$tmp/rlv.json"'
-for edit in 'o[o.index(next(x for x in o if x.startswith("trainer.nnodes=")))] = "trainer.nnodes=3"' 'o.append("actor_rollout_ref.rollout.kv_cache_dtype=fp8")' 'o[o.index(next(x for x in o if x.startswith("actor_rollout_ref.actor.ppo_mini_batch_size=")))] = "actor_rollout_ref.actor.ppo_mini_batch_size=512"' 'o[o.index(next(x for x in o if x.startswith("actor_rollout_ref.actor.use_kl_loss=")))] = "actor_rollout_ref.actor.use_kl_loss=True"'; do
+check "rl: the MoE's rollout engines spread its experts, verl's rollout told so" 'grep -q "rollout.expert_parallel_size=8" "$tmp/rlv.json" && grep -q "VLLM_ALL2ALL_BACKEND=deepep_low_latency" "$tmp/rlv.json"'
+for edit in 'o[o.index(next(x for x in o if x.startswith("trainer.nnodes=")))] = "trainer.nnodes=3"' 'o.append("actor_rollout_ref.rollout.kv_cache_dtype=fp8")' 'o[o.index(next(x for x in o if x.startswith("actor_rollout_ref.rollout.expert_parallel_size=")))] = "actor_rollout_ref.rollout.expert_parallel_size=4"' 'o[o.index(next(x for x in o if x.startswith("actor_rollout_ref.actor.ppo_mini_batch_size=")))] = "actor_rollout_ref.actor.ppo_mini_batch_size=512"' 'o[o.index(next(x for x in o if x.startswith("actor_rollout_ref.actor.use_kl_loss=")))] = "actor_rollout_ref.actor.use_kl_loss=True"'; do
+    rm -f "$tmp/rle.json"
     python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))

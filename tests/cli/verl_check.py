@@ -30,6 +30,8 @@ KEYS = {
     "actor_rollout_ref.rollout.name": 201,
     "actor_rollout_ref.rollout.n": 231,
     "actor_rollout_ref.rollout.tensor_model_parallel_size": 214,
+    "actor_rollout_ref.rollout.data_parallel_size": 215,
+    "actor_rollout_ref.rollout.expert_parallel_size": 216,
     "actor_rollout_ref.rollout.gpu_memory_utilization": 209,
     "actor_rollout_ref.rollout.max_num_seqs": 220,
     "actor_rollout_ref.rollout.max_num_batched_tokens": 218,
@@ -63,7 +65,10 @@ OFF_POLICY_KEYS = {"rollout.nnodes": 12, "rollout.n_gpus_per_node": 14}
 OTC = "actor_rollout_ref.actor.megatron.override_transformer_config."
 ADDED = {OTC + "num_layers_in_first_pipeline_stage", OTC + "num_layers_in_last_pipeline_stage",
          OTC + "account_for_embedding_in_pipeline_split",
-         OTC + "account_for_loss_in_pipeline_split", OTC + "cp_comm_type"}
+         OTC + "account_for_loss_in_pipeline_split", OTC + "cp_comm_type",
+         # the Ray workers' environment, merged into ray.init's runtime_env
+         # (verl/trainer/main_ppo.py:64-75; vLLM's choices, vllm/envs.py:1240-1246)
+         "ray_kwargs.ray_init.runtime_env.env_vars.VLLM_ALL2ALL_BACKEND"}
 ENTRY = {  # placement: (module, config name)
     "colocated": ("verl.trainer.main_ppo", "ppo_megatron_trainer"),
     "disaggregated": ("recipe.one_step_off_policy.main_ppo", "one_step_off_ppo_megatron_trainer"),
@@ -205,8 +210,22 @@ def check(plan, per_server):
     need(rollout_gpus == plan["rollout_gpus"], "verl",
          f"rollout {rollout_gpus} GPUs, the plan's {plan['rollout_gpus']}")
     rtp = g(R + "tensor_model_parallel_size")
-    need(rollout_gpus // rtp == e["replicas"], "verl",
-         f"{rollout_gpus // rtp} rollout replicas, the plan's {e['replicas']}")
+    rdp, rep = g(R + "data_parallel_size") or 1, g(R + "expert_parallel_size") or 1
+    # verl/workers/config/rollout.py:238-241: ep = tp x dp
+    need(rep == 1 or rep == rtp * rdp, "verl/workers/config/rollout.py:239",
+         f"expert_parallel_size {rep} is not tp {rtp} x dp {rdp}")
+    world = rtp * rdp
+    # verl/workers/rollout/replica.py:95-104: a replica's GPUs over whole nodes
+    need(world % min(per_server, world) == 0, "verl/workers/rollout/replica.py:101",
+         f"a rollout replica of {world} GPUs on nodes of {per_server}")
+    if rep > 1:
+        need(g("ray_kwargs.ray_init.runtime_env.env_vars.VLLM_ALL2ALL_BACKEND") in
+             ("deepep_low_latency", "deepep_high_throughput"), "verl",
+             "expert parallelism without the DeepEP all-to-all the engine is costed with")
+    need(rollout_gpus // world == e["replicas"], "verl",
+         f"{rollout_gpus // world} rollout replicas, the plan's {e['replicas']}")
+    need((rep if rep > 1 else 1) == e.get("ep", 1), "verl",
+         f"rollout ep {rep}, the plan's {e.get('ep', 1)}")
     # forward-only passes: the old policy's, none one step off (its bypass_mode,
     # recipe/one_step_off_policy/ray_trainer.py:549), and the reference's with KL
     passes = (0 if placement == "disaggregated" else 1) + bool(g(A + "use_kl_loss"))

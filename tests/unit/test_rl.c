@@ -94,7 +94,8 @@ static void test_sync_disaggregated(void **state)
     p.placement = PPL_RL_DISAGGREGATED;
     p.rollout_gpus = 16;
     p.train_gpus = 48;
-    p.rollout.engine.tp = 8;
+    p.rollout.engine.tp = 8; /* bf16: its GPUs hold an eighth of the weights each */
+    p.rollout.cost.weight_bytes = L8_WEIGHTS_B / 8.0;
     double bytes, s;
     ppl_rl_sync(&ctx, &p, &bytes, &s);
     assert_true(bytes == 256968359936.0);
@@ -124,7 +125,8 @@ static void test_sync_colocated(void **state)
     memset(&p, 0, sizeof p);
     p.placement = PPL_RL_COLOCATED;
     p.rollout_gpus = p.train_gpus = 64;
-    p.rollout.engine.tp = 8;
+    p.rollout.engine.tp = 8; /* bf16: its GPUs hold an eighth of the weights each */
+    p.rollout.cost.weight_bytes = L8_WEIGHTS_B / 8.0;
     ppl_config *c = &p.train.config;
     c->gpus = 64, c->tp = 2, c->pp = 2, c->dp = 16, c->cp = 1, c->zero = 1;
     double bytes, s;
