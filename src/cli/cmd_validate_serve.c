@@ -76,10 +76,12 @@ static json_t *result_json(const ppl_serve_run *r, const ppl_serve_prediction *p
     json_object_set_new(o, "id", json_string(r->id));
     json_object_set_new(o, "kind", json_string(r->rl ? "rl" : "serve"));
     json_object_set_new(o, "family", json_string(r->family));
+    if (!r->rl)
+        json_object_set_new(o, "phase", json_string(ppl_serve_phase_names[r->phase]));
     if (r->rl)
         json_object_set_new(m, "step_time_s", ppl_json_real(r->step_time_s));
     else
-        json_object_set_new(m, "output_tokens_per_s", ppl_json_real(r->tokens_per_s));
+        json_object_set_new(m, ppl_serve_phase_figure(r->phase), ppl_json_real(r->tokens_per_s));
     json_object_set_new(o, "measured", m);
     if (!p->predicted) {
         json_object_set_new(o, "predicted", json_null());
@@ -100,9 +102,12 @@ static json_t *result_json(const ppl_serve_run *r, const ppl_serve_prediction *p
         json_object_set_new(q, "train_s", ppl_json_real(pl->train_s));
         json_object_set_new(q, "trainer", ppl_config_json(&pl->train.config, &r->model));
     } else {
-        json_object_set_new(q, "output_tokens_per_s", ppl_json_real(p->tokens_per_s));
+        json_object_set_new(q, ppl_serve_phase_figure(r->phase), ppl_json_real(p->tokens_per_s));
         json_object_set_new(q, "batch", json_integer(p->batch));
-        json_object_set_new(q, "decode_bound", json_string(p->memory_bound ? "memory" : "compute"));
+        json_object_set_new(q, "decode_bound",
+                            r->phase == PPL_SERVE_PREFILL
+                                ? json_null()
+                                : json_string(p->memory_bound ? "memory" : "compute"));
     }
     json_object_set_new(o, "predicted", q);
     json_object_set_new(o, "error", ppl_json_real(p->error));
@@ -119,7 +124,8 @@ static void render_kind(ppl_buf *out, const ppl_serve_run *runs, const ppl_serve
                    rl ? "\nstep time over %zu RL steps (parplan rl's fastest plan under the "
                         "stated pins; nothing fitted): mean absolute error %.1f%%, max %.1f%%, "
                         "%.0f%% within 10%%\n"
-                      : "\noutput tokens a second over %zu serving runs (the engine model's best "
+                      : "\ntokens a second over %zu serving runs (a replica's output under load "
+                        "at the engine model's best batch, or a GPU's in one phase alone at its "
                         "batch; nothing fitted): mean absolute error %.1f%%, max %.1f%%, %.0f%% "
                         "within 10%%\n",
                    all.runs, 100.0 * all.mean_abs, 100.0 * all.max_abs,
@@ -214,9 +220,10 @@ ppl_status cli_validate_serve(cli *c, ppl_serve_run *runs, size_t n)
                         snprintf(c4, sizeof c4, "%lld", (long long)runs[i].tp);
                     snprintf(c5, sizeof c5, q->predicted ? "%lld" : "-", (long long)q->batch);
                     snprintf(c6, sizeof c6, "%s",
-                             !q->predicted     ? "does not fit"
-                             : q->memory_bound ? "memory"
-                                               : "compute");
+                             !q->predicted                        ? "does not fit"
+                             : runs[i].phase == PPL_SERVE_PREFILL ? "prefill"
+                             : q->memory_bound                    ? "memory"
+                                                                  : "compute");
                 }
                 snprintf(err, sizeof err, q->predicted ? "%+.1f%%" : "-", 100.0 * q->error);
                 const char *row[7] = {runs[i].id, meas, pred, err, c4, c5, c6};

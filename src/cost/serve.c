@@ -264,7 +264,7 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     const double split = kv_split(m, l->tp);
     double routed_token;
     const double routed = routed_weights(m, f, &routed_token);
-    out->kv_bytes_per_token = ppl_kv_bytes_per_token(m, bytes);
+    out->kv_bytes_per_token = ppl_kv_bytes_per_token(m, l->kv_16bit ? 2.0 : bytes);
     /* the engines load no multi-token-prediction module unless they decode
      * speculatively (not costed here) */
     const double held = f->params_total - f->params_mtp;
@@ -289,7 +289,7 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     out->prefill_s = prefill_time(ctx, l, w->input_tokens, 1);
     if (stages > 1)
         out->prefill_s += (pp - 1.0) * hop_s(ctx, (double)w->input_tokens * act_token);
-    int64_t k = PPL_SERVE_CHUNK_TOKENS / w->input_tokens;
+    int64_t k = (l->chunk_tokens > 0 ? l->chunk_tokens : PPL_SERVE_CHUNK_TOKENS) / w->input_tokens;
     k = k < 1 ? 1 : k > l->batch ? l->batch : k;
     out->prefill_prompts = k;
     /* a prompt's share of a stage's time: its stages prefill other chunks meanwhile,

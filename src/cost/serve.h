@@ -49,6 +49,10 @@ typedef struct ppl_serve_layout {
                               own (0 or 1: none; serve.c ppl_serve_cost) */
     int64_t ep;            /* GPUs the routed experts are spread over (0 or 1: none,
                               each expert split over tp), a multiple of tp */
+    int64_t chunk_tokens;  /* tokens an attention group prefills a forward (0:
+                              PPL_SERVE_CHUNK_TOKENS) */
+    bool kv_16bit;         /* the KV cache in 16-bit beside fp8 weights (DeepSeek's
+                              engines keep MLA's core in bf16) */
 } ppl_serve_layout;
 
 /* A replica's shape at some tp: pipeline stages (pp) or the experts spread
@@ -86,7 +90,7 @@ typedef struct ppl_serve_estimate {
     bool fits;
     double prefill_s;         /* one prompt's forward: time to first token, unqueued */
     int64_t prefill_prompts;  /* prompts an engine prefills together: as many as fit a
-                                 chunk of PPL_SERVE_CHUNK_TOKENS, at most the batch */
+                                 chunk (chunk_tokens), at most the batch */
     double prefill_share_s;   /* a prompt's share of such a chunk's forward */
     double decode_read_bytes; /* HBM bytes one decode step reads per GPU, mean context */
     double decode_memory_s;   /* those bytes at the streaming share of HBM bandwidth */

@@ -19,9 +19,22 @@
 static const char *const entry_keys[] = {"id",       "kind",     "source", "family",
                                          "model",    "topology", "config", "workload",
                                          "measured", "notes",    NULL};
-static const char *const config_keys[] = {"tp", "ep", "precision", NULL};
+static const char *const config_keys[] = {"tp",    "ep",           "precision", "phase",
+                                          "batch", "chunk_tokens", "kv_cache",  NULL};
 static const char *const workload_keys[] = {"input_tokens", "output_tokens", NULL};
-static const char *const measured_keys[] = {"output_tokens_per_s", NULL};
+static const char *const measured_keys[] = {"output_tokens_per_s", "output_tokens_per_s_per_gpu",
+                                            "input_tokens_per_s_per_gpu", NULL};
+/* what a serve run measured: the replica's throughput under load (batch
+ * searched), or one phase alone at its batch, a GPU's (ppl_serve_phase) */
+const char *const ppl_serve_phase_names[] = {"throughput", "decode", "prefill", NULL};
+static const char *const measured_of[] = {"output_tokens_per_s", "output_tokens_per_s_per_gpu",
+                                          "input_tokens_per_s_per_gpu"};
+
+const char *ppl_serve_phase_figure(ppl_serve_phase phase)
+{
+    return measured_of[phase];
+}
+static const char *const kv_caches[] = {"bf16", NULL};
 static const char *const kinds[] = {"serve", "rl", NULL};
 static const char *const precisions[] = {"bf16", "fp8", NULL};
 static const char *const rl_config_keys[] = {"gpus",         "placement", "pipeline", "engine_tp",
@@ -131,12 +144,24 @@ static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *e, const char *path,
             return st;
         return ppl_run_read_family(ctx, e, path, r->id, r->family, sizeof r->family);
     }
+    int phase = 0, kv = -1;
     if ((st = ppl_jr_object(ctx, e, path, "config", PPL_JR_REQUIRED, config_keys, &o, sub,
                             sizeof sub)) ||
         (st = ppl_jr_int(ctx, o, sub, "tp", PPL_JR_REQUIRED, 1, 1, 1024, &r->tp)) ||
         (st = ppl_jr_int(ctx, o, sub, "ep", PPL_JR_OPTIONAL, 0, 2, 1 << 20, &r->ep)) ||
-        (st = ppl_jr_enum(ctx, o, sub, "precision", PPL_JR_REQUIRED, precisions, 0, &precision)))
+        (st = ppl_jr_enum(ctx, o, sub, "precision", PPL_JR_REQUIRED, precisions, 0, &precision)) ||
+        (st = ppl_jr_enum(ctx, o, sub, "phase", PPL_JR_OPTIONAL, ppl_serve_phase_names, 0,
+                          &phase)) ||
+        (st = ppl_jr_int(ctx, o, sub, "batch",
+                         phase == PPL_SERVE_DECODE ? PPL_JR_REQUIRED : PPL_JR_OPTIONAL, 0, 1,
+                         SERVE_RUN_MAX_BATCH, &r->batch)) ||
+        (st = ppl_jr_int(ctx, o, sub, "chunk_tokens",
+                         phase == PPL_SERVE_PREFILL ? PPL_JR_REQUIRED : PPL_JR_OPTIONAL, 0, 1,
+                         1 << 24, &r->chunk_tokens)) ||
+        (st = ppl_jr_enum(ctx, o, sub, "kv_cache", PPL_JR_OPTIONAL, kv_caches, -1, &kv)))
         return st;
+    r->phase = (ppl_serve_phase)phase;
+    r->kv_16bit = kv == 0;
     r->precision = precision == 1 ? PPL_PRECISION_FP8 : PPL_PRECISION_BF16;
     const int64_t gpus = r->topology.servers * r->topology.gpus_per_server;
     const int64_t domain = ppl_topology_server_domain(&r->topology);
@@ -147,14 +172,14 @@ static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *e, const char *path,
                            "domain (%lld GPUs)",
                            (long long)r->tp, (long long)r->model.heads, (long long)domain);
     }
-    /* the experts over ep GPUs, each holding as many: a multiple of tp within the
-     * GPUs (serve.h) */
-    if (r->ep > 0 && (!r->model.has_moe || r->ep % r->tp != 0 || r->ep > gpus ||
-                      r->model.moe.experts % r->ep != 0)) {
+    /* the experts over ep GPUs: a multiple of tp within the GPUs, at most one GPU
+     * an expert (an uneven split is costed at its mean, serve.h) */
+    if (r->ep > 0 &&
+        (!r->model.has_moe || r->ep % r->tp != 0 || r->ep > gpus || r->ep > r->model.moe.experts)) {
         ppl_jr_path(full, sizeof full, sub, "ep");
         return ppl_jr_fail(ctx, full,
-                           "%lld must be a multiple of tp (%lld) within the %lld GPUs that "
-                           "divides a MoE model's experts",
+                           "%lld must be a multiple of tp (%lld) within the %lld GPUs and a "
+                           "MoE model's experts",
                            (long long)r->ep, (long long)r->tp, (long long)gpus);
     }
     if ((st = ppl_jr_object(ctx, e, path, "workload", PPL_JR_REQUIRED, workload_keys, &o, sub,
@@ -165,9 +190,14 @@ static ppl_status read_entry(ppl_jr_ctx *ctx, const json_t *e, const char *path,
                          &r->workload.output_tokens)) ||
         (st = ppl_jr_object(ctx, e, path, "measured", PPL_JR_REQUIRED, measured_keys, &o, sub,
                             sizeof sub)) ||
-        (st = ppl_jr_real(ctx, o, sub, "output_tokens_per_s", PPL_JR_REQUIRED, 0,
+        (st = ppl_jr_real(ctx, o, sub, measured_of[r->phase], PPL_JR_REQUIRED, 0,
                           PPL_JR_BETWEEN(1e-3, 1e12), &r->tokens_per_s)))
         return st;
+    if (json_object_size(o) != 1) {
+        ppl_jr_path(full, sizeof full, sub, measured_of[r->phase]);
+        return ppl_jr_fail(ctx, full, "is the one figure a %s run measures",
+                           ppl_serve_phase_names[r->phase]);
+    }
     return ppl_run_read_family(ctx, e, path, r->id, r->family, sizeof r->family);
 }
 
@@ -236,7 +266,33 @@ void ppl_serve_run_predict(const ppl_serve_run *r, ppl_serve_prediction *out)
         ppl_rl_result_free(&res);
         return;
     }
-    for (int64_t batch = 1; batch <= SERVE_RUN_MAX_BATCH; batch *= 2) {
+    if (r->phase != PPL_SERVE_THROUGHPUT) {
+        /* one phase alone at its batch: a decode step of every rank's batch, or a
+         * forward of each rank's chunk of prompts; a GPU's tokens a second */
+        const int64_t prompts = r->chunk_tokens / r->workload.input_tokens;
+        ppl_serve_layout l = {.tp = r->tp,
+                              .ep = r->ep,
+                              .batch = r->phase == PPL_SERVE_DECODE ? r->batch
+                                                                    : (prompts > 1 ? prompts : 1),
+                              .precision = r->precision,
+                              .chunk_tokens = r->chunk_tokens,
+                              .kv_16bit = r->kv_16bit};
+        ppl_serve_estimate e;
+        ppl_serve_cost(&ctx, &l, &r->workload, &e);
+        const double gpus = (double)ppl_serve_replica_gpus(&l);
+        if (e.fits) {
+            out->predicted = true;
+            out->batch = l.batch;
+            out->memory_bound = e.decode_memory_s >= e.decode_compute_s;
+            out->tokens_per_s = r->phase == PPL_SERVE_DECODE
+                                    ? (double)ppl_serve_replica_batch(&l) / e.decode_step_s / gpus
+                                    : (double)ppl_serve_attention_groups(&l) *
+                                          (double)r->workload.input_tokens / e.prefill_share_s /
+                                          gpus;
+        }
+    }
+    for (int64_t batch = 1; r->phase == PPL_SERVE_THROUGHPUT && batch <= SERVE_RUN_MAX_BATCH;
+         batch *= 2) {
         ppl_serve_layout l = {.tp = r->tp, .ep = r->ep, .batch = batch, .precision = r->precision};
         ppl_serve_estimate e;
         ppl_serve_cost(&ctx, &l, &r->workload, &e);
@@ -253,8 +309,8 @@ void ppl_serve_run_predict(const ppl_serve_run *r, ppl_serve_prediction *out)
         out->value = out->tokens_per_s;
         out->error = out->tokens_per_s / r->tokens_per_s - 1.0;
     } else {
-        snprintf(out->why, sizeof out->why,
-                 "no batch at tp %lld holds the weights and one sequence's cache",
-                 (long long)r->tp);
+        snprintf(out->why, sizeof out->why, "no batch at tp %lld%s holds the weights and %s cache",
+                 (long long)r->tp, r->ep > 0 ? " with its experts spread" : "",
+                 r->phase == PPL_SERVE_THROUGHPUT ? "one sequence's" : "the batch's");
     }
 }

@@ -907,17 +907,35 @@ check "serve --precision fp4: exit 2 (bf16 or fp8)" '[ $rc -eq 2 ] && has "$err"
 
 # measured inference-engine runs (issue 33): predicted, reported per source, nothing fitted
 run "$P" validate --runs "$ROOT/tests/data/serve-runs.json" --json
-check "validate on serving runs: every run predicted, the error per source family" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+check "validate on serving runs: every run predicted, the error per source family and phase" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
 import json, sys
 d = json.load(sys.stdin)
 r, a = d[\"results\"], d[\"aggregate\"][\"serve\"]
-assert d[\"aggregate\"][\"rl\"] is None and len(r) == 77 and a[\"runs\"] == 77 and a[\"not_predicted\"] == 0, a
+assert d[\"aggregate\"][\"rl\"] is None and len(r) == 81 and a[\"runs\"] == 81 and a[\"not_predicted\"] == 0, a
+key = {\"throughput\": \"output_tokens_per_s\", \"decode\": \"output_tokens_per_s_per_gpu\", \"prefill\": \"input_tokens_per_s_per_gpu\"}
 for x in r:
+    k = key[x[\"phase\"]]
     assert x[\"kind\"] == \"serve\", x
-    assert abs(x[\"error\"] - (x[\"predicted\"][\"output_tokens_per_s\"] / x[\"measured\"][\"output_tokens_per_s\"] - 1)) < 1e-9, x
+    assert abs(x[\"error\"] - (x[\"predicted\"][k] / x[\"measured\"][k] - 1)) < 1e-9, x
+assert [x[\"phase\"] for x in r].count(\"prefill\") == 3 and [x[\"phase\"] for x in r].count(\"decode\") == 1, r
 assert abs(a[\"mean_abs_error\"] - sum(abs(x[\"error\"]) for x in r) / len(r)) < 1e-9, a
-assert [f[\"family\"] for f in a[\"families\"]] == [\"NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md\"], a
-assert sum(f[\"runs\"] for f in a[\"families\"]) == 77, a"'
+assert [f[\"family\"] for f in a[\"families\"]] == [\"NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md\", \"LMSYS large-scale EP blog (2025-05-05)\"], a
+assert sum(f[\"runs\"] for f in a[\"families\"]) == 81, a"'
+# a phase run needs its batch or chunk and measures its own figure
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+runs = d[\"runs\"] if isinstance(d, dict) else d
+r = next(x for x in runs if x[\"config\"].get(\"phase\") == \"decode\")
+del r[\"config\"][\"batch\"]
+json.dump([r], open(sys.argv[2], \"w\"))
+r[\"config\"][\"batch\"] = 256
+r[\"measured\"] = {\"output_tokens_per_s\": 1000}
+json.dump([r], open(sys.argv[3], \"w\"))" "$ROOT/tests/data/serve-runs.json" "$tmp/nobatch.json" "$tmp/wrongfigure.json"
+run "$P" validate --runs "$tmp/nobatch.json"
+check "validate: a decode run without its batch: exit 3, the key named" '[ $rc -eq 3 ] && has "$err" "config.batch"'
+run "$P" validate --runs "$tmp/wrongfigure.json"
+check "validate: a decode run measuring a replica's throughput: exit 3, the figure named" '[ $rc -eq 3 ] && has "$err" "output_tokens_per_s_per_gpu"'
 run "$P" validate --runs "$ROOT/tests/data/rl-runs.json" --json
 check "validate on RL steps: each predicted under its stated pins, the error per source" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
 import json, sys
