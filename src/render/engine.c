@@ -33,8 +33,10 @@
  * --data-parallel-start-rank: docs/serving/expert_parallel_deployment.md;
  * SGLang's --dist-init-addr, --nnodes and --node-rank).
  *
- * A replica of pp stages spans pp servers too; vLLM runs those over Ray (or
- * its --nnodes from later releases): not written yet, so such layouts say so.
+ * A replica of pp stages, each a server, spans pp servers too: SGLang runs it
+ * with --pp-size and the same --dist-init-addr, --nnodes and --node-rank; vLLM
+ * v0.11.0 runs stages across servers over a Ray cluster (its --nnodes came
+ * later): not written yet, so vLLM's says so.
  * The batch is the engine's cap on sequences decoded together (max_num_seqs,
  * max_running_requests), the prefill chunk the cost model's
  * (PPL_SERVE_CHUNK_TOKENS), the longest sequence the prompt and response.
@@ -107,7 +109,7 @@ typedef void (*engine_ep_args)(const struct engine_row *r, json_t *argv, const p
 /* An engine, one row: its command and the flag that sets each figure of the
  * layout (arg_utils.py, server_args.py). */
 typedef struct engine_row {
-    const char *key, *version;
+    const char *key, *name, *version;
     const char *head[3];    /* the command before the checkpoint */
     const char *model_flag; /* NULL: the checkpoint is the first argument */
     const char *tp, *dp, *batch, *max_len, *chunk, *share, *port;
@@ -115,6 +117,9 @@ typedef struct engine_row {
     const char *release; /* colocated: the engine's memory given back while training */
     bool moe_dp_shared;  /* data-parallel ranks of a MoE model share its experts */
     bool replica_totals; /* expert parallelism: tp, batch and chunk are the replica's */
+    const char *pp;      /* pipeline stages, NULL: not launched (vLLM v0.11.0 runs
+                            stages across servers over a Ray cluster) */
+    engine_ep_args nodes_args; /* a replica over several servers, NULL: in ep_args */
     const char *ep_env[2]; /* expert parallelism: the environment it needs, key and value */
     engine_ep_args ep_args;
 } engine_row;
@@ -142,19 +147,24 @@ static void vllm_ep(const engine_row *r, json_t *argv, const ppl_engine_layout *
 }
 
 /* SGLang: DP attention and --ep-size over the replica's GPUs, DeepEP's
- * dispatch (which sets ep to tp: server_args.py:1202-1216); over several
- * servers the same command on each but its --node-rank (check_server_args:
- * tp divisible by the nodes, :3348-3351). */
+ * dispatch (which sets ep to tp: server_args.py:1202-1216). */
 static void sglang_ep(const engine_row *r, json_t *argv, const ppl_engine_layout *e,
                       const engine_place *at, int64_t per_server)
 {
-    (void)r, (void)per_server;
+    (void)r, (void)at, (void)per_server;
     add_str(argv, "--enable-dp-attention");
     add_int(argv, "--ep-size", e->ep);
     add_str(argv, "--moe-a2a-backend"); /* its --deepep-mode auto: low-latency decode */
     add_str(argv, "deepep");
-    if (at->nodes <= 1)
-        return;
+}
+
+/* SGLang, a replica over several servers (its experts or its stages): the same
+ * command on each but its --node-rank (check_server_args: tp x pp divisible by
+ * the nodes, server_args.py:3348-3351). */
+static void sglang_nodes(const engine_row *r, json_t *argv, const ppl_engine_layout *e,
+                         const engine_place *at, int64_t per_server)
+{
+    (void)r, (void)e, (void)per_server;
     add_str(argv, "--dist-init-addr");
     char addr[64];
     snprintf(addr, sizeof addr, "%s:%d", ENGINE_HEAD_ADDR, ENGINE_HEAD_PORT);
@@ -165,6 +175,7 @@ static void sglang_ep(const engine_row *r, json_t *argv, const ppl_engine_layout
 
 static const engine_row engines[] = {
     {.key = "vllm",
+     .name = "vLLM",
      .version = "v0.11.0",
      .head = {"vllm", "serve", NULL},
      .model_flag = NULL,
@@ -179,9 +190,12 @@ static const engine_row engines[] = {
      .release = "--enable-sleep-mode",
      .moe_dp_shared = true,
      .replica_totals = false,
+     .pp = NULL,
+     .nodes_args = NULL,
      .ep_env = {"VLLM_ALL2ALL_BACKEND", "deepep_low_latency"}, /* vllm/envs.py:1240-1246 */
      .ep_args = vllm_ep},
     {.key = "sglang",
+     .name = "SGLang",
      .version = "v0.5.4",
      .head = {"python3", "-m", "sglang.launch_server"},
      .model_flag = "--model-path",
@@ -196,6 +210,8 @@ static const engine_row engines[] = {
      .release = "--enable-memory-saver",
      .moe_dp_shared = false,
      .replica_totals = true,
+     .pp = "--pp-size", /* server_args.py:1935; overlap off: :1254-1259 */
+     .nodes_args = sglang_nodes,
      .ep_env = {NULL, NULL},
      .ep_args = sglang_ep},
 };
@@ -231,10 +247,14 @@ static json_t *argv_of(const engine_row *r, const char *hf, const ppl_engine_lay
     }
     if (e->colocated)
         add_str(argv, r->release);
+    if (e->pp > 1)
+        add_int(argv, r->pp, e->pp);
     if (at->port > 0)
         add_int(argv, r->port, at->port);
     if (ep)
         r->ep_args(r, argv, e, at, per_server);
+    if (at->nodes > 1 && r->nodes_args)
+        r->nodes_args(r, argv, e, at, per_server);
     return argv;
 }
 
@@ -280,7 +300,7 @@ static json_t *launch_of(const engine_row *r, const char *hf, const ppl_engine_l
 {
     json_t *nodes = json_array();
     const bool ep = e->ep > 1;
-    const int64_t unit = ep ? e->ep : e->tp; /* a replica's GPUs */
+    const int64_t unit = ep ? e->ep : e->tp * (e->pp > 1 ? e->pp : 1); /* a replica's GPUs */
     if (unit > per_server) {
         const int64_t servers = unit / per_server;
         for (int64_t k = 0; k < servers; k++) {
@@ -326,7 +346,7 @@ static void refusal(const ppl_model *m, const ppl_engine_layout *e, int64_t per_
                     engine_precision *p, char *why, size_t size)
 {
     const bool ep = e->ep > 1;
-    const int64_t unit = ep ? e->ep : e->tp;
+    const int64_t unit = ep ? e->ep : e->tp * (e->pp > 1 ? e->pp : 1);
     if (!ck) {
         if (miss->near)
             snprintf(why, size,
@@ -340,11 +360,11 @@ static void refusal(const ppl_model *m, const ppl_engine_layout *e, int64_t per_
                      "%lld layers of width %lld with %lld heads (Llama 3 8B/70B, Llama 3.1 405B, "
                      "Qwen3 30B-A3B/235B-A22B, DeepSeek-V3)",
                      (long long)m->layers, (long long)m->hidden, (long long)m->heads);
-    } else if (e->pp > 1) {
+    } else if (e->pp > 1 && (ep || e->tp != per_server)) {
         snprintf(why, size,
-                 "a replica of %lld pipeline stages spans %lld servers, which vLLM v0.11.0 runs "
-                 "over a Ray cluster: not written yet",
-                 (long long)e->pp, (long long)e->pp);
+                 "pipeline stages are launched a server each (tp %lld of %lld GPUs a server), "
+                 "without expert parallelism",
+                 (long long)e->tp, (long long)per_server);
     } else if (e->disaggregated) {
         snprintf(why, size,
                  "prefill/decode disaggregation is not launched yet: its KV transfer backend and "
@@ -387,11 +407,17 @@ json_t *ppl_launch_engines(const ppl_model *m, const ppl_engine_layout *e, int64
     json_object_set_new(o, "hf_model", ck ? json_string(ck->hf_model) : json_null());
     for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
         const engine_row *r = &engines[i];
-        if (why[0]) {
+        char own[256] = "";
+        if (!why[0] && e->pp > 1 && !r->pp)
+            snprintf(own, sizeof own,
+                     "a replica of %lld pipeline stages spans %lld servers, which %s %s runs "
+                     "over a Ray cluster: not written yet (SGLang's launch runs it)",
+                     (long long)e->pp, (long long)e->pp, r->name, r->version);
+        if (why[0] || own[0]) {
             char key[32];
             snprintf(key, sizeof key, "%s_error", r->key);
             json_object_set_new(o, r->key, json_null());
-            json_object_set_new(o, key, json_string(why));
+            json_object_set_new(o, key, json_string(why[0] ? why : own));
         } else {
             json_object_set_new(o, r->key,
                                 launch_of(r, ck->hf_model, e, &p, per_server, m->has_moe));

@@ -36,7 +36,7 @@ HEAD_ADDR = "${HEAD_ADDR}"
 # :660, -start-rank :668, -size-local :673, -address :678, -rpc-port :683,
 # --enable-expert-parallel :698, --max-num-seqs :885; --headless and --port in
 # vllm/entrypoints/openai/cli_args.py:246.  SGLang's server_args.py:
-# --max-running-requests :1806, --tp-size :1928, --dp-size :2233,
+# --max-running-requests :1806, --tp-size :1928, --pp-size :1935, --dp-size :2233,
 # --dist-init-addr :2264, --nnodes :2270, --node-rank :2273, --ep-size :2532,
 # --moe-a2a-backend :2539, --enable-dp-attention :2945.
 VLLM = {
@@ -60,6 +60,7 @@ VLLM = {
 }
 SGLANG = {
     "--tp-size": ("int", "tp"),
+    "--pp-size": ("int", "pp"),
     "--dp-size": ("int", "dp"),
     "--ep-size": ("int", "ep_size"),
     "--enable-dp-attention": ("bool", "dp_attention"),
@@ -173,9 +174,10 @@ def check_common(engine, args, model):
 
 
 def layout_vllm(args, env, model, per_server):
-    """(tp, ep, ranks, batch a rank, GPUs this process takes, group) of a vLLM
-    process: ranks data-parallel ranks of tp GPUs; group: its replica's
-    rendezvous (address, port, dp) over several servers, else None."""
+    """(tp, ep, ranks, batch a rank, GPUs this process takes, group, pp) of a
+    vLLM process: ranks data-parallel ranks of tp GPUs; group: its replica's
+    rendezvous (address, port, dp) over several servers, else None; pp its
+    pipeline stages (vLLM's are not launched: always 1)."""
     tp, dp = args.get("tp", 1), args.get("dp", 1)
     local = args.get("dp_local", dp)
     # vllm/config/model.py:1045-1052: the attention heads split over tp
@@ -214,12 +216,12 @@ def layout_vllm(args, env, model, per_server):
         else:
             need(args.get("start_rank") in (None, 0), "vllm", "the API server not at rank 0")
         group = (args["address"], args["rpc_port"], dp, args.get("start_rank") or 0, local)
-    return tp, tp * dp if ep else 0, dp, args["batch"], tp * local, group
+    return tp, tp * dp if ep else 0, dp, args["batch"], tp * local, group, 1
 
 
 def layout_sglang(args, env, model, per_server):
     """As layout_vllm, for an SGLang process."""
-    tp, dp = args.get("tp", 1), args.get("dp", 1)
+    tp, dp, pp = args.get("tp", 1), args.get("dp", 1), args.get("pp", 1)
     nnodes, rank = args.get("nnodes", 1), args.get("node_rank", 0)
     attention = args.get("dp_attention", False) and dp > 1  # server_args.py:1166-1168
     ep = args.get("ep_size", 1)
@@ -246,16 +248,16 @@ def layout_sglang(args, env, model, per_server):
     group = None
     if nnodes > 1:
         # check_server_args: :3348-3351, :3360-3362; :3737-3747 the head's address
-        need(tp % nnodes == 0, "sglang", f"tp {tp} not divisible by {nnodes} nodes")
+        need((tp * pp) % nnodes == 0, "sglang", f"tp {tp} x pp {pp} not divisible by {nnodes} nodes")
         need(dp == 1 or attention, "sglang", "multi-node data parallel without dp attention")
         address = args.get("address") or ""
         need(address.startswith(HEAD_ADDR + ":") and address.rsplit(":", 1)[1].isdigit(),
              "sglang", "several nodes without the head's --dist-init-addr host:port")
         need(0 <= rank < nnodes, "sglang", f"node rank {rank} of {nnodes}")
         group = (args["address"], 0, nnodes, rank, 1)
-    gpus = tp // nnodes if attention or ep > 1 else tp * dp
+    gpus = tp * pp * (1 if attention or ep > 1 else dp) // nnodes
     need(gpus <= per_server, "sglang", f"{gpus} GPUs a server of {per_server}")
-    return attn_tp, ep if ep > 1 else 0, dp, batch, gpus, group
+    return attn_tp, ep if ep > 1 else 0, dp, batch, gpus, group, pp
 
 
 def check_layout(where, layout, launch, model, per_server, gpu_bytes):
@@ -274,7 +276,9 @@ def check_layout(where, layout, launch, model, per_server, gpu_bytes):
                 check_common(engine, args, model)
                 devices = check_env(engine, proc["env"], per_server)
                 derive = layout_vllm if engine == "vllm" else layout_sglang
-                tp, ep, ranks, batch, proc_gpus, group = derive(args, proc["env"], model, per_server)
+                tp, ep, ranks, batch, proc_gpus, group, pp = derive(args, proc["env"], model,
+                                                                    per_server)
+                need(pp == layout["pp"], where, f"{engine}: pp {pp}, the plan's {layout['pp']}")
                 need(args["model"] == launch["hf_model"], where, f"{engine} loads {args['model']}")
                 if len(node["processes"]) > 1:
                     # processes sharing a server: their own GPUs and ports
@@ -337,9 +341,11 @@ def layouts(plan, gpu_bytes):
     else:  # serve
         longest = wl["input_tokens"] + wl["output_tokens"]
         for k, r in enumerate(plan["results"], 1):
-            if r["mode"] != "aggregated" or r["pp"] > 1:  # not launched yet
+            if r["mode"] != "aggregated":  # not launched yet
                 need(r["launch"]["vllm"] is None and r["launch"]["sglang"] is None,
-                     f"result {k}", "a disaggregated or pipelined layout launched")
+                     f"result {k}", "a disaggregated layout launched")
+            if r["pp"] > 1:  # vLLM v0.11.0's stages across servers run over Ray: not written
+                need(r["launch"]["vllm"] is None, f"result {k}", "vLLM launched with stages")
             yield f"result {k}", {
                 "tp": r["tp"], "ep": r["ep"] if r["ep"] > 1 else 0, "pp": r["pp"],
                 "batch": r["batch"], "replicas": r["replicas"],
@@ -361,7 +367,7 @@ def main():
         for where, layout, launch in layouts(plan, gpu_bytes):
             check_layout(where, layout, launch, model, per_server, gpu_bytes)
             n += 1
-            launched += launch.get("vllm") is not None
+            launched += launch.get("vllm") is not None or launch.get("sglang") is not None
         need(n > 0, "plan", "no results")
     except Refused as e:
         print(f"engine_check: {e}")

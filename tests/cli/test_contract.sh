@@ -691,7 +691,16 @@ check "serve: each aggregated layout launched by vLLM and SGLang as planned" 'en
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --gpus 12 --input-len 1024 --output-len 256 --precision fp8 --json -o "$tmp/serve8.json"
 check "serve fp8 on 12 GPUs: fp8 weights and cache, the last server half full" 'engine_ok "$tmp/serve8.json" llama3-8b && launched_some && grep -q "\"--quantization\"" "$tmp/serve8.json"'
 run "$P" serve --model llama3-405b --topology dgx-h100-superpod --gpus 32 --input-len 2048 --output-len 512 --json -o "$tmp/serve405.json"
-check "serve: Llama 3.1 405B in bf16 on pipeline stages of a server each, not launched yet, saying why" 'engine_ok "$tmp/serve405.json" llama3-405b && grep -q "\"pp\": 4" "$tmp/serve405.json" && grep -q "pipeline stages spans 4 servers" "$tmp/serve405.json"'
+check "serve: Llama 3.1 405B in bf16 on pipeline stages of a server each: SGLang launches each stage's server with its rank, vLLM says why not" 'engine_ok "$tmp/serve405.json" llama3-405b && launched_some && grep -q "\"pp\": 4" "$tmp/serve405.json" && grep -q "\"--pp-size\"" "$tmp/serve405.json" && grep -q "pipeline stages spans 4 servers, which vLLM v0.11.0 runs over a Ray cluster" "$tmp/serve405.json"'
+rm -f "$tmp/edited.json"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = next(r for r in d['results'] if r['pp'] > 1 and r['launch']['sglang'])
+a = r['launch']['sglang']['nodes'][1]['processes'][0]['argv']
+a[a.index('--pp-size') + 1] = '2'
+json.dump(d, open(sys.argv[2], 'w'))" "$tmp/serve405.json" "$tmp/edited.json"
+check "engine_check refuses an SGLang stage's server with other stages than the plan's" '! engine_ok "$tmp/edited.json" llama3-405b && has "$(cat "$tmp/ec")" "pp 2, the plan'"'"'s 4"'
 run "$P" rl --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 64 --prompts 128 --samples 16 --input-len 512 --output-len 4096 --json -o "$tmp/rl.json"
 check "rl: the rollout engine launched, colocated ones releasing memory for training" 'engine_ok "$tmp/rl.json" qwen3-30b-a3b && launched_some && grep -q "enable-sleep-mode" "$tmp/rl.json"'
 run "$P" serve --model llama3-70b --topology dgx-h100-superpod --gpus 8 --input-len 8192 --output-len 512 --json
