@@ -71,6 +71,10 @@ static json_t *launch_json(const serve_row *r, const ppl_model *m, const ppl_top
         .precision = r->layout.precision,
         .memory_share = r->e.capacity_bytes / t->gpu.memory_bytes,
         .disaggregated = r->disaggregated,
+        .prefill_tp = r->d.prefill_tp,
+        .prefill_ep = r->d.prefill_ep,
+        .prefill_batch = r->d.prefill.prefill_prompts,
+        .prefill_replicas = r->d.prefill_replicas,
     };
     return ppl_launch_engines(m, &e, t->gpus_per_server);
 }

@@ -235,9 +235,10 @@ static const help_text texts[] = {
      "sending its tokens to their experts and back as DeepEP does.  A first piece\n"
      "(cost-model.md#serving-a-first-piece): no host time or queueing yet; against\n"
      "TensorRT-LLM's published throughput it is 22.3% off on average (validate\n"
-     "--runs tests/data/serve-runs.json).  With --json each aggregated layout carries\n"
-     "its launch: every server's vllm serve and sglang.launch_server processes (rl:\n"
-     "the rollout engine's, too).\n",
+     "--runs tests/data/serve-runs.json).  With --json each layout carries its\n"
+     "launch: every server's vllm serve and sglang.launch_server processes (a\n"
+     "disaggregated one: SGLang's prefill and decode servers and a router over them;\n"
+     "rl: the rollout engine's, too).\n",
      "  parplan serve --model llama3-70b --topology dgx-h100-superpod --gpus 8 \\\n"
      "      --input-len 2048 --output-len 512\n"
      "  parplan serve --model llama3-8b --topology dgx-h100-superpod --gpus 8 \\\n"

@@ -99,6 +99,12 @@ static bool precision_of(ppl_precision p, engine_precision *out)
 typedef struct engine_place {
     int64_t node, nodes;
     int64_t port; /* 0: the engine's default */
+    /* prefill/decode disaggregation (SGLang's --disaggregation-mode): the role,
+     * NULL when aggregated; a prefill engine is told the decode engines' tp and
+     * dp; several engines on a server each take a bootstrap port of their own */
+    const char *role;
+    int64_t decode_tp, decode_dp, bootstrap_port;
+    bool round_robin; /* decode engines of several data-parallel ranks */
 } engine_place;
 
 struct engine_row;
@@ -119,6 +125,9 @@ typedef struct engine_row {
     bool replica_totals; /* expert parallelism: tp, batch and chunk are the replica's */
     const char *pp;      /* pipeline stages, NULL: not launched (vLLM v0.11.0 runs
                             stages across servers over a Ray cluster) */
+    bool pd;             /* prefill/decode disaggregation launched */
+    int64_t http_port;   /* the server's default port */
+    const char *host;    /* the flag that binds every interface, NULL: the default */
     engine_ep_args nodes_args; /* a replica over several servers, NULL: in ep_args */
     const char *ep_env[2]; /* expert parallelism: the environment it needs, key and value */
     engine_ep_args ep_args;
@@ -191,6 +200,9 @@ static const engine_row engines[] = {
      .moe_dp_shared = true,
      .replica_totals = false,
      .pp = NULL,
+     .pd = false,
+     .http_port = 8000, /* entrypoints/openai/cli_args.py:75; host None: every interface */
+     .host = NULL,
      .nodes_args = NULL,
      .ep_env = {"VLLM_ALL2ALL_BACKEND", "deepep_low_latency"}, /* vllm/envs.py:1240-1246 */
      .ep_args = vllm_ep},
@@ -211,6 +223,9 @@ static const engine_row engines[] = {
      .moe_dp_shared = false,
      .replica_totals = true,
      .pp = "--pp-size", /* server_args.py:1935; overlap off: :1254-1259 */
+     .pd = true,
+     .http_port = 30000, /* server_args.py:205-206, bound to 127.0.0.1 unless --host */
+     .host = "--host",
      .nodes_args = sglang_nodes,
      .ep_env = {NULL, NULL},
      .ep_args = sglang_ep},
@@ -249,8 +264,30 @@ static json_t *argv_of(const engine_row *r, const char *hf, const ppl_engine_lay
         add_str(argv, r->release);
     if (e->pp > 1)
         add_int(argv, r->pp, e->pp);
+    if (r->host) { /* reached by the load balancer or router from other hosts */
+        add_str(argv, r->host);
+        add_str(argv, "0.0.0.0");
+    }
     if (at->port > 0)
         add_int(argv, r->port, at->port);
+    if (at->role) { /* server_args.py: --disaggregation-mode :3154, its checks :1424-1451 */
+        add_str(argv, "--disaggregation-mode");
+        add_str(argv, at->role);
+        add_str(argv, "--disaggregation-transfer-backend");
+        add_str(argv, "mooncake");
+        if (at->bootstrap_port > 0)
+            add_int(argv, "--disaggregation-bootstrap-port", at->bootstrap_port);
+        if (at->role[0] == 'p') {
+            add_int(argv, "--disaggregation-decode-tp", at->decode_tp);
+            add_int(argv, "--disaggregation-decode-dp", at->decode_dp);
+            if (at->round_robin) {
+                add_str(argv, "--load-balance-method");
+                add_str(argv, "round_robin");
+            }
+        } else if (at->round_robin) {
+            add_str(argv, "--prefill-round-robin-balance");
+        }
+    }
     if (ep)
         r->ep_args(r, argv, e, at, per_server);
     if (at->nodes > 1 && r->nodes_args)
@@ -292,51 +329,150 @@ static json_t *node_of(int64_t count, int64_t gpus, json_t *processes)
     return n;
 }
 
-/* The engine's launch {version, nodes}: a replica over several servers a node
- * entry a server of it (count: the replicas); else the full servers, then the
- * one that holds the replicas left. */
-static json_t *launch_of(const engine_row *r, const char *hf, const ppl_engine_layout *e,
-                         const engine_precision *p, int64_t per_server, bool moe)
+/* Whether a role's servers are listed for a router. */
+static bool at_router(const engine_place *at)
 {
-    json_t *nodes = json_array();
+    return at->role != NULL;
+}
+
+static json_t *node_of_role(int64_t count, int64_t gpus, json_t *processes, const char *role)
+{
+    json_t *n = node_of(count, gpus, processes);
+    if (role)
+        json_object_set_new(n, "role", json_string(role));
+    return n;
+}
+
+/* The router's URL of the server numbered *server (from 1) of a role, at port:
+ * http://${PREFILL_HOST_k}:port, and a prefill server's bootstrap port. */
+static void add_url(json_t *router, const engine_row *r, const char *role, int64_t server,
+                    int64_t port, int64_t bootstrap)
+{
+    if (!router)
+        return;
+    char url[96], boot[32];
+    snprintf(url, sizeof url, "http://${%s_HOST_%lld}:%lld", role[0] == 'p' ? "PREFILL" : "DECODE",
+             (long long)server, (long long)(port > 0 ? port : r->http_port));
+    add_str(router, role[0] == 'p' ? "--prefill" : "--decode");
+    add_str(router, url);
+    if (role[0] == 'p') {
+        snprintf(boot, sizeof boot, "%lld", (long long)(bootstrap > 0 ? bootstrap : 8998));
+        add_str(router, boot);
+    }
+}
+
+/* The node entries of the layout's replicas into `nodes`: a replica over several
+ * servers an entry a server of it (count: the replicas); else the full servers,
+ * then the one that holds the replicas left.  `tmpl` carries the role; each
+ * role's servers are numbered from *server for the router (when not NULL). */
+static void launch_nodes(const engine_row *r, const char *hf, const ppl_engine_layout *e,
+                         const engine_precision *p, int64_t per_server, bool moe,
+                         const engine_place *tmpl, json_t *nodes, json_t *router, int64_t *server)
+{
     const bool ep = e->ep > 1;
     const int64_t unit = ep ? e->ep : e->tp * (e->pp > 1 ? e->pp : 1); /* a replica's GPUs */
     if (unit > per_server) {
         const int64_t servers = unit / per_server;
         for (int64_t k = 0; k < servers; k++) {
-            const engine_place at = {.node = k, .nodes = servers, .port = 0};
+            engine_place at = *tmpl;
+            at.node = k, at.nodes = servers, at.port = 0;
             json_t *procs = json_array();
             json_array_append_new(procs, process_of(r, e, 0, per_server, false,
                                                     argv_of(r, hf, e, p, 1, &at, per_server)));
-            json_array_append_new(nodes, node_of(e->replicas, per_server, procs));
+            json_array_append_new(nodes, node_of_role(e->replicas, per_server, procs, at.role));
         }
-    } else {
-        const int64_t a_node = per_server / unit; /* replicas a full server holds */
-        const int64_t full = e->replicas / a_node, left = e->replicas % a_node;
-        const struct {
-            int64_t count, replicas;
-        } groups[2] = {{full, a_node}, {left > 0, left}};
-        /* a process a replica, or one for the server's replicas */
-        const bool apart = ep || (moe && r->moe_dp_shared);
-        for (int i = 0; i < 2; i++) {
-            const int64_t k = groups[i].replicas;
-            if (groups[i].count == 0)
-                continue;
-            json_t *procs = json_array();
-            for (int64_t j = 0; j < (apart ? k : 1); j++) {
-                const bool several = apart && k > 1;
-                const engine_place at = {
-                    .node = 0, .nodes = 1, .port = several ? ENGINE_PORT + j : 0};
-                json_array_append_new(
-                    procs, process_of(r, e, j * unit, unit, several,
-                                      argv_of(r, hf, e, p, apart ? 1 : k, &at, per_server)));
-            }
-            json_array_append_new(nodes, node_of(groups[i].count, k * unit, procs));
-        }
+        for (int64_t k = 0; at_router(tmpl) && k < e->replicas; k++)
+            add_url(router, r, tmpl->role, (*server)++, 0, 0);
+        return;
     }
-    json_t *o = json_object();
+    const int64_t a_node = per_server / unit; /* replicas a full server holds */
+    const int64_t full = e->replicas / a_node, left = e->replicas % a_node;
+    const struct {
+        int64_t count, replicas;
+    } groups[2] = {{full, a_node}, {left > 0, left}};
+    /* a process a replica, or one for the server's replicas */
+    const bool apart = ep || (moe && r->moe_dp_shared);
+    for (int i = 0; i < 2; i++) {
+        const int64_t k = groups[i].replicas;
+        if (groups[i].count == 0)
+            continue;
+        const bool several = apart && k > 1;
+        json_t *procs = json_array();
+        for (int64_t j = 0; j < (apart ? k : 1); j++) {
+            engine_place at = *tmpl;
+            at.node = 0, at.nodes = 1, at.port = several ? ENGINE_PORT + j : 0;
+            at.bootstrap_port = several && at.role ? 8998 + j : 0;
+            json_array_append_new(procs,
+                                  process_of(r, e, j * unit, unit, several,
+                                             argv_of(r, hf, e, p, apart ? 1 : k, &at, per_server)));
+        }
+        json_array_append_new(nodes, node_of_role(groups[i].count, k * unit, procs, tmpl->role));
+        for (int64_t c = 0; at_router(tmpl) && c < groups[i].count; c++, (*server)++)
+            for (int64_t j = 0; j < (apart ? k : 1); j++)
+                add_url(router, r, tmpl->role, *server, several ? ENGINE_PORT + j : 0,
+                        several ? 8998 + j : 0);
+    }
+}
+
+/* The engine's launch {version, nodes} of an aggregated layout. */
+static json_t *launch_of(const engine_row *r, const char *hf, const ppl_engine_layout *e,
+                         const engine_precision *p, int64_t per_server, bool moe)
+{
+    json_t *nodes = json_array(), *o = json_object();
+    const engine_place aggregated = {.role = NULL};
+    launch_nodes(r, hf, e, p, per_server, moe, &aggregated, nodes, NULL, NULL);
     json_object_set_new(o, "version", json_string(r->version));
     json_object_set_new(o, "nodes", nodes);
+    return o;
+}
+
+/* The data-parallel ranks of one of the layout's engines (SGLang's --dp-size):
+ * an expert-parallel replica's attention groups, or the replicas a server runs. */
+static int64_t engine_dp(const ppl_engine_layout *e, int64_t per_server)
+{
+    if (e->ep > 1)
+        return e->ep / e->tp;
+    const int64_t a_node = per_server / e->tp;
+    return e->replicas < a_node ? e->replicas : a_node;
+}
+
+/* A disaggregated layout's launch {version, nodes, router}: the prefill
+ * engines, told the decode engines' tp and dp (SGLang's
+ * --disaggregation-decode-tp/-dp, server_args.py:1443-1451), then the decode
+ * engines, then the router over both (sgl-router's launch_router
+ * --pd-disaggregation --prefill URL BOOTSTRAP_PORT --decode URL,
+ * py_src/sglang_router/router_args.py:186-200, :680-730). */
+static json_t *launch_disaggregated(const engine_row *r, const char *hf, const ppl_engine_layout *e,
+                                    const engine_precision *p, int64_t per_server, bool moe)
+{
+    ppl_engine_layout pre = *e;
+    pre.tp = e->prefill_tp, pre.ep = e->prefill_ep, pre.batch = e->prefill_batch;
+    pre.replicas = e->prefill_replicas;
+    const int64_t decode_dp = engine_dp(e, per_server);
+    /* the decode engines' --tp-size: the replica's GPUs with expert parallelism */
+    const int64_t decode_tp = e->ep > 1 ? e->ep : e->tp;
+    json_t *nodes = json_array(), *router = json_array(), *o = json_object(),
+           *route = json_object();
+    add_str(router, "python3");
+    add_str(router, "-m");
+    add_str(router, "sglang_router.launch_router");
+    add_str(router, "--pd-disaggregation");
+    int64_t server = 1;
+    const engine_place prefill = {.role = "prefill",
+                                  .decode_tp = decode_tp,
+                                  .decode_dp = decode_dp,
+                                  .round_robin = decode_dp > 1};
+    launch_nodes(r, hf, &pre, p, per_server, moe, &prefill, nodes, router, &server);
+    server = 1;
+    const engine_place decode = {.role = "decode", .round_robin = decode_dp > 1};
+    launch_nodes(r, hf, e, p, per_server, moe, &decode, nodes, router, &server);
+    add_str(router, "--host");
+    add_str(router, "0.0.0.0");
+    add_int(router, "--port", ENGINE_PORT);
+    json_object_set_new(route, "argv", router);
+    json_object_set_new(o, "version", json_string(r->version));
+    json_object_set_new(o, "nodes", nodes);
+    json_object_set_new(o, "router", route);
     return o;
 }
 
@@ -365,10 +501,21 @@ static void refusal(const ppl_model *m, const ppl_engine_layout *e, int64_t per_
                  "pipeline stages are launched a server each (tp %lld of %lld GPUs a server), "
                  "without expert parallelism",
                  (long long)e->tp, (long long)per_server);
-    } else if (e->disaggregated) {
+    } else if (e->disaggregated &&
+               (e->prefill_tp < 1 || e->prefill_tp > per_server || m->heads % e->prefill_tp != 0 ||
+                e->prefill_replicas < 1 || e->prefill_batch < 1 ||
+                (e->prefill_ep > 1 &&
+                 (m->moe.experts % e->prefill_ep != 0 || e->prefill_ep % e->prefill_tp != 0)))) {
+        snprintf(why, size, "prefill replicas of tp %lld, ep %lld and %lld of them are no layout",
+                 (long long)e->prefill_tp, (long long)e->prefill_ep,
+                 (long long)e->prefill_replicas);
+    } else if (e->disaggregated && e->ep <= 1 && e->replicas % (per_server / e->tp) != 0 &&
+               e->replicas > per_server / e->tp) {
+        /* a prefill engine is told one dp of the decode engines' (--disaggregation-decode-dp) */
         snprintf(why, size,
-                 "prefill/decode disaggregation is not launched yet: its KV transfer backend and "
-                 "router are not written");
+                 "the decode replicas leave a server part full, an engine of another "
+                 "data-parallel size than the others', and a prefill engine is told one "
+                 "(--disaggregation-decode-dp)");
     } else if (!precision_of(e->precision, p)) {
         snprintf(why, size,
                  "%s is not a quantization either engine applies to a bf16 checkpoint as it "
@@ -413,14 +560,22 @@ json_t *ppl_launch_engines(const ppl_model *m, const ppl_engine_layout *e, int64
                      "a replica of %lld pipeline stages spans %lld servers, which %s %s runs "
                      "over a Ray cluster: not written yet (SGLang's launch runs it)",
                      (long long)e->pp, (long long)e->pp, r->name, r->version);
+        else if (!why[0] && e->disaggregated && !r->pd)
+            snprintf(own, sizeof own,
+                     "%s %s disaggregates through a KV connector and a proxy outside the engine: "
+                     "not written yet (SGLang's launch runs it)",
+                     r->name, r->version);
         if (why[0] || own[0]) {
             char key[32];
             snprintf(key, sizeof key, "%s_error", r->key);
             json_object_set_new(o, r->key, json_null());
             json_object_set_new(o, key, json_string(why[0] ? why : own));
         } else {
-            json_object_set_new(o, r->key,
-                                launch_of(r, ck->hf_model, e, &p, per_server, m->has_moe));
+            json_object_set_new(
+                o, r->key,
+                e->disaggregated
+                    ? launch_disaggregated(r, ck->hf_model, e, &p, per_server, m->has_moe)
+                    : launch_of(r, ck->hf_model, e, &p, per_server, m->has_moe));
         }
     }
     return o;

@@ -28,14 +28,19 @@ typedef struct ppl_engine_layout {
     ppl_precision precision;
     double memory_share; /* 0 < share <= 1 */
     bool colocated;
-    bool disaggregated; /* prefill on replicas of their own: not launched yet */
+    bool disaggregated; /* prefill on replicas of their own: tp, ep, batch and
+                           replicas above are the decode ones' */
+    int64_t prefill_tp, prefill_ep, prefill_batch, prefill_replicas; /* disaggregated */
 } ppl_engine_layout;
 
 /* The launch object {hf_model, vllm, vllm_error, sglang, sglang_error} of an
  * engine layout on servers of gpus_per_server GPUs: each engine's version and
  * its nodes, [{count, gpus, processes: [{env, argv}]}] (count servers each run
  * these processes on `gpus` of their GPUs; a replica over several servers names
- * its first server's address ${HEAD_ADDR}), or null and the reason. */
+ * its first server's address ${HEAD_ADDR}), or null and the reason.  A
+ * disaggregated layout's nodes carry their role (prefill, decode) and the
+ * launch a router, {argv}, that names the k-th prefill or decode server
+ * ${PREFILL_HOST_k}, ${DECODE_HOST_k}. */
 struct json_t *ppl_launch_engines(const ppl_model *model, const ppl_engine_layout *layout,
                                   int64_t gpus_per_server);
 

@@ -38,7 +38,10 @@ HEAD_ADDR = "${HEAD_ADDR}"
 # vllm/entrypoints/openai/cli_args.py:246.  SGLang's server_args.py:
 # --max-running-requests :1806, --tp-size :1928, --pp-size :1935, --dp-size :2233,
 # --dist-init-addr :2264, --nnodes :2270, --node-rank :2273, --ep-size :2532,
-# --moe-a2a-backend :2539, --enable-dp-attention :2945.
+# --moe-a2a-backend :2539, --enable-dp-attention :2945, --host :1674,
+# --load-balance-method :2239, --prefill-round-robin-balance :2256,
+# --disaggregation-mode :3154, -transfer-backend :3161, -bootstrap-port :3168,
+# -decode-tp :3174, -decode-dp :3180.
 VLLM = {
     "--tensor-parallel-size": ("int", "tp"),
     "--data-parallel-size": ("int", "dp"),
@@ -69,6 +72,14 @@ SGLANG = {
     "--nnodes": ("int", "nnodes"),
     "--node-rank": ("int", "node_rank"),
     "--port": ("int", "port"),
+    "--host": ("str", "host"),
+    "--disaggregation-mode": ("str", "pd_mode"),
+    "--disaggregation-transfer-backend": ("str", "pd_backend"),
+    "--disaggregation-bootstrap-port": ("int", "bootstrap_port"),
+    "--disaggregation-decode-tp": ("int", "decode_tp"),
+    "--disaggregation-decode-dp": ("int", "decode_dp"),
+    "--load-balance-method": ("str", "load_balance"),
+    "--prefill-round-robin-balance": ("bool", "round_robin"),
     "--max-running-requests": ("int", "batch"),
     "--context-length": ("int", "max_len"),
     "--chunked-prefill-size": ("int", "chunk"),
@@ -89,7 +100,11 @@ CHOICES = {
              "kv": {"auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"}},
     "sglang": {"dtype": {"auto", "half", "float16", "bfloat16", "float", "float32"},
                "quantization": {"fp8"}, "kv": {"auto", "fp8_e5m2", "fp8_e4m3"},
-               "a2a": {"none", "deepep", "mooncake"}},
+               "a2a": {"none", "deepep", "mooncake"},
+               # server_args.py:3157, :124, :2243-2250
+               "pd_mode": {"null", "prefill", "decode"},
+               "pd_backend": {"mooncake", "nixl", "ascend", "fake"},
+               "load_balance": {"round_robin", "shortest_queue", "minimum_tokens"}},
 }
 # the environment each reads: vLLM's all-to-all backend, vllm/envs.py:1240-1246
 ENV = {
@@ -257,20 +272,75 @@ def layout_sglang(args, env, model, per_server):
         group = (args["address"], 0, nnodes, rank, 1)
     gpus = tp * pp * (1 if attention or ep > 1 else dp) // nnodes
     need(gpus <= per_server, "sglang", f"{gpus} GPUs a server of {per_server}")
+    mode = args.get("pd_mode", "null")
+    # other hosts reach it (the load balancer, the router): bound to every interface
+    need(args.get("host") == "0.0.0.0", "sglang", "the server bound to one host's loopback")
+    if mode == "decode":
+        # server_args.py:1425-1430, :1435-1440
+        need("decode_tp" not in args and "decode_dp" not in args, "sglang",
+             "a decode engine told the decode engines' tp or dp")
+        need(dp == 1 or args.get("round_robin"), "sglang",
+             "a decode engine of several data-parallel ranks without --prefill-round-robin-balance")
+    elif mode == "prefill":
+        # server_args.py:1443-1451, validate_disagg_tp_size :3532-3538
+        d_tp, d_dp = args.get("decode_tp", tp), args.get("decode_dp", dp)
+        need(max(d_tp, tp) % min(d_tp, tp) == 0, "sglang",
+             f"prefill tp {tp} and decode tp {d_tp}: neither a multiple of the other")
+        need(d_dp == 1 or args.get("load_balance") == "round_robin", "sglang",
+             "prefill for decode engines of several ranks without round-robin balance")
     return attn_tp, ep if ep > 1 else 0, dp, batch, gpus, group, pp
 
 
-def check_layout(where, layout, launch, model, per_server, gpu_bytes):
+ROUTER = ["python3", "-m", "sglang_router.launch_router"]
+
+
+def check_router(where, part, engines):
+    """sgl-router's --pd-disaggregation over the engines, {role: [(url, bootstrap)]}
+    (py_src/sglang_router/router_args.py: --prefill URL [BOOTSTRAP] and
+    --decode URL, :186-200, parsed at :680-730; both required, :642-648)."""
+    argv = part["router"]["argv"]
+    need(argv[:len(ROUTER)] == ROUTER, where, f"router starts {argv[:3]}")
+    rest, got, i = argv[len(ROUTER):], {"prefill": [], "decode": []}, 0
+    need("--pd-disaggregation" in rest, where, "router without --pd-disaggregation")
+    while i < len(rest):
+        flag = rest[i]
+        if flag == "--pd-disaggregation":
+            i += 1
+        elif flag == "--prefill":
+            boot = rest[i + 2] if i + 2 < len(rest) and not rest[i + 2].startswith("--") else None
+            got["prefill"].append((rest[i + 1], int(boot) if boot and boot != "none" else None))
+            i += 3 if boot else 2
+        elif flag == "--decode":
+            got["decode"].append((rest[i + 1], None))
+            i += 2
+        elif flag in ("--host", "--port"):
+            i += 2
+        else:
+            raise Refused(f"{where}: router flag {flag} is not one parplan writes")
+    for role in ("prefill", "decode"):
+        need(got[role], where, f"router without --{role}")  # router_args.py:642-648
+        need(len(set(u for u, _ in got[role])) == len(got[role]), where, f"router: a {role} URL twice")
+        need(sorted(got[role], key=str) == sorted(engines[role], key=str), where,
+             f"router's {role} servers {len(got[role])}, the launch's {len(engines[role])}")
+
+
+def check_layout(where, layouts_by_role, launch, model, per_server, gpu_bytes):
     for engine in ("vllm", "sglang"):
         part = launch.get(engine)
         if part is None:
             need(launch.get(f"{engine}_error"), where, f"no {engine} and no {engine}_error")
             continue
-        replicas = 0
-        groups = {}
+        replicas = {role: 0 for role in layouts_by_role}
+        groups = {role: {} for role in layouts_by_role}
+        heads = {"prefill": [], "decode": []}
+        server = {"prefill": 0, "decode": 0}
         for node in part["nodes"]:
+            role = node.get("role")
+            need(role in layouts_by_role, where, f"{engine}: a server of role {role}")
+            layout = layouts_by_role[role]
             used, ports = set(), set()
             gpus = 0
+            head_procs = []
             for proc in node["processes"]:
                 args = parse(engine, proc["argv"])
                 check_common(engine, args, model)
@@ -278,6 +348,13 @@ def check_layout(where, layout, launch, model, per_server, gpu_bytes):
                 derive = layout_vllm if engine == "vllm" else layout_sglang
                 tp, ep, ranks, batch, proc_gpus, group, pp = derive(args, proc["env"], model,
                                                                     per_server)
+                need(args.get("pd_mode", "null") == (role or "null"), where,
+                     f"{engine}: a {role or 'aggregated'} server in mode {args.get('pd_mode')}")
+                if role == "prefill":  # told the decode engines' figures
+                    dl = layouts_by_role["decode"]
+                    need(args.get("decode_tp") == (dl["ep"] or dl["tp"]), where,
+                         f"{engine}: decode tp {args.get('decode_tp')}, the decode engines' "
+                         f"{dl['ep'] or dl['tp']}")
                 need(pp == layout["pp"], where, f"{engine}: pp {pp}, the plan's {layout['pp']}")
                 need(args["model"] == launch["hf_model"], where, f"{engine} loads {args['model']}")
                 if len(node["processes"]) > 1:
@@ -303,27 +380,42 @@ def check_layout(where, layout, launch, model, per_server, gpu_bytes):
                 need(bool(args.get("quantization")) == (layout["precision"] == "fp8"), where,
                      f"{engine}: quantization {args.get('quantization')} for {layout['precision']}")
                 if group is None:  # a process holds whole replicas
-                    replicas += node["count"] * (1 if ep else ranks)
+                    replicas[role] += node["count"] * (1 if ep else ranks)
                 else:  # a server of a replica over several
-                    groups.setdefault(group[:3], []).append((group[3], group[4], node["count"]))
+                    groups[role].setdefault(group[:3], []).append((group[3], group[4], node["count"]))
+                if group is None or group[3] == 0:  # an engine's head: the router's URL
+                    head_procs.append((args.get("port") or 30000, args.get("bootstrap_port")))
+            if role and head_procs and len(head_procs) > 1:
+                need(len({b for _, b in head_procs}) == len(head_procs), where,
+                     f"{engine}: {role} engines on one server without bootstrap ports of their own")
+            for _ in range(node["count"] if role and head_procs else 0):
+                server[role] += 1
+                for port, boot in head_procs:
+                    url = "http://${%s_HOST_%d}:%d" % (role.upper(), server[role], port)
+                    heads[role].append((url, (boot or 8998) if role == "prefill" else None))
             need(node["gpus"] == gpus and gpus <= per_server, where,
                  f"{engine}: {node['gpus']} GPUs for processes of {gpus} on {per_server}")
-        for (addr, port, size), members in groups.items():
-            members.sort()
-            counts = {c for _, _, c in members}
-            need(len(counts) == 1, where, f"{engine}: a replica's servers counted apart")
-            if engine == "vllm":  # start ranks the sum of the servers' before
-                start = 0
-                for first, local, _ in members:
-                    need(first == start, where, f"{engine}: start rank {first}, not {start}")
-                    start += local
-                need(start == size, where, f"{engine}: {start} ranks of data_parallel_size {size}")
-            else:  # node ranks 0 .. nnodes - 1
-                need([r for r, _, _ in members] == list(range(size)), where,
-                     f"{engine}: node ranks {[r for r, _, _ in members]} of {size}")
-            replicas += counts.pop()
-        need(replicas == layout["replicas"], where,
-             f"{engine}: {replicas} replicas, the plan's {layout['replicas']}")
+        for role, layout in layouts_by_role.items():
+            for (addr, port, size), members in groups[role].items():
+                members.sort()
+                counts = {c for _, _, c in members}
+                need(len(counts) == 1, where, f"{engine}: a replica's servers counted apart")
+                if engine == "vllm":  # start ranks the sum of the servers' before
+                    start = 0
+                    for first, local, _ in members:
+                        need(first == start, where, f"{engine}: start rank {first}, not {start}")
+                        start += local
+                    need(start == size, where, f"{engine}: {start} ranks of data_parallel_size {size}")
+                else:  # node ranks 0 .. nnodes - 1
+                    need([r for r, _, _ in members] == list(range(size)), where,
+                         f"{engine}: node ranks {[r for r, _, _ in members]} of {size}")
+                replicas[role] += counts.pop()
+            need(replicas[role] == layout["replicas"], where,
+                 f"{engine}: {replicas[role]} {role or ''} replicas, the plan's {layout['replicas']}")
+        if None not in layouts_by_role:
+            check_router(where, part, heads)
+        else:
+            need("router" not in part, where, f"{engine}: a router for an aggregated layout")
 
 
 def layouts(plan, gpu_bytes):
@@ -333,7 +425,7 @@ def layouts(plan, gpu_bytes):
         longest = wl["input_tokens"] + wl["output_max_tokens"]
         for k, r in enumerate(plan["results"], 1):
             e = r["engine"]
-            yield f"result {k}", {
+            yield f"result {k}", None, {
                 "tp": e["tp"], "ep": e["ep"] if e["ep"] > 1 else 0, "pp": 1, "batch": e["batch"],
                 "replicas": e["replicas"],
                 "max_len": longest, "share": e["memory"]["capacity"] / gpu_bytes,
@@ -341,16 +433,23 @@ def layouts(plan, gpu_bytes):
     else:  # serve
         longest = wl["input_tokens"] + wl["output_tokens"]
         for k, r in enumerate(plan["results"], 1):
-            if r["mode"] != "aggregated":  # not launched yet
-                need(r["launch"]["vllm"] is None and r["launch"]["sglang"] is None,
-                     f"result {k}", "a disaggregated layout launched")
             if r["pp"] > 1:  # vLLM v0.11.0's stages across servers run over Ray: not written
                 need(r["launch"]["vllm"] is None, f"result {k}", "vLLM launched with stages")
-            yield f"result {k}", {
-                "tp": r["tp"], "ep": r["ep"] if r["ep"] > 1 else 0, "pp": r["pp"],
-                "batch": r["batch"], "replicas": r["replicas"],
-                "max_len": longest, "share": r["memory"]["capacity"] / gpu_bytes,
-                "colocated": False, "precision": plan["precision"]}, r["launch"]
+            if r["mode"] != "aggregated":  # vLLM's connectors and proxy: not written
+                need(r["launch"]["vllm"] is None, f"result {k}", "vLLM launched disaggregated")
+            common = {"pp": r["pp"], "max_len": longest,
+                      "share": r["memory"]["capacity"] / gpu_bytes, "colocated": False,
+                      "precision": plan["precision"]}
+            decode = dict(common, tp=r["tp"], ep=r["ep"] if r["ep"] > 1 else 0, batch=r["batch"],
+                          replicas=r["replicas"])
+            if r["mode"] == "aggregated":
+                yield f"result {k}", None, decode, r["launch"]
+            else:
+                prefill = dict(common, tp=r["prefill_tp"],
+                               ep=r["prefill_ep"] if r["prefill_ep"] > 1 else 0,
+                               batch=r["prefill_prompts"], replicas=r["prefill_replicas"])
+                yield f"result {k}", "disaggregated", {"prefill": prefill, "decode": decode}, \
+                    r["launch"]
 
 
 def main():
@@ -364,8 +463,9 @@ def main():
     per_server, gpu_bytes = int(sys.argv[3]), float(sys.argv[4])
     try:
         n = launched = 0
-        for where, layout, launch in layouts(plan, gpu_bytes):
-            check_layout(where, layout, launch, model, per_server, gpu_bytes)
+        for where, mode, layout, launch in layouts(plan, gpu_bytes):
+            check_layout(where, layout if mode else {None: layout}, launch, model, per_server,
+                         gpu_bytes)
             n += 1
             launched += launch.get("vllm") is not None or launch.get("sglang") is not None
         need(n > 0, "plan", "no results")

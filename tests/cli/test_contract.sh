@@ -688,6 +688,17 @@ engine_ok() { python3 "$ROOT/tests/cli/engine_check.py" "$1" "$ROOT/models/$2.js
 run "$P" serve --model llama3-70b --topology dgx-h100-superpod --gpus 16 --input-len 2048 --output-len 512 --json -o "$tmp/serve.json"
 launched_some() { grep -q ", [1-9][0-9]* launched" "$tmp/ec"; }
 check "serve: each aggregated layout launched by vLLM and SGLang as planned" 'engine_ok "$tmp/serve.json" llama3-70b && launched_some'
+check "serve: a disaggregated layout launched by SGLang, its prefill and decode servers and a router over them; vLLM says why not" 'grep -q "\"--disaggregation-mode\"" "$tmp/serve.json" && grep -q "sglang_router.launch_router" "$tmp/serve.json" && grep -q "disaggregates through a KV connector" "$tmp/serve.json"'
+rm -f "$tmp/edited.json"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = next(r for r in d['results'] if r['mode'] == 'disaggregated' and r['launch']['sglang'])
+a = r['launch']['sglang']['router']['argv']
+i = a.index('--decode')
+del a[i:i + 2]
+json.dump(d, open(sys.argv[2], 'w'))" "$tmp/serve.json" "$tmp/edited.json"
+check "engine_check refuses a router that leaves out a decode server" '! engine_ok "$tmp/edited.json" llama3-70b && has "$(cat "$tmp/ec")" "router"'
 run "$P" serve --model llama3-8b --topology dgx-h100-superpod --gpus 12 --input-len 1024 --output-len 256 --precision fp8 --json -o "$tmp/serve8.json"
 check "serve fp8 on 12 GPUs: fp8 weights and cache, the last server half full" 'engine_ok "$tmp/serve8.json" llama3-8b && launched_some && grep -q "\"--quantization\"" "$tmp/serve8.json"'
 run "$P" serve --model llama3-405b --topology dgx-h100-superpod --gpus 32 --input-len 2048 --output-len 512 --json -o "$tmp/serve405.json"
