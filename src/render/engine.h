@@ -22,7 +22,7 @@ struct json_t;
  * back while a trainer runs on the same GPUs (rl). */
 typedef struct ppl_engine_layout {
     int64_t tp, batch, replicas;
-    int64_t pp; /* pipeline stages of tp GPUs, each a server (0: 1): not launched yet */
+    int64_t pp; /* pipeline stages of tp GPUs, each a server (0: 1): SGLang only */
     int64_t ep; /* GPUs of a replica's experts (0 or 1: none) */
     int64_t max_len_tokens;
     ppl_precision precision;
