@@ -52,6 +52,9 @@
 /* The HTTP port of the i-th process of a server that runs several (vLLM's
  * default 8000, SGLang's 30000: either is free to move). */
 #define ENGINE_PORT 8000
+/* ... a thousand apart: SGLang derives its internal ports from the HTTP one (a few
+ * hundred above it), which must not meet the next engine's */
+#define ENGINE_PORT_STEP 1000
 /* The port a replica over several servers meets on at its first server. */
 #define ENGINE_HEAD_PORT 13345
 #define ENGINE_HEAD_ADDR "${HEAD_ADDR}"
@@ -400,7 +403,7 @@ static void launch_nodes(const engine_row *r, const char *hf, const ppl_engine_l
         json_t *procs = json_array();
         for (int64_t j = 0; j < (apart ? k : 1); j++) {
             engine_place at = *tmpl;
-            at.node = 0, at.nodes = 1, at.port = several ? ENGINE_PORT + j : 0;
+            at.node = 0, at.nodes = 1, at.port = several ? ENGINE_PORT + ENGINE_PORT_STEP * j : 0;
             at.bootstrap_port = several && at.role ? 8998 + j : 0;
             json_array_append_new(procs,
                                   process_of(r, e, j * unit, unit, several,
@@ -409,8 +412,8 @@ static void launch_nodes(const engine_row *r, const char *hf, const ppl_engine_l
         json_array_append_new(nodes, node_of_role(groups[i].count, k * unit, procs, tmpl->role));
         for (int64_t c = 0; at_router(tmpl) && c < groups[i].count; c++, (*server)++)
             for (int64_t j = 0; j < (apart ? k : 1); j++)
-                add_url(router, r, tmpl->role, *server, several ? ENGINE_PORT + j : 0,
-                        several ? 8998 + j : 0);
+                add_url(router, r, tmpl->role, *server,
+                        several ? ENGINE_PORT + ENGINE_PORT_STEP * j : 0, several ? 8998 + j : 0);
     }
 }
 
@@ -509,6 +512,16 @@ static void refusal(const ppl_model *m, const ppl_engine_layout *e, int64_t per_
         snprintf(why, size, "prefill replicas of tp %lld, ep %lld and %lld of them are no layout",
                  (long long)e->prefill_tp, (long long)e->prefill_ep,
                  (long long)e->prefill_replicas);
+    } else if (e->disaggregated &&
+               ((e->prefill_replicas * (e->prefill_ep > 1 ? e->prefill_ep : e->prefill_tp)) %
+                        per_server !=
+                    0 ||
+                (e->replicas * (e->ep > 1 ? e->ep : e->tp)) % per_server != 0)) {
+        /* each role on servers of its own: a part-full server of one would take a
+         * server the plan counts for the other */
+        snprintf(why, size,
+                 "the prefill or decode replicas leave a server part full, and each role runs on "
+                 "servers of its own: the launch would take more servers than the plan's GPUs");
     } else if (e->disaggregated && e->ep <= 1 && e->replicas % (per_server / e->tp) != 0 &&
                e->replicas > per_server / e->tp) {
         /* a prefill engine is told one dp of the decode engines' (--disaggregation-decode-dp) */

@@ -412,6 +412,11 @@ def check_layout(where, layouts_by_role, launch, model, per_server, gpu_bytes):
                 replicas[role] += counts.pop()
             need(replicas[role] == layout["replicas"], where,
                  f"{engine}: {replicas[role]} {role or ''} replicas, the plan's {layout['replicas']}")
+        # the servers the launch takes hold no more than the plan's GPUs, in whole servers
+        servers = sum(n["count"] for n in part["nodes"])
+        planned = sum(l["replicas"] * l["gpus_per_replica"] for l in layouts_by_role.values())
+        need(servers <= -(-planned // per_server), where,
+             f"{engine}: {servers} servers for the plan's {planned} GPUs")
         if None not in layouts_by_role:
             check_router(where, part, heads)
         else:
@@ -427,7 +432,7 @@ def layouts(plan, gpu_bytes):
             e = r["engine"]
             yield f"result {k}", None, {
                 "tp": e["tp"], "ep": e["ep"] if e["ep"] > 1 else 0, "pp": 1, "batch": e["batch"],
-                "replicas": e["replicas"],
+                "replicas": e["replicas"], "gpus_per_replica": e["ep"] if e["ep"] > 1 else e["tp"],
                 "max_len": longest, "share": e["memory"]["capacity"] / gpu_bytes,
                 "colocated": r["placement"] == "colocated", "precision": e["precision"]}, e["launch"]
     else:  # serve
@@ -441,13 +446,16 @@ def layouts(plan, gpu_bytes):
                       "share": r["memory"]["capacity"] / gpu_bytes, "colocated": False,
                       "precision": plan["precision"]}
             decode = dict(common, tp=r["tp"], ep=r["ep"] if r["ep"] > 1 else 0, batch=r["batch"],
-                          replicas=r["replicas"])
+                          replicas=r["replicas"],
+                          gpus_per_replica=r["ep"] if r["ep"] > 1 else r["tp"] * r["pp"])
             if r["mode"] == "aggregated":
                 yield f"result {k}", None, decode, r["launch"]
             else:
                 prefill = dict(common, tp=r["prefill_tp"],
                                ep=r["prefill_ep"] if r["prefill_ep"] > 1 else 0,
-                               batch=r["prefill_prompts"], replicas=r["prefill_replicas"])
+                               batch=r["prefill_prompts"], replicas=r["prefill_replicas"],
+                               gpus_per_replica=r["prefill_ep"] if r["prefill_ep"] > 1
+                               else r["prefill_tp"])
                 yield f"result {k}", "disaggregated", {"prefill": prefill, "decode": decode}, \
                     r["launch"]
 
