@@ -50,13 +50,16 @@ static void class_reduction(const ppl_eval_ctx *ctx, const ppl_config *c, const 
     int kind = ppl_dp_kind(ctx, c);
     double reduce = k->dp_reduce[kind], gather = k->dp_gather[kind];
     /* the reduction starts under this stage's last backward (stacks that overlap
-     * it), goes on while earlier stages drain the pipeline, and what is left
-     * shows; only the part under its own compute slows it */
-    double own = reduce < so->dp_overlap * st->backward ? reduce : so->dp_overlap * st->backward;
+     * it; interleaved, the last group's backward of its chunks: ppl_stack_dp_passes),
+     * goes on while earlier stages drain the pipeline, and what is left shows; only
+     * the part under its own compute slows it */
+    const double passes = ppl_stack_dp_passes(c);
+    const double hide = so->dp_overlap * passes * st->backward;
+    double own = reduce < hide ? reduce : hide;
     double exposed = pos(reduce - own - w->slack);
     if (so->dp_overlap > 0.0 && exposed < k->dp_last[kind])
         exposed = k->dp_last[kind];
-    double gather_exposed = pos(gather - so->dp_overlap * st->forward);
+    double gather_exposed = pos(gather - so->dp_overlap * passes * st->forward);
     exposed += gather_exposed + so->overlap_cost * (own + gather - gather_exposed);
     if (exposed > w->dp_exposed)
         w->dp_exposed = exposed;

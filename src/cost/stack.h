@@ -85,6 +85,11 @@ void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack, const ppl_consta
 /* The share of pipeline sends hidden under compute in configuration c: the
  * profile's, but none in plain (non-interleaved) 1F1B, where sends block. */
 double ppl_stack_pp_overlap(const ppl_stack_opts *so, const ppl_config *c);
+/* How many of a microbatch's passes over a stage (forward or backward) can hide its
+ * data-parallel gradient reduction, and the next step's parameter gather, where the
+ * stack overlaps them: 1, or more under the interleaved schedule, which
+ * synchronises each model chunk apart (stack.c). */
+double ppl_stack_dp_passes(const ppl_config *c);
 /* "nemo-2025", "megatron-lm-2021", ... */
 const char *ppl_stack_name(ppl_stack stack);
 /* Whether the profile overlaps communication with compute (Megatron-Core and later). */

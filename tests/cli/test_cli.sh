@@ -677,8 +677,9 @@ for q in json.load(sys.stdin)[\"points\"]:
 # for a sweep that runs over half a second; without a terminal, nothing
 # (the terminal run calls parplan directly, never under the valgrind wrapper: it
 # needs a sweep of over half a second natively, with room for the search to get
-# faster: this one takes about 2.5 CPU s in a release build today)
-WI="whatif --model deepseek-v3 --topology h100-64k --global-batch 2048 --sweep gpus=32768,65536"
+# faster: this one takes about 1.6 CPU s in a release build today, where the two
+# points it had took 0.9 s in a debug build and showed nothing)
+WI="whatif --model deepseek-v3 --topology h100-64k --global-batch 2048 --sweep gpus=2048,4096,8192,16384,32768,65536"
 run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --sweep gpus=64,128
 check "whatif without a terminal: nothing on stderr" '[ $rc -eq 0 ] && [ -z "$err" ]'
 if command -v script >/dev/null 2>&1; then
