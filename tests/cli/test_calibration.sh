@@ -167,16 +167,16 @@ assert r[0][\"predicted\"] is not None
 
 # MLPerf Training's GPT-3 rounds, never fitted (docs/accuracy.md): every run is
 # predicted under the profile its software names, each round its own family, and
-# the step times stay within 10% on average (6.0% when they were added)
+# the step times stay within 12% on average (8.8% when they were added)
 run "$P" validate --runs "$ROOT/tests/data/runs-mlperf.json" --json
-check "the MLPerf Training runs: every one predicted, by round, within 10% on average" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+check "the MLPerf Training runs: every one predicted, by round, within 12% on average" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
 import json, sys
 d = json.load(sys.stdin)
 r = d[\"results\"]
-assert len(r) >= 8 and all(x[\"predicted\"] is not None for x in r), [x[\"id\"] for x in r if x[\"predicted\"] is None]
+assert len(r) >= 22 and all(x[\"predicted\"] is not None for x in r), [x[\"id\"] for x in r if x[\"predicted\"] is None]
 assert all(x[\"family\"].startswith(\"mlperf-training-v\") for x in r), set(x[\"family\"] for x in r)
 assert d[\"aggregate\"][\"constants\"] == \"as committed\"
-assert d[\"aggregate\"][\"mean_abs_error\"] <= 0.10, d[\"aggregate\"]
+assert d[\"aggregate\"][\"mean_abs_error\"] <= 0.12, d[\"aggregate\"]
 "'
 
 finish
