@@ -204,21 +204,23 @@ double ppl_stack_pp_overlap(const ppl_stack_opts *so, const ppl_config *c)
 /* Without interleaving, one: the buckets reduce under the last backward as it
  * makes their gradients, and gather under the first forward as it needs their
  * parameters.  Interleaved, the stage's vp model chunks are synchronised one by
- * one.  The schedule runs the microbatches through each chunk in groups of pp
+ * one.  The schedule runs the microbatches through each chunk in groups of g
  * (megatron/core/pipeline_parallel/schedules.py:989, get_schedule_table, with
- * microbatch_group_size_per_vp_stage = pp by default), a chunk's gradients are
+ * microbatch_group_size_per_vp_stage: ppl_vp_group, pp unless the microbatches
+ * are not a multiple of it), a chunk's gradients are
  * reduced once the last group's backward of it is done while the group goes on
  * through the chunks before it (:1443-1454, grad_sync_func per chunk), and the
  * next chunk's parameters are gathered as the first group's forward starts the
  * one before (:1341-1353, param_sync_func); Megatron-LM at d98e8a6.  So the last
  * chunk's pass hides its own buckets as without interleaving (1/vp of a pass),
  * and the group's passes over the other vp - 1 chunks hide the rest: (1 + (vp -
- * 1) g) / vp passes, g = min(m, pp). */
+ * 1) g) / vp passes.  (Fewer microbatches than pp cannot interleave: pipeline.c
+ * refuses them, and ppl_vp_group is 0.) */
 double ppl_stack_dp_passes(const ppl_config *c)
 {
-    if (c->schedule != PPL_SCHEDULE_1F1B || c->vp <= 1)
+    const int64_t group = ppl_vp_group(c);
+    if (c->schedule != PPL_SCHEDULE_1F1B || c->vp <= 1 || group < 1)
         return 1.0;
-    const int64_t group = c->microbatches < c->pp ? c->microbatches : c->pp;
     return (1.0 + (double)(c->vp - 1) * (double)group) / (double)c->vp;
 }
 

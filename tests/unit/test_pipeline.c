@@ -310,12 +310,14 @@ static void test_dp_no_drain(void **state)
  * How many passes hide the data-parallel communication (stack.c,
  * ppl_stack_dp_passes, after Megatron-Core's interleaved schedule, which reduces
  * and gathers each model chunk apart and runs the microbatches through each chunk
- * in groups of pp):
+ * in groups, of pp when they are a multiple of it):
  * - plain 1F1B (vp 1): the last backward, 1 pass;
  * - pp 6, vp 8, 6 microbatches (MLPerf Training v4.0's GPT-3 layout on 10,752 H100):
- *   the group is min(6, 6) = 6; the last chunk's own pass, 1/8, and the group's
+ *   the group is pp = 6 (m a multiple of it); the last chunk's own pass, 1/8, and the group's
  *   passes over the 7 others, 7 x 6 / 8: (1 + 42) / 8 = 5.375;
- * - pp 8, vp 4, 2 microbatches a replica: the group is 2: (1 + 3 x 2) / 4 = 1.75;
+ * - pp 4, vp 2, 10 microbatches, not a multiple of pp: Megatron-Core's group is
+ *   the least N from pp whose last group is empty or at least pp (ppl_vp_group):
+ *   10 % 4 = 2, 10 % 5 = 0, so 5: (1 + 1 x 5) / 2 = 3;
  * - pp 4, vp 2, 16 microbatches: the group is pp = 4: (1 + 4) / 2 = 2.5;
  * - a zero-bubble schedule: its own order, 1.
  * In the estimate the interleaved layout then shows less of its reduction than
@@ -332,10 +334,10 @@ static void test_dp_passes_interleaved(void **state)
     assert_close(ppl_stack_dp_passes(&c), 1.0, 1e-12);
     c.vp = 8;
     assert_close(ppl_stack_dp_passes(&c), 5.375, 1e-12);
-    ppl_config d = test_config(256, 4, 8, 1, 16, &m);
-    d.vp = 4;
-    assert_int_equal(d.microbatches, 2);
-    assert_close(ppl_stack_dp_passes(&d), 1.75, 1e-12);
+    ppl_config d = test_config(32, 4, 4, 1, 20, &m);
+    d.vp = 2;
+    assert_int_equal(d.microbatches, 10);
+    assert_close(ppl_stack_dp_passes(&d), 3.0, 1e-12);
     ppl_config e = test_config(64, 4, 4, 1, 64, &m);
     e.vp = 2;
     assert_int_equal(e.microbatches, 16);
