@@ -132,7 +132,7 @@ static const ppl_constants start = {
  * 6.8% mean, 34.2% max, 81% within 10% (left out, DeepSpeed 2021's ZeRO-3 runs
  * fall back on zero3_2021_bus's start, 0.5: -20% to -34%; Megatron-LM's README
  * runs, which leave vp, ZeRO, recomputation and sequence parallelism unsaid,
- * 8.0%); all 76 so: 9.1% (the Megatron-Bridge family, 21 runs, 16.7%: left out,
+ * 6.5%); all 76 so: 9.2% (the Megatron-Bridge family, 21 runs, 15.9%: left out,
  * nothing pins host_op_s or the Blackwell GEMMs).  The 18 Blackwell runs as
  * committed: 9.9% mean, 28.7% max.  The three H100 MoE runs never fitted
  * (tests/data/runs-moe-heldout.json): 14.1% mean, 34.9% max. */

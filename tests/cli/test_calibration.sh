@@ -165,7 +165,7 @@ assert len(r) == 3 and r[2][\"predicted\"] is None and r[2][\"error_message\"]
 assert r[0][\"predicted\"] is not None
 "'
 
-# MLPerf Training's GPT-3 rounds, never fitted (docs/accuracy.md): every run is
+# MLPerf Training's rounds (GPT-3, Llama 3.1 405B), never fitted (docs/accuracy.md): every run is
 # predicted under the profile its software names, each round its own family, and
 # the step times stay within 12% on average (8.8% when they were added)
 run "$P" validate --runs "$ROOT/tests/data/runs-mlperf.json" --json
