@@ -52,6 +52,7 @@ void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_g
                                                    : k->h100_gemm_fp8;
     out->width_half = k->width_half;
     out->attention = k->h100_attention; /* at 4,096 tokens and heads 128 wide on Hopper */
+    out->attention_kernel = PPL_ATTN_FA2; /* the stack's, once known (evalctx.c) */
     out->bmm = out->gemm;
     /* element-wise kernels at what streaming kernels measure on the kind (gpu.c) */
     ppl_stream_figures stream;
@@ -275,11 +276,14 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     if (expert > 0.0)
         gemm += expert / (pgemm * gemm_efficiency_at(m, ppl_config_etp(c), e, fp8));
     /* flash attention at the kernel's sequence (a rank's s/cp queries under context
-     * parallelism) and head width (gpu.c) */
-    double flash = e->attention * ppl_kernels_attention_ratio(ppl_gpu_kernels(&t->gpu, NULL),
-                                                              (double)m->seq_len / (double)c->cp,
-                                                              w.head_dim, NULL);
-    double attn = w.attn_flops / (p16 * (c->flash_attention ? flash : e->bmm));
+     * parallelism) and head width, forward and backward, on the stack's kernels
+     * (gpu.c); the backward does 2.5 times the forward's FLOPs (FlashAttention-2
+     * §3.1: five GEMMs to the forward's two) */
+    double flash_f, flash_b;
+    ppl_gpu_attention_ratios(&t->gpu, e->attention_kernel, (double)m->seq_len / (double)c->cp,
+                             w.head_dim, &flash_f, &flash_b, NULL);
+    const double share = e->attention;
+    double attn = w.attn_flops / (p16 * (c->flash_attention ? share * flash_f : e->bmm));
     if (!c->flash_attention) {
         /* unfused: QK^T writes every score and the weighted sum reads every
          * probability back, 2 B each (the softmax between them is element-wise
@@ -296,7 +300,8 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
      * dropout's, counted as they run */
     double elem_b = (2.0 * (w.elementwise_bytes - w.softmax_bytes) + w.softmax_bytes_backward) /
                     (t->gpu.hbm_bandwidth_bps * e->hbm);
-    double attn_backward = (c->flash_attention ? 2.5 : 2.0) * attn;
+    double attn_backward =
+        c->flash_attention ? 2.5 * w.attn_flops / (p16 * share * flash_b) : 2.0 * attn;
     /* fp8 tensor-wise current scaling: the amax pass reads each 16-bit input */
     double amax_f = 0.0, amax_b = 0.0;
     if (c->precision == PPL_PRECISION_FP8 && c->fp8_recipe == PPL_FP8_TENSORWISE) {
@@ -307,6 +312,7 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     }
     out->forward_s = gemm + attn + elem + amax_f;
     out->attention_s = attn;
+    out->attention_backward_s = attn_backward;
     /* backward: input gradients (a GEMM as large as each forward one, the attention
      * core, element-wise) and weight gradients (one more GEMM each): W = gemm */
     out->wgrad_s = gemm;
@@ -374,7 +380,7 @@ void ppl_output_time_of(const ppl_model *m, const ppl_topology *t, const ppl_con
     out->backward_s =
         2.0 * gemm + (fused_loss ? FUSED_LOSS_BYTES_BACKWARD : LOSS_BYTES_BACKWARD) / logits_per_s;
     out->recompute_s = 0.0;
-    out->attention_s = 0.0;
+    out->attention_s = out->attention_backward_s = 0.0;
     out->wgrad_s = gemm; /* the output layer's weight gradient */
     out->wgrad_col_s = 0.0;
     memset(out->tp_gemm_s, 0, sizeof out->tp_gemm_s);

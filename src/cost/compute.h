@@ -26,7 +26,8 @@ typedef struct ppl_gpu_efficiency {
     double gemm;       /* large 16-bit GEMMs, of the bf16/fp16 peak */
     double gemm_fp8;   /* large fp8 GEMMs, of the fp8 peak */
     double width_half; /* per-GPU GEMM width (hidden / tp) where efficiency is half of gemm */
-    double attention;  /* flash-attention kernels, of the 16-bit peak */
+    double attention;  /* FlashAttention-2's kernels, of the 16-bit peak */
+    ppl_attn_kernel attention_kernel; /* the stack's (ppl_stack_attention_kernel) */
     double bmm;        /* unfused attention batched GEMMs (QK^T, AV), of the 16-bit peak */
     double hbm;        /* element-wise kernels, of the HBM bandwidth */
 } ppl_gpu_efficiency;
@@ -76,6 +77,7 @@ typedef struct ppl_layer_time {
     double backward_s;     /* backward + recomputed forward */
     double recompute_s;    /* the recomputed part of backward_s */
     double attention_s;    /* the attention core's share of forward_s */
+    double attention_backward_s; /* and of backward_s (not its recomputation) */
     double wgrad_s;        /* the weight-gradient GEMMs' share of backward_s (as many
                               FLOPs as the forward's GEMMs): W of the zero-bubble split */
     double wgrad_col_s;    /* of wgrad_s, the column-parallel layers' (QKV, and fc1 of a

@@ -23,6 +23,7 @@ void ppl_eval_ctx_init(ppl_eval_ctx *ctx, const ppl_model *model, const ppl_topo
 void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_stack stack)
 {
     ppl_gpu_efficiency_for(ctx->topo, k, &ctx->eff);
+    ctx->eff.attention_kernel = ppl_stack_attention_kernel(stack);
     /* Hopper's fp8 GEMMs by kernel generation: 2025+ stacks run them closer to
      * peak (the NeMo 24.07 and Megatron-Bridge 25-26 runs of the same models
      * disagree by about a fifth otherwise); Blackwell's have their own fraction

@@ -32,20 +32,21 @@ static const struct {
                         DeepEP (moe_enable_deepep, core_v0.12) and the 1F1B all-to-all
                         overlap (overlap_moe_expert_parallel_comm, core_v0.14) */
     bool low_params; /* fp8 GEMM weights kept and gathered in fp8 (see below) */
+    bool fused_attn; /* Transformer Engine's fused attention kernels (see below) */
     ppl_stack_support can;
     ppl_stack_unasked unasked; /* recompute, sp, zero, flash: see below */
 } profiles[PPL_STACK_COUNT] = {
     /* clang-format off */
-    /*                                                 overlaps half   moe    low    cp     sp     sel    flash  vp     zero etp    cp_comms uneven groups offload  unasked: rec sp zero flash */
-    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  true,  {true,  true,  true,  true,  true,  3, true,  CP_ALL, true,  true,  true}, {N, 1, 1, 1}},
-    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}, {N, 1, 1, 1}},
-    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, false, {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}, {N, 1, 1, 1}},
-    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, false, {false, false, true,  true,  false, 3, false, 0,      false, true,  false}, {N, 0, 3, 1}},
-    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, false, {false, true,  true,  true,  true,  1, false, 0,      false, false, false}, {N, 0, 0, 0}},
-    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, false, false, {false, true,  true,  false, true,  1, false, 0,      false, false, false}, {N, 0, 0, 0}},
-    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, false, false, {false, false, false, false, true,  0, false, 0,      false, false, false}, {N, 0, 0, 0}},
-    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, false, false, {false, false, false, false, false, 1, false, 0,      false, false, true}, {N, 0, 0, 0}},
-    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, false, false, {false, false, false, false, false, 3, false, 0,      false, false, true}, {N, 0, 3, 0}},
+    /*                                                 overlaps half   moe    low    fused  cp     sp     sel    flash  vp     zero etp    cp_comms uneven groups offload  unasked: rec sp zero flash */
+    [PPL_STACK_NEMO_2025]            = {"nemo-2025",            true,  true,  true,  true,  true,  {true,  true,  true,  true,  true,  3, true,  CP_ALL, true,  true,  true}, {N, 1, 1, 1}},
+    [PPL_STACK_MEGATRON_CORE]        = {"megatron-core",        true,  false, true,  false, true,  {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}, {N, 1, 1, 1}},
+    [PPL_STACK_NEMO_2024]            = {"nemo-2024",            true,  true,  false, false, true,  {true,  true,  true,  true,  true,  1, false, CP_P2P, false, false, false}, {N, 1, 1, 1}},
+    [PPL_STACK_FSDP]                 = {"fsdp",                 true,  false, false, false, false, {false, false, true,  true,  false, 3, false, 0,      false, true,  false}, {N, 0, 3, 1}},
+    [PPL_STACK_MEGATRON_LM_2023]     = {"megatron-lm-2023",     false, false, false, false, false, {false, true,  true,  true,  true,  1, false, 0,      false, false, false}, {N, 0, 0, 0}},
+    [PPL_STACK_MEGATRON_LM_2022]     = {"megatron-lm-2022",     false, false, false, false, false, {false, true,  true,  false, true,  1, false, 0,      false, false, false}, {N, 0, 0, 0}},
+    [PPL_STACK_MEGATRON_LM_2021]     = {"megatron-lm-2021",     false, false, false, false, false, {false, false, false, false, true,  0, false, 0,      false, false, false}, {N, 0, 0, 0}},
+    [PPL_STACK_MEGATRON_DEEPSPEED]   = {"megatron-deepspeed",   false, false, false, false, false, {false, false, false, false, false, 1, false, 0,      false, false, true}, {N, 0, 0, 0}},
+    [PPL_STACK_DEEPSPEED_ZERO3_2021] = {"deepspeed-zero3-2021", false, false, false, false, false, {false, false, false, false, false, 3, false, 0,      false, false, true}, {N, 0, 3, 0}},
     /* clang-format on */
 };
 #undef N
@@ -126,6 +127,17 @@ ppl_ep_mode ppl_ep_mode_of(const ppl_model *m, const ppl_config *c, ppl_stack st
  * optim.grad_sync_dtype: bf16, NeMo 2 / Megatron-Bridge performance recipes
  * grad_reduce_in_fp32 = False, and Megatron-LM's examples/llama scripts, which
  * follow them, pass --grad-reduce-in-bf16.  The half_grads profiles are those. */
+/* The attention kernels: Megatron-Core's default --transformer-impl
+ * transformer_engine (core_v0.6.0 on) and NeMo's Transformer Engine layers run its
+ * fused attention, cuDNN's kernels on Hopper and later (the unasked column's
+ * note, below); Megatron-LM 2023's --use-flash-attn and llm-foundry's triton
+ * kernel follow FlashAttention-2, and the older stacks run no flash kernel. */
+ppl_attn_kernel ppl_stack_attention_kernel(ppl_stack stack)
+{
+    return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].fused_attn ? PPL_ATTN_FUSED
+                                                                           : PPL_ATTN_FA2;
+}
+
 bool ppl_stack_half_grads(ppl_stack stack)
 {
     return (unsigned)stack < PPL_STACK_COUNT && profiles[stack].half_grads;

@@ -101,6 +101,8 @@ bool ppl_stack_half_grads(ppl_stack stack);
  * them in fp8 (Megatron-Core --fp8-param-gather), where the configuration allows
  * it (ppl_low_params_allowed). */
 bool ppl_stack_low_params(ppl_stack stack);
+/* The attention kernels the profile's software runs (stack.c). */
+ppl_attn_kernel ppl_stack_attention_kernel(ppl_stack stack);
 /* Whether a configuration can keep its fp8 GEMM weights in fp8 alone: fp8 with
  * the delayed or tensorwise recipe, or mxfp8 (Megatron-Bridge sets
  * fp8_param_gather in bf16_with_fp8_mixed, bf16_with_fp8_current_scaling_mixed and

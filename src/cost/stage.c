@@ -663,16 +663,14 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
     /* a MoE layer's tensor-parallel collectives are its attention's (half of a
      * dense layer's); its experts' are the dispatcher's, over the etp group */
     s->tp = (nd + 0.5 * nm) * tp_count * mi->tp_one;
-    /* CP: each layer's exchange under its own attention core (its backward 2.5x the
-     * forward with flash attention, 2x without: compute.c); full recomputation
-     * repeats the forward's */
-    const double attn_bwd = c->flash_attention ? 2.5 : 2.0;
+    /* CP: each layer's exchange under its own attention core (compute.c); full
+     * recomputation repeats the forward's */
     const double forwards = 1.0 + (c->recompute == PPL_RECOMPUTE_FULL ? f : 0.0);
     s->cp = layers * (forwards * mi->cp.fwd_s + mi->cp.bwd_s);
     double cp_exposed =
-        nd * ppl_cp_exposed(&mi->cp, mi->dense.attention_s, attn_bwd * mi->dense.attention_s,
+        nd * ppl_cp_exposed(&mi->cp, mi->dense.attention_s, mi->dense.attention_backward_s,
                             forwards) +
-        nm * ppl_cp_exposed(&mi->cp, mi->moe.attention_s, attn_bwd * mi->moe.attention_s, forwards);
+        nm * ppl_cp_exposed(&mi->cp, mi->moe.attention_s, mi->moe.attention_backward_s, forwards);
     s->ep = nm * tp_count * mi->ep_one + nm * 0.5 * tp_count * mi->etp_one;
     /* the overlapped share hides under the paired microbatch's compute */
     double ep_hidden = mi->ep_hidden_share * s->ep;

@@ -77,6 +77,39 @@ static const ppl_scaleup_figures XGMI_MI325X = {0.75, 0.0, 0.0, 0,
 static const ppl_scaleup_figures XGMI_MI355X = {0.75, 0.0, 0.0, 0,
                                                 XGMI_BASIS "; assumed the same on MI355X"};
 
+/* Transformer Engine's fused attention, cuDNN's kernels, as cudnn-frontend's training
+ * benchmark measures them (NVIDIA/cudnn-frontend at 3929da2,
+ * benchmark/sdpa_benchmark_training: the Llama 3.1 preset, 64 query and 8 key/value
+ * heads 128 wide, the causal top-left mask, bf16, the non-deterministic backward;
+ * TFLOP/s counting the causal half, forward 4 s^2 d h / 2 and backward 2.5 times
+ * that), at 2K, 4K, 8K, 16K and 32K tokens.  Blackwell Ultra doubles the special
+ * function units' exponentials a clock (NVIDIA technical blog, "Making Softmax More
+ * Efficient with NVIDIA Blackwell Ultra", 2026): GB300's kernels run 10-20% faster
+ * than GB200's at the same tensor-core peak.  A kind without its own takes its
+ * sibling's share of its own peak: H100, H800 and GH200 H200's (the same SMs and
+ * clocks), B200 GB200's, B300 GB300's. */
+static const ppl_fused_attention_figures CUDNN_H200 = {
+    "H200",
+    989e12,
+    {484, 591, 644, 673, 688},
+    {370, 474, 541, 579, 581},
+    "cuDNN 9.19.1 on H200 (cudnn-frontend benchmark/sdpa_benchmark_training/results/"
+    "h200_919_only_cudnn/llama3.1_20260227_034703.csv)"};
+static const ppl_fused_attention_figures CUDNN_GB200 = {
+    "GB200",
+    2500e12,
+    {1097, 1408, 1574, 1708, 1622},
+    {885, 1148, 1332, 1328, 1226},
+    "cuDNN 9.22.0 on GB200 (cudnn-frontend benchmark/sdpa_benchmark_training/results/"
+    "llama3.1/gb200/llama3.1_20260424_100750.csv)"};
+static const ppl_fused_attention_figures CUDNN_GB300 = {
+    "GB300",
+    2500e12,
+    {1373, 1703, 1856, 1915, 1953},
+    {967, 1248, 1435, 1507, 1490},
+    "cuDNN 9.22.0 on GB300 (cudnn-frontend benchmark/sdpa_benchmark_training/results/"
+    "llama3.1/gb300/llama3.1_20260424_100757.csv)"};
+
 /* Hosts (see the head of this file). */
 static const ppl_host_figures HOST_DGX_A100 = {
     32e9, 51.2e9, 128e9,
@@ -148,18 +181,21 @@ static const ppl_gpu_spec specs[] = {
      "3.35 TB/s HBM3, NVLink 900 GB/s bidirectional; DGX H100 datasheet: ConnectX-7 400 Gb/s "
      "per GPU",
      .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
-     .measured = true, .scaleup = &SM90, .host = &HOST_DGX_H100, .stream = &STREAM_H100},
+     .measured = true, .scaleup = &SM90, .host = &HOST_DGX_H100, .stream = &STREAM_H100,
+     .fused_attention = &CUDNN_H200},
     {"H800", "H800-SXM5-80GB", 80.0 * GIB, 989e12, 1979e12, 3.35e12, 200e9, 8,
      "NVIDIA H800 Tensor Core GPU datasheet (SXM5): H100's tensor cores and HBM3 (989 TFLOP/s "
      "BF16, 1,979 FP8 dense, 3.35 TB/s), NVLink 400 GB/s bidirectional; DeepSeek-V3 report "
      "§3.2.2 measures 160 GB/s",
      .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
-     .scaleup = &SM90, .host = &HOST_DGX_H100, .stream = &STREAM_H100},
+     .scaleup = &SM90, .host = &HOST_DGX_H100, .stream = &STREAM_H100,
+     .fused_attention = &CUDNN_H200},
     {"H200", "H200-SXM-141GB", 141e9, 989e12, 1979e12, 4.8e12, 450e9, 8,
      "NVIDIA H200 Tensor Core GPU datasheet (SXM): 141 GB HBM3e at 4.8 TB/s, H100's tensor "
      "cores (989 TFLOP/s BF16, 1,979 FP8 dense), NVLink 900 GB/s bidirectional",
      .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
-     .scaleup = &SM90, .host = &HOST_DGX_H100, .stream = &STREAM_H200},
+     .scaleup = &SM90, .host = &HOST_DGX_H100, .stream = &STREAM_H200,
+     .fused_attention = &CUDNN_H200},
     /* GH200: the H100 GPU of a Grace Hopper superchip, 96 GB HBM3, one Grace per GPU;
      * DGX GH200 joins 256 of them in one NVLink domain */
     {"GH200", "GH200-H100-96GB", 96e9, 989e12, 1979e12, 4e12, 450e9, 256,
@@ -167,23 +203,53 @@ static const ppl_gpu_spec specs[] = {
      "TFLOP/s BF16/FP16 and 1,979 FP8 dense, NVLink 900 GB/s bidirectional; DGX GH200: 256 "
      "superchips in one NVLink domain, one ConnectX-7 400 Gb/s per superchip",
      .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
-     .scaleup = &SM90, .host = &HOST_GH200, .stream = &STREAM_H100},
-    {"B200", "B200-SXM-180GB", 180e9, 2250e12, 4500e12, 8e12, 900e9, 8,
+     .scaleup = &SM90, .host = &HOST_GH200, .stream = &STREAM_H100, .fused_attention = &CUDNN_H200},
+    {"B200",
+     "B200-SXM-180GB",
+     180e9,
+     2250e12,
+     4500e12,
+     8e12,
+     900e9,
+     8,
      "NVIDIA DGX B200 datasheet: 8 GPUs with 1,440 GB HBM3e and 64 TB/s (180 GB and 8 TB/s "
      "each), 72 PFLOP/s FP8 training (4.5 dense per GPU; BF16 half), 144 PFLOP/s FP4 "
      "inference (sparse: 9 dense per GPU), NVLink 5 1.8 TB/s bidirectional, 8 ConnectX-7 "
      "400 Gb/s",
-     .mxfp8_flops = 4500e12, .nvfp4_flops = 9000e12, .mxfp4_flops = 9000e12, .nic_bps = NIC_CX7,
-     .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .measured = true,
-     .scaleup = &SM100, .host = &HOST_DGX_B200, .stream = &STREAM_B200},
-    {"GB200", "B200-GB200-NVL72", 186e9, 2500e12, 5000e12, 8e12, 900e9, 72,
+     .mxfp8_flops = 4500e12,
+     .nvfp4_flops = 9000e12,
+     .mxfp4_flops = 9000e12,
+     .nic_bps = NIC_CX7,
+     .nic = "ConnectX-7 400 Gb/s",
+     .kernels = PPL_KERNELS_BLACKWELL,
+     .measured = true,
+     .scaleup = &SM100,
+     .host = &HOST_DGX_B200,
+     .stream = &STREAM_B200,
+     .fused_attention = &CUDNN_GB200},
+    {"GB200",
+     "B200-GB200-NVL72",
+     186e9,
+     2500e12,
+     5000e12,
+     8e12,
+     900e9,
+     72,
      "NVIDIA GB200 NVL72 datasheet: 72 GPUs, 13.4 TB HBM3e at 576 TB/s (186 GB and 8 TB/s "
      "each), 360 PFLOP/s FP16/BF16, 720 FP8 and 1,440 FP4 sparse (2.5, 5 and 10 dense per "
      "GPU), one 72-GPU NVLink 5 domain at 1.8 TB/s bidirectional per GPU; DGX SuperPOD GB200 "
      "RA-11338-001: one ConnectX-7 400 Gb/s per GPU",
-     .mxfp8_flops = 5000e12, .nvfp4_flops = 10000e12, .mxfp4_flops = 10000e12, .nic_bps = NIC_CX7,
-     .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .measured = true,
-     .scaleup = &SM100, .host = &HOST_GB200, .stream = &STREAM_B200},
+     .mxfp8_flops = 5000e12,
+     .nvfp4_flops = 10000e12,
+     .mxfp4_flops = 10000e12,
+     .nic_bps = NIC_CX7,
+     .nic = "ConnectX-7 400 Gb/s",
+     .kernels = PPL_KERNELS_BLACKWELL,
+     .measured = true,
+     .scaleup = &SM100,
+     .host = &HOST_GB200,
+     .stream = &STREAM_B200,
+     .fused_attention = &CUDNN_GB200},
     /* HBM bandwidth: the HGX B300 table gives none per GPU that the stored
      * corpus confirms; 8 TB/s is Blackwell's (B200) and GB300 NVL72's 576/72 */
     {"B300", "B300-SXM-288GB", 288e9, 2250e12, 4500e12, 8e12, 900e9, 8,
@@ -194,7 +260,7 @@ static const ppl_gpu_spec specs[] = {
      "bandwidth not confirmed in that table: 8 TB/s as B200 and GB300",
      .mxfp8_flops = 4500e12, .nvfp4_flops = 13500e12, .mxfp4_flops = 13500e12, .nic_bps = NIC_CX8,
      .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .scaleup = &SM100,
-     .stream = &STREAM_GB300},
+     .stream = &STREAM_GB300, .fused_attention = &CUDNN_GB300},
     {"GB300", "B300-GB300-NVL72", 278e9, 2500e12, 5000e12, 8e12, 900e9, 72,
      "NVIDIA GB300 NVL72 datasheet (2025): 72 GPUs, FP4 1,440 PFLOP/s sparse | 1,080 dense "
      "(15 dense per GPU), FP8/FP6 720 and FP16/BF16 360 PFLOP/s sparse (5 and 2.5 dense per "
@@ -203,7 +269,7 @@ static const ppl_gpu_spec specs[] = {
      "800 Gb/s SuperNICs",
      .mxfp8_flops = 5000e12, .nvfp4_flops = 15000e12, .mxfp4_flops = 15000e12, .nic_bps = NIC_CX8,
      .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .measured = true,
-     .scaleup = &SM100, .stream = &STREAM_GB300},
+     .scaleup = &SM100, .stream = &STREAM_GB300, .fused_attention = &CUDNN_GB300},
     /* AMD: 8 GPUs a node, each joined to the 7 others by its own Infinity
      * Fabric link (nvlink.fabric "mesh"): bandwidth is the sum of the 7 links
      * per direction.  AMD gives no NIC with MI300X/MI325X platforms: 400 Gb/s a
@@ -403,6 +469,42 @@ double ppl_kernels_attention_ratio(ppl_kernels gen, double tokens, double head_d
         *source = ATTENTION[g].source;
     return attention_share(ATTENTION[g].curve, tokens, head_dim) /
            attention_share(&FA2_H100, 4096.0, 128.0);
+}
+
+/* The fused kernel's share of its kind's peak at heads 128 wide, interpolated in
+ * log2 of the tokens between the measured lengths and held at their ends; shorter
+ * sequences and other head widths take FlashAttention-2's proportions on the
+ * generation (the benchmark measured neither) */
+static double fused_share(const double tflops[5], double peak, double tokens)
+{
+    double x = log2(tokens < 2048.0 ? 2048.0 : tokens > 32768.0 ? 32768.0 : tokens) - 11.0;
+    int i = (int)x < 3 ? (int)x : 3;
+    double f = x - (double)i;
+    return (tflops[i] + f * (tflops[i + 1] - tflops[i])) * 1e12 / peak;
+}
+
+ppl_attn_kernel ppl_gpu_attention_ratios(const ppl_gpu *gpu, ppl_attn_kernel kernel, double tokens,
+                                         double head_dim, double *forward, double *backward,
+                                         const char **source)
+{
+    const ppl_kernels gen = ppl_gpu_kernels(gpu, NULL);
+    const double fa2 = ppl_kernels_attention_ratio(gen, tokens, head_dim, source);
+    const ppl_fused_attention_figures *f = gpu->spec ? gpu->spec->fused_attention : NULL;
+    if (kernel != PPL_ATTN_FUSED || !f) {
+        *forward = *backward = fa2;
+        return PPL_ATTN_FA2;
+    }
+    unsigned g =
+        (unsigned)gen < sizeof ATTENTION / sizeof ATTENTION[0] ? (unsigned)gen : PPL_KERNELS_HOPPER;
+    const fa2_curve *c = ATTENTION[g].curve;
+    double proportion = attention_share(c, tokens, head_dim) /
+                        attention_share(c, tokens < 2048.0 ? 2048.0 : tokens, 128.0);
+    double base = attention_share(&FA2_H100, 4096.0, 128.0);
+    *forward = fused_share(f->fwd, f->peak, tokens) * proportion / base;
+    *backward = fused_share(f->bwd, f->peak, tokens) * proportion / base;
+    if (source)
+        *source = f->source;
+    return PPL_ATTN_FUSED;
 }
 
 ppl_kernels ppl_gpu_kernels(const ppl_gpu *gpu, bool *measured)

@@ -83,6 +83,20 @@ typedef enum ppl_kernels {
     PPL_KERNELS_BLACKWELL = 2
 } ppl_kernels;
 
+/* The attention kernels a software stack runs: FlashAttention-2's, or Transformer
+ * Engine's fused attention (cuDNN's kernels on Hopper and later GPUs, FlashAttention-2
+ * on Ampere). */
+typedef enum ppl_attn_kernel { PPL_ATTN_FA2 = 0, PPL_ATTN_FUSED = 1 } ppl_attn_kernel;
+
+/* A fused-attention kernel benchmark on one kind (gpu.c): forward and backward
+ * TFLOP/s at 2K, 4K, 8K, 16K and 32K tokens, causal, 16-bit, heads 128 wide. */
+typedef struct ppl_fused_attention_figures {
+    const char *kind; /* the kind it was measured on: "GB200" */
+    double peak;      /* that kind's 16-bit dense peak, FLOP/s */
+    double fwd[5], bwd[5];
+    const char *source;
+} ppl_fused_attention_figures;
+
 /* One GPU kind: every per-GPU figure, each group with its source. */
 typedef struct ppl_gpu_spec {
     const char *kind;      /* "H100" */
@@ -106,6 +120,8 @@ typedef struct ppl_gpu_spec {
     const ppl_scaleup_figures *scaleup; /* NULL: assumed (ppl_gpu_scaleup) */
     const ppl_host_figures *host;       /* NULL: assumed (ppl_gpu_host) */
     const ppl_stream_figures *stream;   /* its own, or a kind's with the same HBM part */
+    const ppl_fused_attention_figures *fused_attention; /* its own, a sibling's (assumed), or
+                                                           NULL: FlashAttention-2's curve */
 } ppl_gpu_spec;
 
 /* A topology's GPU: its figures as the file states them (a known kind's
@@ -161,6 +177,16 @@ ppl_kernels ppl_gpu_kernels(const ppl_gpu *gpu, bool *measured);
  * benchmark (gpu.c), Blackwell assumed Hopper's; *source names it. */
 double ppl_kernels_attention_ratio(ppl_kernels gen, double tokens, double head_dim,
                                    const char **source);
+/* The forward's and the backward's shares of the 16-bit peak that `kernel` reaches
+ * on the GPU at a sequence of `tokens` and heads `head_dim` wide, over the same
+ * kernel's on H100 at 4,096 tokens and 128, forward and backward together (where
+ * the fitted h100_attention and fused_attention hold): the fused kernel's benchmark
+ * on the kind (its row's fused_attention), else FlashAttention-2's curve (both
+ * shares the ratio above).  Returns the kernel whose figures were used; *source
+ * names the benchmark. */
+ppl_attn_kernel ppl_gpu_attention_ratios(const ppl_gpu *gpu, ppl_attn_kernel kernel, double tokens,
+                                         double head_dim, double *forward, double *backward,
+                                         const char **source);
 
 /* One sentence on what of the GPU is assumed rather than cited or measured,
  * under `precision` (kernel efficiencies borrowed from another kind, a

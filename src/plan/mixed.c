@@ -321,7 +321,8 @@ static ppl_status mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, pp
     /* every rank works its stage's time for each microbatch (pipeline.h) */
     *bound_s =
         (double)c->microbatches * least_slowest_s(nl, L, lt, lc, ln) + ctx[0].stack.step_overhead_s;
-    if (*bound_s > ceiling_s) {
+    /* beyond the ceiling by more than rounding (a plan tying it ranks) */
+    if (*bound_s > ceiling_s * (1.0 + 1e-12)) {
         free(coef);
         free(cl.items);
         free(pool_of);
@@ -370,7 +371,7 @@ static ppl_status mixed_cost(const ppl_eval_ctx *ctx, const ppl_pools *pools, pp
     if (isfinite(ceiling_s)) { /* the pipeline's bound first: the step is at least it */
         fits = ppl_estimate_cached(part[0].env.ctx, c, &part[0].layout, &part[0].micro, &cl, false,
                                    &plan->estimate);
-        if (fits && plan->estimate.step_time_s > ceiling_s) {
+        if (fits && plan->estimate.step_time_s > ceiling_s * (1.0 + 1e-12)) {
             free(cl.items);
             *pruned = true;
             return PPL_INFEASIBLE;

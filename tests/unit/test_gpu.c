@@ -245,6 +245,35 @@ static void test_gemm_time(void **state)
     assert_close(fwd[2], fwd[1], 1e-12);
 }
 
+/* The stack's attention kernels set a layer's attention time: Megatron-Core's and
+ * NeMo's profiles run Transformer Engine's fused attention, Megatron-LM 2023 and
+ * llm-foundry FlashAttention-2 (stack.c).  On H100 at 4,096 tokens and heads 128
+ * wide (llama3-8b at its 8,192 tokens over cp 2), the fused forward takes 294/591
+ * of FlashAttention-2's and the backward 294/474 of it (test_fused_attention). */
+static void test_stack_attention(void **state)
+{
+    (void)state;
+    assert_int_equal(ppl_stack_attention_kernel(PPL_STACK_NEMO_2025), PPL_ATTN_FUSED);
+    assert_int_equal(ppl_stack_attention_kernel(PPL_STACK_MEGATRON_CORE), PPL_ATTN_FUSED);
+    assert_int_equal(ppl_stack_attention_kernel(PPL_STACK_MEGATRON_LM_2023), PPL_ATTN_FA2);
+    assert_int_equal(ppl_stack_attention_kernel(PPL_STACK_FSDP), PPL_ATTN_FA2);
+    ppl_model m = test_model("llama3-8b");
+    ppl_topology t = generated("H100", 4);
+    ppl_config c = test_config(8, 1, 1, 1, 4, &m);
+    c.cp = 2;
+    c.flash_attention = true;
+    ppl_gpu_efficiency e = {
+        .gemm = 0.5, .gemm_fp8 = 0.5, .width_half = 0.0, .attention = 0.3, .bmm = 0.5, .hbm = 0.8};
+    ppl_layer_time fa2, fused;
+    e.attention_kernel = PPL_ATTN_FA2;
+    ppl_layer_time_of(&m, &t, &c, &e, false, &fa2);
+    e.attention_kernel = PPL_ATTN_FUSED;
+    ppl_layer_time_of(&m, &t, &c, &e, false, &fused);
+    assert_close(fused.attention_s, fa2.attention_s * 294.0 / 591.0, 1e-9);
+    assert_close(fused.attention_backward_s, fa2.attention_backward_s * 294.0 / 474.0, 1e-9);
+    assert_close(fa2.attention_backward_s, 2.5 * fa2.attention_s, 1e-9);
+}
+
 /* Unfused attention is a roofline.  A GPT layer of h 4096, 32 heads (d 128), one
  * sequence of 2048 tokens, tp 1: QK^T and the weighted sum do
  * 2 x 2048 x 2048 x (4096 + 4096) = 68.7 GFLOP, and their scores, 32 x 2048^2 =
@@ -414,6 +443,51 @@ static void test_attention_curve(void **state)
     assert_non_null(source);
 }
 
+/*
+ * Transformer Engine's fused attention from cudnn-frontend's benchmark
+ * (gpu.c: TFLOP/s at 2K..32K tokens, forward and backward, heads 128 wide), as
+ * ratios to FlashAttention-2 on H100 at 4,096 tokens and 128 (294 of 989):
+ *   H100 (H200's figures), 4K:  forward 591/294 = 2.0102, backward 474/294 = 1.6122
+ *   GB300, 8K:  forward (1856/2500)/(294/989) = 2.4974, backward 1435 -> 1.9309
+ *   GB200, 6K:  log2(6144) - 11 = 1.585, 0.585 of the way from 4K to 8K:
+ *               1408 + 0.585 x (1574 - 1408) = 1505.1 -> 2.0252
+ *   H100, 1K:   2K's 484/294 times FlashAttention-2's 1K over 2K, 221/265: 1.3730
+ *   H100, 4K, heads 64 wide: 591/294 times FlashAttention-2's 257/294: 1.7572
+ *   A100 (no fused figures: Transformer Engine runs FlashAttention-2 on Ampere) and
+ *   the FlashAttention-2 kernel anywhere: FlashAttention-2's ratio, both passes.
+ */
+static void test_fused_attention(void **state)
+{
+    (void)state;
+    ppl_gpu h100, gb300, gb200, a100;
+    ppl_gpu_from_spec(ppl_gpu_lookup("H100"), &h100);
+    ppl_gpu_from_spec(ppl_gpu_lookup("GB300"), &gb300);
+    ppl_gpu_from_spec(ppl_gpu_lookup("GB200"), &gb200);
+    ppl_gpu_from_spec(ppl_gpu_lookup("A100"), &a100);
+    double f, b;
+    assert_int_equal(ppl_gpu_attention_ratios(&h100, PPL_ATTN_FUSED, 4096, 128, &f, &b, NULL),
+                     PPL_ATTN_FUSED);
+    assert_close(f, 2.0102, 1e-3);
+    assert_close(b, 1.6122, 1e-3);
+    ppl_gpu_attention_ratios(&gb300, PPL_ATTN_FUSED, 8192, 128, &f, &b, NULL);
+    assert_close(f, 2.4974, 1e-3);
+    assert_close(b, 1.9309, 1e-3);
+    ppl_gpu_attention_ratios(&gb200, PPL_ATTN_FUSED, 6144, 128, &f, &b, NULL);
+    assert_close(f, 2.0252, 1e-3);
+    ppl_gpu_attention_ratios(&h100, PPL_ATTN_FUSED, 1024, 128, &f, &b, NULL);
+    assert_close(f, 1.3730, 1e-3);
+    ppl_gpu_attention_ratios(&h100, PPL_ATTN_FUSED, 4096, 64, &f, &b, NULL);
+    assert_close(f, 1.7572, 1e-3);
+    assert_int_equal(ppl_gpu_attention_ratios(&a100, PPL_ATTN_FUSED, 4096, 128, &f, &b, NULL),
+                     PPL_ATTN_FA2);
+    assert_close(f, ppl_kernels_attention_ratio(PPL_KERNELS_AMPERE, 4096, 128, NULL), 1e-12);
+    assert_close(b, f, 1e-12);
+    assert_int_equal(ppl_gpu_attention_ratios(&h100, PPL_ATTN_FA2, 4096, 128, &f, &b, NULL),
+                     PPL_ATTN_FA2);
+    assert_close(f, 1.0, 1e-12);
+    assert_close(b, 1.0, 1e-12);
+}
+
 static void test_rows(void **state)
 {
     (void)state;
@@ -441,6 +515,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_attention_curve),
+        cmocka_unit_test(test_fused_attention),
+        cmocka_unit_test(test_stack_attention),
         cmocka_unit_test(test_b300),
         cmocka_unit_test(test_gb300),
         cmocka_unit_test(test_blackwell_fp4),
