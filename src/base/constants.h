@@ -32,6 +32,7 @@ typedef struct ppl_constants {
     double h100_gemm_fp8_2025; /* the same with 2025+ kernels (the nemo-2025 profile) */
     double b200_gemm;          /* large 16-bit GEMMs on Blackwell kinds, of the 16-bit peak */
     double b200_gemm_fp8;      /* large fp8 and mxfp8 GEMMs on Blackwell kinds, of the fp8 peak */
+    double b300_sustained;     /* Blackwell Ultra's GEMMs over Blackwell's fractions */
     double h100_attention;     /* flash attention on H100 and later, of the 16-bit peak */
     double width_half;         /* per-GPU GEMM width (hidden / tp) at which efficiency halves */
     double overlap_cost;       /* compute slowdown per second of communication hidden under it */

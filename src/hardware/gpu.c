@@ -24,9 +24,11 @@
  *
  * Kernels: A100, H100, B200, GB200 and GB300 have measured runs
  * (tests/data/runs.json).  The Blackwell kinds' GEMMs (16-bit, fp8 and mxfp8)
- * have their own fitted fractions; their attention takes Hopper's, assumed (no run
- * separates them); every kind without a run takes the fractions of its generation,
- * assumed.  Element-wise kernels run at the share of HBM bandwidth streaming
+ * have their own fitted fractions, Blackwell Ultra's a fitted multiple of them;
+ * attention runs Transformer Engine's fused kernels at cuDNN's benchmark measured
+ * on H200, GB200 and GB300 (below), or FlashAttention-2's curve, Blackwell's
+ * assumed Hopper's; every kind without a run takes the fractions of its
+ * generation, assumed.  Element-wise kernels run at the share of HBM bandwidth streaming
  * benchmarks measure on the kind (STREAM_* below), or on a kind with the same HBM
  * part, assumed; ppl_gpu_assumed says which.
  */
@@ -260,16 +262,31 @@ static const ppl_gpu_spec specs[] = {
      "bandwidth not confirmed in that table: 8 TB/s as B200 and GB300",
      .mxfp8_flops = 4500e12, .nvfp4_flops = 13500e12, .mxfp4_flops = 13500e12, .nic_bps = NIC_CX8,
      .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .scaleup = &SM100,
-     .stream = &STREAM_GB300, .fused_attention = &CUDNN_GB300},
-    {"GB300", "B300-GB300-NVL72", 278e9, 2500e12, 5000e12, 8e12, 900e9, 72,
+     .stream = &STREAM_GB300, .fused_attention = &CUDNN_GB300, .ultra = true},
+    {"GB300",
+     "B300-GB300-NVL72",
+     278e9,
+     2500e12,
+     5000e12,
+     8e12,
+     900e9,
+     72,
      "NVIDIA GB300 NVL72 datasheet (2025): 72 GPUs, FP4 1,440 PFLOP/s sparse | 1,080 dense "
      "(15 dense per GPU), FP8/FP6 720 and FP16/BF16 360 PFLOP/s sparse (5 and 2.5 dense per "
      "GPU), 20 TB HBM3e at 576 TB/s (278 GB and 8 TB/s per GPU; 288 GB a GPU as marketed), one "
      "72-GPU NVLink 5 domain at 130 TB/s (1.8 TB/s bidirectional per GPU), 72 ConnectX-8 "
      "800 Gb/s SuperNICs",
-     .mxfp8_flops = 5000e12, .nvfp4_flops = 15000e12, .mxfp4_flops = 15000e12, .nic_bps = NIC_CX8,
-     .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .measured = true,
-     .scaleup = &SM100, .stream = &STREAM_GB300, .fused_attention = &CUDNN_GB300},
+     .mxfp8_flops = 5000e12,
+     .nvfp4_flops = 15000e12,
+     .mxfp4_flops = 15000e12,
+     .nic_bps = NIC_CX8,
+     .nic = "ConnectX-8 800 Gb/s",
+     .kernels = PPL_KERNELS_BLACKWELL,
+     .measured = true,
+     .scaleup = &SM100,
+     .stream = &STREAM_GB300,
+     .fused_attention = &CUDNN_GB300,
+     .ultra = true},
     /* AMD: 8 GPUs a node, each joined to the 7 others by its own Infinity
      * Fabric link (nvlink.fabric "mesh"): bandwidth is the sum of the 7 links
      * per direction.  AMD gives no NIC with MI300X/MI325X platforms: 400 Gb/s a
@@ -560,7 +577,7 @@ bool ppl_gpu_assumed(const ppl_gpu *gpu, ppl_precision precision, char *buf, siz
     if (!measured && blackwell)
         say(buf, size, &used,
             "%s: no measured run; GEMM efficiencies assumed the measured Blackwell kinds' "
-            "(%s), attention efficiency H100's (a fraction of its own peak)",
+            "(%s), attention cuDNN's measured share of peak (FlashAttention-2's: H100's)",
             gpu->name, kinds);
     else if (!measured)
         say(buf, size, &used,
@@ -569,8 +586,8 @@ bool ppl_gpu_assumed(const ppl_gpu *gpu, ppl_precision precision, char *buf, siz
             gpu->name, from);
     else if (blackwell)
         say(buf, size, &used,
-            "%s: GEMM efficiencies measured (16-bit, fp8, mxfp8); attention efficiency "
-            "assumed equal to H100's (a fraction of its own peak)",
+            "%s: GEMM efficiencies measured (16-bit, fp8, mxfp8); attention cuDNN's measured "
+            "share of peak (FlashAttention-2's assumed equal to H100's)",
             gpu->name);
     if (block)
         say(buf, size, &used, "%s GEMMs assumed at %s measured fp8 efficiency (no %s run)",

@@ -117,6 +117,7 @@ typedef struct ppl_gpu_spec {
     const char *nic; /* "ConnectX-7 400 Gb/s" */
     ppl_kernels kernels;
     bool measured; /* a calibration run on this kind exists (tests/data/runs.json) */
+    bool ultra;    /* Blackwell Ultra: its GEMMs take the b300_sustained constant (compute.c) */
     const ppl_scaleup_figures *scaleup; /* NULL: assumed (ppl_gpu_scaleup) */
     const ppl_host_figures *host;       /* NULL: assumed (ppl_gpu_host) */
     const ppl_stream_figures *stream;   /* its own, or a kind's with the same HBM part */

@@ -88,7 +88,7 @@ run_big "$P" validate --runs "$ROOT/tests/data/heldout_runs.json" --fit --json -
 check "validate --fit --json: the constants and how they were fitted" '[ $rc -eq 0 ] && python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert len(d[\"constants\"]) == 13, d[\"constants\"]
+assert len(d[\"constants\"]) == 14, d[\"constants\"]
 f = d[\"fit\"]
 assert f[\"start\"] == \"hand-set\" and len(f[\"runs_fnv1a64\"]) == 16 and f[\"mean_abs_error\"] >= 0
 assert all(lo <= d[\"constants\"][k] <= hi for k, (lo, hi) in f[\"within_half_a_point\"].items())

@@ -100,7 +100,7 @@ est70 --topology gb200-nvl72 --precision nvfp4
 nvfp4_step=$(printf '%s\n' "$out" | awk '/^step time/ { print $3 }')
 check "nvfp4 on GB200: faster than fp8 (twice the GEMM peak), efficiency assumed from the Blackwell fp8 fit" '[ $rc -eq 0 ] && has "$out" "nvfp4 GEMMs assumed" && awk -v a="$nvfp4_step" -v b="$fp8_step" "BEGIN { exit !(a > 0 && a < b) }"'
 est70 --topology gb200-nvl72 --precision nvfp4 --json
-check "estimate --json carries efficiency_assumed where a part's kernels are partly assumed (GB200: attention efficiency, HBM streaming share)" '[ $rc -eq 0 ] && has "$out" "\"efficiency_assumed\": \"B200-GB200-NVL72-186GB: GEMM efficiencies measured (16-bit, fp8, mxfp8); attention efficiency assumed" && has "$out" "HBM streaming share assumed B200'"'"'s measured 83%" && has "$out" "nvfp4 GEMMs assumed at the Blackwell kinds'"'"' measured fp8 efficiency"'
+check "estimate --json carries efficiency_assumed where a part's kernels are partly assumed (GB200: FlashAttention-2's attention, HBM streaming share)" '[ $rc -eq 0 ] && has "$out" "\"efficiency_assumed\": \"B200-GB200-NVL72-186GB: GEMM efficiencies measured (16-bit, fp8, mxfp8); attention cuDNN'"'"'s measured share of peak (FlashAttention-2'"'"'s assumed" && has "$out" "HBM streaming share assumed B200'"'"'s measured 83%" && has "$out" "nvfp4 GEMMs assumed at the Blackwell kinds'"'"' measured fp8 efficiency"'
 est70 --topology dgx-h100-superpod --precision fp8 --zero 1 --recompute selective --json
 check "estimate --json: no efficiency_assumed on H100 (measured)" '[ $rc -eq 0 ] && ! has "$out" "efficiency_assumed"'
 

@@ -274,6 +274,37 @@ static void test_stack_attention(void **state)
     assert_close(fa2.attention_backward_s, 2.5 * fa2.attention_s, 1e-9);
 }
 
+/* Blackwell Ultra's GEMMs run at b300_sustained times Blackwell's fractions (the
+ * same datasheet peaks as GB200, compute.c); every other figure is Blackwell's:
+ * with b200_gemm 0.5, b200_gemm_fp8 0.4 and b300_sustained 1.2, GB300's are 0.6
+ * and 0.48, B300's the same, GB200's 0.5 and 0.4; at 2.0 the fraction stops at 1. */
+static void test_ultra_gemms(void **state)
+{
+    (void)state;
+    ppl_constants k = *ppl_constants_committed();
+    k.b200_gemm = 0.5;
+    k.b200_gemm_fp8 = 0.4;
+    k.b300_sustained = 1.2;
+    ppl_gpu_efficiency gb300, b300, gb200;
+    ppl_topology t = generated("GB300", 4);
+    ppl_gpu_efficiency_for(&t, &k, &gb300);
+    t = generated("B300", 4);
+    ppl_gpu_efficiency_for(&t, &k, &b300);
+    t = generated("GB200", 4);
+    ppl_gpu_efficiency_for(&t, &k, &gb200);
+    assert_close(gb300.gemm, 0.6, 1e-12);
+    assert_close(gb300.gemm_fp8, 0.48, 1e-12);
+    assert_close(b300.gemm, 0.6, 1e-12);
+    assert_close(gb200.gemm, 0.5, 1e-12);
+    assert_close(gb200.gemm_fp8, 0.4, 1e-12);
+    assert_close(gb300.attention, gb200.attention, 1e-12);
+    assert_close(gb300.hbm, 7.14 / 8.0, 1e-12); /* its own streaming share (gpu.c) */
+    k.b300_sustained = 2.0;
+    t = generated("GB300", 4);
+    ppl_gpu_efficiency_for(&t, &k, &gb300);
+    assert_close(gb300.gemm, 1.0, 1e-12);
+}
+
 /* Unfused attention is a roofline.  A GPT layer of h 4096, 32 heads (d 128), one
  * sequence of 2048 tokens, tp 1: QK^T and the weighted sum do
  * 2 x 2048 x 2048 x (4096 + 4096) = 68.7 GFLOP, and their scores, 32 x 2048^2 =
@@ -368,8 +399,9 @@ static void test_efficiency_note(void **state)
     assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_BF16, note, sizeof note));
     /* the B300's row cites no host: the DGX H100's is assumed, and said */
     assert_string_equal(note, "B300-SXM-288GB: no measured run; GEMM efficiencies assumed the "
-                              "measured Blackwell kinds' (B200, GB200, GB300), attention efficiency "
-                              "H100's (a fraction of its own peak); HBM streaming share assumed "
+                              "measured Blackwell kinds' (B200, GB200, GB300), attention cuDNN's "
+                              "measured share of peak (FlashAttention-2's: H100's); HBM "
+                              "streaming share assumed "
                               "GB300's measured 89%; scale-up "
                               "efficiency: NCCL's Blackwell (SM100) figure, 40.1 of 50 GB/s a "
                               "link (topo.h); host link and memory assumed a DGX H100's (PCIe "
@@ -381,7 +413,7 @@ static void test_efficiency_note(void **state)
      * kernels are still H100's, and said; mxfp8 is no assumption there */
     t = generated("GB200", 4);
     assert_true(ppl_gpu_assumed(&t.gpu, PPL_PRECISION_MXFP8, note, sizeof note));
-    assert_contains(note, "GEMM efficiencies measured (16-bit, fp8, mxfp8); attention efficiency");
+    assert_contains(note, "GEMM efficiencies measured (16-bit, fp8, mxfp8); attention cuDNN");
     /* its HBM3e is B200's part: B200's streaming figure, said */
     assert_contains(note, "HBM streaming share assumed B200's measured 83%");
     assert_null(strstr(note, "mxfp8 GEMMs assumed"));
@@ -517,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_attention_curve),
         cmocka_unit_test(test_fused_attention),
         cmocka_unit_test(test_stack_attention),
+        cmocka_unit_test(test_ultra_gemms),
         cmocka_unit_test(test_b300),
         cmocka_unit_test(test_gb300),
         cmocka_unit_test(test_blackwell_fp4),

@@ -171,17 +171,17 @@ static void test_cost_h100_b200(void **state)
     /* the step is the estimator's, each stage under its pool: paced by the slowest
      * stage, m x it plus at most one pass through the others (the bubble; Narayanan
      * et al. SC'21 §2.2's closed form with unequal stages, exact only for equal
-     * ones: here the slowest stage is the first, whose warm-up forwards run while
-     * the others are still busy, and the executor's bubble is 9.3 ms against the
-     * closed form's 11.2), never below the pipeline's lower bound, and its parts add
-     * up to it (compute, bubble, exposed communication, optimizer, overhead) */
+     * ones: here the slowest stage is the last, 4.25 ms, and the bubble is the
+     * others' 11.05 ms, the bound itself, to rounding), never below the pipeline's
+     * lower bound, and its parts add up to it (compute, bubble, exposed
+     * communication, optimizer, overhead) */
     const ppl_estimate *e = &plan.estimate;
     double worst = 0, total = 0;
     for (int k = 0; k < 4; k++) {
         worst = fmax(worst, plan.stage_s[k]);
         total += plan.stage_s[k];
     }
-    assert_true(e->time.bubble > 0.0 && e->time.bubble <= total - worst);
+    assert_true(e->time.bubble > 0.0 && e->time.bubble <= (total - worst) * (1.0 + 1e-9));
     assert_true(e->step_time_s >= e->floor_s);
     assert_close(e->step_time_s,
                  e->time.compute + e->time.bubble + e->time.exposed_comm + e->time.host +
