@@ -492,12 +492,14 @@ double ppl_kernels_attention_ratio(ppl_kernels gen, double tokens, double head_d
  * log2 of the tokens between the measured lengths and held at their ends; shorter
  * sequences and other head widths take FlashAttention-2's proportions on the
  * generation (the benchmark measured neither) */
-static double fused_share(const double tflops[5], double peak, double tokens)
+static void fused_shares(const ppl_fused_attention_figures *f, double tokens, double *fwd,
+                         double *bwd)
 {
     double x = log2(tokens < 2048.0 ? 2048.0 : tokens > 32768.0 ? 32768.0 : tokens) - 11.0;
     int i = (int)x < 3 ? (int)x : 3;
-    double f = x - (double)i;
-    return (tflops[i] + f * (tflops[i + 1] - tflops[i])) * 1e12 / peak;
+    double w = x - (double)i;
+    *fwd = (f->fwd[i] + w * (f->fwd[i + 1] - f->fwd[i])) * 1e12 / f->peak;
+    *bwd = (f->bwd[i] + w * (f->bwd[i + 1] - f->bwd[i])) * 1e12 / f->peak;
 }
 
 ppl_attn_kernel ppl_gpu_attention_ratios(const ppl_gpu *gpu, ppl_attn_kernel kernel, double tokens,
@@ -505,20 +507,25 @@ ppl_attn_kernel ppl_gpu_attention_ratios(const ppl_gpu *gpu, ppl_attn_kernel ker
                                          const char **source)
 {
     const ppl_kernels gen = ppl_gpu_kernels(gpu, NULL);
-    const double fa2 = ppl_kernels_attention_ratio(gen, tokens, head_dim, source);
     const ppl_fused_attention_figures *f = gpu->spec ? gpu->spec->fused_attention : NULL;
     if (kernel != PPL_ATTN_FUSED || !f) {
-        *forward = *backward = fa2;
+        *forward = *backward = ppl_kernels_attention_ratio(gen, tokens, head_dim, source);
         return PPL_ATTN_FA2;
     }
     unsigned g =
         (unsigned)gen < sizeof ATTENTION / sizeof ATTENTION[0] ? (unsigned)gen : PPL_KERNELS_HOPPER;
     const fa2_curve *c = ATTENTION[g].curve;
-    double proportion = attention_share(c, tokens, head_dim) /
-                        attention_share(c, tokens < 2048.0 ? 2048.0 : tokens, 128.0);
-    double base = attention_share(&FA2_H100, 4096.0, 128.0);
-    *forward = fused_share(f->fwd, f->peak, tokens) * proportion / base;
-    *backward = fused_share(f->bwd, f->peak, tokens) * proportion / base;
+    /* FlashAttention-2's proportions where the benchmark measured nothing (1 at heads
+     * 128 wide from 2K tokens on, the usual case, so not worked out there) */
+    double proportion = 1.0;
+    if (head_dim != 128.0 || tokens < 2048.0)
+        proportion = attention_share(c, tokens, head_dim) /
+                     attention_share(c, tokens < 2048.0 ? 2048.0 : tokens, 128.0);
+    const double base = FA2_H100.d128[3] * 1e12 / FA2_H100.peak; /* 4,096 tokens, 128 wide */
+    double fwd, bwd;
+    fused_shares(f, tokens, &fwd, &bwd);
+    *forward = fwd * proportion / base;
+    *backward = bwd * proportion / base;
     if (source)
         *source = f->source;
     return PPL_ATTN_FUSED;
