@@ -291,9 +291,8 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
      * §3.1: five GEMMs to the forward's two) */
     double flash_f, flash_b;
     ppl_gpu_attention_ratios(&t->gpu, e->attention_kernel, (double)m->seq_len / (double)c->cp,
-                             w.head_dim, &flash_f, &flash_b, NULL);
-    const double share = e->attention;
-    double attn = w.attn_flops / (p16 * (c->flash_attention ? share * flash_f : e->bmm));
+                             w.head_dim, &flash_f, &flash_b);
+    double attn = w.attn_flops / (p16 * (c->flash_attention ? e->attention * flash_f : e->bmm));
     if (!c->flash_attention) {
         /* unfused: QK^T writes every score and the weighted sum reads every
          * probability back, 2 B each (the softmax between them is element-wise
@@ -311,7 +310,7 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     double elem_b = (2.0 * (w.elementwise_bytes - w.softmax_bytes) + w.softmax_bytes_backward) /
                     (t->gpu.hbm_bandwidth_bps * e->hbm);
     double attn_backward =
-        c->flash_attention ? 2.5 * w.attn_flops / (p16 * share * flash_b) : 2.0 * attn;
+        c->flash_attention ? 2.5 * w.attn_flops / (p16 * e->attention * flash_b) : 2.0 * attn;
     /* fp8 tensor-wise current scaling: the amax pass reads each 16-bit input */
     double amax_f = 0.0, amax_b = 0.0;
     if (c->precision == PPL_PRECISION_FP8 && c->fp8_recipe == PPL_FP8_TENSORWISE) {

@@ -26,7 +26,9 @@ typedef struct ppl_gpu_efficiency {
     double gemm;       /* large 16-bit GEMMs, of the bf16/fp16 peak */
     double gemm_fp8;   /* large fp8 GEMMs, of the fp8 peak */
     double width_half; /* per-GPU GEMM width (hidden / tp) where efficiency is half of gemm */
-    double attention;  /* FlashAttention-2's kernels, of the 16-bit peak */
+    double attention;  /* flash attention, of the 16-bit peak: FlashAttention-2's on H100
+                          at 4,096 tokens, heads 128 wide; other kernels, kinds, sequences
+                          and widths by their benchmarks' ratio to it (gpu.c) */
     ppl_attn_kernel attention_kernel; /* the stack's (ppl_stack_attention_kernel) */
     double bmm;        /* unfused attention batched GEMMs (QK^T, AV), of the 16-bit peak */
     double hbm;        /* element-wise kernels, of the HBM bandwidth */

@@ -172,6 +172,7 @@ static const ppl_stream_figures STREAM_MI300X = {
  * technical brief, 2024: "FP4, FP6, FP8 with micro-tensor scaling").  NVIDIA's
  * FP4 figures are quoted with sparsity: halved here.
  */
+/* clang-format off */
 static const ppl_gpu_spec specs[] = {
     {"A100", "A100-SXM4-80GB", 80.0 * GIB, 312e12, 0.0, 2.039e12, 300e9, 8,
      "NVIDIA A100 Tensor Core GPU datasheet (SXM4 80GB): 312 TFLOP/s BF16 dense, 2,039 GB/s "
@@ -206,51 +207,23 @@ static const ppl_gpu_spec specs[] = {
      "superchips in one NVLink domain, one ConnectX-7 400 Gb/s per superchip",
      .nic_bps = NIC_CX7, .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_HOPPER,
      .scaleup = &SM90, .host = &HOST_GH200, .stream = &STREAM_H100, .fused_attention = &CUDNN_H200},
-    {"B200",
-     "B200-SXM-180GB",
-     180e9,
-     2250e12,
-     4500e12,
-     8e12,
-     900e9,
-     8,
+    {"B200", "B200-SXM-180GB", 180e9, 2250e12, 4500e12, 8e12, 900e9, 8,
      "NVIDIA DGX B200 datasheet: 8 GPUs with 1,440 GB HBM3e and 64 TB/s (180 GB and 8 TB/s "
      "each), 72 PFLOP/s FP8 training (4.5 dense per GPU; BF16 half), 144 PFLOP/s FP4 "
      "inference (sparse: 9 dense per GPU), NVLink 5 1.8 TB/s bidirectional, 8 ConnectX-7 "
      "400 Gb/s",
-     .mxfp8_flops = 4500e12,
-     .nvfp4_flops = 9000e12,
-     .mxfp4_flops = 9000e12,
-     .nic_bps = NIC_CX7,
-     .nic = "ConnectX-7 400 Gb/s",
-     .kernels = PPL_KERNELS_BLACKWELL,
-     .measured = true,
-     .scaleup = &SM100,
-     .host = &HOST_DGX_B200,
-     .stream = &STREAM_B200,
+     .mxfp8_flops = 4500e12, .nvfp4_flops = 9000e12, .mxfp4_flops = 9000e12, .nic_bps = NIC_CX7,
+     .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .measured = true,
+     .scaleup = &SM100, .host = &HOST_DGX_B200, .stream = &STREAM_B200,
      .fused_attention = &CUDNN_GB200},
-    {"GB200",
-     "B200-GB200-NVL72",
-     186e9,
-     2500e12,
-     5000e12,
-     8e12,
-     900e9,
-     72,
+    {"GB200", "B200-GB200-NVL72", 186e9, 2500e12, 5000e12, 8e12, 900e9, 72,
      "NVIDIA GB200 NVL72 datasheet: 72 GPUs, 13.4 TB HBM3e at 576 TB/s (186 GB and 8 TB/s "
      "each), 360 PFLOP/s FP16/BF16, 720 FP8 and 1,440 FP4 sparse (2.5, 5 and 10 dense per "
      "GPU), one 72-GPU NVLink 5 domain at 1.8 TB/s bidirectional per GPU; DGX SuperPOD GB200 "
      "RA-11338-001: one ConnectX-7 400 Gb/s per GPU",
-     .mxfp8_flops = 5000e12,
-     .nvfp4_flops = 10000e12,
-     .mxfp4_flops = 10000e12,
-     .nic_bps = NIC_CX7,
-     .nic = "ConnectX-7 400 Gb/s",
-     .kernels = PPL_KERNELS_BLACKWELL,
-     .measured = true,
-     .scaleup = &SM100,
-     .host = &HOST_GB200,
-     .stream = &STREAM_B200,
+     .mxfp8_flops = 5000e12, .nvfp4_flops = 10000e12, .mxfp4_flops = 10000e12, .nic_bps = NIC_CX7,
+     .nic = "ConnectX-7 400 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .measured = true,
+     .scaleup = &SM100, .host = &HOST_GB200, .stream = &STREAM_B200,
      .fused_attention = &CUDNN_GB200},
     /* HBM bandwidth: the HGX B300 table gives none per GPU that the stored
      * corpus confirms; 8 TB/s is Blackwell's (B200) and GB300 NVL72's 576/72 */
@@ -263,30 +236,15 @@ static const ppl_gpu_spec specs[] = {
      .mxfp8_flops = 4500e12, .nvfp4_flops = 13500e12, .mxfp4_flops = 13500e12, .nic_bps = NIC_CX8,
      .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .scaleup = &SM100,
      .stream = &STREAM_GB300, .fused_attention = &CUDNN_GB300, .ultra = true},
-    {"GB300",
-     "B300-GB300-NVL72",
-     278e9,
-     2500e12,
-     5000e12,
-     8e12,
-     900e9,
-     72,
+    {"GB300", "B300-GB300-NVL72", 278e9, 2500e12, 5000e12, 8e12, 900e9, 72,
      "NVIDIA GB300 NVL72 datasheet (2025): 72 GPUs, FP4 1,440 PFLOP/s sparse | 1,080 dense "
      "(15 dense per GPU), FP8/FP6 720 and FP16/BF16 360 PFLOP/s sparse (5 and 2.5 dense per "
      "GPU), 20 TB HBM3e at 576 TB/s (278 GB and 8 TB/s per GPU; 288 GB a GPU as marketed), one "
      "72-GPU NVLink 5 domain at 130 TB/s (1.8 TB/s bidirectional per GPU), 72 ConnectX-8 "
      "800 Gb/s SuperNICs",
-     .mxfp8_flops = 5000e12,
-     .nvfp4_flops = 15000e12,
-     .mxfp4_flops = 15000e12,
-     .nic_bps = NIC_CX8,
-     .nic = "ConnectX-8 800 Gb/s",
-     .kernels = PPL_KERNELS_BLACKWELL,
-     .measured = true,
-     .scaleup = &SM100,
-     .stream = &STREAM_GB300,
-     .fused_attention = &CUDNN_GB300,
-     .ultra = true},
+     .mxfp8_flops = 5000e12, .nvfp4_flops = 15000e12, .mxfp4_flops = 15000e12, .nic_bps = NIC_CX8,
+     .nic = "ConnectX-8 800 Gb/s", .kernels = PPL_KERNELS_BLACKWELL, .measured = true,
+     .scaleup = &SM100, .stream = &STREAM_GB300, .fused_attention = &CUDNN_GB300, .ultra = true},
     /* AMD: 8 GPUs a node, each joined to the 7 others by its own Infinity
      * Fabric link (nvlink.fabric "mesh"): bandwidth is the sum of the 7 links
      * per direction.  AMD gives no NIC with MI300X/MI325X platforms: 400 Gb/s a
@@ -319,6 +277,7 @@ static const ppl_gpu_spec specs[] = {
      .nic = "AMD Pensando Pollara 400 Gb/s", .kernels = PPL_KERNELS_HOPPER, .scaleup = &XGMI_MI355X,
      .stream = &STREAM_MI300X},
 };
+/* clang-format on */
 
 const ppl_gpu_spec *ppl_gpu_lookup(const char *name)
 {
@@ -477,15 +436,23 @@ static double attention_share(const fa2_curve *c, double tokens, double head_dim
     return (a + w * (b - a)) * 1e12 / c->peak;
 }
 
+/* The generation's row of ATTENTION (Hopper's for an unknown one), and the share
+ * the fitted h100_attention holds at: FlashAttention-2 on H100 at 4,096 tokens and
+ * heads 128 wide, 294 of 989 TFLOP/s */
+static unsigned attention_row(ppl_kernels gen)
+{
+    return (unsigned)gen < sizeof ATTENTION / sizeof ATTENTION[0] ? (unsigned)gen
+                                                                  : PPL_KERNELS_HOPPER;
+}
+#define FA2_REFERENCE_SHARE (FA2_H100.d128[3] * 1e12 / FA2_H100.peak)
+
 double ppl_kernels_attention_ratio(ppl_kernels gen, double tokens, double head_dim,
                                    const char **source)
 {
-    unsigned g = (unsigned)gen < sizeof ATTENTION / sizeof ATTENTION[0] ? (unsigned)gen
-                                                                        : PPL_KERNELS_HOPPER;
+    unsigned g = attention_row(gen);
     if (source)
         *source = ATTENTION[g].source;
-    return attention_share(ATTENTION[g].curve, tokens, head_dim) /
-           attention_share(&FA2_H100, 4096.0, 128.0);
+    return attention_share(ATTENTION[g].curve, tokens, head_dim) / FA2_REFERENCE_SHARE;
 }
 
 /* The fused kernel's share of its kind's peak at heads 128 wide, interpolated in
@@ -503,31 +470,25 @@ static void fused_shares(const ppl_fused_attention_figures *f, double tokens, do
 }
 
 ppl_attn_kernel ppl_gpu_attention_ratios(const ppl_gpu *gpu, ppl_attn_kernel kernel, double tokens,
-                                         double head_dim, double *forward, double *backward,
-                                         const char **source)
+                                         double head_dim, double *forward, double *backward)
 {
     const ppl_kernels gen = ppl_gpu_kernels(gpu, NULL);
     const ppl_fused_attention_figures *f = gpu->spec ? gpu->spec->fused_attention : NULL;
     if (kernel != PPL_ATTN_FUSED || !f) {
-        *forward = *backward = ppl_kernels_attention_ratio(gen, tokens, head_dim, source);
+        *forward = *backward = ppl_kernels_attention_ratio(gen, tokens, head_dim, NULL);
         return PPL_ATTN_FA2;
     }
-    unsigned g =
-        (unsigned)gen < sizeof ATTENTION / sizeof ATTENTION[0] ? (unsigned)gen : PPL_KERNELS_HOPPER;
-    const fa2_curve *c = ATTENTION[g].curve;
+    const fa2_curve *c = ATTENTION[attention_row(gen)].curve;
     /* FlashAttention-2's proportions where the benchmark measured nothing (1 at heads
      * 128 wide from 2K tokens on, the usual case, so not worked out there) */
     double proportion = 1.0;
     if (head_dim != 128.0 || tokens < 2048.0)
         proportion = attention_share(c, tokens, head_dim) /
                      attention_share(c, tokens < 2048.0 ? 2048.0 : tokens, 128.0);
-    const double base = FA2_H100.d128[3] * 1e12 / FA2_H100.peak; /* 4,096 tokens, 128 wide */
     double fwd, bwd;
     fused_shares(f, tokens, &fwd, &bwd);
-    *forward = fwd * proportion / base;
-    *backward = bwd * proportion / base;
-    if (source)
-        *source = f->source;
+    *forward = fwd * proportion / FA2_REFERENCE_SHARE;
+    *backward = bwd * proportion / FA2_REFERENCE_SHARE;
     return PPL_ATTN_FUSED;
 }
 

@@ -181,13 +181,11 @@ double ppl_kernels_attention_ratio(ppl_kernels gen, double tokens, double head_d
 /* The forward's and the backward's shares of the 16-bit peak that `kernel` reaches
  * on the GPU at a sequence of `tokens` and heads `head_dim` wide, over the same
  * kernel's on H100 at 4,096 tokens and 128, forward and backward together (where
- * the fitted h100_attention and fused_attention hold): the fused kernel's benchmark
- * on the kind (its row's fused_attention), else FlashAttention-2's curve (both
- * shares the ratio above).  Returns the kernel whose figures were used; *source
- * names the benchmark. */
+ * the fitted h100_attention holds): the fused kernel's benchmark on the kind (its
+ * row's fused_attention, whose source names it), else FlashAttention-2's curve
+ * (both shares the ratio above).  Returns the kernel whose figures were used. */
 ppl_attn_kernel ppl_gpu_attention_ratios(const ppl_gpu *gpu, ppl_attn_kernel kernel, double tokens,
-                                         double head_dim, double *forward, double *backward,
-                                         const char **source);
+                                         double head_dim, double *forward, double *backward);
 
 /* One sentence on what of the GPU is assumed rather than cited or measured,
  * under `precision` (kernel efficiencies borrowed from another kind, a

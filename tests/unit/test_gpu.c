@@ -497,24 +497,24 @@ static void test_fused_attention(void **state)
     ppl_gpu_from_spec(ppl_gpu_lookup("GB200"), &gb200);
     ppl_gpu_from_spec(ppl_gpu_lookup("A100"), &a100);
     double f, b;
-    assert_int_equal(ppl_gpu_attention_ratios(&h100, PPL_ATTN_FUSED, 4096, 128, &f, &b, NULL),
+    assert_int_equal(ppl_gpu_attention_ratios(&h100, PPL_ATTN_FUSED, 4096, 128, &f, &b),
                      PPL_ATTN_FUSED);
     assert_close(f, 2.0102, 1e-3);
     assert_close(b, 1.6122, 1e-3);
-    ppl_gpu_attention_ratios(&gb300, PPL_ATTN_FUSED, 8192, 128, &f, &b, NULL);
+    ppl_gpu_attention_ratios(&gb300, PPL_ATTN_FUSED, 8192, 128, &f, &b);
     assert_close(f, 2.4974, 1e-3);
     assert_close(b, 1.9309, 1e-3);
-    ppl_gpu_attention_ratios(&gb200, PPL_ATTN_FUSED, 6144, 128, &f, &b, NULL);
+    ppl_gpu_attention_ratios(&gb200, PPL_ATTN_FUSED, 6144, 128, &f, &b);
     assert_close(f, 2.0252, 1e-3);
-    ppl_gpu_attention_ratios(&h100, PPL_ATTN_FUSED, 1024, 128, &f, &b, NULL);
+    ppl_gpu_attention_ratios(&h100, PPL_ATTN_FUSED, 1024, 128, &f, &b);
     assert_close(f, 1.3730, 1e-3);
-    ppl_gpu_attention_ratios(&h100, PPL_ATTN_FUSED, 4096, 64, &f, &b, NULL);
+    ppl_gpu_attention_ratios(&h100, PPL_ATTN_FUSED, 4096, 64, &f, &b);
     assert_close(f, 1.7572, 1e-3);
-    assert_int_equal(ppl_gpu_attention_ratios(&a100, PPL_ATTN_FUSED, 4096, 128, &f, &b, NULL),
+    assert_int_equal(ppl_gpu_attention_ratios(&a100, PPL_ATTN_FUSED, 4096, 128, &f, &b),
                      PPL_ATTN_FA2);
     assert_close(f, ppl_kernels_attention_ratio(PPL_KERNELS_AMPERE, 4096, 128, NULL), 1e-12);
     assert_close(b, f, 1e-12);
-    assert_int_equal(ppl_gpu_attention_ratios(&h100, PPL_ATTN_FA2, 4096, 128, &f, &b, NULL),
+    assert_int_equal(ppl_gpu_attention_ratios(&h100, PPL_ATTN_FA2, 4096, 128, &f, &b),
                      PPL_ATTN_FA2);
     assert_close(f, 1.0, 1e-12);
     assert_close(b, 1.0, 1e-12);
