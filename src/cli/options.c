@@ -89,6 +89,12 @@ const opt_def ppl_cli_options[] = {
     {O_BF16_LAYERS, "--bf16-layers", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "N", 0, 0, NULL,
      "with fp8 (tensorwise or blockwise) or mxfp8: keep the first N and the last N layers in "
      "bf16 (Megatron-Core --first-last-layers-bf16)"},
+    {O_CUDA_GRAPHS, "--cuda-graphs", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "SCOPE", 0, 0, NULL,
+     "what each step launches as CUDA graphs, so the host launches one graph, not each "
+     "kernel: none (default, never searched), attn (each self-attention block), moe_router "
+     "(each MoE layer's router and token counts), attn+moe_router, layer (each dense "
+     "layer) or iteration (the whole step); Megatron-Core --cuda-graph-impl and "
+     "--cuda-graph-scope, core_v0.16"},
     {O_OPTIMIZER, "--optimizer", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "O", 0, 0, NULL,
      "adam (default) or sgd"},
     {O_STACK, "--stack", 0, K_ENUM, CMDS_CONFIG | C(PPL_CMD_RL), 0, F(stack), "S", 0, 0,

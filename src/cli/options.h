@@ -61,6 +61,7 @@ typedef enum opt_id {
     O_PRECISION,
     O_FP8_RECIPE,
     O_BF16_LAYERS,
+    O_CUDA_GRAPHS,
     O_OPTIMIZER,
     O_TOP,
     O_OBJECTIVE,

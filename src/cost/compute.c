@@ -225,6 +225,10 @@ static void fp8_cast_elements(const ppl_model *m, const ppl_config *c, bool moe,
  * of each output gradient per local expert and grouped layer, as many as the
  * forward's (grouped_linear.py:297-432).  The figure a host spends on each is the
  * fitted host_op_s (constants.c).
+ * CUDA graphs (ppl_config cuda_graphs) replay a captured region as one launch
+ * forward and one backward: the attention block above (attn); the MoE MLP's norm,
+ * router and token counts, 11 (moe_router, with moe_preprocess); a whole dense
+ * layer (layer); the whole step (iteration: nothing a layer).
  */
 /* Kernels that quantise one local expert's input to one grouped linear layer
  * (Transformer Engine 2.9 GroupedLinear, tex.split_quantize:
@@ -250,21 +254,40 @@ void ppl_layer_host_ops(const ppl_model *m, const ppl_config *c, bool moe, doubl
     const double comm = c->tp > 1 ? 2.0 : 0.0, cast = low ? 2.0 : 0.0;
     const double rope = m->position_embedding == PPL_POSITION_ROPE ? 2.0 : 0.0;
     const double core = c->flash_attention ? 1.0 : (m->dropout ? 4.0 : 3.0);
-    double f = 2.0 + rope + core + 2.0 + cast + comm; /* attention */
+    const double attn = 2.0 + rope + core + 2.0 + cast + comm;
     /* the experts' own quantisation kernels, forward */
-    double quantize = 0.0;
+    double quantize = 0.0, mlp;
     if (moe) {
         const double local = (double)m->moe.experts / (double)(c->ep > 0 ? c->ep : 1);
         const double per_expert = expert_quantize_kernels(c);
         quantize = per_expert > 0.0 ? 2.0 * local * per_expert : 0.0;
-        f += 19.0 + 2.0 * local + (per_expert > 0.0 ? 2.0 : cast) + comm;
+        mlp = 19.0 + 2.0 * local + (per_expert > 0.0 ? 2.0 : cast) + comm;
         if (m->moe.shared_experts > 0)
-            f += 4.0 + cast;
+            mlp += 4.0 + cast;
     } else {
-        f += 5.0 + cast + comm;
+        mlp = 5.0 + cast + comm;
     }
-    *forward = f + quantize;
-    *backward = 2.0 * f + quantize;
+    /* a captured region: 1 launch forward, 1 backward (ppl_config_check allows
+     * only the scopes the layer has) */
+    const ppl_cuda_graphs g = c->cuda_graphs;
+    if (g == PPL_CUDA_GRAPHS_ITERATION) {
+        *forward = *backward = 0.0;
+        return;
+    }
+    if (g == PPL_CUDA_GRAPHS_LAYER) {
+        *forward = *backward = 1.0;
+        return;
+    }
+    double f_attn = attn, b_attn = 2.0 * attn, f_mlp = mlp, b_mlp = 2.0 * mlp;
+    if (g == PPL_CUDA_GRAPHS_ATTN || g == PPL_CUDA_GRAPHS_ATTN_MOE_ROUTER)
+        f_attn = b_attn = 1.0;
+    if (moe && (g == PPL_CUDA_GRAPHS_MOE_ROUTER || g == PPL_CUDA_GRAPHS_ATTN_MOE_ROUTER)) {
+        const double router = 11.0; /* norm, router, token counts */
+        f_mlp -= router - 1.0;
+        b_mlp -= 2.0 * router - 1.0;
+    }
+    *forward = f_attn + f_mlp + quantize;
+    *backward = b_attn + b_mlp + quantize;
 }
 
 void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_config *c,

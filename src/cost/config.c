@@ -275,6 +275,8 @@ const char *const ppl_recompute_names[] = {"none", "selective", "full", NULL};
 /* in enum order: the training precisions lead ppl_precision (topology.h) */
 const char *const ppl_precision_names[] = {"bf16", "fp16", "fp8", "mxfp8", "nvfp4", NULL};
 const char *const ppl_fp8_recipe_names[] = {"delayed", "tensorwise", "blockwise", NULL};
+const char *const ppl_cuda_graphs_names[] = {"none",  "attn",      "moe_router", "attn+moe_router",
+                                             "layer", "iteration", NULL};
 const char *const ppl_optimizer_names[] = {"adam", "sgd", NULL};
 /* Megatron-LM's --cp-comm-type values (megatron/training/arguments.py) */
 const char *const ppl_cp_comm_names[] = {"p2p", "a2a", "allgather", "a2a+p2p", NULL};
@@ -327,4 +329,5 @@ void ppl_pins_init(ppl_pins *p)
     p->offload_optimizer = PPL_UNSET;
     p->fp8_recipe = PPL_FP8_DELAYED;
     p->bf16_layers = 0;
+    p->cuda_graphs = PPL_CUDA_GRAPHS_NONE;
 }

@@ -75,6 +75,26 @@ typedef enum ppl_fp8_recipe {
     PPL_FP8_BLOCKWISE = 2
 } ppl_fp8_recipe;
 
+/* What a step captures in CUDA graphs (Megatron-Core --cuda-graph-impl and
+ * --cuda-graph-scope, core_v0.16.0: megatron/training/arguments.py:1430-1442,
+ * transformer_config.py:1716-1800): each captured region is launched as one graph,
+ * not op by op, so the host's launches and dispatch (ppl_layer_host_ops) shrink to
+ * one a region.  attn: each layer's self-attention block (TransformerLayer.
+ * _forward_attention); moe_router: each MoE layer's norm and router and the
+ * dispatcher's preprocessing (scopes moe_router and moe_preprocess); layer: each
+ * whole transformer layer (the empty scope, "full" before); iteration: the whole
+ * step, forward and backward of every microbatch (--cuda-graph-impl local,
+ * full_iteration).  Pinned only, never searched: Megatron's default is none. */
+typedef enum ppl_cuda_graphs {
+    PPL_CUDA_GRAPHS_NONE = 0,
+    PPL_CUDA_GRAPHS_ATTN = 1,
+    PPL_CUDA_GRAPHS_MOE_ROUTER = 2,
+    PPL_CUDA_GRAPHS_ATTN_MOE_ROUTER = 3,
+    PPL_CUDA_GRAPHS_LAYER = 4,
+    PPL_CUDA_GRAPHS_ITERATION = 5
+} ppl_cuda_graphs;
+#define PPL_CUDA_GRAPHS_COUNT 6
+
 /* The words of each knob's values, in enum order, NULL-terminated: the command
  * line and measured-runs files take the same ones. */
 extern const char *const ppl_recompute_names[];
@@ -85,6 +105,8 @@ extern const char *const ppl_optimizer_names[];
 extern const char *const ppl_schedule_names[];
 extern const char *const ppl_cp_comm_names[];    /* p2p, a2a, allgather, a2a+p2p */
 extern const char *const ppl_fp8_recipe_names[]; /* delayed, tensorwise, blockwise */
+/* none, attn, moe_router, attn+moe_router, layer, iteration */
+extern const char *const ppl_cuda_graphs_names[];
 const char *ppl_recompute_name(int recompute);   /* "?" out of range */
 const char *ppl_cp_comm_name(int cp_comm);
 const char *ppl_optimizer_name(int optimizer);
@@ -116,6 +138,7 @@ typedef struct ppl_pins {
     double offload_optimizer; /* share of the optimizer state on the host, 0..1; < 0 unset */
     int fp8_recipe;           /* ppl_fp8_recipe; delayed unless given */
     int64_t bf16_layers;      /* first and last layers kept in bf16 under fp8/mxfp8; 0 none */
+    int cuda_graphs;          /* ppl_cuda_graphs; none unless given */
 } ppl_pins;
 
 /* Every knob free; bf16, Adam, 1F1B. */
@@ -166,6 +189,7 @@ typedef struct ppl_config {
      * transformer layers run in bf16 (Megatron-Core --first-last-layers-bf16
      * --num-layers-at-start-in-bf16 N --num-layers-at-end-in-bf16 N); 0: none */
     int64_t bf16_layers;
+    ppl_cuda_graphs cuda_graphs; /* what each step launches as CUDA graphs */
 } ppl_config;
 
 /* Bytes per element of a linear layer's GEMM input under the configuration's

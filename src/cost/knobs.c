@@ -159,6 +159,17 @@ static bool v_fp8_recipe(const ppl_config *c, const ppl_model *m, ppl_knob_value
     return c->precision == PPL_PRECISION_FP8;
 }
 
+/* only when the step launches CUDA graphs (a configuration's JSON before them had
+ * no such key) */
+static bool v_cuda_graphs(const ppl_config *c, const ppl_model *m, ppl_knob_value *out)
+{
+    (void)m;
+    word(out, (unsigned)c->cuda_graphs < PPL_CUDA_GRAPHS_COUNT
+                  ? ppl_cuda_graphs_names[c->cuda_graphs]
+                  : "?");
+    return c->cuda_graphs != PPL_CUDA_GRAPHS_NONE;
+}
+
 static bool v_bf16_layers(const ppl_config *c, const ppl_model *m, ppl_knob_value *out)
 {
     (void)m;
@@ -177,6 +188,11 @@ static bool always(const ppl_config *c)
 static bool with_experts(const ppl_config *c)
 {
     return c->ep > 1;
+}
+
+static bool with_graphs(const ppl_config *c)
+{
+    return c->cuda_graphs != PPL_CUDA_GRAPHS_NONE;
 }
 
 static bool with_cp(const ppl_config *c)
@@ -274,6 +290,8 @@ static const ppl_knob rows[] = {
      PPL_FP8_DELAYED, v_fp8_recipe, always, t_fp8_recipe},
     {"bf16_layers", PPL_KNOB_INT, PIN(bf16_layers), NULL, 1, 1000000, U, O, 0, v_bf16_layers,
      always, t_bf16_layers},
+    {"cuda_graphs", PPL_KNOB_ENUM, PIN(cuda_graphs), ppl_cuda_graphs_names, 0, 0, O, O,
+     PPL_CUDA_GRAPHS_NONE, v_cuda_graphs, with_graphs, NULL},
     /* the stage split's ends: a plan file and a run state all stages (stage_layers),
      * read by their readers; the diff shows the split as one */
     {"first_stage_layers", PPL_KNOB_INT, PIN(first_stage_layers), NULL, 1, LAYERS, U, U, FREE, NULL,

@@ -83,6 +83,50 @@ static ppl_status fp8_check(const ppl_config *c, const ppl_model *m, ppl_error *
     return PPL_OK;
 }
 
+/* What Megatron-Core captures in CUDA graphs, and with what (core_v0.16.0,
+ * transformer_config.py __post_init__, lines 1716-1800): the MoE scopes only for a
+ * model with experts (1751-1755); a whole MoE layer only with drop-padding
+ * routing (1763-1769), which parplan does not cost (its MoE is dropless), and so
+ * neither a whole layer nor a whole step of a model with MoE layers (parplan's
+ * reading: the dispatcher's token counts, which the host reads, change from one
+ * microbatch to the next); full recomputation only under the whole-step graph
+ * (1779-1783); selective recomputation of the experts not inside the router's
+ * graph (1785-1794; parplan's selective recomputation is the attention core's). */
+static ppl_status graphs_rules(int graphs, bool full_recompute, const ppl_model *m, ppl_error *err)
+{
+    const ppl_cuda_graphs g = (ppl_cuda_graphs)graphs;
+    if ((unsigned)g >= PPL_CUDA_GRAPHS_COUNT)
+        return bad(err, "cuda_graphs", "unknown CUDA graph scope %d", (int)g);
+    if (g == PPL_CUDA_GRAPHS_NONE)
+        return PPL_OK;
+    const bool moe_scope = g == PPL_CUDA_GRAPHS_MOE_ROUTER || g == PPL_CUDA_GRAPHS_ATTN_MOE_ROUTER;
+    if (moe_scope && !m->has_moe)
+        return bad(err, "cuda_graphs", "%s captures MoE routers, but the model has no experts",
+                   ppl_cuda_graphs_names[g]);
+    if ((g == PPL_CUDA_GRAPHS_LAYER || g == PPL_CUDA_GRAPHS_ITERATION) && m->has_moe)
+        return bad(err, "cuda_graphs",
+                   "%s captures whole MoE layers, which Megatron-Core graphs only with "
+                   "drop-padding routing (parplan costs dropless MoE): use moe_router or "
+                   "attn+moe_router",
+                   ppl_cuda_graphs_names[g]);
+    if (full_recompute && g != PPL_CUDA_GRAPHS_ITERATION)
+        return bad(err, "cuda_graphs",
+                   "%s with full recomputation: Megatron-Core recomputes fully under CUDA "
+                   "graphs only with the whole-step graph (iteration)",
+                   ppl_cuda_graphs_names[g]);
+    return PPL_OK;
+}
+
+static ppl_status graphs_check(const ppl_config *c, const ppl_model *m, ppl_error *err)
+{
+    return graphs_rules(c->cuda_graphs, c->recompute == PPL_RECOMPUTE_FULL, m, err);
+}
+
+ppl_status ppl_pins_check_graphs(const ppl_pins *p, const ppl_model *m, ppl_error *err)
+{
+    return graphs_rules(p->cuda_graphs, p->recompute == PPL_RECOMPUTE_FULL, m, err);
+}
+
 ppl_status ppl_precision_check(int precision, const ppl_topology *t, ppl_error *err)
 {
     /* bf16 and fp16 run everywhere (the loader insists on a 16-bit peak); fp8,
@@ -227,6 +271,8 @@ ppl_status ppl_config_check(const ppl_config *c, const ppl_model *m, const ppl_t
     }
     if (c->zero < 0 || c->zero > 3)
         return bad(err, "zero", "expected 0 to 3, found %lld", (long long)c->zero);
+    if ((st = graphs_check(c, m, err)) != PPL_OK)
+        return st;
     return ppl_shard_check(c, m, err);
 }
 
@@ -275,6 +321,7 @@ ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl
     c->offload_optimizer = a->offload_optimizer < 0 ? 0.0 : a->offload_optimizer;
     c->fp8_recipe = (ppl_fp8_recipe)a->fp8_recipe;
     c->bf16_layers = a->bf16_layers < 0 ? 0 : a->bf16_layers;
+    c->cuda_graphs = (ppl_cuda_graphs)a->cuda_graphs;
     if (c->dp < 1 || c->mbs < 1)
         return bad(err, "dp", "expected at least 1");
     c->microbatches = c->global_batch / (c->dp * c->mbs);

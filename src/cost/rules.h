@@ -31,6 +31,11 @@ ppl_status ppl_precision_check(int precision, const ppl_topology *topo, ppl_erro
  * The search checks them before it enumerates. */
 ppl_status ppl_pins_check_fp8(const ppl_pins *pins, ppl_error *err);
 
+/* The CUDA graph scope against the model and a pinned full recomputation (the
+ * MoE scopes need experts, whole layers none, full recomputation the whole-step
+ * graph), before the search enumerates. */
+ppl_status ppl_pins_check_graphs(const ppl_pins *pins, const ppl_model *model, ppl_error *err);
+
 /* Checks a complete configuration (used by the search as well, with err NULL:
  * whether it passes, no message formatted). */
 ppl_status ppl_config_check(const ppl_config *c, const ppl_model *model, const ppl_topology *topo,

@@ -589,6 +589,7 @@ size_t ppl_mixed_search_within(const ppl_eval_ctx *ctx, const ppl_pools *pools,
                             c->flash_attention = true;
                             c->precision = (ppl_precision)pins->precision;
                             c->fp8_recipe = (ppl_fp8_recipe)pins->fp8_recipe;
+                            c->cuda_graphs = (ppl_cuda_graphs)pins->cuda_graphs;
                             c->optimizer = (ppl_optimizer)pins->optimizer;
                             c->schedule = PPL_SCHEDULE_1F1B;
                             c->cp_a2a = 1;

@@ -443,7 +443,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     if (gpus > all)
         return ppl_error_set(err, PPL_EUSAGE, "", "gpus", "%lld exceeds the topology's %lld GPUs",
                              (long long)gpus, (long long)all);
-    if (ppl_pins_check_fp8(pin, err) != PPL_OK)
+    if (ppl_pins_check_fp8(pin, err) != PPL_OK || ppl_pins_check_graphs(pin, m, err) != PPL_OK)
         return err->status;
     if (o->objective != PPL_OBJECTIVE_TIME && o->within > 0.0) {
         /* the fastest plan first: the others may take at most (1 + within) x its step */
@@ -565,6 +565,7 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     c.precision = (ppl_precision)pin->precision;
     c.fp8_recipe = (ppl_fp8_recipe)pin->fp8_recipe; /* pinned only, as the precision */
     c.bf16_layers = pin->bf16_layers < 0 ? 0 : pin->bf16_layers;
+    c.cuda_graphs = (ppl_cuda_graphs)pin->cuda_graphs; /* pinned only: Megatron's default none */
     c.optimizer = (ppl_optimizer)pin->optimizer;
     c.schedule = (ppl_schedule)pin->schedule;
     c.ep_overlap = pin->ep_overlap == 1; /* opt-in, as in Megatron-Core: never searched */

@@ -305,6 +305,14 @@ json_t *ppl_launch_bridge(const ppl_estimate *e, const ppl_model *m, const json_
                  "(megatron_error)");
         return NULL;
     }
+    if (e->config.cuda_graphs != PPL_CUDA_GRAPHS_NONE) {
+        /* model.cuda_graph_impl and cuda_graph_scope, and the NaN checks the
+         * whole-step graph turns off, are not written yet */
+        snprintf(why, why_len,
+                 "parplan does not write Megatron-Bridge's CUDA graph fields yet "
+                 "(model.cuda_graph_impl, model.cuda_graph_scope): use the Megatron-LM flags");
+        return NULL;
+    }
     const bridge_recipe *r = recipe_of(m, why, why_len);
     if (!r)
         return NULL;

@@ -477,6 +477,29 @@ json_t *ppl_launch_json(const ppl_estimate *given, const ppl_model *m, const int
         moe_args(args, e, m, &min_version);
     ppl_shard_launch(c, args, NULL, &min_version, NULL); /* hierarchical sharding, offload */
 #undef ARG
+    /* CUDA graphs as core_v0.16.0 takes them (arguments.py:1430-1442): Transformer
+     * Engine's per-layer graphs with the scopes listed (none listed: the whole
+     * layer), the whole step with the local implementation (transformer_config.py:
+     * 1738-1742), which wants the NaN check off (arguments.py:725-728); main keeps
+     * these spellings and migrates them (--cuda-graph-modules, --cuda-graph-impl
+     * full_iteration: arguments.py:263-294 at d98e8a64dd) */
+    if (c->cuda_graphs != PPL_CUDA_GRAPHS_NONE) {
+        static const char *const words[PPL_CUDA_GRAPHS_COUNT][5] = {
+            [PPL_CUDA_GRAPHS_ATTN] = {"--cuda-graph-scope", "attn"},
+            [PPL_CUDA_GRAPHS_MOE_ROUTER] = {"--cuda-graph-scope", "moe_router", "moe_preprocess"},
+            [PPL_CUDA_GRAPHS_ATTN_MOE_ROUTER] = {"--cuda-graph-scope", "attn", "moe_router",
+                                                 "moe_preprocess"},
+            [PPL_CUDA_GRAPHS_ITERATION] = {"--cuda-graph-scope", "full_iteration",
+                                           "--no-check-for-nan-in-loss-and-grad"},
+        };
+        const bool step = c->cuda_graphs == PPL_CUDA_GRAPHS_ITERATION;
+        json_array_append_new(args, json_string("--cuda-graph-impl"));
+        json_array_append_new(args, json_string(step ? "local" : "transformer_engine"));
+        for (int i = 0; i < 5 && words[c->cuda_graphs][i]; i++)
+            json_array_append_new(args, json_string(words[c->cuda_graphs][i]));
+        if (strcmp(min_version, "core_v0.16") < 0)
+            min_version = "core_v0.16";
+    }
 #undef ARGI
     /* Megatron-LM pipelines run 1F1B (interleaved or not): no flag builds GPipe,
      * nor the schedules of pipeline.h */
@@ -517,6 +540,9 @@ json_t *ppl_launch_json(const ppl_estimate *given, const ppl_model *m, const int
          * stage a rank (schedule.py:189) */
         ds_why = "DeepSpeed's pipeline engine runs plain 1F1B only (TrainSchedule: no "
                  "interleaving, no GPipe)";
+    if (!ds_why && c->cuda_graphs != PPL_CUDA_GRAPHS_NONE)
+        ds_why = "DeepSpeed's training engine captures no CUDA graphs (its config's graph "
+                 "options are its inference engine's)";
     ds_refused = ds_why != NULL;
     launcher_part(launch, "deepspeed", ds, "deepspeed_error", ds_why);
     if (!ds_refused) {

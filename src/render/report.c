@@ -177,14 +177,17 @@ void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
                  (long long)(c->cp / c->cp_a2a));
     else if (c->cp > 1)
         snprintf(cp_comm, sizeof cp_comm, " (%s)", ppl_cp_comm_name(c->cp_comm));
+    char graphs[48] = "";
+    if (c->cuda_graphs != PPL_CUDA_GRAPHS_NONE && (unsigned)c->cuda_graphs < PPL_CUDA_GRAPHS_COUNT)
+        snprintf(graphs, sizeof graphs, ", CUDA graphs %s", ppl_cuda_graphs_names[c->cuda_graphs]);
     snprintf(buf, size,
              "tp %lld x pp %lld x dp %lld x cp %lld%s, ep %lld%s, vp %lld, mbs %lld, batch %lld "
-             "(%lld microbatches), ZeRO %d%s, recompute %s%s, SP %s, flash %s, %s, %s",
+             "(%lld microbatches), ZeRO %d%s, recompute %s%s, SP %s, flash %s, %s, %s%s",
              (long long)c->tp, (long long)c->pp, (long long)c->dp, (long long)c->cp, cp_comm,
              (long long)c->ep, etp, (long long)c->vp, (long long)c->mbs, (long long)c->global_batch,
              (long long)c->microbatches, c->zero, shard, ppl_recompute_name(c->recompute), layers,
              c->sequence_parallel ? "on" : "off", c->flash_attention ? "on" : "off", prec,
-             ppl_config_schedule_label(c));
+             ppl_config_schedule_label(c), graphs);
 }
 
 /* The passes of the slowest stage and what the schedule costs and keeps

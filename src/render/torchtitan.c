@@ -319,6 +319,9 @@ static const char *refusal(const ppl_estimate *e, const ppl_model *m, const tt_f
     if (c->offload_optimizer > 0)
         return "torchtitan's CPU offload moves parameters, gradients and optimizer states "
                "(enable_cpu_offload), not a share of the optimizer";
+    if (c->cuda_graphs != PPL_CUDA_GRAPHS_NONE)
+        return "torchtitan's training captures no CUDA graphs of its own (torch.compile's "
+               "cudagraph trees are not what --cuda-graphs costs)";
     if (c->optimizer != PPL_OPTIMIZER_ADAM)
         return "torchtitan builds Adam and AdamW only (components/optimizer.py:315-318)";
     if (m->has_moe && c->ep > 1 && ppl_config_etp(c) != c->tp && ppl_config_etp(c) != 1)

@@ -39,7 +39,8 @@ LAYOUT = "megatron/core/transformer/pipeline_parallel_layer_layout.py"
 TE_CP = "transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py"
 # flags that take one value or more (argparse nargs='+'): ARGS:3221 --cp-comm-type;
 # --hierarchical-context-parallel-sizes, a list[int] generated from MPC:103
-NARGS_PLUS = {"--cp-comm-type", "--hierarchical-context-parallel-sizes"}
+# --cuda-graph-scope, ARGS:2047-2049 (hidden, migrated to --cuda-graph-modules)
+NARGS_PLUS = {"--cp-comm-type", "--hierarchical-context-parallel-sizes", "--cuda-graph-scope"}
 CP_COMM_TYPES = ("p2p", "a2a", "allgather", "a2a+p2p")  # ARGS:3221-3226, TC:1030-1044
 
 
@@ -245,11 +246,48 @@ def build(flags, env, gpus):
              "bf16 layers at each end within the layers per pipeline stage")
         need(start == end, "parplan", "the same number of bf16 layers at both ends")
         bf16 = start
-    return {**moe, "dp": dp, "shard_group": shard, "offload_optimizer": offload, "microbatches": microbatches, "stage_layers": stages, "vp": vp,
+    graphs = graphs_of(flags, recompute, "--num-experts" in flags)
+    return {**moe, "cuda_graphs": graphs, "dp": dp, "shard_group": shard, "offload_optimizer": offload, "microbatches": microbatches, "stage_layers": stages, "vp": vp,
             "recompute": recompute, "recompute_layers": recompute_layers,
             "sequence_parallel": sp, "zero": zero, "optimizer": optimizer, "tp": tp, "pp": pp,
             "cp": cp, "mbs": mbs, "global_batch": gb, "cp_comm": cp_comm, "cp_a2a": cp_a2a,
             "precision": precision, **fp8, "bf16_layers": bf16}
+
+
+# parplan's names of the CUDA graph scopes it costs, by the modules listed
+GRAPH_SCOPES = {(): "layer", ("attn",): "attn", ("moe_preprocess", "moe_router"): "moe_router",
+                ("attn", "moe_preprocess", "moe_router"): "attn+moe_router"}
+
+
+def graphs_of(flags, recompute, moe):
+    """What the flags capture in CUDA graphs (None: nothing), as Megatron-Core takes
+    them at main: --cuda-graph-scope migrated to --cuda-graph-modules, and
+    full_iteration under --cuda-graph-impl local to --cuda-graph-impl full_iteration
+    (ARGS:263-294); TC:2778-2858 the rules."""
+    impl = flags.get("--cuda-graph-impl", "none")
+    need(impl in ("none", "local", "transformer_engine", "full_iteration"), f"{TC}:2778-2783",
+         "a --cuda-graph-impl Megatron knows")
+    mods = flags.get("--cuda-graph-scope", [])
+    if impl == "none":
+        need(not mods, "parplan", "a --cuda-graph-scope without --cuda-graph-impl")
+        return None
+    if impl == "local" and "full_iteration" in mods:  # the migration, ARGS:263-294
+        need(mods == ["full_iteration"], "parplan", "full_iteration alone")
+        impl, mods = "full_iteration", []
+    if impl == "full_iteration":
+        need("--no-check-for-nan-in-loss-and-grad" in flags, f"{ARGS}:1235-1237",
+             "--no-check-for-nan-in-loss-and-grad with the whole-step graph")
+        return "iteration"
+    need(impl == "transformer_engine", "parplan", "per-layer graphs by Transformer Engine")
+    need("moe_preprocess" not in mods or "moe_router" in mods, f"{TC}:2820-2824",
+         "moe_preprocess only with moe_router")
+    need(moe or "moe_router" not in mods, f"{TC}:2825-2829", "moe cuda graph only for MoE")
+    need(recompute != "full", f"{TC}:2853-2858",
+         "full recompute only with the full iteration CUDA graph")
+    scope = GRAPH_SCOPES.get(tuple(sorted(mods)))
+    need(scope is not None, "parplan", f"CUDA graph modules parplan costs, not {mods}")
+    need(scope != "layer" or not moe, "parplan", "whole MoE layers graphed need drop-padding")
+    return scope
 
 
 def precision_of(flags):
@@ -328,11 +366,14 @@ FLAG_SINCE = {
                        "--reuse-grad-buf-for-mxfp8-param-ag")},
     **{f: 14 for f in ("--overlap-moe-expert-parallel-comm", "--rope-type",
                        "--use-megatron-fsdp")},
-    **{f: 15 for f in ("--fp4-format", "--fp4-recipe")},
+    **{f: 15 for f in ("--fp4-format", "--fp4-recipe", "--cuda-graph-impl")},
 }
 # flag values newer than their flag: --fp8-recipe blockwise at core_v0.13.0
 # (transformer_config.py fp8_recipe: "tensorwise" at core_v0.12.0, "blockwise" at 0.13)
 VALUE_SINCE = {("--fp8-recipe", "blockwise"): 13}
+# --cuda-graph-scope took one of full, attn (core_v0.13.0), full_iteration (0.14.0);
+# a list with the MoE scopes from core_v0.16.0 (arguments.py:1430)
+SCOPE_LIST_SINCE = 16
 
 
 def sharding(flags, num, dp, cp, dist_opt, optimizer, moe):
@@ -743,6 +784,12 @@ def main():
             pairs = zip(args, args[1:])
             if (flag, value) in pairs and minor < since:
                 print(f"REFUSED rank {r['rank']}: {flag} {value} needs core_v0.{since}, not {v}")
+                return 1
+        if "--cuda-graph-scope" in args:
+            mods = parse(args)["--cuda-graph-scope"]
+            if (len(mods) > 1 or mods[0].startswith("moe")) and minor < SCOPE_LIST_SINCE:
+                print(f"REFUSED rank {r['rank']}: --cuda-graph-scope {' '.join(mods)} needs "
+                      f"core_v0.{SCOPE_LIST_SINCE}, not {v}")
                 return 1
         bad = differences(got, c)
         if model is not None:
