@@ -88,6 +88,7 @@ typedef enum {
     V_CONST, /* bare: the field takes the string given */
     SKIP0,   /* the checkpoint's, or the precision recipe's: bare */
     SKIP1,   /* the same, with a value */
+    SKIPN,   /* the same, with every value up to the next flag (set from the config) */
 } flag_kind;
 
 /* Megatron-LM's flag, its kind and the fields it sets (the Core config fields
@@ -183,6 +184,11 @@ static const struct {
      NULL, NULL},
     {"--moe-grouped-gemm", V_TRUE, "model.moe_grouped_gemm", NULL, NULL},
     {"--moe-expert-capacity-factor", V_REAL, "model.moe_expert_capacity_factor", NULL, NULL},
+    /* CUDA graphs: set from the configuration after the loop (the flags are
+     * core_v0.16's spellings, Bridge's fields the pinned Core's) */
+    {"--cuda-graph-impl", SKIP1, NULL, NULL, NULL},
+    {"--cuda-graph-scope", SKIPN, NULL, NULL, NULL},
+    {"--no-check-for-nan-in-loss-and-grad", SKIP0, NULL, NULL, NULL},
     {"--moe-router-num-groups", V_INT, "model.moe_router_num_groups", NULL, NULL},
     {"--moe-router-group-topk", V_INT, "model.moe_router_group_topk", NULL, NULL},
     /* the network: the checkpoint's config.json (AutoBridge) */
@@ -305,14 +311,6 @@ json_t *ppl_launch_bridge(const ppl_estimate *e, const ppl_model *m, const json_
                  "(megatron_error)");
         return NULL;
     }
-    if (e->config.cuda_graphs != PPL_CUDA_GRAPHS_NONE) {
-        /* model.cuda_graph_impl and cuda_graph_scope, and the NaN checks the
-         * whole-step graph turns off, are not written yet */
-        snprintf(why, why_len,
-                 "parplan does not write Megatron-Bridge's CUDA graph fields yet "
-                 "(model.cuda_graph_impl, model.cuda_graph_scope): use the Megatron-LM flags");
-        return NULL;
-    }
     const bridge_recipe *r = recipe_of(m, why, why_len);
     if (!r)
         return NULL;
@@ -367,6 +365,13 @@ json_t *ppl_launch_bridge(const ppl_estimate *e, const ppl_model *m, const json_
             break;
         case SKIP1: i++; break;
         case SKIP0: break;
+        case SKIPN:
+            for (const char *next; i + 1 < n; i++) {
+                next = json_string_value(json_array_get(args, i + 1));
+                if (!next || strncmp(next, "--", 2) == 0)
+                    break;
+            }
+            break;
         }
         if (!v)
             continue;
@@ -384,6 +389,28 @@ json_t *ppl_launch_bridge(const ppl_estimate *e, const ppl_model *m, const json_
         json_t *modules = json_array(); /* Megatron-LM's default (arguments.py) */
         json_array_append_new(modules, json_string("core_attn"));
         json_object_set_new(set, "model.recompute_modules", modules);
+    }
+    /* CUDA graphs in the pinned Core's fields (transformer_config.py:1009-1040 at
+     * cd4afffa64; Bridge utils/cuda_graph.py:65-160 at v0.6.0): the whole step is
+     * cuda_graph_impl "full_iteration" with no modules, and wants the loss's NaN
+     * check off (training/config.py:1364-1369); per-layer graphs are Transformer
+     * Engine's with the modules listed (none: the whole layer) */
+    if (e->config.cuda_graphs != PPL_CUDA_GRAPHS_NONE) {
+        static const char *const modules[PPL_CUDA_GRAPHS_COUNT][3] = {
+            [PPL_CUDA_GRAPHS_ATTN] = {"attn"},
+            [PPL_CUDA_GRAPHS_MOE_ROUTER] = {"moe_router", "moe_preprocess"},
+            [PPL_CUDA_GRAPHS_ATTN_MOE_ROUTER] = {"attn", "moe_router", "moe_preprocess"},
+        };
+        const ppl_cuda_graphs g = e->config.cuda_graphs;
+        const bool step = g == PPL_CUDA_GRAPHS_ITERATION;
+        json_object_set_new(set, "model.cuda_graph_impl",
+                            json_string(step ? "full_iteration" : "transformer_engine"));
+        json_t *list = json_array();
+        for (int i = 0; i < 3 && (unsigned)g < PPL_CUDA_GRAPHS_COUNT && modules[g][i]; i++)
+            json_array_append_new(list, json_string(modules[g][i]));
+        json_object_set_new(set, "model.cuda_graph_modules", list);
+        if (step)
+            json_object_set_new(set, "rerun_state_machine.check_for_nan_in_loss", json_false());
     }
     /* the environment the flags need; Megatron-FSDP refuses the variable at 1
      * (config.py:1100-1103), so a recipe's is dropped (null) */

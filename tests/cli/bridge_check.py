@@ -283,6 +283,22 @@ def to_flags(s, mp, env, network):
         flag("--first-last-layers-bf16")
         flag("--num-layers-at-start-in-bf16", mp.get("num_layers_at_start_in_bf16", 1))
         flag("--num-layers-at-end-in-bf16", mp.get("num_layers_at_end_in_bf16", 1))
+    # CUDA graphs (Bridge utils/cuda_graph.py:121-160 at v0.6.0): the whole step
+    # wants the loss's NaN check off (CFG:1364-1369); "local" only for it
+    impl, mods = g("model.cuda_graph_impl", "none"), g("model.cuda_graph_modules") or []
+    need(impl in ("none", "transformer_engine", "full_iteration"), "utils/cuda_graph.py:134-156",
+         f"cuda_graph_impl {impl}: local only for full-iteration graphs")
+    if impl == "full_iteration":
+        need(g("rerun_state_machine.check_for_nan_in_loss") is False, f"{CFG}:1364-1369",
+             "check_for_nan_in_loss off with the full-iteration graph")
+        need(not mods, "utils/cuda_graph.py:95-104", "no modules with the full-iteration graph")
+        flag("--cuda-graph-impl", "local")
+        flag("--cuda-graph-scope", ["full_iteration"])
+        flag("--no-check-for-nan-in-loss-and-grad")
+    elif impl == "transformer_engine":
+        flag("--cuda-graph-impl", "transformer_engine")
+        if mods:
+            flag("--cuda-graph-scope", list(mods))
     a += network
     return a
 

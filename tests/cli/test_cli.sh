@@ -78,7 +78,7 @@ check "plan --cuda-graphs moe_router on a dense model: exit 2 naming it" '[ $rc 
 run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 256 --cuda-graphs attn --recompute full
 check "plan --cuda-graphs attn with full recomputation: exit 2, Megatron-Core's rule" '[ $rc -eq 2 ] && has "$err" "parplan: --cuda-graphs: attn with full recomputation"'
 run "$P" plan --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 16 --global-batch 512 --cuda-graphs attn+moe_router --top 2 --json
-check "plan --cuda-graphs: every result carries the scope and Megatron-LM's flags for it, no recipe yet" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+check "plan --cuda-graphs: every result carries the scope, Megatron-LM's flags and Bridge's fields for it" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
 import json, sys
 d = json.load(sys.stdin)
 for r in d[\"results\"]:
@@ -87,7 +87,8 @@ for r in d[\"results\"]:
     i = a.index(\"--cuda-graph-impl\")
     assert a[i:i + 6] == [\"--cuda-graph-impl\", \"transformer_engine\", \"--cuda-graph-scope\", \"attn\", \"moe_router\", \"moe_preprocess\"], a[i:i + 6]
     assert r[\"launch\"][\"megatron_lm\"] >= \"core_v0.16\"
-    assert r[\"launch\"][\"megatron_bridge\"] is None and \"CUDA graph\" in r[\"launch\"][\"megatron_bridge_error\"]
+    s = dict(r[\"launch\"][\"megatron_bridge\"][\"set\"])
+    assert s[\"model.cuda_graph_impl\"] == \"transformer_engine\" and s[\"model.cuda_graph_modules\"] == [\"attn\", \"moe_router\", \"moe_preprocess\"], s
     assert r[\"launch\"][\"deepspeed\"] is None
 "'
 run "$P" plan --model llama3-8b --topology mixed-h100-b200 --global-batch 256 --precision fp8 --fp8-recipe tensorwise --bf16-layers 1

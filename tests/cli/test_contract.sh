@@ -558,7 +558,9 @@ for case in "llama3-8b dgx-h100-superpod 64 512" "llama3-70b dgx-h100-superpod 6
     "llama3-8b dgx-h100-superpod 16 256 --precision fp8 --fp8-recipe tensorwise" \
     "llama3-405b dgx-h100-superpod 128 1024 --offload-optimizer 0.5" \
     "llama3-8b dgx-h100-superpod 64 64 --cp 8 --cp-comm a2a+p2p" \
-    "qwen3-235b-a22b dgx-h100-superpod 256 512"; do
+    "qwen3-235b-a22b dgx-h100-superpod 256 512" \
+    "qwen3-30b-a3b dgx-h100-superpod 64 512 --cuda-graphs attn+moe_router" \
+    "llama3-8b dgx-h100-superpod 64 512 --cuda-graphs iteration"; do
     set -- $case
     m=$1 topo=$2 gpus=$3 gb=$4
     shift 4
@@ -585,6 +587,10 @@ json.dump(d, sys.stdout)" | python3 "$ROOT/tests/cli/bridge_check.py" "$ROOT" >"
 check "bridge_check refuses an offload without its fraction (optimizer_config.py:347)" 'bridge_bad "del s[\"optimizer.optimizer_offload_fraction\"]" "optimizer_config.py:347" "$bridge_off"'
 check "bridge_check refuses a layout field left to the recipe" 'bridge_bad "del s[\"model.context_parallel_size\"]" "left to the recipe" "$bridge_off"'
 check "bridge_check: a pipeline one stage short is not the plan" 'bridge_bad "s[\"model.pipeline_model_parallel_size\"] = 4" "MISMATCH\|Megatron-Core" "$bridge_off"'
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --cuda-graphs iteration --top 1 --json
+check "bridge_check refuses the whole-step CUDA graph with the loss's NaN check on (config.py:1364-1369)" 'bridge_bad "del s[\"rerun_state_machine.check_for_nan_in_loss\"]" "config.py:1364-1369" "$out"'
+run "$P" plan --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --cuda-graphs attn+moe_router --top 1 --json
+check "bridge_check: CUDA graphs of the attention alone are not the plan's" 'bridge_bad "s[\"model.cuda_graph_modules\"] = [\"attn\"]" "MISMATCH" "$out"'
 run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 64 --global-batch 512 --zero 3 --top 1 --json
 check "bridge_check refuses Megatron-FSDP with CUDA_DEVICE_MAX_CONNECTIONS=1 (config.py:1100-1103)" 'bridge_bad "s[\"env_vars.CUDA_DEVICE_MAX_CONNECTIONS\"] = \"1\"" "config.py:1100-1103" "$out"'
 run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --gpus 1024 --global-batch 1536 --top 1 --json
