@@ -389,10 +389,9 @@ ppl_status cmd_plan(cli *c)
         out, "plan      %s on %s: %lld GPUs, global batch %lld, %s stack\n", model.name, topo.name,
         (long long)(a->pins.gpus != PPL_UNSET ? a->pins.gpus : topo.servers * topo.gpus_per_server),
         (long long)a->pins.global_batch, ppl_stack_name(ctx.stack.stack));
-    if (a->pins.cuda_graphs != PPL_CUDA_GRAPHS_NONE &&
-        (unsigned)a->pins.cuda_graphs < PPL_CUDA_GRAPHS_COUNT)
+    if (a->pins.cuda_graphs != PPL_CUDA_GRAPHS_NONE)
         ppl_buf_printf(out, "graphs    %s: each captured region one CUDA graph launch\n",
-                       ppl_cuda_graphs_names[a->pins.cuda_graphs]);
+                       ppl_cuda_graphs_name(a->pins.cuda_graphs));
     if (assumed)
         ppl_buf_printf(out, "assumed   %s\n", note);
     ppl_buf_printf(out,

@@ -269,19 +269,15 @@ void ppl_layer_host_ops(const ppl_model *m, const ppl_config *c, bool moe, doubl
     }
     /* a captured region: 1 launch forward, 1 backward (ppl_config_check allows
      * only the scopes the layer has) */
-    const ppl_cuda_graphs g = c->cuda_graphs;
-    if (g == PPL_CUDA_GRAPHS_ITERATION) {
-        *forward = *backward = 0.0;
-        return;
-    }
-    if (g == PPL_CUDA_GRAPHS_LAYER) {
-        *forward = *backward = 1.0;
+    const ppl_cuda_graphs_row *g = ppl_cuda_graphs_of(c->cuda_graphs);
+    if (g->step || g->layer) {
+        *forward = *backward = g->layer ? 1.0 : 0.0;
         return;
     }
     double f_attn = attn, b_attn = 2.0 * attn, f_mlp = mlp, b_mlp = 2.0 * mlp;
-    if (g == PPL_CUDA_GRAPHS_ATTN || g == PPL_CUDA_GRAPHS_ATTN_MOE_ROUTER)
+    if (g->attn)
         f_attn = b_attn = 1.0;
-    if (moe && (g == PPL_CUDA_GRAPHS_MOE_ROUTER || g == PPL_CUDA_GRAPHS_ATTN_MOE_ROUTER)) {
+    if (moe && g->router) {
         const double router = 11.0; /* norm, router, token counts */
         f_mlp -= router - 1.0;
         b_mlp -= 2.0 * router - 1.0;

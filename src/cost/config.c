@@ -293,6 +293,27 @@ const char *ppl_cp_comm_name(int v)
 {
     return (unsigned)v < PPL_CP_COMM_COUNT ? ppl_cp_comm_names[v] : "?";
 }
+const char *ppl_cuda_graphs_name(int v)
+{
+    return (unsigned)v < PPL_CUDA_GRAPHS_COUNT ? ppl_cuda_graphs_names[v] : "?";
+}
+
+/* in enum order, as ppl_cuda_graphs_names */
+static const ppl_cuda_graphs_row graphs_rows[PPL_CUDA_GRAPHS_COUNT] = {
+    [PPL_CUDA_GRAPHS_NONE] = {0},
+    [PPL_CUDA_GRAPHS_ATTN] = {.attn = true, .modules = {"attn"}},
+    [PPL_CUDA_GRAPHS_MOE_ROUTER] = {.router = true, .modules = {"moe_router", "moe_preprocess"}},
+    [PPL_CUDA_GRAPHS_ATTN_MOE_ROUTER] = {.attn = true,
+                                         .router = true,
+                                         .modules = {"attn", "moe_router", "moe_preprocess"}},
+    [PPL_CUDA_GRAPHS_LAYER] = {.layer = true},
+    [PPL_CUDA_GRAPHS_ITERATION] = {.step = true},
+};
+
+const ppl_cuda_graphs_row *ppl_cuda_graphs_of(int v)
+{
+    return &graphs_rows[(unsigned)v < PPL_CUDA_GRAPHS_COUNT ? v : PPL_CUDA_GRAPHS_NONE];
+}
 
 bool ppl_cp_heads_split(const ppl_model *m, int64_t tp, int64_t ranks)
 {

@@ -95,6 +95,18 @@ typedef enum ppl_cuda_graphs {
 } ppl_cuda_graphs;
 #define PPL_CUDA_GRAPHS_COUNT 6
 
+/* A scope's row: what a layer launches as one graph (its attention block, a MoE
+ * layer's router and token counts, the whole layer, or nothing a layer: the whole
+ * step) and the modules Megatron-Core lists for it (core_v0.16's
+ * --cuda-graph-scope, the pinned Core's cuda_graph_modules; none listed: the
+ * whole layer, or under the whole-step graph nothing). */
+typedef struct ppl_cuda_graphs_row {
+    bool attn, router, layer, step;
+    const char *modules[3];
+} ppl_cuda_graphs_row;
+/* The scope's row (none's out of range, which ppl_config_check refuses). */
+const ppl_cuda_graphs_row *ppl_cuda_graphs_of(int graphs);
+
 /* The words of each knob's values, in enum order, NULL-terminated: the command
  * line and measured-runs files take the same ones. */
 extern const char *const ppl_recompute_names[];
@@ -109,6 +121,7 @@ extern const char *const ppl_fp8_recipe_names[]; /* delayed, tensorwise, blockwi
 extern const char *const ppl_cuda_graphs_names[];
 const char *ppl_recompute_name(int recompute);   /* "?" out of range */
 const char *ppl_cp_comm_name(int cp_comm);
+const char *ppl_cuda_graphs_name(int graphs);
 const char *ppl_optimizer_name(int optimizer);
 
 #define PPL_UNSET (-1) /* an integer knob nobody pinned */

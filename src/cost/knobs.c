@@ -164,9 +164,7 @@ static bool v_fp8_recipe(const ppl_config *c, const ppl_model *m, ppl_knob_value
 static bool v_cuda_graphs(const ppl_config *c, const ppl_model *m, ppl_knob_value *out)
 {
     (void)m;
-    word(out, (unsigned)c->cuda_graphs < PPL_CUDA_GRAPHS_COUNT
-                  ? ppl_cuda_graphs_names[c->cuda_graphs]
-                  : "?");
+    word(out, ppl_cuda_graphs_name(c->cuda_graphs));
     return c->cuda_graphs != PPL_CUDA_GRAPHS_NONE;
 }
 

@@ -94,26 +94,26 @@ static ppl_status fp8_check(const ppl_config *c, const ppl_model *m, ppl_error *
  * graph (1785-1794; parplan's selective recomputation is the attention core's). */
 static ppl_status graphs_rules(int graphs, bool full_recompute, const ppl_model *m, ppl_error *err)
 {
-    const ppl_cuda_graphs g = (ppl_cuda_graphs)graphs;
-    if ((unsigned)g >= PPL_CUDA_GRAPHS_COUNT)
-        return bad(err, "cuda_graphs", "unknown CUDA graph scope %d", (int)g);
-    if (g == PPL_CUDA_GRAPHS_NONE)
+    if ((unsigned)graphs >= PPL_CUDA_GRAPHS_COUNT)
+        return bad(err, "cuda_graphs", "unknown CUDA graph scope %d", graphs);
+    if (graphs == PPL_CUDA_GRAPHS_NONE)
         return PPL_OK;
-    const bool moe_scope = g == PPL_CUDA_GRAPHS_MOE_ROUTER || g == PPL_CUDA_GRAPHS_ATTN_MOE_ROUTER;
-    if (moe_scope && !m->has_moe)
+    const ppl_cuda_graphs_row *g = ppl_cuda_graphs_of(graphs);
+    const char *name = ppl_cuda_graphs_name(graphs);
+    if (g->router && !m->has_moe)
         return bad(err, "cuda_graphs", "%s captures MoE routers, but the model has no experts",
-                   ppl_cuda_graphs_names[g]);
-    if ((g == PPL_CUDA_GRAPHS_LAYER || g == PPL_CUDA_GRAPHS_ITERATION) && m->has_moe)
+                   name);
+    if ((g->layer || g->step) && m->has_moe)
         return bad(err, "cuda_graphs",
                    "%s captures whole MoE layers, which Megatron-Core graphs only with "
                    "drop-padding routing (parplan costs dropless MoE): use moe_router or "
                    "attn+moe_router",
-                   ppl_cuda_graphs_names[g]);
-    if (full_recompute && g != PPL_CUDA_GRAPHS_ITERATION)
+                   name);
+    if (full_recompute && !g->step)
         return bad(err, "cuda_graphs",
                    "%s with full recomputation: Megatron-Core recomputes fully under CUDA "
                    "graphs only with the whole-step graph (iteration)",
-                   ppl_cuda_graphs_names[g]);
+                   name);
     return PPL_OK;
 }
 

@@ -396,20 +396,14 @@ json_t *ppl_launch_bridge(const ppl_estimate *e, const ppl_model *m, const json_
      * check off (training/config.py:1364-1369); per-layer graphs are Transformer
      * Engine's with the modules listed (none: the whole layer) */
     if (e->config.cuda_graphs != PPL_CUDA_GRAPHS_NONE) {
-        static const char *const modules[PPL_CUDA_GRAPHS_COUNT][3] = {
-            [PPL_CUDA_GRAPHS_ATTN] = {"attn"},
-            [PPL_CUDA_GRAPHS_MOE_ROUTER] = {"moe_router", "moe_preprocess"},
-            [PPL_CUDA_GRAPHS_ATTN_MOE_ROUTER] = {"attn", "moe_router", "moe_preprocess"},
-        };
-        const ppl_cuda_graphs g = e->config.cuda_graphs;
-        const bool step = g == PPL_CUDA_GRAPHS_ITERATION;
+        const ppl_cuda_graphs_row *g = ppl_cuda_graphs_of(e->config.cuda_graphs);
         json_object_set_new(set, "model.cuda_graph_impl",
-                            json_string(step ? "full_iteration" : "transformer_engine"));
+                            json_string(g->step ? "full_iteration" : "transformer_engine"));
         json_t *list = json_array();
-        for (int i = 0; i < 3 && (unsigned)g < PPL_CUDA_GRAPHS_COUNT && modules[g][i]; i++)
-            json_array_append_new(list, json_string(modules[g][i]));
+        for (int i = 0; i < 3 && g->modules[i]; i++)
+            json_array_append_new(list, json_string(g->modules[i]));
         json_object_set_new(set, "model.cuda_graph_modules", list);
-        if (step)
+        if (g->step)
             json_object_set_new(set, "rerun_state_machine.check_for_nan_in_loss", json_false());
     }
     /* the environment the flags need; Megatron-FSDP refuses the variable at 1

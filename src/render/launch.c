@@ -484,19 +484,17 @@ json_t *ppl_launch_json(const ppl_estimate *given, const ppl_model *m, const int
      * these spellings and migrates them (--cuda-graph-modules, --cuda-graph-impl
      * full_iteration: arguments.py:263-294 at d98e8a64dd) */
     if (c->cuda_graphs != PPL_CUDA_GRAPHS_NONE) {
-        static const char *const words[PPL_CUDA_GRAPHS_COUNT][5] = {
-            [PPL_CUDA_GRAPHS_ATTN] = {"--cuda-graph-scope", "attn"},
-            [PPL_CUDA_GRAPHS_MOE_ROUTER] = {"--cuda-graph-scope", "moe_router", "moe_preprocess"},
-            [PPL_CUDA_GRAPHS_ATTN_MOE_ROUTER] = {"--cuda-graph-scope", "attn", "moe_router",
-                                                 "moe_preprocess"},
-            [PPL_CUDA_GRAPHS_ITERATION] = {"--cuda-graph-scope", "full_iteration",
-                                           "--no-check-for-nan-in-loss-and-grad"},
-        };
-        const bool step = c->cuda_graphs == PPL_CUDA_GRAPHS_ITERATION;
+        const ppl_cuda_graphs_row *g = ppl_cuda_graphs_of(c->cuda_graphs);
         json_array_append_new(args, json_string("--cuda-graph-impl"));
-        json_array_append_new(args, json_string(step ? "local" : "transformer_engine"));
-        for (int i = 0; i < 5 && words[c->cuda_graphs][i]; i++)
-            json_array_append_new(args, json_string(words[c->cuda_graphs][i]));
+        json_array_append_new(args, json_string(g->step ? "local" : "transformer_engine"));
+        if (g->step || g->modules[0])
+            json_array_append_new(args, json_string("--cuda-graph-scope"));
+        if (g->step)
+            json_array_append_new(args, json_string("full_iteration"));
+        for (int i = 0; i < 3 && g->modules[i]; i++)
+            json_array_append_new(args, json_string(g->modules[i]));
+        if (g->step)
+            json_array_append_new(args, json_string("--no-check-for-nan-in-loss-and-grad"));
         if (strcmp(min_version, "core_v0.16") < 0)
             min_version = "core_v0.16";
     }

@@ -178,8 +178,8 @@ void ppl_config_describe(const ppl_config *c, char *buf, size_t size)
     else if (c->cp > 1)
         snprintf(cp_comm, sizeof cp_comm, " (%s)", ppl_cp_comm_name(c->cp_comm));
     char graphs[48] = "";
-    if (c->cuda_graphs != PPL_CUDA_GRAPHS_NONE && (unsigned)c->cuda_graphs < PPL_CUDA_GRAPHS_COUNT)
-        snprintf(graphs, sizeof graphs, ", CUDA graphs %s", ppl_cuda_graphs_names[c->cuda_graphs]);
+    if (c->cuda_graphs != PPL_CUDA_GRAPHS_NONE)
+        snprintf(graphs, sizeof graphs, ", CUDA graphs %s", ppl_cuda_graphs_name(c->cuda_graphs));
     snprintf(buf, size,
              "tp %lld x pp %lld x dp %lld x cp %lld%s, ep %lld%s, vp %lld, mbs %lld, batch %lld "
              "(%lld microbatches), ZeRO %d%s, recompute %s%s, SP %s, flash %s, %s, %s%s",
