@@ -108,6 +108,28 @@ bool ppl_blocks_searched(const ppl_pins *pins, const ppl_config *c)
            pins->recompute_layers == PPL_UNSET;
 }
 
+static inline double lesser(double x, double y)
+{
+    return y < x ? y : x; /* fmin of the finite times here, inline */
+}
+
+/* A layer's least forward (a), backward to its input (d), the two (ad) and whole
+ * work (w) a microbatch, over its kinds */
+static void layer_least(const ppl_eval_ctx *ctx, const ppl_micro *mi, double *a, double *d,
+                        double *ad, double *w)
+{
+    const ppl_layer_time *kinds[2] = {&mi->dense, &mi->moe};
+    *a = *d = *ad = *w = INFINITY;
+    for (int i = 0; i < (ctx->model->has_moe ? 2 : 1); i++) {
+        const ppl_layer_time *k = kinds[i];
+        double back = k->backward_s - k->recompute_s - k->wgrad_s;
+        *a = lesser(*a, k->forward_s);
+        *d = lesser(*d, back);
+        *ad = lesser(*ad, k->forward_s + back);
+        *w = lesser(*w, k->forward_s + k->backward_s - k->recompute_s);
+    }
+}
+
 /* The terms that do not meet the pipeline: c's model as one stage (stages_floor)
  * and a microbatch's chain L (a + d); and a layer's least a, d, a + d and w (above) */
 static inline void floor_terms(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
@@ -118,16 +140,7 @@ static inline void floor_terms(const ppl_eval_ctx *ctx, const ppl_pins *pin, con
     stages_floor(ctx, c, NULL, mi, ppl_blocks_searched(pin, c), &all);
     out->total_s = all.total;
     out->wgrad_s = all.wgrad;
-    const ppl_layer_time *kinds[2] = {&mi->dense, &mi->moe};
-    *a = *d = *ad = *w = INFINITY;
-    for (int i = 0; i < (ctx->model->has_moe ? 2 : 1); i++) {
-        const ppl_layer_time *k = kinds[i];
-        double back = k->backward_s - k->recompute_s - k->wgrad_s;
-        *a = fmin(*a, k->forward_s);
-        *d = fmin(*d, back);
-        *ad = fmin(*ad, k->forward_s + back);
-        *w = fmin(*w, k->forward_s + k->backward_s - k->recompute_s);
-    }
+    layer_least(ctx, mi, a, d, ad, w);
     out->chain_s = *ad > 0.0 ? (double)ctx->model->layers * *ad : -INFINITY;
 }
 
@@ -136,6 +149,48 @@ static double work_or_chain(const ppl_config *c, const ppl_compute_floor *f)
 {
     const double m = (double)c->microbatches, p = (double)c->pp;
     return fmax(fmax(m * f->total_s / p, f->total_s - f->wgrad_s), f->chain_s);
+}
+
+/* Interleaved 1F1B (vp > 1 chunks a rank, the backward whole): rank k's chunks
+ * hold n_k / vp layers each, its chunk 0 after N_k = (n_0 + ... + n_{k-1}) / vp
+ * layers.  Its first pass is a forward, which waits for the first microbatch to
+ * cross those N_k layers; its last is a backward, and of its chunk 0 (the
+ * backward of any other chunk k holds is followed by that of the chunks before
+ * it on k itself), which the backward of those N_k layers follows.  In between
+ * it works m microbatches of its n_k layers:
+ *   T >= (a + d) N_k + m w n_k   for every k,
+ * a layer's least forward a, backward to its input d and work w (layer_least;
+ * no send, head or embedding counted, each >= 0).  The split's ends are the
+ * first and last stages', the middle ones equal (config.h): the largest term is
+ * rank 0's, the last middle rank's or the last rank's.  At n_k = L / p for all k
+ * it is the interleaved schedule's fill and drain, (p - 1) / vp chunks'
+ * forward and backward (Narayanan et al. SC'21, section 2.2.1), beside m w L / p. */
+static double interleaved_line_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi)
+{
+    const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
+    if (c->pp < 2 || c->vp < 2 || row->splits_backward || row->chunks == 2 ||
+        c->schedule == PPL_SCHEDULE_DUALPIPE)
+        return 0.0;
+    double a, d, ad, w;
+    layer_least(ctx, mi, &a, &d, &ad, &w);
+    const double e = lesser(ad, a + d), m = (double)c->microbatches, v = (double)c->vp;
+    const double p = (double)c->pp, first = (double)c->split.first,
+                 middle = (double)c->split.middle, last = (double)c->split.last;
+    if (!(e >= 0.0) || !(w >= 0.0))
+        return 0.0;
+    const double rank0 = m * w * first,
+                 last_rank = e * (first + (p - 2.0) * middle) / v + m * w * last;
+    double t = rank0 > last_rank ? rank0 : last_rank;
+    if (c->pp > 2) { /* rank p - 2, the last of the middle ones */
+        const double before = e * (first + (p - 3.0) * middle) / v + m * w * middle;
+        t = before > t ? before : t;
+    }
+    return t;
+}
+
+double ppl_bound_interleaved_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi)
+{
+    return interleaved_line_s(ctx, c, mi) + ctx->stack.step_overhead_s;
 }
 
 double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
@@ -153,6 +208,7 @@ double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const
     double t = work_or_chain(c, &f);
     if (interleaved) /* no line term: the floor's terms read vp nowhere */
         *interleaved = t + ctx->stack.step_overhead_s;
+    t = fmax(t, interleaved_line_s(ctx, c, mi));
     const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
     if (c->pp > 1 && c->vp == 1 && row->chunks != 2 && c->schedule != PPL_SCHEDULE_DUALPIPE) {
         const double m = (double)c->microbatches, p = (double)c->pp;

@@ -17,16 +17,25 @@
  * full means every layer, as Megatron-LM's uniform method. */
 bool ppl_blocks_searched(const ppl_pins *pins, const ppl_config *c);
 
-/* Seconds: no plan of c (any split; with block recomputation searched unless
+/* Seconds: no plan of c (any split where vp is 1, c's split where it is more,
+ * which the search never rebalances; with block recomputation searched unless
  * pins fix it) steps faster: the busiest rank's work, a microbatch's chain, the
  * pipeline's fill and drain on a line of ranks, plus the per-step cost. */
 double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                         const ppl_micro *micro);
 /* The same, and in *interleaved (when not NULL) the bound of c with vp above 1,
  * the microbatch the same (as it is where stage.h ppl_micro_reads_vp says so):
- * every term but the line's, to the bit. */
+ * every term but the lines' (vp 1's, and interleaving's at c's split:
+ * ppl_bound_interleaved_s), to the bit. */
 double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                              const ppl_micro *micro, double *interleaved);
+
+/* Seconds: interleaved 1F1B's fill and drain beside the busiest rank's work at
+ * c's split (vp > 1; bounds.c interleaved_line_s), plus the per-step cost; the
+ * per-step cost alone for other schedules and vp 1.  ppl_bound_step_s of c holds
+ * it; ppl_bound_step_pair_s's *interleaved does not (it reads vp). */
+double ppl_bound_interleaved_s(const ppl_eval_ctx *ctx, const ppl_config *c,
+                               const ppl_micro *micro);
 
 /* Seconds: the same with every communication free (each term of the bound grows
  * with it) and without the pipeline's line term (vp 1's), from a microbatch's

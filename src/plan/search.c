@@ -367,13 +367,22 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                 c.vp == 1 && !ppl_micro_reads_vp(ctx, &c, &micro) && !*bounded
                                     ? bound_table[1][sp][c.recompute][fa]
                                     : NULL;
+                            /* the table holds every term but interleaving's line,
+                             * which reads vp: added here (bounds.h) */
+                            double here[PPL_CP_COMM_COUNT];
                             for (int x = 0; x < cps_here.n; x++) {
                                 c.cp_comm = (ppl_cp_comm)cps_here.v[x];
                                 micro.cp = cp_costs[cps_here.v[x]];
-                                if (!*bounded)
-                                    bounds[x] = ppl_bound_step_pair_s(ctx, pin, &c, &micro,
-                                                                      pair ? pair + x : NULL);
-                                least = fmin(least, bounds[x]);
+                                if (!*bounded) {
+                                    double any_vp;
+                                    const double b = ppl_bound_step_pair_s(
+                                        ctx, pin, &c, &micro, pair ? pair + x : &any_vp);
+                                    bounds[x] = c.vp > 1 ? any_vp : b;
+                                }
+                                here[x] = c.vp > 1 ? fmax(bounds[x],
+                                                          ppl_bound_interleaved_s(ctx, &c, &micro))
+                                                   : bounds[x];
+                                least = fmin(least, here[x]);
                             }
                             if (pair)
                                 bound_known[1][sp][c.recompute][fa] = true;
@@ -395,7 +404,7 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                 for (int x = 0; x < cps_here.n; x++) {
                                     c.cp_comm = (ppl_cp_comm)cps_here.v[x];
                                     micro.cp = cp_costs[cps_here.v[x]];
-                                    s->bound_s = bounds[x];
+                                    s->bound_s = here[x];
                                     s->memo = &memos[x];
                                     /* smaller sharding groups only where every
                                      * rank's fits (they hold more), the offload
