@@ -94,6 +94,30 @@ bool ppl_estimate_fits(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_l
     return shown.fits;
 }
 
+double ppl_estimate_dp_floor_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                               const ppl_micro *mi, ppl_classes *cl, double pipe_floor_s)
+{
+    const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
+    if (cl->n < 1 || (c->pp > 1 && (row->chunks == 2 || c->schedule == PPL_SCHEDULE_DUALPIPE)) ||
+        !(pipe_floor_s > 0.0) || c->microbatches < 1)
+        return pipe_floor_s;
+    ppl_stage_class *k = &cl->items[0];
+    const ppl_stage_env own = {ctx, l, mi}, *e = k->env ? k->env : &own;
+    if (!ppl_class_dp_kept(e->ctx, c, k)) {
+        ppl_memory mem;
+        ppl_memory_at(c, &e->ctx->memory, &e->micro->mem, e->ctx->topo->gpu.memory_bytes,
+                      k->first_stage, k->layers, k->moe_layers, &mem);
+        if (!mem.fits) /* what does not fit is not timed (walk_classes): no floor */
+            return pipe_floor_s;
+        ppl_class_dp(e->ctx, c, e->layout, k, &mem);
+    }
+    const double reduce = k->dp_reduce[ppl_dp_kind(e->ctx, c)];
+    const double hidden =
+        e->ctx->stack.dp_overlap * ppl_stack_dp_passes(c) / (double)c->microbatches;
+    const double with = pipe_floor_s * (hidden < 1.0 ? 1.0 - hidden : 0.0) + reduce;
+    return with > pipe_floor_s ? with : pipe_floor_s;
+}
+
 int64_t ppl_fewest_recomputed(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                               const ppl_micro *mi, const ppl_classes *cl)
 {

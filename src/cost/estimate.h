@@ -85,6 +85,20 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *config,
 bool ppl_estimate_fits(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_layout *layout,
                        const ppl_micro *micro, const ppl_classes *classes);
 
+/* Seconds: a floor on the pipeline and the exposed data-parallel reduction
+ * together (the step less its optimizer and per-step cost), from pipe_floor_s, a
+ * floor on the pipeline alone.  The first stage's class reduces its gradients
+ * with no stage draining before it (estimate.c class_reduction: no slack), hiding
+ * at most dp_overlap x passes of its backward, and on a line of ranks (not a V,
+ * nor DualPipe) its rank works m microbatches of the stage, so its backward is at
+ * most pipe / m:
+ *   pipe + exposed >= pipe (1 - dp_overlap passes / m) + reduce_0,
+ * which grows with pipe (passes <= m).  Its reduction time is the one
+ * ppl_estimate_cached then reads (ppl_class_dp, kept in the class). */
+double ppl_estimate_dp_floor_s(const ppl_eval_ctx *ctx, const ppl_config *config,
+                               const ppl_layout *layout, const ppl_micro *micro,
+                               ppl_classes *classes, double pipe_floor_s);
+
 /* Under full recomputation (c, which fits with every layer recomputed), the
  * fewest recomputed layers per stage, in whole chunks of vp, that still fit:
  * Megatron-LM's --recompute-num-layers of the block method; 0 when every layer

@@ -500,6 +500,13 @@ double ppl_gather_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, double par
     return (w * (params - low) + ppl_config_gemm_bytes(c) * low) / params;
 }
 
+bool ppl_class_dp_kept(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_stage_class *k)
+{
+    if (ppl_config_shard_replicas(c) > 1 && k->dp_group != ppl_config_shard_group(c))
+        return false; /* another group's (ppl_class_dp) */
+    return (k->dp_ready & (1 << ppl_dp_kind(ctx, c))) != 0;
+}
+
 /* Data-parallel times of one class under the configuration's ZeRO stage, cached
  * in the class by kind (they depend on its parameters, the ZeRO stage, the
  * sharding group and the gather's bytes only). */

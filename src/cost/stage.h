@@ -163,6 +163,9 @@ double ppl_gather_bytes(const ppl_eval_ctx *ctx, const ppl_config *config, doubl
  * and the gather's bytes only). */
 void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_layout *layout,
                   ppl_stage_class *k, const ppl_memory *memory);
+/* Whether ppl_class_dp has k's times for the configuration already (it would
+ * read nothing of its memory argument). */
+bool ppl_class_dp_kept(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_stage_class *k);
 /* Bucketed reduction of `params` gradients over the sharding group g (and, with
  * ZeRO-1/2, the parameter all-gather after the optimizer step, gather_bytes a
  * parameter), with the shards' all-reduce across the replicas rep; seconds, its

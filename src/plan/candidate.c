@@ -97,6 +97,18 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
         s->offload_room = seen->total - seen->optimizer;
         return false;
     }
+    /* the first stage's gradient reduction beside the pipeline (estimate.h
+     * ppl_estimate_dp_floor_s), which the stage bound leaves out */
+    const ppl_estimate *worst = ppl_ranking_worst(&s->best);
+    if (!s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME &&
+        (worst || isfinite(s->ceiling_s))) {
+        const double over = ctx->stack.step_overhead_s;
+        const double floor = ppl_estimate_dp_floor_s(ctx, c, l, mi, cl, s->bound_s - over) + over;
+        if ((worst && floor > worst->step_time_s) || floor > s->ceiling_s) {
+            r->pruned++;
+            return true;
+        }
+    }
     ppl_estimate est;
     bool fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);
     r->evaluated++;
@@ -123,8 +135,14 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
     if (fits) {
         r->feasible++;
         /* the bounds' own check: an unpruned search counts the plans below them */
-        if (s->opts->no_prune && ppl_bounds_above(ctx, s->opts->pins, asked, c, l, mi,
-                                                  est.step_time_s, est.memory.total))
+        const double over = ctx->stack.step_overhead_s;
+        if (s->opts->no_prune &&
+            (ppl_bounds_above(ctx, s->opts->pins, asked, c, l, mi, est.step_time_s,
+                              est.memory.total) ||
+             ppl_estimate_dp_floor_s(ctx, c, l, mi, cl,
+                                     ppl_bound_step_s(ctx, s->opts->pins, asked, mi) - over) +
+                     over >
+                 est.step_time_s * (1.0 + 1e-12)))
             r->bounds_broken++;
         /* only what can enter the list is costed in full */
         const ppl_estimate *last = ppl_ranking_worst(&s->best);

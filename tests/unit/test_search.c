@@ -96,8 +96,10 @@ static void test_pruned_equals_brute_force(void **state)
 /* The bounds the search prunes with are below every plan that fits, over spaces
  * that exercise each term their comments argue about: the step time
  * (ppl_bound_step_s, plan/bounds.c: the microbatches times stages_floor over pp,
- * a microbatch's chain, the pipeline's fill and drain, plus the per-step cost; and
- * the same on compute alone, ppl_bound_step_compute_s) and the heaviest stage's memory
+ * a microbatch's chain, the pipeline's fill and drain, interleaved or not, plus the
+ * per-step cost; the same on compute alone, ppl_bound_step_compute_s; and the first
+ * stage's gradient reduction beside the pipeline, ppl_estimate_dp_floor_s, which
+ * fails here at 1.5 times its reduction) and the heaviest stage's memory
  * (ppl_memory_floor_bytes).  The spaces: MoE layers with the expert all-to-all
  * hidden (DualPipe, which also holds two stages' parameters, and --ep-overlap),
  * the head and embedding on the end stages, block recomputation (searched, and
