@@ -367,9 +367,6 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                 c.vp == 1 && !ppl_micro_reads_vp(ctx, &c, &micro) && !*bounded
                                     ? bound_table[1][sp][c.recompute][fa]
                                     : NULL;
-                            /* the table holds every term but interleaving's line,
-                             * which reads vp: added here (bounds.h) */
-                            double here[PPL_CP_COMM_COUNT];
                             for (int x = 0; x < cps_here.n; x++) {
                                 c.cp_comm = (ppl_cp_comm)cps_here.v[x];
                                 micro.cp = cp_costs[cps_here.v[x]];
@@ -379,16 +376,28 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                         ctx, pin, &c, &micro, pair ? pair + x : &any_vp);
                                     bounds[x] = c.vp > 1 ? any_vp : b;
                                 }
-                                here[x] = c.vp > 1 ? fmax(bounds[x],
-                                                          ppl_bound_interleaved_s(ctx, &c, &micro))
-                                                   : bounds[x];
-                                least = fmin(least, here[x]);
+                                least = fmin(least, bounds[x]);
                             }
                             if (pair)
                                 bound_known[1][sp][c.recompute][fa] = true;
                             *bounded = true;
                             /* what a family ranks must beat the main list's #1 */
                             const ppl_estimate *last = ppl_ranking_worst(&s->best);
+                            if (prunes && last && least > last->step_time_s) {
+                                r->pruned++;
+                                continue;
+                            }
+                            /* the table holds every term but interleaving's line,
+                             * which reads vp and the layers' passes alone, not the
+                             * CP exchange: added here (bounds.h) */
+                            double here[PPL_CP_COMM_COUNT];
+                            const double line =
+                                c.vp > 1 ? ppl_bound_interleaved_s(ctx, &c, &micro) : 0.0;
+                            least = INFINITY;
+                            for (int x = 0; x < cps_here.n; x++) {
+                                here[x] = fmax(bounds[x], line);
+                                least = fmin(least, here[x]);
+                            }
                             if (prunes && last && least > last->step_time_s) {
                                 r->pruned++;
                                 continue;
