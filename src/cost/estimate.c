@@ -97,9 +97,8 @@ bool ppl_estimate_fits(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_l
 double ppl_estimate_dp_floor_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                                const ppl_micro *mi, ppl_classes *cl, double pipe_floor_s)
 {
-    const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
-    if (cl->n < 1 || (c->pp > 1 && (row->chunks == 2 || c->schedule == PPL_SCHEDULE_DUALPIPE)) ||
-        !(pipe_floor_s > 0.0) || c->microbatches < 1)
+    if (cl->n < 1 || (c->pp > 1 && !ppl_schedule_is_line(c->schedule)) || !(pipe_floor_s > 0.0) ||
+        c->microbatches < 1)
         return pipe_floor_s;
     ppl_stage_class *k = &cl->items[0];
     const ppl_stage_env own = {ctx, l, mi}, *e = k->env ? k->env : &own;

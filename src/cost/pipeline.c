@@ -353,6 +353,11 @@ const ppl_schedule_row *ppl_schedule_of(int s)
     return &rows[(unsigned)s < PPL_SCHEDULE_COUNT ? s : PPL_SCHEDULE_1F1B];
 }
 
+bool ppl_schedule_is_line(int s)
+{
+    return ppl_schedule_of(s)->chunks != 2 && s != PPL_SCHEDULE_DUALPIPE;
+}
+
 const char *ppl_schedule_name(int s)
 {
     return (unsigned)s < PPL_SCHEDULE_COUNT ? ppl_schedule_names[s] : "?";

@@ -71,6 +71,11 @@ typedef struct ppl_schedule_row {
 /* The row of schedule s; 1F1B's when s is out of range. */
 const ppl_schedule_row *ppl_schedule_of(int schedule);
 
+/* Whether the schedule lays its ranks on a line, rank k holding stages k, k + p,
+ * ... (1F1B, interleaved or not, GPipe, ZB-H1, ZB-H2): not a V (chunks 2), nor
+ * DualPipe's two directions (programs.c's routes). */
+bool ppl_schedule_is_line(int schedule);
+
 /* The schedule's name as flags, files and JSON spell it ("1f1b", "zb-h1"), and its
  * label as prose prints it ("1F1B", "ZB-H1"); "?" out of range. */
 const char *ppl_schedule_name(int schedule);

@@ -187,9 +187,9 @@ bool ppl_programs_init(ppl_programs *g, const ppl_pipe_in *in)
     g->p = in->pp;
     g->m = in->microbatches;
     const int sch = in->schedule;
-    g->shape = ppl_schedule_of(sch)->chunks == 2 ? PPL_SHAPE_V
-               : sch == PPL_SCHEDULE_DUALPIPE    ? PPL_SHAPE_DUAL
-                                                 : PPL_SHAPE_LINE;
+    g->shape = ppl_schedule_is_line(sch)           ? PPL_SHAPE_LINE
+               : ppl_schedule_of(sch)->chunks == 2 ? PPL_SHAPE_V
+                                                   : PPL_SHAPE_DUAL;
     g->v = g->shape == PPL_SHAPE_LINE ? in->vp : g->shape == PPL_SHAPE_V ? 2 : 1;
     g->S = g->shape == PPL_SHAPE_DUAL ? g->p : g->p * g->v;
     g->fill = sch == PPL_SCHEDULE_ZB_H1 || sch == PPL_SCHEDULE_ZB_H2 || sch == PPL_SCHEDULE_ZB_V;

@@ -515,14 +515,14 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
 {
     /* kinds 0-2 and 6-8 shard over every rank, 3-5 and 9-11 in the groups of
      * k->dp_group */
+    if (ppl_class_dp_kept(ctx, c, k))
+        return;
     const bool grouped = ppl_config_shard_replicas(c) > 1;
     const int kind = ppl_dp_kind(ctx, c), z = kind % 3, low = kind >= 6;
     if (grouped && k->dp_group != ppl_config_shard_group(c)) { /* another group's */
         k->dp_ready &= 0x1c7; /* kinds 0-2 and 6-8 */
         k->dp_group = ppl_config_shard_group(c);
     }
-    if (k->dp_ready & (1 << kind))
-        return;
     double dense = mem->params - mem->params_expert;
     const double low_dense = mem->params_low - mem->params_low_expert;
     const double gb_dense = ppl_gather_bytes(ctx, c, dense, low_dense),

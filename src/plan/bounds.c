@@ -168,8 +168,7 @@ static double work_or_chain(const ppl_config *c, const ppl_compute_floor *f)
 static double interleaved_line_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi)
 {
     const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
-    if (c->pp < 2 || c->vp < 2 || row->splits_backward || row->chunks == 2 ||
-        c->schedule == PPL_SCHEDULE_DUALPIPE)
+    if (c->pp < 2 || c->vp < 2 || row->splits_backward || !ppl_schedule_is_line(c->schedule))
         return 0.0;
     double a, d, ad, w;
     layer_least(ctx, mi, &a, &d, &ad, &w);
@@ -210,7 +209,7 @@ double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const
         *interleaved = t + ctx->stack.step_overhead_s;
     t = fmax(t, interleaved_line_s(ctx, c, mi));
     const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
-    if (c->pp > 1 && c->vp == 1 && row->chunks != 2 && c->schedule != PPL_SCHEDULE_DUALPIPE) {
+    if (c->pp > 1 && c->vp == 1 && ppl_schedule_is_line(c->schedule)) {
         const double m = (double)c->microbatches, p = (double)c->pp;
         const double L = (double)ctx->model->layers;
         const double e = row->splits_backward ? a : fmin(ad, a + d);

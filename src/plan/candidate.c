@@ -24,16 +24,28 @@ static bool sound(ppl_search_state *s, const ppl_estimate *e)
     return false;
 }
 
+/* Whether the search prunes here and has something to prune against: a worst
+ * result kept, or a ceiling (a family's #1 to beat). */
+static bool prunes_now(const ppl_search_state *s)
+{
+    return !s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME &&
+           (ppl_ranking_worst(&s->best) || isfinite(s->ceiling_s));
+}
+
+/* Whether a plan whose step is at least b seconds cannot rank: above the worst
+ * kept, or at the ceiling (a plan there is not kept: cost). */
+static bool cannot_rank(const ppl_search_state *s, double b)
+{
+    const ppl_estimate *last = ppl_ranking_worst(&s->best);
+    return (last && b > last->step_time_s) || b >= s->ceiling_s;
+}
+
 /* Whether block recomputation's count `fewer` (the fewest recomputed layers that
  * fit) cannot rank: its bound (ppl_bound_step_recomputed_s) is above the worst. */
 static bool recomputed_over(ppl_search_state *s, const ppl_config *fewer, const ppl_micro *mi)
 {
-    const ppl_estimate *last = ppl_ranking_worst(&s->best);
-    if (s->opts->no_prune || s->opts->objective != PPL_OBJECTIVE_TIME ||
-        (!last && !isfinite(s->ceiling_s)))
-        return false;
-    const double b = ppl_bound_step_recomputed_s(s->ctx, s->opts->pins, fewer, mi);
-    return (last && b > last->step_time_s) || b >= s->ceiling_s;
+    return prunes_now(s) &&
+           cannot_rank(s, ppl_bound_step_recomputed_s(s->ctx, s->opts->pins, fewer, mi));
 }
 
 /* The memory of c's knobs when a CP algorithm before c's costed it (or NULL). */
@@ -99,15 +111,11 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
     }
     /* the first stage's gradient reduction beside the pipeline (estimate.h
      * ppl_estimate_dp_floor_s), which the stage bound leaves out */
-    const ppl_estimate *worst = ppl_ranking_worst(&s->best);
-    if (!s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME &&
-        (worst || isfinite(s->ceiling_s))) {
-        const double over = ctx->stack.step_overhead_s;
-        const double floor = ppl_estimate_dp_floor_s(ctx, c, l, mi, cl, s->bound_s - over) + over;
-        if ((worst && floor > worst->step_time_s) || floor > s->ceiling_s) {
-            r->pruned++;
-            return true;
-        }
+    const double over = ctx->stack.step_overhead_s;
+    if (prunes_now(s) &&
+        cannot_rank(s, ppl_estimate_dp_floor_s(ctx, c, l, mi, cl, s->bound_s - over) + over)) {
+        r->pruned++;
+        return true;
     }
     ppl_estimate est;
     bool fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);
@@ -135,7 +143,6 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
     if (fits) {
         r->feasible++;
         /* the bounds' own check: an unpruned search counts the plans below them */
-        const double over = ctx->stack.step_overhead_s;
         if (s->opts->no_prune &&
             (ppl_bounds_above(ctx, s->opts->pins, asked, c, l, mi, est.step_time_s,
                               est.memory.total) ||
