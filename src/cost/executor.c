@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "base/heap.h"
 #include "cost/programs.h"
@@ -483,19 +484,52 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
  * run of up to MEMO_STAGES stages without events is looked up by its inputs,
  * compared in full; per thread, so that threads never share it.  A fit re-costs
  * its runs' configurations under each trial of its constants; most trials leave
- * most runs' pipelines as they were (another GPU's constant), in 256 slots. */
+ * most runs' pipelines as they were (another GPU's constant), in 256 slots.
+ * The table (670 KB) is allocated at a thread's first run and freed with the
+ * thread: static thread-local storage would be cleared at every process's start,
+ * and a page touched first costs about 10 us on a virtual machine.  A slot's
+ * stages and hops sit side by side, so that a run of p stages writes its
+ * first p of them and no more. */
 #define MEMO_SLOTS 256
 #define MEMO_STAGES 64
+typedef struct memo_stage {
+    ppl_passes passes;
+    double hop_s; /* to the next stage; 0 without hops */
+} memo_stage;
 typedef struct memo {
     bool used;
     int schedule;
     int64_t pp, vp, m, group;
-    ppl_passes stage[MEMO_STAGES];
-    double hop[MEMO_STAGES];
     double time_s, bound_s, peak;
     int64_t peak_rank;
+    memo_stage stage[MEMO_STAGES];
 } memo;
-static _Thread_local memo memos[MEMO_SLOTS];
+
+static once_flag memo_once = ONCE_FLAG_INIT;
+static tss_t memo_key;
+static bool memo_key_made;
+
+static void memo_key_make(void)
+{
+    memo_key_made = tss_create(&memo_key, free) == thrd_success;
+}
+
+/* This thread's table, NULL when it cannot be had (the run is then not kept). */
+static memo *memo_table(void)
+{
+    call_once(&memo_once, memo_key_make);
+    if (!memo_key_made)
+        return NULL;
+    memo *t = tss_get(memo_key);
+    if (!t) {
+        t = calloc(MEMO_SLOTS, sizeof *t);
+        if (t && tss_set(memo_key, t) != thrd_success) {
+            free(t);
+            t = NULL;
+        }
+    }
+    return t;
+}
 
 static uint64_t memo_hash(const ppl_pipe_in *in)
 {
@@ -511,16 +545,39 @@ static uint64_t memo_hash(const ppl_pipe_in *in)
     return h;
 }
 
-static memo *memo_find(const ppl_pipe_in *in, uint64_t h, bool *hit)
+static double memo_hop_in(const ppl_pipe_in *in, int64_t k)
 {
-    memo *e = &memos[h % MEMO_SLOTS];
-    const size_t hops = (size_t)(in->pp - 1) * sizeof(double);
-    *hit = e->used && e->schedule == in->schedule && e->pp == in->pp && e->vp == in->vp &&
-           e->m == in->microbatches && e->group == in->group &&
-           memcmp(e->stage, in->stage, (size_t)in->pp * sizeof *in->stage) == 0 &&
-           (in->hop_s ? memcmp(e->hop, in->hop_s, hops) == 0
-                      : !memcmp(e->hop, (double[MEMO_STAGES]){0}, hops));
-    return e;
+    return in->hop_s && k < in->pp - 1 ? in->hop_s[k] : 0.0;
+}
+
+static bool memo_holds(const memo *e, const ppl_pipe_in *in)
+{
+    if (!e->used || e->schedule != (int)in->schedule || e->pp != in->pp || e->vp != in->vp ||
+        e->m != in->microbatches || e->group != in->group)
+        return false;
+    for (int64_t k = 0; k < in->pp; k++)
+        if (memcmp(&e->stage[k].passes, &in->stage[k], sizeof in->stage[k]) != 0 ||
+            memcmp(&e->stage[k].hop_s, &(double){memo_hop_in(in, k)}, sizeof(double)) != 0)
+            return false;
+    return true;
+}
+
+static void memo_keep(memo *e, const ppl_pipe_in *in, const ppl_pipe_out *out)
+{
+    e->used = true;
+    e->schedule = (int)in->schedule;
+    e->pp = in->pp;
+    e->vp = in->vp;
+    e->m = in->microbatches;
+    e->group = in->group;
+    e->time_s = out->time_s;
+    e->bound_s = out->bound_s;
+    e->peak = out->peak_in_flight;
+    e->peak_rank = out->peak_rank;
+    for (int64_t k = 0; k < in->pp; k++) {
+        e->stage[k].passes = in->stage[k];
+        e->stage[k].hop_s = memo_hop_in(in, k);
+    }
 }
 
 static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *out,
@@ -532,11 +589,11 @@ ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *o
     ppl_status rc = check_in(in, err);
     if (rc != PPL_OK)
         return rc;
-    if (keep_events || in->pp > MEMO_STAGES)
+    memo *table = keep_events || in->pp > MEMO_STAGES ? NULL : memo_table();
+    if (!table)
         return run_once(in, keep_events, out, err);
-    bool hit;
-    memo *e = memo_find(in, memo_hash(in), &hit);
-    if (hit) {
+    memo *e = &table[memo_hash(in) % MEMO_SLOTS];
+    if (memo_holds(e, in)) {
         out->time_s = e->time_s;
         out->bound_s = e->bound_s;
         out->peak_in_flight = e->peak;
@@ -545,13 +602,7 @@ ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *o
     }
     if ((rc = run_once(in, false, out, err)) != PPL_OK)
         return rc;
-    *e = (memo){.used = true, .schedule = in->schedule, .pp = in->pp, .vp = in->vp,
-                .m = in->microbatches, .group = in->group, .time_s = out->time_s,
-                .bound_s = out->bound_s,
-                .peak = out->peak_in_flight, .peak_rank = out->peak_rank};
-    memcpy(e->stage, in->stage, (size_t)in->pp * sizeof *in->stage);
-    if (in->hop_s)
-        memcpy(e->hop, in->hop_s, (size_t)(in->pp - 1) * sizeof *in->hop_s);
+    memo_keep(e, in, out);
     return PPL_OK;
 }
 
