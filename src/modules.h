@@ -36,6 +36,7 @@
 #include "cost/offload.h"
 #include "cost/cp.h"
 #include "cost/stage.h"
+#include "cost/microcache.h"
 #include "cost/estimate.h"
 #include "cost/serve.h"
 #include "plan/balance.h"

@@ -226,8 +226,7 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     }
 }
 
-/* A microbatch's MoE layer times, which depend on the expert layout (ep, etp). */
-static void micro_moe_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_micro *mi)
+void ppl_micro_moe_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_micro *mi)
 {
     const ppl_model *m = ctx->model;
     memset(&mi->moe, 0, sizeof mi->moe);
@@ -241,9 +240,7 @@ static void micro_moe_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_mic
     }
 }
 
-/* A microbatch's dense and output layer times and its TP collectives' count,
- * which depend on the attention layout alone. */
-static void micro_dense_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_micro *mi)
+void ppl_micro_dense_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_micro *mi)
 {
     const ppl_model *m = ctx->model;
     ppl_layer_time_of(m, ctx->topo, c, &ctx->eff, false, &mi->dense);
@@ -259,8 +256,8 @@ static void micro_dense_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_m
 
 void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_micro *mi)
 {
-    micro_dense_init(ctx, c, mi);
-    micro_moe_init(ctx, c, mi);
+    ppl_micro_dense_init(ctx, c, mi);
+    ppl_micro_moe_init(ctx, c, mi);
     ppl_memory_parts_init(ctx->model, c, &ctx->memory, &mi->mem);
 }
 
@@ -273,141 +270,6 @@ void ppl_micro_compute_copy(ppl_micro *dst, const ppl_micro *src)
     dst->moe16 = src->moe16;
     dst->tp_count = src->tp_count;
     dst->mem = src->mem;
-}
-
-#define MICRO_SLOTS 4096
-typedef struct micro_slot {
-    int64_t key[PPL_MICRO_KEY];
-    ppl_micro micro;
-} micro_slot;
-/* What a microbatch's parts share across the layouts around its layers: the dense
- * and output layers' times and every activation (memory.h
- * ppl_memory_parts_activations) depend on the first six fields of a micro_slot's
- * key alone (compute.c and memory.c read no other field of the configuration but
- * those a search fixes: precision, fp8 recipe, bf16 layers), the MoE layers'
- * times and a layer's parameters on the first six and the expert layout (ep,
- * etp); only the fixed terms (ppl_memory_parts_fixed) read whether there are
- * pipeline stages and replicas.  A search walks many expert layouts and replica counts
- * for each attention layout: each part is computed once for all of them. */
-#define SHARED_SLOTS 4096
-typedef struct shared_slot {
-    int64_t key[6];
-    ppl_layer_time dense, dense16, head;
-    double tp_count;
-    ppl_memory_parts mem; /* its activations */
-} shared_slot;
-/* 207,318 distinct expert keys in DeepSeek-V3's search on 2,048 GPUs: 16384 slots
- * (6.7 MB, its pages touched as used) compute 293 K of them against 554 K at 1024 */
-#define MOE_SLOTS 16384
-typedef struct moe_slot {
-    int64_t key[8];
-    ppl_layer_time moe, moe16;
-    ppl_memory_parts layers; /* a layer's parameters (ppl_memory_parts_layers) */
-} moe_slot;
-/* Each table's slots are filled in order, a hash position holding the index + 1
- * of its slot (0: none): a new cache clears kilobytes, and the pages written are
- * the keys met, not a page a position (a plan meets some hundreds of keys). */
-struct ppl_micro_cache {
-    uint16_t slot_at[MICRO_SLOTS], shared_at[SHARED_SLOTS], moe_at[MOE_SLOTS];
-    size_t nslot, nshared, nmoe;
-    micro_slot slot[MICRO_SLOTS];
-    shared_slot shared[SHARED_SLOTS];
-    moe_slot *moe; /* MOE_SLOTS, allocated at a MoE model's first miss */
-};
-
-ppl_micro_cache *ppl_micro_cache_new(void)
-{
-    ppl_micro_cache *cache = malloc(sizeof *cache);
-    if (cache) {
-        memset(cache->slot_at, 0, sizeof cache->slot_at);
-        memset(cache->shared_at, 0, sizeof cache->shared_at);
-        memset(cache->moe_at, 0, sizeof cache->moe_at);
-        cache->nslot = cache->nshared = cache->nmoe = 0;
-        cache->moe = NULL;
-    }
-    return cache;
-}
-
-void ppl_micro_cache_free(ppl_micro_cache *cache)
-{
-    if (cache)
-        free(cache->moe);
-    free(cache);
-}
-
-/* The slot of hash position `at` (*found: it holds a key, maybe another's): the
- * one it names, else the next unused one, else, the table full, the position's
- * own index (whichever position named it finds another key there). */
-static size_t slot_for(uint16_t *slot_at, size_t *n, size_t cap, size_t at, bool *found)
-{
-    *found = slot_at[at] != 0;
-    if (*found)
-        return slot_at[at] - 1u;
-    size_t i = *n < cap ? (*n)++ : at;
-    slot_at[at] = (uint16_t)(i + 1);
-    return i;
-}
-
-const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_ctx *ctx,
-                                         const ppl_config *c)
-{
-    int64_t key[PPL_MICRO_KEY];
-    ppl_micro_key(c, key);
-    const size_t at = ppl_micro_key_hash(key, PPL_MICRO_KEY) % MICRO_SLOTS;
-    bool found;
-    micro_slot *s = &cache->slot[slot_for(cache->slot_at, &cache->nslot, MICRO_SLOTS, at, &found)];
-    if (found && memcmp(s->key, key, sizeof key) == 0)
-        return &s->micro;
-    const ppl_model *m = ctx->model;
-    ppl_micro *mi = &s->micro;
-    const size_t at_shared = ppl_micro_key_hash(key, 6) % SHARED_SLOTS;
-    shared_slot *sh =
-        &cache
-             ->shared[slot_for(cache->shared_at, &cache->nshared, SHARED_SLOTS, at_shared, &found)];
-    if (!found || memcmp(sh->key, key, sizeof sh->key) != 0) {
-        micro_dense_init(ctx, c, mi);
-        sh->dense = mi->dense;
-        sh->dense16 = mi->dense16;
-        sh->head = mi->head;
-        sh->tp_count = mi->tp_count;
-        memset(&sh->mem, 0, sizeof sh->mem);
-        ppl_memory_parts_activations(m, c, &ctx->memory, &sh->mem);
-        memcpy(sh->key, key, sizeof sh->key);
-    }
-    /* a dense model's layers by its attention layout alone: its MoE times are
-     * none, and it has no table (nor, if it cannot be had, a MoE model) */
-    if (m->has_moe && !cache->moe)
-        cache->moe = malloc(MOE_SLOTS * sizeof *cache->moe);
-    moe_slot own, *ex = &own;
-    found = false;
-    if (m->has_moe && cache->moe) {
-        const size_t at_moe = ppl_micro_key_hash(key, 8) % MOE_SLOTS;
-        ex = &cache->moe[slot_for(cache->moe_at, &cache->nmoe, MOE_SLOTS, at_moe, &found)];
-    }
-    if (!found || memcmp(ex->key, key, sizeof ex->key) != 0) {
-        micro_moe_init(ctx, c, mi);
-        ex->moe = mi->moe;
-        ex->moe16 = mi->moe16;
-        ppl_memory_parts_layers(m, c, &ex->layers);
-        memcpy(ex->key, key, sizeof ex->key);
-    }
-    /* as ppl_micro_compute_init would (test_micro_cache holds it) */
-    mi->dense = sh->dense;
-    mi->dense16 = sh->dense16;
-    mi->head = sh->head;
-    mi->tp_count = sh->tp_count;
-    mi->moe = ex->moe;
-    mi->moe16 = ex->moe16;
-    mi->mem = sh->mem; /* the activations; the parameters are c's: */
-    mi->mem.layer_dense = ex->layers.layer_dense;
-    mi->mem.layer_moe_shared = ex->layers.layer_moe_shared;
-    mi->mem.layer_moe_expert = ex->layers.layer_moe_expert;
-    mi->mem.gemm_dense = ex->layers.gemm_dense;
-    mi->mem.gemm_moe_shared = ex->layers.gemm_moe_shared;
-    mi->mem.gemm_moe_expert = ex->layers.gemm_moe_expert;
-    ppl_memory_parts_fixed(m, c, &ctx->memory, &mi->mem);
-    memcpy(s->key, key, sizeof key);
-    return mi;
 }
 
 /* Runs of consecutive stages that hold the same layers and play the same part. */

@@ -90,38 +90,14 @@ void ppl_micro_comm_interleave(const ppl_eval_ctx *ctx, const ppl_config *config
  * microbatch is the same. */
 bool ppl_micro_reads_vp(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_micro *micro);
 void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_micro *micro);
+/* Its two parts: the dense and output layers' times and the TP collectives'
+ * count, which read the attention layout alone; the MoE layers' times, which
+ * read the expert layout (ep, etp) too. */
+void ppl_micro_dense_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_micro *micro);
+void ppl_micro_moe_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_micro *micro);
 /* Copies what ppl_micro_compute_init sets from src to dst: a search reuses it
  * across what it does not read (the interleaving, the ZeRO stage). */
 void ppl_micro_compute_copy(ppl_micro *dst, const ppl_micro *src);
-/* The last compute parts a search computed, by what ppl_micro_compute_init reads
- * of the configuration (tp, cp, ep, etp, mbs, sp, recomputation, flash
- * attention, and pp and dp only as more than one: the communicators a GPU holds,
- * the output layer's copy; the pins are the search's), direct-mapped.
- * ppl_micro_cache_compute returns c's parts (computing them when not held): valid
- * until the next call.  NULL from _new when out of memory. */
-typedef struct ppl_micro_cache ppl_micro_cache;
-/* Its key: those fields of c, in that order, and a hash of a key's first n
- * (FNV-1a), for a cache of what depends on them (plan/bounds.c keeps one). */
-#define PPL_MICRO_KEY 10
-static inline void ppl_micro_key(const ppl_config *c, int64_t key[PPL_MICRO_KEY])
-{
-    /* the attention layout, then the expert layout, then the stages and replicas */
-    key[0] = c->tp, key[1] = c->cp, key[2] = c->mbs, key[3] = c->sequence_parallel;
-    key[4] = c->recompute, key[5] = c->flash_attention;
-    key[6] = c->ep, key[7] = ppl_config_etp(c);
-    key[8] = c->pp > 1, key[9] = c->dp > 1;
-}
-static inline uint64_t ppl_micro_key_hash(const int64_t *key, size_t n)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a over the key */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
-    return h;
-}
-ppl_micro_cache *ppl_micro_cache_new(void);
-void ppl_micro_cache_free(ppl_micro_cache *cache);
-const ppl_micro *ppl_micro_cache_compute(ppl_micro_cache *cache, const ppl_eval_ctx *ctx,
-                                         const ppl_config *c);
 void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_classes *classes);
 void ppl_classes_free(ppl_classes *classes);
 

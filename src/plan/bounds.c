@@ -302,8 +302,9 @@ const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cach
     const uint64_t h = ppl_micro_key_hash(key, PPL_MICRO_KEY + 1);
     floor_slot *f = &cache->slot[h % FLOOR_SLOTS];
     if (!f->used || memcmp(f->key, key, sizeof key) != 0) {
-        const ppl_micro *parts = ppl_micro_cache_compute(computed, ctx, c);
-        ppl_bound_compute_floor(ctx, pins, c, parts, &f->floor);
+        ppl_micro parts;
+        ppl_micro_cache_fill(computed, ctx, c, &parts);
+        ppl_bound_compute_floor(ctx, pins, c, &parts, &f->floor);
         memcpy(f->key, key, sizeof key);
         f->used = true;
     }

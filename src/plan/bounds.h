@@ -9,6 +9,7 @@
 
 #include "cost/config.h"
 #include "cost/evalctx.h"
+#include "cost/microcache.h"
 #include "cost/stage.h"
 
 /* Whether the search chooses c's recomputed layers (block recomputation: the
@@ -60,7 +61,7 @@ double ppl_bound_step_compute_from(const ppl_eval_ctx *ctx, const ppl_config *c,
                                    const ppl_compute_floor *floor);
 
 /* The first part kept for a search, by what it reads: the microbatch's compute
- * parts (ppl_micro_cache_compute's key) and the recomputed layers.  Every exchange
+ * parts (ppl_micro_cache_fill's key) and the recomputed layers.  Every exchange
  * is free in it, so the pipeline, the replicas, ZeRO and the layout do not enter
  * (stage.c ppl_stage_eval: each term that reads them is a product of an
  * exchange); a search meets it under every pipeline and replica count of its

@@ -14,6 +14,7 @@
 
 #include "cost/config.h"
 #include "cost/estimate.h"
+#include "cost/microcache.h"
 #include "cost/stage.h"
 #include "plan/balance.h"
 #include "plan/bounds.h"

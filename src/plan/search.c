@@ -357,8 +357,7 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                 continue;
                             c.zero = (int)zeros->v[0];
                             const int fa = c.flash_attention != 0;
-                            ppl_micro_compute_copy(&micro,
-                                                   ppl_micro_cache_compute(s->computed, ctx, &c));
+                            ppl_micro_cache_fill(s->computed, ctx, &c, &micro);
                             double *bounds = bound_table[c.vp > 1][sp][c.recompute][fa],
                                    least = INFINITY;
                             bool *bounded = &bound_known[c.vp > 1][sp][c.recompute][fa];

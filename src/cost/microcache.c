@@ -1,0 +1,191 @@
+/*
+ * microcache.c - a search's microbatch compute parts, kept by what each reads.
+ */
+#include "cost/microcache.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost/memory.h"
+
+/* What a microbatch's compute parts share across the layouts around its layers:
+ * the dense and output layers' times and every activation (memory.h
+ * ppl_memory_parts_activations) depend on the first six fields of
+ * ppl_micro_key alone (compute.c and memory.c read no other field of the
+ * configuration but those a search fixes: precision, fp8 recipe, bf16 layers),
+ * the MoE layers' times and a layer's parameters on the first eight (the expert
+ * layout: ep, etp); only the fixed terms (ppl_memory_parts_fixed) read the last
+ * two, whether there are pipeline stages and replicas, and they cost less to
+ * compute than to keep.  A search walks many expert layouts and replica counts
+ * for each attention layout: each part is computed once for all of them.
+ *
+ * Memory is the cost that matters here: a page a process touches first costs
+ * about 10 us of CPU on a virtual machine (a guest's fault, the host's
+ * backing), as much as some thirty thousand instructions, so a slot holds only
+ * what its key decides, and nothing is kept per full key. */
+#define SHARED_SLOTS 4096
+typedef struct shared_slot {
+    int64_t key[6];
+    ppl_layer_time dense, head;
+    double tp_count;
+    ppl_memory_parts mem; /* its activations */
+} shared_slot;
+/* 207,318 distinct expert keys in DeepSeek-V3's search on 2,048 GPUs: 16384 slots
+ * compute 293 K of them against 554 K at 1024.  A dense model's layer parameters
+ * are kept the same way, without the MoE times (they are none). */
+#define LAYOUT_SLOTS 16384
+typedef struct layout_slot {
+    int64_t key[8];
+    double layer_dense, layer_moe_shared, layer_moe_expert; /* ppl_memory_parts_layers */
+    double gemm_dense, gemm_moe_shared, gemm_moe_expert;
+} layout_slot;
+/* Each table's slots are filled in order, a hash position holding the index + 1
+ * of its slot (0: none): a new cache clears kilobytes, and the pages written are
+ * the keys met, not a page a position (a plan meets some hundreds to thousands of
+ * keys).  The times in bf16 differ from the others only where layers are kept in
+ * bf16 (ppl_config bf16_layers, which a search fixes): their tables are
+ * allocated only then, as the MoE times only for a MoE model. */
+struct ppl_micro_cache {
+    uint16_t shared_at[SHARED_SLOTS], layout_at[LAYOUT_SLOTS];
+    size_t nshared, nlayout;
+    shared_slot shared[SHARED_SLOTS];
+    ppl_layer_time *dense16; /* SHARED_SLOTS */
+    layout_slot *layout;     /* LAYOUT_SLOTS, allocated at the first miss */
+    ppl_layer_time *moe, *moe16;
+};
+
+ppl_micro_cache *ppl_micro_cache_new(void)
+{
+    ppl_micro_cache *cache = malloc(sizeof *cache);
+    if (cache) {
+        memset(cache->shared_at, 0, sizeof cache->shared_at);
+        memset(cache->layout_at, 0, sizeof cache->layout_at);
+        cache->nshared = cache->nlayout = 0;
+        cache->dense16 = NULL;
+        cache->layout = NULL;
+        cache->moe = cache->moe16 = NULL;
+    }
+    return cache;
+}
+
+void ppl_micro_cache_free(ppl_micro_cache *cache)
+{
+    if (cache) {
+        free(cache->dense16);
+        free(cache->layout);
+        free(cache->moe);
+        free(cache->moe16);
+    }
+    free(cache);
+}
+
+/* The slot of hash position `at` (*found: it holds a key, maybe another's): the
+ * one it names, else the next unused one, else, the table full, the position's
+ * own index (whichever position named it finds another key there). */
+static size_t slot_for(uint16_t *slot_at, size_t *n, size_t cap, size_t at, bool *found)
+{
+    *found = slot_at[at] != 0;
+    if (*found)
+        return slot_at[at] - 1u;
+    size_t i = *n < cap ? (*n)++ : at;
+    slot_at[at] = (uint16_t)(i + 1);
+    return i;
+}
+
+/* A table of n, allocated at its first use; NULL when it cannot be had. */
+static void *table_of(void *table, size_t n, size_t size)
+{
+    return table ? table : malloc(n * size);
+}
+
+/* A layer's parameters and MoE times, kept when the tables could be had. */
+static void layout_parts(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const ppl_config *c,
+                         const int64_t key[PPL_MICRO_KEY], ppl_micro *out)
+{
+    const ppl_model *m = ctx->model;
+    const bool moe = m->has_moe, moe16 = moe && c->bf16_layers > 0;
+    ppl_memory_parts *mem = &out->mem;
+    cache->layout = table_of(cache->layout, LAYOUT_SLOTS, sizeof *cache->layout);
+    if (moe)
+        cache->moe = table_of(cache->moe, LAYOUT_SLOTS, sizeof *cache->moe);
+    if (moe16)
+        cache->moe16 = table_of(cache->moe16, LAYOUT_SLOTS, sizeof *cache->moe16);
+    if (!cache->layout || (moe && !cache->moe) || (moe16 && !cache->moe16)) {
+        ppl_micro_moe_init(ctx, c, out); /* computed each time */
+        ppl_memory_parts_layers(m, c, mem);
+        return;
+    }
+    bool found;
+    const size_t i = slot_for(cache->layout_at, &cache->nlayout, LAYOUT_SLOTS,
+                              ppl_micro_key_hash(key, 8) % LAYOUT_SLOTS, &found);
+    layout_slot *l = &cache->layout[i];
+    if (!found || memcmp(l->key, key, sizeof l->key) != 0) {
+        ppl_micro_moe_init(ctx, c, out);
+        ppl_memory_parts_layers(m, c, mem);
+        if (moe)
+            cache->moe[i] = out->moe;
+        if (moe16)
+            cache->moe16[i] = out->moe16;
+        l->layer_dense = mem->layer_dense;
+        l->layer_moe_shared = mem->layer_moe_shared;
+        l->layer_moe_expert = mem->layer_moe_expert;
+        l->gemm_dense = mem->gemm_dense;
+        l->gemm_moe_shared = mem->gemm_moe_shared;
+        l->gemm_moe_expert = mem->gemm_moe_expert;
+        memcpy(l->key, key, sizeof l->key);
+        return;
+    }
+    /* as micro_moe_init sets them */
+    if (moe)
+        out->moe = cache->moe[i];
+    else
+        memset(&out->moe, 0, sizeof out->moe);
+    out->moe16 = moe16 ? cache->moe16[i] : out->moe;
+    mem->layer_dense = l->layer_dense;
+    mem->layer_moe_shared = l->layer_moe_shared;
+    mem->layer_moe_expert = l->layer_moe_expert;
+    mem->gemm_dense = l->gemm_dense;
+    mem->gemm_moe_shared = l->gemm_moe_shared;
+    mem->gemm_moe_expert = l->gemm_moe_expert;
+}
+
+void ppl_micro_cache_fill(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const ppl_config *c,
+                          ppl_micro *out)
+{
+    int64_t key[PPL_MICRO_KEY];
+    ppl_micro_key(c, key);
+    const ppl_model *m = ctx->model;
+    bool found;
+    const bool dense16 = c->bf16_layers > 0;
+    if (dense16)
+        cache->dense16 = table_of(cache->dense16, SHARED_SLOTS, sizeof *cache->dense16);
+    if (dense16 && !cache->dense16) {
+        ppl_micro_compute_init(ctx, c, out); /* computed each time */
+        return;
+    }
+    const size_t i = slot_for(cache->shared_at, &cache->nshared, SHARED_SLOTS,
+                              ppl_micro_key_hash(key, 6) % SHARED_SLOTS, &found);
+    shared_slot *sh = &cache->shared[i];
+    if (!found || memcmp(sh->key, key, sizeof sh->key) != 0) {
+        ppl_micro_dense_init(ctx, c, out);
+        sh->dense = out->dense;
+        if (dense16)
+            cache->dense16[i] = out->dense16;
+        sh->head = out->head;
+        sh->tp_count = out->tp_count;
+        memset(&sh->mem, 0, sizeof sh->mem);
+        ppl_memory_parts_activations(m, c, &ctx->memory, &sh->mem);
+        memcpy(sh->key, key, sizeof sh->key);
+    } else {
+        out->dense = sh->dense;
+        out->dense16 = dense16 ? cache->dense16[i] : sh->dense; /* as micro_dense_init */
+        out->head = sh->head;
+        out->tp_count = sh->tp_count;
+    }
+    /* as ppl_micro_compute_init would (test_micro_cache holds it): the
+     * activations, the layout's parameters, the fixed terms */
+    out->mem = sh->mem;
+    layout_parts(cache, ctx, c, key, out);
+    ppl_memory_parts_fixed(m, c, &ctx->memory, &out->mem);
+}
