@@ -80,19 +80,6 @@ void ppl_micro_cache_free(ppl_micro_cache *cache)
     free(cache);
 }
 
-/* The slot of hash position `at` (*found: it holds a key, maybe another's): the
- * one it names, else the next unused one, else, the table full, the position's
- * own index (whichever position named it finds another key there). */
-static size_t slot_for(uint16_t *slot_at, size_t *n, size_t cap, size_t at, bool *found)
-{
-    *found = slot_at[at] != 0;
-    if (*found)
-        return slot_at[at] - 1u;
-    size_t i = *n < cap ? (*n)++ : at;
-    slot_at[at] = (uint16_t)(i + 1);
-    return i;
-}
-
 /* A table of n, allocated at its first use; NULL when it cannot be had. */
 static void *table_of(void *table, size_t n, size_t size)
 {
@@ -117,8 +104,8 @@ static void layout_parts(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const 
         return;
     }
     bool found;
-    const size_t i = slot_for(cache->layout_at, &cache->nlayout, LAYOUT_SLOTS,
-                              ppl_micro_key_hash(key, 8) % LAYOUT_SLOTS, &found);
+    const size_t i = ppl_slot_for(cache->layout_at, &cache->nlayout, LAYOUT_SLOTS,
+                                  ppl_micro_key_hash(key, 8) % LAYOUT_SLOTS, &found);
     layout_slot *l = &cache->layout[i];
     if (!found || memcmp(l->key, key, sizeof l->key) != 0) {
         ppl_micro_moe_init(ctx, c, out);
@@ -164,8 +151,8 @@ void ppl_micro_cache_fill(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const
         ppl_micro_compute_init(ctx, c, out); /* computed each time */
         return;
     }
-    const size_t i = slot_for(cache->shared_at, &cache->nshared, SHARED_SLOTS,
-                              ppl_micro_key_hash(key, 6) % SHARED_SLOTS, &found);
+    const size_t i = ppl_slot_for(cache->shared_at, &cache->nshared, SHARED_SLOTS,
+                                  ppl_micro_key_hash(key, 6) % SHARED_SLOTS, &found);
     shared_slot *sh = &cache->shared[i];
     if (!found || memcmp(sh->key, key, sizeof sh->key) != 0) {
         ppl_micro_dense_init(ctx, c, out);

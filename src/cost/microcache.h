@@ -4,6 +4,7 @@
 #ifndef PARPLAN_COST_MICROCACHE_H
 #define PARPLAN_COST_MICROCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,21 @@ static inline uint64_t ppl_micro_key_hash(const int64_t *key, size_t n)
     for (size_t i = 0; i < n; i++)
         h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
     return h;
+}
+/* A table filled in order: hash position `at` holds its slot's index + 1 (0:
+ * none), so that a new table clears kilobytes and the pages written are the keys
+ * met, not a page a position.  The slot of position `at` (*found: it holds a key,
+ * maybe another's): the one it names, else the next unused one, else, the table
+ * full, the position's own index (whichever position named it then finds another
+ * key there).  cap is at most 65,535. */
+static inline size_t ppl_slot_for(uint16_t *slot_at, size_t *n, size_t cap, size_t at, bool *found)
+{
+    *found = slot_at[at] != 0;
+    if (*found)
+        return slot_at[at] - 1u;
+    size_t i = *n < cap ? (*n)++ : at;
+    slot_at[at] = (uint16_t)(i + 1);
+    return i;
 }
 ppl_micro_cache *ppl_micro_cache_new(void);
 void ppl_micro_cache_free(ppl_micro_cache *cache);

@@ -275,16 +275,23 @@ double ppl_bound_step_compute_from(const ppl_eval_ctx *ctx, const ppl_config *c,
 #define FLOOR_SLOTS 4096
 typedef struct floor_slot {
     int64_t key[PPL_MICRO_KEY + 1];
-    bool used;
     ppl_compute_floor floor;
 } floor_slot;
+/* filled in order (ppl_slot_for): the pages written are the keys met */
 struct ppl_floor_cache {
+    uint16_t slot_at[FLOOR_SLOTS];
+    size_t n;
     floor_slot slot[FLOOR_SLOTS];
 };
 
 ppl_floor_cache *ppl_floor_cache_new(void)
 {
-    return calloc(1, sizeof(ppl_floor_cache));
+    ppl_floor_cache *cache = malloc(sizeof *cache);
+    if (cache) {
+        memset(cache->slot_at, 0, sizeof cache->slot_at);
+        cache->n = 0;
+    }
+    return cache;
 }
 
 void ppl_floor_cache_free(ppl_floor_cache *cache)
@@ -300,13 +307,14 @@ const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cach
     ppl_micro_key(c, key);
     key[PPL_MICRO_KEY] = c->recompute_layers;
     const uint64_t h = ppl_micro_key_hash(key, PPL_MICRO_KEY + 1);
-    floor_slot *f = &cache->slot[h % FLOOR_SLOTS];
-    if (!f->used || memcmp(f->key, key, sizeof key) != 0) {
+    bool found;
+    floor_slot *f =
+        &cache->slot[ppl_slot_for(cache->slot_at, &cache->n, FLOOR_SLOTS, h % FLOOR_SLOTS, &found)];
+    if (!found || memcmp(f->key, key, sizeof key) != 0) {
         ppl_micro parts;
         ppl_micro_cache_fill(computed, ctx, c, &parts);
         ppl_bound_compute_floor(ctx, pins, c, &parts, &f->floor);
         memcpy(f->key, key, sizeof key);
-        f->used = true;
     }
     return &f->floor;
 }
