@@ -2,7 +2,8 @@
 """check_examples.py [--update] PARPLAN ROOT - the documents' examples are what parplan prints.
 
 Every shell example of README.md and docs/*.md, a line "$ build/parplan ARGS"
-(continued by a trailing backslash) inside a fenced block, is run with ARGS,
+or "$ scripts/parplan ARGS" (which builds build/ and runs it: the same program;
+continued by a trailing backslash) inside a fenced block, is run with ARGS,
 one temporary folder per document (so that a later example reads the files an
 earlier one wrote: plan.json, a generated topology), PARPLAN_DATA_DIR set to
 ROOT.  Each line the document shows under the command, up to the next "$ " line
@@ -36,6 +37,10 @@ SKIP = {
 }
 
 
+# the lines that run parplan: the built program, and the script that builds it
+PREFIXES = ("$ build/parplan ", "$ scripts/parplan ")
+
+
 def examples(path):
     """(line number, argument string, [(line number, shown line)]) per example."""
     lines = open(path, encoding="utf-8").read().split("\n")
@@ -46,8 +51,9 @@ def examples(path):
             fenced = not fenced
             i += 1
             continue
-        if fenced and line.startswith("$ build/parplan "):
-            start, cmd = i + 1, line[len("$ build/parplan "):]
+        prefix = next((p for p in PREFIXES if line.startswith(p)), None)
+        if fenced and prefix:
+            start, cmd = i + 1, line[len(prefix):]
             while cmd.endswith("\\") and i + 1 < len(lines):
                 i += 1
                 cmd = cmd[:-1] + " " + lines[i].strip()
