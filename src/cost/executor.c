@@ -487,9 +487,10 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
  * most runs' pipelines as they were (another GPU's constant), in 256 slots.
  * The table (670 KB) is allocated at a thread's first run and freed with the
  * thread: static thread-local storage would be cleared at every process's start,
- * and a page touched first costs about 10 us on a virtual machine.  A slot's
- * stages and hops sit side by side, so that a run of p stages writes its
- * first p of them and no more. */
+ * and a page touched first costs about 10 us on a virtual machine.  So its slots
+ * fill in order, a hash position holding its slot's index + 1 (0: none), and a
+ * slot's stages and hops sit side by side: the pages written are the runs met,
+ * and a run of p stages writes its first p stages and no more. */
 #define MEMO_SLOTS 256
 #define MEMO_STAGES 64
 typedef struct memo_stage {
@@ -497,13 +498,17 @@ typedef struct memo_stage {
     double hop_s; /* to the next stage; 0 without hops */
 } memo_stage;
 typedef struct memo {
-    bool used;
     int schedule;
     int64_t pp, vp, m, group;
     double time_s, bound_s, peak;
     int64_t peak_rank;
     memo_stage stage[MEMO_STAGES];
 } memo;
+typedef struct memo_table {
+    uint16_t at[MEMO_SLOTS];
+    size_t n;
+    memo slot[MEMO_SLOTS];
+} memo_table;
 
 static once_flag memo_once = ONCE_FLAG_INIT;
 static tss_t memo_key;
@@ -515,17 +520,21 @@ static void memo_key_make(void)
 }
 
 /* This thread's table, NULL when it cannot be had (the run is then not kept). */
-static memo *memo_table(void)
+static memo_table *memo_table_get(void)
 {
     call_once(&memo_once, memo_key_make);
     if (!memo_key_made)
         return NULL;
-    memo *t = tss_get(memo_key);
+    memo_table *t = tss_get(memo_key);
     if (!t) {
-        t = calloc(MEMO_SLOTS, sizeof *t);
-        if (t && tss_set(memo_key, t) != thrd_success) {
-            free(t);
-            t = NULL;
+        t = malloc(sizeof *t);
+        if (t) {
+            memset(t->at, 0, sizeof t->at);
+            t->n = 0;
+            if (tss_set(memo_key, t) != thrd_success) {
+                free(t);
+                t = NULL;
+            }
         }
     }
     return t;
@@ -552,7 +561,7 @@ static double memo_hop_in(const ppl_pipe_in *in, int64_t k)
 
 static bool memo_holds(const memo *e, const ppl_pipe_in *in)
 {
-    if (!e->used || e->schedule != (int)in->schedule || e->pp != in->pp || e->vp != in->vp ||
+    if (e->schedule != (int)in->schedule || e->pp != in->pp || e->vp != in->vp ||
         e->m != in->microbatches || e->group != in->group)
         return false;
     for (int64_t k = 0; k < in->pp; k++)
@@ -564,7 +573,6 @@ static bool memo_holds(const memo *e, const ppl_pipe_in *in)
 
 static void memo_keep(memo *e, const ppl_pipe_in *in, const ppl_pipe_out *out)
 {
-    e->used = true;
     e->schedule = (int)in->schedule;
     e->pp = in->pp;
     e->vp = in->vp;
@@ -589,11 +597,12 @@ ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *o
     ppl_status rc = check_in(in, err);
     if (rc != PPL_OK)
         return rc;
-    memo *table = keep_events || in->pp > MEMO_STAGES ? NULL : memo_table();
+    memo_table *table = keep_events || in->pp > MEMO_STAGES ? NULL : memo_table_get();
     if (!table)
         return run_once(in, keep_events, out, err);
-    memo *e = &table[memo_hash(in) % MEMO_SLOTS];
-    if (memo_holds(e, in)) {
+    const size_t at = memo_hash(in) % MEMO_SLOTS;
+    memo *e = table->at[at] ? &table->slot[table->at[at] - 1u] : NULL;
+    if (e && memo_holds(e, in)) {
         out->time_s = e->time_s;
         out->bound_s = e->bound_s;
         out->peak_in_flight = e->peak;
@@ -602,6 +611,11 @@ ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *o
     }
     if ((rc = run_once(in, false, out, err)) != PPL_OK)
         return rc;
+    if (!e) { /* the next unused slot, else, the table full, the position's own */
+        const size_t i = table->n < MEMO_SLOTS ? table->n++ : at;
+        table->at[at] = (uint16_t)(i + 1);
+        e = &table->slot[i];
+    }
     memo_keep(e, in, out);
     return PPL_OK;
 }

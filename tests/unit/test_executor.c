@@ -317,6 +317,41 @@ static void test_random(void **state)
     }
 }
 
+/* The runs the executor remembers (its memo: 256 slots, filled in order, then
+ * overwritten) give what a fresh run gives, to the bit: 400 random 1F1B lines,
+ * of 8 shapes, half without hops, run once each, then again in the reverse order (the last
+ * ones found, the first ones long overwritten), each against a run with events,
+ * which is never remembered.  A memo that answered another run's inputs, or
+ * kept a slot's stages or hops wrong, fails it. */
+static void test_memo(void **state)
+{
+    (void)state;
+    enum { RUNS = 400 };
+    static ppl_passes st[RUNS][6];
+    static double hop[RUNS][6];
+    int64_t p[RUNS], m[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        p[r] = 2 + (int64_t)uniform(0, 2); /* few shapes: slots met by others' */
+        m[r] = 1 + (int64_t)uniform(0, 4);
+        for (int64_t k = 0; k < p[r]; k++) {
+            double f = uniform(0.5, 2), b = uniform(0.5, 3), w = uniform(0, 2);
+            st[r][k] = (ppl_passes){f, b, w, f + b + w};
+            hop[r][k] = uniform(0, 0.3);
+        }
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < RUNS; i++) {
+            const int r = pass ? RUNS - 1 - i : i;
+            const double *h = r % 2 ? hop[r] : NULL;
+            ppl_pipe_out fresh = run(PPL_SCHEDULE_1F1B, p[r], 1, m[r], st[r], h, true);
+            ppl_pipe_out kept = run(PPL_SCHEDULE_1F1B, p[r], 1, m[r], st[r], h, false);
+            assert_true(kept.time_s == fresh.time_s && kept.bound_s == fresh.bound_s &&
+                        kept.peak_in_flight == fresh.peak_in_flight &&
+                        kept.peak_rank == fresh.peak_rank);
+            ppl_pipe_out_free(&fresh);
+        }
+}
+
 /*
  * The bound over runs of equal stages (what the search prunes with, O(runs)) is the
  * bound stage by stage: random runs, sends within and between them, every
@@ -379,7 +414,7 @@ int main(void)
         cmocka_unit_test(test_closed_forms), cmocka_unit_test(test_chain_bound),
         cmocka_unit_test(test_in_flight),    cmocka_unit_test(test_in_flight_by_rank),
         cmocka_unit_test(test_random),       cmocka_unit_test(test_bound_spans),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_refusals),     cmocka_unit_test(test_memo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
