@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost/compute.h"
 #include "cost/memory.h"
 
 /* What a microbatch's compute parts share across the layouts around its layers:
@@ -25,12 +26,28 @@
  * backing), as much as some thirty thousand instructions, so a slot holds only
  * what its key decides, and nothing is kept per full key. */
 #define SHARED_SLOTS 4096
+/* the activation terms of ppl_memory_parts (ppl_memory_parts_activations) */
+#define ACT_FIELDS                                                                                 \
+    X(act_dense)                                                                                   \
+    X(act_moe) X(kept_dense) X(kept_moe) X(act16_dense) X(act16_moe) X(kept16_dense) X(kept16_moe) \
+        X(act_first) X(act_last) X(recompute_dense) X(recompute_moe)
+typedef struct acts {
+#define X(f) double f;
+    ACT_FIELDS
+#undef X
+} acts;
 typedef struct shared_slot {
     int64_t key[6];
-    ppl_layer_time dense, head;
+    ppl_layer_time dense;
     double tp_count;
-    ppl_memory_parts mem; /* its activations */
+    acts act;
 } shared_slot;
+/* The output layer's times read fewer fields still: tp, cp and the microbatch. */
+#define HEAD_SLOTS 1024
+typedef struct head_slot {
+    int64_t key[3];
+    ppl_layer_time head;
+} head_slot;
 /* 207,318 distinct expert keys in DeepSeek-V3's search on 2,048 GPUs: 16384 slots
  * compute 293 K of them against 554 K at 1024.  A dense model's layer parameters
  * are kept the same way, without the MoE times (they are none). */
@@ -47,9 +64,10 @@ typedef struct layout_slot {
  * bf16 (ppl_config bf16_layers, which a search fixes): their tables are
  * allocated only then, as the MoE times only for a MoE model. */
 struct ppl_micro_cache {
-    uint16_t shared_at[SHARED_SLOTS], layout_at[LAYOUT_SLOTS];
-    size_t nshared, nlayout;
+    uint16_t shared_at[SHARED_SLOTS], layout_at[LAYOUT_SLOTS], head_at[HEAD_SLOTS];
+    size_t nshared, nlayout, nhead;
     shared_slot shared[SHARED_SLOTS];
+    head_slot head[HEAD_SLOTS];
     ppl_layer_time *dense16; /* SHARED_SLOTS */
     layout_slot *layout;     /* LAYOUT_SLOTS, allocated at the first miss */
     ppl_layer_time *moe, *moe16;
@@ -61,7 +79,8 @@ ppl_micro_cache *ppl_micro_cache_new(void)
     if (cache) {
         memset(cache->shared_at, 0, sizeof cache->shared_at);
         memset(cache->layout_at, 0, sizeof cache->layout_at);
-        cache->nshared = cache->nlayout = 0;
+        memset(cache->head_at, 0, sizeof cache->head_at);
+        cache->nshared = cache->nlayout = cache->nhead = 0;
         cache->dense16 = NULL;
         cache->layout = NULL;
         cache->moe = cache->moe16 = NULL;
@@ -154,25 +173,41 @@ void ppl_micro_cache_fill(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const
     const size_t i = ppl_slot_for(cache->shared_at, &cache->nshared, SHARED_SLOTS,
                                   ppl_micro_key_hash(key, 6) % SHARED_SLOTS, &found);
     shared_slot *sh = &cache->shared[i];
+    bool head_set = false;
     if (!found || memcmp(sh->key, key, sizeof sh->key) != 0) {
-        ppl_micro_dense_init(ctx, c, out);
+        ppl_micro_dense_init(ctx, c, out); /* the head too: kept below */
+        head_set = true;
         sh->dense = out->dense;
         if (dense16)
             cache->dense16[i] = out->dense16;
-        sh->head = out->head;
         sh->tp_count = out->tp_count;
-        memset(&sh->mem, 0, sizeof sh->mem);
-        ppl_memory_parts_activations(m, c, &ctx->memory, &sh->mem);
+        ppl_memory_parts mem;
+        ppl_memory_parts_activations(m, c, &ctx->memory, &mem);
+#define X(f) sh->act.f = mem.f;
+        ACT_FIELDS
+#undef X
         memcpy(sh->key, key, sizeof sh->key);
     } else {
         out->dense = sh->dense;
         out->dense16 = dense16 ? cache->dense16[i] : sh->dense; /* as micro_dense_init */
-        out->head = sh->head;
         out->tp_count = sh->tp_count;
+    }
+    const size_t j = ppl_slot_for(cache->head_at, &cache->nhead, HEAD_SLOTS,
+                                  ppl_micro_key_hash(key, 3) % HEAD_SLOTS, &found);
+    head_slot *hd = &cache->head[j];
+    if (found && memcmp(hd->key, key, sizeof hd->key) == 0) {
+        out->head = hd->head;
+    } else {
+        if (!head_set) /* as ppl_micro_dense_init computes it */
+            ppl_output_time_of(m, ctx->topo, c, &ctx->eff, ctx->stack.fused_loss, &out->head);
+        hd->head = out->head;
+        memcpy(hd->key, key, sizeof hd->key);
     }
     /* as ppl_micro_compute_init would (test_micro_cache holds it): the
      * activations, the layout's parameters, the fixed terms */
-    out->mem = sh->mem;
+#define X(f) out->mem.f = sh->act.f;
+    ACT_FIELDS
+#undef X
     layout_parts(cache, ctx, c, key, out);
     ppl_memory_parts_fixed(m, c, &ctx->memory, &out->mem);
 }
