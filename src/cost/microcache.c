@@ -52,10 +52,15 @@ typedef struct head_slot {
  * compute 293 K of them against 554 K at 1024.  A dense model's layer parameters
  * are kept the same way, without the MoE times (they are none). */
 #define LAYOUT_SLOTS 16384
+/* a layer's parameters in ppl_memory_parts (ppl_memory_parts_layers) */
+#define LAYER_FIELDS                                                                               \
+    X(layer_dense)                                                                                 \
+    X(layer_moe_shared) X(layer_moe_expert) X(gemm_dense) X(gemm_moe_shared) X(gemm_moe_expert)
 typedef struct layout_slot {
     int64_t key[8];
-    double layer_dense, layer_moe_shared, layer_moe_expert; /* ppl_memory_parts_layers */
-    double gemm_dense, gemm_moe_shared, gemm_moe_expert;
+#define X(f) double f;
+    LAYER_FIELDS
+#undef X
 } layout_slot;
 /* Each table's slots are filled in order, a hash position holding the index + 1
  * of its slot (0: none): a new cache clears kilobytes, and the pages written are
@@ -133,12 +138,9 @@ static void layout_parts(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const 
             cache->moe[i] = out->moe;
         if (moe16)
             cache->moe16[i] = out->moe16;
-        l->layer_dense = mem->layer_dense;
-        l->layer_moe_shared = mem->layer_moe_shared;
-        l->layer_moe_expert = mem->layer_moe_expert;
-        l->gemm_dense = mem->gemm_dense;
-        l->gemm_moe_shared = mem->gemm_moe_shared;
-        l->gemm_moe_expert = mem->gemm_moe_expert;
+#define X(f) l->f = mem->f;
+        LAYER_FIELDS
+#undef X
         memcpy(l->key, key, sizeof l->key);
         return;
     }
@@ -148,12 +150,9 @@ static void layout_parts(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const 
     else
         memset(&out->moe, 0, sizeof out->moe);
     out->moe16 = moe16 ? cache->moe16[i] : out->moe;
-    mem->layer_dense = l->layer_dense;
-    mem->layer_moe_shared = l->layer_moe_shared;
-    mem->layer_moe_expert = l->layer_moe_expert;
-    mem->gemm_dense = l->gemm_dense;
-    mem->gemm_moe_shared = l->gemm_moe_shared;
-    mem->gemm_moe_expert = l->gemm_moe_expert;
+#define X(f) mem->f = l->f;
+    LAYER_FIELDS
+#undef X
 }
 
 void ppl_micro_cache_fill(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const ppl_config *c,
