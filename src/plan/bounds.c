@@ -130,6 +130,31 @@ static void layer_least(const ppl_eval_ctx *ctx, const ppl_micro *mi, double *a,
     }
 }
 
+/* A layer's least share of its stage's total a microbatch, dense (*dense) and MoE
+ * (*moe): its work (w of layer_least, nothing recomputed) and, for a MoE layer,
+ * the expert exchanges its stage leaves exposed, at least (1 - share) of them
+ * (stage.c ppl_stage_eval: ep_hidden <= ep_hidden_share x ep; tp_count falls by
+ * 2 at most where full recomputation recomputes fewer layers); every other term
+ * of a stage's total is >= 0, and linear in neither. */
+static void layer_totals(const ppl_config *c, const ppl_micro *mi, double *dense, double *moe)
+{
+    *dense = mi->dense.forward_s + mi->dense.backward_s - mi->dense.recompute_s;
+    const double tpc = mi->tp_count - (c->recompute == PPL_RECOMPUTE_FULL ? 2.0 : 0.0);
+    const double share = mi->ep_hidden_share < 1.0 ? mi->ep_hidden_share : 1.0;
+    const double ep = tpc > 0.0 ? (1.0 - share) * tpc * (mi->ep_one + 0.5 * mi->etp_one) : 0.0;
+    *moe = mi->moe.forward_s + mi->moe.backward_s - mi->moe.recompute_s + (ep > 0.0 ? ep : 0.0);
+}
+
+/* The least of layer_totals over the kinds the model has */
+static double layer_total_least(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi)
+{
+    const ppl_model *m = ctx->model;
+    const int64_t moe = ppl_moe_layers_in(m, 0, m->layers);
+    double dense_s, moe_s;
+    layer_totals(c, mi, &dense_s, &moe_s);
+    return moe == 0 ? dense_s : moe == m->layers ? moe_s : lesser(dense_s, moe_s);
+}
+
 /* The terms that do not meet the pipeline: c's model as one stage (stages_floor)
  * and a microbatch's chain L (a + d); and a layer's least a, d, a + d and w (above) */
 static inline void floor_terms(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
@@ -142,13 +167,55 @@ static inline void floor_terms(const ppl_eval_ctx *ctx, const ppl_pins *pin, con
     out->wgrad_s = all.wgrad;
     layer_least(ctx, mi, a, d, ad, w);
     out->chain_s = *ad > 0.0 ? (double)ctx->model->layers * *ad : -INFINITY;
+    out->layer_s = layer_total_least(ctx, c, mi);
+    out->head_s = mi->head.forward_s + mi->head.backward_s - mi->head.recompute_s;
+}
+
+/* Layers of at least w seconds each that p - 1 ranks, and a rank that also runs
+ * h seconds, hold within X seconds each (the floors' slack counts a layer that a
+ * rounding error would leave out: more layers, a lower X below) */
+static double layers_within(double X, double p, double w, double h)
+{
+    if (X < h)
+        return -INFINITY;
+    return (p - 1.0) * floor(X / w + 1e-9) + floor((X - h) / w + 1e-9);
+}
+
+/* The busiest rank's least work, seconds a microbatch, over every split of the
+ * model's L layers among p ranks: each layer at least w (a layer's least work,
+ * layer_least), and one rank also running the output layer's h (the last stage
+ * of a line, rank 0 of a V: every microbatch's).  A rank's load is n w, one's
+ * n w + h; the least largest load X is the least X >= h where the ranks hold all
+ * L layers, layers_within(X) >= L.  It is at least lo = max(h, (L w + h) / p)
+ * (the loads sum to L w + h), and layers_within grows by p from X to X + w, from
+ * at least L - p at lo: the least X is lo, or a point j w or h + j w of
+ * (lo, lo + w].  Beside m x the stages' mean (work_or_chain) it counts what
+ * the mean spreads: the head on one rank, and layers that do not divide evenly
+ * (94 over 70 ranks: some rank holds 2).  Not under DualPipe, whose ranks each
+ * run half the microbatches of two stages (pipeline.h). */
+static double busiest_rank_s(const ppl_config *c, double L, const ppl_compute_floor *f)
+{
+    const double p = (double)c->pp, w = f->layer_s, h = f->head_s > 0.0 ? f->head_s : 0.0;
+    if (c->pp < 2 || ppl_schedule_of(c->schedule)->param_copies > 1.0 || !(w > 0.0) ||
+        !isfinite(w) || !isfinite(h))
+        return 0.0;
+    const double lo = fmax(h, (L * w + h) / p);
+    double best = lo + w;
+    const double a = ceil(lo / w), b = ceil((lo - h) / w);
+    const double points[4] = {a * w, (a + 1.0) * w, h + b * w, h + (b + 1.0) * w};
+    for (int i = 0; i < 4; i++)
+        if (points[i] >= lo && points[i] < best && layers_within(points[i], p, w, h) >= L)
+            best = points[i];
+    return best * (1.0 - 1e-12); /* a bound: never above */
 }
 
 /* The busiest rank's work and the chain, over m microbatches on p ranks */
-static double work_or_chain(const ppl_config *c, const ppl_compute_floor *f)
+static double work_or_chain(const ppl_eval_ctx *ctx, const ppl_config *c,
+                            const ppl_compute_floor *f)
 {
     const double m = (double)c->microbatches, p = (double)c->pp;
-    return fmax(fmax(m * f->total_s / p, f->total_s - f->wgrad_s), f->chain_s);
+    const double busiest = m * busiest_rank_s(c, (double)ctx->model->layers, f);
+    return fmax(fmax(fmax(m * f->total_s / p, busiest), f->total_s - f->wgrad_s), f->chain_s);
 }
 
 /* Interleaved 1F1B (vp > 1 chunks a rank, the backward whole): rank k's chunks
@@ -187,6 +254,34 @@ static double interleaved_line_s(const ppl_eval_ctx *ctx, const ppl_config *c, c
     return t;
 }
 
+/* A rank runs its stage's passes, forward and backward, for each of the m
+ * microbatches, one after another (pipeline.h; a rank's vp chunks are its class's
+ * layers): the step is at least m x its stage's total, the largest over the
+ * ranks, and a stage's total at least its layers' layer_totals and, on the last,
+ * the output layer's work.  Whatever c recomputes (nothing counted), its ZeRO
+ * stage (the gathers >= 0) and its memory.  DualPipe's ranks each run half the
+ * microbatches through two stages: no bound here. */
+double ppl_bound_split_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
+                         const ppl_classes *cl)
+{
+    if (ppl_schedule_of(c->schedule)->param_copies > 1.0)
+        return 0.0;
+    double dense_s, moe_s, busiest = 0.0;
+    layer_totals(c, mi, &dense_s, &moe_s);
+    const double head_s = mi->head.forward_s + mi->head.backward_s - mi->head.recompute_s;
+    for (size_t i = 0; i < cl->n; i++) {
+        const ppl_stage_class *k = &cl->items[i];
+        if (k->env)
+            return 0.0; /* another pool's stages: their own figures */
+        const double nm = (double)k->moe_layers, nd = (double)k->layers - nm;
+        double t = (nd > 0.0 ? nd * dense_s : 0.0) + (nm > 0.0 ? nm * moe_s : 0.0);
+        if (k->is_last && head_s > 0.0)
+            t += head_s;
+        busiest = fmax(busiest, t);
+    }
+    return (double)c->microbatches * busiest * (1.0 - 1e-12) + ctx->stack.step_overhead_s;
+}
+
 double ppl_bound_interleaved_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi)
 {
     return interleaved_line_s(ctx, c, mi) + ctx->stack.step_overhead_s;
@@ -204,7 +299,7 @@ double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const
     ppl_compute_floor f;
     double a, d, ad, w;
     floor_terms(ctx, pin, c, mi, &f, &a, &d, &ad, &w);
-    double t = work_or_chain(c, &f);
+    double t = work_or_chain(ctx, c, &f);
     if (interleaved) /* no line term: the floor's terms read vp nowhere */
         *interleaved = t + ctx->stack.step_overhead_s;
     t = fmax(t, interleaved_line_s(ctx, c, mi));
@@ -269,7 +364,7 @@ void ppl_bound_compute_floor(const ppl_eval_ctx *ctx, const ppl_pins *pins, cons
 double ppl_bound_step_compute_from(const ppl_eval_ctx *ctx, const ppl_config *c,
                                    const ppl_compute_floor *f)
 {
-    return work_or_chain(c, f) + ctx->stack.step_overhead_s;
+    return work_or_chain(ctx, c, f) + ctx->stack.step_overhead_s;
 }
 
 #define FLOOR_SLOTS 4096

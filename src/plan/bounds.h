@@ -31,6 +31,12 @@ double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl
 double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                              const ppl_micro *micro, double *interleaved);
 
+/* Seconds: the busiest rank of c's own split (its classes cl, as ppl_classes_init
+ * makes them) working every microbatch, plus the per-step cost: no plan of c at
+ * that split steps faster (bounds.c).  0 under DualPipe. */
+double ppl_bound_split_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *micro,
+                         const ppl_classes *cl);
+
 /* Seconds: interleaved 1F1B's fill and drain beside the busiest rank's work at
  * c's split (vp > 1; bounds.c interleaved_line_s), plus the per-step cost; the
  * per-step cost alone for other schedules and vp 1.  ppl_bound_step_s of c holds
@@ -54,6 +60,8 @@ typedef struct ppl_compute_floor {
     double total_s; /* one stage of every layer, every exchange free (bounds.c stages_floor) */
     double wgrad_s; /* of which its weight-gradient passes */
     double chain_s; /* the layers' forward and backward to the input, one microbatch */
+    double layer_s; /* a layer's least work, one microbatch (bounds.c layer_least) */
+    double head_s;  /* the output layer's work, one microbatch */
 } ppl_compute_floor;
 void ppl_bound_compute_floor(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                              const ppl_micro *compute, ppl_compute_floor *out);

@@ -81,6 +81,13 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
     ppl_search_result *r = s->r;
     const ppl_config *asked = c; /* before block recomputation changes it */
     ppl_config fewer = *c;
+    /* the busiest rank of c's own split, whatever it recomputes or holds; what
+     * does not fit goes on, to report it (its offload, another split, may rank) */
+    const double split_s = ppl_bound_split_s(ctx, c, mi, cl);
+    if (prunes_now(s) && cannot_rank(s, split_s) && ppl_estimate_fits(ctx, c, l, mi, cl)) {
+        r->pruned++;
+        return true;
+    }
     ppl_memory_seen *seen = seen_find(s, c);
     if (!seen && s->nseen < PPL_MEMORY_SEEN) {
         seen = &s->seen[s->nseen++];
@@ -146,6 +153,7 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
         if (s->opts->no_prune &&
             (ppl_bounds_above(ctx, s->opts->pins, asked, c, l, mi, est.step_time_s,
                               est.memory.total) ||
+             split_s > est.step_time_s * (1.0 + 1e-12) ||
              ppl_estimate_dp_floor_s(ctx, c, l, mi, cl,
                                      ppl_bound_step_s(ctx, s->opts->pins, asked, mi) - over) +
                      over >

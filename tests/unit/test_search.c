@@ -56,6 +56,9 @@ static void test_pruned_equals_brute_force(void **state)
         {"mixtral-8x7b", "dgx-h100-superpod", 32, 128, -1},
         {"llama3-70b", "meta-24k-roce", 128, 512, -1},
         {"llama2-70b", "dgx-a100-superpod", 64, 128, 3},
+        /* the offloaded, rebalanced 2/2/64/1/128 ranks 7th: its first split does
+         * not fit, and must not be pruned as if it did (candidate.c cost) */
+        {"deepseek-v3", "gh200-nvl256", 256, 4096, -1},
     };
     size_t pruned = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -96,8 +99,11 @@ static void test_pruned_equals_brute_force(void **state)
 /* The bounds the search prunes with are below every plan that fits, over spaces
  * that exercise each term their comments argue about: the step time
  * (ppl_bound_step_s, plan/bounds.c: the microbatches times stages_floor over pp,
- * a microbatch's chain, the pipeline's fill and drain, interleaved or not, plus the
- * per-step cost; the same on compute alone, ppl_bound_step_compute_s; and the first
+ * a microbatch's chain, the pipeline's fill and drain, interleaved or not, the
+ * busiest rank over every split (the head on one rank, layers that do not divide
+ * evenly, each MoE layer's exposed expert exchange), plus the per-step cost; the
+ * same on compute alone, ppl_bound_step_compute_s; the busiest rank of the
+ * plan's own split, ppl_bound_split_s; and the first
  * stage's gradient reduction beside the pipeline, ppl_estimate_dp_floor_s, which
  * fails here at 1.5 times its reduction) and the heaviest stage's memory
  * (ppl_memory_floor_bytes).  The spaces: MoE layers with the expert all-to-all
