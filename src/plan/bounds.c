@@ -191,9 +191,11 @@ static double layers_within(double X, double p, double w, double h)
  * at least L - p at lo: the least X is lo, or a point j w or h + j w of
  * (lo, lo + w].  Beside m x the stages' mean (work_or_chain) it counts what
  * the mean spreads: the head on one rank, and layers that do not divide evenly
- * (94 over 70 ranks: some rank holds 2).  Not under DualPipe, whose ranks each
- * run half the microbatches of two stages (pipeline.h). */
-static double busiest_rank_s(const ppl_config *c, double L, const ppl_compute_floor *f)
+ * (94 over 70 ranks: some rank holds 2).  0 where lo + w is at most `known` (a
+ * bound already had: nothing to add), and under DualPipe, whose ranks each run
+ * half the microbatches of two stages (pipeline.h). */
+static double busiest_rank_s(const ppl_config *c, double L, const ppl_compute_floor *f,
+                             double known)
 {
     const double p = (double)c->pp, w = f->layer_s, h = f->head_s > 0.0 ? f->head_s : 0.0;
     if (c->pp < 2 || ppl_schedule_of(c->schedule)->param_copies > 1.0 || !(w > 0.0) ||
@@ -201,6 +203,8 @@ static double busiest_rank_s(const ppl_config *c, double L, const ppl_compute_fl
         return 0.0;
     const double lo = fmax(h, (L * w + h) / p);
     double best = lo + w;
+    if (best <= known)
+        return 0.0; /* the least X is at most lo + w: below what is known */
     const double a = ceil(lo / w), b = ceil((lo - h) / w);
     const double points[4] = {a * w, (a + 1.0) * w, h + b * w, h + (b + 1.0) * w};
     for (int i = 0; i < 4; i++)
@@ -214,8 +218,8 @@ static double work_or_chain(const ppl_eval_ctx *ctx, const ppl_config *c,
                             const ppl_compute_floor *f)
 {
     const double m = (double)c->microbatches, p = (double)c->pp;
-    const double busiest = m * busiest_rank_s(c, (double)ctx->model->layers, f);
-    return fmax(fmax(fmax(m * f->total_s / p, busiest), f->total_s - f->wgrad_s), f->chain_s);
+    const double t = fmax(fmax(m * f->total_s / p, f->total_s - f->wgrad_s), f->chain_s);
+    return fmax(t, m * busiest_rank_s(c, (double)ctx->model->layers, f, t / m));
 }
 
 /* Interleaved 1F1B (vp > 1 chunks a rank, the backward whole): rank k's chunks
