@@ -428,3 +428,38 @@ ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *c, const 
     }
     return isfinite(best) ? PPL_OK : PPL_INFEASIBLE;
 }
+
+/* Convexity (the caller's guard, candidate.c): with every layer of one kind, a
+ * stage's total (stage.c ppl_stage_eval) is its layers' compute, linear in n, plus
+ * the output layer's or nothing, plus exposed and hidden terms each n times a
+ * layer's, and the host's wait, max(launches, compute + exposed) less the latter:
+ * convex in n, where no expert exchange hides under another microbatch's compute
+ * (ep_hidden, min(share x ep, share x compute), is concave) and no block
+ * recomputation is searched (the lines are every layer's recomputation). */
+double ppl_balance_least_s(const ppl_eval_ctx *ctx, const ppl_config *c,
+                           const ppl_balance_memo *memo)
+{
+    const int64_t p = c->pp, L = ctx->model->layers;
+    if (!memo || c->zero >= 3 || p < 2 || c->vp > 1 || L < p || !memo->known[0] ||
+        !memo->known[2] || (p > 2 && !memo->known[1]))
+        return 0.0;
+    stage_line line[3];
+    for (int i = 0; i < 3; i++) {
+        line[i] =
+            (stage_line){memo->t2_s[i] - memo->t1_s[i], 2.0 * memo->t1_s[i] - memo->t2_s[i], L};
+        if (i != 1 || p > 2)
+            if (!isfinite(line[i].tau) || !isfinite(line[i].c))
+                return 0.0;
+    }
+    double best = INFINITY;
+    if (p == 2) {
+        (void)best_first(&line[0], &line[2], L, &best);
+    } else {
+        for (int64_t m = 1; (p - 2) * m <= L - 2; m++) {
+            double ends;
+            (void)best_first(&line[0], &line[2], L - (p - 2) * m, &ends);
+            best = fmin(best, fmax(ends, at(&line[1], m)));
+        }
+    }
+    return isfinite(best) && best > 0.0 ? best * (1.0 - 1e-12) : 0.0;
+}

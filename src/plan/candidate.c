@@ -209,6 +209,19 @@ static int evaluate_in(ppl_search_state *s, const ppl_config *c, const ppl_layou
     if (s->opts->no_balance || c->pp < 2 || c->vp > 1 || pin->first_stage_layers != PPL_UNSET ||
         pin->last_stage_layers != PPL_UNSET)
         return room;
+    /* no balanced split can rank: its slowest stage by the lines already met
+     * (ppl_balance_least_s; the balance builds each line's memory too) */
+    const ppl_model *m = ctx->model;
+    const int64_t moe_all = ppl_moe_layers_in(m, 0, m->layers);
+    if (prunes && !(mi->ep_hidden_share > 0.0) && !ppl_blocks_searched(pin, c) &&
+        (moe_all == 0 || moe_all == m->layers) &&
+        ppl_schedule_of(c->schedule)->param_copies == 1.0 &&
+        (double)c->microbatches * ppl_balance_least_s(ctx, c, s->memo) +
+                ctx->stack.step_overhead_s >
+            above) {
+        r->pruned++;
+        return room;
+    }
     ppl_config b = *c;
     if (ppl_balance_ends(ctx, c, l, mi, s->memo, &b.split) != PPL_OK ||
         ppl_stage_split_equal(&b.split, &c->split) ||

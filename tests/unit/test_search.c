@@ -320,11 +320,13 @@ static void test_balance_llama(void **state)
     }
 #define LINE(t, n) ((t)[0] + ((t)[1] - (t)[0]) * ((double)(n)-1.0))
     double got = fmax(fmax(LINE(t0, b.first), LINE(t1, b.middle)), LINE(t15, b.last));
+    double least = INFINITY; /* over every split of that form, memory aside */
     for (int64_t mid = 1; 14 * mid <= 124; mid++)
         for (int64_t f = 1; f < 126 - 14 * mid; f++) {
             int64_t last = 126 - 14 * mid - f;
             double w = fmax(fmax(LINE(t0, f), LINE(t1, mid)), LINE(t15, last));
             assert_true(got <= w * (1.0 + 1e-12));
+            least = fmin(least, w);
         }
 #undef LINE
     /* the time lines kept across ZeRO stages below 3 (balance.h ppl_balance_memo):
@@ -341,6 +343,21 @@ static void test_balance_llama(void **state)
                         kept.last == fresh.last);
     }
     assert_true(memo.known[0] && memo.known[1] && memo.known[2]);
+    /* the balance's least slowest stage from the kept lines (balance.h
+     * ppl_balance_least_s): the least over every split above, to rounding, and
+     * below the slowest stage of the split the balance returns, each stage
+     * costed at its own count (the lines are exact at 1 and 2 layers and below a
+     * stage's convex time beyond) */
+    const double kept_least = ppl_balance_least_s(&ctx, &c, &memo);
+    assert_true(kept_least > 0.0);
+    assert_true(fabs(kept_least - least) <= 1e-9 * least);
+    const double slowest =
+        fmax(fmax(ppl_stage_time_cached(&ctx, &c, &l, &mi, 0, b.first, 0, &mem),
+                  ppl_stage_time_cached(&ctx, &c, &l, &mi, 1, b.middle, 0, &mem)),
+             ppl_stage_time_cached(&ctx, &c, &l, &mi, 15, b.last, 0, &mem));
+    assert_true(kept_least <= slowest);
+    c.zero = 3; /* ZeRO-3's times read the sharding group: no lines are kept */
+    assert_true(ppl_balance_least_s(&ctx, &c, &memo) == 0.0);
     c.zero = 0;
     c.split = b;
     ppl_error err;
