@@ -429,6 +429,14 @@ ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *c, const 
     return isfinite(best) ? PPL_OK : PPL_INFEASIBLE;
 }
 
+/* The slowest of the ends and the middle stages with m layers in each middle one */
+static double slowest_at(const stage_line *line, int64_t p, int64_t L, int64_t m)
+{
+    double ends;
+    (void)best_first(&line[0], &line[2], L - (p - 2) * m, &ends);
+    return fmax(ends, at(&line[1], m));
+}
+
 /* Convexity (the caller's guard, candidate.c): with every layer of one kind, a
  * stage's total (stage.c ppl_stage_eval) is its layers' compute, linear in n, plus
  * the output layer's or nothing, plus exposed and hidden terms each n times a
@@ -454,12 +462,29 @@ double ppl_balance_least_s(const ppl_eval_ctx *ctx, const ppl_config *c,
     double best = INFINITY;
     if (p == 2) {
         (void)best_first(&line[0], &line[2], L, &best);
-    } else {
-        for (int64_t m = 1; (p - 2) * m <= L - 2; m++) {
-            double ends;
-            (void)best_first(&line[0], &line[2], L - (p - 2) * m, &ends);
-            best = fmin(best, fmax(ends, at(&line[1], m)));
-        }
+        return isfinite(best) && best > 0.0 ? best * (1.0 - 1e-12) : 0.0;
     }
+    const int64_t top = (L - 2) / (p - 2); /* the most layers a middle stage holds */
+    if (line[0].tau < 0.0 || line[1].tau < 0.0 || line[2].tau < 0.0) {
+        for (int64_t m = 1; m <= top; m++)
+            best = fmin(best, slowest_at(line, p, L, m));
+        return isfinite(best) && best > 0.0 ? best * (1.0 - 1e-12) : 0.0;
+    }
+    /* lines that do not fall: the ends' least slowest stage E(m) does not rise
+     * with m (fewer layers for them), the middle's M(m) does not fall, so the
+     * least of max(E, M) is at the first m where M >= E, or the one before it */
+    int64_t lo = 1, hi = top;
+    while (lo < hi) {
+        const int64_t m = lo + (hi - lo) / 2;
+        double ends;
+        (void)best_first(&line[0], &line[2], L - (p - 2) * m, &ends);
+        if (at(&line[1], m) >= ends)
+            hi = m;
+        else
+            lo = m + 1;
+    }
+    best = slowest_at(line, p, L, lo);
+    if (lo > 1)
+        best = fmin(best, slowest_at(line, p, L, lo - 1));
     return isfinite(best) && best > 0.0 ? best * (1.0 - 1e-12) : 0.0;
 }
