@@ -182,18 +182,19 @@ static double layers_within(double X, double p, double w, double h)
 }
 
 /* The busiest rank's least work, seconds a microbatch, over every split of the
- * model's L layers among p ranks: each layer at least w (a layer's least work,
- * layer_least), and one rank also running the output layer's h (the last stage
- * of a line, rank 0 of a V: every microbatch's).  A rank's load is n w, one's
- * n w + h; the least largest load X is the least X >= h where the ranks hold all
- * L layers, layers_within(X) >= L.  It is at least lo = max(h, (L w + h) / p)
- * (the loads sum to L w + h), and layers_within grows by p from X to X + w, from
- * at least L - p at lo: the least X is lo, or a point j w or h + j w of
- * (lo, lo + w].  Beside m x the stages' mean (work_or_chain) it counts what
- * the mean spreads: the head on one rank, and layers that do not divide evenly
- * (94 over 70 ranks: some rank holds 2).  0 where lo + w is at most `known` (a
- * bound already had: nothing to add), and under DualPipe, whose ranks each run
- * half the microbatches of two stages (pipeline.h). */
+ * model's L layers among p ranks: each layer at least w (layer_total_least: its
+ * least share of its stage's total), and one rank also running the output
+ * layer's h (the last stage of a line, rank 0 of a V: every microbatch's).  A
+ * rank's load is n w, one's n w + h; the least largest load X is the least
+ * X >= h where the ranks hold all L layers, layers_within(X) >= L.  It is at
+ * least lo = max(h, (L w + h) / p) (the loads sum to L w + h), and layers_within
+ * grows by p from X to X + w, from at least L - p at lo: the least X is lo, or a
+ * point j w or h + j w of (lo, lo + w].  Beside m x the stages' mean
+ * (work_or_chain) it counts what the mean spreads: the head on one rank, and
+ * layers that do not divide evenly (94 over 70 ranks: some rank holds 2).  0
+ * where lo + w is at most `known` (a bound already had: nothing to add), and
+ * under DualPipe, whose ranks each run half the microbatches of two stages
+ * (pipeline.h). */
 static double busiest_rank_s(const ppl_config *c, double L, const ppl_compute_floor *f,
                              double known)
 {
