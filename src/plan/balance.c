@@ -336,6 +336,16 @@ typedef struct stage_line {
     int64_t ub; /* the most layers that fit in memory */
 } stage_line;
 
+/* The line through a stage's times with one layer and with two, up to `limit`
+ * layers (none where either is not finite: no stage to balance) */
+static stage_line line_through(double t1, double t2, int64_t limit)
+{
+    stage_line r = {t2 - t1, 2.0 * t1 - t2, limit};
+    if (!isfinite(r.tau) || !isfinite(r.c))
+        r.ub = 0;
+    return r;
+}
+
 static stage_line line_of(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                           const ppl_micro *mi, int64_t stage, int64_t limit, ppl_balance_memo *memo,
                           int slot)
@@ -360,9 +370,7 @@ static stage_line line_of(const ppl_eval_ctx *ctx, const ppl_config *c, const pp
             memo->t2_s[slot] = t2;
         }
     }
-    stage_line r = {t2 - t1, 2.0 * t1 - t2, limit};
-    if (!isfinite(r.tau) || !isfinite(r.c)) /* no line: no stage to balance */
-        r.ub = 0;
+    stage_line r = line_through(t1, t2, limit);
     double mu = m2.total - m1.total, room = m1.capacity - (m1.total - mu);
     if (room < mu)
         r.ub = 0;
@@ -437,54 +445,54 @@ static double slowest_at(const stage_line *line, int64_t p, int64_t L, int64_t m
     return fmax(ends, at(&line[1], m));
 }
 
-/* Convexity (the caller's guard, candidate.c): with every layer of one kind, a
- * stage's total (stage.c ppl_stage_eval) is its layers' compute, linear in n, plus
- * the output layer's or nothing, plus exposed and hidden terms each n times a
- * layer's, and the host's wait, max(launches, compute + exposed) less the latter:
- * convex in n, where no expert exchange hides under another microbatch's compute
- * (ep_hidden, min(share x ep, share x compute), is concave) and no block
- * recomputation is searched (the lines are every layer's recomputation). */
-double ppl_balance_least_s(const ppl_eval_ctx *ctx, const ppl_config *c,
-                           const ppl_balance_memo *memo)
+/* Convexity: with every layer of one kind, a stage's total (stage.c
+ * ppl_stage_eval) is its layers' compute, linear in n, plus the output layer's or
+ * nothing, plus exposed and hidden terms each n times a layer's, and the host's
+ * wait, max(launches, compute + exposed) less the latter: convex in n, where no
+ * expert exchange hides under another microbatch's compute (ep_hidden,
+ * min(share x ep, share x compute), is concave), each rank runs one copy of its
+ * stage (not DualPipe) and the recomputation is the lines' own (not a count the
+ * search picks after balancing). */
+double ppl_balance_least_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
+                           const ppl_balance_memo *memo, bool recompute_fixed)
 {
-    const int64_t p = c->pp, L = ctx->model->layers;
+    const ppl_model *model = ctx->model;
+    const int64_t p = c->pp, L = model->layers, moe_all = ppl_moe_layers_in(model, 0, L);
+    if (!recompute_fixed || mi->ep_hidden_share > 0.0 || (moe_all != 0 && moe_all != L) ||
+        ppl_schedule_of(c->schedule)->param_copies != 1.0)
+        return 0.0;
     if (!memo || c->zero >= 3 || p < 2 || c->vp > 1 || L < p || !memo->known[0] ||
         !memo->known[2] || (p > 2 && !memo->known[1]))
         return 0.0;
     stage_line line[3];
     for (int i = 0; i < 3; i++) {
-        line[i] =
-            (stage_line){memo->t2_s[i] - memo->t1_s[i], 2.0 * memo->t1_s[i] - memo->t2_s[i], L};
-        if (i != 1 || p > 2)
-            if (!isfinite(line[i].tau) || !isfinite(line[i].c))
-                return 0.0;
+        line[i] = line_through(memo->t1_s[i], memo->t2_s[i], L);
+        if ((i != 1 || p > 2) && line[i].ub == 0)
+            return 0.0;
     }
     double best = INFINITY;
     if (p == 2) {
         (void)best_first(&line[0], &line[2], L, &best);
-        return isfinite(best) && best > 0.0 ? best * (1.0 - 1e-12) : 0.0;
-    }
-    const int64_t top = (L - 2) / (p - 2); /* the most layers a middle stage holds */
-    if (line[0].tau < 0.0 || line[1].tau < 0.0 || line[2].tau < 0.0) {
-        for (int64_t m = 1; m <= top; m++)
+    } else if (line[0].tau < 0.0 || line[1].tau < 0.0 || line[2].tau < 0.0) {
+        for (int64_t m = 1; (p - 2) * m <= L - 2; m++)
             best = fmin(best, slowest_at(line, p, L, m));
-        return isfinite(best) && best > 0.0 ? best * (1.0 - 1e-12) : 0.0;
+    } else {
+        /* lines that do not fall: the ends' least slowest stage E(m) does not rise
+         * with m (fewer layers for them), the middle's M(m) does not fall, so the
+         * least of max(E, M) is at the first m where M >= E, or the one before */
+        int64_t lo = 1, hi = (L - 2) / (p - 2); /* the most a middle stage holds */
+        while (lo < hi) {
+            const int64_t m = lo + (hi - lo) / 2;
+            double ends;
+            (void)best_first(&line[0], &line[2], L - (p - 2) * m, &ends);
+            if (at(&line[1], m) >= ends)
+                hi = m;
+            else
+                lo = m + 1;
+        }
+        best = slowest_at(line, p, L, lo);
+        if (lo > 1)
+            best = fmin(best, slowest_at(line, p, L, lo - 1));
     }
-    /* lines that do not fall: the ends' least slowest stage E(m) does not rise
-     * with m (fewer layers for them), the middle's M(m) does not fall, so the
-     * least of max(E, M) is at the first m where M >= E, or the one before it */
-    int64_t lo = 1, hi = top;
-    while (lo < hi) {
-        const int64_t m = lo + (hi - lo) / 2;
-        double ends;
-        (void)best_first(&line[0], &line[2], L - (p - 2) * m, &ends);
-        if (at(&line[1], m) >= ends)
-            hi = m;
-        else
-            lo = m + 1;
-    }
-    best = slowest_at(line, p, L, lo);
-    if (lo > 1)
-        best = fmin(best, slowest_at(line, p, L, lo - 1));
     return isfinite(best) && best > 0.0 ? best * (1.0 - 1e-12) : 0.0;
 }

@@ -45,11 +45,14 @@ typedef struct ppl_balance_memo {
 /* Seconds a microbatch: the least slowest stage over the splits ppl_balance_ends
  * chooses among, memory aside, by the memo's time lines alone (none built); 0 where
  * the memo does not hold all three, at ZeRO-3, or where a stage's time may not be
- * convex in its layers (the caller's to say: balance.c).  Where it is, the line
- * through one and two layers is below the stage's time at every count, so a split
- * ppl_balance_ends returns runs a stage at least this slow every microbatch. */
+ * convex in its layers (balance.c; recompute_fixed false: the search picks the
+ * recomputed layers after balancing, fewer than the lines recompute).  Where it
+ * is, the line through one and two layers is below the stage's time at every
+ * count, so a split ppl_balance_ends returns runs a stage at least this slow every
+ * microbatch. */
 double ppl_balance_least_s(const ppl_eval_ctx *ctx, const ppl_config *config,
-                           const ppl_balance_memo *memo);
+                           const ppl_micro *micro, const ppl_balance_memo *memo,
+                           bool recompute_fixed);
 
 /* The split Megatron-LM's first/last-stage flags express (equal middle stages,
  * free ends) whose slowest stage is fastest by the same per-stage lines, each

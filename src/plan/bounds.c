@@ -113,6 +113,12 @@ static inline double lesser(double x, double y)
     return y < x ? y : x; /* fmin of the finite times here, inline */
 }
 
+/* A layer's (or the output layer's) work a microbatch, nothing recomputed */
+static inline double work_s(const ppl_layer_time *k)
+{
+    return k->forward_s + k->backward_s - k->recompute_s;
+}
+
 /* A layer's least forward (a), backward to its input (d), the two (ad) and whole
  * work (w) a microbatch, over its kinds */
 static void layer_least(const ppl_eval_ctx *ctx, const ppl_micro *mi, double *a, double *d,
@@ -126,7 +132,7 @@ static void layer_least(const ppl_eval_ctx *ctx, const ppl_micro *mi, double *a,
         *a = lesser(*a, k->forward_s);
         *d = lesser(*d, back);
         *ad = lesser(*ad, k->forward_s + back);
-        *w = lesser(*w, k->forward_s + k->backward_s - k->recompute_s);
+        *w = lesser(*w, work_s(k));
     }
 }
 
@@ -138,11 +144,11 @@ static void layer_least(const ppl_eval_ctx *ctx, const ppl_micro *mi, double *a,
  * of a stage's total is >= 0, and linear in neither. */
 static void layer_totals(const ppl_config *c, const ppl_micro *mi, double *dense, double *moe)
 {
-    *dense = mi->dense.forward_s + mi->dense.backward_s - mi->dense.recompute_s;
+    *dense = work_s(&mi->dense);
     const double tpc = mi->tp_count - (c->recompute == PPL_RECOMPUTE_FULL ? 2.0 : 0.0);
     const double share = mi->ep_hidden_share < 1.0 ? mi->ep_hidden_share : 1.0;
     const double ep = tpc > 0.0 ? (1.0 - share) * tpc * (mi->ep_one + 0.5 * mi->etp_one) : 0.0;
-    *moe = mi->moe.forward_s + mi->moe.backward_s - mi->moe.recompute_s + (ep > 0.0 ? ep : 0.0);
+    *moe = work_s(&mi->moe) + (ep > 0.0 ? ep : 0.0);
 }
 
 /* The least of layer_totals over the kinds the model has */
@@ -168,7 +174,7 @@ static inline void floor_terms(const ppl_eval_ctx *ctx, const ppl_pins *pin, con
     layer_least(ctx, mi, a, d, ad, w);
     out->chain_s = *ad > 0.0 ? (double)ctx->model->layers * *ad : -INFINITY;
     out->layer_s = layer_total_least(ctx, c, mi);
-    out->head_s = mi->head.forward_s + mi->head.backward_s - mi->head.recompute_s;
+    out->head_s = work_s(&mi->head);
 }
 
 /* Layers of at least w seconds each that p - 1 ranks, and a rank that also runs
@@ -273,7 +279,7 @@ double ppl_bound_split_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         return 0.0;
     double dense_s, moe_s, busiest = 0.0;
     layer_totals(c, mi, &dense_s, &moe_s);
-    const double head_s = mi->head.forward_s + mi->head.backward_s - mi->head.recompute_s;
+    const double head_s = work_s(&mi->head);
     for (size_t i = 0; i < cl->n; i++) {
         const ppl_stage_class *k = &cl->items[i];
         if (k->env)

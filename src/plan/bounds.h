@@ -60,7 +60,7 @@ typedef struct ppl_compute_floor {
     double total_s; /* one stage of every layer, every exchange free (bounds.c stages_floor) */
     double wgrad_s; /* of which its weight-gradient passes */
     double chain_s; /* the layers' forward and backward to the input, one microbatch */
-    double layer_s; /* a layer's least work, one microbatch (bounds.c layer_least) */
+    double layer_s; /* a layer's least share of its stage's total (bounds.c layer_total_least) */
     double head_s;  /* the output layer's work, one microbatch */
 } ppl_compute_floor;
 void ppl_bound_compute_floor(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,

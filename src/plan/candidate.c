@@ -211,14 +211,10 @@ static int evaluate_in(ppl_search_state *s, const ppl_config *c, const ppl_layou
         return room;
     /* no balanced split can rank: its slowest stage by the lines already met
      * (ppl_balance_least_s; the balance builds each line's memory too) */
-    const ppl_model *m = ctx->model;
-    const int64_t moe_all = ppl_moe_layers_in(m, 0, m->layers);
-    if (prunes && !(mi->ep_hidden_share > 0.0) && !ppl_blocks_searched(pin, c) &&
-        (moe_all == 0 || moe_all == m->layers) &&
-        ppl_schedule_of(c->schedule)->param_copies == 1.0 &&
-        (double)c->microbatches * ppl_balance_least_s(ctx, c, s->memo) +
-                ctx->stack.step_overhead_s >
-            above) {
+    if (prunes && (double)c->microbatches * ppl_balance_least_s(ctx, c, mi, s->memo,
+                                                                !ppl_blocks_searched(pin, c)) +
+                          ctx->stack.step_overhead_s >
+                      above) {
         r->pruned++;
         return room;
     }

@@ -348,7 +348,7 @@ static void test_balance_llama(void **state)
      * below the slowest stage of the split the balance returns, each stage
      * costed at its own count (the lines are exact at 1 and 2 layers and below a
      * stage's convex time beyond) */
-    const double kept_least = ppl_balance_least_s(&ctx, &c, &memo);
+    const double kept_least = ppl_balance_least_s(&ctx, &c, &mi, &memo, true);
     assert_true(kept_least > 0.0);
     assert_true(fabs(kept_least - least) <= 1e-9 * least);
     const double slowest =
@@ -357,7 +357,7 @@ static void test_balance_llama(void **state)
              ppl_stage_time_cached(&ctx, &c, &l, &mi, 15, b.last, 0, &mem));
     assert_true(kept_least <= slowest);
     c.zero = 3; /* ZeRO-3's times read the sharding group: no lines are kept */
-    assert_true(ppl_balance_least_s(&ctx, &c, &memo) == 0.0);
+    assert_true(ppl_balance_least_s(&ctx, &c, &mi, &memo, true) == 0.0);
     c.zero = 0;
     c.split = b;
     ppl_error err;
