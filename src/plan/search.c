@@ -325,8 +325,8 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
             bool comm_known[2] = {false, false};
             for (int g = 0; g < vps.n; g++) {
                 c.vp = vps.v[g];
-                ppl_classes classes;
-                ppl_classes_init(ctx, &c, &classes);
+                ppl_classes classes; /* the stages' classes, once a candidate is costed */
+                bool classed = false;
                 for (int i = 0; i < sps->n; i++) {
                     c.sequence_parallel = sps->v[i];
                     const int sp = c.sequence_parallel != 0;
@@ -357,13 +357,18 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                 continue;
                             c.zero = (int)zeros->v[0];
                             const int fa = c.flash_attention != 0;
-                            ppl_micro_cache_fill(s->computed, ctx, &c, &micro);
                             double *bounds = bound_table[c.vp > 1][sp][c.recompute][fa],
                                    least = INFINITY;
                             bool *bounded = &bound_known[c.vp > 1][sp][c.recompute][fa];
+                            /* the microbatch's compute parts, once the bound reads them
+                             * or a candidate may rank: a bound already known is
+                             * checked first */
+                            const bool filled = !*bounded;
+                            if (filled)
+                                ppl_micro_cache_fill(s->computed, ctx, &c, &micro);
                             /* vp 1's bound gives vp > 1's where vp is not read */
                             double *pair =
-                                c.vp == 1 && !ppl_micro_reads_vp(ctx, &c, &micro) && !*bounded
+                                c.vp == 1 && !*bounded && !ppl_micro_reads_vp(ctx, &c, &micro)
                                     ? bound_table[1][sp][c.recompute][fa]
                                     : NULL;
                             for (int x = 0; x < cps_here.n; x++) {
@@ -386,6 +391,8 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                 r->pruned++;
                                 continue;
                             }
+                            if (!filled)
+                                ppl_micro_cache_fill(s->computed, ctx, &c, &micro);
                             /* the table holds every term but interleaving's line,
                              * which reads vp and the layers' passes alone, not the
                              * CP exchange: added here (bounds.h) */
@@ -401,6 +408,9 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                 r->pruned++;
                                 continue;
                             }
+                            if (!classed) /* they read the split and vp alone */
+                                ppl_classes_init(ctx, &c, &classes);
+                            classed = true;
                             ppl_balance_memo memos[PPL_CP_COMM_COUNT] = {0}; /* by CP algorithm */
                             s->nseen = 0;
                             for (int z = 0; z < zeros->n; z++) {
@@ -439,7 +449,8 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                         }
                     }
                 }
-                ppl_classes_free(&classes);
+                if (classed)
+                    ppl_classes_free(&classes);
             }
         }
     }
