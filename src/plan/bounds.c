@@ -27,9 +27,24 @@
  *    has crossed the N_k layers before it, works m microbatches of its n_k, and,
  *    where the backward is not split (its W deferred), the last microbatch's
  *    backward then crosses those N_k layers back: T >= e N_k + c n_k for every k,
- *    e = a (+ d), c = m w.  Over every split of the L layers the least such T is
- *    where all ranks are equal, N_{k+1} = N_k (1 - e/c) + T/c, so
- *    T = e L / (1 - (1 - e/c)^pp) (a split below it would hold fewer layers). */
+ *    with c = m u and e = u, or a where the backward is split; u a layer's least
+ *    time a microbatch with its exposed exchanges and its launches
+ *    (layer_lines; a pass without split backward sends its input's gradient
+ *    after the weights', executor.c BW, so the chain carries a stage's whole F +
+ *    BW).  Over every split of the L layers the least such T is where all ranks
+ *    are equal, N_{k+1} = N_k (1 - e/c) + T/c, so T = e L / (1 - (1 - e/c)^pp) (a
+ *    split below it would hold fewer layers).  But the search's splits are
+ *    f, then pp - 2 stages of mu, then l layers (config.h ppl_stage_split): with
+ *    e = u, r = 1/m, the terms of rank 0, of the last middle rank and of the last
+ *    are c f, u (f + (pp - 3) mu) + c mu and u (f + (pp - 2) mu) + c l, each
+ *    growing with every count, so T holds a split iff the most layers the three
+ *    allow reach L: f = T/c, mu = (T - u f)/(u (pp - 3) + c), l the rest, which
+ *    hold (T/c) [(1 - r) (1 + (pp - 2)(1 - r)/(1 + (pp - 3) r)) + 1] layers; so
+ *    T >= m u L / [(1 - r) (1 + (pp - 2)(1 - r)/(1 + (pp - 3) r)) + 1]
+ *    (pp 2: no middle term; pp evenly split and m large: m u L / pp; m 1: u L).
+ *    With layers of two kinds u is the cheaper kind's; the first form holds on
+ *    the axis of time too, each layer its own kind's figure and any split of the
+ *    layers' summed time Z: T >= Z / (1 - (1 - 1/m)^pp) (layer_lines). */
 /* Lower bounds, seconds per microbatch, on sums over the pipeline's stages (all
  * pp x vp chunks), whatever the split: *out is the model costed as one stage,
  * first and last, with no sends, and with block recomputation (fewest_recomputed)
@@ -144,11 +159,18 @@ static void layer_least(const ppl_eval_ctx *ctx, const ppl_micro *mi, double *a,
  * of a stage's total is >= 0, and linear in neither. */
 static void layer_totals(const ppl_config *c, const ppl_micro *mi, double *dense, double *moe)
 {
-    *dense = work_s(&mi->dense);
+    /* the context-parallel exchange a layer leaves exposed under its own attention
+     * core (stage.c: ppl_cp_exposed, at least its forward once) */
+    const bool cp = c->cp > 1;
+    *dense = work_s(&mi->dense) + (cp ? ppl_cp_exposed(&mi->cp, mi->dense.attention_s,
+                                                       mi->dense.attention_backward_s, 1.0)
+                                      : 0.0);
     const double tpc = mi->tp_count - (c->recompute == PPL_RECOMPUTE_FULL ? 2.0 : 0.0);
     const double share = mi->ep_hidden_share < 1.0 ? mi->ep_hidden_share : 1.0;
     const double ep = tpc > 0.0 ? (1.0 - share) * tpc * (mi->ep_one + 0.5 * mi->etp_one) : 0.0;
-    *moe = work_s(&mi->moe) + (ep > 0.0 ? ep : 0.0);
+    *moe = work_s(&mi->moe) + (ep > 0.0 ? ep : 0.0) +
+           (cp ? ppl_cp_exposed(&mi->cp, mi->moe.attention_s, mi->moe.attention_backward_s, 1.0)
+               : 0.0);
 }
 
 /* The least of layer_totals over the kinds the model has */
@@ -159,6 +181,35 @@ static double layer_total_least(const ppl_eval_ctx *ctx, const ppl_config *c, co
     double dense_s, moe_s;
     layer_totals(c, mi, &dense_s, &moe_s);
     return moe == 0 ? dense_s : moe == m->layers ? moe_s : lesser(dense_s, moe_s);
+}
+
+/* A layer's least time a microbatch on the chain and on its rank, beside any head
+ * (*least), and the same summed over the model's layers, each at its kind's
+ * figure (*sum): its total (layer_totals) or, where the host launches slower
+ * than the GPU runs, its launches.  A stage's total is at least its layers'
+ * launches and at least their work and exposed exchanges (stage.c), each a sum
+ * over its layers: at least n times the larger of the two least figures, and at
+ * least each sum. */
+static void layer_lines(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
+                        double *least, double *sum)
+{
+    const ppl_model *m = ctx->model;
+    const double nm = (double)ppl_moe_layers_in(m, 0, m->layers), nd = (double)m->layers - nm;
+    double dense_s, moe_s;
+    layer_totals(c, mi, &dense_s, &moe_s);
+    const double h = ctx->stack.host_op_s, hd = h * mi->dense.host_ops, hm = h * mi->moe.host_ops;
+    const double u = nm == 0.0   ? dense_s
+                     : nd == 0.0 ? moe_s
+                                 : lesser(dense_s, moe_s),
+                 host = nm == 0.0   ? hd
+                        : nd == 0.0 ? hm
+                                    : lesser(hd, hm);
+    *least = host > u ? host : u;
+    if (sum) { /* of one kind, L x *least, which the split's form bounds better */
+        const double work = (nd > 0.0 ? nd * dense_s : 0.0) + (nm > 0.0 ? nm * moe_s : 0.0),
+                     hosts = (nd > 0.0 ? nd * hd : 0.0) + (nm > 0.0 ? nm * hm : 0.0);
+        *sum = hosts > work ? hosts : work;
+    }
 }
 
 /* The terms that do not meet the pipeline: c's model as one stage (stages_floor)
@@ -250,7 +301,13 @@ static double interleaved_line_s(const ppl_eval_ctx *ctx, const ppl_config *c, c
         return 0.0;
     double a, d, ad, w;
     layer_least(ctx, mi, &a, &d, &ad, &w);
-    const double e = lesser(ad, a + d), m = (double)c->microbatches, v = (double)c->vp;
+    /* as the line of ppl_bound_step_pair_s: each layer its exposed exchanges too,
+     * the backward whole on the chain */
+    double u;
+    layer_lines(ctx, c, mi, &u, NULL);
+    if (u > w)
+        w = u;
+    const double e = w, m = (double)c->microbatches, v = (double)c->vp;
     const double p = (double)c->pp, first = (double)c->split.first,
                  middle = (double)c->split.middle, last = (double)c->split.last;
     if (!(e >= 0.0) || !(w >= 0.0))
@@ -318,10 +375,23 @@ double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const
     if (c->pp > 1 && c->vp == 1 && ppl_schedule_is_line(c->schedule)) {
         const double m = (double)c->microbatches, p = (double)c->pp;
         const double L = (double)ctx->model->layers;
-        const double e = row->splits_backward ? a : fmin(ad, a + d);
-        const double x = e / (m * w);
-        if (e > 0.0 && x < 1.0) /* 1 - (1 - x)^p, without the cancellation */
-            t = fmax(t, e * L / -expm1(p * log1p(-x)));
+        /* a layer's least time on the chain and on its rank (above) */
+        double line_s, sum_s;
+        layer_lines(ctx, c, mi, &line_s, &sum_s);
+        const double u = line_s > w ? line_s : w;
+        if (!row->splits_backward && u > 0.0 && m >= 1.0) { /* the search's splits */
+            const double r = 1.0 / m;
+            const double middle = c->pp > 2 ? (p - 2.0) * (1.0 - r) / (1.0 + (p - 3.0) * r) : 0.0;
+            t = fmax(t, m * u * L / ((1.0 - r) * (1.0 + middle) + 1.0) * (1.0 - 1e-12));
+            /* any split, each layer at its own kind's figure: the line's least with
+             * the layers' summed time Z for e L, on the axis of time */
+            if (ctx->model->has_moe && ppl_moe_layers_in(ctx->model, 0, (int64_t)L) < (int64_t)L)
+                t = fmax(t, sum_s / -expm1(p * log1p(-r)) * (1.0 - 1e-12));
+        } else {
+            const double x = a / (m * u);
+            if (a > 0.0 && x < 1.0) /* 1 - (1 - x)^p, without the cancellation */
+                t = fmax(t, a * L / -expm1(p * log1p(-x)));
+        }
     }
     return t + ctx->stack.step_overhead_s;
 }

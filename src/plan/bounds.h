@@ -1,7 +1,7 @@
 /*
  * plan/bounds.h - lower bounds on a configuration's step time and memory that
- * hold for every stage split, so that the search skips what cannot rank or fit
- * before costing it (bounds.c derives each).  test_search holds them below every
+ * hold for every stage split the search makes, so that the search skips what
+ * cannot rank or fit before costing it (bounds.c derives each).  test_search holds them below every
  * plan of its spaces.
  */
 #ifndef PARPLAN_BOUNDS_H
@@ -18,8 +18,9 @@
  * full means every layer, as Megatron-LM's uniform method. */
 bool ppl_blocks_searched(const ppl_pins *pins, const ppl_config *c);
 
-/* Seconds: no plan of c (any split where vp is 1, c's split where it is more,
- * which the search never rebalances; with block recomputation searched unless
+/* Seconds: no plan of c (any split of the search's form where vp is 1: first,
+ * middle and last counts, config.h; c's split where it is more, which the search
+ * never rebalances; with block recomputation searched unless
  * pins fix it) steps faster: the busiest rank's work, a microbatch's chain, the
  * pipeline's fill and drain on a line of ranks, plus the per-step cost. */
 double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,

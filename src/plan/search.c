@@ -394,14 +394,14 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                             if (!filled)
                                 ppl_micro_cache_fill(s->computed, ctx, &c, &micro);
                             /* the table holds every term but interleaving's line,
-                             * which reads vp and the layers' passes alone, not the
-                             * CP exchange: added here (bounds.h) */
+                             * which reads vp: added here (bounds.h) */
                             double here[PPL_CP_COMM_COUNT];
-                            const double line =
-                                c.vp > 1 ? ppl_bound_interleaved_s(ctx, &c, &micro) : 0.0;
                             least = INFINITY;
                             for (int x = 0; x < cps_here.n; x++) {
-                                here[x] = fmax(bounds[x], line);
+                                micro.cp = cp_costs[cps_here.v[x]];
+                                here[x] = c.vp > 1 ? fmax(bounds[x],
+                                                          ppl_bound_interleaved_s(ctx, &c, &micro))
+                                                   : bounds[x];
                                 least = fmin(least, here[x]);
                             }
                             if (prunes && last && least > last->step_time_s) {

@@ -124,24 +124,33 @@ static void test_bound_below_every_step(void **state)
         ppl_stack stack;
         int schedule, precision, ep_overlap;
         int64_t recompute_layers, bf16_layers;
-        int zero; /* pinned when 0..3 */
+        int zero;            /* pinned when 0..3 */
+        int64_t first_dense; /* leading dense layers of a MoE model (DeepSeek-V3's form) */
     } cases[] = {
         {"mixtral-8x7b", "dgx-h100-superpod", 16, 64, PPL_STACK_MODERN, PPL_SCHEDULE_DUALPIPE, -1,
-         0, PPL_UNSET, 0, -1},
+         0, PPL_UNSET, 0, -1, 0},
         {"qwen3-30b-a3b", "dgx-h100-superpod", 16, 64, PPL_STACK_MODERN, -1, -1, 1, PPL_UNSET, 0,
-         -1},
+         -1, 0},
         {"llama3-8b", "dgx-h100-superpod", 16, 64, PPL_STACK_MODERN, PPL_SCHEDULE_ZB_V,
-         PPL_PRECISION_FP8, 0, PPL_UNSET, 2, -1},
-        {"llama3-8b", "dgx-a100-superpod", 32, 128, PPL_STACK_MODERN, -1, -1, 0, 2, 0, -1},
+         PPL_PRECISION_FP8, 0, PPL_UNSET, 2, -1, 0},
+        {"llama3-8b", "dgx-a100-superpod", 32, 128, PPL_STACK_MODERN, -1, -1, 0, 2, 0, -1, 0},
         {"llama2-70b", "dgx-a100-superpod", 64, 128, PPL_STACK_DEEPSPEED_ZERO3_2021, -1, -1, 0,
-         PPL_UNSET, 0, -1},
-        {"gpt3-175b", "dgx-a100-superpod", 128, 128, PPL_STACK_LEGACY, -1, -1, 0, PPL_UNSET, 0, -1},
-        {"mixtral-8x7b", "dgx-h100-superpod", 32, 64, PPL_STACK_MODERN, -1, -1, 0, PPL_UNSET, 0, 3},
+         PPL_UNSET, 0, -1, 0},
+        {"gpt3-175b", "dgx-a100-superpod", 128, 128, PPL_STACK_LEGACY, -1, -1, 0, PPL_UNSET, 0, -1,
+         0},
+        {"mixtral-8x7b", "dgx-h100-superpod", 32, 64, PPL_STACK_MODERN, -1, -1, 0, PPL_UNSET, 0, 3,
+         0},
         {"llama3-8b", "dgx-h100-superpod", 32, 128, PPL_STACK_MODERN, -1, PPL_PRECISION_FP8, 0,
-         PPL_UNSET, 0, 3},
+         PPL_UNSET, 0, 3, 0},
+        {"qwen3-235b-a22b", "dgx-h100-superpod", 128, 128, PPL_STACK_MODERN, -1, -1, 0, PPL_UNSET,
+         0, -1, 0},
+        /* dense layers before the MoE ones: the line bound's layers of two kinds */
+        {"qwen3-30b-a3b", "dgx-h100-superpod", 32, 64, PPL_STACK_MODERN, -1, -1, 0, PPL_UNSET, 0,
+         -1, 6},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ppl_model m = test_model(cases[i].model);
+        m.moe.first_dense_layers = cases[i].first_dense;
         ppl_topology t = test_topology(cases[i].topo);
         ppl_eval_ctx ctx;
         ppl_eval_ctx_init(&ctx, &m, &t, cases[i].stack);
