@@ -144,6 +144,11 @@ static void test_bound_below_every_step(void **state)
          PPL_UNSET, 0, 3, 0},
         {"qwen3-235b-a22b", "dgx-h100-superpod", 128, 128, PPL_STACK_MODERN, -1, -1, 0, PPL_UNSET,
          0, -1, 0},
+        /* the other line schedules: the backward whole (GPipe), split (ZB-H1) */
+        {"llama3-8b", "dgx-h100-superpod", 16, 64, PPL_STACK_MODERN, PPL_SCHEDULE_GPIPE, -1, 0,
+         PPL_UNSET, 0, -1, 0},
+        {"llama3-8b", "dgx-h100-superpod", 16, 64, PPL_STACK_MODERN, PPL_SCHEDULE_ZB_H1, -1, 0,
+         PPL_UNSET, 0, -1, 0},
         /* dense layers before the MoE ones: the line bound's layers of two kinds */
         {"qwen3-30b-a3b", "dgx-h100-superpod", 32, 64, PPL_STACK_MODERN, -1, -1, 0, PPL_UNSET, 0,
          -1, 6},
