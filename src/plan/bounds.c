@@ -173,23 +173,36 @@ static void layer_totals(const ppl_config *c, const ppl_micro *mi, double *dense
                : 0.0);
 }
 
+/* Of nd dense and nm MoE layers, a dense figure and a MoE one: the least over the
+ * kinds present, and the sum over the layers */
+static double kinds_least(double nd, double nm, double dense, double moe)
+{
+    return nm <= 0.0 ? dense : nd <= 0.0 ? moe : lesser(dense, moe);
+}
+
+static double kinds_sum(double nd, double nm, double dense, double moe)
+{
+    return (nd > 0.0 ? nd * dense : 0.0) + (nm > 0.0 ? nm * moe : 0.0);
+}
+
 /* The least of layer_totals over the kinds the model has */
 static double layer_total_least(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi)
 {
     const ppl_model *m = ctx->model;
-    const int64_t moe = ppl_moe_layers_in(m, 0, m->layers);
+    const double nm = (double)ppl_moe_layers_in(m, 0, m->layers), nd = (double)m->layers - nm;
     double dense_s, moe_s;
     layer_totals(c, mi, &dense_s, &moe_s);
-    return moe == 0 ? dense_s : moe == m->layers ? moe_s : lesser(dense_s, moe_s);
+    return kinds_least(nd, nm, dense_s, moe_s);
 }
 
 /* A layer's least time a microbatch on the chain and on its rank, beside any head
- * (*least), and the same summed over the model's layers, each at its kind's
- * figure (*sum): its total (layer_totals) or, where the host launches slower
- * than the GPU runs, its launches.  A stage's total is at least its layers'
- * launches and at least their work and exposed exchanges (stage.c), each a sum
- * over its layers: at least n times the larger of the two least figures, and at
- * least each sum. */
+ * (*least), and, with layers of both kinds, the same summed over the model's
+ * layers, each at its kind's figure (*sum; 0 with one kind, where it is L x
+ * *least, which the split's form bounds better): its total (layer_totals) or,
+ * where the host launches slower than the GPU runs, its launches.  A stage's
+ * total is at least its layers' launches and at least their work and exposed
+ * exchanges (stage.c), each a sum over its layers: at least n times the larger
+ * of the two least figures, and at least each sum. */
 static void layer_lines(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
                         double *least, double *sum)
 {
@@ -198,17 +211,11 @@ static void layer_lines(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_
     double dense_s, moe_s;
     layer_totals(c, mi, &dense_s, &moe_s);
     const double h = ctx->stack.host_op_s, hd = h * mi->dense.host_ops, hm = h * mi->moe.host_ops;
-    const double u = nm == 0.0   ? dense_s
-                     : nd == 0.0 ? moe_s
-                                 : lesser(dense_s, moe_s),
-                 host = nm == 0.0   ? hd
-                        : nd == 0.0 ? hm
-                                    : lesser(hd, hm);
+    const double u = kinds_least(nd, nm, dense_s, moe_s), host = kinds_least(nd, nm, hd, hm);
     *least = host > u ? host : u;
-    if (sum) { /* of one kind, L x *least, which the split's form bounds better */
-        const double work = (nd > 0.0 ? nd * dense_s : 0.0) + (nm > 0.0 ? nm * moe_s : 0.0),
-                     hosts = (nd > 0.0 ? nd * hd : 0.0) + (nm > 0.0 ? nm * hm : 0.0);
-        *sum = hosts > work ? hosts : work;
+    if (sum) {
+        const double work = kinds_sum(nd, nm, dense_s, moe_s), hosts = kinds_sum(nd, nm, hd, hm);
+        *sum = nd > 0.0 && nm > 0.0 ? (hosts > work ? hosts : work) : 0.0;
     }
 }
 
@@ -310,7 +317,7 @@ static double interleaved_line_s(const ppl_eval_ctx *ctx, const ppl_config *c, c
     const double e = w, m = (double)c->microbatches, v = (double)c->vp;
     const double p = (double)c->pp, first = (double)c->split.first,
                  middle = (double)c->split.middle, last = (double)c->split.last;
-    if (!(e >= 0.0) || !(w >= 0.0))
+    if (!(w >= 0.0)) /* e too */
         return 0.0;
     const double rank0 = m * w * first,
                  last_rank = e * (first + (p - 2.0) * middle) / v + m * w * last;
@@ -342,7 +349,7 @@ double ppl_bound_split_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         if (k->env)
             return 0.0; /* another pool's stages: their own figures */
         const double nm = (double)k->moe_layers, nd = (double)k->layers - nm;
-        double t = (nd > 0.0 ? nd * dense_s : 0.0) + (nm > 0.0 ? nm * moe_s : 0.0);
+        double t = kinds_sum(nd, nm, dense_s, moe_s);
         if (k->is_last && head_s > 0.0)
             t += head_s;
         busiest = fmax(busiest, t);
@@ -385,7 +392,7 @@ double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const
             t = fmax(t, m * u * L / ((1.0 - r) * (1.0 + middle) + 1.0) * (1.0 - 1e-12));
             /* any split, each layer at its own kind's figure: the line's least with
              * the layers' summed time Z for e L, on the axis of time */
-            if (ctx->model->has_moe && ppl_moe_layers_in(ctx->model, 0, (int64_t)L) < (int64_t)L)
+            if (sum_s > 0.0)
                 t = fmax(t, sum_s / -expm1(p * log1p(-r)) * (1.0 - 1e-12));
         } else {
             const double x = a / (m * u);

@@ -1,8 +1,8 @@
 /*
  * plan/bounds.h - lower bounds on a configuration's step time and memory that
  * hold for every stage split the search makes, so that the search skips what
- * cannot rank or fit before costing it (bounds.c derives each).  test_search holds them below every
- * plan of its spaces.
+ * cannot rank or fit before costing it (bounds.c derives each).  test_search
+ * holds them below every plan of its spaces.
  */
 #ifndef PARPLAN_BOUNDS_H
 #define PARPLAN_BOUNDS_H
@@ -20,9 +20,9 @@ bool ppl_blocks_searched(const ppl_pins *pins, const ppl_config *c);
 
 /* Seconds: no plan of c (any split of the search's form where vp is 1: first,
  * middle and last counts, config.h; c's split where it is more, which the search
- * never rebalances; with block recomputation searched unless
- * pins fix it) steps faster: the busiest rank's work, a microbatch's chain, the
- * pipeline's fill and drain on a line of ranks, plus the per-step cost. */
+ * never rebalances; with block recomputation searched unless pins fix it) steps
+ * faster: the busiest rank's work, a microbatch's chain, the pipeline's fill and
+ * drain on a line of ranks, plus the per-step cost. */
 double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                         const ppl_micro *micro);
 /* The same, and in *interleaved (when not NULL) the bound of c with vp above 1,
