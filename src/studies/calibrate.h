@@ -7,8 +7,9 @@
  * run's (ppl_calib_predict); where the run leaves unsaid a setting its software
  * has a default for, the software's defaults give a span's other end, and the
  * run is scored on the span's centre.  With the configurations fixed, the error
- * of a set of runs is the mean absolute relative step-time error of their tuned
- * configurations (ppl_calib_fixed_error), what the fit lowers.  The fit
+ * of a set of runs is the mean absolute relative step-time error of their
+ * predictions, a span's the mean of its two ends', what the fit lowers
+ * (ppl_calib_fixed_error, for runs without spans).  The fit
  * (ppl_calib_fit) moves the constants of constants.h to lower that error:
  * coordinate descent, one constant at a time, multiplicative steps of 0.3
  * halving down to 0.005, each constant kept within its bounds

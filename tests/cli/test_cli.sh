@@ -453,7 +453,7 @@ done
 # 16,384 H100; with 12.1 servers in repair on average (0.78 x 16,384 / 50,677
 # failures an hour x 48 h) a spare is free at 84% of server failures, so the run
 # is shorter than without them and the GPU-hours count the spares
-run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 67 --global-batch 2048 --spares 128 --json
+run "$P" size --model llama3-405b --topology h100-64k --tokens 15.6T --days 60 --global-batch 2048 --spares 128 --json
 check "size --spares: fewer days than without, GPU-hours count the spares" '[ $rc -eq 0 ] && python3 -c "
 import json,sys; d=json.loads(sys.argv[1])
 assert d[\"spares\"]==128, d[\"spares\"]
