@@ -110,10 +110,14 @@ double ppl_estimate_dp_floor_s(const ppl_eval_ctx *ctx, const ppl_config *c, con
             return pipe_floor_s;
         ppl_class_dp(e->ctx, c, e->layout, k, &mem);
     }
-    const double reduce = k->dp_reduce[ppl_dp_kind(e->ctx, c)];
-    const double hidden =
-        e->ctx->stack.dp_overlap * ppl_stack_dp_passes(c) / (double)c->microbatches;
-    const double with = pipe_floor_s * (hidden < 1.0 ? 1.0 - hidden : 0.0) + reduce;
+    const int kind = ppl_dp_kind(e->ctx, c);
+    const double reduce = k->dp_reduce[kind], gather = k->dp_gather[kind];
+    const double oc = e->ctx->stack.overlap_cost;
+    const double h =
+        fmin(1.0, e->ctx->stack.dp_overlap * ppl_stack_dp_passes(c) / (double)c->microbatches);
+    const double with =
+        fmax(pipe_floor_s + oc * reduce, pipe_floor_s * (1.0 - (1.0 - oc) * h) + reduce) +
+        oc * gather;
     return with > pipe_floor_s ? with : pipe_floor_s;
 }
 

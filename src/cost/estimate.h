@@ -91,9 +91,14 @@ bool ppl_estimate_fits(const ppl_eval_ctx *ctx, const ppl_config *config, const 
  * with no stage draining before it (estimate.c class_reduction: no slack), hiding
  * at most dp_overlap x passes of its backward, and on a line of ranks (not a V,
  * nor DualPipe) its rank works m microbatches of the stage, so its backward is at
- * most pipe / m:
- *   pipe + exposed >= pipe (1 - dp_overlap passes / m) + reduce_0,
- * which grows with pipe (passes <= m).  Its reduction time is the one
+ * most pipe / m.  What it hides, own <= min(reduce_0, h pipe) with h =
+ * dp_overlap passes / m <= 1 (passes <= m), still slows its compute by oc x own
+ * (oc, the overlap's cost, <= 1), and its parameters' gather costs at least oc x
+ * gather_0, exposed or hidden:
+ *   pipe + exposed >= pipe + reduce_0 - (1 - oc) own + oc gather_0
+ *                  >= max(pipe + oc reduce_0, pipe (1 - (1 - oc) h) + reduce_0)
+ *                     + oc gather_0,
+ * which grows with pipe.  Its reduction and gather are the ones
  * ppl_estimate_cached then reads (ppl_class_dp, kept in the class). */
 double ppl_estimate_dp_floor_s(const ppl_eval_ctx *ctx, const ppl_config *config,
                                const ppl_layout *layout, const ppl_micro *micro,
