@@ -358,17 +358,14 @@ ppl_status ppl_calib_fit(const ppl_run *runs, size_t n, ppl_constants *p,
     double current = 0.0;
     for (int round = 0; round < rounds; round++) {
         for (size_t i = 0; i < n; i++) {
-            ppl_estimate best, high;
-            ppl_error ignored;
-            bool over;
-            unsigned unstated = unstated_of(&runs[i]), kept;
-            use[i] = predict_as_made(&runs[i], p, &best, NULL, &ignored, &over) == PPL_OK;
-            ranged[i] = use[i] && unstated &&
-                        predict_unasked(&runs[i], p, unstated, &high, &kept) == PPL_OK;
+            /* both ends as validate predicts them (ppl_calib_predict) */
+            ppl_calib_prediction pr;
+            use[i] = ppl_calib_predict(&runs[i], p, &pr) == PPL_OK;
+            ranged[i] = use[i] && pr.ranged;
             if (use[i])
-                tuned[i] = best.config;
+                tuned[i] = pr.best.config;
             if (ranged[i])
-                unasked[i] = high.config;
+                unasked[i] = pr.unasked.config;
         }
         current = descend(runs, n, ctxs, &set, p, fit_objective(runs, n, ctxs, &set, p));
         if (opts->progress)
