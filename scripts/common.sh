@@ -6,7 +6,7 @@
 #                       configures DIR once (an existing DIR takes the options
 #                       anew), then builds it; output to stderr
 
-PARPLAN_BUILD_PACKAGES="gcc libc6-dev meson ninja-build pkg-config libjansson-dev libglpk-dev"
+PARPLAN_BUILD_PACKAGES="gcc libc6-dev meson ninja-build pkg-config libjansson-dev libglpk-dev libltdl-dev"
 
 parplan_deps() {
     missing=""
