@@ -635,24 +635,31 @@ void ppl_stage_passes_of(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
 
 double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                              const ppl_micro *mi, int64_t stage, int64_t layers, int64_t moe_layers,
-                             ppl_memory *memory)
+                             ppl_memory *memory, ppl_stage_dp_cache *dp)
 {
-    ppl_stage_class k;
+    ppl_stage_class local, *k = NULL;
     ppl_stage_time s;
-    memset(&k, 0, sizeof k);
-    k.first_stage = stage;
-    k.count = 1;
-    k.layers = layers;
-    k.moe_layers = moe_layers;
-    k.bf16_layers = ppl_stage_bf16_layers(c, stage, layers);
-    k.is_first = stage == 0;
-    k.is_last = stage == c->pp - 1;
+    for (int i = 0; dp && c->zero >= 3 && i < dp->n && !k; i++)
+        if (dp->items[i].first_stage == stage && dp->items[i].layers == layers &&
+            dp->items[i].moe_layers == moe_layers)
+            k = &dp->items[i];
+    if (!k) {
+        k = dp && c->zero >= 3 && dp->n < PPL_STAGE_DP_CACHE ? &dp->items[dp->n++] : &local;
+        memset(k, 0, sizeof *k);
+        k->first_stage = stage;
+        k->count = 1;
+        k->layers = layers;
+        k->moe_layers = moe_layers;
+        k->bf16_layers = ppl_stage_bf16_layers(c, stage, layers);
+        k->is_first = stage == 0;
+        k->is_last = stage == c->pp - 1;
+    }
     ppl_memory mem;
     ppl_memory_at(c, &ctx->memory, &mi->mem, ctx->topo->gpu.memory_bytes, stage, layers, moe_layers,
                   &mem);
     if (c->zero >= 3)
-        ppl_class_dp(ctx, c, l, &k, &mem);
-    ppl_stage_eval(ctx, c, mi, &k, &s);
+        ppl_class_dp(ctx, c, l, k, &mem);
+    ppl_stage_eval(ctx, c, mi, k, &s);
     if (memory)
         *memory = mem;
     return s.total;

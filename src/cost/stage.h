@@ -157,10 +157,22 @@ void ppl_zero3_per_tensor(const ppl_model *model, int64_t tp, double *gathers, d
 /* Bytes per reduced gradient element (memory.h's, for the configuration). */
 double ppl_dp_grad_bytes(const ppl_eval_ctx *ctx, const ppl_config *config);
 
+/* The classes ppl_stage_time_cached builds under ZeRO-3, kept with their
+ * data-parallel times (ppl_class_dp) for one layout: those read the class's
+ * parameters, the ZeRO stage, the sharding group and the layout alone, not the
+ * microbatch, the recomputation, the interleaving or the CP algorithm.  The
+ * caller zeroes it whenever the layout or the parallel sizes change. */
+#define PPL_STAGE_DP_CACHE 8
+typedef struct ppl_stage_dp_cache {
+    int n;
+    ppl_stage_class items[PPL_STAGE_DP_CACHE];
+} ppl_stage_dp_cache;
+
 /* Stage `stage` holding `layers` layers (`moe_layers` MoE) from the pieces: its
- * time per microbatch, and its memory when asked. */
+ * time per microbatch, and its memory when asked; dp may be NULL. */
 double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *config,
                              const ppl_layout *layout, const ppl_micro *micro, int64_t stage,
-                             int64_t layers, int64_t moe_layers, ppl_memory *memory);
+                             int64_t layers, int64_t moe_layers, ppl_memory *memory,
+                             ppl_stage_dp_cache *dp);
 
 #endif

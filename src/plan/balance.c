@@ -317,8 +317,8 @@ ppl_status ppl_balance_stages(const ppl_eval_ctx *ctx, const ppl_config *c, int6
         ppl_stage_layer_counts(ctx->model, c, k, &n, &moe);
         int64_t moe1 = moe > 0 ? 1 : 0, moe2 = moe > 1 ? 2 : moe1;
         ppl_memory m1, m2;
-        double t1 = ppl_stage_time_cached(ctx, c, &l, &mi, k, 1, moe1, &m1);
-        double t2 = ppl_stage_time_cached(ctx, c, &l, &mi, k, 2, moe2, &m2);
+        double t1 = ppl_stage_time_cached(ctx, c, &l, &mi, k, 1, moe1, &m1, NULL);
+        double t2 = ppl_stage_time_cached(ctx, c, &l, &mi, k, 2, moe2, &m2, NULL);
         tau[k] = t2 - t1;
         cst[k] = t1 - tau[k];
         mu[k] = m2.total - m1.total;
@@ -362,8 +362,9 @@ static stage_line line_of(const ppl_eval_ctx *ctx, const ppl_config *c, const pp
         t1 = memo->t1_s[slot];
         t2 = memo->t2_s[slot];
     } else {
-        t1 = ppl_stage_time_cached(ctx, c, l, mi, stage, 1, moe1, &m1);
-        t2 = ppl_stage_time_cached(ctx, c, l, mi, stage, 2, moe2, &m2);
+        ppl_stage_dp_cache *dp = memo ? memo->dp : NULL;
+        t1 = ppl_stage_time_cached(ctx, c, l, mi, stage, 1, moe1, &m1, dp);
+        t2 = ppl_stage_time_cached(ctx, c, l, mi, stage, 2, moe2, &m2, dp);
         if (memo && c->zero < 3) {
             memo->known[slot] = true;
             memo->t1_s[slot] = t1;

@@ -40,6 +40,7 @@ ppl_status ppl_balance_stages(const ppl_eval_ctx *ctx, const ppl_config *config,
 typedef struct ppl_balance_memo {
     bool known[3];
     double t1_s[3], t2_s[3]; /* the stage with one layer, with two */
+    ppl_stage_dp_cache *dp;  /* ZeRO-3: the lines' classes for the layout, or NULL */
 } ppl_balance_memo;
 
 /* Seconds a microbatch: the least slowest stage over the splits ppl_balance_ends

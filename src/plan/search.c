@@ -281,6 +281,9 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
         c.ep = folds[e].ep;
         ppl_layout layout, layouts[PPL_SHARD_CHOICES];
         bool laid = false; /* the layouts, once a microbatch size may rank */
+        /* the balanced lines' ZeRO-3 classes, for every microbatch size (stage.h) */
+        ppl_stage_dp_cache line_dp;
+        line_dp.n = 0;
         for (int f = 0; f < mbss.n; f++) {
             c.mbs = mbss.v[f];
             if (batch % (c.dp * c.mbs) != 0)
@@ -412,6 +415,8 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                 ppl_classes_init(ctx, &c, &classes);
                             classed = true;
                             ppl_balance_memo memos[PPL_CP_COMM_COUNT] = {0}; /* by CP algorithm */
+                            for (int x = 0; x < PPL_CP_COMM_COUNT; x++)
+                                memos[x].dp = &line_dp;
                             s->nseen = 0;
                             for (int z = 0; z < zeros->n; z++) {
                                 c.zero = (int)zeros->v[z];

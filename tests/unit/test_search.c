@@ -328,9 +328,9 @@ static void test_balance_llama(void **state)
     double t0[2], t1[2], t15[2];
     ppl_memory mem;
     for (int n = 0; n < 2; n++) {
-        t0[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 0, n + 1, 0, &mem);
-        t1[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 1, n + 1, 0, &mem);
-        t15[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 15, n + 1, 0, &mem);
+        t0[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 0, n + 1, 0, &mem, NULL);
+        t1[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 1, n + 1, 0, &mem, NULL);
+        t15[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 15, n + 1, 0, &mem, NULL);
     }
 #define LINE(t, n) ((t)[0] + ((t)[1] - (t)[0]) * ((double)(n)-1.0))
     double got = fmax(fmax(LINE(t0, b.first), LINE(t1, b.middle)), LINE(t15, b.last));
@@ -366,9 +366,9 @@ static void test_balance_llama(void **state)
     assert_true(kept_least > 0.0);
     assert_true(fabs(kept_least - least) <= 1e-9 * least);
     const double slowest =
-        fmax(fmax(ppl_stage_time_cached(&ctx, &c, &l, &mi, 0, b.first, 0, &mem),
-                  ppl_stage_time_cached(&ctx, &c, &l, &mi, 1, b.middle, 0, &mem)),
-             ppl_stage_time_cached(&ctx, &c, &l, &mi, 15, b.last, 0, &mem));
+        fmax(fmax(ppl_stage_time_cached(&ctx, &c, &l, &mi, 0, b.first, 0, &mem, NULL),
+                  ppl_stage_time_cached(&ctx, &c, &l, &mi, 1, b.middle, 0, &mem, NULL)),
+             ppl_stage_time_cached(&ctx, &c, &l, &mi, 15, b.last, 0, &mem, NULL));
     assert_true(kept_least <= slowest);
     c.zero = 3; /* ZeRO-3's times read the sharding group: no lines are kept */
     assert_true(ppl_balance_least_s(&ctx, &c, &mi, &memo, true) == 0.0);
