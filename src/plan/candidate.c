@@ -84,10 +84,6 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
     /* the busiest rank of c's own split, whatever it recomputes or holds; what
      * does not fit goes on, to report it (its offload, another split, may rank) */
     const double split_s = ppl_bound_split_s(ctx, c, mi, cl);
-    if (prunes_now(s) && cannot_rank(s, split_s) && ppl_estimate_fits(ctx, c, l, mi, cl)) {
-        r->pruned++;
-        return true;
-    }
     ppl_memory_seen *seen = seen_find(s, c);
     if (!seen && s->nseen < PPL_MEMORY_SEEN) {
         seen = &s->seen[s->nseen++];
@@ -96,7 +92,22 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
                                   .recompute_layers = c->recompute_layers,
                                   .offload = c->offload_optimizer,
                                   .split = c->split,
-                                  .fewest = fewest_of(s, c, l, mi, cl)};
+                                  .asked_fits = -1};
+    }
+    if (prunes_now(s) && cannot_rank(s, split_s)) {
+        int fits = seen ? seen->asked_fits : -1;
+        if (fits < 0)
+            fits = ppl_estimate_fits(ctx, c, l, mi, cl);
+        if (seen)
+            seen->asked_fits = fits;
+        if (fits) {
+            r->pruned++;
+            return true;
+        }
+    }
+    if (seen && !seen->fewest_known) {
+        seen->fewest = fewest_of(s, c, l, mi, cl);
+        seen->fewest_known = true;
     }
     /* what fits with every layer recomputed is costed at the fewest that fit,
      * found from the memory alone, and not at all when that cannot rank */

@@ -102,6 +102,8 @@ typedef struct ppl_memory_seen {
     double offload;
     ppl_stage_split split;
     int64_t fewest;
+    bool fewest_known;
+    int asked_fits; /* whether the knobs as asked fit (before the fewest): 0, 1, -1 unknown */
     double total, optimizer;
     bool fits, costed; /* costed: total, optimizer and fits are known */
 } ppl_memory_seen;
