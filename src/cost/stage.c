@@ -307,21 +307,34 @@ void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_classes 
         }
         return;
     }
+    /* past the leading dense layers, middle stages of a multiple of `every` layers
+     * hold the same counts (ppl_moe_layers_in; not where the stages are chunked,
+     * ppl_stage_layer_counts): the rest of them are taken at once */
+    const ppl_model *m = ctx->model;
+    const bool chunked = c->vp > 1 && m->layers % (c->pp * c->vp) == 0;
+    const int64_t every = m->moe.every > 0 ? m->moe.every : 1;
     for (int64_t k = 0; k < c->pp; k++) {
         int64_t layers, moe;
         ppl_stage_layer_counts(ctx->model, c, k, &layers, &moe);
         bool first = k == 0, last = k == c->pp - 1;
+        const int64_t rest = c->pp - 1 - k; /* this middle stage and those after it */
+        const int64_t run = !chunked && !first && !last && c->split.middle % every == 0 &&
+                                    ppl_stage_first_layer(c, k) >= m->moe.first_dense_layers
+                                ? rest
+                                : 1;
         ppl_stage_class *prev = cl->n ? &cl->items[cl->n - 1] : NULL;
         if (prev && prev->layers == layers && prev->moe_layers == moe && !prev->is_first &&
             !first && !last && !prev->is_last) {
-            prev->count++;
+            prev->count += run;
+            k += run - 1;
             continue;
         }
         if (cl->n == cl->cap) {
             size_t cap = cl->cap * 4;
             ppl_stage_class *grown = malloc(cap * sizeof *grown);
             if (!grown) { /* keep going with what fits: the run merges into the last class */
-                prev->count++;
+                prev->count += run;
+                k += run - 1;
                 continue;
             }
             memcpy(grown, cl->items, cl->n * sizeof *grown);
@@ -331,6 +344,8 @@ void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_classes 
             cl->cap = cap;
         }
         class_at(cl, c, k, layers, moe);
+        cl->items[cl->n - 1].count = run;
+        k += run - 1;
     }
 }
 

@@ -468,6 +468,70 @@ static void test_uniform_classes(void **state)
     assert_int_equal(checked, 4 * 12 * 3 * 3);
 }
 
+/* The stage classes of a model with leading dense layers (ppl_classes_init takes
+ * the middle stages past them at once where their counts repeat) are the runs of
+ * equal middle stages that walking every stage finds, each end a class of its
+ * own: DeepSeek-V3 (3 dense layers, then every layer MoE, one MTP module) and a
+ * Mixtral with 1 to 5 dense layers and every 2nd or 3rd layer MoE after them,
+ * pp 2 to 20, vp 1 to 3, even and uneven ends. */
+static void test_mixed_classes(void **state)
+{
+    (void)state;
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    size_t checked = 0, runs = 0;
+    for (int kind = 0; kind < 7; kind++) {
+        ppl_model m = test_model(kind == 0 ? "deepseek-v3" : "mixtral-8x7b");
+        if (kind > 0) {
+            m.moe.first_dense_layers = kind % 5 + 1;
+            m.moe.every = kind < 4 ? 2 : 3;
+        }
+        ppl_eval_ctx ctx;
+        ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+        for (int64_t pp = 2; pp <= 20 && pp <= m.layers; pp++)
+            for (int64_t vp = 1; vp <= 3; vp++)
+                for (int64_t shift = 0; shift <= 2; shift++) {
+                    ppl_config c;
+                    memset(&c, 0, sizeof c);
+                    c.pp = pp, c.vp = vp, c.tp = c.cp = c.dp = c.ep = 1;
+                    c.split = ppl_stage_split_default(m.layers, pp);
+                    if (pp > 2 && shift > 0 && c.split.last > shift) {
+                        c.split.first += shift;
+                        c.split.last -= shift;
+                    }
+                    ppl_classes cl;
+                    ppl_classes_init(&ctx, &c, &cl);
+                    size_t n = 0;
+                    int64_t prev_layers = -1, prev_moe = -1;
+                    for (int64_t k = 0; k < pp; k++) {
+                        int64_t layers, moe;
+                        ppl_stage_layer_counts(&m, &c, k, &layers, &moe);
+                        bool end = k == 0 || k == pp - 1 || prev_layers < 0;
+                        if (end || layers != prev_layers || moe != prev_moe) {
+                            assert_true(n < cl.n);
+                            assert_int_equal(cl.items[n].first_stage, k);
+                            assert_int_equal(cl.items[n].layers, layers);
+                            assert_int_equal(cl.items[n].moe_layers, moe);
+                            assert_int_equal(cl.items[n].is_first, k == 0);
+                            assert_int_equal(cl.items[n].is_last, k == pp - 1);
+                            n++;
+                        } else {
+                            cl.items[n - 1].count--; /* taken back below */
+                            runs++;
+                        }
+                        prev_layers = k == 0 || k == pp - 1 ? -1 : layers;
+                        prev_moe = moe;
+                    }
+                    assert_int_equal(n, cl.n);
+                    for (size_t i = 0; i < cl.n; i++) /* each run's stages counted */
+                        assert_int_equal(cl.items[i].count, 1);
+                    ppl_classes_free(&cl);
+                    checked++;
+                }
+    }
+    assert_true(checked > 1000);
+    assert_true(runs > 1000); /* runs of alike middle stages were met */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -483,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_dp_passes_interleaved),
         cmocka_unit_test(test_checks),
         cmocka_unit_test(test_uniform_classes),
+        cmocka_unit_test(test_mixed_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
