@@ -349,6 +349,57 @@ void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_classes 
     }
 }
 
+static ppl_stage_class *dp_entry(const ppl_stage_dp_cache *dp, const ppl_stage_class *k)
+{
+    for (int i = 0; i < dp->n; i++)
+        if (dp->items[i].first_stage == k->first_stage && dp->items[i].layers == k->layers &&
+            dp->items[i].moe_layers == k->moe_layers)
+            return (ppl_stage_class *)&dp->items[i];
+    return NULL;
+}
+
+/* the fields ppl_class_dp fills */
+static void dp_copy(ppl_stage_class *to, const ppl_stage_class *from)
+{
+    to->dp_ready = from->dp_ready;
+    to->dp_group = from->dp_group;
+    memcpy(to->dp_reduce, from->dp_reduce, sizeof to->dp_reduce);
+    memcpy(to->dp_gather, from->dp_gather, sizeof to->dp_gather);
+    memcpy(to->dp_last, from->dp_last, sizeof to->dp_last);
+    memcpy(to->z3_ag, from->z3_ag, sizeof to->z3_ag);
+    memcpy(to->z3_rs, from->z3_rs, sizeof to->z3_rs);
+}
+
+void ppl_classes_dp_take(ppl_classes *cl, const ppl_stage_dp_cache *dp)
+{
+    for (size_t i = 0; dp && i < cl->n; i++) {
+        ppl_stage_class *k = &cl->items[i];
+        const ppl_stage_class *e = k->env || k->dp_ready ? NULL : dp_entry(dp, k);
+        if (e)
+            dp_copy(k, e);
+    }
+}
+
+void ppl_classes_dp_keep(const ppl_classes *cl, ppl_stage_dp_cache *dp)
+{
+    for (size_t i = 0; dp && i < cl->n; i++) {
+        const ppl_stage_class *k = &cl->items[i];
+        if (k->env || !k->dp_ready)
+            continue;
+        ppl_stage_class *e = dp_entry(dp, k);
+        if (!e && dp->n < PPL_STAGE_DP_CACHE) {
+            e = &dp->items[dp->n++];
+            *e = *k;
+            e->count = 1;
+            continue;
+        }
+        /* what the entry knows, the class knows too (and of the same group) */
+        if (e && (k->dp_ready & e->dp_ready) == e->dp_ready && k->dp_ready != e->dp_ready &&
+            (k->dp_group == e->dp_group || !(e->dp_ready & ~0x1c7)))
+            dp_copy(e, k);
+    }
+}
+
 void ppl_classes_free(ppl_classes *cl)
 {
     if (cl->items != cl->inline_items)

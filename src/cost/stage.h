@@ -98,8 +98,26 @@ void ppl_micro_moe_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_m
 /* Copies what ppl_micro_compute_init sets from src to dst: a search reuses it
  * across what it does not read (the interleaving, the ZeRO stage). */
 void ppl_micro_compute_copy(ppl_micro *dst, const ppl_micro *src);
+/* Stage classes kept with their data-parallel times (ppl_class_dp) for one
+ * layout, by first stage, layers and MoE layers: those times read the class's
+ * parameters, the ZeRO stage, the sharding group and the layout alone, not the
+ * microbatch, the recomputation, the interleaving, the CP algorithm or the
+ * split around the class.  ppl_stage_time_cached keeps its ZeRO-3 classes there;
+ * ppl_classes_dp_take and _keep let a split's classes share them.  The caller
+ * zeroes n whenever the layout or the parallel sizes change. */
+#define PPL_STAGE_DP_CACHE 16
+typedef struct ppl_stage_dp_cache {
+    int n;
+    ppl_stage_class items[PPL_STAGE_DP_CACHE];
+} ppl_stage_dp_cache;
+
 void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_classes *classes);
 void ppl_classes_free(ppl_classes *classes);
+/* The data-parallel times dp holds for classes of the same first stage, layers and
+ * MoE layers, copied into those of `classes` that have none (dp may be NULL);
+ * and back, those classes' times kept in dp where they know more kinds. */
+void ppl_classes_dp_take(ppl_classes *classes, const ppl_stage_dp_cache *dp);
+void ppl_classes_dp_keep(const ppl_classes *classes, ppl_stage_dp_cache *dp);
 
 /* One stage of a class, per microbatch: compute, each parallelism's
  * communication, and what of it the stack leaves exposed. */
@@ -156,17 +174,6 @@ void ppl_dp_times(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_g
 void ppl_zero3_per_tensor(const ppl_model *model, int64_t tp, double *gathers, double *reductions);
 /* Bytes per reduced gradient element (memory.h's, for the configuration). */
 double ppl_dp_grad_bytes(const ppl_eval_ctx *ctx, const ppl_config *config);
-
-/* The classes ppl_stage_time_cached builds under ZeRO-3, kept with their
- * data-parallel times (ppl_class_dp) for one layout: those read the class's
- * parameters, the ZeRO stage, the sharding group and the layout alone, not the
- * microbatch, the recomputation, the interleaving or the CP algorithm.  The
- * caller zeroes it whenever the layout or the parallel sizes change. */
-#define PPL_STAGE_DP_CACHE 8
-typedef struct ppl_stage_dp_cache {
-    int n;
-    ppl_stage_class items[PPL_STAGE_DP_CACHE];
-} ppl_stage_dp_cache;
 
 /* Stage `stage` holding `layers` layers (`moe_layers` MoE) from the pieces: its
  * time per microbatch, and its memory when asked; dp may be NULL. */

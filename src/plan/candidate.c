@@ -236,9 +236,12 @@ static int evaluate_in(ppl_search_state *s, const ppl_config *c, const ppl_layou
         return room;
     ppl_classes classes;
     ppl_classes_init(ctx, &b, &classes);
+    ppl_stage_dp_cache *dp = s->memo ? s->memo->dp : NULL;
+    ppl_classes_dp_take(&classes, dp);
     r->candidates++;
     if (cost(s, &b, l, mi, &classes))
         room = PPL_EVAL_FITS;
+    ppl_classes_dp_keep(&classes, dp);
     ppl_classes_free(&classes);
     return room;
 }

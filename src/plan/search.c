@@ -281,7 +281,8 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
         c.ep = folds[e].ep;
         ppl_layout layout, layouts[PPL_SHARD_CHOICES];
         bool laid = false; /* the layouts, once a microbatch size may rank */
-        /* the balanced lines' ZeRO-3 classes, for every microbatch size (stage.h) */
+        /* the stage classes' data-parallel times, for every microbatch size, and
+         * the balanced lines' ZeRO-3 classes (stage.h) */
         ppl_stage_dp_cache line_dp;
         line_dp.n = 0;
         for (int f = 0; f < mbss.n; f++) {
@@ -411,8 +412,10 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                 r->pruned++;
                                 continue;
                             }
-                            if (!classed) /* they read the split and vp alone */
+                            if (!classed) { /* they read the split and vp alone */
                                 ppl_classes_init(ctx, &c, &classes);
+                                ppl_classes_dp_take(&classes, &line_dp);
+                            }
                             classed = true;
                             ppl_balance_memo memos[PPL_CP_COMM_COUNT] = {0}; /* by CP algorithm */
                             for (int x = 0; x < PPL_CP_COMM_COUNT; x++)
@@ -454,8 +457,10 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                         }
                     }
                 }
-                if (classed)
+                if (classed) {
+                    ppl_classes_dp_keep(&classes, &line_dp);
                     ppl_classes_free(&classes);
+                }
             }
         }
     }
