@@ -2,12 +2,14 @@
  * test_pipeline.c - the schedules that split the backward (pipeline.h): bubble
  * formulas against hand computations, activations in flight, DualPipe's second
  * copy of the parameters, the B/W split of a hand-computed layer, the wiring into
- * the step time, and the configuration rules.
+ * the step time, and the configuration rules; the stage classes and the
+ * data-parallel times they share.
  */
 #include "testutil.h"
 
-#include "cost/pipeline.h"
 #include "cost/estimate.h"
+#include "cost/pipeline.h"
+#include "cost/rules.h"
 
 /* The passes of p - 1 equal stages of F = 1.0, B = 1.2, W = 0.8, FB = 2.6 s. */
 static ppl_passes others(int64_t p)
@@ -532,6 +534,76 @@ static void test_mixed_classes(void **state)
     assert_true(runs > 1000); /* runs of alike middle stages were met */
 }
 
+/* A class's data-parallel times read its first stage, layers and MoE layers, the
+ * ZeRO stage and the layout, not the split around it or the microbatch: the times
+ * a split's classes leave in a ppl_stage_dp_cache (ppl_classes_dp_keep) are, for
+ * each class of another split and microbatch size that takes them
+ * (ppl_classes_dp_take), those ppl_class_dp computes for it afresh, to the bit.
+ * DeepSeek-V3 (dense and MoE layers, the embedding and the MTP module at the
+ * ends), pp 4, ZeRO 0 to 3, the default split and one with a layer moved from
+ * each end to the middle stages. */
+static void test_dp_cache(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("deepseek-v3");
+    ppl_topology t = test_topology("deepseek-h800-2048");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_config c;
+    memset(&c, 0, sizeof c);
+    c.tp = 2, c.pp = 4, c.dp = 32, c.cp = 1, c.ep = 8, c.vp = 1, c.mbs = 1, c.gpus = 256;
+    c.global_batch = 256, c.microbatches = 8;
+    c.recompute = PPL_RECOMPUTE_FULL;
+    c.sequence_parallel = true;
+    c.flash_attention = true;
+    const ppl_stage_split even = ppl_stage_split_default(m.layers, 4);
+    const ppl_stage_split moved = {even.first - 1, even.middle, even.last + 1};
+    int served = 0;
+    for (int zero = 0; zero <= 3; zero++) {
+        c.zero = zero;
+        ppl_stage_dp_cache dp;
+        dp.n = 0;
+        for (int pass = 0; pass < 4; pass++) {
+            c.split = pass % 2 ? moved : even;
+            c.mbs = pass < 2 ? 1 : 2;
+            c.microbatches = 8 / c.mbs;
+            ppl_error cerr;
+            if (ppl_config_check(&c, &m, &t, &cerr) != PPL_OK)
+                fail_msg("zero %d pass %d: %s: %s", zero, pass, cerr.key, cerr.message);
+            ppl_layout l;
+            ppl_micro mi;
+            ppl_layout_init(&ctx, &c, &l);
+            ppl_micro_comm_init(&ctx, &c, &l, &mi);
+            ppl_micro_compute_init(&ctx, &c, &mi);
+            ppl_classes cl;
+            ppl_classes_init(&ctx, &c, &cl);
+            ppl_classes_dp_take(&cl, &dp);
+            for (size_t i = 0; i < cl.n; i++) {
+                ppl_stage_class *k = &cl.items[i], fresh = *k;
+                fresh.dp_ready = 0;
+                ppl_memory mem;
+                ppl_memory_at(&c, &ctx.memory, &mi.mem, t.gpu.memory_bytes, k->first_stage,
+                              k->layers, k->moe_layers, &mem);
+                ppl_class_dp(&ctx, &c, &l, &fresh, &mem);
+                if (k->dp_ready) { /* taken: the same times */
+                    served++;
+                    const int kind = ppl_dp_kind(&ctx, &c);
+                    assert_true(ppl_class_dp_kept(&ctx, &c, k));
+                    assert_true(k->dp_reduce[kind] == fresh.dp_reduce[kind]);
+                    assert_true(k->dp_gather[kind] == fresh.dp_gather[kind]);
+                    assert_true(k->dp_last[kind] == fresh.dp_last[kind]);
+                    assert_memory_equal(k->z3_ag, fresh.z3_ag, sizeof k->z3_ag);
+                    assert_memory_equal(k->z3_rs, fresh.z3_rs, sizeof k->z3_rs);
+                }
+                ppl_class_dp(&ctx, &c, &l, k, &mem);
+            }
+            ppl_classes_dp_keep(&cl, &dp);
+            ppl_classes_free(&cl);
+        }
+    }
+    assert_true(served >= 4 * 3); /* each ZeRO stage: the unmoved classes, thrice */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -548,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_checks),
         cmocka_unit_test(test_uniform_classes),
         cmocka_unit_test(test_mixed_classes),
+        cmocka_unit_test(test_dp_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
