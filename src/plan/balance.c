@@ -407,8 +407,9 @@ static int64_t best_first(const stage_line *f, const stage_line *l, int64_t R, d
     return best;
 }
 
-ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
-                            const ppl_micro *mi, ppl_balance_memo *memo, ppl_stage_split *out)
+static ppl_status ends_split(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                             const ppl_micro *mi, ppl_balance_memo *memo, bool bisect,
+                             ppl_stage_split *out)
 {
     const int64_t p = c->pp, L = ctx->model->layers;
     if (p < 2 || c->vp > 1 || L < p)
@@ -426,7 +427,38 @@ ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *c, const 
     /* stage 1 holds the most microbatches in flight of the middle stages: its
      * memory bounds theirs */
     stage_line mid = line_of(ctx, c, l, mi, 1, L, memo, 1);
-    for (int64_t m = 1; m <= mid.ub && (p - 2) * m <= L - 2; m++) {
+    const int64_t top = (L - 2) / (p - 2) < mid.ub ? (L - 2) / (p - 2) : mid.ub;
+    int64_t from = 1, to = top; /* the middle stages' layers to scan */
+    if (bisect && top > 16 && f.tau >= 0.0 && last.tau >= 0.0 && mid.tau >= 0.0) {
+        /* lines that do not fall: the ends' least slowest stage E(m) does not rise
+         * with m (infinite while they cannot hold the rest), the middle's M(m) does
+         * not fall, so the least of max(E, M) is M at the first m where M >= E, or
+         * E just before it, and the scan keeps the fewest middle layers of equal
+         * time: from the first m where M >= E back over the m whose E is E's there */
+        int64_t lo = 1, hi = top + 1;
+        while (lo < hi) {
+            const int64_t m = lo + (hi - lo) / 2;
+            double ends;
+            (void)best_first(&f, &last, L - (p - 2) * m, &ends);
+            if (at(&mid, m) >= ends)
+                hi = m;
+            else
+                lo = m + 1;
+        }
+        double before = INFINITY;
+        if (lo > 1)
+            (void)best_first(&f, &last, L - (p - 2) * (lo - 1), &before);
+        from = lo > 1 ? lo - 1 : 1;
+        to = lo <= top ? lo : top;
+        while (from > 1 && isfinite(before)) {
+            double ends;
+            (void)best_first(&f, &last, L - (p - 2) * (from - 1), &ends);
+            if (!(ends == before))
+                break;
+            from--;
+        }
+    }
+    for (int64_t m = from; m <= to; m++) {
         double ends;
         int64_t R = L - (p - 2) * m, first = best_first(&f, &last, R, &ends);
         double worst = fmax(ends, at(&mid, m));
@@ -436,6 +468,18 @@ ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *c, const 
         }
     }
     return isfinite(best) ? PPL_OK : PPL_INFEASIBLE;
+}
+
+ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                            const ppl_micro *mi, ppl_balance_memo *memo, ppl_stage_split *out)
+{
+    return ends_split(ctx, c, l, mi, memo, true, out);
+}
+
+ppl_status ppl_balance_ends_scanned(const ppl_eval_ctx *ctx, const ppl_config *c,
+                                    const ppl_layout *l, const ppl_micro *mi, ppl_stage_split *out)
+{
+    return ends_split(ctx, c, l, mi, NULL, false, out);
 }
 
 /* The slowest of the ends and the middle stages with m layers in each middle one */

@@ -57,11 +57,17 @@ double ppl_balance_least_s(const ppl_eval_ctx *ctx, const ppl_config *config,
 
 /* The split Megatron-LM's first/last-stage flags express (equal middle stages,
  * free ends) whose slowest stage is fastest by the same per-stage lines, each
- * stage within memory; exact (a scan over the middle stages' layers).
+ * stage within memory; exact (over the middle stages' layers: a bisection where
+ * no line falls, the fewest middle layers among equal splits, else a scan).
  * PPL_INFEASIBLE when no such split fits (pp < 2, vp > 1, or memory).  memo may be
  * NULL. */
 ppl_status ppl_balance_ends(const ppl_eval_ctx *ctx, const ppl_config *config,
                             const ppl_layout *layout, const ppl_micro *micro,
                             ppl_balance_memo *memo, ppl_stage_split *split);
+/* The same by scanning every middle-stage count, where ppl_balance_ends bisects
+ * on lines that do not fall (the tests hold the two equal). */
+ppl_status ppl_balance_ends_scanned(const ppl_eval_ctx *ctx, const ppl_config *config,
+                                    const ppl_layout *layout, const ppl_micro *micro,
+                                    ppl_stage_split *split);
 
 #endif

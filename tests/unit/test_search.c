@@ -281,107 +281,6 @@ static void test_milp_equals_brute_force(void **state)
     assert_true(infeasible > 0);
 }
 
-/* Llama 3 405B on 16 stages: 126 layers cannot split evenly.  The integer program
- * over any split holds every layer, and the stages carrying the embedding and the
- * output layer take no more than the others (Llama 3 ran 7, 8 x 14, 7).  The
- * split of the first/last-stage flags (ppl_balance_ends) is no slower by the same
- * stage lines than any other split of that form: checked against all of them. */
-static void test_balance_llama(void **state)
-{
-    (void)state;
-    ppl_model m = test_model("llama3-405b");
-    ppl_topology t = test_topology("h100-64k");
-    ppl_eval_ctx ctx;
-    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
-    ppl_config c;
-    memset(&c, 0, sizeof c);
-    c.gpus = 16384;
-    c.tp = 8;
-    c.pp = 16;
-    c.cp = c.ep = c.vp = 1;
-    c.dp = 128;
-    c.mbs = 1;
-    c.global_batch = 2048;
-    c.microbatches = 16;
-    c.recompute = PPL_RECOMPUTE_FULL;
-    c.sequence_parallel = true;
-    c.flash_attention = true;
-    c.split = ppl_stage_split_default(126, 16);
-    int64_t layers[16];
-    assert_int_equal(ppl_balance_stages(&ctx, &c, layers), PPL_OK);
-    int64_t sum = 0, middle = 0;
-    for (int k = 0; k < 16; k++) {
-        sum += layers[k];
-        if (k > 0 && k < 15 && layers[k] > middle)
-            middle = layers[k];
-    }
-    assert_int_equal(sum, 126);
-    assert_true(layers[15] <= middle);
-
-    ppl_layout l;
-    ppl_micro mi;
-    laid_out(&ctx, &c, &l, &mi);
-    ppl_stage_split b;
-    assert_int_equal(ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &b), PPL_OK);
-    assert_int_equal(b.first + 14 * b.middle + b.last, 126);
-    /* the slowest of stage 0, 1 and 15 per microbatch, as the balancer costs it */
-    double t0[2], t1[2], t15[2];
-    ppl_memory mem;
-    for (int n = 0; n < 2; n++) {
-        t0[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 0, n + 1, 0, &mem, NULL);
-        t1[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 1, n + 1, 0, &mem, NULL);
-        t15[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 15, n + 1, 0, &mem, NULL);
-    }
-#define LINE(t, n) ((t)[0] + ((t)[1] - (t)[0]) * ((double)(n)-1.0))
-    double got = fmax(fmax(LINE(t0, b.first), LINE(t1, b.middle)), LINE(t15, b.last));
-    double least = INFINITY; /* over every split of that form, memory aside */
-    for (int64_t mid = 1; 14 * mid <= 124; mid++)
-        for (int64_t f = 1; f < 126 - 14 * mid; f++) {
-            int64_t last = 126 - 14 * mid - f;
-            double w = fmax(fmax(LINE(t0, f), LINE(t1, mid)), LINE(t15, last));
-            assert_true(got <= w * (1.0 + 1e-12));
-            least = fmin(least, w);
-        }
-#undef LINE
-    /* the time lines kept across ZeRO stages below 3 (balance.h ppl_balance_memo):
-     * each stage's split as without them, its memory costed anew (ZeRO 0 holds
-     * more and may balance otherwise) */
-    ppl_balance_memo memo = {0};
-    for (int z = 2; z >= 0; z--) {
-        ppl_stage_split kept, fresh;
-        c.zero = z;
-        ppl_status a = ppl_balance_ends(&ctx, &c, &l, &mi, &memo, &kept);
-        assert_int_equal(a, ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &fresh));
-        if (a == PPL_OK)
-            assert_true(kept.first == fresh.first && kept.middle == fresh.middle &&
-                        kept.last == fresh.last);
-    }
-    assert_true(memo.known[0] && memo.known[1] && memo.known[2]);
-    /* the balance's least slowest stage from the kept lines (balance.h
-     * ppl_balance_least_s): the least over every split above, to rounding, and
-     * below the slowest stage of the split the balance returns, each stage
-     * costed at its own count (the lines are exact at 1 and 2 layers and below a
-     * stage's convex time beyond) */
-    const double kept_least = ppl_balance_least_s(&ctx, &c, &mi, &memo, true);
-    assert_true(kept_least > 0.0);
-    assert_true(fabs(kept_least - least) <= 1e-9 * least);
-    const double slowest =
-        fmax(fmax(ppl_stage_time_cached(&ctx, &c, &l, &mi, 0, b.first, 0, &mem, NULL),
-                  ppl_stage_time_cached(&ctx, &c, &l, &mi, 1, b.middle, 0, &mem, NULL)),
-             ppl_stage_time_cached(&ctx, &c, &l, &mi, 15, b.last, 0, &mem, NULL));
-    assert_true(kept_least <= slowest);
-    c.zero = 3; /* ZeRO-3's times read the sharding group: no lines are kept */
-    assert_true(ppl_balance_least_s(&ctx, &c, &mi, &memo, true) == 0.0);
-    c.zero = 0;
-    c.split = b;
-    ppl_error err;
-    assert_int_equal(ppl_config_check(&c, &m, &t, &err), PPL_OK);
-    /* a split that loses a layer (125 of 126) is refused, naming the count */
-    c.split.first--;
-    assert_int_equal(ppl_config_check(&c, &m, &t, &err), PPL_EUSAGE);
-    assert_non_null(strstr(err.message, "the stages hold 125 layers, the model has 126"));
-}
-
 /* ppl_bound_step_pair_s's second figure is ppl_bound_step_s of the same
  * configuration at vp 2, to the bit, where the microbatch does not read vp
  * (ppl_micro_reads_vp: no expert all-to-all, or one not overlapped by 1F1B): the
@@ -772,7 +671,6 @@ int main(void)
         cmocka_unit_test(test_pruned_equals_brute_force),
         cmocka_unit_test(test_bound_below_every_step),
         cmocka_unit_test(test_milp_equals_brute_force),
-        cmocka_unit_test(test_balance_llama),
         cmocka_unit_test(test_bound_pair),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_micro_cache),

@@ -1,0 +1,217 @@
+/*
+ * test_balance.c - the stage splits (plan/balance.h): the integer program and the
+ * first/last-stage split of Llama 3 405B against every split, and the end split's
+ * bisection against its scan.
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cost/rules.h"
+#include "plan/balance.h"
+
+static void laid_out(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l, ppl_micro *mi)
+{
+    ppl_layout_init(ctx, c, l);
+    ppl_micro_comm_init(ctx, c, l, mi);
+    ppl_micro_compute_init(ctx, c, mi);
+}
+
+/* Llama 3 405B on 16 stages: 126 layers cannot split evenly.  The integer program
+ * over any split holds every layer, and the stages carrying the embedding and the
+ * output layer take no more than the others (Llama 3 ran 7, 8 x 14, 7).  The
+ * split of the first/last-stage flags (ppl_balance_ends) is no slower by the same
+ * stage lines than any other split of that form: checked against all of them. */
+static void test_balance_llama(void **state)
+{
+    (void)state;
+    ppl_model m = test_model("llama3-405b");
+    ppl_topology t = test_topology("h100-64k");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+    ppl_config c;
+    memset(&c, 0, sizeof c);
+    c.gpus = 16384;
+    c.tp = 8;
+    c.pp = 16;
+    c.cp = c.ep = c.vp = 1;
+    c.dp = 128;
+    c.mbs = 1;
+    c.global_batch = 2048;
+    c.microbatches = 16;
+    c.recompute = PPL_RECOMPUTE_FULL;
+    c.sequence_parallel = true;
+    c.flash_attention = true;
+    c.split = ppl_stage_split_default(126, 16);
+    int64_t layers[16];
+    assert_int_equal(ppl_balance_stages(&ctx, &c, layers), PPL_OK);
+    int64_t sum = 0, middle = 0;
+    for (int k = 0; k < 16; k++) {
+        sum += layers[k];
+        if (k > 0 && k < 15 && layers[k] > middle)
+            middle = layers[k];
+    }
+    assert_int_equal(sum, 126);
+    assert_true(layers[15] <= middle);
+
+    ppl_layout l;
+    ppl_micro mi;
+    laid_out(&ctx, &c, &l, &mi);
+    ppl_stage_split b;
+    assert_int_equal(ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &b), PPL_OK);
+    assert_int_equal(b.first + 14 * b.middle + b.last, 126);
+    /* the slowest of stage 0, 1 and 15 per microbatch, as the balancer costs it */
+    double t0[2], t1[2], t15[2];
+    ppl_memory mem;
+    for (int n = 0; n < 2; n++) {
+        t0[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 0, n + 1, 0, &mem, NULL);
+        t1[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 1, n + 1, 0, &mem, NULL);
+        t15[n] = ppl_stage_time_cached(&ctx, &c, &l, &mi, 15, n + 1, 0, &mem, NULL);
+    }
+#define LINE(t, n) ((t)[0] + ((t)[1] - (t)[0]) * ((double)(n)-1.0))
+    double got = fmax(fmax(LINE(t0, b.first), LINE(t1, b.middle)), LINE(t15, b.last));
+    double least = INFINITY; /* over every split of that form, memory aside */
+    for (int64_t mid = 1; 14 * mid <= 124; mid++)
+        for (int64_t f = 1; f < 126 - 14 * mid; f++) {
+            int64_t last = 126 - 14 * mid - f;
+            double w = fmax(fmax(LINE(t0, f), LINE(t1, mid)), LINE(t15, last));
+            assert_true(got <= w * (1.0 + 1e-12));
+            least = fmin(least, w);
+        }
+#undef LINE
+    /* the time lines kept across ZeRO stages below 3 (balance.h ppl_balance_memo):
+     * each stage's split as without them, its memory costed anew (ZeRO 0 holds
+     * more and may balance otherwise) */
+    ppl_balance_memo memo = {0};
+    for (int z = 2; z >= 0; z--) {
+        ppl_stage_split kept, fresh;
+        c.zero = z;
+        ppl_status a = ppl_balance_ends(&ctx, &c, &l, &mi, &memo, &kept);
+        assert_int_equal(a, ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &fresh));
+        if (a == PPL_OK)
+            assert_true(kept.first == fresh.first && kept.middle == fresh.middle &&
+                        kept.last == fresh.last);
+    }
+    assert_true(memo.known[0] && memo.known[1] && memo.known[2]);
+    /* the balance's least slowest stage from the kept lines (balance.h
+     * ppl_balance_least_s): the least over every split above, to rounding, and
+     * below the slowest stage of the split the balance returns, each stage
+     * costed at its own count (the lines are exact at 1 and 2 layers and below a
+     * stage's convex time beyond) */
+    const double kept_least = ppl_balance_least_s(&ctx, &c, &mi, &memo, true);
+    assert_true(kept_least > 0.0);
+    assert_true(fabs(kept_least - least) <= 1e-9 * least);
+    const double slowest =
+        fmax(fmax(ppl_stage_time_cached(&ctx, &c, &l, &mi, 0, b.first, 0, &mem, NULL),
+                  ppl_stage_time_cached(&ctx, &c, &l, &mi, 1, b.middle, 0, &mem, NULL)),
+             ppl_stage_time_cached(&ctx, &c, &l, &mi, 15, b.last, 0, &mem, NULL));
+    assert_true(kept_least <= slowest);
+    c.zero = 3; /* ZeRO-3's times read the sharding group: no lines are kept */
+    assert_true(ppl_balance_least_s(&ctx, &c, &mi, &memo, true) == 0.0);
+    c.zero = 0;
+    c.split = b;
+    ppl_error err;
+    assert_int_equal(ppl_config_check(&c, &m, &t, &err), PPL_OK);
+    /* a split that loses a layer (125 of 126) is refused, naming the count */
+    c.split.first--;
+    assert_int_equal(ppl_config_check(&c, &m, &t, &err), PPL_EUSAGE);
+    assert_non_null(strstr(err.message, "the stages hold 125 layers, the model has 126"));
+}
+
+/* The end split bisects on the middle stages' layers where no stage line falls
+ * (ppl_balance_ends) and returns the split the scan over every count returns
+ * (ppl_balance_ends_scanned), the fewest middle layers among equally slow ones:
+ * Llama 3 405B (126 layers) and 70B (80) and GPT-3 175B (96) on 3 to 12 stages, tp
+ * 4 and 8, 8 and 64 replicas, microbatches of one and four sequences, recomputation none and full,
+ * ZeRO 0 and 1, where memory bounds the ends and where it does not. */
+static void test_bisect_equals_scan(void **state)
+{
+    (void)state;
+    const char *models[] = {"llama3-405b", "llama3-70b", "gpt3-175b"};
+    ppl_topology t = test_topology("h100-64k");
+    int compared = 0, long_scans = 0;
+    for (int i = 0; i < 3; i++) {
+        ppl_model m = test_model(models[i]);
+        ppl_eval_ctx ctx;
+        ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+        for (int64_t pp = 3; pp <= 12; pp++)
+            for (int64_t tp = 4; tp <= 8; tp *= 2)
+                for (int64_t dp = 8; dp <= 64; dp *= 8)
+                    for (int64_t mbs = 1; mbs <= 4; mbs *= 4)
+                        for (int r = 0; r < 2; r++)
+                            for (int zero = 0; zero <= 1; zero++) {
+                                ppl_config c;
+                                memset(&c, 0, sizeof c);
+                                c.tp = tp, c.pp = pp, c.dp = dp, c.cp = c.ep = c.vp = 1;
+                                c.gpus = tp * pp * dp;
+                                c.mbs = mbs;
+                                c.global_batch = 16 * dp;
+                                c.microbatches = 16 / mbs;
+                                c.zero = zero;
+                                c.recompute = r ? PPL_RECOMPUTE_FULL : PPL_RECOMPUTE_NONE;
+                                c.sequence_parallel = true;
+                                c.flash_attention = true;
+                                c.split = ppl_stage_split_default(m.layers, pp);
+                                if (ppl_config_check(&c, &m, &t, NULL) != PPL_OK)
+                                    continue;
+                                ppl_layout l;
+                                ppl_micro mi;
+                                laid_out(&ctx, &c, &l, &mi);
+                                ppl_stage_split a, b;
+                                ppl_status sa = ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &a),
+                                           sb = ppl_balance_ends_scanned(&ctx, &c, &l, &mi, &b);
+                                assert_int_equal(sa, sb);
+                                if (sa == PPL_OK) {
+                                    assert_int_equal(a.first, b.first);
+                                    assert_int_equal(a.middle, b.middle);
+                                    assert_int_equal(a.last, b.last);
+                                }
+                                compared++;
+                                long_scans += (m.layers - 2) / (pp - 2) > 16;
+                            }
+    }
+    /* GPT-3 175B on Meta's 24K cluster, 3 stages, tp 8, cp 4, every CP algorithm,
+     * ZeRO 1 and 2: the ends' least
+     * slowest stage is flat over the counts before the crossing, and the scan
+     * keeps the fewest middle layers among them */
+    ppl_model m = test_model("gpt3-175b");
+    ppl_topology meta = test_topology("meta-24k-roce");
+    ppl_eval_ctx ctx;
+    ppl_eval_ctx_init(&ctx, &m, &meta, PPL_STACK_MODERN);
+    for (int x = 0; x < PPL_CP_COMM_COUNT * 2; x++) {
+        ppl_config c;
+        memset(&c, 0, sizeof c);
+        c.tp = 8, c.pp = 3, c.dp = 256, c.cp = 4, c.ep = c.vp = 1;
+        c.gpus = 8 * 3 * 256 * 4;
+        c.mbs = 1, c.global_batch = 1024, c.microbatches = 4;
+        c.zero = 1 + x % 2;
+        c.cp_comm = (ppl_cp_comm)(x / 2);
+        c.recompute = PPL_RECOMPUTE_FULL;
+        c.sequence_parallel = true;
+        c.split = ppl_stage_split_default(m.layers, 3);
+        if (ppl_config_check(&c, &m, &meta, NULL) != PPL_OK)
+            continue;
+        ppl_layout l;
+        ppl_micro mi;
+        laid_out(&ctx, &c, &l, &mi);
+        ppl_stage_split a, b;
+        assert_int_equal(ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &a), PPL_OK);
+        assert_int_equal(ppl_balance_ends_scanned(&ctx, &c, &l, &mi, &b), PPL_OK);
+        assert_int_equal(a.first, b.first);
+        assert_int_equal(a.middle, b.middle);
+        assert_int_equal(a.last, b.last);
+        compared++;
+    }
+    assert_true(compared >= 250);
+    assert_true(long_scans >= 200); /* where the bisection runs */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_balance_llama),
+        cmocka_unit_test(test_bisect_equals_scan),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
