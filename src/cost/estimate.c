@@ -106,7 +106,11 @@ double ppl_estimate_dp_floor_s(const ppl_eval_ctx *ctx, const ppl_config *c, con
         ppl_memory mem;
         ppl_memory_at(c, &e->ctx->memory, &e->micro->mem, e->ctx->topo->gpu.memory_bytes,
                       k->first_stage, k->layers, k->moe_layers, &mem);
-        if (!mem.fits) /* what does not fit is not timed (walk_classes): no floor */
+        /* what does not fit is not timed (walk_classes), nor its times worked out
+         * here; where they are kept already (the search's ppl_stage_dp_cache),
+         * the floor holds all the same: what does not fit cannot rank, nor can its
+         * optimizer's offload, whose floor is this one */
+        if (!mem.fits)
             return pipe_floor_s;
         ppl_class_dp(e->ctx, c, e->layout, k, &mem);
     }
