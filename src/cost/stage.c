@@ -180,10 +180,9 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     mi->tp_one = mi->tp_reduce_one = 0.0;
     mi->tp_gather = ppl_tp_gather_bytes(c, mi->act);
     if (c->tp > 1) {
-        mi->tp_reduce_one =
-            ppl_collective_count(&ctx->net,
-                                 c->sequence_parallel ? PPL_OP_REDUCESCATTER : PPL_OP_ALLREDUCE,
-                                 &l->g_tp, mi->act, 1, NULL);
+        mi->tp_reduce_one = ppl_collective_count(
+            &ctx->net, c->sequence_parallel ? PPL_OP_REDUCESCATTER : PPL_OP_ALLREDUCE, &l->g_tp,
+            mi->act, 1, NULL);
         mi->tp_one = mi->tp_reduce_one +
                      (c->sequence_parallel ? ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER,
                                                                   &l->g_tp, mi->tp_gather, 1, NULL)
@@ -272,18 +271,24 @@ void ppl_micro_compute_copy(ppl_micro *dst, const ppl_micro *src)
     dst->mem = src->mem;
 }
 
+/* A class of one stage, `stage`, of `layers` layers (`moe` MoE), no time known. */
+static void class_init(ppl_stage_class *k, const ppl_config *c, int64_t stage, int64_t layers,
+                       int64_t moe)
+{
+    memset(k, 0, sizeof *k);
+    k->first_stage = stage;
+    k->count = 1;
+    k->layers = layers;
+    k->moe_layers = moe;
+    k->bf16_layers = ppl_stage_bf16_layers(c, stage, layers);
+    k->is_first = stage == 0;
+    k->is_last = stage == c->pp - 1;
+}
+
 /* Runs of consecutive stages that hold the same layers and play the same part. */
 static void class_at(ppl_classes *cl, const ppl_config *c, int64_t k, int64_t layers, int64_t moe)
 {
-    ppl_stage_class *nc = &cl->items[cl->n++];
-    memset(nc, 0, sizeof *nc);
-    nc->first_stage = k;
-    nc->count = 1;
-    nc->layers = layers;
-    nc->moe_layers = moe;
-    nc->bf16_layers = ppl_stage_bf16_layers(c, k, layers);
-    nc->is_first = k == 0;
-    nc->is_last = k == c->pp - 1;
+    class_init(&cl->items[cl->n++], c, k, layers, moe);
 }
 
 void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_classes *cl)
@@ -349,13 +354,20 @@ void ppl_classes_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_classes 
     }
 }
 
-static ppl_stage_class *dp_entry(const ppl_stage_dp_cache *dp, const ppl_stage_class *k)
+/* dp's class of that first stage, layers and MoE layers, or NULL */
+static ppl_stage_class *dp_find(const ppl_stage_dp_cache *dp, int64_t stage, int64_t layers,
+                                int64_t moe)
 {
     for (int i = 0; i < dp->n; i++)
-        if (dp->items[i].first_stage == k->first_stage && dp->items[i].layers == k->layers &&
-            dp->items[i].moe_layers == k->moe_layers)
+        if (dp->items[i].first_stage == stage && dp->items[i].layers == layers &&
+            dp->items[i].moe_layers == moe)
             return (ppl_stage_class *)&dp->items[i];
     return NULL;
+}
+
+static ppl_stage_class *dp_entry(const ppl_stage_dp_cache *dp, const ppl_stage_class *k)
+{
+    return dp_find(dp, k->first_stage, k->layers, k->moe_layers);
 }
 
 /* the fields ppl_class_dp fills */
@@ -413,8 +425,10 @@ void ppl_classes_free(ppl_classes *cl)
  * and gathered in fp8 (ppl_low_params). */
 int ppl_dp_kind(const ppl_eval_ctx *ctx, const ppl_config *c)
 {
-    return (c->zero == 0 ? 0 : c->zero <= 2 ? 1 : 2) + (ppl_config_shard_replicas(c) > 1 ? 3 : 0) +
-           (ppl_low_params(&ctx->memory, c) ? 6 : 0);
+    return (c->zero == 0   ? 0
+            : c->zero <= 2 ? 1
+                           : 2) +
+           (ppl_config_shard_replicas(c) > 1 ? 3 : 0) + (ppl_low_params(&ctx->memory, c) ? 6 : 0);
 }
 
 /* Bytes per parameter a gather moves: 16-bit, but the weights kept in fp8 alone
@@ -448,7 +462,7 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
     const bool grouped = ppl_config_shard_replicas(c) > 1;
     const int kind = ppl_dp_kind(ctx, c), z = kind % 3, low = kind >= 6;
     if (grouped && k->dp_group != ppl_config_shard_group(c)) { /* another group's */
-        k->dp_ready &= 0x1c7; /* kinds 0-2 and 6-8 */
+        k->dp_ready &= 0x1c7;                                  /* kinds 0-2 and 6-8 */
         k->dp_group = ppl_config_shard_group(c);
     }
     double dense = mem->params - mem->params_expert;
@@ -459,8 +473,8 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
         double reduce, gather, last, r2, g2, l2;
         ppl_dp_times(ctx, c, &l->g_shard, &l->g_replicas, dense, gb_dense, &reduce, &gather, &last,
                      NULL);
-        ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, mem->params_expert, gb_expert, &r2,
-                     &g2, &l2, NULL);
+        ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, mem->params_expert, gb_expert, &r2, &g2,
+                     &l2, NULL);
         reduce += r2;
         gather += g2;
         if (l2 > last)
@@ -588,7 +602,8 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
      * read the gradient (2 B) and the main gradient, write the sum, at HBM
      * bandwidth; gradient-accumulation fusion (commit 83b1e42f30, on by default,
      * and Megatron-Core's) has the weight-gradient GEMM accumulate in place */
-    if (so->grad_accum_unfused || (so->grad_accum_unfused_fp16 && c->precision == PPL_PRECISION_FP16)) {
+    if (so->grad_accum_unfused ||
+        (so->grad_accum_unfused_fp16 && c->precision == PPL_PRECISION_FP16)) {
         double dense, expert;
         ppl_stage_params(&mi->mem, k->is_first, k->is_last, nd, nm, &dense, &expert);
         s->backward += (dense + expert) * (2.0 + 2.0 * ppl_dp_grad_bytes(ctx, c)) /
@@ -643,8 +658,8 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
     s->tp_async = 0.0;
     if (so->tp_async_backward && c->tp > 1) {
         const double one = mi->tp_reduce_one;
-        s->tp_async = nd * fmin(2.0 * one, mi->dense.wgrad_col_s) +
-                      nm * fmin(one, mi->moe.wgrad_col_s);
+        s->tp_async =
+            nd * fmin(2.0 * one, mi->dense.wgrad_col_s) + nm * fmin(one, mi->moe.wgrad_col_s);
     }
     double tp_hidden = s->tp_async;
     if (ppl_stack_tp_hidden(so, c)) {
@@ -703,22 +718,11 @@ double ppl_stage_time_cached(const ppl_eval_ctx *ctx, const ppl_config *c, const
                              const ppl_micro *mi, int64_t stage, int64_t layers, int64_t moe_layers,
                              ppl_memory *memory, ppl_stage_dp_cache *dp)
 {
-    ppl_stage_class local, *k = NULL;
+    ppl_stage_class local, *k = dp && c->zero >= 3 ? dp_find(dp, stage, layers, moe_layers) : NULL;
     ppl_stage_time s;
-    for (int i = 0; dp && c->zero >= 3 && i < dp->n && !k; i++)
-        if (dp->items[i].first_stage == stage && dp->items[i].layers == layers &&
-            dp->items[i].moe_layers == moe_layers)
-            k = &dp->items[i];
     if (!k) {
         k = dp && c->zero >= 3 && dp->n < PPL_STAGE_DP_CACHE ? &dp->items[dp->n++] : &local;
-        memset(k, 0, sizeof *k);
-        k->first_stage = stage;
-        k->count = 1;
-        k->layers = layers;
-        k->moe_layers = moe_layers;
-        k->bf16_layers = ppl_stage_bf16_layers(c, stage, layers);
-        k->is_first = stage == 0;
-        k->is_last = stage == c->pp - 1;
+        class_init(k, c, stage, layers, moe_layers);
     }
     ppl_memory mem;
     ppl_memory_at(c, &ctx->memory, &mi->mem, ctx->topo->gpu.memory_bytes, stage, layers, moe_layers,

@@ -11,13 +11,6 @@
 #include "cost/rules.h"
 #include "plan/balance.h"
 
-static void laid_out(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l, ppl_micro *mi)
-{
-    ppl_layout_init(ctx, c, l);
-    ppl_micro_comm_init(ctx, c, l, mi);
-    ppl_micro_compute_init(ctx, c, mi);
-}
-
 /* Llama 3 405B on 16 stages: 126 layers cannot split evenly.  The integer program
  * over any split holds every layer, and the stages carrying the embedding and the
  * output layer take no more than the others (Llama 3 ran 7, 8 x 14, 7).  The
@@ -57,7 +50,7 @@ static void test_balance_llama(void **state)
 
     ppl_layout l;
     ppl_micro mi;
-    laid_out(&ctx, &c, &l, &mi);
+    test_laid_out(&ctx, &c, &l, &mi);
     ppl_stage_split b;
     assert_int_equal(ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &b), PPL_OK);
     assert_int_equal(b.first + 14 * b.middle + b.last, 126);
@@ -157,7 +150,7 @@ static void test_bisect_equals_scan(void **state)
                                     continue;
                                 ppl_layout l;
                                 ppl_micro mi;
-                                laid_out(&ctx, &c, &l, &mi);
+                                test_laid_out(&ctx, &c, &l, &mi);
                                 ppl_stage_split a, b;
                                 ppl_status sa = ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &a),
                                            sb = ppl_balance_ends_scanned(&ctx, &c, &l, &mi, &b);
@@ -194,7 +187,7 @@ static void test_bisect_equals_scan(void **state)
             continue;
         ppl_layout l;
         ppl_micro mi;
-        laid_out(&ctx, &c, &l, &mi);
+        test_laid_out(&ctx, &c, &l, &mi);
         ppl_stage_split a, b;
         assert_int_equal(ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &a), PPL_OK);
         assert_int_equal(ppl_balance_ends_scanned(&ctx, &c, &l, &mi, &b), PPL_OK);

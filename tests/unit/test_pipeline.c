@@ -429,14 +429,7 @@ static void test_uniform_classes(void **state)
         for (int64_t pp = 1; pp <= 12; pp++)
             for (int64_t vp = 1; vp <= 3; vp++)
                 for (int64_t shift = 0; shift <= 2; shift++) {
-                    ppl_config c;
-                    memset(&c, 0, sizeof c);
-                    c.pp = pp, c.vp = vp, c.tp = c.cp = c.dp = c.ep = 1;
-                    c.split = ppl_stage_split_default(m.layers, pp);
-                    if (pp > 2 && shift > 0 && c.split.last > shift) { /* uneven ends */
-                        c.split.first += shift;
-                        c.split.last -= shift;
-                    }
+                    ppl_config c = test_split_config(&m, pp, vp, shift);
                     ppl_classes cl;
                     ppl_classes_init(&ctx, &c, &cl);
                     size_t n = 0;
@@ -492,14 +485,7 @@ static void test_mixed_classes(void **state)
         for (int64_t pp = 2; pp <= 20 && pp <= m.layers; pp++)
             for (int64_t vp = 1; vp <= 3; vp++)
                 for (int64_t shift = 0; shift <= 2; shift++) {
-                    ppl_config c;
-                    memset(&c, 0, sizeof c);
-                    c.pp = pp, c.vp = vp, c.tp = c.cp = c.dp = c.ep = 1;
-                    c.split = ppl_stage_split_default(m.layers, pp);
-                    if (pp > 2 && shift > 0 && c.split.last > shift) {
-                        c.split.first += shift;
-                        c.split.last -= shift;
-                    }
+                    ppl_config c = test_split_config(&m, pp, vp, shift);
                     ppl_classes cl;
                     ppl_classes_init(&ctx, &c, &cl);
                     size_t n = 0;
@@ -572,9 +558,7 @@ static void test_dp_cache(void **state)
                 fail_msg("zero %d pass %d: %s: %s", zero, pass, cerr.key, cerr.message);
             ppl_layout l;
             ppl_micro mi;
-            ppl_layout_init(&ctx, &c, &l);
-            ppl_micro_comm_init(&ctx, &c, &l, &mi);
-            ppl_micro_compute_init(&ctx, &c, &mi);
+            test_laid_out(&ctx, &c, &l, &mi);
             ppl_classes cl;
             ppl_classes_init(&ctx, &c, &cl);
             ppl_classes_dp_take(&cl, &dp);

@@ -32,13 +32,6 @@ static void same_lists(const ppl_search_result *a, const ppl_search_result *b)
 }
 
 /* c's layout and microbatch, as the search works them out */
-static void laid_out(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l, ppl_micro *mi)
-{
-    ppl_layout_init(ctx, c, l);
-    ppl_micro_comm_init(ctx, c, l, mi);
-    ppl_micro_compute_init(ctx, c, mi);
-}
-
 /* Pruning (memory first, then the step-time lower bounds) keeps the brute-force
  * top K exactly, on spaces small enough to cost every point; ZeRO-3 pinned, where
  * the bound with its gathers falls with the sharding group and what it prunes must
@@ -308,7 +301,7 @@ static void test_bound_pair(void **state)
                 c.split = ppl_stage_split_default(m.layers, pp);
                 ppl_layout l;
                 ppl_micro mi;
-                laid_out(&ctx, &c, &l, &mi);
+                test_laid_out(&ctx, &c, &l, &mi);
                 assert_true(mi.ep_one <= 0.0);
                 double interleaved = -1.0;
                 double one = ppl_bound_step_pair_s(&ctx, &pins, &c, &mi, &interleaved);
@@ -338,7 +331,7 @@ static void test_bound_pair(void **state)
         c.split = ppl_stage_split_default(mx.layers, c.pp);
         ppl_layout l;
         ppl_micro mi, mi2;
-        laid_out(&mctx, &c, &l, &mi);
+        test_laid_out(&mctx, &c, &l, &mi);
         ppl_micro_comm_interleave(&mctx, &c, &mi);
         assert_true(mi.ep_one > 0.0);
         assert_int_equal(ppl_micro_reads_vp(&mctx, &c, &mi), overlap == 1);
@@ -591,9 +584,9 @@ static void test_top1_equals_top10(void **state)
  * of 1,024, the optimizer on the GPU (offloaded, tp 4 x cp 4 without recomputation
  * beats both), trains faster with tensor parallelism across two servers than with the
  * default search's #1 (tp within the 8-GPU NVLink domain).  The search, asked for
- * the families left out (opts left_out), names that family, its best has tp > 8 and is that family's own #1 (the search
- * with the family let in), and speedup = first / best > 1.  Pinning tp rules the
- * family out: nothing is reported for it. */
+ * the families left out (opts left_out), names that family, its best has tp > 8 and is that
+ * family's own #1 (the search with the family let in), and speedup = first / best > 1.  Pinning tp
+ * rules the family out: nothing is reported for it. */
 static void test_left_out(void **state)
 {
     (void)state;

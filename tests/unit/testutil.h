@@ -95,4 +95,30 @@ static inline ppl_config test_config(int64_t gpus, int64_t tp, int64_t pp, int64
     return c;
 }
 
+/* c's layout and its microbatch's exchanges and compute parts. */
+static inline void test_laid_out(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l,
+                                 ppl_micro *mi)
+{
+    ppl_layout_init(ctx, c, l);
+    ppl_micro_comm_init(ctx, c, l, mi);
+    ppl_micro_compute_init(ctx, c, mi);
+}
+
+/* A configuration of pp stages in vp chunks a rank, nothing else split, at the
+ * default split with `shift` layers moved from the last stage to the first where
+ * pp > 2 and the last keeps some (uneven ends). */
+static inline ppl_config test_split_config(const ppl_model *m, int64_t pp, int64_t vp,
+                                           int64_t shift)
+{
+    ppl_config c;
+    memset(&c, 0, sizeof c);
+    c.pp = pp, c.vp = vp, c.tp = c.cp = c.dp = c.ep = 1;
+    c.split = ppl_stage_split_default(m->layers, pp);
+    if (pp > 2 && shift > 0 && c.split.last > shift) {
+        c.split.first += shift;
+        c.split.last -= shift;
+    }
+    return c;
+}
+
 #endif
