@@ -180,9 +180,10 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     mi->tp_one = mi->tp_reduce_one = 0.0;
     mi->tp_gather = ppl_tp_gather_bytes(c, mi->act);
     if (c->tp > 1) {
-        mi->tp_reduce_one = ppl_collective_count(
-            &ctx->net, c->sequence_parallel ? PPL_OP_REDUCESCATTER : PPL_OP_ALLREDUCE, &l->g_tp,
-            mi->act, 1, NULL);
+        mi->tp_reduce_one =
+            ppl_collective_count(&ctx->net,
+                                 c->sequence_parallel ? PPL_OP_REDUCESCATTER : PPL_OP_ALLREDUCE,
+                                 &l->g_tp, mi->act, 1, NULL);
         mi->tp_one = mi->tp_reduce_one +
                      (c->sequence_parallel ? ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER,
                                                                   &l->g_tp, mi->tp_gather, 1, NULL)
@@ -425,10 +426,8 @@ void ppl_classes_free(ppl_classes *cl)
  * and gathered in fp8 (ppl_low_params). */
 int ppl_dp_kind(const ppl_eval_ctx *ctx, const ppl_config *c)
 {
-    return (c->zero == 0   ? 0
-            : c->zero <= 2 ? 1
-                           : 2) +
-           (ppl_config_shard_replicas(c) > 1 ? 3 : 0) + (ppl_low_params(&ctx->memory, c) ? 6 : 0);
+    return (c->zero == 0 ? 0 : c->zero <= 2 ? 1 : 2) + (ppl_config_shard_replicas(c) > 1 ? 3 : 0) +
+           (ppl_low_params(&ctx->memory, c) ? 6 : 0);
 }
 
 /* Bytes per parameter a gather moves: 16-bit, but the weights kept in fp8 alone
@@ -462,7 +461,7 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
     const bool grouped = ppl_config_shard_replicas(c) > 1;
     const int kind = ppl_dp_kind(ctx, c), z = kind % 3, low = kind >= 6;
     if (grouped && k->dp_group != ppl_config_shard_group(c)) { /* another group's */
-        k->dp_ready &= 0x1c7;                                  /* kinds 0-2 and 6-8 */
+        k->dp_ready &= 0x1c7; /* kinds 0-2 and 6-8 */
         k->dp_group = ppl_config_shard_group(c);
     }
     double dense = mem->params - mem->params_expert;
@@ -473,8 +472,8 @@ void ppl_class_dp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout
         double reduce, gather, last, r2, g2, l2;
         ppl_dp_times(ctx, c, &l->g_shard, &l->g_replicas, dense, gb_dense, &reduce, &gather, &last,
                      NULL);
-        ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, mem->params_expert, gb_expert, &r2, &g2,
-                     &l2, NULL);
+        ppl_dp_times(ctx, c, &l->g_eshard, &l->g_ereplicas, mem->params_expert, gb_expert, &r2,
+                     &g2, &l2, NULL);
         reduce += r2;
         gather += g2;
         if (l2 > last)
@@ -602,8 +601,7 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
      * read the gradient (2 B) and the main gradient, write the sum, at HBM
      * bandwidth; gradient-accumulation fusion (commit 83b1e42f30, on by default,
      * and Megatron-Core's) has the weight-gradient GEMM accumulate in place */
-    if (so->grad_accum_unfused ||
-        (so->grad_accum_unfused_fp16 && c->precision == PPL_PRECISION_FP16)) {
+    if (so->grad_accum_unfused || (so->grad_accum_unfused_fp16 && c->precision == PPL_PRECISION_FP16)) {
         double dense, expert;
         ppl_stage_params(&mi->mem, k->is_first, k->is_last, nd, nm, &dense, &expert);
         s->backward += (dense + expert) * (2.0 + 2.0 * ppl_dp_grad_bytes(ctx, c)) /
@@ -658,8 +656,8 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
     s->tp_async = 0.0;
     if (so->tp_async_backward && c->tp > 1) {
         const double one = mi->tp_reduce_one;
-        s->tp_async =
-            nd * fmin(2.0 * one, mi->dense.wgrad_col_s) + nm * fmin(one, mi->moe.wgrad_col_s);
+        s->tp_async = nd * fmin(2.0 * one, mi->dense.wgrad_col_s) +
+                      nm * fmin(one, mi->moe.wgrad_col_s);
     }
     double tp_hidden = s->tp_async;
     if (ppl_stack_tp_hidden(so, c)) {
