@@ -152,7 +152,9 @@ static const ppl_constants start = {
  * mean, 13.3% max, 86% within 10%; their 8 Blackwell runs 8.2%.  The three H100
  * MoE runs never fitted (tests/data/runs-moe-heldout.json): 12.6% mean, 30.0%
  * max.  AMD's four (tests/data/runs-amd.json): 13.5% mean, 18.3% max (11.0%,
- * 25.1% at the tuned end's constants). */
+ * 25.1% at the tuned end's constants).  The three ZeRO-3 rows of Narayanan et
+ * al.'s Table 2 not in the calibration (tests/data/runs-zero3-2021.json): 7.7%
+ * mean, 13.0% max. */
 
 const ppl_constant_info *ppl_constant_infos(size_t *count)
 {

@@ -193,4 +193,20 @@ assert {x[\"family\"] for x in r} == {\"amd-rocm-performance-results\"}
 assert d[\"aggregate\"][\"mean_abs_error\"] <= 0.20, d[\"aggregate\"]
 "'
 
+# The three ZeRO-3 rows of Narayanan et al.'s Table 2 the calibration does not hold
+# (docs/accuracy.md), never fitted: every one predicted under deepspeed-zero3-2021,
+# each within 15% and within 10% on average (7.7%, 13.0% max when they were added).
+# Costed with the gathers hidden under the compute (prefetch), the two rows that
+# compute four microbatches a GPU come out 19-33% too fast at the committed share
+run "$P" validate --runs "$ROOT/tests/data/runs-zero3-2021.json" --json
+check "the other ZeRO-3 rows of the 2021 paper: every one predicted, each within 15%" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+r = d[\"results\"]
+assert len(r) == 3 and all(x[\"predicted\"] is not None for x in r), [x[\"id\"] for x in r if x[\"predicted\"] is None]
+assert all(x[\"stack\"] == \"deepspeed-zero3-2021\" for x in r), [x[\"stack\"] for x in r]
+assert all(abs(x[\"error\"]) <= 0.15 for x in r), [(x[\"id\"], x[\"error\"]) for x in r]
+assert d[\"aggregate\"][\"mean_abs_error\"] <= 0.10, d[\"aggregate\"]
+"'
+
 finish
