@@ -95,7 +95,8 @@ bool ppl_estimate_fits(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_l
 }
 
 double ppl_estimate_dp_floor_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
-                               const ppl_micro *mi, ppl_classes *cl, double pipe_floor_s)
+                               const ppl_micro *mi, ppl_classes *cl, double pipe_floor_s,
+                               double decides_s)
 {
     if (cl->n < 1 || (c->pp > 1 && !ppl_schedule_is_line(c->schedule)) || !(pipe_floor_s > 0.0) ||
         c->microbatches < 1)
@@ -119,9 +120,24 @@ double ppl_estimate_dp_floor_s(const ppl_eval_ctx *ctx, const ppl_config *c, con
     const double oc = e->ctx->stack.overlap_cost;
     const double h =
         fmin(1.0, e->ctx->stack.dp_overlap * ppl_stack_dp_passes(c) / (double)c->microbatches);
-    const double with =
-        fmax(pipe_floor_s + oc * reduce, pipe_floor_s * (1.0 - (1.0 - oc) * h) + reduce) +
-        oc * gather;
+    double with = fmax(pipe_floor_s + oc * reduce, pipe_floor_s * (1.0 - (1.0 - oc) * h) + reduce) +
+                  oc * gather;
+    /* the class's own exposure, as the estimate's walk works it out for its first
+     * class (no slack): its stage's backward, not pipe / m, bounds what hides.  It
+     * is at most (1 + oc) reduce + gather (class_reduction: the last bucket, at
+     * most the reduction, beside what hid), so it is worked out only where it can
+     * take the floor past decides_s (NAN: always) */
+    const bool decides =
+        isnan(decides_s) ||
+        (with <= decides_s && pipe_floor_s + (1.0 + oc) * reduce + gather > decides_s);
+    if (reduce + gather > 0.0 && decides) {
+        ppl_stage_time st;
+        ppl_stage_eval(e->ctx, c, e->micro, k, &st);
+        walk w;
+        memset(&w, 0, sizeof w);
+        class_reduction(e->ctx, c, k, &st, &w);
+        with = fmax(with, pipe_floor_s + w.dp_exposed);
+    }
     return with > pipe_floor_s ? with : pipe_floor_s;
 }
 

@@ -98,11 +98,18 @@ bool ppl_estimate_fits(const ppl_eval_ctx *ctx, const ppl_config *config, const 
  *   pipe + exposed >= pipe + reduce_0 - (1 - oc) own + oc gather_0
  *                  >= max(pipe + oc reduce_0, pipe (1 - (1 - oc) h) + reduce_0)
  *                     + oc gather_0,
- * which grows with pipe.  Its reduction and gather are the ones
- * ppl_estimate_cached then reads (ppl_class_dp, kept in the class). */
+ * which grows with pipe.  Tighter where few microbatches make pipe / m a loose
+ * figure for the backward: the class's own exposure, as ppl_estimate_cached's walk
+ * works it out from its stage's backward, on top of pipe (its first class has no
+ * slack, and the step is the pipeline plus the largest class's exposure).  That
+ * costs a stage evaluation, so it is done only where it can decide: where the
+ * floor so far is at most decides_s and the most the exposure can be, (1 + oc)
+ * reduce_0 + gather_0, would take it past (NAN: always, for the bounds' own
+ * check).  Its reduction and gather are the ones ppl_estimate_cached then reads
+ * (ppl_class_dp, kept in the class). */
 double ppl_estimate_dp_floor_s(const ppl_eval_ctx *ctx, const ppl_config *config,
                                const ppl_layout *layout, const ppl_micro *micro,
-                               ppl_classes *classes, double pipe_floor_s);
+                               ppl_classes *classes, double pipe_floor_s, double decides_s);
 
 /* Under full recomputation (c, which fits with every layer recomputed), the
  * fewest recomputed layers per stage, in whole chunks of vp, that still fit:

@@ -40,6 +40,14 @@ static bool cannot_rank(const ppl_search_state *s, double b)
     return (last && b > last->step_time_s) || b >= s->ceiling_s;
 }
 
+/* What a step must stay under to rank: the worst kept, or the ceiling (at which a
+ * plan is not kept); cannot_rank(b) holds for every b above it */
+static double rank_limit_s(const ppl_search_state *s)
+{
+    const ppl_estimate *last = ppl_ranking_worst(&s->best);
+    return last ? fmin(last->step_time_s, s->ceiling_s) : s->ceiling_s;
+}
+
 /* Whether block recomputation's count `fewer` (the fewest recomputed layers that
  * fit) cannot rank: its bound (ppl_bound_step_recomputed_s) is above the worst. */
 static bool recomputed_over(ppl_search_state *s, const ppl_config *fewer, const ppl_micro *mi)
@@ -131,7 +139,9 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
      * ppl_estimate_dp_floor_s), which the stage bound leaves out */
     const double over = ctx->stack.step_overhead_s;
     if (prunes_now(s) &&
-        cannot_rank(s, ppl_estimate_dp_floor_s(ctx, c, l, mi, cl, s->bound_s - over) + over)) {
+        cannot_rank(s, ppl_estimate_dp_floor_s(ctx, c, l, mi, cl, s->bound_s - over,
+                                               rank_limit_s(s) - over) +
+                           over)) {
         r->pruned++;
         return true;
     }
@@ -166,7 +176,7 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
                               est.memory.total) ||
              split_s > est.step_time_s * (1.0 + 1e-12) ||
              ppl_estimate_dp_floor_s(ctx, c, l, mi, cl,
-                                     ppl_bound_step_s(ctx, s->opts->pins, asked, mi) - over) +
+                                     ppl_bound_step_s(ctx, s->opts->pins, asked, mi) - over, NAN) +
                      over >
                  est.step_time_s * (1.0 + 1e-12)))
             r->bounds_broken++;
