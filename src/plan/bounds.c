@@ -333,8 +333,11 @@ static double interleaved_line_s(const ppl_eval_ctx *ctx, const ppl_config *c, c
  * microbatches, one after another (pipeline.h; a rank's vp chunks are its class's
  * layers): the step is at least m x its stage's total, the largest over the
  * ranks, and a stage's total at least its layers' layer_totals and, on the last,
- * the output layer's work.  Whatever c recomputes (nothing counted), its ZeRO
- * stage (the gathers >= 0) and its memory.  DualPipe's ranks each run half the
+ * the output layer's work, or its layers' launches at the host's time each where
+ * that is more (stage.c: the total is the larger of the compute with its exposed
+ * exchanges and the host's launches, the recomputation's among them).  Whatever
+ * c recomputes (nothing counted), its ZeRO stage (the gathers >= 0) and its
+ * memory.  DualPipe's ranks each run half the
  * microbatches through two stages: no bound here. */
 double ppl_bound_split_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
                          const ppl_classes *cl)
@@ -344,6 +347,7 @@ double ppl_bound_split_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     double dense_s, moe_s, busiest = 0.0;
     layer_totals(c, mi, &dense_s, &moe_s);
     const double head_s = work_s(&mi->head);
+    const double h = ctx->stack.host_op_s, hd = h * mi->dense.host_ops, hm = h * mi->moe.host_ops;
     for (size_t i = 0; i < cl->n; i++) {
         const ppl_stage_class *k = &cl->items[i];
         if (k->env)
@@ -352,7 +356,8 @@ double ppl_bound_split_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         double t = kinds_sum(nd, nm, dense_s, moe_s);
         if (k->is_last && head_s > 0.0)
             t += head_s;
-        busiest = fmax(busiest, t);
+        /* or its layers' launches, where the host is the slower (layer_lines) */
+        busiest = fmax(busiest, fmax(t, kinds_sum(nd, nm, hd, hm)));
     }
     return (double)c->microbatches * busiest * (1.0 - 1e-12) + ctx->stack.step_overhead_s;
 }
