@@ -81,17 +81,24 @@ static void class_memory(const ppl_stage_env *e, const ppl_config *c, const ppl_
         *shown = *mem;
 }
 
+bool ppl_estimate_memory(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                         const ppl_micro *mi, const ppl_classes *cl, ppl_memory *shown)
+{
+    const ppl_stage_env own = {ctx, l, mi};
+    ppl_memory mem;
+    memset(shown, 0, sizeof *shown);
+    for (size_t i = 0; i < cl->n; i++) {
+        const ppl_stage_class *k = &cl->items[i];
+        class_memory(k->env ? k->env : &own, c, k, i, &mem, shown);
+    }
+    return shown->fits;
+}
+
 bool ppl_estimate_fits(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                        const ppl_micro *mi, const ppl_classes *cl)
 {
-    const ppl_stage_env own = {ctx, l, mi};
-    ppl_memory mem, shown;
-    memset(&shown, 0, sizeof shown);
-    for (size_t i = 0; i < cl->n; i++) {
-        const ppl_stage_class *k = &cl->items[i];
-        class_memory(k->env ? k->env : &own, c, k, i, &mem, &shown);
-    }
-    return shown.fits;
+    ppl_memory shown;
+    return ppl_estimate_memory(ctx, c, l, mi, cl, &shown);
 }
 
 double ppl_estimate_dp_floor_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,

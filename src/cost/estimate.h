@@ -85,6 +85,12 @@ bool ppl_estimate_cached(const ppl_eval_ctx *ctx, const ppl_config *config,
 bool ppl_estimate_fits(const ppl_eval_ctx *ctx, const ppl_config *config, const ppl_layout *layout,
                        const ppl_micro *micro, const ppl_classes *classes);
 
+/* The same, and *shown the memory ppl_estimate_cached reports (its out->memory:
+ * the heaviest stage's, or the first that does not fit). */
+bool ppl_estimate_memory(const ppl_eval_ctx *ctx, const ppl_config *config,
+                         const ppl_layout *layout, const ppl_micro *micro,
+                         const ppl_classes *classes, ppl_memory *shown);
+
 /* Seconds: a floor on the pipeline and the exposed data-parallel reduction
  * together (the step less its optimizer and per-step cost), from pipe_floor_s, a
  * floor on the pipeline alone.  The first stage's class reduces its gradients

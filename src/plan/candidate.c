@@ -104,8 +104,14 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
     }
     if (prunes_now(s) && cannot_rank(s, split_s)) {
         int fits = seen ? seen->asked_fits : -1;
-        if (fits < 0)
-            fits = ppl_estimate_fits(ctx, c, l, mi, cl);
+        if (fits < 0) {
+            ppl_memory shown;
+            fits = ppl_estimate_memory(ctx, c, l, mi, cl, &shown);
+            if (seen) {
+                seen->asked_total = shown.total;
+                seen->asked_optimizer = shown.optimizer;
+            }
+        }
         if (seen)
             seen->asked_fits = fits;
         if (fits) {
@@ -144,6 +150,21 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
                            over)) {
         r->pruned++;
         return true;
+    }
+    /* what does not fit as asked is costed as asked (fewest_of finds no count of
+     * recomputed layers that fits), and the estimate would report the memory the
+     * check above found, and no time: taken from it */
+    if (seen && !seen->costed && seen->asked_fits == 0 && fewest < 0 &&
+        isfinite(seen->asked_total)) {
+        r->evaluated++;
+        seen->total = seen->asked_total;
+        seen->optimizer = seen->asked_optimizer;
+        seen->fits = false;
+        seen->costed = true;
+        if (seen->total < r->smallest_memory)
+            r->smallest_memory = seen->total;
+        s->offload_room = seen->total - seen->optimizer;
+        return false;
     }
     ppl_estimate est;
     bool fits = ppl_estimate_cached(ctx, c, l, mi, cl, false, &est);

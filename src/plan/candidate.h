@@ -104,6 +104,7 @@ typedef struct ppl_memory_seen {
     int64_t fewest;
     bool fewest_known;
     int asked_fits; /* whether the knobs as asked fit (before the fewest): 0, 1, -1 unknown */
+    double asked_total, asked_optimizer; /* their memory, where asked_fits is 0 */
     double total, optimizer;
     bool fits, costed; /* costed: total, optimizer and fits are known */
 } ppl_memory_seen;
