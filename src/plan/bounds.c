@@ -337,8 +337,8 @@ static double interleaved_line_s(const ppl_eval_ctx *ctx, const ppl_config *c, c
  * that is more (stage.c: the total is the larger of the compute with its exposed
  * exchanges and the host's launches, the recomputation's among them).  Whatever
  * c recomputes (nothing counted), its ZeRO stage (the gathers >= 0) and its
- * memory.  DualPipe's ranks each run half the
- * microbatches through two stages: no bound here. */
+ * memory.  DualPipe's ranks each run half the microbatches through two stages: no
+ * bound here. */
 double ppl_bound_split_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
                          const ppl_classes *cl)
 {
