@@ -407,6 +407,32 @@ static int64_t best_first(const stage_line *f, const stage_line *l, int64_t R, d
     return best;
 }
 
+/* The ends' least slowest stage when each of the p - 2 middle stages holds m of
+ * the L layers */
+static double ends_at(const stage_line *f, const stage_line *l, int64_t p, int64_t L, int64_t m)
+{
+    double ends;
+    (void)best_first(f, l, L - (p - 2) * m, &ends);
+    return ends;
+}
+
+/* Where no line falls, the ends' least slowest stage E(m) does not rise with m
+ * (infinite while they cannot hold the rest) and the middle's M(m) does not fall:
+ * the first m in [1, hi) where M(m) >= E(m), or hi */
+static int64_t crossing(const stage_line *f, const stage_line *mid, const stage_line *l, int64_t p,
+                        int64_t L, int64_t hi)
+{
+    int64_t lo = 1;
+    while (lo < hi) {
+        const int64_t m = lo + (hi - lo) / 2;
+        if (at(mid, m) >= ends_at(f, l, p, L, m))
+            hi = m;
+        else
+            lo = m + 1;
+    }
+    return lo;
+}
+
 static ppl_status ends_split(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                              const ppl_micro *mi, ppl_balance_memo *memo, bool bisect,
                              ppl_stage_split *out)
@@ -430,33 +456,16 @@ static ppl_status ends_split(const ppl_eval_ctx *ctx, const ppl_config *c, const
     const int64_t top = (L - 2) / (p - 2) < mid.ub ? (L - 2) / (p - 2) : mid.ub;
     int64_t from = 1, to = top; /* the middle stages' layers to scan */
     if (bisect && top > 16 && f.tau >= 0.0 && last.tau >= 0.0 && mid.tau >= 0.0) {
-        /* lines that do not fall: the ends' least slowest stage E(m) does not rise
-         * with m (infinite while they cannot hold the rest), the middle's M(m) does
-         * not fall, so the least of max(E, M) is M at the first m where M >= E, or
-         * E just before it, and the scan keeps the fewest middle layers of equal
-         * time: from the first m where M >= E back over the m whose E is E's there */
-        int64_t lo = 1, hi = top + 1;
-        while (lo < hi) {
-            const int64_t m = lo + (hi - lo) / 2;
-            double ends;
-            (void)best_first(&f, &last, L - (p - 2) * m, &ends);
-            if (at(&mid, m) >= ends)
-                hi = m;
-            else
-                lo = m + 1;
-        }
-        double before = INFINITY;
-        if (lo > 1)
-            (void)best_first(&f, &last, L - (p - 2) * (lo - 1), &before);
+        /* lines that do not fall (crossing): the least of max(E, M) is M at the
+         * first m where M >= E, or E just before it, and the scan keeps the fewest
+         * middle layers of equal time: from the first m where M >= E back over the
+         * m whose E is E's there */
+        const int64_t lo = crossing(&f, &mid, &last, p, L, top + 1);
+        const double before = lo > 1 ? ends_at(&f, &last, p, L, lo - 1) : INFINITY;
         from = lo > 1 ? lo - 1 : 1;
         to = lo <= top ? lo : top;
-        while (from > 1 && isfinite(before)) {
-            double ends;
-            (void)best_first(&f, &last, L - (p - 2) * (from - 1), &ends);
-            if (!(ends == before))
-                break;
+        while (from > 1 && isfinite(before) && ends_at(&f, &last, p, L, from - 1) == before)
             from--;
-        }
     }
     for (int64_t m = from; m <= to; m++) {
         double ends;
@@ -485,9 +494,7 @@ ppl_status ppl_balance_ends_scanned(const ppl_eval_ctx *ctx, const ppl_config *c
 /* The slowest of the ends and the middle stages with m layers in each middle one */
 static double slowest_at(const stage_line *line, int64_t p, int64_t L, int64_t m)
 {
-    double ends;
-    (void)best_first(&line[0], &line[2], L - (p - 2) * m, &ends);
-    return fmax(ends, at(&line[1], m));
+    return fmax(ends_at(&line[0], &line[2], p, L, m), at(&line[1], m));
 }
 
 /* Convexity: with every layer of one kind, a stage's total (stage.c
@@ -522,19 +529,10 @@ double ppl_balance_least_s(const ppl_eval_ctx *ctx, const ppl_config *c, const p
         for (int64_t m = 1; (p - 2) * m <= L - 2; m++)
             best = fmin(best, slowest_at(line, p, L, m));
     } else {
-        /* lines that do not fall: the ends' least slowest stage E(m) does not rise
-         * with m (fewer layers for them), the middle's M(m) does not fall, so the
-         * least of max(E, M) is at the first m where M >= E, or the one before */
-        int64_t lo = 1, hi = (L - 2) / (p - 2); /* the most a middle stage holds */
-        while (lo < hi) {
-            const int64_t m = lo + (hi - lo) / 2;
-            double ends;
-            (void)best_first(&line[0], &line[2], L - (p - 2) * m, &ends);
-            if (at(&line[1], m) >= ends)
-                hi = m;
-            else
-                lo = m + 1;
-        }
+        /* lines that do not fall (crossing): the least of max(E, M) is at the
+         * first m where M >= E, or the one before; (L - 2) / (p - 2) is the most
+         * a middle stage holds */
+        const int64_t lo = crossing(&line[0], &line[1], &line[2], p, L, (L - 2) / (p - 2));
         best = slowest_at(line, p, L, lo);
         if (lo > 1)
             best = fmin(best, slowest_at(line, p, L, lo - 1));
