@@ -80,6 +80,23 @@ static int64_t fewest_of(const ppl_search_state *s, const ppl_config *c, const p
     return ppl_fewest_recomputed(s->ctx, c, l, mi, cl);
 }
 
+/* A costed candidate's memory: kept with its knobs where they have none yet (for
+ * the CP algorithms after this one), and in the smallest memory the search met
+ * and the room an offload of its optimizer state would leave. */
+static void memory_met(ppl_search_state *s, ppl_memory_seen *seen, double total, double optimizer,
+                       bool fits)
+{
+    if (seen && !seen->costed) {
+        seen->total = total;
+        seen->optimizer = optimizer;
+        seen->fits = fits;
+        seen->costed = true;
+    }
+    if (total < s->r->smallest_memory)
+        s->r->smallest_memory = total;
+    s->offload_room = total - optimizer;
+}
+
 /* Costs one configuration at its stage split (block recomputation searched) and
  * keeps it when it fits and ranks; whether it fits. */
 static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, const ppl_micro *mi,
@@ -136,9 +153,7 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
     }
     if (seen && seen->costed && !seen->fits) { /* what a CP algorithm before found */
         r->evaluated++;
-        if (seen->total < r->smallest_memory)
-            r->smallest_memory = seen->total;
-        s->offload_room = seen->total - seen->optimizer;
+        memory_met(s, seen, seen->total, seen->optimizer, false);
         return false;
     }
     /* the first stage's gradient reduction beside the pipeline (estimate.h
@@ -157,13 +172,7 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
     if (seen && !seen->costed && seen->asked_fits == 0 && fewest < 0 &&
         isfinite(seen->asked_total)) {
         r->evaluated++;
-        seen->total = seen->asked_total;
-        seen->optimizer = seen->asked_optimizer;
-        seen->fits = false;
-        seen->costed = true;
-        if (seen->total < r->smallest_memory)
-            r->smallest_memory = seen->total;
-        s->offload_room = seen->total - seen->optimizer;
+        memory_met(s, seen, seen->asked_total, seen->asked_optimizer, false);
         return false;
     }
     ppl_estimate est;
@@ -180,15 +189,7 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
         sound(s, &part);
         return true; /* nothing more to try */
     }
-    if (seen && !seen->costed) {
-        seen->total = est.memory.total;
-        seen->optimizer = est.memory.optimizer;
-        seen->fits = fits;
-        seen->costed = true;
-    }
-    if (est.memory.total < r->smallest_memory)
-        r->smallest_memory = est.memory.total;
-    s->offload_room = est.memory.total - est.memory.optimizer;
+    memory_met(s, seen, est.memory.total, est.memory.optimizer, fits);
     if (fits) {
         r->feasible++;
         /* the bounds' own check: an unpruned search counts the plans below them */
