@@ -112,6 +112,25 @@ static void test_balance_llama(void **state)
     assert_non_null(strstr(err.message, "the stages hold 125 layers, the model has 126"));
 }
 
+/* c laid out: the end split ppl_balance_ends bisects for is the one the scan over
+ * every count returns; its status */
+static ppl_status ends_as_scanned(const ppl_eval_ctx *ctx, const ppl_config *c)
+{
+    ppl_layout l;
+    ppl_micro mi;
+    test_laid_out(ctx, c, &l, &mi);
+    ppl_stage_split a, b;
+    ppl_status sa = ppl_balance_ends(ctx, c, &l, &mi, NULL, &a),
+               sb = ppl_balance_ends_scanned(ctx, c, &l, &mi, &b);
+    assert_int_equal(sa, sb);
+    if (sa == PPL_OK) {
+        assert_int_equal(a.first, b.first);
+        assert_int_equal(a.middle, b.middle);
+        assert_int_equal(a.last, b.last);
+    }
+    return sa;
+}
+
 /* The end split bisects on the middle stages' layers where no stage line falls
  * (ppl_balance_ends) and returns the split the scan over every count returns
  * (ppl_balance_ends_scanned), the fewest middle layers among equally slow ones:
@@ -148,18 +167,7 @@ static void test_bisect_equals_scan(void **state)
                                 c.split = ppl_stage_split_default(m.layers, pp);
                                 if (ppl_config_check(&c, &m, &t, NULL) != PPL_OK)
                                     continue;
-                                ppl_layout l;
-                                ppl_micro mi;
-                                test_laid_out(&ctx, &c, &l, &mi);
-                                ppl_stage_split a, b;
-                                ppl_status sa = ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &a),
-                                           sb = ppl_balance_ends_scanned(&ctx, &c, &l, &mi, &b);
-                                assert_int_equal(sa, sb);
-                                if (sa == PPL_OK) {
-                                    assert_int_equal(a.first, b.first);
-                                    assert_int_equal(a.middle, b.middle);
-                                    assert_int_equal(a.last, b.last);
-                                }
+                                (void)ends_as_scanned(&ctx, &c);
                                 compared++;
                                 long_scans += (m.layers - 2) / (pp - 2) > 16;
                             }
@@ -185,15 +193,7 @@ static void test_bisect_equals_scan(void **state)
         c.split = ppl_stage_split_default(m.layers, 3);
         if (ppl_config_check(&c, &m, &meta, NULL) != PPL_OK)
             continue;
-        ppl_layout l;
-        ppl_micro mi;
-        test_laid_out(&ctx, &c, &l, &mi);
-        ppl_stage_split a, b;
-        assert_int_equal(ppl_balance_ends(&ctx, &c, &l, &mi, NULL, &a), PPL_OK);
-        assert_int_equal(ppl_balance_ends_scanned(&ctx, &c, &l, &mi, &b), PPL_OK);
-        assert_int_equal(a.first, b.first);
-        assert_int_equal(a.middle, b.middle);
-        assert_int_equal(a.last, b.last);
+        assert_int_equal(ends_as_scanned(&ctx, &c), PPL_OK);
         compared++;
     }
     assert_true(compared >= 250);
