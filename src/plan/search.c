@@ -157,12 +157,17 @@ static int by_key(const void *a, const void *b)
 }
 
 /* The knobs of search_replica that read the shape (tp, cp and cp_a2a set in c):
- * sequence parallelism where tp > 1, and the CP algorithms to try. */
+ * sequence parallelism where tp > 1, and the CP algorithms to try.  A MoE model
+ * at tp > 1 runs only with sequence parallelism (rules.c, moe_layer.py:636-640):
+ * without it every candidate would be refused after its bounds were worked out,
+ * so it is not tried unless pinned. */
 static void shape_choices(const ppl_search_state *s, const ppl_config *c, inner_choices *k)
 {
     const ppl_pins *pin = s->opts->pins;
-    flags(pin->sequence_parallel,
-          c->tp > 1 && ppl_stack_supports(s->ctx->stack.stack)->sequence_parallel, &k->sps);
+    const bool can_sp = c->tp > 1 && ppl_stack_supports(s->ctx->stack.stack)->sequence_parallel;
+    flags(pin->sequence_parallel, can_sp, &k->sps);
+    if (can_sp && s->ctx->model->has_moe && pin->sequence_parallel == PPL_UNSET)
+        k->sps.v[0] = 1, k->sps.n = 1;
     k->cp_tried = ppl_cp_comms_tried(s->ctx, pin->cp_comm, c);
 }
 
