@@ -555,6 +555,17 @@ double ppl_bound_step_compute_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, c
     return ppl_bound_step_compute_from(ctx, c, &f);
 }
 
+double ppl_bound_states_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, double *no_optimizer)
+{
+    const ppl_model *m = ctx->model;
+    ppl_memory_parts parts; /* the activation terms left at zero */
+    memset(&parts, 0, sizeof parts);
+    ppl_memory_parts_layers(m, c, &parts);
+    ppl_memory_parts_fixed(m, c, &ctx->memory, &parts);
+    return ppl_memory_floor_bytes(c, &ctx->memory, &parts, m->layers,
+                                  ppl_moe_layers_in(m, 0, m->layers), no_optimizer);
+}
+
 double ppl_bound_memory_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
                               double *no_optimizer)
 {

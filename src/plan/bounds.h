@@ -126,6 +126,13 @@ bool ppl_floor_over(ppl_floor_cache *cache, ppl_micro_cache *computed, const ppl
 double ppl_bound_memory_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *micro,
                               double *no_optimizer);
 
+/* Bytes: ppl_bound_memory_bytes without the activations, every term of which is
+ * at least zero: no configuration of c's shape, expert fold, ZeRO stage, sharding
+ * group and offload holds less, whatever its microbatch size, interleaving,
+ * sequence parallelism, recomputation, flash attention, CP algorithm or split;
+ * *no_optimizer the same without the optimizer state. */
+double ppl_bound_states_bytes(const ppl_eval_ctx *ctx, const ppl_config *c, double *no_optimizer);
+
 /* Whether any bound above is over what the estimate of `asked` found (its step
  * time, or its memory, by a relative 1e-12): a bound broken.  c is asked at the
  * recomputed layers the search costed it at (the same when not block
