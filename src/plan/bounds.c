@@ -584,5 +584,6 @@ bool ppl_bounds_above(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_c
            ppl_bound_step_compute_s(ctx, pins, asked, mi) > t ||
            ppl_bound_step_zero3_s(ctx, pins, asked, l, mi) > t ||
            ppl_bound_memory_bytes(ctx, asked, mi, &no_optimizer) > memory_bytes * (1.0 + 1e-12) ||
+           ppl_bound_states_bytes(ctx, asked, &no_optimizer) > memory_bytes * (1.0 + 1e-12) ||
            (ppl_blocks_searched(pins, asked) && ppl_bound_step_recomputed_s(ctx, pins, c, mi) > t);
 }
