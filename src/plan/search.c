@@ -102,19 +102,36 @@ static void flags(int pin, bool allow_on, choices *out)
         add(out, 1);
 }
 
+/* Seconds: the step a candidate of c's replica shape must stay under to be kept
+ * (INFINITY while nothing bounds it).  The list's worst; where the shape's
+ * tensor parallelism crosses servers and the search only looks at that family
+ * (every candidate of the shape is then in its lane: candidate.c lane_of), what
+ * the family's candidates must beat, the smaller of its best and the list's #1,
+ * both at most the list's worst. */
+static double shape_limit_s(const ppl_search_state *s, const ppl_config *c)
+{
+    const ppl_estimate *last = ppl_ranking_worst(&s->best);
+    const double worst = last ? last->step_time_s : INFINITY;
+    const int f = PPL_FAMILY_TP_ACROSS_SERVERS;
+    if (s->allows[f] || !s->looks[f] || !ppl_search_in_family(s->ctx, f, c))
+        return worst;
+    const ppl_estimate *first = ppl_ranking_best(&s->best), *own = ppl_ranking_best(&s->family[f]);
+    return fmin(first ? first->step_time_s : INFINITY, own ? own->step_time_s : INFINITY);
+}
+
 /* Whether no configuration of c's fold and microbatch size (any vp, sp,
  * recomputation, flash attention) can rank: its bound on compute alone exceeds
- * the list's worst, which a family's candidates must beat too
- * (ppl_floor_over).  Layouts and communication are then not costed. */
+ * what the shape's candidates must beat (shape_limit_s; ppl_floor_over).
+ * Layouts and communication are then not costed. */
 static bool compute_alone_over(ppl_search_state *s, ppl_config c, const choices *sps,
                                const choices *recomputes, const choices *flashes)
 {
-    const ppl_estimate *last = ppl_ranking_worst(&s->best);
-    if (s->opts->no_prune || s->opts->objective != PPL_OBJECTIVE_TIME || !last)
+    const double limit = shape_limit_s(s, &c);
+    if (s->opts->no_prune || s->opts->objective != PPL_OBJECTIVE_TIME || !isfinite(limit))
         return false;
     const ppl_floor_choices k = {sps->v,        sps->n,     recomputes->v,
                                  recomputes->n, flashes->v, flashes->n};
-    return ppl_floor_over(s->floors, s->computed, s->ctx, s->opts->pins, &c, &k, last->step_time_s);
+    return ppl_floor_over(s->floors, s->computed, s->ctx, s->opts->pins, &c, &k, limit);
 }
 
 static void progress(ppl_search_state *s, double fraction)
@@ -402,8 +419,8 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                 bound_known[1][sp][c.recompute][fa] = true;
                             *bounded = true;
                             /* what a family ranks must beat the main list's #1 */
-                            const ppl_estimate *last = ppl_ranking_worst(&s->best);
-                            if (prunes && last && least > last->step_time_s) {
+                            const double limit = shape_limit_s(s, &c);
+                            if (prunes && least > limit) {
                                 r->pruned++;
                                 continue;
                             }
@@ -420,7 +437,7 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                                    : bounds[x];
                                 least = fmin(least, here[x]);
                             }
-                            if (prunes && last && least > last->step_time_s) {
+                            if (prunes && least > limit) {
                                 r->pruned++;
                                 continue;
                             }
