@@ -191,7 +191,13 @@ static void shape_choices(const ppl_search_state *s, const ppl_config *c, inner_
 /* The floor of c's shape at its first microbatch size, flash attention and
  * sequence parallelism on where searched, nothing recomputed, experts folded at
  * etp = tp and ep 1 unless pinned: a guess at how well the shape ranks, not a
- * bound (an infinite key where no microbatch size divides the batch). */
+ * bound (an infinite key where no microbatch size divides the batch).  A shape
+ * whose model states do not fit at the most sharding the default search runs
+ * there (experts over the most ranks) ranks, if at all, through the optimizer's
+ * offload or a family left out: it comes after every shape that may fit, so that
+ * the list fills first with plans that fit as they are (GPT-3 on dgx-a100-
+ * superpod: 99 plans entered the list of ten before, 87 with this order). */
+#define LATER_S 1e9 /* seconds: a key past every shape that may fit */
 static double shape_key(ppl_search_state *s, ppl_config c, const inner_choices *k)
 {
     const ppl_pins *pin = s->opts->pins;
@@ -212,7 +218,18 @@ static double shape_key(ppl_search_state *s, ppl_config c, const inner_choices *
     c.recompute = PPL_RECOMPUTE_NONE;
     c.flash_attention = (int)k->flashes.v[k->flashes.n - 1];
     const ppl_compute_floor *f = ppl_floor_cached(s->floors, s->computed, s->ctx, pin, &c);
-    return ppl_bound_step_compute_from(s->ctx, &c, f);
+    const double key = ppl_bound_step_compute_from(s->ctx, &c, f);
+    if (m->has_moe && pin->ep == PPL_UNSET)
+        for (int64_t d = 1; d <= m->moe.experts; d++)
+            if (m->moe.experts % d == 0 && (c.cp * c.dp) % d == 0)
+                c.ep = d;
+    c.zero = (int)k->zeros.v[k->zeros.n - 1];
+    if (c.pp > 1 && c.zero > 1 && !s->allows[PPL_FAMILY_SHARDED_WITH_PP])
+        c.zero = 1;
+    c.shard_group = 0;
+    c.offload_optimizer = pin->offload_optimizer < 0 ? 0.0 : pin->offload_optimizer;
+    double no_optimizer;
+    return ppl_bound_states_bytes(s->ctx, &c, &no_optimizer) > s->room_bytes ? LATER_S + key : key;
 }
 
 static bool enqueue(queue *q, ppl_search_state *s, const ppl_config *c, const inner_choices *k)
