@@ -695,9 +695,11 @@ for q in json.load(sys.stdin)[\"points\"]:
 # for a sweep that runs over half a second; without a terminal, nothing
 # (the terminal run calls parplan directly, never under the valgrind wrapper: it
 # needs a sweep of over half a second natively, with room for the search to get
-# faster: this one takes about 1.6 CPU s in a release build today, where the two
-# points it had took 0.9 s in a debug build and showed nothing)
-WI="whatif --model deepseek-v3 --topology h100-64k --global-batch 2048 --sweep gpus=2048,4096,8192,16384,32768,65536"
+# faster: the six GPU counts alone took 1.6 CPU s in a release build once, and
+# 0.53 s after the search got faster (December 2026), when the check failed; with
+# three NIC speeds the grid of 18 points takes about 1.8 s in a debugoptimized
+# build today)
+WI="whatif --model deepseek-v3 --topology h100-64k --global-batch 2048 --sweep gpus=2048,4096,8192,16384,32768,65536 --sweep rails.nic_bandwidth=200Gb/s,400Gb/s,800Gb/s"
 run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --sweep gpus=64,128
 check "whatif without a terminal: nothing on stderr" '[ $rc -eq 0 ] && [ -z "$err" ]'
 if command -v script >/dev/null 2>&1; then
