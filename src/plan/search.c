@@ -224,7 +224,7 @@ static double shape_key(ppl_search_state *s, ppl_config c, const inner_choices *
             if (m->moe.experts % d == 0 && (c.cp * c.dp) % d == 0)
                 c.ep = d;
     c.zero = (int)k->zeros.v[k->zeros.n - 1];
-    if (c.pp > 1 && c.zero > 1 && !s->allows[PPL_FAMILY_SHARDED_WITH_PP])
+    if (ppl_sharded_with_pp(&c) && !s->allows[PPL_FAMILY_SHARDED_WITH_PP])
         c.zero = 1;
     c.shard_group = 0;
     c.offload_optimizer = pin->offload_optimizer < 0 ? 0.0 : pin->offload_optimizer;
@@ -319,11 +319,11 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
         c.etp = folds[e].etp;
         c.ep = folds[e].ep;
         /* the ZeRO stages whose model states alone are over the memory, whatever
-         * the knobs inside (ppl_bound_states_bytes), found at the first candidate
-         * once something fits: each of their candidates would be over by
+         * the knobs inside (ppl_bound_states_bytes), found at a stage's first
+         * candidate once something fits: each of its candidates would be over by
          * evaluate_in's memory bound, and is taken as over without it (its
          * offload still tried where that may fit) */
-        bool states_over[MAX_CHOICES] = {false}, states_known = false;
+        bool states_over[MAX_CHOICES] = {false}, states_known[MAX_CHOICES] = {false};
         double states_room[MAX_CHOICES]; /* bytes without the optimizer state */
         ppl_layout layout, layouts[PPL_SHARD_CHOICES];
         bool laid = false; /* the layouts, once a microbatch size may rank */
@@ -467,17 +467,6 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                             for (int x = 0; x < PPL_CP_COMM_COUNT; x++)
                                 memos[x].dp = &line_dp;
                             s->nseen = 0;
-                            if (!states_known && !s->opts->no_prune && r->feasible > 0) {
-                                states_known = true;
-                                for (int z = 0; z < zeros->n; z++) {
-                                    ppl_config h = c;
-                                    h.zero = (int)zeros->v[z];
-                                    h.shard_group = shards[0] == c.dp ? 0 : shards[0];
-                                    h.offload_optimizer = offload_pin;
-                                    states_over[z] = ppl_bound_states_bytes(
-                                                         ctx, &h, &states_room[z]) > s->room_bytes;
-                                }
-                            }
                             for (int z = 0; z < zeros->n; z++) {
                                 c.zero = (int)zeros->v[z];
                                 if (ppl_sharded_with_pp(&c) &&
@@ -494,6 +483,11 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                      * only where it does not (shard.c) */
                                     c.shard_group = shards[0] == c.dp ? 0 : shards[0];
                                     c.offload_optimizer = offload_pin;
+                                    if (!states_known[z] && !s->opts->no_prune && r->feasible > 0) {
+                                        states_known[z] = true;
+                                        states_over[z] = ppl_bound_states_bytes(
+                                                             ctx, &c, &states_room[z]) > s->room_bytes;
+                                    }
                                     int e0 = PPL_EVAL_OVER;
                                     if (states_over[z])
                                         s->offload_room = states_room[z];
