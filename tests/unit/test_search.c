@@ -580,6 +580,16 @@ static void test_top1_equals_top10(void **state)
     assert_true(compared >= 12);
 }
 
+/* The index of the family named `name` among r's left-out reports (r->n_left_out
+ * when it has none). */
+static size_t left_out_at(const ppl_search_result *r, const char *name)
+{
+    size_t k = 0;
+    while (k < r->n_left_out && strcmp(r->left_out[k].family->name, name) != 0)
+        k++;
+    return k;
+}
+
 /* The families the default search leaves out: Llama 3 405B on 128 H100 at a batch
  * of 1,024, the optimizer on the GPU (offloaded, tp 4 x cp 4 without recomputation
  * beats both), trains faster with tensor parallelism across two servers than with the
@@ -604,10 +614,8 @@ static void test_left_out(void **state)
     ppl_error err;
     assert_int_equal(ppl_search(&ctx, &o, &r, &err), PPL_OK);
     const ppl_left_out *out = r.left_out;
-    size_t n = r.n_left_out, k = 0;
-    while (k < n && strcmp(out[k].family->name, "tp_across_servers") != 0)
-        k++;
-    assert_true(k < n);
+    const size_t k = left_out_at(&r, "tp_across_servers");
+    assert_true(k < r.n_left_out);
     assert_true(out[k].best.config.tp > 8 && out[k].speedup > 1.0);
     assert_true(fabs(out[k].speedup - r.results[0].step_time_s / out[k].best.step_time_s) < 1e-12);
     ppl_search_opts allow = o;
@@ -637,10 +645,9 @@ static void test_left_out(void **state)
 /* The other family, on a MoE model: Qwen3-235B-A22B on 1,024 A100 (dgx-a100-
  * superpod) at a batch of 1,024 trains 1.5% faster at ZeRO-2 with pipelining
  * (4 x 35 stages, experts over 8 ranks, 6 layers recomputed) than the default
- * search's #1.  The family's best,
- * bounded in the main pass by what it must beat, is the #1 of the search that lets
- * the family in: every prune of its lane (candidate.c, search.c shape_limit_s)
- * kept its best. */
+ * search's #1.  The family's best, bounded in the main pass by what it must beat,
+ * is the #1 of the search that lets the family in: every prune of its lane
+ * (candidate.c, search.c shape_limit_s) kept its best. */
 static void test_left_out_moe(void **state)
 {
     (void)state;
@@ -655,9 +662,7 @@ static void test_left_out_moe(void **state)
     ppl_search_result r, wide;
     ppl_error err;
     assert_int_equal(ppl_search(&ctx, &o, &r, &err), PPL_OK);
-    size_t k = 0;
-    while (k < r.n_left_out && strcmp(r.left_out[k].family->name, "sharded_with_pp") != 0)
-        k++;
+    const size_t k = left_out_at(&r, "sharded_with_pp");
     assert_true(k < r.n_left_out);
     const ppl_estimate *best = &r.left_out[k].best;
     assert_true(best->config.zero >= 2 && best->config.pp > 1 && r.left_out[k].speedup > 1.0);
