@@ -16,6 +16,7 @@
 #include "base/catalog.h"
 #include "base/constants.h"
 #include "base/heap.h"
+#include "base/pages.h"
 #include "model/hfconfig.h"
 #include "model/model.h"
 #include "hardware/gpu.h"

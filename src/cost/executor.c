@@ -16,6 +16,7 @@
 #include <threads.h>
 
 #include "base/heap.h"
+#include "base/pages.h"
 #include "cost/programs.h"
 
 typedef struct sim {
@@ -25,6 +26,8 @@ typedef struct sim {
     ppl_programs g;
     double frac;             /* share of a stage's passes one chunk runs */
     double wrap_s;           /* the send from the last rank to the first: the slowest link's */
+    void *cells;             /* the four arrays below, in one block (ppl_pages_alloc) */
+    size_t cells_bytes;
     double *done_f, *done_b; /* finish time + 1 by virtual stage x microbatch (0: not yet) */
     int32_t *wait_f, *wait_b; /* the rank waiting for it + 1 (0: none) */
     int32_t *pend;            /* rank k's deferred W (mb, j) pairs, FIFO */
@@ -415,7 +418,7 @@ static ppl_status check_in(const ppl_pipe_in *in, ppl_error *err)
 static void sim_free(sim *s)
 {
     ppl_programs_free(&s->g);
-    free(s->done_f), free(s->done_b), free(s->wait_f), free(s->wait_b);
+    ppl_pages_free(s->cells, s->cells_bytes);
     free(s->pend), free(s->pend_head), free(s->pend_tail), free(s->w_cap);
     free(s->dur[0]); /* one block holds every table by virtual stage */
 }
@@ -457,12 +460,17 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
     for (int64_t k = 0; k + 1 < s->g.p && in->hop_s; k++)
         s->wrap_s = fmax(s->wrap_s, in->hop_s[k]);
     const size_t p = (size_t)s->g.p, cells = (size_t)(s->g.m * s->g.S);
-    /* finish times plus 1 s and waiting ranks plus 1, so that zeroed pages are
-     * "not yet" and "nobody" (the arrays are the run's largest) */
-    s->done_f = calloc(cells, sizeof *s->done_f);
-    s->done_b = calloc(cells, sizeof *s->done_b);
-    s->wait_f = calloc(cells, sizeof *s->wait_f);
-    s->wait_b = calloc(cells, sizeof *s->wait_b);
+    /* finish times plus 1 s and waiting ranks plus 1, so that zeroes are "not yet"
+     * and "nobody"; the run's largest arrays, on the pages the run before held */
+    s->cells_bytes = cells * (2 * sizeof *s->done_f + 2 * sizeof *s->wait_f);
+    s->cells = ppl_pages_alloc(s->cells_bytes);
+    if (s->cells) {
+        memset(s->cells, 0, s->cells_bytes);
+        s->done_f = s->cells;
+        s->done_b = s->done_f + cells;
+        s->wait_f = (int32_t *)(s->done_b + cells);
+        s->wait_b = s->wait_f + cells;
+    }
     s->pend = malloc(2 * p * (size_t)s->g.cap * sizeof *s->pend);
     s->pend_head = calloc(p, sizeof *s->pend_head);
     s->pend_tail = calloc(p, sizeof *s->pend_tail);
@@ -485,12 +493,13 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
  * compared in full; per thread, so that threads never share it.  A fit re-costs
  * its runs' configurations under each trial of its constants; most trials leave
  * most runs' pipelines as they were (another GPU's constant), in 256 slots.
- * The table (670 KB) is allocated at a thread's first run and freed with the
- * thread: static thread-local storage would be cleared at every process's start,
- * and a page touched first costs about 10 us on a virtual machine.  So its slots
- * fill in order, a hash position holding its slot's index + 1 (0: none), and a
- * slot's stages and hops sit side by side: the pages written are the runs met,
- * and a run of p stages writes its first p stages and no more. */
+ * The table (670 KB, on a huge page where granted: base/pages.h) is allocated
+ * at a thread's first run and freed with the thread: static thread-local storage
+ * would be cleared at every process's start, and a page touched first costs
+ * about 10 us on a virtual machine.  So its slots fill in order, a hash position
+ * holding its slot's index + 1 (0: none), and a slot's stages and hops sit side
+ * by side: where the pages are small, those written are the runs met, and a run
+ * of p stages writes its first p stages and no more. */
 #define MEMO_SLOTS 256
 #define MEMO_STAGES 64
 typedef struct memo_stage {
@@ -514,9 +523,14 @@ static once_flag memo_once = ONCE_FLAG_INIT;
 static tss_t memo_key;
 static bool memo_key_made;
 
+static void memo_table_free(void *t)
+{
+    ppl_pages_free(t, sizeof(memo_table));
+}
+
 static void memo_key_make(void)
 {
-    memo_key_made = tss_create(&memo_key, free) == thrd_success;
+    memo_key_made = tss_create(&memo_key, memo_table_free) == thrd_success;
 }
 
 /* This thread's table, NULL when it cannot be had (the run is then not kept). */
@@ -527,12 +541,12 @@ static memo_table *memo_table_get(void)
         return NULL;
     memo_table *t = tss_get(memo_key);
     if (!t) {
-        t = malloc(sizeof *t);
+        t = ppl_pages_alloc(sizeof *t);
         if (t) {
             memset(t->at, 0, sizeof t->at);
             t->n = 0;
             if (tss_set(memo_key, t) != thrd_success) {
-                free(t);
+                memo_table_free(t);
                 t = NULL;
             }
         }

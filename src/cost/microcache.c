@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pages.h"
 #include "cost/compute.h"
 #include "cost/memory.h"
 
@@ -80,7 +81,7 @@ struct ppl_micro_cache {
 
 ppl_micro_cache *ppl_micro_cache_new(void)
 {
-    ppl_micro_cache *cache = malloc(sizeof *cache);
+    ppl_micro_cache *cache = ppl_pages_alloc(sizeof *cache);
     if (cache) {
         memset(cache->shared_at, 0, sizeof cache->shared_at);
         memset(cache->layout_at, 0, sizeof cache->layout_at);
@@ -96,18 +97,18 @@ ppl_micro_cache *ppl_micro_cache_new(void)
 void ppl_micro_cache_free(ppl_micro_cache *cache)
 {
     if (cache) {
-        free(cache->dense16);
-        free(cache->layout);
-        free(cache->moe);
-        free(cache->moe16);
+        ppl_pages_free(cache->dense16, SHARED_SLOTS * sizeof *cache->dense16);
+        ppl_pages_free(cache->layout, LAYOUT_SLOTS * sizeof *cache->layout);
+        ppl_pages_free(cache->moe, LAYOUT_SLOTS * sizeof *cache->moe);
+        ppl_pages_free(cache->moe16, LAYOUT_SLOTS * sizeof *cache->moe16);
     }
-    free(cache);
+    ppl_pages_free(cache, sizeof *cache);
 }
 
 /* A table of n, allocated at its first use; NULL when it cannot be had. */
 static void *table_of(void *table, size_t n, size_t size)
 {
-    return table ? table : malloc(n * size);
+    return table ? table : ppl_pages_alloc(n * size);
 }
 
 /* A layer's parameters and MoE times, kept when the tables could be had. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pages.h"
 #include "cost/pipeline.h"
 
 /* Lower bound on the step time, for every stage split, plus the per-step cost.  A
@@ -474,7 +475,7 @@ struct ppl_floor_cache {
 
 ppl_floor_cache *ppl_floor_cache_new(void)
 {
-    ppl_floor_cache *cache = malloc(sizeof *cache);
+    ppl_floor_cache *cache = ppl_pages_alloc(sizeof *cache);
     if (cache) {
         memset(cache->slot_at, 0, sizeof cache->slot_at);
         cache->n = 0;
@@ -484,7 +485,7 @@ ppl_floor_cache *ppl_floor_cache_new(void)
 
 void ppl_floor_cache_free(ppl_floor_cache *cache)
 {
-    free(cache);
+    ppl_pages_free(cache, sizeof *cache);
 }
 
 const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cache *computed,
