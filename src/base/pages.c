@@ -60,11 +60,20 @@ static void unmap(void *p, size_t len)
 #endif
 }
 
-/* A thread's kept mappings, each of its length. */
+/* tables a thread holds for its life (ppl_pages_local): the executor's memo */
+#define LOCALS 4
+
+/* A thread's kept mappings, each of its length, and its own tables. */
 typedef struct shelf {
     void *p[KEPT];
     size_t len[KEPT];
     int n;
+    struct {
+        const void *owner;
+        void *p;
+        size_t len;
+    } local[LOCALS];
+    int nlocal;
 } shelf;
 
 static once_flag shelf_once = ONCE_FLAG_INIT;
@@ -76,6 +85,8 @@ static void shelf_free(void *v)
     shelf *s = v;
     for (int i = 0; i < s->n; i++)
         unmap(s->p[i], s->len[i]);
+    for (int i = 0; i < s->nlocal; i++)
+        unmap(s->local[i].p, s->local[i].len);
     free(s);
 }
 
@@ -131,4 +142,27 @@ void ppl_pages_free(void *p, size_t bytes)
         return;
     }
     unmap(p, len);
+}
+
+void *ppl_pages_local(const void *owner, size_t bytes, bool *fresh)
+{
+    *fresh = false;
+    shelf *s = shelf_get();
+    if (!s)
+        return NULL;
+    for (int i = 0; i < s->nlocal; i++)
+        if (s->local[i].owner == owner)
+            return s->local[i].p;
+    if (s->nlocal == LOCALS || bytes == 0 || bytes > SIZE_MAX / 2)
+        return NULL;
+    const size_t len = length_of(bytes);
+    void *p = map(len);
+    if (p) {
+        s->local[s->nlocal].owner = owner;
+        s->local[s->nlocal].p = p;
+        s->local[s->nlocal].len = len;
+        s->nlocal++;
+        *fresh = true;
+    }
+    return p;
 }

@@ -20,11 +20,17 @@
 #ifndef PARPLAN_PAGES_H
 #define PARPLAN_PAGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Room for `bytes` (not cleared), or NULL when it cannot be had. */
 void *ppl_pages_alloc(size_t bytes);
 /* Gives back what ppl_pages_alloc(bytes) returned (NULL: nothing). */
 void ppl_pages_free(void *p, size_t bytes);
+/* This thread's own table of `bytes` for `owner` (any address that names it: the
+ * caller's static), allocated at the thread's first call, *fresh then true (the
+ * caller clears what it reads), and unmapped with the thread; NULL when it cannot
+ * be had (a few owners a thread). */
+void *ppl_pages_local(const void *owner, size_t bytes, bool *fresh);
 
 #endif

@@ -13,7 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
 
 #include "base/heap.h"
 #include "base/pages.h"
@@ -519,37 +518,15 @@ typedef struct memo_table {
     memo slot[MEMO_SLOTS];
 } memo_table;
 
-static once_flag memo_once = ONCE_FLAG_INIT;
-static tss_t memo_key;
-static bool memo_key_made;
-
-static void memo_table_free(void *t)
-{
-    ppl_pages_free(t, sizeof(memo_table));
-}
-
-static void memo_key_make(void)
-{
-    memo_key_made = tss_create(&memo_key, memo_table_free) == thrd_success;
-}
-
 /* This thread's table, NULL when it cannot be had (the run is then not kept). */
+static const char memo_owner; /* its name among the thread's tables */
 static memo_table *memo_table_get(void)
 {
-    call_once(&memo_once, memo_key_make);
-    if (!memo_key_made)
-        return NULL;
-    memo_table *t = tss_get(memo_key);
-    if (!t) {
-        t = ppl_pages_alloc(sizeof *t);
-        if (t) {
-            memset(t->at, 0, sizeof t->at);
-            t->n = 0;
-            if (tss_set(memo_key, t) != thrd_success) {
-                memo_table_free(t);
-                t = NULL;
-            }
-        }
+    bool fresh;
+    memo_table *t = ppl_pages_local(&memo_owner, sizeof *t, &fresh);
+    if (t && fresh) {
+        memset(t->at, 0, sizeof t->at);
+        t->n = 0;
     }
     return t;
 }

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <threads.h>
 
 #include "base/pages.h"
 
@@ -54,11 +55,47 @@ static void test_kept(void **state)
     ppl_pages_free(d, 8 * MIB);
 }
 
+/* A thread's own tables: one per owner, made at the first call (fresh), the same
+ * after; another thread has its own. */
+static const char owner_a, owner_b;
+
+static int other_thread(void *arg)
+{
+    bool fresh;
+    void *mine = ppl_pages_local(&owner_a, MIB, &fresh);
+    *(void **)arg = fresh && mine ? mine : NULL;
+    return 0;
+}
+
+static void test_local(void **state)
+{
+    (void)state;
+    bool fresh;
+    unsigned char *a = ppl_pages_local(&owner_a, MIB, &fresh);
+    assert_non_null(a);
+    assert_true(fresh);
+    a[MIB - 1] = 7;
+    assert_ptr_equal(ppl_pages_local(&owner_a, MIB, &fresh), a);
+    assert_false(fresh);
+    assert_int_equal(a[MIB - 1], 7);
+    void *b = ppl_pages_local(&owner_b, MIB, &fresh);
+    assert_non_null(b);
+    assert_true(fresh);
+    assert_ptr_not_equal(a, b);
+    void *theirs = NULL;
+    thrd_t t;
+    assert_int_equal(thrd_create(&t, other_thread, &theirs), thrd_success);
+    assert_int_equal(thrd_join(t, NULL), thrd_success);
+    assert_non_null(theirs); /* fresh there, and unmapped with that thread */
+    assert_ptr_not_equal(theirs, a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_kept),
+        cmocka_unit_test(test_local),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
