@@ -492,15 +492,18 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
  * compared in full; per thread, so that threads never share it.  A fit re-costs
  * its runs' configurations under each trial of its constants; most trials leave
  * most runs' pipelines as they were (another GPU's constant), in 256 slots.
- * The table (670 KB, on a huge page where granted: base/pages.h) is allocated
- * at a thread's first run and freed with the thread: static thread-local storage
- * would be cleared at every process's start, and a page touched first costs
- * about 10 us on a virtual machine.  So its slots fill in order, a hash position
- * holding its slot's index + 1 (0: none), and a slot's stages and hops sit side
- * by side: where the pages are small, those written are the runs met, and a run
- * of p stages writes its first p stages and no more. */
+ * MEMO_STAGES covers a stage a layer up to 128 layers (Megatron 1T's): a mixed
+ * cluster's pipelines run to 96 stages and more, and at 64 their runs were not
+ * kept (Megatron 1T on mixed-h100-b200: 916 M instructions, 819 M with them).
+ * The table (1.3 MB, within one huge page where granted: base/pages.h) is
+ * allocated at a thread's first run and freed with the thread: static
+ * thread-local storage would be cleared at every process's start, and a page
+ * touched first costs about 10 us on a virtual machine.  So its slots fill in
+ * order, a hash position holding its slot's index + 1 (0: none), and a slot's
+ * stages and hops sit side by side: where the pages are small, those written are
+ * the runs met, and a run of p stages writes its first p stages and no more. */
 #define MEMO_SLOTS 256
-#define MEMO_STAGES 64
+#define MEMO_STAGES 128
 typedef struct memo_stage {
     ppl_passes passes;
     double hop_s; /* to the next stage; 0 without hops */
