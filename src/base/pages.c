@@ -21,8 +21,11 @@
 #define KEPT 8
 #define KEPT_BYTES ((size_t)64 << 20)
 
+/* The mapping's length for `bytes`: whole huge pages; 0 for none or too many */
 static size_t length_of(size_t bytes)
 {
+    if (bytes == 0 || bytes > SIZE_MAX / 2)
+        return 0;
     return (bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
 }
 
@@ -114,9 +117,9 @@ static shelf *shelf_get(void)
 
 void *ppl_pages_alloc(size_t bytes)
 {
-    if (bytes == 0 || bytes > SIZE_MAX / 2)
-        return NULL;
     const size_t len = length_of(bytes);
+    if (len == 0)
+        return NULL;
     shelf *s = shelf_get();
     for (int i = 0; s && i < s->n; i++)
         if (s->len[i] == len) { /* a kept one of this length, the last in its place */
@@ -153,9 +156,9 @@ void *ppl_pages_local(const void *owner, size_t bytes, bool *fresh)
     for (int i = 0; i < s->nlocal; i++)
         if (s->local[i].owner == owner)
             return s->local[i].p;
-    if (s->nlocal == LOCALS || bytes == 0 || bytes > SIZE_MAX / 2)
-        return NULL;
     const size_t len = length_of(bytes);
+    if (s->nlocal == LOCALS || len == 0)
+        return NULL;
     void *p = map(len);
     if (p) {
         s->local[s->nlocal].owner = owner;

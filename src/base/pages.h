@@ -12,10 +12,10 @@
  * /sys/kernel/mm/transparent_hugepage/enabled is "madvise" or "always"); where
  * the system says no, or elsewhere than Linux, its pages are the ordinary ones.
  *
- * A table given back is kept for the thread's next one of its size or less (a
- * few a thread, unmapped with the thread), so that a sweep of many searches
- * clears its pages once: like malloc's, the memory returned holds whatever it
- * held, and the caller clears what it reads.
+ * A table given back is kept for the thread's next one of the same length (its
+ * size rounded up to 2 MiB; a few a thread, unmapped with the thread), so that a
+ * sweep of many searches clears its pages once: like malloc's, the memory
+ * returned holds whatever it held, and the caller clears what it reads.
  */
 #ifndef PARPLAN_PAGES_H
 #define PARPLAN_PAGES_H
