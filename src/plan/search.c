@@ -395,7 +395,7 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                 &cp_choice[sp]);
                     cp_known[sp] = true;
                     const ppl_cp_cost *cp_costs = cp_table[sp];
-                    const choices cps_here = cp_choice[sp];
+                    const choices *cps_here = &cp_choice[sp];
                     for (int h = 0; h < recomputes->n; h++) {
                         c.recompute = (ppl_recompute)recomputes->v[h];
                         for (int j = 0; j < flashes->n; j++) {
@@ -421,9 +421,9 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                 c.vp == 1 && !*bounded && !ppl_micro_reads_vp(ctx, &c, &micro)
                                     ? bound_table[1][sp][c.recompute][fa]
                                     : NULL;
-                            for (int x = 0; x < cps_here.n; x++) {
-                                c.cp_comm = (ppl_cp_comm)cps_here.v[x];
-                                micro.cp = cp_costs[cps_here.v[x]];
+                            for (int x = 0; x < cps_here->n; x++) {
+                                c.cp_comm = (ppl_cp_comm)cps_here->v[x];
+                                micro.cp = cp_costs[cps_here->v[x]];
                                 if (!*bounded) {
                                     double any_vp;
                                     const double b = ppl_bound_step_pair_s(
@@ -447,8 +447,8 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                              * which reads vp: added here (bounds.h) */
                             double here[PPL_CP_COMM_COUNT];
                             least = INFINITY;
-                            for (int x = 0; x < cps_here.n; x++) {
-                                micro.cp = cp_costs[cps_here.v[x]];
+                            for (int x = 0; x < cps_here->n; x++) {
+                                micro.cp = cp_costs[cps_here->v[x]];
                                 here[x] = c.vp > 1 ? fmax(bounds[x],
                                                           ppl_bound_interleaved_s(ctx, &c, &micro))
                                                    : bounds[x];
@@ -473,9 +473,9 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                     !s->allows[PPL_FAMILY_SHARDED_WITH_PP] &&
                                     !s->looks[PPL_FAMILY_SHARDED_WITH_PP])
                                     continue;
-                                for (int x = 0; x < cps_here.n; x++) {
-                                    c.cp_comm = (ppl_cp_comm)cps_here.v[x];
-                                    micro.cp = cp_costs[cps_here.v[x]];
+                                for (int x = 0; x < cps_here->n; x++) {
+                                    c.cp_comm = (ppl_cp_comm)cps_here->v[x];
+                                    micro.cp = cp_costs[cps_here->v[x]];
                                     s->bound_s = here[x];
                                     s->memo = &memos[x];
                                     /* smaller sharding groups only where every
