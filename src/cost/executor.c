@@ -125,6 +125,7 @@ typedef struct run_state {
     size_t nstack;
     double *free_s;    /* fixed order: when each rank is free */
     double *inflight;  /* chunk-microbatches whose B has not run, per rank */
+    int64_t *forwards; /* run_line: the forwards each rank has run */
     ppl_pipe_out *out;
     bool keep;
     /* each rank's op at cur_at (an op waiting for its input is looked at again
@@ -310,62 +311,110 @@ static void step_fixed(sim *s, run_state *st, int64_t *pc, int64_t k)
 /* step_fixed for a line (1F1B, interleaved 1F1B, GPipe) when no events are kept:
  * the same ops and the same arithmetic (ppl_line_op, input_at, execute), each rank's
  * program run from the stack of ranks whose input may have arrived in one loop,
- * the search's pipelines being long and many. */
+ * the search's pipelines being long and many.  A forward and a backward each have
+ * their own branch, the arrays and the peak in locals; the step's end is taken once
+ * a rank stops (its ops end in order, so its last end is its latest). */
 static void run_line(sim *s, run_state *st, int64_t *pc)
 {
-    const int64_t m = s->g.m, S = s->g.S;
+    const int64_t m = s->g.m, S = s->g.S, v = s->g.v, p = s->g.p, total = m * v;
+    const bool gpipe = s->g.gpipe;
+    const int32_t *table = s->g.table;
     const double *dur_f = s->dur[PPL_OP_F], *dur_bw = s->dur[PPL_OP_BW];
     const double *hop_f = s->hop_in_f[0], *hop_b = s->hop_in_b[0];
+    double *done_f = s->done_f, *done_b = s->done_b;
+    int32_t *wait_f = s->wait_f, *wait_b = s->wait_b;
+    const double frac = s->frac;
     ppl_pipe_out *out = st->out;
+    double peak = out->peak_in_flight, time_s = out->time_s;
+    int64_t peak_rank = out->peak_rank;
     while (st->nstack > 0) {
         const int64_t k = st->stack[--st->nstack];
-        const int64_t len = s->g.len[k];
-        ppl_line_rank line; /* a copy the loop's stores cannot reach */
-        ppl_line_rank_of(&s->g, k, &line);
+        const int64_t len = s->g.len[k], warm = s->g.warm[k];
         int64_t i = pc[k];
         double free_s = st->free_s[k], held = st->inflight[k];
+        /* ppl_line_op's order counted as it goes (GPipe's is worked out op by op):
+         * tf forwards and tb backwards run, the next a forward while the warm-up
+         * lasts (tf - tb < warm), then when as many backwards as forwards past it
+         * ran (tf - tb == warm), until the forwards are done */
+        int64_t tf = st->forwards[k], tb = i - tf;
         while (i < len) {
             int64_t mb, j;
-            const bool fwd = ppl_line_op(&line, i, &mb, &j);
-            double ready;
-            if (fwd && j == 0) {
-                ready = 0.0;
+            double t0 = free_s, end;
+            int32_t *w;
+            bool fwd;
+            if (gpipe) {
+                ppl_line_rank line;
+                ppl_line_rank_of(&s->g, k, &line);
+                fwd = ppl_line_op(&line, i, &mb, &j);
             } else {
-                const int64_t from = fwd ? j - 1 : j == S - 1 ? j : j + 1;
-                const bool from_f = fwd || j == S - 1;
-                const double done = (from_f ? s->done_f : s->done_b)[from * m + mb];
+                fwd = tf < total && tf - tb <= warm;
+                const int64_t t = fwd ? tf : tb;
+                if (v == 1) {
+                    mb = t, j = k;
+                } else {
+                    const int64_t c = table[2 * t + 1];
+                    mb = table[2 * t];
+                    j = (fwd ? c : v - 1 - c) * p + k;
+                }
+            }
+            if (fwd) {
+                if (j > 0) {
+                    const int64_t from = (j - 1) * m + mb;
+                    const double done = done_f[from];
+                    if (done == 0.0) {
+                        wait_f[from] = (int32_t)k + 1;
+                        break;
+                    }
+                    const double ready = done - 1.0 + hop_f[j];
+                    if (ready > t0)
+                        t0 = ready;
+                } else if (0.0 > t0) {
+                    t0 = 0.0;
+                }
+                end = t0 + dur_f[j];
+                held += 1.0;
+                if (held * frac > peak) {
+                    peak = held * frac;
+                    peak_rank = k;
+                }
+                const int64_t idx = j * m + mb;
+                done_f[idx] = end + 1.0;
+                w = &wait_f[idx];
+            } else {
+                /* the last stage's backward follows its own forward */
+                const int64_t from = (j == S - 1 ? j : j + 1) * m + mb;
+                const double done = (j == S - 1 ? done_f : done_b)[from];
                 if (done == 0.0) {
-                    (from_f ? s->wait_f : s->wait_b)[from * m + mb] = (int32_t)k + 1;
+                    (j == S - 1 ? wait_f : wait_b)[from] = (int32_t)k + 1;
                     break;
                 }
-                ready = done - 1.0 + (fwd ? hop_f[j] : hop_b[j]);
+                const double ready = done - 1.0 + hop_b[j];
+                if (ready > t0)
+                    t0 = ready;
+                end = t0 + dur_bw[j];
+                held -= 1.0; /* below what the peak already counted */
+                const int64_t idx = j * m + mb;
+                done_b[idx] = end + 1.0;
+                w = &wait_b[idx];
             }
-            double t0 = free_s;
-            if (ready > t0)
-                t0 = ready;
-            const double end = t0 + (fwd ? dur_f[j] : dur_bw[j]);
-            /* in_flight and finish, in place */
-            held += fwd ? 1.0 : -1.0;
-            if (held * s->frac > out->peak_in_flight) {
-                out->peak_in_flight = held * s->frac;
-                out->peak_rank = k;
-            }
-            const int64_t idx = j * m + mb;
-            (fwd ? s->done_f : s->done_b)[idx] = end + 1.0;
-            int32_t *w = &(fwd ? s->wait_f : s->wait_b)[idx];
             if (*w > 0) {
                 st->stack[st->nstack++] = *w - 1;
                 *w = 0;
             }
-            if (end > out->time_s)
-                out->time_s = end;
             free_s = end;
             i++;
+            tf += fwd, tb += !fwd;
         }
+        if (free_s > time_s)
+            time_s = free_s;
         pc[k] = i;
+        st->forwards[k] = tf;
         st->free_s[k] = free_s;
         st->inflight[k] = held;
     }
+    out->peak_in_flight = peak;
+    out->peak_rank = peak_rank;
+    out->time_s = time_s;
 }
 
 static ppl_status check_in(const ppl_pipe_in *in, ppl_error *err)
@@ -629,6 +678,7 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
         total_ops += (size_t)s.g.len[k];
     int64_t *pc = calloc((size_t)s.g.p, sizeof *pc);
     st.inflight = calloc((size_t)s.g.p, sizeof *st.inflight);
+    st.forwards = calloc((size_t)s.g.p, sizeof *st.forwards);
     st.free_s = calloc((size_t)s.g.p, sizeof *st.free_s);
     st.h.a = malloc((size_t)s.g.p * sizeof *st.h.a);
     st.stack = malloc((size_t)s.g.p * sizeof *st.stack);
@@ -640,8 +690,8 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
         out->events = malloc((total_ops + (size_t)(s.g.m * s.g.S)) * sizeof *out->events);
         out->in_flight_by_rank = calloc((size_t)s.g.p, sizeof *out->in_flight_by_rank);
     }
-    if (!pc || !st.inflight || !st.free_s || !st.h.a || !st.stack || !st.cur || !st.cur_at ||
-        (keep_events && (!out->events || !out->in_flight_by_rank))) {
+    if (!pc || !st.inflight || !st.forwards || !st.free_s || !st.h.a || !st.stack || !st.cur ||
+        !st.cur_at || (keep_events && (!out->events || !out->in_flight_by_rank))) {
         rc = ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
         goto done;
     }
@@ -675,6 +725,7 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
 done:
     free(pc);
     free(st.inflight);
+    free(st.forwards);
     free(st.free_s);
     free(st.h.a);
     free(st.stack);
