@@ -16,6 +16,7 @@
 
 #include "base/heap.h"
 #include "base/pages.h"
+#include "cost/recall.h"
 #include "cost/programs.h"
 
 typedef struct sim {
@@ -314,8 +315,9 @@ static void step_fixed(sim *s, run_state *st, int64_t *pc, int64_t k)
  * the search's pipelines being long and many.  A forward and a backward each have
  * their own branch, the arrays and the peak in locals; the step's end is taken once
  * a rank stops (its ops end in order, so its last end is its latest). */
-static void run_line(sim *s, run_state *st, int64_t *pc)
+static size_t run_line(sim *s, run_state *st, int64_t *pc, ppl_line_step *rec)
 {
+    size_t nrec = 0;
     const int64_t m = s->g.m, S = s->g.S, v = s->g.v, p = s->g.p, total = m * v;
     const bool gpipe = s->g.gpipe;
     const int32_t *table = s->g.table;
@@ -372,6 +374,10 @@ static void run_line(sim *s, run_state *st, int64_t *pc)
                     t0 = 0.0;
                 }
                 end = t0 + dur_f[j];
+                if (rec)
+                    rec[nrec++] =
+                        (ppl_line_step){(uint16_t)k, j > 0 ? PPL_STEP_F : PPL_STEP_F_FIRST,
+                                        (uint8_t)((j - k) / p), (uint32_t)mb};
                 held += 1.0;
                 if (held * frac > peak) {
                     peak = held * frac;
@@ -392,6 +398,10 @@ static void run_line(sim *s, run_state *st, int64_t *pc)
                 if (ready > t0)
                     t0 = ready;
                 end = t0 + dur_bw[j];
+                if (rec)
+                    rec[nrec++] =
+                        (ppl_line_step){(uint16_t)k, j == S - 1 ? PPL_STEP_B_LAST : PPL_STEP_B,
+                                        (uint8_t)((j - k) / p), (uint32_t)mb};
                 held -= 1.0; /* below what the peak already counted */
                 const int64_t idx = j * m + mb;
                 done_b[idx] = end + 1.0;
@@ -411,6 +421,72 @@ static void run_line(sim *s, run_state *st, int64_t *pc)
         st->forwards[k] = tf;
         st->free_s[k] = free_s;
         st->inflight[k] = held;
+    }
+    out->peak_in_flight = peak;
+    out->peak_rank = peak_rank;
+    out->time_s = time_s;
+    return nrec;
+}
+
+/* run_line again on another run of its shape, from the order it recorded (recall.h):
+ * each op starts when its rank is free and its input is there, ends its duration
+ * later, and counts in flight, as run_line has it.  Every rank's program is then
+ * done.  Two things keep the ranks' chains short, the arithmetic as it was: the
+ * rank running holds its free time and count in registers until the order turns
+ * to another rank, and a finish time is kept as its reader reads it, (end + 1) - 1
+ * (run_line's encoding of "done"), worked out by the op that writes it, off its
+ * rank's chain. */
+static void replay_line(sim *s, run_state *st, int64_t *pc, const ppl_line_step *op, size_t n)
+{
+    const int64_t m = s->g.m, p = s->g.p;
+    const double *dur_f = s->dur[PPL_OP_F], *dur_bw = s->dur[PPL_OP_BW];
+    const double *hop_f = s->hop_in_f[0], *hop_b = s->hop_in_b[0];
+    double *done_f = s->done_f, *done_b = s->done_b;
+    double *free_s = st->free_s, *held = st->inflight;
+    const double frac = s->frac;
+    ppl_pipe_out *out = st->out;
+    double peak = out->peak_in_flight;
+    int64_t peak_rank = out->peak_rank;
+    int64_t k = n > 0 ? op->rank : 0;
+    double free_k = free_s[k], held_k = held[k];
+    for (const ppl_line_step *last = op + n; op < last; op++) {
+        if (op->rank != k) {
+            free_s[k] = free_k, held[k] = held_k;
+            k = op->rank;
+            free_k = free_s[k], held_k = held[k];
+        }
+        const int64_t j = op->chunk * p + k, cell = j * m + op->mb;
+        double t0 = free_k, ready, end;
+        switch (op->kind) {
+        case PPL_STEP_F_FIRST:
+        case PPL_STEP_F:
+            ready = op->kind == PPL_STEP_F ? done_f[cell - m] + hop_f[j] : 0.0;
+            if (ready > t0)
+                t0 = ready;
+            end = t0 + dur_f[j];
+            held_k += 1.0;
+            if (held_k * frac > peak) {
+                peak = held_k * frac;
+                peak_rank = k;
+            }
+            done_f[cell] = end + 1.0 - 1.0;
+            break;
+        default:
+            ready = (op->kind == PPL_STEP_B_LAST ? done_f[cell] : done_b[cell + m]) + hop_b[j];
+            if (ready > t0)
+                t0 = ready;
+            end = t0 + dur_bw[j];
+            held_k -= 1.0;
+            done_b[cell] = end + 1.0 - 1.0;
+        }
+        free_k = end;
+    }
+    free_s[k] = free_k, held[k] = held_k;
+    double time_s = out->time_s;
+    for (int64_t r = 0; r < p; r++) {
+        if (free_s[r] > time_s)
+            time_s = free_s[r];
+        pc[r] = s->g.len[r];
     }
     out->peak_in_flight = peak;
     out->peak_rank = peak_rank;
@@ -512,8 +588,7 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
      * and "nobody"; the run's largest arrays, on the pages the run before held */
     s->cells_bytes = cells * (2 * sizeof *s->done_f + 2 * sizeof *s->wait_f);
     s->cells = ppl_pages_alloc(s->cells_bytes);
-    if (s->cells) {
-        memset(s->cells, 0, s->cells_bytes);
+    if (s->cells) { /* cleared by run_once, unless a kept order is walked */
         s->done_f = s->cells;
         s->done_b = s->done_f + cells;
         s->wait_f = (int32_t *)(s->done_b + cells);
@@ -534,103 +609,6 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
     return PPL_OK;
 }
 
-/* The last runs, remembered: a search costs many configurations whose pipelines
- * are the same (ZeRO stages, sharding groups and offload change the reduction and
- * the optimizer, not the passes), and a run is a pure function of its inputs.  A
- * run of up to MEMO_STAGES stages without events is looked up by its inputs,
- * compared in full; per thread, so that threads never share it.  A fit re-costs
- * its runs' configurations under each trial of its constants; most trials leave
- * most runs' pipelines as they were (another GPU's constant), in 256 slots.
- * MEMO_STAGES covers a stage a layer up to 128 layers (Megatron 1T's): a mixed
- * cluster's pipelines run to 96 stages and more, and at 64 their runs were not
- * kept (Megatron 1T on mixed-h100-b200: 916 M instructions, 819 M with them).
- * The table (1.3 MB, within one huge page where granted: base/pages.h) is
- * allocated at a thread's first run and freed with the thread: static
- * thread-local storage would be cleared at every process's start, and a page
- * touched first costs about 10 us on a virtual machine.  So its slots fill in
- * order, a hash position holding its slot's index + 1 (0: none), and a slot's
- * stages and hops sit side by side: where the pages are small, those written are
- * the runs met, and a run of p stages writes its first p stages and no more. */
-#define MEMO_SLOTS 256
-#define MEMO_STAGES 128
-typedef struct memo_stage {
-    ppl_passes passes;
-    double hop_s; /* to the next stage; 0 without hops */
-} memo_stage;
-typedef struct memo {
-    int schedule;
-    int64_t pp, vp, m, group;
-    double time_s, bound_s, peak;
-    int64_t peak_rank;
-    memo_stage stage[MEMO_STAGES];
-} memo;
-typedef struct memo_table {
-    uint16_t at[MEMO_SLOTS];
-    size_t n;
-    memo slot[MEMO_SLOTS];
-} memo_table;
-
-/* This thread's table, NULL when it cannot be had (the run is then not kept). */
-static const char memo_owner; /* its name among the thread's tables */
-static memo_table *memo_table_get(void)
-{
-    bool fresh;
-    memo_table *t = ppl_pages_local(&memo_owner, sizeof *t, &fresh);
-    if (t && fresh) {
-        memset(t->at, 0, sizeof t->at);
-        t->n = 0;
-    }
-    return t;
-}
-
-static uint64_t memo_hash(const ppl_pipe_in *in)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a over the inputs' bytes */
-    const int64_t head[] = {in->schedule, in->pp, in->vp, in->microbatches, in->group};
-    const unsigned char *parts[] = {(const unsigned char *)head, (const unsigned char *)in->stage,
-                                    (const unsigned char *)in->hop_s};
-    const size_t sizes[] = {sizeof head, (size_t)in->pp * sizeof *in->stage,
-                            in->hop_s ? (size_t)(in->pp - 1) * sizeof *in->hop_s : 0};
-    for (size_t i = 0; i < 3; i++)
-        for (size_t j = 0; j < sizes[i]; j++)
-            h = (h ^ parts[i][j]) * 1099511628211ull;
-    return h;
-}
-
-static double memo_hop_in(const ppl_pipe_in *in, int64_t k)
-{
-    return in->hop_s && k < in->pp - 1 ? in->hop_s[k] : 0.0;
-}
-
-static bool memo_holds(const memo *e, const ppl_pipe_in *in)
-{
-    if (e->schedule != (int)in->schedule || e->pp != in->pp || e->vp != in->vp ||
-        e->m != in->microbatches || e->group != in->group)
-        return false;
-    for (int64_t k = 0; k < in->pp; k++)
-        if (memcmp(&e->stage[k].passes, &in->stage[k], sizeof in->stage[k]) != 0 ||
-            memcmp(&e->stage[k].hop_s, &(double){memo_hop_in(in, k)}, sizeof(double)) != 0)
-            return false;
-    return true;
-}
-
-static void memo_keep(memo *e, const ppl_pipe_in *in, const ppl_pipe_out *out)
-{
-    e->schedule = (int)in->schedule;
-    e->pp = in->pp;
-    e->vp = in->vp;
-    e->m = in->microbatches;
-    e->group = in->group;
-    e->time_s = out->time_s;
-    e->bound_s = out->bound_s;
-    e->peak = out->peak_in_flight;
-    e->peak_rank = out->peak_rank;
-    for (int64_t k = 0; k < in->pp; k++) {
-        e->stage[k].passes = in->stage[k];
-        e->stage[k].hop_s = memo_hop_in(in, k);
-    }
-}
-
 static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *out,
                            ppl_error *err);
 
@@ -640,26 +618,19 @@ ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *o
     ppl_status rc = check_in(in, err);
     if (rc != PPL_OK)
         return rc;
-    memo_table *table = keep_events || in->pp > MEMO_STAGES ? NULL : memo_table_get();
-    if (!table)
-        return run_once(in, keep_events, out, err);
-    const size_t at = memo_hash(in) % MEMO_SLOTS;
-    memo *e = table->at[at] ? &table->slot[table->at[at] - 1u] : NULL;
-    if (e && memo_holds(e, in)) {
-        out->time_s = e->time_s;
-        out->bound_s = e->bound_s;
-        out->peak_in_flight = e->peak;
-        out->peak_rank = e->peak_rank;
-        return PPL_OK;
+    if (keep_events)
+        return run_once(in, true, out, err);
+    ppl_run_figures run;
+    if (!ppl_recall_run(in, &run)) {
+        if ((rc = run_once(in, false, out, err)) != PPL_OK)
+            return rc;
+        run = (ppl_run_figures){out->time_s, out->bound_s, out->peak_in_flight, out->peak_rank};
+        ppl_recall_keep_run(in, &run);
     }
-    if ((rc = run_once(in, false, out, err)) != PPL_OK)
-        return rc;
-    if (!e) { /* the next unused slot, else, the table full, the position's own */
-        const size_t i = table->n < MEMO_SLOTS ? table->n++ : at;
-        table->at[at] = (uint16_t)(i + 1);
-        e = &table->slot[i];
-    }
-    memo_keep(e, in, out);
+    out->time_s = run.time_s;
+    out->bound_s = run.bound_s;
+    out->peak_in_flight = run.peak_in_flight;
+    out->peak_rank = run.peak_rank;
     return PPL_OK;
 }
 
@@ -695,6 +666,15 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
         rc = ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
         goto done;
     }
+    /* a line without events: its order, where a run of its shape kept it */
+    const bool line = s.g.shape == PPL_SHAPE_LINE && !s.g.fill && !keep_events;
+    const ppl_line_shape shape = {in->schedule, s.g.p, s.g.v, s.g.m, in->group};
+    size_t n_order = 0;
+    const ppl_line_step *order = line ? ppl_recall_order(&shape, &n_order) : NULL;
+    /* finish times and waits read before they are written: zero ("not yet",
+     * "nobody") */
+    if (!order)
+        memset(s.cells, 0, s.cells_bytes);
     if (s.g.fill) {
         for (int64_t k = 0; k < s.g.p; k++)
             ppl_heap_push(&st.h, 0.0, k);
@@ -705,8 +685,16 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
     } else {
         for (int64_t k = s.g.p - 1; k >= 0; k--)
             st.stack[st.nstack++] = k;
-        if (s.g.shape == PPL_SHAPE_LINE && !keep_events)
-            run_line(&s, &st, pc);
+        if (order) {
+            replay_line(&s, &st, pc, order, n_order);
+            st.nstack = 0;
+        } else if (line) {
+            /* a whole order is kept (a deadlock, a bug, would stop it short) */
+            const size_t ops = (size_t)(2 * s.g.m * s.g.S);
+            ppl_line_step *rec = ppl_recall_order_room(&shape, ops);
+            if (run_line(&s, &st, pc, rec) == ops && rec)
+                ppl_recall_keep_order(&shape, ops);
+        }
         while (st.nstack > 0) {
             int64_t k = st.stack[--st.nstack];
             step_fixed(&s, &st, pc, k);

@@ -51,7 +51,9 @@ typedef struct ppl_pipe_out {
 } ppl_pipe_out;
 
 /* Runs the step's pipeline.  keep_events: fill out->events and
- * out->in_flight_by_rank (freed by ppl_pipe_out_free).  PPL_EUSAGE for inputs the
+ * out->in_flight_by_rank (freed by ppl_pipe_out_free).  Without them, a run the
+ * thread made of the same inputs answers, and a line of a shape it ran walks the
+ * order that run kept (cost/recall.h): the same figures, to the bit.  PPL_EUSAGE for inputs the
  * schedule cannot run (naming the knob); PPL_EINTERNAL out of memory, or if the
  * programs deadlock (a bug). */
 ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *out,
