@@ -309,6 +309,21 @@ static void step_fixed(sim *s, run_state *st, int64_t *pc, int64_t k)
     }
 }
 
+/* A line run's figures and arrays, as run_line and replay_line read them. */
+typedef struct line_view {
+    int64_t m, p;
+    const double *dur_f, *dur_bw, *hop_f, *hop_b; /* by virtual stage */
+    double *done_f, *done_b;
+    double frac;
+} line_view;
+
+static line_view line_view_of(const sim *s)
+{
+    return (line_view){s->g.m,         s->g.p,         s->dur[PPL_OP_F], s->dur[PPL_OP_BW],
+                       s->hop_in_f[0], s->hop_in_b[0], s->done_f,        s->done_b,
+                       s->frac};
+}
+
 /* step_fixed for a line (1F1B, interleaved 1F1B, GPipe) when no events are kept:
  * the same ops and the same arithmetic (ppl_line_op, input_at, execute), each rank's
  * program run from the stack of ranks whose input may have arrived in one loop,
@@ -318,14 +333,11 @@ static void step_fixed(sim *s, run_state *st, int64_t *pc, int64_t k)
 static size_t run_line(sim *s, run_state *st, int64_t *pc, ppl_line_step *rec)
 {
     size_t nrec = 0;
-    const int64_t m = s->g.m, S = s->g.S, v = s->g.v, p = s->g.p, total = m * v;
+    const line_view L = line_view_of(s);
+    const int64_t m = L.m, S = s->g.S, v = s->g.v, p = L.p, total = m * v;
     const bool gpipe = s->g.gpipe;
     const int32_t *table = s->g.table;
-    const double *dur_f = s->dur[PPL_OP_F], *dur_bw = s->dur[PPL_OP_BW];
-    const double *hop_f = s->hop_in_f[0], *hop_b = s->hop_in_b[0];
-    double *done_f = s->done_f, *done_b = s->done_b;
     int32_t *wait_f = s->wait_f, *wait_b = s->wait_b;
-    const double frac = s->frac;
     ppl_pipe_out *out = st->out;
     double peak = out->peak_in_flight, time_s = out->time_s;
     int64_t peak_rank = out->peak_rank;
@@ -362,49 +374,49 @@ static size_t run_line(sim *s, run_state *st, int64_t *pc, ppl_line_step *rec)
             if (fwd) {
                 if (j > 0) {
                     const int64_t from = (j - 1) * m + mb;
-                    const double done = done_f[from];
+                    const double done = L.done_f[from];
                     if (done == 0.0) {
                         wait_f[from] = (int32_t)k + 1;
                         break;
                     }
-                    const double ready = done - 1.0 + hop_f[j];
+                    const double ready = done - 1.0 + L.hop_f[j];
                     if (ready > t0)
                         t0 = ready;
                 } else if (0.0 > t0) {
                     t0 = 0.0;
                 }
-                end = t0 + dur_f[j];
+                end = t0 + L.dur_f[j];
                 if (rec)
                     rec[nrec++] =
                         (ppl_line_step){(uint16_t)k, j > 0 ? PPL_STEP_F : PPL_STEP_F_FIRST,
                                         (uint8_t)((j - k) / p), (uint32_t)mb};
                 held += 1.0;
-                if (held * frac > peak) {
-                    peak = held * frac;
+                if (held * L.frac > peak) {
+                    peak = held * L.frac;
                     peak_rank = k;
                 }
                 const int64_t idx = j * m + mb;
-                done_f[idx] = end + 1.0;
+                L.done_f[idx] = end + 1.0;
                 w = &wait_f[idx];
             } else {
                 /* the last stage's backward follows its own forward */
                 const int64_t from = (j == S - 1 ? j : j + 1) * m + mb;
-                const double done = (j == S - 1 ? done_f : done_b)[from];
+                const double done = (j == S - 1 ? L.done_f : L.done_b)[from];
                 if (done == 0.0) {
                     (j == S - 1 ? wait_f : wait_b)[from] = (int32_t)k + 1;
                     break;
                 }
-                const double ready = done - 1.0 + hop_b[j];
+                const double ready = done - 1.0 + L.hop_b[j];
                 if (ready > t0)
                     t0 = ready;
-                end = t0 + dur_bw[j];
+                end = t0 + L.dur_bw[j];
                 if (rec)
                     rec[nrec++] =
                         (ppl_line_step){(uint16_t)k, j == S - 1 ? PPL_STEP_B_LAST : PPL_STEP_B,
                                         (uint8_t)((j - k) / p), (uint32_t)mb};
                 held -= 1.0; /* below what the peak already counted */
                 const int64_t idx = j * m + mb;
-                done_b[idx] = end + 1.0;
+                L.done_b[idx] = end + 1.0;
                 w = &wait_b[idx];
             }
             if (*w > 0) {
@@ -438,12 +450,9 @@ static size_t run_line(sim *s, run_state *st, int64_t *pc, ppl_line_step *rec)
  * rank's chain. */
 static void replay_line(sim *s, run_state *st, int64_t *pc, const ppl_line_step *op, size_t n)
 {
-    const int64_t m = s->g.m, p = s->g.p;
-    const double *dur_f = s->dur[PPL_OP_F], *dur_bw = s->dur[PPL_OP_BW];
-    const double *hop_f = s->hop_in_f[0], *hop_b = s->hop_in_b[0];
-    double *done_f = s->done_f, *done_b = s->done_b;
+    const line_view L = line_view_of(s);
+    const int64_t m = L.m, p = L.p;
     double *free_s = st->free_s, *held = st->inflight;
-    const double frac = s->frac;
     ppl_pipe_out *out = st->out;
     double peak = out->peak_in_flight;
     int64_t peak_rank = out->peak_rank;
@@ -460,24 +469,25 @@ static void replay_line(sim *s, run_state *st, int64_t *pc, const ppl_line_step 
         switch (op->kind) {
         case PPL_STEP_F_FIRST:
         case PPL_STEP_F:
-            ready = op->kind == PPL_STEP_F ? done_f[cell - m] + hop_f[j] : 0.0;
+            ready = op->kind == PPL_STEP_F ? L.done_f[cell - m] + L.hop_f[j] : 0.0;
             if (ready > t0)
                 t0 = ready;
-            end = t0 + dur_f[j];
+            end = t0 + L.dur_f[j];
             held_k += 1.0;
-            if (held_k * frac > peak) {
-                peak = held_k * frac;
+            if (held_k * L.frac > peak) {
+                peak = held_k * L.frac;
                 peak_rank = k;
             }
-            done_f[cell] = end + 1.0 - 1.0;
+            L.done_f[cell] = end + 1.0 - 1.0;
             break;
         default:
-            ready = (op->kind == PPL_STEP_B_LAST ? done_f[cell] : done_b[cell + m]) + hop_b[j];
+            ready =
+                (op->kind == PPL_STEP_B_LAST ? L.done_f[cell] : L.done_b[cell + m]) + L.hop_b[j];
             if (ready > t0)
                 t0 = ready;
-            end = t0 + dur_bw[j];
+            end = t0 + L.dur_bw[j];
             held_k -= 1.0;
-            done_b[cell] = end + 1.0 - 1.0;
+            L.done_b[cell] = end + 1.0 - 1.0;
         }
         free_k = end;
     }

@@ -44,18 +44,69 @@ typedef struct memo_table {
     memo slot[MEMO_SLOTS];
 } memo_table;
 
-/* This thread's table, NULL when it cannot be had (the run is then not kept). */
-static const char memo_owner; /* its name among the thread's tables */
-static memo_table *memo_table_get(void)
+/* ---- line orders, by shape -------------------------------------------------- */
+
+/* The ring's bytes: 8 MiB, 1 M steps, its pages touched as orders fill them.
+ * Megatron 1T's longest line (96 ranks, 1,024 microbatches) is 196,608 steps,
+ * 1.5 MiB; its plan on mixed-h100-b200 records 49 orders, about 14 MiB: at 8 MiB
+ * 569 M instructions and a peak of 25 MiB resident, at 16 MiB 566 M and 31 MiB,
+ * at 4 MiB 625 M (callgrind, /usr/bin/time).  SHAPES: the orders it can name at
+ * once. */
+#define ORDERS_BYTES ((size_t)8 << 20)
+#define SHAPES 64
+
+typedef struct order {
+    ppl_line_shape shape;
+    size_t at, n; /* steps: the ring's from at, n of them */
+    bool kept;
+} order;
+
+typedef struct orders_table {
+    order slot[SHAPES];
+    size_t next;      /* the slot the next order takes, round */
+    size_t free_at;   /* the step the next order starts at */
+    size_t room_slot; /* the slot ppl_recall_order_room handed, until kept */
+    ppl_line_step ring[ORDERS_BYTES / sizeof(ppl_line_step)];
+} orders_table;
+
+#define RING_STEPS (ORDERS_BYTES / sizeof(ppl_line_step))
+
+/* ---- the thread's table ----------------------------------------------------- */
+
+/* Both, in one table a thread holds (base/pages.h ppl_pages_local), allocated at its
+ * first run and freed with it; NULL when it cannot be had (nothing is then kept). */
+typedef struct recall_table {
+    memo_table runs;
+    orders_table orders;
+} recall_table;
+
+static const char recall_owner; /* its name among the thread's tables */
+static recall_table *recall_get(void)
 {
     bool fresh;
-    memo_table *t = ppl_pages_local(&memo_owner, sizeof *t, &fresh);
+    recall_table *t = ppl_pages_local(&recall_owner, sizeof *t, &fresh);
     if (t && fresh) {
-        memset(t->at, 0, sizeof t->at);
-        t->n = 0;
+        memset(t->runs.at, 0, sizeof t->runs.at);
+        t->runs.n = 0;
+        memset(t->orders.slot, 0, sizeof t->orders.slot);
+        t->orders.next = t->orders.free_at = 0;
     }
     return t;
 }
+
+static memo_table *memo_table_get(void)
+{
+    recall_table *t = recall_get();
+    return t ? &t->runs : NULL;
+}
+
+static orders_table *orders_get(void)
+{
+    recall_table *t = recall_get();
+    return t ? &t->orders : NULL;
+}
+
+/* ---- whole runs: lookup and keeping ---------------------------------------- */
 
 static uint64_t memo_hash(const ppl_pipe_in *in)
 {
@@ -130,45 +181,7 @@ void ppl_recall_keep_run(const ppl_pipe_in *in, const ppl_run_figures *run)
     memo_keep(&table->slot[table->at[at] - 1u], in, run);
 }
 
-/* ---- line orders, by shape -------------------------------------------------- */
-
-/* The ring's bytes: 8 MiB, 1 M steps, its pages touched as orders fill them.
- * Megatron 1T's longest line (96 ranks, 1,024 microbatches) is 196,608 steps,
- * 1.5 MiB; its plan on mixed-h100-b200 records 49 orders, about 14 MiB: at 8 MiB
- * 569 M instructions and a peak of 25 MiB resident, at 16 MiB 566 M and 31 MiB,
- * at 4 MiB 625 M (callgrind, /usr/bin/time).  SHAPES: the orders it can name at
- * once. */
-#define ORDERS_BYTES ((size_t)8 << 20)
-#define SHAPES 64
-
-typedef struct order {
-    ppl_line_shape shape;
-    size_t at, n; /* steps: the ring's from at, n of them */
-    bool kept;
-} order;
-
-typedef struct orders_table {
-    order slot[SHAPES];
-    size_t next;      /* the slot the next order takes, round */
-    size_t free_at;   /* the step the next order starts at */
-    size_t room_slot; /* the slot ppl_orders_room handed, until kept */
-    ppl_line_step ring[ORDERS_BYTES / sizeof(ppl_line_step)];
-} orders_table;
-
-#define RING_STEPS (ORDERS_BYTES / sizeof(ppl_line_step))
-
-static const char orders_owner; /* its name among the thread's tables */
-
-static orders_table *orders_get(void)
-{
-    bool fresh;
-    orders_table *t = ppl_pages_local(&orders_owner, sizeof *t, &fresh);
-    if (t && fresh) {
-        memset(t->slot, 0, sizeof t->slot);
-        t->next = t->free_at = 0;
-    }
-    return t;
-}
+/* ---- line orders: lookup and keeping --------------------------------------- */
 
 static bool same(const ppl_line_shape *a, const ppl_line_shape *b)
 {
