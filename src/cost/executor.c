@@ -334,43 +334,28 @@ static size_t run_line(sim *s, run_state *st, int64_t *pc, ppl_line_step *rec)
 {
     size_t nrec = 0;
     const line_view L = line_view_of(s);
-    const int64_t m = L.m, S = s->g.S, v = s->g.v, p = L.p, total = m * v;
-    const bool gpipe = s->g.gpipe;
-    const int32_t *table = s->g.table;
+    const int64_t m = L.m, S = s->g.S, p = L.p;
+    ppl_line_rank line; /* a copy the loop's stores cannot reach; its k and warm by rank */
+    ppl_line_rank_of(&s->g, 0, &line);
     int32_t *wait_f = s->wait_f, *wait_b = s->wait_b;
     ppl_pipe_out *out = st->out;
     double peak = out->peak_in_flight, time_s = out->time_s;
     int64_t peak_rank = out->peak_rank;
     while (st->nstack > 0) {
         const int64_t k = st->stack[--st->nstack];
-        const int64_t len = s->g.len[k], warm = s->g.warm[k];
+        const int64_t len = s->g.len[k];
+        line.k = k, line.warm = s->g.warm[k];
         int64_t i = pc[k];
         double free_s = st->free_s[k], held = st->inflight[k];
-        /* ppl_line_op's order counted as it goes (GPipe's is worked out op by op):
-         * tf forwards and tb backwards run, the next a forward while the warm-up
-         * lasts (tf - tb < warm), then when as many backwards as forwards past it
-         * ran (tf - tb == warm), until the forwards are done */
+        /* the rank's order counted as it goes, tf forwards and tb backwards run
+         * (ppl_line_next; GPipe's worked out op by op) */
         int64_t tf = st->forwards[k], tb = i - tf;
         while (i < len) {
             int64_t mb, j;
             double t0 = free_s, end;
             int32_t *w;
-            bool fwd;
-            if (gpipe) {
-                ppl_line_rank line;
-                ppl_line_rank_of(&s->g, k, &line);
-                fwd = ppl_line_op(&line, i, &mb, &j);
-            } else {
-                fwd = tf < total && tf - tb <= warm;
-                const int64_t t = fwd ? tf : tb;
-                if (v == 1) {
-                    mb = t, j = k;
-                } else {
-                    const int64_t c = table[2 * t + 1];
-                    mb = table[2 * t];
-                    j = (fwd ? c : v - 1 - c) * p + k;
-                }
-            }
+            const bool fwd =
+                line.gpipe ? ppl_line_op(&line, i, &mb, &j) : ppl_line_next(&line, tf, tb, &mb, &j);
             if (fwd) {
                 if (j > 0) {
                     const int64_t from = (j - 1) * m + mb;
@@ -388,8 +373,7 @@ static size_t run_line(sim *s, run_state *st, int64_t *pc, ppl_line_step *rec)
                 end = t0 + L.dur_f[j];
                 if (rec)
                     rec[nrec++] =
-                        (ppl_line_step){(uint16_t)k, j > 0 ? PPL_STEP_F : PPL_STEP_F_FIRST,
-                                        (uint8_t)((j - k) / p), (uint32_t)mb};
+                        (ppl_line_step){(uint16_t)k, 1, (uint8_t)((j - k) / p), (uint32_t)mb};
                 held += 1.0;
                 if (held * L.frac > peak) {
                     peak = held * L.frac;
@@ -412,8 +396,7 @@ static size_t run_line(sim *s, run_state *st, int64_t *pc, ppl_line_step *rec)
                 end = t0 + L.dur_bw[j];
                 if (rec)
                     rec[nrec++] =
-                        (ppl_line_step){(uint16_t)k, j == S - 1 ? PPL_STEP_B_LAST : PPL_STEP_B,
-                                        (uint8_t)((j - k) / p), (uint32_t)mb};
+                        (ppl_line_step){(uint16_t)k, 0, (uint8_t)((j - k) / p), (uint32_t)mb};
                 held -= 1.0; /* below what the peak already counted */
                 const int64_t idx = j * m + mb;
                 L.done_b[idx] = end + 1.0;
@@ -451,7 +434,7 @@ static size_t run_line(sim *s, run_state *st, int64_t *pc, ppl_line_step *rec)
 static void replay_line(sim *s, run_state *st, int64_t *pc, const ppl_line_step *op, size_t n)
 {
     const line_view L = line_view_of(s);
-    const int64_t m = L.m, p = L.p;
+    const int64_t m = L.m, p = L.p, S = s->g.S;
     double *free_s = st->free_s, *held = st->inflight;
     ppl_pipe_out *out = st->out;
     double peak = out->peak_in_flight;
@@ -466,10 +449,8 @@ static void replay_line(sim *s, run_state *st, int64_t *pc, const ppl_line_step 
         }
         const int64_t j = op->chunk * p + k, cell = j * m + op->mb;
         double t0 = free_k, ready, end;
-        switch (op->kind) {
-        case PPL_STEP_F_FIRST:
-        case PPL_STEP_F:
-            ready = op->kind == PPL_STEP_F ? L.done_f[cell - m] + L.hop_f[j] : 0.0;
+        if (op->fwd) { /* the previous stage's forward, none on the first */
+            ready = j > 0 ? L.done_f[cell - m] + L.hop_f[j] : 0.0;
             if (ready > t0)
                 t0 = ready;
             end = t0 + L.dur_f[j];
@@ -479,10 +460,8 @@ static void replay_line(sim *s, run_state *st, int64_t *pc, const ppl_line_step 
                 peak_rank = k;
             }
             L.done_f[cell] = end + 1.0 - 1.0;
-            break;
-        default:
-            ready =
-                (op->kind == PPL_STEP_B_LAST ? L.done_f[cell] : L.done_b[cell + m]) + L.hop_b[j];
+        } else { /* the next stage's backward, or on the last its own forward */
+            ready = (j == S - 1 ? L.done_f[cell] : L.done_b[cell + m]) + L.hop_b[j];
             if (ready > t0)
                 t0 = ready;
             end = t0 + L.dur_bw[j];
@@ -678,9 +657,8 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
     }
     /* a line without events: its order, where a run of its shape kept it */
     const bool line = s.g.shape == PPL_SHAPE_LINE && !s.g.fill && !keep_events;
-    const ppl_line_shape shape = {in->schedule, s.g.p, s.g.v, s.g.m, in->group};
     size_t n_order = 0;
-    const ppl_line_step *order = line ? ppl_recall_order(&shape, &n_order) : NULL;
+    const ppl_line_step *order = line ? ppl_recall_order(in, &n_order) : NULL;
     /* finish times and waits read before they are written: zero ("not yet",
      * "nobody") */
     if (!order)
@@ -701,9 +679,9 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
         } else if (line) {
             /* a whole order is kept (a deadlock, a bug, would stop it short) */
             const size_t ops = (size_t)(2 * s.g.m * s.g.S);
-            ppl_line_step *rec = ppl_recall_order_room(&shape, ops);
+            ppl_line_step *rec = ppl_recall_order_room(in, ops);
             if (run_line(&s, &st, pc, rec) == ops && rec)
-                ppl_recall_keep_order(&shape, ops);
+                ppl_recall_keep_order(in, ops);
         }
         while (st.nstack > 0) {
             int64_t k = st.stack[--st.nstack];

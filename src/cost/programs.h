@@ -70,11 +70,10 @@ void ppl_programs_free(ppl_programs *g);
 /* Rank k's op i (i < len[k]). */
 void ppl_program_op(const ppl_programs *g, int64_t k, int64_t i, ppl_op *o);
 
-/* A line's rank k (its programs not stored), what its ops are worked out from;
- * then its op i: true for a forward, false for a backward, with its microbatch
- * and virtual stage.  GPipe runs every forward first; the others warm forwards,
- * then a forward and a backward in turn, then the backwards left, an interleaved
- * line's t-th in the table's order. */
+/* A line's rank k (its programs not stored), what its ops are worked out from.
+ * GPipe runs every forward first; the others warm forwards, then a forward and a
+ * backward in turn, then the backwards left, an interleaved line's t-th in the
+ * table's order. */
 typedef struct ppl_line_rank {
     int64_t k, p, m, v, warm;
     bool gpipe;
@@ -86,32 +85,41 @@ static inline void ppl_line_rank_of(const ppl_programs *g, int64_t k, ppl_line_r
     *r = (ppl_line_rank){k, g->p, g->m, g->v, g->warm[k], g->gpipe, g->table};
 }
 
-static inline bool ppl_line_op(const ppl_line_rank *r, int64_t i, int64_t *mb, int64_t *j)
+/* Rank r's next op once it has run tf forwards and tb backwards (not GPipe): true
+ * for a forward, false for a backward, with its microbatch and virtual stage.  A
+ * forward while the warm-up lasts (tf - tb < warm), then when as many backwards as
+ * forwards past it ran (tf - tb == warm), until the forwards are done.  The
+ * executor's line loop counts them as it goes. */
+static inline bool ppl_line_next(const ppl_line_rank *r, int64_t tf, int64_t tb, int64_t *mb,
+                                 int64_t *j)
 {
-    const int64_t m = r->m, v = r->v;
-    if (r->gpipe) {
-        *mb = i < m ? i : i - m;
-        *j = r->k;
-        return i < m;
-    }
-    const int64_t total = m * v, warm = r->warm;
-    int64_t t; /* the forward or backward index in the rank's table */
-    bool fwd;
-    if (i < warm) {
-        fwd = true, t = i;
-    } else if (i < warm + 2 * (total - warm)) {
-        int64_t x = i - warm;
-        fwd = x % 2 == 0;
-        t = fwd ? warm + x / 2 : x / 2;
-    } else {
-        fwd = false, t = i - warm - (total - warm); /* the cooldown's backwards */
-    }
+    const int64_t v = r->v;
+    const bool fwd = tf < r->m * v && tf - tb <= r->warm;
+    const int64_t t = fwd ? tf : tb; /* the forward or backward index in the table */
     int64_t c = 0;
     *mb = t;
     if (v > 1)
         *mb = r->table[2 * t], c = r->table[2 * t + 1];
     *j = (fwd ? c : v - 1 - c) * r->p + r->k;
     return fwd;
+}
+
+/* Rank r's op i: true for a forward, false for a backward, with its microbatch and
+ * virtual stage; the forwards and backwards before it counted from i. */
+static inline bool ppl_line_op(const ppl_line_rank *r, int64_t i, int64_t *mb, int64_t *j)
+{
+    const int64_t m = r->m;
+    if (r->gpipe) {
+        *mb = i < m ? i : i - m;
+        *j = r->k;
+        return i < m;
+    }
+    const int64_t total = m * r->v, warm = r->warm;
+    if (i <= warm) /* the warm-up's forwards */
+        return ppl_line_next(r, i, 0, mb, j);
+    if (i <= 2 * total - warm) /* a forward and a backward in turn */
+        return ppl_line_next(r, warm + (i - warm + 1) / 2, (i - warm) / 2, mb, j);
+    return ppl_line_next(r, total, i - total, mb, j); /* the backwards left */
 }
 
 #endif

@@ -8,6 +8,23 @@
 
 #include "base/pages.h"
 
+/* A pipeline's shape: what a line's order depends on, and the head of a run's
+ * inputs. */
+typedef struct shape {
+    int64_t schedule, pp, vp, m, group;
+} shape;
+
+static shape shape_of(const ppl_pipe_in *in)
+{
+    return (shape){in->schedule, in->pp, in->vp, in->microbatches, in->group};
+}
+
+static bool same(const shape *a, const shape *b)
+{
+    return a->schedule == b->schedule && a->pp == b->pp && a->vp == b->vp && a->m == b->m &&
+           a->group == b->group;
+}
+
 /* ---- whole runs, by their inputs ------------------------------------------- */
 
 /* The last runs, remembered: a search costs many configurations whose pipelines
@@ -33,8 +50,7 @@ typedef struct memo_stage {
     double hop_s; /* to the next stage; 0 without hops */
 } memo_stage;
 typedef struct memo {
-    int schedule;
-    int64_t pp, vp, m, group;
+    shape shape;
     ppl_run_figures run;
     memo_stage stage[PPL_RECALL_STAGES];
 } memo;
@@ -56,7 +72,7 @@ typedef struct memo_table {
 #define SHAPES 64
 
 typedef struct order {
-    ppl_line_shape shape;
+    shape shape;
     size_t at, n; /* steps: the ring's from at, n of them */
     bool kept;
 } order;
@@ -111,8 +127,8 @@ static orders_table *orders_get(void)
 static uint64_t memo_hash(const ppl_pipe_in *in)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a over the inputs' bytes */
-    const int64_t head[] = {in->schedule, in->pp, in->vp, in->microbatches, in->group};
-    const unsigned char *parts[] = {(const unsigned char *)head, (const unsigned char *)in->stage,
+    const shape head = shape_of(in);
+    const unsigned char *parts[] = {(const unsigned char *)&head, (const unsigned char *)in->stage,
                                     (const unsigned char *)in->hop_s};
     const size_t sizes[] = {sizeof head, (size_t)in->pp * sizeof *in->stage,
                             in->hop_s ? (size_t)(in->pp - 1) * sizeof *in->hop_s : 0};
@@ -129,8 +145,8 @@ static double memo_hop_in(const ppl_pipe_in *in, int64_t k)
 
 static bool memo_holds(const memo *e, const ppl_pipe_in *in)
 {
-    if (e->schedule != (int)in->schedule || e->pp != in->pp || e->vp != in->vp ||
-        e->m != in->microbatches || e->group != in->group)
+    const shape key = shape_of(in);
+    if (!same(&e->shape, &key))
         return false;
     for (int64_t k = 0; k < in->pp; k++)
         if (memcmp(&e->stage[k].passes, &in->stage[k], sizeof in->stage[k]) != 0 ||
@@ -141,11 +157,7 @@ static bool memo_holds(const memo *e, const ppl_pipe_in *in)
 
 static void memo_keep(memo *e, const ppl_pipe_in *in, const ppl_run_figures *run)
 {
-    e->schedule = (int)in->schedule;
-    e->pp = in->pp;
-    e->vp = in->vp;
-    e->m = in->microbatches;
-    e->group = in->group;
+    e->shape = shape_of(in);
     e->run = *run;
     for (int64_t k = 0; k < in->pp; k++) {
         e->stage[k].passes = in->stage[k];
@@ -183,18 +195,13 @@ void ppl_recall_keep_run(const ppl_pipe_in *in, const ppl_run_figures *run)
 
 /* ---- line orders: lookup and keeping --------------------------------------- */
 
-static bool same(const ppl_line_shape *a, const ppl_line_shape *b)
-{
-    return a->schedule == b->schedule && a->p == b->p && a->v == b->v && a->m == b->m &&
-           a->group == b->group;
-}
-
-const ppl_line_step *ppl_recall_order(const ppl_line_shape *shape, size_t *n)
+const ppl_line_step *ppl_recall_order(const ppl_pipe_in *in, size_t *n)
 {
     orders_table *t = orders_get();
+    const shape key = shape_of(in);
     for (size_t i = 0; t && i < SHAPES; i++) {
         const order *o = &t->slot[i];
-        if (o->kept && same(&o->shape, shape)) {
+        if (o->kept && same(&o->shape, &key)) {
             *n = o->n;
             return t->ring + o->at;
         }
@@ -202,7 +209,7 @@ const ppl_line_step *ppl_recall_order(const ppl_line_shape *shape, size_t *n)
     return NULL;
 }
 
-ppl_line_step *ppl_recall_order_room(const ppl_line_shape *shape, size_t n)
+ppl_line_step *ppl_recall_order_room(const ppl_pipe_in *in, size_t n)
 {
     orders_table *t = n > 0 && n <= RING_STEPS ? orders_get() : NULL;
     if (!t)
@@ -218,20 +225,21 @@ ppl_line_step *ppl_recall_order_room(const ppl_line_shape *shape, size_t n)
     }
     order *o = &t->slot[t->next];
     o->kept = false;
-    o->shape = *shape;
+    o->shape = shape_of(in);
     o->at = at;
     o->n = 0;
     t->room_slot = t->next;
     return t->ring + at;
 }
 
-void ppl_recall_keep_order(const ppl_line_shape *shape, size_t n)
+void ppl_recall_keep_order(const ppl_pipe_in *in, size_t n)
 {
     orders_table *t = orders_get();
     if (!t)
         return;
     order *o = &t->slot[t->room_slot];
-    if (!same(&o->shape, shape))
+    const shape key = shape_of(in);
+    if (!same(&o->shape, &key))
         return;
     o->n = n;
     o->kept = true;

@@ -46,31 +46,22 @@ bool ppl_recall_run(const ppl_pipe_in *in, ppl_run_figures *out);
 /* Keeps the run of in, in place of the one its slot held. */
 void ppl_recall_keep_run(const ppl_pipe_in *in, const ppl_run_figures *run);
 
-/* What an op reads: a forward on the first virtual stage nothing, another forward
- * the previous stage's forward, the last stage's backward its own forward, another
- * backward the next stage's backward. */
-enum { PPL_STEP_F_FIRST, PPL_STEP_F, PPL_STEP_B_LAST, PPL_STEP_B };
-
-/* One op run: its rank k, what it reads (PPL_STEP_*), its chunk c on the rank (the
+/* One op run: its rank k, forward or backward, its chunk c on the rank (the
  * virtual stage c p + k) and its microbatch; 8 bytes (the executor's limits: at
  * most 65,536 ranks, 64 chunks and 2^22 microbatches). */
 typedef struct ppl_line_step {
     uint16_t rank;
-    uint8_t kind, chunk;
+    uint8_t fwd, chunk;
     uint32_t mb;
 } ppl_line_step;
 
-/* A line's shape: what its order depends on. */
-typedef struct ppl_line_shape {
-    int64_t schedule, p, v, m, group;
-} ppl_line_shape;
-
-/* The order kept for shape (*n steps), or NULL. */
-const ppl_line_step *ppl_recall_order(const ppl_line_shape *shape, size_t *n);
-/* Room for the n steps of shape's order, to write while the run goes, or NULL (too
- * long to keep, or no ring).  The room is shape's once ppl_recall_keep_order says
- * how many were written; until then the order is not found. */
-ppl_line_step *ppl_recall_order_room(const ppl_line_shape *shape, size_t n);
-void ppl_recall_keep_order(const ppl_line_shape *shape, size_t n);
+/* The order kept for a line of in's shape (its schedule, pp, vp, microbatches and
+ * group): *n steps, or NULL. */
+const ppl_line_step *ppl_recall_order(const ppl_pipe_in *in, size_t *n);
+/* Room for the n steps of the order of in's shape, to write while the run goes, or
+ * NULL (too long to keep, or no ring).  The room is the shape's once
+ * ppl_recall_keep_order says how many were written; until then it is not found. */
+ppl_line_step *ppl_recall_order_room(const ppl_pipe_in *in, size_t n);
+void ppl_recall_keep_order(const ppl_pipe_in *in, size_t n);
 
 #endif
