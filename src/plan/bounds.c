@@ -409,6 +409,50 @@ double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const
     return t + ctx->stack.step_overhead_s;
 }
 
+double ppl_bound_step_pair_quick_s(const ppl_eval_ctx *ctx, const ppl_pins *pin,
+                                   const ppl_config *c, const ppl_micro *mi, double *interleaved)
+{
+    (void)pin;
+    /* the busiest rank's work, m x the stages' summed totals over pp (work_or_chain),
+     * each stage's total at least its layers' least shares and the output layer's
+     * work (layer_totals); the factor keeps a rounding of the other sum's order
+     * below the bound it stands for */
+    const ppl_model *m = ctx->model;
+    const double nm = (double)ppl_moe_layers_in(m, 0, m->layers), nd = (double)m->layers - nm;
+    double dense_s, moe_s;
+    layer_totals(c, mi, &dense_s, &moe_s);
+    const double head = work_s(&mi->head);
+    const double total = kinds_sum(nd, nm, dense_s, moe_s) + (head > 0.0 ? head : 0.0);
+    const double t = (double)c->microbatches * total / (double)c->pp * (1.0 - 1e-12) +
+                     ctx->stack.step_overhead_s;
+    if (interleaved)
+        *interleaved = t;
+    return t;
+}
+
+double ppl_bound_algorithms_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, ppl_config *c,
+                              ppl_micro *mi, const int64_t *algos, int n,
+                              const ppl_cp_cost *cp_costs, bool fill, bool quick, double *out,
+                              bool *exact, double *pair, bool *pair_exact)
+{
+    double least = INFINITY;
+    for (int x = 0; x < n; x++) {
+        c->cp_comm = (ppl_cp_comm)algos[x];
+        mi->cp = cp_costs[algos[x]];
+        if (fill && !exact[x]) {
+            double any_vp, *to = pair ? pair + x : &any_vp;
+            const double b = quick ? ppl_bound_step_pair_quick_s(ctx, pins, c, mi, to)
+                                   : ppl_bound_step_pair_s(ctx, pins, c, mi, to);
+            out[x] = c->vp > 1 ? any_vp : b;
+            exact[x] = !quick;
+            if (pair)
+                pair_exact[x] = !quick;
+        }
+        least = fmin(least, out[x]);
+    }
+    return least;
+}
+
 double ppl_bound_step_zero3_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
                               const ppl_layout *l, const ppl_micro *mi)
 {
@@ -582,6 +626,7 @@ bool ppl_bounds_above(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_c
     const double t = step_s * (1.0 + 1e-12);
     double no_optimizer;
     return ppl_bound_step_s(ctx, pins, asked, mi) > t ||
+           ppl_bound_step_pair_quick_s(ctx, pins, asked, mi, NULL) > t ||
            ppl_bound_step_compute_s(ctx, pins, asked, mi) > t ||
            ppl_bound_step_zero3_s(ctx, pins, asked, l, mi) > t ||
            ppl_bound_memory_bytes(ctx, asked, mi, &no_optimizer) > memory_bytes * (1.0 + 1e-12) ||

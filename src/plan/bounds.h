@@ -31,6 +31,27 @@ double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl
  * ppl_bound_interleaved_s), to the bit. */
 double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                              const ppl_micro *micro, double *interleaved);
+/* Seconds, at most both figures of ppl_bound_step_pair_s for a fraction of its
+ * cost (no stage costed): the busiest rank's work alone, the microbatches times
+ * the layers' least shares of their stages' totals and the output layer's work,
+ * over pp (bounds.c layer_totals), plus the per-step cost; *interleaved (when not
+ * NULL) the same.  The search prunes by it first where it prunes most shapes, and
+ * works the other out where it does not prune. */
+double ppl_bound_step_pair_quick_s(const ppl_eval_ctx *ctx, const ppl_pins *pins,
+                                   const ppl_config *c, const ppl_micro *micro,
+                                   double *interleaved);
+
+/* The step bounds of c under each of n CP algorithms (algos[x], their costs
+ * cp_costs[algos[x]]) in out[x], the least of them returned: where fill and
+ * exact[x] is false each is worked out quick (ppl_bound_step_pair_quick_s) or in
+ * full (ppl_bound_step_pair_s; exact[x] then true), out[x] the vp-1 figure where
+ * c's vp is 1, else the figure with vp above 1, which also goes to pair[x] where
+ * pair is not NULL (pair_exact[x] as exact[x]).  c's CP algorithm and mi's costs
+ * are left at the last one's. */
+double ppl_bound_algorithms_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, ppl_config *c,
+                              ppl_micro *mi, const int64_t *algos, int n,
+                              const ppl_cp_cost *cp_costs, bool fill, bool quick, double *out,
+                              bool *exact, double *pair, bool *pair_exact);
 
 /* Seconds: the busiest rank of c's own split (its classes cl, as ppl_classes_init
  * makes them) working every microbatch, plus the per-step cost: no plan of c at

@@ -141,6 +141,9 @@ typedef struct ppl_search_state {
      * (memory.c reads no cp_comm), so each is costed once */
     ppl_memory_seen seen[PPL_MEMORY_SEEN];
     int nseen;
+    /* the quick step bounds (search.c): the shapes' sets of bounds met, those
+     * bounded quick first, and those the quick ones pruned */
+    long quick_sets, quick_tried, quick_pruned;
 } ppl_search_state;
 
 /* PPL_EVAL_FITS, PPL_EVAL_OVER (valid, over the memory) or PPL_EVAL_OUT (invalid,

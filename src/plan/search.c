@@ -367,7 +367,7 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
             choices cp_choice[2];
             bool cp_known[2] = {false, false};
             double bound_table[2][2][3][2][PPL_CP_COMM_COUNT];
-            bool bound_known[2][2][3][2];
+            bool bound_known[2][2][3][2], bound_exact[2][2][3][2][PPL_CP_COMM_COUNT];
             memset(bound_known, 0, sizeof bound_known);
             /* a microbatch's exchanges by sp, for every interleaving: only the
              * expert all-to-all's hidden share reads vp */
@@ -409,7 +409,8 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                             const int fa = c.flash_attention != 0;
                             double *bounds = bound_table[c.vp > 1][sp][c.recompute][fa],
                                    least = INFINITY;
-                            bool *bounded = &bound_known[c.vp > 1][sp][c.recompute][fa];
+                            bool *bounded = &bound_known[c.vp > 1][sp][c.recompute][fa],
+                                 *exact = bound_exact[c.vp > 1][sp][c.recompute][fa];
                             /* the microbatch's compute parts, once the bound reads them
                              * or a candidate may rank: a bound already known is
                              * checked first */
@@ -421,30 +422,37 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                                 c.vp == 1 && !*bounded && !ppl_micro_reads_vp(ctx, &c, &micro)
                                     ? bound_table[1][sp][c.recompute][fa]
                                     : NULL;
-                            for (int x = 0; x < cps_here->n; x++) {
-                                c.cp_comm = (ppl_cp_comm)cps_here->v[x];
-                                micro.cp = cp_costs[cps_here->v[x]];
-                                if (!*bounded) {
-                                    double any_vp;
-                                    const double b = ppl_bound_step_pair_s(
-                                        ctx, pin, &c, &micro, pair ? pair + x : &any_vp);
-                                    bounds[x] = c.vp > 1 ? any_vp : b;
-                                }
-                                least = fmin(least, bounds[x]);
-                            }
+                            bool *pair_exact = bound_exact[1][sp][c.recompute][fa];
+                            /* quick bounds first where they have pruned one set in
+                             * eight (tried again every 64th set), worked out in
+                             * full below where they do not prune: the same prunes */
+                            const bool quick = prunes && !*bounded &&
+                                               (8 * s->quick_pruned >= s->quick_tried ||
+                                                s->quick_sets++ % 64 == 0);
+                            s->quick_tried += quick;
+                            if (!*bounded)
+                                memset(exact, 0, PPL_CP_COMM_COUNT * sizeof *exact);
+                            least = ppl_bound_algorithms_s(ctx, pin, &c, &micro, cps_here->v,
+                                                           cps_here->n, cp_costs, !*bounded, quick,
+                                                           bounds, exact, pair, pair_exact);
                             if (pair)
                                 bound_known[1][sp][c.recompute][fa] = true;
                             *bounded = true;
                             /* what a family ranks must beat the main list's #1 */
                             const double limit = shape_limit_s(s, &c);
                             if (prunes && least > limit) {
+                                s->quick_pruned += quick;
                                 r->pruned++;
                                 continue;
                             }
                             if (!filled)
                                 ppl_micro_cache_fill(s->computed, ctx, &c, &micro);
                             /* the table holds every term but interleaving's line,
-                             * which reads vp: added here (bounds.h) */
+                             * which reads vp: added here (bounds.h), each bound
+                             * worked out in full where it was quick */
+                            ppl_bound_algorithms_s(ctx, pin, &c, &micro, cps_here->v, cps_here->n,
+                                                   cp_costs, true, false, bounds, exact, pair,
+                                                   pair_exact);
                             double here[PPL_CP_COMM_COUNT];
                             least = INFINITY;
                             for (int x = 0; x < cps_here->n; x++) {

@@ -277,7 +277,8 @@ static void test_milp_equals_brute_force(void **state)
 /* ppl_bound_step_pair_s's second figure is ppl_bound_step_s of the same
  * configuration at vp 2, to the bit, where the microbatch does not read vp
  * (ppl_micro_reads_vp: no expert all-to-all, or one not overlapped by 1F1B): the
- * search takes it for every interleaving. */
+ * search takes it for every interleaving.  The quick bound the search tries
+ * first is below both (test_bound_below_every_step holds it below every plan). */
 static void test_bound_pair(void **state)
 {
     (void)state;
@@ -311,6 +312,13 @@ static void test_bound_pair(void **state)
                 assert_true(fmax(interleaved, ppl_bound_interleaved_s(&ctx, &c, &mi)) ==
                             ppl_bound_step_s(&ctx, &pins, &c, &mi));
                 assert_true(one >= interleaved); /* the line term only adds */
+                /* the quick bound is below both, and not by far where the
+                 * microbatches' work sets the bound (16 over 2 to 8 stages) */
+                c.vp = 1;
+                double quick_vp = -1.0,
+                       quick = ppl_bound_step_pair_quick_s(&ctx, &pins, &c, &mi, &quick_vp);
+                assert_true(quick == quick_vp);
+                assert_true(quick <= interleaved && quick > 0.5 * interleaved);
                 checked++;
             }
     assert_int_equal(checked, 18);
