@@ -119,7 +119,14 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
                                   .split = c->split,
                                   .asked_fits = -1};
     }
-    if (prunes_now(s) && cannot_rank(s, split_s)) {
+    /* and, where the recomputed layers are searched, the first stage's gradient
+     * reduction beside the pipeline (below) before they are: it reads the stage's
+     * parameters, not what it recomputes */
+    const double over = ctx->stack.step_overhead_s;
+    double early_s = split_s;
+    if (prunes_now(s) && ppl_blocks_searched(s->opts->pins, c) && !cannot_rank(s, early_s))
+        early_s = ppl_estimate_dp_floor_s(ctx, c, l, mi, cl, s->bound_s - over, -INFINITY) + over;
+    if (prunes_now(s) && cannot_rank(s, early_s)) {
         int fits = seen ? seen->asked_fits : -1;
         if (fits < 0) {
             ppl_memory shown;
@@ -158,7 +165,6 @@ static bool cost(ppl_search_state *s, const ppl_config *c, const ppl_layout *l, 
     }
     /* the first stage's gradient reduction beside the pipeline (estimate.h
      * ppl_estimate_dp_floor_s), which the stage bound leaves out */
-    const double over = ctx->stack.step_overhead_s;
     if (prunes_now(s) &&
         cannot_rank(s, ppl_estimate_dp_floor_s(ctx, c, l, mi, cl, s->bound_s - over,
                                                rank_limit_s(s) - over) +
