@@ -9,6 +9,7 @@
 
 #include "base/pages.h"
 #include "cost/compute.h"
+#include "cost/cp.h"
 #include "cost/memory.h"
 
 /* What a microbatch's compute parts share across the layouts around its layers:
@@ -69,9 +70,22 @@ typedef struct layout_slot {
  * keys).  The times in bf16 differ from the others only where layers are kept in
  * bf16 (ppl_config bf16_layers, which a search fixes): their tables are
  * allocated only then, as the MoE times only for a MoE model. */
+/* A layout's CP exchanges (ppl_micro_cache_cp) read tp, cp, the microbatch, the
+ * algorithms tried, whether dominated ones are dropped, and the three CP groups
+ * as placed (cp.c; the model and the network are the search's): a search meets
+ * some hundreds of such keys over thousands of layouts. */
+#define CP_SLOTS 512
+typedef struct cp_slot {
+    int64_t key[4]; /* tp, cp, mbs, tried + 2 x prune */
+    ppl_group g_cp, g_a2a, g_ring;
+    unsigned costed;
+    ppl_cp_cost costs[PPL_CP_COMM_COUNT];
+} cp_slot;
 struct ppl_micro_cache {
     uint16_t shared_at[SHARED_SLOTS], layout_at[LAYOUT_SLOTS], head_at[HEAD_SLOTS];
-    size_t nshared, nlayout, nhead;
+    uint16_t cp_at[2 * CP_SLOTS];
+    size_t nshared, nlayout, nhead, ncp;
+    cp_slot cp[CP_SLOTS]; /* beside the positions: on the pages every search writes */
     shared_slot shared[SHARED_SLOTS];
     head_slot head[HEAD_SLOTS];
     ppl_layer_time *dense16; /* SHARED_SLOTS */
@@ -86,7 +100,8 @@ ppl_micro_cache *ppl_micro_cache_new(void)
         memset(cache->shared_at, 0, sizeof cache->shared_at);
         memset(cache->layout_at, 0, sizeof cache->layout_at);
         memset(cache->head_at, 0, sizeof cache->head_at);
-        cache->nshared = cache->nlayout = cache->nhead = 0;
+        memset(cache->cp_at, 0, sizeof cache->cp_at);
+        cache->nshared = cache->nlayout = cache->nhead = cache->ncp = 0;
         cache->dense16 = NULL;
         cache->layout = NULL;
         cache->moe = cache->moe16 = NULL;
@@ -210,4 +225,43 @@ void ppl_micro_cache_fill(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const
 #undef X
     layout_parts(cache, ctx, c, key, out);
     ppl_memory_parts_fixed(m, c, &ctx->memory, &out->mem);
+}
+
+static bool same_group(const ppl_group *a, const ppl_group *b)
+{
+    if (a->n != b->n || a->m != b->m || a->nodes != b->nodes || a->tier != b->tier)
+        return false;
+    for (int i = 0; i < PPL_MAX_TIERS; i++)
+        if (a->members_in_tier[i] != b->members_in_tier[i])
+            return false;
+    return true;
+}
+
+unsigned ppl_micro_cache_cp(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, ppl_config *c,
+                            const ppl_layout *l, unsigned tried, bool prune_dominated,
+                            ppl_cp_cost costs[PPL_CP_COMM_COUNT])
+{
+    const int64_t key[4] = {c->tp, c->cp, c->mbs, (int64_t)tried * 2 + prune_dominated};
+    bool found;
+    const size_t i = ppl_slot_for(cache->cp_at, &cache->ncp, CP_SLOTS,
+                                  ppl_micro_key_hash(key, 4) % (2 * CP_SLOTS), &found);
+    cp_slot *e = &cache->cp[i];
+    if (found && memcmp(e->key, key, sizeof key) == 0 && same_group(&e->g_cp, &l->g_cp) &&
+        same_group(&e->g_a2a, &l->g_cp_a2a) && same_group(&e->g_ring, &l->g_cp_ring)) {
+        for (int x = 0; x < PPL_CP_COMM_COUNT; x++)
+            if (tried & (1u << x)) {
+                costs[x] = e->costs[x];
+                c->cp_comm = (ppl_cp_comm)x; /* as ppl_cp_comms_costed leaves it */
+            }
+        return e->costed;
+    }
+    e->costed = ppl_cp_comms_costed(ctx, c, l, tried, prune_dominated, costs);
+    memcpy(e->key, key, sizeof key);
+    e->g_cp = l->g_cp;
+    e->g_a2a = l->g_cp_a2a;
+    e->g_ring = l->g_cp_ring;
+    for (int x = 0; x < PPL_CP_COMM_COUNT; x++)
+        if (tried & (1u << x))
+            e->costs[x] = costs[x];
+    return e->costed;
 }

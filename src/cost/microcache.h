@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cost/config.h"
+#include "cost/cp.h"
 #include "cost/evalctx.h"
 #include "cost/stage.h"
 
@@ -54,6 +55,12 @@ static inline size_t ppl_slot_for(uint16_t *slot_at, size_t *n, size_t cap, size
     return i;
 }
 ppl_micro_cache *ppl_micro_cache_new(void);
+/* ppl_cp_comms_costed (cp.h) for a layout, kept by what it reads (the first
+ * time computed, then copied): the same costs, the same algorithms, and the same
+ * c->cp_comm left. */
+unsigned ppl_micro_cache_cp(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, ppl_config *c,
+                            const ppl_layout *l, unsigned tried, bool prune_dominated,
+                            ppl_cp_cost costs[PPL_CP_COMM_COUNT]);
 void ppl_micro_cache_free(ppl_micro_cache *cache);
 void ppl_micro_cache_fill(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const ppl_config *c,
                           ppl_micro *out);

@@ -174,6 +174,12 @@ bool ppl_micro_reads_vp(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_
 void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                          ppl_micro *mi)
 {
+    ppl_micro_comm_init_with(ctx, c, l, NULL, mi);
+}
+
+void ppl_micro_comm_init_with(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
+                              const ppl_cp_cost *cp, ppl_micro *mi)
+{
     const ppl_model *m = ctx->model;
     const double tokens = (double)c->mbs * (double)m->seq_len / (double)c->cp;
     mi->act = tokens * (double)m->hidden * 2.0; /* b*s*h 16-bit */
@@ -189,7 +195,10 @@ void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
                                                                   &l->g_tp, mi->tp_gather, 1, NULL)
                                            : 0.0);
     }
-    ppl_cp_cost_of(ctx, c, l, &mi->cp);
+    if (cp)
+        mi->cp = *cp;
+    else
+        ppl_cp_cost_of(ctx, c, l, &mi->cp);
     mi->ep_one = mi->ep_hidden_share = 0.0;
     if (c->ep > 1 && m->has_moe) {
         /* each token's hidden state, 16-bit, to each of its top_k experts */

@@ -81,6 +81,10 @@ double ppl_tp_gather_bytes(const ppl_config *config, double act_bytes);
 
 void ppl_micro_comm_init(const ppl_eval_ctx *ctx, const ppl_config *config,
                          const ppl_layout *layout, ppl_micro *micro);
+/* The same with the CP exchange given (ppl_cp_cost_of's for the configuration's
+ * algorithm, which a search costs once for all of them), or NULL: costed here. */
+void ppl_micro_comm_init_with(const ppl_eval_ctx *ctx, const ppl_config *config,
+                              const ppl_layout *layout, const ppl_cp_cost *cp, ppl_micro *micro);
 /* Of those, the one that reads the interleaving (and the microbatches and
  * schedule): the share of the expert all-to-all hidden under another microbatch.
  * A search that changes only vp sets it again instead of the rest. */

@@ -380,20 +380,21 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                 for (int i = 0; i < sps->n; i++) {
                     c.sequence_parallel = sps->v[i];
                     const int sp = c.sequence_parallel != 0;
-                    if (!comm_known[sp]) {
-                        ppl_micro_comm_init(ctx, &c, &layout, &comm_by_sp[sp]);
-                        comm_known[sp] = true;
-                    }
-                    ppl_micro micro = comm_by_sp[sp];
-                    ppl_micro_comm_interleave(ctx, &c, &micro);
                     /* the exchange of each CP algorithm, tried innermost: it
                      * changes neither compute nor memory */
                     if (!cp_known[sp])
-                        cp_list(ppl_cp_comms_costed(ctx, &c, &layout, k->cp_tried,
-                                                    s->opts->objective != PPL_OBJECTIVE_MEMORY,
-                                                    cp_table[sp]),
+                        cp_list(ppl_micro_cache_cp(s->computed, ctx, &c, &layout, k->cp_tried,
+                                                   s->opts->objective != PPL_OBJECTIVE_MEMORY,
+                                                   cp_table[sp]),
                                 &cp_choice[sp]);
-                    cp_known[sp] = true;
+                    if (!comm_known[sp]) /* the others, with the algorithm c was left at */
+                        ppl_micro_comm_init_with(
+                            ctx, &c, &layout,
+                            k->cp_tried >> c.cp_comm & 1u ? &cp_table[sp][c.cp_comm] : NULL,
+                            &comm_by_sp[sp]);
+                    cp_known[sp] = comm_known[sp] = true;
+                    ppl_micro micro = comm_by_sp[sp];
+                    ppl_micro_comm_interleave(ctx, &c, &micro);
                     const ppl_cp_cost *cp_costs = cp_table[sp];
                     const choices *cps_here = &cp_choice[sp];
                     for (int h = 0; h < recomputes->n; h++) {
