@@ -29,13 +29,24 @@ static char shown(unsigned char ch, bool text)
     return (ch < 0x20 && !(text && (ch == '\n' || ch == '\t'))) || ch == 0x7f ? '?' : (char)ch;
 }
 
-/* Writes "parplan: " and the line to stderr, shown. */
+/* Writes "parplan: " and the line to stderr, shown, in one write where it fits
+ * (stderr is unbuffered: byte by byte, the lines of processes sharing it, as a
+ * sharded sweep's do, would interleave). */
 static void print_line(const char *line)
 {
-    fputs("parplan: ", stderr);
-    for (const unsigned char *p = (const unsigned char *)line; *p; p++)
-        fputc(shown(*p, false), stderr);
-    fputc('\n', stderr);
+    char out[4096];
+    size_t n = (size_t)snprintf(out, sizeof out, "parplan: ");
+    for (const unsigned char *p = (const unsigned char *)line;; p++) {
+        if (n + 1 >= sizeof out || !*p) { /* room for the line break */
+            if (!*p)
+                out[n++] = '\n';
+            fwrite(out, 1, n, stderr);
+            n = 0;
+            if (!*p)
+                break;
+        }
+        out[n++] = shown(*p, false);
+    }
 }
 
 static void print_warning(void *ctx, const char *file, const char *key, const char *message)
