@@ -83,7 +83,7 @@ typedef struct cp_slot {
 } cp_slot;
 struct ppl_micro_cache {
     uint16_t shared_at[SHARED_SLOTS], layout_at[LAYOUT_SLOTS], head_at[HEAD_SLOTS];
-    uint16_t cp_at[2 * CP_SLOTS];
+    uint16_t cp_at[CP_SLOTS];
     size_t nshared, nlayout, nhead, ncp;
     cp_slot cp[CP_SLOTS]; /* beside the positions: on the pages every search writes */
     shared_slot shared[SHARED_SLOTS];
@@ -145,7 +145,7 @@ static void layout_parts(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const 
     }
     bool found;
     const size_t i = ppl_slot_for(cache->layout_at, &cache->nlayout, LAYOUT_SLOTS,
-                                  ppl_micro_key_hash(key, 8) % LAYOUT_SLOTS, &found);
+                                  ppl_micro_key_hash(key, 8), &found);
     layout_slot *l = &cache->layout[i];
     if (!found || memcmp(l->key, key, sizeof l->key) != 0) {
         ppl_micro_moe_init(ctx, c, out);
@@ -186,7 +186,7 @@ void ppl_micro_cache_fill(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const
         return;
     }
     const size_t i = ppl_slot_for(cache->shared_at, &cache->nshared, SHARED_SLOTS,
-                                  ppl_micro_key_hash(key, 6) % SHARED_SLOTS, &found);
+                                  ppl_micro_key_hash(key, 6), &found);
     shared_slot *sh = &cache->shared[i];
     bool head_set = false;
     if (!found || memcmp(sh->key, key, sizeof sh->key) != 0) {
@@ -207,8 +207,8 @@ void ppl_micro_cache_fill(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const
         out->dense16 = dense16 ? cache->dense16[i] : sh->dense; /* as micro_dense_init */
         out->tp_count = sh->tp_count;
     }
-    const size_t j = ppl_slot_for(cache->head_at, &cache->nhead, HEAD_SLOTS,
-                                  ppl_micro_key_hash(key, 3) % HEAD_SLOTS, &found);
+    const size_t j =
+        ppl_slot_for(cache->head_at, &cache->nhead, HEAD_SLOTS, ppl_micro_key_hash(key, 3), &found);
     head_slot *hd = &cache->head[j];
     if (found && memcmp(hd->key, key, sizeof hd->key) == 0) {
         out->head = hd->head;
@@ -243,8 +243,8 @@ unsigned ppl_micro_cache_cp(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, ppl
 {
     const int64_t key[4] = {c->tp, c->cp, c->mbs, (int64_t)tried * 2 + prune_dominated};
     bool found;
-    const size_t i = ppl_slot_for(cache->cp_at, &cache->ncp, CP_SLOTS,
-                                  ppl_micro_key_hash(key, 4) % (2 * CP_SLOTS), &found);
+    const size_t i =
+        ppl_slot_for(cache->cp_at, &cache->ncp, CP_SLOTS, ppl_micro_key_hash(key, 4), &found);
     cp_slot *e = &cache->cp[i];
     if (found && memcmp(e->key, key, sizeof key) == 0 && same_group(&e->g_cp, &l->g_cp) &&
         same_group(&e->g_a2a, &l->g_cp_a2a) && same_group(&e->g_ring, &l->g_cp_ring)) {

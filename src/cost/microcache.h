@@ -41,12 +41,14 @@ static inline uint64_t ppl_micro_key_hash(const int64_t *key, size_t n)
 }
 /* A table filled in order: hash position `at` holds its slot's index + 1 (0:
  * none), so that a new table clears kilobytes and the pages written are the keys
- * met, not a page a position.  The slot of position `at` (*found: it holds a key,
- * maybe another's): the one it names, else the next unused one, else, the table
- * full, the position's own index (whichever position named it then finds another
- * key there).  cap is at most 65,535. */
-static inline size_t ppl_slot_for(uint16_t *slot_at, size_t *n, size_t cap, size_t at, bool *found)
+ * met, not a page a position.  The slot of a key's position, hash % cap (*found:
+ * it holds a key, maybe another's): the one it names, else the next unused one,
+ * else, the table full, the position's own index (whichever position named it then
+ * finds another key there): as many positions as slots.  cap is at most 65,535. */
+static inline size_t ppl_slot_for(uint16_t *slot_at, size_t *n, size_t cap, uint64_t hash,
+                                  bool *found)
 {
+    const size_t at = (size_t)(hash % cap);
     *found = slot_at[at] != 0;
     if (*found)
         return slot_at[at] - 1u;

@@ -541,8 +541,7 @@ const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cach
     key[PPL_MICRO_KEY] = c->recompute_layers;
     const uint64_t h = ppl_micro_key_hash(key, PPL_MICRO_KEY + 1);
     bool found;
-    floor_slot *f =
-        &cache->slot[ppl_slot_for(cache->slot_at, &cache->n, FLOOR_SLOTS, h % FLOOR_SLOTS, &found)];
+    floor_slot *f = &cache->slot[ppl_slot_for(cache->slot_at, &cache->n, FLOOR_SLOTS, h, &found)];
     if (!found || memcmp(f->key, key, sizeof key) != 0) {
         ppl_micro parts;
         ppl_micro_cache_fill(computed, ctx, c, &parts);

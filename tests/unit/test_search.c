@@ -429,72 +429,6 @@ static void test_micro_cache(void **state)
     assert_int_equal(micro_cache_checked("gpt3-175b"), 2 * 2 * 3 * 2 * 24 * 6 * 4);
 }
 
-/* The micro cache's CP exchanges are what ppl_cp_comms_costed gives, to the bit
- * (the costs of every algorithm tried, the ones kept, the algorithm c is left
- * at), first computed and then copied: GPT-3 on dgx-a100-superpod over 648
- * layouts, each walked twice.  The pipeline and replica counts vary while tp, cp
- * and the microbatch stay: on this fabric they move the CP groups (the worst copy
- * over the stages, the job's span across its leaves), so a cache keyed on those
- * fields alone would return another layout's costs and fail here. */
-static void test_micro_cache_cp(void **state)
-{
-    (void)state;
-    ppl_model m = test_model("gpt3-175b");
-    ppl_topology t = test_topology("dgx-a100-superpod");
-    ppl_eval_ctx ctx;
-    ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
-    static const int64_t tps[] = {1, 4, 8}, cps[] = {1, 2, 4, 16}, a2as[] = {0, 2},
-                         mbss[] = {1, 4, 8}, pps[] = {1, 2, 8}, dps[] = {1, 4, 32};
-    ppl_micro_cache *cache = ppl_micro_cache_new();
-    assert_non_null(cache);
-    size_t checked = 0, moved = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < 3 * 4 * 2 * 3 * 3 * 3; i++) {
-            ppl_config c;
-            memset(&c, 0, sizeof c);
-            c.tp = tps[i % 3];
-            c.cp = cps[(i / 3) % 4];
-            c.cp_a2a = a2as[(i / 12) % 2];
-            c.mbs = mbss[(i / 24) % 3];
-            c.pp = pps[(i / 72) % 3];
-            c.dp = dps[(i / 216) % 3];
-            c.vp = c.ep = 1;
-            c.gpus = c.tp * c.cp * c.pp * c.dp;
-            c.global_batch = 1024;
-            c.split = ppl_stage_split_default(m.layers, c.pp);
-            ppl_layout l;
-            ppl_layout_init(&ctx, &c, &l);
-            const unsigned tried = ppl_cp_comms_tried(&ctx, -1, &c);
-            const bool prune = (i / 7) % 2;
-            ppl_config want_c = c, got_c = c;
-            ppl_cp_cost want[PPL_CP_COMM_COUNT], got[PPL_CP_COMM_COUNT];
-            memset(got, 0xa5, sizeof got);
-            const unsigned kept = ppl_cp_comms_costed(&ctx, &want_c, &l, tried, prune, want);
-            assert_int_equal(ppl_micro_cache_cp(cache, &ctx, &got_c, &l, tried, prune, got), kept);
-            assert_int_equal(got_c.cp_comm, want_c.cp_comm);
-            for (int x = 0; x < PPL_CP_COMM_COUNT; x++)
-                if (tried & (1u << x))
-                    assert_memory_equal(&got[x], &want[x], sizeof want[x]);
-            /* the same fields on one pipeline stage and replica: other costs
-             * where the groups move */
-            if (c.cp > 1 && (c.pp > 1 || c.dp > 1)) {
-                ppl_config one = c;
-                one.pp = one.dp = 1;
-                one.gpus = one.tp * one.cp;
-                ppl_layout l1;
-                ppl_layout_init(&ctx, &one, &l1);
-                ppl_cp_cost alone[PPL_CP_COMM_COUNT];
-                ppl_cp_comms_costed(&ctx, &one, &l1, tried, prune, alone);
-                moved +=
-                    memcmp(&alone[PPL_CP_COMM_P2P], &want[PPL_CP_COMM_P2P], sizeof alone[0]) != 0;
-            }
-            checked++;
-        }
-    ppl_micro_cache_free(cache);
-    assert_int_equal(checked, 2 * 648);
-    assert_true(moved > 0); /* the groups do move the costs */
-}
-
 /* The same search twice gives the same results to the bit. */
 static void test_deterministic(void **state)
 {
@@ -784,7 +718,6 @@ int main(void)
         cmocka_unit_test(test_bound_pair),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_micro_cache),
-        cmocka_unit_test(test_micro_cache_cp),
         cmocka_unit_test(test_1t_no_slower_than_published),
         cmocka_unit_test(test_nothing_fits),
         cmocka_unit_test(test_left_out),
