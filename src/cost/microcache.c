@@ -1,5 +1,6 @@
 /*
- * microcache.c - a search's microbatch compute parts, kept by what each reads.
+ * microcache.c - a search's microbatch compute parts and CP exchanges, kept by
+ * what each reads.
  */
 #include "cost/microcache.h"
 
@@ -64,12 +65,6 @@ typedef struct layout_slot {
     LAYER_FIELDS
 #undef X
 } layout_slot;
-/* Each table's slots are filled in order, a hash position holding the index + 1
- * of its slot (0: none): a new cache clears kilobytes, and the pages written are
- * the keys met, not a page a position (a plan meets some hundreds to thousands of
- * keys).  The times in bf16 differ from the others only where layers are kept in
- * bf16 (ppl_config bf16_layers, which a search fixes): their tables are
- * allocated only then, as the MoE times only for a MoE model. */
 /* A layout's CP exchanges (ppl_micro_cache_cp) read tp, cp, the microbatch, the
  * algorithms tried, whether dominated ones are dropped, and the three CP groups
  * as placed (cp.c; the model and the network are the search's): a search meets
@@ -81,6 +76,12 @@ typedef struct cp_slot {
     unsigned costed;
     ppl_cp_cost costs[PPL_CP_COMM_COUNT];
 } cp_slot;
+/* Each table's slots are filled in order, a hash position holding the index + 1
+ * of its slot (0: none): a new cache clears kilobytes, and the pages written are
+ * the keys met, not a page a position (a plan meets some hundreds to thousands of
+ * keys).  The times in bf16 differ from the others only where layers are kept in
+ * bf16 (ppl_config bf16_layers, which a search fixes): their tables are
+ * allocated only then, as the MoE times only for a MoE model. */
 struct ppl_micro_cache {
     uint16_t shared_at[SHARED_SLOTS], layout_at[LAYOUT_SLOTS], head_at[HEAD_SLOTS];
     uint16_t cp_at[CP_SLOTS];

@@ -1,5 +1,6 @@
 /*
- * microcache.h - a search's microbatch compute parts, kept by what each reads.
+ * microcache.h - a search's microbatch compute parts and CP exchanges, kept by
+ * what each reads.
  */
 #ifndef PARPLAN_COST_MICROCACHE_H
 #define PARPLAN_COST_MICROCACHE_H
