@@ -365,12 +365,12 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
              * interleaving: they read it only as vp > 1 (bounds.h) */
             ppl_cp_cost cp_table[2][PPL_CP_COMM_COUNT];
             choices cp_choice[2];
-            bool cp_known[2] = {false, false};
             double bound_table[2][2][3][2][PPL_CP_COMM_COUNT];
             bool bound_known[2][2][3][2], bound_exact[2][2][3][2][PPL_CP_COMM_COUNT];
             memset(bound_known, 0, sizeof bound_known);
             /* a microbatch's exchanges by sp, for every interleaving: only the
-             * expert all-to-all's hidden share reads vp */
+             * expert all-to-all's hidden share reads vp (the CP ones above with
+             * them) */
             ppl_micro comm_by_sp[2];
             bool comm_known[2] = {false, false};
             for (int g = 0; g < vps.n; g++) {
@@ -380,19 +380,20 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                 for (int i = 0; i < sps->n; i++) {
                     c.sequence_parallel = sps->v[i];
                     const int sp = c.sequence_parallel != 0;
-                    /* the exchange of each CP algorithm, tried innermost: it
-                     * changes neither compute nor memory */
-                    if (!cp_known[sp])
+                    /* the exchange of each CP algorithm, tried innermost (it
+                     * changes neither compute nor memory), then the others, with
+                     * the algorithm c was left at */
+                    if (!comm_known[sp]) {
                         cp_list(ppl_micro_cache_cp(s->computed, ctx, &c, &layout, k->cp_tried,
                                                    s->opts->objective != PPL_OBJECTIVE_MEMORY,
                                                    cp_table[sp]),
                                 &cp_choice[sp]);
-                    if (!comm_known[sp]) /* the others, with the algorithm c was left at */
                         ppl_micro_comm_init_with(
                             ctx, &c, &layout,
                             k->cp_tried >> c.cp_comm & 1u ? &cp_table[sp][c.cp_comm] : NULL,
                             &comm_by_sp[sp]);
-                    cp_known[sp] = comm_known[sp] = true;
+                        comm_known[sp] = true;
+                    }
                     ppl_micro micro = comm_by_sp[sp];
                     ppl_micro_comm_interleave(ctx, &c, &micro);
                     const ppl_cp_cost *cp_costs = cp_table[sp];
