@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pages.h"
 #include "cost/pipeline.h"
 
 /* Lower bound on the step time, for every stage split, plus the per-step cost.  A
@@ -503,92 +502,6 @@ double ppl_bound_step_compute_from(const ppl_eval_ctx *ctx, const ppl_config *c,
                                    const ppl_compute_floor *f)
 {
     return work_or_chain(ctx, c, f) + ctx->stack.step_overhead_s;
-}
-
-#define FLOOR_SLOTS 4096
-typedef struct floor_slot {
-    int64_t key[PPL_MICRO_KEY + 1];
-    ppl_compute_floor floor;
-} floor_slot;
-/* filled in order (ppl_slot_for): the pages written are the keys met */
-struct ppl_floor_cache {
-    uint16_t slot_at[FLOOR_SLOTS];
-    size_t n;
-    floor_slot slot[FLOOR_SLOTS];
-};
-
-ppl_floor_cache *ppl_floor_cache_new(void)
-{
-    ppl_floor_cache *cache = ppl_pages_alloc(sizeof *cache);
-    if (cache) {
-        memset(cache->slot_at, 0, sizeof cache->slot_at);
-        cache->n = 0;
-    }
-    return cache;
-}
-
-void ppl_floor_cache_free(ppl_floor_cache *cache)
-{
-    ppl_pages_free(cache, sizeof *cache);
-}
-
-const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cache *computed,
-                                          const ppl_eval_ctx *ctx, const ppl_pins *pins,
-                                          const ppl_config *c)
-{
-    int64_t key[PPL_MICRO_KEY + 1]; /* the compute parts', and the recomputed layers */
-    ppl_micro_key(c, key);
-    key[PPL_MICRO_KEY] = c->recompute_layers;
-    const uint64_t h = ppl_micro_key_hash(key, PPL_MICRO_KEY + 1);
-    bool found;
-    floor_slot *f = &cache->slot[ppl_slot_for(cache->slot_at, &cache->n, FLOOR_SLOTS, h, &found)];
-    if (!found || memcmp(f->key, key, sizeof key) != 0) {
-        ppl_micro parts;
-        ppl_micro_cache_fill(computed, ctx, c, &parts);
-        ppl_bound_compute_floor(ctx, pins, c, &parts, &f->floor);
-        memcpy(f->key, key, sizeof key);
-    }
-    return &f->floor;
-}
-
-/* The least compute-alone bound over the knobs, or the first found at most
- * `below`. */
-static double least_floor(ppl_floor_cache *cache, ppl_micro_cache *computed,
-                          const ppl_eval_ctx *ctx, const ppl_pins *pins, ppl_config *c,
-                          const ppl_floor_choices *k, double below)
-{
-    double least = INFINITY;
-    for (int i = 0; i < k->nsps; i++)
-        for (int h = 0; h < k->nrecomputes; h++)
-            for (int j = 0; j < k->nflashes; j++) {
-                c->sequence_parallel = k->sps[i];
-                c->recompute = (ppl_recompute)k->recomputes[h];
-                c->flash_attention = k->flashes[j];
-                const ppl_compute_floor *f = ppl_floor_cached(cache, computed, ctx, pins, c);
-                least = fmin(least, ppl_bound_step_compute_from(ctx, c, f));
-                if (least <= below)
-                    return least;
-            }
-    return least;
-}
-
-bool ppl_floor_over(ppl_floor_cache *cache, ppl_micro_cache *computed, const ppl_eval_ctx *ctx,
-                    const ppl_pins *pins, ppl_config *c, const ppl_floor_choices *k, double worst)
-{
-    static const int64_t sp_on[1] = {1}, none[1] = {PPL_RECOMPUTE_NONE};
-    ppl_floor_choices least = *k;
-    for (int i = 0; i < k->nsps; i++)
-        if (k->sps[i] == 1)
-            least.sps = sp_on, least.nsps = 1;
-    for (int h = 0; h < k->nrecomputes; h++)
-        if (k->recomputes[h] == PPL_RECOMPUTE_NONE)
-            least.recomputes = none, least.nrecomputes = 1;
-    const double at_least = least_floor(cache, computed, ctx, pins, c, &least, worst);
-    if (at_least <= worst)
-        return false;
-    if (at_least > worst * (1.0 + 1e-9))
-        return true;
-    return least_floor(cache, computed, ctx, pins, c, k, worst) > worst;
 }
 
 double ppl_bound_step_compute_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,

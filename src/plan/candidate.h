@@ -18,6 +18,7 @@
 #include "cost/stage.h"
 #include "plan/balance.h"
 #include "plan/bounds.h"
+#include "plan/floors.h"
 #include "plan/families.h"
 #include "plan/ranking.h"
 

@@ -26,6 +26,7 @@
 #include "plan/balance.h"
 #include "plan/candidate.h"
 #include "plan/bounds.h"
+#include "plan/floors.h"
 #include "plan/ranking.h"
 #include "cost/offload.h"
 #include "cost/rules.h"
