@@ -44,7 +44,12 @@
  *    (pp 2: no middle term; pp evenly split and m large: m u L / pp; m 1: u L).
  *    With layers of two kinds u is the cheaper kind's; the first form holds on
  *    the axis of time too, each layer its own kind's figure and any split of the
- *    layers' summed time Z: T >= Z / (1 - (1 - 1/m)^pp) (layer_lines). */
+ *    layers' summed time Z: T >= Z / (1 - (1 - 1/m)^pp) (layer_lines);
+ *  - on such a line (vp 1), m times the busiest stage of the search's own split,
+ *    which is of that form: its least over f and mu, each layer at its own kind
+ *    where it lies (ppl_bound_split_form_s).  Equal middle stages can force far
+ *    more onto the ends than the even share: 56 layers on 16 stages are at best
+ *    1 + 14 x 3 + 13 or 7 + 14 x 3 + 7, seven layers where 56/16 is 3.5. */
 /* Lower bounds, seconds per microbatch, on sums over the pipeline's stages (all
  * pp x vp chunks), whatever the split: *out is the model costed as one stage,
  * first and last, with no sends, and with block recomputation (fewest_recomputed)
@@ -329,6 +334,35 @@ static double interleaved_line_s(const ppl_eval_ctx *ctx, const ppl_config *c, c
     return t;
 }
 
+/* What a stage puts on its rank a microbatch, by its layers' kinds (below) */
+typedef struct stage_loads {
+    double dense_s, moe_s;           /* a layer's layer_totals */
+    double head_s;                   /* the output layer's work, on the last stage */
+    double dense_host_s, moe_host_s; /* a layer's launches at the host's time each */
+} stage_loads;
+
+static void loads_init(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
+                       stage_loads *q)
+{
+    layer_totals(c, mi, &q->dense_s, &q->moe_s);
+    q->head_s = work_s(&mi->head);
+    const double h = ctx->stack.host_op_s;
+    q->dense_host_s = h * mi->dense.host_ops;
+    q->moe_host_s = h * mi->moe.host_ops;
+}
+
+/* A stage of n layers, nm of them MoE: its layers' layer_totals and, on the last,
+ * the output layer's work, or its layers' launches where the host is the slower
+ * (layer_lines) */
+static double stage_load(const stage_loads *q, int64_t n, int64_t nm, bool last)
+{
+    const double m = (double)nm, d = (double)n - m;
+    double t = kinds_sum(d, m, q->dense_s, q->moe_s);
+    if (last && q->head_s > 0.0)
+        t += q->head_s;
+    return fmax(t, kinds_sum(d, m, q->dense_host_s, q->moe_host_s));
+}
+
 /* A rank runs its stage's passes, forward and backward, for each of the m
  * microbatches, one after another (pipeline.h; a rank's vp chunks are its class's
  * layers): the step is at least m x its stage's total, the largest over the
@@ -344,33 +378,184 @@ double ppl_bound_split_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
 {
     if (ppl_schedule_of(c->schedule)->param_copies > 1.0)
         return 0.0;
-    double dense_s, moe_s, busiest = 0.0;
-    layer_totals(c, mi, &dense_s, &moe_s);
-    const double head_s = work_s(&mi->head);
-    const double h = ctx->stack.host_op_s, hd = h * mi->dense.host_ops, hm = h * mi->moe.host_ops;
+    stage_loads q;
+    loads_init(ctx, c, mi, &q);
+    double busiest = 0.0;
     for (size_t i = 0; i < cl->n; i++) {
         const ppl_stage_class *k = &cl->items[i];
         if (k->env)
             return 0.0; /* another pool's stages: their own figures */
-        const double nm = (double)k->moe_layers, nd = (double)k->layers - nm;
-        double t = kinds_sum(nd, nm, dense_s, moe_s);
-        if (k->is_last && head_s > 0.0)
-            t += head_s;
-        /* or its layers' launches, where the host is the slower (layer_lines) */
-        busiest = fmax(busiest, fmax(t, kinds_sum(nd, nm, hd, hm)));
+        busiest = fmax(busiest, stage_load(&q, k->layers, k->moe_layers, k->is_last));
     }
     return (double)c->microbatches * busiest * (1.0 - 1e-12) + ctx->stack.step_overhead_s;
 }
 
-double ppl_bound_interleaved_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi)
+/* The search's splits (config.h, and what balance.h ppl_balance_ends returns): a
+ * first stage of f layers, pp - 2 middle ones of `middle` each and a last of the
+ * rest, one at least each, and their stages' loads (stage_load). */
+typedef struct balance_form {
+    const ppl_model *model;
+    stage_loads q;
+    int64_t p, L, mtp, mtp_moe; /* the MTP modules the last stage adds (memory.h) */
+} balance_form;
+
+/* The load of the stage holding layers [first, first + n), the last one with its
+ * MTP modules */
+static double form_load(const balance_form *F, int64_t first, int64_t n, bool last)
 {
-    return interleaved_line_s(ctx, c, mi) + ctx->stack.step_overhead_s;
+    int64_t nm = ppl_moe_layers_in(F->model, first, n);
+    if (last) {
+        n += F->mtp;
+        nm += F->mtp_moe;
+    }
+    return stage_load(&F->q, n, nm, last);
+}
+
+/* Two loads at x: one that does not fall as x grows (*up), one that does not rise
+ * (*down); arg: the caller's figures */
+typedef void form_pair(const balance_form *F, const int64_t *arg, int64_t x, double *up,
+                       double *down);
+
+/* The least over x in [lo, hi] of the larger of the pair: where they cross (the
+ * first x where up >= down) or just before, walked to from x = from */
+static double least_larger(const balance_form *F, const int64_t *arg, form_pair *pair, int64_t lo,
+                           int64_t hi, int64_t from)
+{
+    int64_t x = from < lo ? lo : from > hi ? hi : from;
+    double up, down, up2, down2;
+    pair(F, arg, x, &up, &down);
+    if (up >= down) { /* they cross at x or before */
+        for (; x > lo; x--, up = up2, down = down2) {
+            pair(F, arg, x - 1, &up2, &down2);
+            if (up2 < down2)
+                return fmin(fmax(up, down), fmax(up2, down2));
+        }
+        return fmax(up, down);
+    }
+    for (; x < hi; x++, up = up2, down = down2) { /* after x, or never: down falls to hi */
+        pair(F, arg, x + 1, &up2, &down2);
+        if (up2 >= down2)
+            return fmin(fmax(up, down), fmax(up2, down2));
+    }
+    return fmax(up, down);
+}
+
+/* The first stage's load with x layers (it does not fall as x grows) and the
+ * last's with the rest of R (it does not rise), past arg[1] middle layers: every
+ * figure >= 0 */
+static void ends_pair(const balance_form *F, const int64_t *arg, int64_t x, double *up,
+                      double *down)
+{
+    *up = form_load(F, 0, x, false);
+    *down = form_load(F, x + arg[1], arg[0] - x, true);
+}
+
+/* The ends' least slower load when they hold R layers and each middle stage
+ * `middle`, walked to from where the two would cross were every layer as heavy
+ * as the last stage's kind.  It does not rise as R falls. */
+static double form_ends(const balance_form *F, int64_t R, int64_t middle)
+{
+    const int64_t arg[2] = {R, (F->p - 2) * middle};
+    const bool moe = ppl_moe_layers_in(F->model, F->L - 1, 1) > 0;
+    const double w =
+        moe ? fmax(F->q.moe_s, F->q.moe_host_s) : fmax(F->q.dense_s, F->q.dense_host_s);
+    const double x =
+        w > 0.0 ? 0.5 * ((double)(R + F->mtp) + fmax(F->q.head_s, 0.0) / w) : 0.5 * (double)R;
+    const int64_t from = x < (double)R ? (int64_t)llround(x) : R; /* clamped below */
+    return least_larger(F, arg, ends_pair, 1, R - 1, from);
+}
+
+/* At most the busiest middle stage's load: the last middle one's (pp - 2) least
+ * over its places, from f + (pp - 3) middle, f in [1, R - 1].  Past the model's
+ * leading dense layers a stage's kinds repeat every `every` layers (model.h
+ * ppl_moe_layers_in), so its places there are met within `every` of the first.
+ * It does not fall as `middle` grows: a stage of middle + 1 layers at any of its
+ * places holds one of `middle` at one of theirs. */
+static double form_middle(const balance_form *F, int64_t R, int64_t middle)
+{
+    const ppl_model *m = F->model;
+    const int64_t from = 1 + (F->p - 3) * middle, to = R - 1 + (F->p - 3) * middle;
+    const int64_t every = m->moe.every > 0 ? m->moe.every : 1,
+                  dense = m->moe.first_dense_layers > 0 ? m->moe.first_dense_layers : 0;
+    const int64_t past = (from > dense ? from : dense) + every - 1;
+    const int64_t last = !m->has_moe ? from : past < to ? past : to;
+    double least = INFINITY;
+    for (int64_t at = from; at <= last; at++)
+        least = fmin(least, form_load(F, at, middle, false));
+    return least;
+}
+
+/* The middle stages' least load with x layers each (it does not fall as x grows)
+ * and the ends' with the rest (it does not rise) */
+static void middle_pair(const balance_form *F, const int64_t *arg, int64_t x, double *up,
+                        double *down)
+{
+    (void)arg;
+    const int64_t R = F->L - (F->p - 2) * x;
+    *up = form_middle(F, R, x);
+    *down = form_ends(F, R, x);
+}
+
+/* The busiest rank's least load a microbatch over every split of the search's
+ * form (config.h: a first stage, pp - 2 equal middle ones and a last, one layer
+ * at least each; vp 1), each layer at its own kind where it lies and the last
+ * stage with the output layer and the MTP modules: at most ppl_bound_split_s's
+ * busiest stage at each of them.  0 where it has none, or where the microbatches
+ * at c's own split step within known_s, each middle stage at its layers' heavier
+ * kind (a stage's load is the larger of two sums linear in its layers' kinds: at
+ * most its layers all of the heavier): it cannot add to that. */
+static double form_least(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
+                         double known_s)
+{
+    const ppl_model *model = ctx->model;
+    const int64_t p = c->pp, L = model->layers;
+    if (p < 2 || c->vp > 1 || L < p || ppl_schedule_of(c->schedule)->param_copies > 1.0)
+        return 0.0;
+    balance_form F = {.model = model, .p = p, .L = L};
+    loads_init(ctx, c, mi, &F.q);
+    const double per[4] = {F.q.dense_s, F.q.moe_s, F.q.dense_host_s, F.q.moe_host_s};
+    for (int i = 0; i < 4; i++)
+        if (!(per[i] >= 0.0) || !isfinite(per[i]))
+            return 0.0; /* the loads would not grow with the layers */
+    if (!isfinite(F.q.head_s))
+        return 0.0;
+    int64_t n0, m0, n, nm; /* c's first and last stages, the MTP modules on the last */
+    ppl_stage_layer_counts(model, c, 0, &n0, &m0);
+    ppl_stage_layer_counts(model, c, p - 1, &n, &nm);
+    double above = fmax(stage_load(&F.q, n0, m0, false), stage_load(&F.q, n, nm, true));
+    if (p > 2) {
+        const int64_t mid = c->split.middle;
+        above = fmax(above, stage_load(&F.q, mid, 0, false));
+        if (model->has_moe)
+            above = fmax(above, stage_load(&F.q, mid, mid, false));
+    }
+    if ((double)c->microbatches * above * (1.0 - 1e-12) + ctx->stack.step_overhead_s <= known_s)
+        return 0.0;
+    F.mtp = n - c->split.last;
+    F.mtp_moe = nm - ppl_moe_layers_in(model, L - c->split.last, c->split.last);
+    /* the middle stages' least does not fall as they hold more, the ends' does
+     * not rise: walked to from the even split */
+    const double least = p == 2 ? form_ends(&F, L, 0)
+                                : least_larger(&F, NULL, middle_pair, 1, (L - 2) / (p - 2),
+                                               (int64_t)llround((double)L / (double)p));
+    return isfinite(least) ? least : 0.0;
+}
+
+double ppl_bound_split_form_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *mi,
+                              double known_s)
+{
+    const double t = c->vp > 1 ? interleaved_line_s(ctx, c, mi)
+                     : ppl_schedule_is_line(c->schedule) && known_s < INFINITY
+                         ? (double)c->microbatches * form_least(ctx, c, mi, known_s) * (1.0 - 1e-12)
+                         : 0.0;
+    return t + ctx->stack.step_overhead_s;
 }
 
 double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
                         const ppl_micro *mi)
 {
-    return ppl_bound_step_pair_s(ctx, pin, c, mi, NULL);
+    const double t = ppl_bound_step_pair_s(ctx, pin, c, mi, NULL);
+    return c->vp > 1 ? t : fmax(t, ppl_bound_split_form_s(ctx, c, mi, t));
 }
 
 double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
@@ -481,7 +666,7 @@ double ppl_bound_step_recomputed_s(const ppl_eval_ctx *ctx, const ppl_pins *pins
         }
         all.recompute_layers = total >= L ? 0 : total;
     }
-    return ppl_bound_step_s(ctx, &pinned, &all, mi);
+    return ppl_bound_step_pair_s(ctx, &pinned, &all, mi, NULL);
 }
 
 /* ppl_bound_step_s's terms with every exchange free and vp above 1 (the line term

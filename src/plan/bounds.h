@@ -25,10 +25,10 @@ bool ppl_blocks_searched(const ppl_pins *pins, const ppl_config *c);
  * drain on a line of ranks, plus the per-step cost. */
 double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                         const ppl_micro *micro);
-/* The same, and in *interleaved (when not NULL) the bound of c with vp above 1,
- * the microbatch the same (as it is where stage.h ppl_micro_reads_vp says so):
- * every term but the lines' (vp 1's, and interleaving's at c's split:
- * ppl_bound_interleaved_s), to the bit. */
+/* The same but for the split form's term where vp is 1, and in *interleaved
+ * (when not NULL) the bound of c with vp above 1, the microbatch the same (as it
+ * is where stage.h ppl_micro_reads_vp says so): every term but the lines' (vp
+ * 1's, and interleaving's at c's split: ppl_bound_split_form_s), to the bit. */
 double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, const ppl_config *c,
                              const ppl_micro *micro, double *interleaved);
 /* Seconds, at most both figures of ppl_bound_step_pair_s for a fraction of its
@@ -59,12 +59,17 @@ double ppl_bound_algorithms_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, ppl
 double ppl_bound_split_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *micro,
                          const ppl_classes *cl);
 
-/* Seconds: interleaved 1F1B's fill and drain beside the busiest rank's work at
- * c's split (vp > 1; bounds.c interleaved_line_s), plus the per-step cost; the
- * per-step cost alone for other schedules and vp 1.  ppl_bound_step_s of c holds
- * it; ppl_bound_step_pair_s's *interleaved does not (it reads vp). */
-double ppl_bound_interleaved_s(const ppl_eval_ctx *ctx, const ppl_config *c,
-                               const ppl_micro *micro);
+/* Seconds: the terms of ppl_bound_step_s that read c's vp and split form, plus the
+ * per-step cost.  Where vp > 1, interleaved 1F1B's fill and drain beside the
+ * busiest rank's work at c's split (bounds.c interleaved_line_s).  Where vp is 1
+ * on a line of ranks, the busiest stage of every split of the search's form (a
+ * first stage, pp - 2 equal middle ones and a last) with each layer at its own
+ * kind where it lies: the least of ppl_bound_split_s over them, or less.  The
+ * per-step cost alone where that cannot be above known_s: c's own split steps
+ * within it, or known_s is infinite (pass 0 for the figure).  ppl_bound_step_s
+ * of c holds it; ppl_bound_step_pair_s's figures do not. */
+double ppl_bound_split_form_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micro *micro,
+                              double known_s);
 
 /* Seconds: the same with every communication free (each term of the bound grows
  * with it) and without the pipeline's line term (vp 1's), from a microbatch's
@@ -99,11 +104,12 @@ double ppl_bound_step_zero3_s(const ppl_eval_ctx *ctx, const ppl_pins *pins,
                               const ppl_config *config, const ppl_layout *layout,
                               const ppl_micro *micro);
 
-/* ppl_bound_step_s of a configuration under full recomputation at the count of
- * recomputed layers it holds (0: every layer), as if that count were pinned: the
- * search asks it once the memory has said the fewest a configuration can
+/* ppl_bound_step_pair_s of a configuration under full recomputation at the count
+ * of recomputed layers it holds (0: every layer), as if that count were pinned:
+ * the search asks it once the memory has said the fewest a configuration can
  * recompute (ppl_fewest_recomputed), where the bound of the unpinned space can
- * only assume one layer a stage. */
+ * only assume one layer a stage (ppl_bound_split_form_s reads no count: the
+ * search has it already). */
 double ppl_bound_step_recomputed_s(const ppl_eval_ctx *ctx, const ppl_pins *pins,
                                    const ppl_config *c, const ppl_micro *micro);
 

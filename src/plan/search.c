@@ -450,9 +450,9 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                             }
                             if (!filled)
                                 ppl_micro_cache_fill(s->computed, ctx, &c, &micro);
-                            /* the table holds every term but interleaving's line,
-                             * which reads vp: added here (bounds.h), each bound
-                             * worked out in full where it was quick */
+                            /* the table holds every term but those that read vp
+                             * and the split's form: added here (bounds.h), each
+                             * bound worked out in full where it was quick */
                             ppl_bound_algorithms_s(ctx, pin, &c, &micro, cps_here->v, cps_here->n,
                                                    cp_costs, true, false, bounds, exact, pair,
                                                    pair_exact);
@@ -460,9 +460,9 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                             least = INFINITY;
                             for (int x = 0; x < cps_here->n; x++) {
                                 micro.cp = cp_costs[cps_here->v[x]];
-                                here[x] = c.vp > 1 ? fmax(bounds[x],
-                                                          ppl_bound_interleaved_s(ctx, &c, &micro))
-                                                   : bounds[x];
+                                const double known = bounds[x] > limit ? INFINITY : bounds[x];
+                                here[x] =
+                                    fmax(bounds[x], ppl_bound_split_form_s(ctx, &c, &micro, known));
                                 least = fmin(least, here[x]);
                             }
                             if (prunes && least > limit) {

@@ -1,7 +1,7 @@
 /*
  * test_balance.c - the stage splits (plan/balance.h): the integer program and the
- * first/last-stage split of Llama 3 405B against every split, and the end split's
- * bisection against its scan.
+ * first/last-stage split of Llama 3 405B against every split, the end split's
+ * bisection against its scan, and the step bound over every split of the form.
  */
 #include "testutil.h"
 
@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cost/rules.h"
+#include "cost/stage.h"
+#include "plan/bounds.h"
 #include "plan/balance.h"
 
 /* Llama 3 405B on 16 stages: 126 layers cannot split evenly.  The integer program
@@ -200,11 +202,93 @@ static void test_bisect_equals_scan(void **state)
     assert_true(long_scans >= 200); /* where the bisection runs */
 }
 
+/* ppl_bound_split_form_s (vp 1) is the least over every split of the search's
+ * form (a first stage of f layers, pp - 2 middle ones of m each, a last of the
+ * rest, one at least each) of ppl_bound_split_s at that split, or below it: the
+ * microbatches times the busiest stage, each layer at its own kind, the output
+ * layer and the MTP modules on the last stage.  Checked against every (f, m):
+ *   - at most the least always (a bound of every plan the search can make);
+ *   - equal to it (to 1e-12) where every layer is of one kind: the middle stages
+ *     then weigh m layers wherever they lie, and the ends' least is exact;
+ *   - with dense layers ahead of MoE ones (DeepSeek-V3's form, and every second
+ *     layer MoE past them) the middle stage's least over its places is taken
+ *     apart from the ends', so it may fall below: never above.
+ * The mutations it catches: the head or the MTP modules left off the last
+ * stage (below the least where one kind), a middle place or an end count not
+ * tried (above it). */
+static void test_split_form_bound(void **state)
+{
+    (void)state;
+    struct {
+        const char *model;
+        int64_t first_dense, every, mtp;
+        bool one_kind;
+    } cases[] = {
+        {"llama3-8b", 0, 1, 2, true},     {"mixtral-8x7b", 0, 1, 1, true},
+        {"deepseek-v3", 3, 1, 1, false},  {"qwen3-30b-a3b", 6, 2, 1, false},
+        {"qwen3-30b-a3b", 0, 1, 0, true},
+    };
+    ppl_topology t = test_topology("dgx-h100-superpod");
+    int exact = 0, checked = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ppl_model m = test_model(cases[i].model);
+        if (m.has_moe) {
+            m.moe.first_dense_layers = cases[i].first_dense;
+            m.moe.every = cases[i].every;
+        }
+        m.mtp_layers = cases[i].mtp;
+        ppl_eval_ctx ctx;
+        ppl_eval_ctx_init(&ctx, &m, &t, PPL_STACK_MODERN);
+        const int64_t pps[] = {2, 3, 4, 5, 7, 8, 13, 16};
+        for (size_t k = 0; k < sizeof pps / sizeof pps[0]; k++)
+            for (int r = 0; r < 2; r++) {
+                const int64_t pp = pps[k];
+                ppl_config c;
+                memset(&c, 0, sizeof c);
+                c.tp = 2, c.pp = pp, c.dp = 8, c.cp = c.vp = 1;
+                c.ep = m.has_moe ? 8 : 1;
+                c.gpus = c.tp * pp * c.dp;
+                c.mbs = 2, c.global_batch = 256, c.microbatches = 16;
+                c.recompute = r ? PPL_RECOMPUTE_FULL : PPL_RECOMPUTE_NONE;
+                c.sequence_parallel = c.flash_attention = true;
+                c.split = ppl_stage_split_default(m.layers, pp);
+                ppl_layout l;
+                ppl_micro mi;
+                test_laid_out(&ctx, &c, &l, &mi);
+                const int64_t L = m.layers, top = pp == 2 ? 0 : (L - 2) / (pp - 2);
+                double least = INFINITY;
+                for (int64_t mid = pp == 2 ? 0 : 1; mid <= top; mid++) {
+                    const int64_t R = L - (pp - 2) * mid;
+                    for (int64_t f = 1; f < R; f++) {
+                        ppl_config b = c;
+                        b.split = (ppl_stage_split){f, R - f, mid};
+                        assert_int_equal(ppl_config_check(&b, &m, &t, NULL), PPL_OK);
+                        ppl_classes cl;
+                        ppl_classes_init(&ctx, &b, &cl);
+                        least = fmin(least, ppl_bound_split_s(&ctx, &b, &mi, &cl));
+                        ppl_classes_free(&cl);
+                    }
+                }
+                const double form = ppl_bound_split_form_s(&ctx, &c, &mi, 0.0);
+                if (!(form <= least))
+                    fail_msg("%s pp %lld: %.17g above the least split's %.17g", cases[i].model,
+                             (long long)pp, form, least);
+                if (cases[i].one_kind)
+                    assert_true(form >= least * (1.0 - 1e-12));
+                exact += form >= least * (1.0 - 1e-12);
+                checked++;
+            }
+    }
+    assert_int_equal(checked, 80);
+    assert_true(exact >= 60); /* the one-kind cases and most of the others */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_balance_llama),
         cmocka_unit_test(test_bisect_equals_scan),
+        cmocka_unit_test(test_split_form_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
