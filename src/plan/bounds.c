@@ -393,15 +393,16 @@ double ppl_bound_split_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
 /* The search's splits (config.h, and what balance.h ppl_balance_ends returns): a
  * first stage of f layers, pp - 2 middle ones of `middle` each and a last of the
  * rest, one at least each, and their stages' loads (stage_load). */
-typedef struct balance_form {
+typedef struct split_form {
     const ppl_model *model;
     stage_loads q;
     int64_t p, L, mtp, mtp_moe; /* the MTP modules the last stage adds (memory.h) */
-} balance_form;
+    double last_kind_s;         /* a layer's load at the last layer's kind */
+} split_form;
 
 /* The load of the stage holding layers [first, first + n), the last one with its
  * MTP modules */
-static double form_load(const balance_form *F, int64_t first, int64_t n, bool last)
+static double form_load(const split_form *F, int64_t first, int64_t n, bool last)
 {
     int64_t nm = ppl_moe_layers_in(F->model, first, n);
     if (last) {
@@ -413,12 +414,12 @@ static double form_load(const balance_form *F, int64_t first, int64_t n, bool la
 
 /* Two loads at x: one that does not fall as x grows (*up), one that does not rise
  * (*down); arg: the caller's figures */
-typedef void form_pair(const balance_form *F, const int64_t *arg, int64_t x, double *up,
+typedef void form_pair(const split_form *F, const int64_t *arg, int64_t x, double *up,
                        double *down);
 
 /* The least over x in [lo, hi] of the larger of the pair: where they cross (the
  * first x where up >= down) or just before, walked to from x = from */
-static double least_larger(const balance_form *F, const int64_t *arg, form_pair *pair, int64_t lo,
+static double least_larger(const split_form *F, const int64_t *arg, form_pair *pair, int64_t lo,
                            int64_t hi, int64_t from)
 {
     int64_t x = from < lo ? lo : from > hi ? hi : from;
@@ -443,7 +444,7 @@ static double least_larger(const balance_form *F, const int64_t *arg, form_pair 
 /* The first stage's load with x layers (it does not fall as x grows) and the
  * last's with the rest of R (it does not rise), past arg[1] middle layers: every
  * figure >= 0 */
-static void ends_pair(const balance_form *F, const int64_t *arg, int64_t x, double *up,
+static void ends_pair(const split_form *F, const int64_t *arg, int64_t x, double *up,
                       double *down)
 {
     *up = form_load(F, 0, x, false);
@@ -453,12 +454,10 @@ static void ends_pair(const balance_form *F, const int64_t *arg, int64_t x, doub
 /* The ends' least slower load when they hold R layers and each middle stage
  * `middle`, walked to from where the two would cross were every layer as heavy
  * as the last stage's kind.  It does not rise as R falls. */
-static double form_ends(const balance_form *F, int64_t R, int64_t middle)
+static double form_ends(const split_form *F, int64_t R, int64_t middle)
 {
     const int64_t arg[2] = {R, (F->p - 2) * middle};
-    const bool moe = ppl_moe_layers_in(F->model, F->L - 1, 1) > 0;
-    const double w =
-        moe ? fmax(F->q.moe_s, F->q.moe_host_s) : fmax(F->q.dense_s, F->q.dense_host_s);
+    const double w = F->last_kind_s;
     const double x =
         w > 0.0 ? 0.5 * ((double)(R + F->mtp) + fmax(F->q.head_s, 0.0) / w) : 0.5 * (double)R;
     const int64_t from = x < (double)R ? (int64_t)llround(x) : R; /* clamped below */
@@ -471,7 +470,7 @@ static double form_ends(const balance_form *F, int64_t R, int64_t middle)
  * ppl_moe_layers_in), so its places there are met within `every` of the first.
  * It does not fall as `middle` grows: a stage of middle + 1 layers at any of its
  * places holds one of `middle` at one of theirs. */
-static double form_middle(const balance_form *F, int64_t R, int64_t middle)
+static double form_middle(const split_form *F, int64_t R, int64_t middle)
 {
     const ppl_model *m = F->model;
     const int64_t from = 1 + (F->p - 3) * middle, to = R - 1 + (F->p - 3) * middle;
@@ -487,7 +486,7 @@ static double form_middle(const balance_form *F, int64_t R, int64_t middle)
 
 /* The middle stages' least load with x layers each (it does not fall as x grows)
  * and the ends' with the rest (it does not rise) */
-static void middle_pair(const balance_form *F, const int64_t *arg, int64_t x, double *up,
+static void middle_pair(const split_form *F, const int64_t *arg, int64_t x, double *up,
                         double *down)
 {
     (void)arg;
@@ -511,7 +510,7 @@ static double form_least(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     const int64_t p = c->pp, L = model->layers;
     if (p < 2 || c->vp > 1 || L < p || ppl_schedule_of(c->schedule)->param_copies > 1.0)
         return 0.0;
-    balance_form F = {.model = model, .p = p, .L = L};
+    split_form F = {.model = model, .p = p, .L = L};
     loads_init(ctx, c, mi, &F.q);
     const double per[4] = {F.q.dense_s, F.q.moe_s, F.q.dense_host_s, F.q.moe_host_s};
     for (int i = 0; i < 4; i++)
@@ -533,6 +532,8 @@ static double form_least(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         return 0.0;
     F.mtp = n - c->split.last;
     F.mtp_moe = nm - ppl_moe_layers_in(model, L - c->split.last, c->split.last);
+    F.last_kind_s = ppl_moe_layers_in(model, L - 1, 1) > 0 ? fmax(F.q.moe_s, F.q.moe_host_s)
+                                                           : fmax(F.q.dense_s, F.q.dense_host_s);
     /* the middle stages' least does not fall as they hold more, the ends' does
      * not rise: walked to from the even split */
     const double least = p == 2 ? form_ends(&F, L, 0)
