@@ -36,17 +36,15 @@ static void print_line(const char *line)
 {
     char out[4096];
     size_t n = (size_t)snprintf(out, sizeof out, "parplan: ");
-    for (const unsigned char *p = (const unsigned char *)line;; p++) {
-        if (n + 1 >= sizeof out || !*p) { /* room for the line break */
-            if (!*p)
-                out[n++] = '\n';
+    for (const unsigned char *p = (const unsigned char *)line; *p; p++) {
+        if (n + 1 >= sizeof out) { /* full but for the line break */
             fwrite(out, 1, n, stderr);
             n = 0;
-            if (!*p)
-                break;
         }
         out[n++] = shown(*p, false);
     }
+    out[n++] = '\n';
+    fwrite(out, 1, n, stderr);
 }
 
 static void print_warning(void *ctx, const char *file, const char *key, const char *message)
