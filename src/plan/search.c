@@ -156,9 +156,9 @@ typedef struct inner_choices {
  * answer: every prune is a bound against the list's worst, and the ranking is a
  * total order (ranking.h). */
 typedef struct queued {
-    ppl_config c;
-    double key;   /* seconds */
-    size_t order; /* the enumeration's, for ties */
+    int64_t tp, cp, cp_a2a, pp, dp; /* what the shapes differ in (ppl_search's loop) */
+    double key;                     /* seconds */
+    size_t order;                   /* the enumeration's, for ties */
 } queued;
 
 typedef struct queue {
@@ -243,7 +243,7 @@ static bool enqueue(queue *q, ppl_search_state *s, const ppl_config *c, const in
         q->v = v;
         q->cap = cap;
     }
-    q->v[q->n] = (queued){.c = *c, .key = shape_key(s, *c, k), .order = q->n};
+    q->v[q->n] = (queued){c->tp, c->cp, c->cp_a2a, c->pp, c->dp, shape_key(s, *c, k), q->n};
     q->n++;
     return true;
 }
@@ -744,8 +744,11 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
         qsort(shapes.v, shapes.n, sizeof *shapes.v, by_key);
     for (size_t i = 0; i < shapes.n && !out_of_memory; i++) {
         progress(&s, (double)i / (double)shapes.n);
-        shape_choices(&s, &shapes.v[i].c, &inner);
-        search_replica(&s, shapes.v[i].c, &inner);
+        const queued *q = &shapes.v[i]; /* the rest of c as every shape has it */
+        c.tp = q->tp, c.cp = q->cp, c.cp_a2a = q->cp_a2a, c.pp = q->pp, c.dp = q->dp;
+        c.gpus = c.tp * c.cp * c.pp * c.dp;
+        shape_choices(&s, &c, &inner);
+        search_replica(&s, c, &inner);
     }
     free(shapes.v);
     free(batch_divisors.v);
