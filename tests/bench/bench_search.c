@@ -78,6 +78,7 @@ static int load(ppl_model *m, ppl_topology *t, const char *model, int64_t server
 int main(int argc, char **argv)
 {
     int check = argc > 1 && strcmp(argv[1], "--check") == 0;
+    const char *say = check ? "# " : ""; /* the report as TAP comments under --check */
     double rate = 0.0, plan_64k_s = -1.0;
     ppl_model m;
     ppl_topology t;
@@ -106,9 +107,9 @@ int main(int argc, char **argv)
         elapsed = now() - start;
     } while (elapsed < 2.0);
     rate = (double)costed / elapsed;
-    printf("inner loop: %zu configurations costed (memory, and step time for the %zu that fit) "
+    printf("%sinner loop: %zu configurations costed (memory, and step time for the %zu that fit) "
            "in %.3f s over %zu searches: %.0f per second on one thread\n",
-           costed, feasible, elapsed, rounds, (double)costed / elapsed);
+           say, costed, feasible, elapsed, rounds, (double)costed / elapsed);
 
     /* the same configurations through the one-at-a-time API (no caching) */
     o.top = 4096;
@@ -126,12 +127,12 @@ int main(int argc, char **argv)
         evals += n;
         elapsed = now() - start;
     } while (elapsed < 1.0);
-    printf("one at a time: %.0f full estimates per second (checksum %.6g)\n",
+    printf("%sone at a time: %.0f full estimates per second (checksum %.6g)\n", say,
            (double)evals / elapsed, sink / (double)evals);
     ppl_search_free(&r);
 
     /* 2. full plans from 1K to 256K GPUs */
-    printf("\n%8s %12s %10s %10s %12s %10s\n", "GPUs", "configs", "costed", "pruned", "CPU",
+    printf("\n%s%8s %12s %10s %10s %12s %10s\n", say, "GPUs", "configs", "costed", "pruned", "CPU",
            "peak RSS");
     int64_t sizes[] = {128, 512, 2048, 8192, 32768};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
@@ -148,7 +149,7 @@ int main(int argc, char **argv)
         double wall = now() - t0;
         if (sizes[i] * 8 == 65536)
             plan_64k_s = wall;
-        printf("%8lld %12zu %10zu %10zu %10.3f s %7ld KiB%s\n", (long long)(sizes[i] * 8),
+        printf("%s%8lld %12zu %10zu %10zu %10.3f s %7ld KiB%s\n", say, (long long)(sizes[i] * 8),
                r.candidates, r.evaluated, r.pruned, wall, peak_rss_kib(),
                st == PPL_OK ? "" : "  (nothing fits)");
         ppl_search_free(&r);
