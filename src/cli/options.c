@@ -67,6 +67,11 @@ const opt_def ppl_cli_options[] = {
     {O_EP_OVERLAP, "--ep-overlap", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "[=yes|no]", 0, 0, NULL,
      "MoE: Megatron-Core's 1F1B expert all-to-all overlap (--overlap-moe-expert-parallel-comm, "
      "core_v0.14; opt-in there and here, never searched)"},
+    {O_TP_OVERLAP, "--tp-overlap", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "[=yes|no]", 0, 0, NULL,
+     "tensor-parallel collectives under the GEMMs beside them (Transformer Engine's userbuffers, "
+     "Megatron-Core --tp-comm-overlap, with sequence parallelism): on where the stack runs them "
+     "(nemo-2025, nemo-2024, megatron-core, fsdp); =no costs them exposed, as a recipe that "
+     "leaves the overlap off runs; never searched"},
     {O_RECOMPUTE_LAYERS, "--recompute-layers", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "N", 0, 0, NULL,
      "with --recompute full: recompute only N layers of each stage (Megatron-LM "
      "--recompute-method block); default all, or the fewest that fit when searched"},

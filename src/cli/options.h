@@ -58,6 +58,7 @@ typedef enum opt_id {
     O_SP,
     O_FLASH,
     O_EP_OVERLAP,
+    O_TP_OVERLAP,
     O_PRECISION,
     O_FP8_RECIPE,
     O_BF16_LAYERS,

@@ -341,6 +341,7 @@ void ppl_pins_init(ppl_pins *p)
     p->etp = PPL_UNSET;
     p->zero = p->recompute = p->sequence_parallel = p->flash_attention = PPL_UNSET;
     p->ep_overlap = PPL_UNSET;
+    p->tp_overlap = PPL_UNSET;
     p->precision = PPL_PRECISION_BF16;
     p->optimizer = PPL_OPTIMIZER_ADAM;
     p->schedule = PPL_SCHEDULE_1F1B;

@@ -141,6 +141,7 @@ typedef struct ppl_pins {
     int sequence_parallel; /* 0 or 1 */
     int flash_attention;   /* 0 or 1 */
     int ep_overlap;        /* 0 or 1: Megatron-Core's 1F1B expert all-to-all overlap */
+    int tp_overlap;        /* 0: the stack's tensor-parallel overlap off; else as it runs */
     int precision;         /* ppl_precision */
     int optimizer;         /* ppl_optimizer */
     int schedule;          /* ppl_schedule */
@@ -182,6 +183,10 @@ typedef struct ppl_config {
      * opt-in there, off in NVIDIA's H100 performance recipes, and off here unless
      * pinned; it applies where ppl_ep_mode_of allows it */
     bool ep_overlap;
+    /* the stack's tensor-parallel overlap (Transformer Engine's userbuffers,
+     * Megatron-Core --tp-comm-overlap) not run: opt-in in Megatron-Core, and left off
+     * by some recipes of the stacks that run it (stack.c ppl_stack_tp_hidden) */
+    bool tp_overlap_off;
     ppl_precision precision;
     ppl_optimizer optimizer;
     ppl_schedule schedule;

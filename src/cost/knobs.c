@@ -132,6 +132,15 @@ static bool v_ep_overlap(const ppl_config *c, const ppl_model *m, ppl_knob_value
     return c->ep > 1;
 }
 
+/* carried only where it is turned off: on, it is the stack's (whose overlap the
+ * configuration does not hold) */
+static bool v_tp_overlap(const ppl_config *c, const ppl_model *m, ppl_knob_value *out)
+{
+    (void)m;
+    flag(out, !c->tp_overlap_off);
+    return c->tp_overlap_off && c->tp > 1;
+}
+
 /* "interleaved" for 1F1B with vp > 1 (pipeline.h) */
 static bool v_schedule(const ppl_config *c, const ppl_model *m, ppl_knob_value *out)
 {
@@ -278,6 +287,8 @@ static const ppl_knob rows[] = {
      v_cp_comm, with_cp, t_cp_comm},
     {"ep_overlap", PPL_KNOB_BOOL, PIN(ep_overlap), bool_words, 0, 1, U, O, 0, v_ep_overlap, always,
      NULL},
+    {"tp_overlap", PPL_KNOB_BOOL, PIN(tp_overlap), bool_words, 0, 1, O, O, PPL_UNSET, v_tp_overlap,
+     always, NULL},
     {"schedule", PPL_KNOB_ENUM, PIN(schedule), ppl_schedule_names, 0, 0, U, O, PPL_SCHEDULE_1F1B,
      v_schedule, always, t_schedule},
     {"precision", PPL_KNOB_ENUM, PIN(precision), ppl_precision_names, 0, 0, O, O,

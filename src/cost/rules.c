@@ -311,6 +311,7 @@ ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl
     c->sequence_parallel = a->sequence_parallel == 1;
     c->flash_attention = a->flash_attention == 1;
     c->ep_overlap = a->ep_overlap == 1;
+    c->tp_overlap_off = a->tp_overlap == 0;
     c->precision = (ppl_precision)a->precision;
     c->optimizer = (ppl_optimizer)a->optimizer;
     c->schedule = (ppl_schedule)a->schedule;

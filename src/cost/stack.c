@@ -394,6 +394,6 @@ bool ppl_stack_tp_assumed(const ppl_stack_opts *o, const ppl_config *c)
 
 bool ppl_stack_tp_hidden(const ppl_stack_opts *o, const ppl_config *c)
 {
-    return o->tp_overlap && c->tp > 1 && c->sequence_parallel &&
+    return o->tp_overlap && !c->tp_overlap_off && c->tp > 1 && c->sequence_parallel &&
            !(o->conservative && ppl_stack_tp_assumed(o, c));
 }

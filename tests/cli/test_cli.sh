@@ -878,6 +878,34 @@ assert b[\"step_time_s\"] > a[\"step_time_s\"], (a[\"step_time_s\"], b[\"step_ti
 assert b[\"step_time_s\"] >= b[\"floor_s\"]
 " "$tmp/dp-free.json" "$out"'
 
+# a recipe that leaves the tensor-parallel overlap off (--tp-overlap=no): the same
+# collectives, exposed (slower by at most them), no --tp-comm-overlap launched; a stack
+# that never overlaps them is unchanged
+TPO="estimate --model llama3-70b --topology dgx-h100-superpod --gpus 64 --tp 4 --pp 4 --mbs 1 --global-batch 128 --zero 1 --sequence-parallel --flash-attention --json"
+run "$P" $TPO
+printf '%s\n' "$out" >"$tmp/tpo-on.json"
+run "$P" $TPO --tp-overlap=no
+check "estimate --tp-overlap=no: the TP collectives exposed, no --tp-comm-overlap, tp_overlap false" '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+a = json.load(open(sys.argv[1]))
+b = json.loads(sys.argv[2])
+assert abs(a[\"time\"][\"tp_comm\"] - b[\"time\"][\"tp_comm\"]) < 1e-9 * a[\"time\"][\"tp_comm\"]
+assert a[\"step_time_s\"] < b[\"step_time_s\"] <= a[\"step_time_s\"] + 1.1 * b[\"time\"][\"tp_comm\"], (a[\"step_time_s\"], b[\"step_time_s\"])
+assert b[\"time\"][\"exposed_comm\"] > a[\"time\"][\"exposed_comm\"]
+assert \"--tp-comm-overlap\" in a[\"launch\"][\"megatron_args\"] and \"--tp-comm-overlap\" not in b[\"launch\"][\"megatron_args\"]
+assert b[\"config\"][\"tp_overlap\"] is False and \"tp_overlap\" not in a[\"config\"]
+" "$tmp/tpo-on.json" "$out"'
+TPO8="estimate --model llama3-70b --topology dgx-h100-superpod --gpus 64 --tp 4 --pp 8 --mbs 1 --global-batch 128 --zero 1 --sequence-parallel --flash-attention --json --stack megatron-lm-2023"
+run "$P" $TPO8
+printf '%s\n' "$out" >"$tmp/tpo-2023.json"
+run "$P" $TPO8 --tp-overlap=no
+check "--tp-overlap=no on a stack that never overlaps TP: the same step" '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+a = json.load(open(sys.argv[1]))
+b = json.loads(sys.argv[2])
+assert a[\"step_time_s\"] == b[\"step_time_s\"], (a[\"step_time_s\"], b[\"step_time_s\"])
+" "$tmp/tpo-2023.json" "$out"'
+
 
 # serve (issue 33's first piece): an engine's layouts ranked by output tokens a second,
 # each within 90% of a GPU, under the latency targets; the figures consistent

@@ -94,6 +94,11 @@ EXTRA = [
      "estimate --model deepseek-v3 --topology deepseek-h800-2048 --precision fp8 "
      "--global-batch 15360 --tp 1 --pp 16 --ep 64 --zero 1 --mbs 1 --flash-attention "
      "--recompute full --schedule dualpipe --json"),
+    # a recipe that leaves the tensor-parallel overlap off: tp_overlap false
+    ("estimate-llama3-70b-no-tp-overlap", 0,
+     "estimate --model llama3-70b --topology dgx-h100-superpod --gpus 64 --tp 4 --pp 4 "
+     "--mbs 1 --global-batch 128 --zero 1 --sequence-parallel --flash-attention "
+     "--tp-overlap=no --json"),
     ("estimate-gpt3-175b-zb-h1", 0,
      "estimate --model gpt3-175b --topology dgx-a100-superpod --gpus 1024 --tp 8 --pp 16 "
      "--mbs 1 --global-batch 1536 --zero 1 --sequence-parallel --flash-attention "

@@ -84,6 +84,8 @@ static void test_parse(void **state)
     assert_int_equal(p.sequence_parallel, 1);
     assert_int_equal(ppl_knob_parse(ppl_knob_find("flash_attention"), "off", &p, &err), PPL_OK);
     assert_int_equal(p.flash_attention, 0);
+    assert_int_equal(ppl_knob_parse(ppl_knob_find("tp_overlap"), "no", &p, &err), PPL_OK);
+    assert_int_equal(p.tp_overlap, 0);
     assert_int_equal(ppl_knob_parse(ppl_knob_find("offload_optimizer"), "0.5", &p, &err), PPL_OK);
     assert_close(p.offload_optimizer, 0.5, 0);
     assert_int_equal(ppl_knob_parse(ppl_knob_find("offload_optimizer"), "2", &p, &err), PPL_EUSAGE);
@@ -156,6 +158,7 @@ static void test_round_trip(void **state)
     p.flash_attention = 1;
     p.cp_comm = PPL_CP_COMM_A2A;
     p.ep_overlap = 1;
+    p.tp_overlap = 0;
     p.precision = PPL_PRECISION_FP8;
     p.fp8_recipe = PPL_FP8_BLOCKWISE;
     p.bf16_layers = 1;
