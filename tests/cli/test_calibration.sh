@@ -224,5 +224,27 @@ assert {x[\"family\"] for x in r} == {\"NVIDIA/NeMo docs/source/performance/perf
 assert all(abs(x[\"error\"]) <= 0.20 for x in r), [(x[\"id\"], x[\"error\"]) for x in r]
 assert d[\"aggregate\"][\"mean_abs_error\"] <= 0.12, d[\"aggregate\"]
 "'
+printf '%s\n' "$out" >"$d/long-off.json"
+# the same rows without their recipe's "tp_overlap": false: the tensor-parallel
+# collectives hidden again, so every row with tp > 1 is predicted faster, the others
+# as before
+python3 -c "
+import json, sys
+runs = json.load(open(sys.argv[1]))
+for r in runs:
+    del r[\"config\"][\"tp_overlap\"]
+json.dump(runs, open(sys.argv[2], \"w\"))
+" "$ROOT/tests/data/runs-long-context.json" "$d/long-on.json"
+run "$P" validate --runs "$d/long-on.json" --json
+check "a run's tp_overlap false is read: its TP collectives exposed, only where tp > 1" '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+off = {x[\"id\"]: x for x in json.load(open(sys.argv[1]))[\"results\"]}
+on = {x[\"id\"]: x for x in json.loads(sys.argv[2])[\"results\"]}
+tp = {r[\"id\"]: r[\"config\"][\"tp\"] for r in json.load(open(sys.argv[3]))}
+assert set(off) == set(on) == set(tp)
+for k in tp:
+    a, b = on[k][\"predicted\"][\"step_time_s\"], off[k][\"predicted\"][\"step_time_s\"]
+    assert (a < b) if tp[k] > 1 else (a == b), (k, tp[k], a, b)
+" "$d/long-off.json" "$out" "$ROOT/tests/data/runs-long-context.json"'
 
 finish
