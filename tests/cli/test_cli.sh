@@ -905,6 +905,16 @@ a = json.load(open(sys.argv[1]))
 b = json.loads(sys.argv[2])
 assert a[\"step_time_s\"] == b[\"step_time_s\"], (a[\"step_time_s\"], b[\"step_time_s\"])
 " "$tmp/tpo-2023.json" "$out"'
+run "$P" plan --model llama3-70b --topology mixed-h100-b200 --global-batch 1024 --top 1 --json
+printf '%s\n' "$out" >"$tmp/tpo-mixed.json"
+run "$P" plan --model llama3-70b --topology mixed-h100-b200 --global-batch 1024 --top 1 --tp-overlap=no --json
+check "plan --tp-overlap=no on a mixed cluster: the pools costed without the overlap" '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+a = json.load(open(sys.argv[1]))[\"results\"][0]
+b = json.loads(sys.argv[2])[\"results\"][0]
+assert b[\"step_time_s\"] > a[\"step_time_s\"], (a[\"step_time_s\"], b[\"step_time_s\"])
+assert b[\"config\"][\"tp\"] == 1 or b[\"config\"][\"tp_overlap\"] is False
+" "$tmp/tpo-mixed.json" "$out"'
 
 
 # serve (issue 33's first piece): an engine's layouts ranked by output tokens a second,
