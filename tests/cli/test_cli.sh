@@ -880,41 +880,34 @@ assert b[\"step_time_s\"] >= b[\"floor_s\"]
 
 # a recipe that leaves the tensor-parallel overlap off (--tp-overlap=no): the same
 # collectives, exposed (slower by at most them), no --tp-comm-overlap launched; a stack
-# that never overlaps them is unchanged
-TPO="estimate --model llama3-70b --topology dgx-h100-superpod --gpus 64 --tp 4 --pp 4 --mbs 1 --global-batch 128 --zero 1 --sequence-parallel --flash-attention --json"
-run "$P" $TPO
-printf '%s\n' "$out" >"$tmp/tpo-on.json"
-run "$P" $TPO --tp-overlap=no
-check "estimate --tp-overlap=no: the TP collectives exposed, no --tp-comm-overlap, tp_overlap false" '[ $rc -eq 0 ] && python3 -c "
+# that never overlaps them is unchanged; a mixed cluster's pools honour it.  tpo_pair
+# runs a command as asked (a, kept in tpo-on.json) and with --tp-overlap=no (b, $out);
+# tpo.py loads both and runs the assertions it is given
+tpo_pair() { run "$P" "$@"; printf '%s\n' "$out" >"$tmp/tpo-on.json"; run "$P" "$@" --tp-overlap=no; }
+cat >"$tmp/tpo.py" <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1]))
 b = json.loads(sys.argv[2])
+exec(sys.argv[3])
+PY
+tpo_pair estimate --model llama3-70b --topology dgx-h100-superpod --gpus 64 --tp 4 --pp 4 --mbs 1 --global-batch 128 --zero 1 --sequence-parallel --flash-attention --json
+check "estimate --tp-overlap=no: the TP collectives exposed, no --tp-comm-overlap, tp_overlap false" '[ $rc -eq 0 ] && python3 "$tmp/tpo.py" "$tmp/tpo-on.json" "$out" "
 assert abs(a[\"time\"][\"tp_comm\"] - b[\"time\"][\"tp_comm\"]) < 1e-9 * a[\"time\"][\"tp_comm\"]
 assert a[\"step_time_s\"] < b[\"step_time_s\"] <= a[\"step_time_s\"] + 1.1 * b[\"time\"][\"tp_comm\"], (a[\"step_time_s\"], b[\"step_time_s\"])
 assert b[\"time\"][\"exposed_comm\"] > a[\"time\"][\"exposed_comm\"]
 assert \"--tp-comm-overlap\" in a[\"launch\"][\"megatron_args\"] and \"--tp-comm-overlap\" not in b[\"launch\"][\"megatron_args\"]
 assert b[\"config\"][\"tp_overlap\"] is False and \"tp_overlap\" not in a[\"config\"]
-" "$tmp/tpo-on.json" "$out"'
-TPO8="estimate --model llama3-70b --topology dgx-h100-superpod --gpus 64 --tp 4 --pp 8 --mbs 1 --global-batch 128 --zero 1 --sequence-parallel --flash-attention --json --stack megatron-lm-2023"
-run "$P" $TPO8
-printf '%s\n' "$out" >"$tmp/tpo-2023.json"
-run "$P" $TPO8 --tp-overlap=no
-check "--tp-overlap=no on a stack that never overlaps TP: the same step" '[ $rc -eq 0 ] && python3 -c "
-import json, sys
-a = json.load(open(sys.argv[1]))
-b = json.loads(sys.argv[2])
+"'
+tpo_pair estimate --model llama3-70b --topology dgx-h100-superpod --gpus 64 --tp 4 --pp 8 --mbs 1 --global-batch 128 --zero 1 --sequence-parallel --flash-attention --json --stack megatron-lm-2023
+check "--tp-overlap=no on a stack that never overlaps TP: the same step" '[ $rc -eq 0 ] && python3 "$tmp/tpo.py" "$tmp/tpo-on.json" "$out" "
 assert a[\"step_time_s\"] == b[\"step_time_s\"], (a[\"step_time_s\"], b[\"step_time_s\"])
-" "$tmp/tpo-2023.json" "$out"'
-run "$P" plan --model llama3-70b --topology mixed-h100-b200 --global-batch 1024 --top 1 --json
-printf '%s\n' "$out" >"$tmp/tpo-mixed.json"
-run "$P" plan --model llama3-70b --topology mixed-h100-b200 --global-batch 1024 --top 1 --tp-overlap=no --json
-check "plan --tp-overlap=no on a mixed cluster: the pools costed without the overlap" '[ $rc -eq 0 ] && python3 -c "
-import json, sys
-a = json.load(open(sys.argv[1]))[\"results\"][0]
-b = json.loads(sys.argv[2])[\"results\"][0]
-assert b[\"step_time_s\"] > a[\"step_time_s\"], (a[\"step_time_s\"], b[\"step_time_s\"])
-assert b[\"config\"][\"tp\"] == 1 or b[\"config\"][\"tp_overlap\"] is False
-" "$tmp/tpo-mixed.json" "$out"'
+"'
+tpo_pair plan --model llama3-70b --topology mixed-h100-b200 --global-batch 1024 --top 1 --json
+check "plan --tp-overlap=no on a mixed cluster: the pools costed without the overlap" '[ $rc -eq 0 ] && python3 "$tmp/tpo.py" "$tmp/tpo-on.json" "$out" "
+x, y = a[\"results\"][0], b[\"results\"][0]
+assert y[\"step_time_s\"] > x[\"step_time_s\"], (x[\"step_time_s\"], y[\"step_time_s\"])
+assert y[\"config\"][\"tp\"] == 1 or y[\"config\"][\"tp_overlap\"] is False
+"'
 
 
 # serve (issue 33's first piece): an engine's layouts ranked by output tokens a second,
