@@ -388,8 +388,10 @@ void ppl_stack_opts_init(ppl_stack_opts *o, ppl_stack stack, const ppl_constants
 
 bool ppl_stack_tp_assumed(const ppl_stack_opts *o, const ppl_config *c)
 {
-    /* tp_overlap_fsdp_warned holds only where tp_overlap does (evalctx.c) */
-    return o->tp_overlap_fsdp_warned && c->zero >= 2 && c->tp > 1 && c->sequence_parallel;
+    /* tp_overlap_fsdp_warned holds only where tp_overlap does (evalctx.c); a
+     * configuration without the overlap assumes nothing */
+    return o->tp_overlap_fsdp_warned && !c->tp_overlap_off && c->zero >= 2 && c->tp > 1 &&
+           c->sequence_parallel;
 }
 
 bool ppl_stack_tp_hidden(const ppl_stack_opts *o, const ppl_config *c)

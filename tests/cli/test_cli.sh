@@ -908,6 +908,13 @@ x, y = a[\"results\"][0], b[\"results\"][0]
 assert y[\"step_time_s\"] > x[\"step_time_s\"], (x[\"step_time_s\"], y[\"step_time_s\"])
 assert y[\"config\"][\"tp\"] == 1 or y[\"config\"][\"tp_overlap\"] is False
 "'
+# with the overlap off nothing is hidden beside Megatron-FSDP: no result says it assumes so
+tpo_pair plan --model llama3-70b --topology dgx-h100-superpod --gpus 64 --global-batch 128 --top 2 --json
+check "plan --tp-overlap=no: no result or left-out family assumes the TP overlap beside FSDP" '[ $rc -eq 0 ] && python3 "$tmp/tpo.py" "$tmp/tpo-on.json" "$out" "
+said = lambda d: [r.get(\"overlap_assumed\", \"\") for r in d[\"results\"]] + [n[\"result\"].get(\"overlap_assumed\", \"\") for n in d.get(\"not_searched\", []) if n.get(\"result\")]
+assert any(\"tensor-parallel\" in x for x in said(a)), said(a)
+assert not any(\"tensor-parallel\" in x for x in said(b)), said(b)
+"'
 
 
 # serve (issue 33's first piece): an engine's layouts ranked by output tokens a second,
