@@ -390,12 +390,16 @@ bool ppl_stack_tp_assumed(const ppl_stack_opts *o, const ppl_config *c)
 {
     /* tp_overlap_fsdp_warned holds only where tp_overlap does (evalctx.c); a
      * configuration without the overlap assumes nothing */
-    return o->tp_overlap_fsdp_warned && !c->tp_overlap_off && c->zero >= 2 && c->tp > 1 &&
-           c->sequence_parallel;
+    return o->tp_overlap_fsdp_warned && c->zero >= 2 && ppl_stack_tp_overlap_fits(c);
 }
 
 bool ppl_stack_tp_hidden(const ppl_stack_opts *o, const ppl_config *c)
 {
-    return o->tp_overlap && !c->tp_overlap_off && c->tp > 1 && c->sequence_parallel &&
+    return o->tp_overlap && ppl_stack_tp_overlap_fits(c) &&
            !(o->conservative && ppl_stack_tp_assumed(o, c));
+}
+
+bool ppl_stack_tp_overlap_fits(const ppl_config *c)
+{
+    return c->tp > 1 && c->sequence_parallel && !c->tp_overlap_off;
 }

@@ -79,6 +79,10 @@ typedef struct ppl_stack_opts {
  * Megatron-LM warns about), and whether that rests on the warned one. */
 bool ppl_stack_tp_hidden(const ppl_stack_opts *opts, const ppl_config *c);
 bool ppl_stack_tp_assumed(const ppl_stack_opts *opts, const ppl_config *c);
+/* Whether c can run a stack's tensor-parallel overlap: tp > 1, with sequence
+ * parallelism (Megatron allows --tp-comm-overlap only with it), not turned off
+ * (--tp-overlap=no).  The time model and the launch flags read it alike. */
+bool ppl_stack_tp_overlap_fits(const ppl_config *c);
 
 /* The profile's options under the fitted constants k. */
 void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack, const ppl_constants *k);

@@ -310,7 +310,7 @@ json_t *ppl_launch_json(const ppl_estimate *given, const ppl_model *m, const int
             if (c->zero >= 1)
                 ARG("--overlap-param-gather");
         }
-        if (c->tp > 1 && c->sequence_parallel && !c->tp_overlap_off)
+        if (ppl_stack_tp_overlap_fits(c))
             ARG("--tp-comm-overlap");
     }
     ARG("--attention-backend");
