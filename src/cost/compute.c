@@ -26,6 +26,8 @@
  */
 #include "cost/compute.h"
 
+#include "base/minmax.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,8 +59,8 @@ void ppl_gpu_efficiency_for(const ppl_topology *t, const ppl_constants *k, ppl_g
      * higher, and a clock bound by power (P ~ f^3) explains about 5% of it; the
      * runs fix the rest (b300_sustained) */
     if (t->gpu.spec && t->gpu.spec->ultra) {
-        out->gemm = fmin(1.0, out->gemm * k->b300_sustained);
-        out->gemm_fp8 = fmin(1.0, out->gemm_fp8 * k->b300_sustained);
+        out->gemm = ppl_min(1.0, out->gemm * k->b300_sustained);
+        out->gemm_fp8 = ppl_min(1.0, out->gemm_fp8 * k->b300_sustained);
     }
     out->width_half = k->width_half;
     out->attention = k->h100_attention; /* at 4,096 tokens and heads 128 wide on Hopper */
@@ -320,7 +322,7 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
          * byte at d 128 and s 2048, under A100's ridge (312 TFLOP/s over 2.04
          * TB/s: 153) and H100's (989 over 3.35: 295).  So they are bound by HBM:
          * a roofline over the scores' bytes */
-        attn = fmax(attn, 4.0 * w.scores / (t->gpu.hbm_bandwidth_bps * e->hbm));
+        attn = ppl_max(attn, 4.0 * w.scores / (t->gpu.hbm_bandwidth_bps * e->hbm));
     }
     double elem = w.elementwise_bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
     /* backward element-wise: twice the forward's (each reads the output's gradient

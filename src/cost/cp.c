@@ -46,14 +46,10 @@
  */
 #include "cost/cp.h"
 
+#include "base/minmax.h"
 #include "cost/stack.h"
 
 #include <string.h>
-
-static double pos(double x)
-{
-    return x > 0.0 ? x : 0.0;
-}
 
 /* Bytes per GPU of one all-to-all buffer of q and of kv columns, 16-bit. */
 static void a2a_buffers(const ppl_model *m, const ppl_config *c, double *q_bytes, double *kv_bytes)
@@ -158,7 +154,7 @@ double ppl_cp_ring_exposed(double ranks, double transfer_s, double step_compute_
 {
     if (ranks <= 1.0)
         return 0.0;
-    return (ranks - 1.0) * pos(transfer_s - step_compute_s);
+    return (ranks - 1.0) * ppl_pos(transfer_s - step_compute_s);
 }
 
 double ppl_cp_exposed(const ppl_cp_cost *cp, double attn_fwd_s, double attn_bwd_s, double forwards)

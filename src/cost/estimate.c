@@ -15,14 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/minmax.h"
 #include "cost/executor.h"
 #include "cost/offload.h"
 #include "cost/shard.h"
-
-static double pos(double x)
-{
-    return x > 0.0 ? x : 0.0;
-}
 
 static const char *level_name(const ppl_eval_ctx *ctx, const ppl_group *g)
 {
@@ -56,10 +52,10 @@ static void class_reduction(const ppl_eval_ctx *ctx, const ppl_config *c, const 
     const double passes = ppl_stack_dp_passes(c);
     const double hide = so->dp_overlap * passes * st->backward;
     double own = reduce < hide ? reduce : hide;
-    double exposed = pos(reduce - own - w->slack);
+    double exposed = ppl_pos(reduce - own - w->slack);
     if (so->dp_overlap > 0.0 && exposed < k->dp_last[kind])
         exposed = k->dp_last[kind];
-    double gather_exposed = pos(gather - so->dp_overlap * passes * st->forward);
+    double gather_exposed = ppl_pos(gather - so->dp_overlap * passes * st->forward);
     exposed += gather_exposed + so->overlap_cost * (own + gather - gather_exposed);
     if (exposed > w->dp_exposed)
         w->dp_exposed = exposed;
@@ -126,9 +122,10 @@ double ppl_estimate_dp_floor_s(const ppl_eval_ctx *ctx, const ppl_config *c, con
     const double reduce = k->dp_reduce[kind], gather = k->dp_gather[kind];
     const double oc = e->ctx->stack.overlap_cost;
     const double h =
-        fmin(1.0, e->ctx->stack.dp_overlap * ppl_stack_dp_passes(c) / (double)c->microbatches);
-    double with = fmax(pipe_floor_s + oc * reduce, pipe_floor_s * (1.0 - (1.0 - oc) * h) + reduce) +
-                  oc * gather;
+        ppl_min(1.0, e->ctx->stack.dp_overlap * ppl_stack_dp_passes(c) / (double)c->microbatches);
+    double with =
+        ppl_max(pipe_floor_s + oc * reduce, pipe_floor_s * (1.0 - (1.0 - oc) * h) + reduce) +
+        oc * gather;
     /* the class's own exposure, as the estimate's walk works it out for its first
      * class (no slack): its stage's backward, not pipe / m, bounds what hides.  It
      * is at most (1 + oc) reduce + gather (class_reduction: the last bucket, at
@@ -143,7 +140,7 @@ double ppl_estimate_dp_floor_s(const ppl_eval_ctx *ctx, const ppl_config *c, con
         walk w;
         memset(&w, 0, sizeof w);
         class_reduction(e->ctx, c, k, &st, &w);
-        with = fmax(with, pipe_floor_s + w.dp_exposed);
+        with = ppl_max(with, pipe_floor_s + w.dp_exposed);
     }
     return with > pipe_floor_s ? with : pipe_floor_s;
 }
@@ -197,7 +194,7 @@ static bool walk_classes(const ppl_stage_env *own, const ppl_config *c, ppl_clas
         sp->hop_s = pp_overlap * e->micro->pp_one;
         sp->last_hop_s = k->first_stage + k->count >= c->pp ? 0.0
                          : k->cross_sends > 0 && i + 1 < cl->n
-                             ? pp_overlap * fmax(k->cross_send_s, e->micro->pp_one)
+                             ? pp_overlap * ppl_max(k->cross_send_s, e->micro->pp_one)
                              : sp->hop_s;
         if (full && i < PPL_PASS_CLASSES) {
             out->stage_passes[i] = *sp;
@@ -327,7 +324,7 @@ static void rates(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_classe
     out->mfu = model_flops / out->step_time_s / peak;
     out->mfu_bf16 = model_flops / out->step_time_s / peak16;
     /* no step beats the model's FLOPs at the GEMMs' peak */
-    out->floor_s = fmax(out->pipeline_bound_s, model_flops / peak);
+    out->floor_s = ppl_max(out->pipeline_bound_s, model_flops / peak);
 }
 
 /* The largest share of the step names the bottleneck, and the largest exposed
@@ -421,8 +418,8 @@ static bool assemble(const ppl_eval_ctx *ctx, const ppl_stage_env *own, const pp
             ppl_passes others = {
                 w.sum_passes.f_s - w.worst_passes.f_s, w.sum_passes.b_s - w.worst_passes.b_s,
                 w.sum_passes.w_s - w.worst_passes.w_s, w.sum_passes.fb_s - w.worst_passes.fb_s};
-            pipe = fmax(pipe, mb * w.worst.total +
-                                  ppl_pipeline_bubble_s(c->schedule, c->pp, c->vp, &others));
+            pipe = ppl_max(pipe, mb * w.worst.total +
+                                     ppl_pipeline_bubble_s(c->schedule, c->pp, c->vp, &others));
         } else {
             pipe = NAN; /* ppl_estimate_check refuses it: never a figure */
         }
@@ -436,8 +433,8 @@ static bool assemble(const ppl_eval_ctx *ctx, const ppl_stage_env *own, const pp
     if (c->schedule == PPL_SCHEDULE_DUALPIPE && stage && w.worst.total > 0.0) {
         double pair = 0.0;
         for (int64_t k = 0; k < c->pp; k++)
-            pair = fmax(pair, 0.5 * (stage[k].fb_s + stage[c->pp - 1 - k].fb_s));
-        share = fmin(1.0, pair / w.worst.total);
+            pair = ppl_max(pair, 0.5 * (stage[k].fb_s + stage[c->pp - 1 - k].fb_s));
+        share = ppl_min(1.0, pair / w.worst.total);
     }
     if (stage && stage != stage_buf)
         free(stage), free(hop);
@@ -454,7 +451,7 @@ static bool assemble(const ppl_eval_ctx *ctx, const ppl_stage_env *own, const pp
     out->slowest_stage = w.worst_k;
     out->passes = w.worst_passes;
     out->time.compute = mbs * w.worst.compute;
-    out->time.bubble = pos(pipe - mbs * w.worst.total);
+    out->time.bubble = ppl_pos(pipe - mbs * w.worst.total);
     out->time.tp_comm = mbs * w.worst.tp;
     out->time.cp_comm = mbs * w.worst.cp;
     out->time.ep_comm = mbs * w.worst.ep;

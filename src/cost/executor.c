@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/minmax.h"
 #include "base/heap.h"
 #include "base/pages.h"
 #include "cost/recall.h"
@@ -209,7 +210,7 @@ static double ready_at(const sim *s, const ppl_op *o, int32_t **wait)
     if (o->kind == PPL_OP_FB) {
         double a = input_at(s, true, o->mb, o->j, wait);
         double b = isnan(a) ? NAN : input_at(s, false, o->mb2, o->j2, wait);
-        return isnan(a) || isnan(b) ? NAN : fmax(a, b);
+        return isnan(a) || isnan(b) ? NAN : ppl_max(a, b);
     }
     return input_at(s, o->kind == PPL_OP_F, o->mb, o->j, wait);
 }
@@ -571,7 +572,7 @@ static ppl_status sim_init(sim *s, const ppl_pipe_in *in, ppl_error *err)
         return ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
     s->frac = 1.0 / (double)s->g.v;
     for (int64_t k = 0; k + 1 < s->g.p && in->hop_s; k++)
-        s->wrap_s = fmax(s->wrap_s, in->hop_s[k]);
+        s->wrap_s = ppl_max(s->wrap_s, in->hop_s[k]);
     const size_t p = (size_t)s->g.p, cells = (size_t)(s->g.m * s->g.S);
     /* finish times plus 1 s and waiting ranks plus 1, so that zeroes are "not yet"
      * and "nobody"; the run's largest arrays, on the pages the run before held */

@@ -47,6 +47,7 @@
  */
 #include "cost/memory.h"
 
+#include "base/minmax.h"
 #include "base/constants.h"
 
 #include "cost/pipeline.h"
@@ -481,13 +482,13 @@ double ppl_memory_floor_bytes(const ppl_config *c, const ppl_memory_opts *o,
              nm * p->gemm_moe_expert / (c->zero >= 3 ? shard_expert : 1.0));
         double net = o->fp8_weight_cache_bytes * ppl_precision_gemm_bytes(c->precision) -
                      (ppl_low_params(o, c) ? o->weight_bytes : 0.0);
-        states += (c->bf16_layers > 0 ? fmin(net, 0.0) : net) * held;
+        states += (c->bf16_layers > 0 ? ppl_min(net, 0.0) : net) * held;
     }
     const double act =
-        (nd * fmin(p->act_dense, p->kept_dense) + nm * fmin(p->act_moe, p->kept_moe)) *
+        (nd * ppl_min(p->act_dense, p->kept_dense) + nm * ppl_min(p->act_moe, p->kept_moe)) *
         (1.0 + o->fragmentation);
     const double fixed = p->other + (c->zero >= 3 ? p->zero3_buffers : 0.0) +
-                         fmin(p->recompute_dense, p->recompute_moe);
+                         ppl_min(p->recompute_dense, p->recompute_moe);
     const double pp = (double)c->pp;
     const double optimizer = (1.0 - c->offload_optimizer) * (o1 + o2);
     *no_optimizer = (states + act) / pp + fixed;

@@ -15,6 +15,7 @@
  */
 #include "cost/offload.h"
 
+#include "base/minmax.h"
 #include "base/constants.h"
 
 #include <math.h>
@@ -32,7 +33,7 @@ void ppl_offload_time_of(double params, double grad_bytes, double weight_bytes,
                  (link->memory_bps * ppl_assumed_values()->cpu_adam_share);
     /* overlapped, one CPU optimizer per parameter with its copies on their own
      * streams (hybrid_optimizer.py:204-221): the slowest of the three; else in turn */
-    out->total_s = overlapped ? fmax(out->down_s, fmax(out->cpu_s, out->up_s))
+    out->total_s = overlapped ? ppl_max(out->down_s, ppl_max(out->cpu_s, out->up_s))
                               : out->down_s + out->cpu_s + out->up_s;
 }
 
@@ -47,5 +48,5 @@ double ppl_optimizer_step_time(const ppl_eval_ctx *ctx, const ppl_config *c, dou
     ppl_gpu_host(&ctx->topo->gpu, &link);
     ppl_offload_time_of(f * params, ppl_grad_bytes(&ctx->memory, c->precision),
                         ctx->memory.weight_bytes, &link, ppl_stack_overlaps(ctx->stack.stack), &t);
-    return fmax(gpu_s, t.total_s);
+    return ppl_max(gpu_s, t.total_s);
 }

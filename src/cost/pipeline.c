@@ -40,6 +40,8 @@
  */
 #include "cost/pipeline.h"
 
+#include "base/minmax.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -65,11 +67,6 @@ const char *const ppl_schedule_config_names[] = {
         INTERLEAVED_NAME,
     NULL};
 
-static double pos(double x)
-{
-    return x > 0.0 ? x : 0.0;
-}
-
 /* ---- bubbles (others: the passes of the stages but the slowest) -------- */
 
 static double bubble_1f1b(int64_t pp, int64_t vp, const ppl_passes *o)
@@ -81,32 +78,32 @@ static double bubble_1f1b(int64_t pp, int64_t vp, const ppl_passes *o)
 static double bubble_zb_h1(int64_t pp, int64_t vp, const ppl_passes *o)
 {
     (void)pp, (void)vp;
-    return pos(o->f_s + o->b_s - o->w_s);
+    return ppl_pos(o->f_s + o->b_s - o->w_s);
 }
 
 static double bubble_zb_h2(int64_t pp, int64_t vp, const ppl_passes *o)
 {
     (void)pp, (void)vp;
-    return pos(o->f_s + o->b_s - 2.0 * o->w_s);
+    return ppl_pos(o->f_s + o->b_s - 2.0 * o->w_s);
 }
 
 static double bubble_zb_v(int64_t pp, int64_t vp, const ppl_passes *o)
 {
     (void)pp, (void)vp;
-    return 0.5 * pos(o->f_s + o->b_s - 2.0 * o->w_s);
+    return 0.5 * ppl_pos(o->f_s + o->b_s - 2.0 * o->w_s);
 }
 
 static double bubble_dualpipe(int64_t pp, int64_t vp, const ppl_passes *o)
 {
     (void)vp;
     const double p = (double)pp;
-    return pp < 2 ? 0.0 : (p / 2.0 - 1.0) / (p - 1.0) * pos(o->fb_s + o->b_s - 2.0 * o->w_s);
+    return pp < 2 ? 0.0 : (p / 2.0 - 1.0) / (p - 1.0) * ppl_pos(o->fb_s + o->b_s - 2.0 * o->w_s);
 }
 
 static double bubble_dualpipev(int64_t pp, int64_t vp, const ppl_passes *o)
 {
     (void)pp, (void)vp;
-    return 0.5 * pos(o->fb_s + o->b_s - 2.0 * o->w_s);
+    return 0.5 * ppl_pos(o->fb_s + o->b_s - 2.0 * o->w_s);
 }
 
 /* ---- activations in flight, capped at the m microbatches there are ------- */
@@ -121,13 +118,13 @@ static double in_flight_1f1b(const ppl_config *c, int64_t stage)
 {
     const double m = (double)c->microbatches, p = (double)c->pp, k = (double)stage;
     if (c->vp <= 1)
-        return fmin(p - k, m);
+        return ppl_min(p - k, m);
     /* Megatron-Core's warm-up (schedules.py get_pp_rank_microbatches):
      * 2 (p - k - 1) + (v - 1) N chunk-microbatches before the first backward, N the
      * group per virtual stage (ppl_vp_group: pp unless m is not a multiple of it) */
     const double v = (double)c->vp, n = (double)ppl_vp_group(c);
     double chunks = 2.0 * (p - k - 1.0) + (v - 1.0) * (n > 0 ? n : p) + 1.0;
-    return fmin(chunks, m * v) / v;
+    return ppl_min(chunks, m * v) / v;
 }
 
 static double in_flight_gpipe(const ppl_config *c, int64_t stage)
@@ -419,7 +416,7 @@ double ppl_pipe_bound_s(const ppl_pipe_in *in)
     if (row->splits_backward) {
         double w_end = in->stage[0].w_s; /* the route ends on rank 0 */
         if (dual) /* either direction may be the last: the smaller end */
-            w_end = fmin(in->stage[0].w_s, in->stage[p - 1].w_s);
+            w_end = ppl_min(in->stage[0].w_s, in->stage[p - 1].w_s);
         chain += w_end / (row->chunks == 2 ? 2.0 : 1.0);
     }
     double bound = row->overlaps_fb ? 0.0 : chain;
@@ -436,23 +433,23 @@ double ppl_pipe_bound_s(const ppl_pipe_in *in)
         if (dual) {
             const ppl_passes *b = &in->stage[p - 1 - k];
             work = 0.5 * work + 0.5 * (double)m * (b->f_s + b->b_s + b->w_s);
-            share = fmin(share, ppl_passes_fb_share(b));
+            share = ppl_min(share, ppl_passes_fb_share(b));
             /* the second direction reaches rank k through stages 0 .. p-2-k */
             double other = 0.0;
             for (int64_t j = 0; j < p - 1 - k; j++)
                 other += in->stage[j].f_s + (in->hop_s ? in->hop_s[p - 2 - j] : 0.0);
-            start = fmin(start, other);
+            start = ppl_min(start, other);
         }
         if (row->overlaps_fb)
             work *= share;
-        least_share = fmin(least_share, share);
+        least_share = ppl_min(least_share, share);
         double r = start + work + (row->splits_backward ? 0.0 : tail);
-        bound = fmax(bound, r);
+        bound = ppl_max(bound, r);
         head += chunk * a->f_s + (k + 1 < p && in->hop_s ? in->hop_s[k] : 0.0);
         tail += chunk * (a->b_s + a->w_s) + (k + 1 < p && in->hop_s ? in->hop_s[k] : 0.0);
     }
     /* an F&B op takes at least the smallest F&B share of its passes alone */
-    return row->overlaps_fb ? fmax(bound, least_share * chain) : bound;
+    return row->overlaps_fb ? ppl_max(bound, least_share * chain) : bound;
 }
 
 void ppl_pipe_spans_expand(const ppl_pipe_span *sp, size_t n, int64_t pp, ppl_passes *stage,
@@ -509,12 +506,12 @@ double ppl_pipe_bound_spans_s(int schedule, int64_t pp, int64_t vp, int64_t m,
         double share = ppl_passes_fb_share(a);
         if (row->overlaps_fb)
             work *= share;
-        least_share = fmin(least_share, share);
+        least_share = ppl_min(least_share, share);
         double head_last = head + (c - 1.0) * (chunk * a->f_s + sp[i].hop_s);
         double tail_last = tail + (c - 1.0) * (chunk * (a->b_s + a->w_s) + sp[i].hop_s);
-        bound = fmax(bound, head_last + work + (row->splits_backward ? 0.0 : tail_last));
+        bound = ppl_max(bound, head_last + work + (row->splits_backward ? 0.0 : tail_last));
         head = head_last + chunk * a->f_s + out;
         tail = tail_last + chunk * (a->b_s + a->w_s) + out;
     }
-    return row->overlaps_fb ? fmax(bound, least_share * chain) : bound;
+    return row->overlaps_fb ? ppl_max(bound, least_share * chain) : bound;
 }

@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/minmax.h"
 #include "cost/compute.h"
 #include "hardware/comm.h"
 
@@ -149,7 +150,7 @@ double ppl_serve_value_bytes(ppl_precision precision)
  * kv_heads ranks, is held whole on each rank. */
 static double kv_split(const ppl_model *m, int64_t tp)
 {
-    return m->attention == PPL_ATTENTION_MLA ? 1.0 : fmin((double)tp, (double)m->kv_heads);
+    return m->attention == PPL_ATTENTION_MLA ? 1.0 : ppl_min((double)tp, (double)m->kv_heads);
 }
 
 /* `count` all-reduces over a replica's tensor-parallel group: tp GPUs of one
@@ -260,7 +261,7 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     const double experts_over = spread ? (double)l->ep : tp;
     const double attention_groups = spread ? (double)(l->ep / l->tp) : 1.0;
     /* groups in flight: as many as there are stages, or sequences when fewer */
-    const double groups = fmin(pp, batch);
+    const double groups = ppl_min(pp, batch);
     const double split = kv_split(m, l->tp);
     double routed_token;
     const double routed = routed_weights(m, f, &routed_token);
@@ -273,9 +274,9 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
         batch * (double)(w->input_tokens + w->output_tokens) * out->kv_bytes_per_token / split;
     if (stages > 1) { /* the heaviest stage's: ceil(L / pp) layers */
         const double held = (double)((m->layers + stages - 1) / stages);
-        const double layer = fmax(f->params_dense_layer, m->has_moe ? f->params_moe_layer : 0.0);
+        const double layer = ppl_max(f->params_dense_layer, m->has_moe ? f->params_moe_layer : 0.0);
         out->weight_bytes =
-            (held * layer + fmax(f->params_embedding, f->params_output)) * bytes / tp;
+            (held * layer + ppl_max(f->params_embedding, f->params_output)) * bytes / tp;
         out->kv_bytes *= held / (double)m->layers;
     }
     out->capacity_bytes = SERVE_MEMORY_SHARE * t->gpu.memory_bytes - l->reserved_bytes;
@@ -324,7 +325,7 @@ void ppl_serve_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *l, const pp
     out->decode_hop_s = stages > 1 ? hop_s(ctx, group * act_token) : 0.0;
     out->decode_ep_s = expert_all_to_alls_s(ctx, l, group / tp, bytes, true);
     out->decode_step_s =
-        pp * (fmax(out->decode_memory_s, out->decode_compute_s) + out->decode_tp_s) +
+        pp * (ppl_max(out->decode_memory_s, out->decode_compute_s) + out->decode_tp_s) +
         (pp - 1.0) * out->decode_hop_s + out->decode_ep_s;
     /* every sequence's prompt is prefilled on the replica too, between decode
      * steps, in chunks */
@@ -371,7 +372,7 @@ bool ppl_serve_disagg_cost(const ppl_eval_ctx *ctx, const ppl_serve_layout *pref
         const int64_t D = (gpus - P * g_p) / g_d;
         if (D < 1)
             continue;
-        const double rate = fmin((double)P * rp, (double)D * rd);
+        const double rate = ppl_min((double)P * rp, (double)D * rd);
         if (rate > best)
             best = rate, out->prefill_replicas = P, out->decode_replicas = D;
     }

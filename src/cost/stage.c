@@ -23,6 +23,8 @@
  */
 #include "cost/stage.h"
 
+#include "base/minmax.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,11 +80,6 @@ void ppl_zero3_per_tensor(const ppl_model *m, int64_t tp, double *gathers, doubl
     *reductions = (double)n;
 }
 
-static double pos(double x)
-{
-    return x > 0.0 ? x : 0.0;
-}
-
 /* Bytes per reduced gradient element: those the memory model keeps (fp32 main
  * gradients for bf16 and fp8, fp16 ones for fp16 training). */
 double ppl_dp_grad_bytes(const ppl_eval_ctx *ctx, const ppl_config *c)
@@ -101,7 +98,8 @@ void ppl_dp_times(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_group 
     *reduce = *gather = *last_bucket = 0.0;
     if ((g->n <= 1 && rep->n <= 1) || params <= 0.0)
         return;
-    double bucket = fmax(ctx->stack.bucket_params, ctx->stack.bucket_params_per_dp * (double)c->dp);
+    double bucket =
+        ppl_max(ctx->stack.bucket_params, ctx->stack.bucket_params_per_dp * (double)c->dp);
     double buckets = bucket > 0 ? ceil(params / bucket) : 1.0;
     double per = params / buckets;
     double gb = ppl_dp_grad_bytes(ctx, c);
@@ -562,8 +560,8 @@ static double tp_exposed_overlapped(const ppl_layer_time *lt, double ag, double 
         const double g_col = lt->tp_gemm_s[col], g_row = lt->tp_gemm_s[col + 1];
         if (g_col <= 0.0 && g_row <= 0.0)
             continue; /* a MoE layer's MLP: the dispatcher's collectives */
-        fwd += pos(ag - r * g_col) + rs / n + (n - 1.0) / n * pos(rs - g_row);
-        bwd += pos(ag - r * g_row) + pos(rs - g_col);
+        fwd += ppl_pos(ag - r * g_col) + rs / n + (n - 1.0) / n * ppl_pos(rs - g_row);
+        bwd += ppl_pos(ag - r * g_row) + ppl_pos(rs - g_col);
     }
     return forwards * fwd + bwd;
 }
@@ -651,7 +649,7 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
         const bool regather = so->zero3_regather && c->recompute == PPL_RECOMPUTE_FULL;
         const double ag_b = ag * (1.0 + (regather ? ppl_recomputed_share(c, k->layers) : 0.0));
         s->zero3 = layers * (ag + ag_b + rs);
-        double z3_exposed = layers * (pos(ag - per_f) + pos(ag_b + rs - per_b));
+        double z3_exposed = layers * (ppl_pos(ag - per_f) + ppl_pos(ag_b + rs - per_b));
         s->exposed += z3_exposed + so->overlap_cost * (s->zero3 - z3_exposed);
     }
     /* Megatron-LM 2022-23 launch the backward's reduction of a column-parallel
@@ -665,8 +663,8 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
     s->tp_async = 0.0;
     if (so->tp_async_backward && c->tp > 1) {
         const double one = mi->tp_reduce_one;
-        s->tp_async = nd * fmin(2.0 * one, mi->dense.wgrad_col_s) +
-                      nm * fmin(one, mi->moe.wgrad_col_s);
+        s->tp_async =
+            nd * ppl_min(2.0 * one, mi->dense.wgrad_col_s) + nm * ppl_min(one, mi->moe.wgrad_col_s);
     }
     double tp_hidden = s->tp_async;
     if (ppl_stack_tp_hidden(so, c)) {
@@ -674,14 +672,14 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
         const double t = (double)c->tp;
         const double fwds = 1.0 + (c->recompute == PPL_RECOMPUTE_FULL ? f : 0.0);
         /* the layers kept in bf16 (dense ones first) at their own GEMMs' times */
-        const double bd = fmin((double)k->bf16_layers, nd), bm = (double)k->bf16_layers - bd;
+        const double bd = ppl_min((double)k->bf16_layers, nd), bm = (double)k->bf16_layers - bd;
         const double n[4] = {nd - bd, bd, nm - bm, bm};
         const ppl_layer_time *lt[4] = {&mi->dense, &mi->dense16, &mi->moe, &mi->moe16};
         double tp_exposed = 0.0;
         for (int i = 0; i < 4; i++)
             if (n[i] > 0.0)
                 tp_exposed += n[i] * tp_exposed_overlapped(lt[i], ag, rs, t, fwds);
-        tp_hidden = pos(s->tp - tp_exposed);
+        tp_hidden = ppl_pos(s->tp - tp_exposed);
     }
     s->tp_exposed = s->tp - tp_hidden;
     const double pp_overlap = ppl_stack_pp_overlap(so, c);
@@ -695,7 +693,7 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
      * queue a layer ahead) */
     s->host = so->host_op_s * (nd * (mi->dense.host_ops + f * mi->dense.host_ops_recompute) +
                                nm * (mi->moe.host_ops + f * mi->moe.host_ops_recompute));
-    s->host_wait = pos(s->host - (s->compute + s->exposed));
+    s->host_wait = ppl_pos(s->host - (s->compute + s->exposed));
     s->total = s->compute + s->exposed + s->host_wait;
 }
 

@@ -29,6 +29,8 @@
 
 #include "plan/balance.h"
 
+#include "base/minmax.h"
+
 /*
  * A starting solution for the branch and bound.  For a bound z on the slowest
  * stage, stage k takes at most n_k(z) = min(ub_k, floor((z - c_k) / tau_k))
@@ -107,7 +109,7 @@ static bool split_optimal(int64_t p, int64_t L, const double *tau, const double 
 {
     double z = 0.0;
     for (int64_t k = 0; k < p; k++)
-        z = fmax(z, tau[k] * (double)n[k] + c[k]);
+        z = ppl_max(z, tau[k] * (double)n[k] + c[k]);
     *z_out = z;
     int64_t sum = 0;
     for (int64_t k = 0; k < p; k++) {
@@ -394,11 +396,11 @@ static int64_t best_first(const stage_line *f, const stage_line *l, int64_t R, d
     if (lo > hi)
         return 0;
     double x = f->tau + l->tau > 0 ? (l->tau * (double)R + l->c - f->c) / (f->tau + l->tau) : lo;
-    x = isfinite(x) ? fmin(fmax(x, (double)lo), (double)hi) : (double)lo; /* cast in range */
+    x = isfinite(x) ? ppl_min(ppl_max(x, (double)lo), (double)hi) : (double)lo; /* cast in range */
     int64_t cand[4] = {lo, hi, (int64_t)floor(x), (int64_t)ceil(x)}, best = 0;
     for (int i = 0; i < 4; i++) {
         int64_t a = cand[i] < lo ? lo : cand[i] > hi ? hi : cand[i];
-        double w = fmax(at(f, a), at(l, R - a));
+        double w = ppl_max(at(f, a), at(l, R - a));
         if (w < *worst || (w == *worst && a < best)) {
             *worst = w;
             best = a;
@@ -470,7 +472,7 @@ static ppl_status ends_split(const ppl_eval_ctx *ctx, const ppl_config *c, const
     for (int64_t m = from; m <= to; m++) {
         double ends;
         int64_t R = L - (p - 2) * m, first = best_first(&f, &last, R, &ends);
-        double worst = fmax(ends, at(&mid, m));
+        double worst = ppl_max(ends, at(&mid, m));
         if (first > 0 && worst < best) {
             best = worst;
             *out = (ppl_stage_split){first, R - first, m};
@@ -494,7 +496,7 @@ ppl_status ppl_balance_ends_scanned(const ppl_eval_ctx *ctx, const ppl_config *c
 /* The slowest of the ends and the middle stages with m layers in each middle one */
 static double slowest_at(const stage_line *line, int64_t p, int64_t L, int64_t m)
 {
-    return fmax(ends_at(&line[0], &line[2], p, L, m), at(&line[1], m));
+    return ppl_max(ends_at(&line[0], &line[2], p, L, m), at(&line[1], m));
 }
 
 /* Convexity: with every layer of one kind, a stage's total (stage.c
@@ -527,7 +529,7 @@ double ppl_balance_least_s(const ppl_eval_ctx *ctx, const ppl_config *c, const p
         (void)best_first(&line[0], &line[2], L, &best);
     } else if (line[0].tau < 0.0 || line[1].tau < 0.0 || line[2].tau < 0.0) {
         for (int64_t m = 1; (p - 2) * m <= L - 2; m++)
-            best = fmin(best, slowest_at(line, p, L, m));
+            best = ppl_min(best, slowest_at(line, p, L, m));
     } else {
         /* lines that do not fall (crossing): the least of max(E, M) is at the
          * first m where M >= E, or the one before; (L - 2) / (p - 2) is the most
@@ -535,7 +537,7 @@ double ppl_balance_least_s(const ppl_eval_ctx *ctx, const ppl_config *c, const p
         const int64_t lo = crossing(&line[0], &line[1], &line[2], p, L, (L - 2) / (p - 2));
         best = slowest_at(line, p, L, lo);
         if (lo > 1)
-            best = fmin(best, slowest_at(line, p, L, lo - 1));
+            best = ppl_min(best, slowest_at(line, p, L, lo - 1));
     }
     return isfinite(best) && best > 0.0 ? best * (1.0 - 1e-12) : 0.0;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/minmax.h"
 #include "cost/pipeline.h"
 
 /* Lower bound on the step time, for every stage split, plus the per-step cost.  A
@@ -102,7 +103,7 @@ static void stages_floor(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     k.is_last = true;
     double layer = k.moe_layers < m->layers ? mi->mem.layer_dense : INFINITY;
     if (k.moe_layers > 0)
-        layer = fmin(layer, mi->mem.layer_moe_shared);
+        layer = ppl_min(layer, mi->mem.layer_moe_shared);
     if (l && c->zero >= 3 && l->g_shard.n > 1 && isfinite(layer) && layer > 0.0) {
         /* as ppl_class_dp: per tensor where the stack gathers so, at its bus share,
          * at the index ppl_stage_eval reads them */
@@ -112,7 +113,7 @@ static void stages_floor(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         if (ctx->stack.zero3_per_tensor)
             ppl_zero3_per_tensor(m, c->tp, &n, &nr);
         const double bus = ctx->stack.zero3_bus, w = ctx->memory.weight_bytes;
-        const double gb = low ? fmin(w, ppl_config_gemm_bytes(c)) : w;
+        const double gb = low ? ppl_min(w, ppl_config_gemm_bytes(c)) : w;
         if (n > 0.0)
             k.z3_ag[g] = ppl_collective_count(&ctx->net, PPL_OP_ALLGATHER, &l->g_shard,
                                               layer * gb / n / bus, n, NULL);
@@ -126,11 +127,6 @@ bool ppl_blocks_searched(const ppl_pins *pins, const ppl_config *c)
 {
     return c->recompute == PPL_RECOMPUTE_FULL && pins->recompute == PPL_UNSET &&
            pins->recompute_layers == PPL_UNSET;
-}
-
-static inline double lesser(double x, double y)
-{
-    return y < x ? y : x; /* fmin of the finite times here, inline */
 }
 
 /* A layer's (or the output layer's) work a microbatch, nothing recomputed */
@@ -149,10 +145,10 @@ static void layer_least(const ppl_eval_ctx *ctx, const ppl_micro *mi, double *a,
     for (int i = 0; i < (ctx->model->has_moe ? 2 : 1); i++) {
         const ppl_layer_time *k = kinds[i];
         double back = k->backward_s - k->recompute_s - k->wgrad_s;
-        *a = lesser(*a, k->forward_s);
-        *d = lesser(*d, back);
-        *ad = lesser(*ad, k->forward_s + back);
-        *w = lesser(*w, work_s(k));
+        *a = ppl_min(*a, k->forward_s);
+        *d = ppl_min(*d, back);
+        *ad = ppl_min(*ad, k->forward_s + back);
+        *w = ppl_min(*w, work_s(k));
     }
 }
 
@@ -182,7 +178,7 @@ static void layer_totals(const ppl_config *c, const ppl_micro *mi, double *dense
  * kinds present, and the sum over the layers */
 static double kinds_least(double nd, double nm, double dense, double moe)
 {
-    return nm <= 0.0 ? dense : nd <= 0.0 ? moe : lesser(dense, moe);
+    return nm <= 0.0 ? dense : nd <= 0.0 ? moe : ppl_min(dense, moe);
 }
 
 static double kinds_sum(double nd, double nm, double dense, double moe)
@@ -271,7 +267,7 @@ static double busiest_rank_s(const ppl_config *c, double L, const ppl_compute_fl
     if (c->pp < 2 || ppl_schedule_of(c->schedule)->param_copies > 1.0 || !(w > 0.0) ||
         !isfinite(w) || !isfinite(h))
         return 0.0;
-    const double lo = fmax(h, (L * w + h) / p);
+    const double lo = ppl_max(h, (L * w + h) / p);
     double best = lo + w;
     if (best <= known)
         return 0.0; /* the least X is at most lo + w: below what is known */
@@ -288,8 +284,8 @@ static double work_or_chain(const ppl_eval_ctx *ctx, const ppl_config *c,
                             const ppl_compute_floor *f)
 {
     const double m = (double)c->microbatches, p = (double)c->pp;
-    const double t = fmax(fmax(m * f->total_s / p, f->total_s - f->wgrad_s), f->chain_s);
-    return fmax(t, m * busiest_rank_s(c, (double)ctx->model->layers, f, t / m));
+    const double t = ppl_max(ppl_max(m * f->total_s / p, f->total_s - f->wgrad_s), f->chain_s);
+    return ppl_max(t, m * busiest_rank_s(c, (double)ctx->model->layers, f, t / m));
 }
 
 /* Interleaved 1F1B (vp > 1 chunks a rank, the backward whole): rank k's chunks
@@ -360,7 +356,7 @@ static double stage_load(const stage_loads *q, int64_t n, int64_t nm, bool last)
     double t = kinds_sum(d, m, q->dense_s, q->moe_s);
     if (last && q->head_s > 0.0)
         t += q->head_s;
-    return fmax(t, kinds_sum(d, m, q->dense_host_s, q->moe_host_s));
+    return ppl_max(t, kinds_sum(d, m, q->dense_host_s, q->moe_host_s));
 }
 
 /* A rank runs its stage's passes, forward and backward, for each of the m
@@ -385,7 +381,7 @@ double ppl_bound_split_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
         const ppl_stage_class *k = &cl->items[i];
         if (k->env)
             return 0.0; /* another pool's stages: their own figures */
-        busiest = fmax(busiest, stage_load(&q, k->layers, k->moe_layers, k->is_last));
+        busiest = ppl_max(busiest, stage_load(&q, k->layers, k->moe_layers, k->is_last));
     }
     return (double)c->microbatches * busiest * (1.0 - 1e-12) + ctx->stack.step_overhead_s;
 }
@@ -429,16 +425,16 @@ static double least_larger(const split_form *F, const int64_t *arg, form_pair *p
         for (; x > lo; x--, up = up2, down = down2) {
             pair(F, arg, x - 1, &up2, &down2);
             if (up2 < down2)
-                return fmin(fmax(up, down), fmax(up2, down2));
+                return ppl_min(ppl_max(up, down), ppl_max(up2, down2));
         }
-        return fmax(up, down);
+        return ppl_max(up, down);
     }
     for (; x < hi; x++, up = up2, down = down2) { /* after x, or never: down falls to hi */
         pair(F, arg, x + 1, &up2, &down2);
         if (up2 >= down2)
-            return fmin(fmax(up, down), fmax(up2, down2));
+            return ppl_min(ppl_max(up, down), ppl_max(up2, down2));
     }
-    return fmax(up, down);
+    return ppl_max(up, down);
 }
 
 /* The first stage's load with x layers (it does not fall as x grows) and the
@@ -459,7 +455,7 @@ static double form_ends(const split_form *F, int64_t R, int64_t middle)
     const int64_t arg[2] = {R, (F->p - 2) * middle};
     const double w = F->last_kind_s;
     const double x =
-        w > 0.0 ? 0.5 * ((double)(R + F->mtp) + fmax(F->q.head_s, 0.0) / w) : 0.5 * (double)R;
+        w > 0.0 ? 0.5 * ((double)(R + F->mtp) + ppl_max(F->q.head_s, 0.0) / w) : 0.5 * (double)R;
     const int64_t from = x < (double)R ? (int64_t)llround(x) : R; /* clamped below */
     return least_larger(F, arg, ends_pair, 1, R - 1, from);
 }
@@ -480,7 +476,7 @@ static double form_middle(const split_form *F, int64_t R, int64_t middle)
     const int64_t last = !m->has_moe ? from : past < to ? past : to;
     double least = INFINITY;
     for (int64_t at = from; at <= last; at++)
-        least = fmin(least, form_load(F, at, middle, false));
+        least = ppl_min(least, form_load(F, at, middle, false));
     return least;
 }
 
@@ -521,19 +517,19 @@ static double form_least(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
     int64_t n0, m0, n, nm; /* c's first and last stages, the MTP modules on the last */
     ppl_stage_layer_counts(model, c, 0, &n0, &m0);
     ppl_stage_layer_counts(model, c, p - 1, &n, &nm);
-    double above = fmax(stage_load(&F.q, n0, m0, false), stage_load(&F.q, n, nm, true));
+    double above = ppl_max(stage_load(&F.q, n0, m0, false), stage_load(&F.q, n, nm, true));
     if (p > 2) {
         const int64_t mid = c->split.middle;
-        above = fmax(above, stage_load(&F.q, mid, 0, false));
+        above = ppl_max(above, stage_load(&F.q, mid, 0, false));
         if (model->has_moe)
-            above = fmax(above, stage_load(&F.q, mid, mid, false));
+            above = ppl_max(above, stage_load(&F.q, mid, mid, false));
     }
     if ((double)c->microbatches * above * (1.0 - 1e-12) + ctx->stack.step_overhead_s <= known_s)
         return 0.0;
     F.mtp = n - c->split.last;
     F.mtp_moe = nm - ppl_moe_layers_in(model, L - c->split.last, c->split.last);
-    F.last_kind_s = ppl_moe_layers_in(model, L - 1, 1) > 0 ? fmax(F.q.moe_s, F.q.moe_host_s)
-                                                           : fmax(F.q.dense_s, F.q.dense_host_s);
+    F.last_kind_s = ppl_moe_layers_in(model, L - 1, 1) > 0 ? ppl_max(F.q.moe_s, F.q.moe_host_s)
+                                                           : ppl_max(F.q.dense_s, F.q.dense_host_s);
     /* the middle stages' least does not fall as they hold more, the ends' does
      * not rise: walked to from the even split */
     const double least = p == 2 ? form_ends(&F, L, 0)
@@ -556,7 +552,7 @@ double ppl_bound_step_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_
                         const ppl_micro *mi)
 {
     const double t = ppl_bound_step_pair_s(ctx, pin, c, mi, NULL);
-    return c->vp > 1 ? t : fmax(t, ppl_bound_split_form_s(ctx, c, mi, t));
+    return c->vp > 1 ? t : ppl_max(t, ppl_bound_split_form_s(ctx, c, mi, t));
 }
 
 double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const ppl_config *c,
@@ -568,7 +564,7 @@ double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const
     double t = work_or_chain(ctx, c, &f);
     if (interleaved) /* no line term: the floor's terms read vp nowhere */
         *interleaved = t + ctx->stack.step_overhead_s;
-    t = fmax(t, interleaved_line_s(ctx, c, mi));
+    t = ppl_max(t, interleaved_line_s(ctx, c, mi));
     const ppl_schedule_row *row = ppl_schedule_of(c->schedule);
     if (c->pp > 1 && c->vp == 1 && ppl_schedule_is_line(c->schedule)) {
         const double m = (double)c->microbatches, p = (double)c->pp;
@@ -580,15 +576,15 @@ double ppl_bound_step_pair_s(const ppl_eval_ctx *ctx, const ppl_pins *pin, const
         if (!row->splits_backward && u > 0.0 && m >= 1.0) { /* the search's splits */
             const double r = 1.0 / m;
             const double middle = c->pp > 2 ? (p - 2.0) * (1.0 - r) / (1.0 + (p - 3.0) * r) : 0.0;
-            t = fmax(t, m * u * L / ((1.0 - r) * (1.0 + middle) + 1.0) * (1.0 - 1e-12));
+            t = ppl_max(t, m * u * L / ((1.0 - r) * (1.0 + middle) + 1.0) * (1.0 - 1e-12));
             /* any split, each layer at its own kind's figure: the line's least with
              * the layers' summed time Z for e L, on the axis of time */
             if (sum_s > 0.0)
-                t = fmax(t, sum_s / -expm1(p * log1p(-r)) * (1.0 - 1e-12));
+                t = ppl_max(t, sum_s / -expm1(p * log1p(-r)) * (1.0 - 1e-12));
         } else {
             const double x = a / (m * u);
             if (a > 0.0 && x < 1.0) /* 1 - (1 - x)^p, without the cancellation */
-                t = fmax(t, a * L / -expm1(p * log1p(-x)));
+                t = ppl_max(t, a * L / -expm1(p * log1p(-x)));
         }
     }
     return t + ctx->stack.step_overhead_s;
@@ -633,7 +629,7 @@ double ppl_bound_algorithms_s(const ppl_eval_ctx *ctx, const ppl_pins *pins, ppl
             if (pair)
                 pair_exact[x] = !quick;
         }
-        least = fmin(least, out[x]);
+        least = ppl_min(least, out[x]);
     }
     return least;
 }

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/minmax.h"
 #include "cost/rules.h"
 
 /* True when every figure of e is finite; the first that is not is kept, and the
@@ -45,7 +46,7 @@ static bool cannot_rank(const ppl_search_state *s, double b)
 static double rank_limit_s(const ppl_search_state *s)
 {
     const ppl_estimate *last = ppl_ranking_worst(&s->best);
-    return last ? fmin(last->step_time_s, s->ceiling_s) : s->ceiling_s;
+    return last ? ppl_min(last->step_time_s, s->ceiling_s) : s->ceiling_s;
 }
 
 /* Whether block recomputation's count `fewer` (the fewest recomputed layers that
@@ -230,7 +231,7 @@ static int evaluate_in(ppl_search_state *s, const ppl_config *c, const ppl_layou
     r->candidates++;
     /* the bound holds for every stage split */
     const ppl_estimate *last = ppl_ranking_worst(&s->best);
-    double above = last ? fmin(last->step_time_s, s->ceiling_s) : s->ceiling_s;
+    double above = last ? ppl_min(last->step_time_s, s->ceiling_s) : s->ceiling_s;
     const bool prunes = !s->opts->no_prune && s->opts->objective == PPL_OBJECTIVE_TIME;
     if (prunes && s->bound_s > above) {
         r->pruned++;

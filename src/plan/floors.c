@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/minmax.h"
 #include "base/pages.h"
 
 /* the most slots, a power of two, that the one huge page the table takes holds
@@ -76,7 +77,7 @@ static double least_floor(ppl_floor_cache *cache, ppl_micro_cache *computed,
                 c->recompute = (ppl_recompute)k->recomputes[h];
                 c->flash_attention = k->flashes[j];
                 const ppl_compute_floor *f = ppl_floor_cached(cache, computed, ctx, pins, c);
-                least = fmin(least, ppl_bound_step_compute_from(ctx, c, f));
+                least = ppl_min(least, ppl_bound_step_compute_from(ctx, c, f));
                 if (least <= below)
                     return least;
             }

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/minmax.h"
 #include "base/jsonread.h"
 #include "cost/rules.h"
 #include "plan/balance.h"
@@ -243,12 +244,12 @@ static double least_slowest_s(int nl, int64_t L, const double *tau, const double
     for (int j = 0; j < nl; j++) {
         if (!(tau[j] > 0.0) || !isfinite(c[j]))
             return 0.0; /* no line to bound with */
-        one = fmax(one, tau[j] + c[j]);
+        one = ppl_max(one, tau[j] + c[j]);
         rate += count[j] / tau[j];
         offset += count[j] * c[j] / tau[j];
     }
     double t = ((double)L + offset) / rate;
-    return fmax(0.0, fmax(one, t)) * (1.0 - 1e-12);
+    return ppl_max(0.0, ppl_max(one, t)) * (1.0 - 1e-12);
 }
 
 /* ppl_mixed_cost, or PPL_INFEASIBLE with *pruned set when the plan's step cannot
@@ -464,7 +465,7 @@ static void stages_from(mixed_search *s, ppl_mixed_plan *plan, int i, int64_t to
         ppl_mixed_plan p = *plan;
         double ceiling = s->no_prune ? INFINITY : s->ceiling_s;
         if (!s->no_prune && s->count == s->top)
-            ceiling = fmin(ceiling, s->out[s->top - 1].estimate.step_time_s);
+            ceiling = ppl_min(ceiling, s->out[s->top - 1].estimate.step_time_s);
         bool pruned;
         double bound;
         if (mixed_cost(s->ctx, s->pools, &p, ceiling, &s->cache, &pruned, &bound, &ignored) ==

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/minmax.h"
 #include "base/units.h"
 #include "plan/balance.h"
 #include "plan/candidate.h"
@@ -117,7 +118,7 @@ static double shape_limit_s(const ppl_search_state *s, const ppl_config *c)
     if (s->allows[f] || !s->looks[f] || !ppl_search_in_family(s->ctx, f, c))
         return worst;
     const ppl_estimate *first = ppl_ranking_best(&s->best), *own = ppl_ranking_best(&s->family[f]);
-    return fmin(first ? first->step_time_s : INFINITY, own ? own->step_time_s : INFINITY);
+    return ppl_min(first ? first->step_time_s : INFINITY, own ? own->step_time_s : INFINITY);
 }
 
 /* Whether no configuration of c's fold and microbatch size (any vp, sp,
@@ -461,9 +462,9 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                             for (int x = 0; x < cps_here->n; x++) {
                                 micro.cp = cp_costs[cps_here->v[x]];
                                 const double known = bounds[x] > limit ? INFINITY : bounds[x];
-                                here[x] =
-                                    fmax(bounds[x], ppl_bound_split_form_s(ctx, &c, &micro, known));
-                                least = fmin(least, here[x]);
+                                here[x] = ppl_max(bounds[x],
+                                                  ppl_bound_split_form_s(ctx, &c, &micro, known));
+                                least = ppl_min(least, here[x]);
                             }
                             if (prunes && least > limit) {
                                 r->pruned++;
