@@ -18,7 +18,11 @@ R moves only when parplan does.  Each case has
   - a budget in units of R, far above what is measured (about 5x), that --check
     holds as TAP lines: only a real regression fails it.
 The sweeps over the catalogue (every model on every topology, and on clusters
-generated from 1K to 1M GPUs) report their slowest process and their total.
+generated from 1K to 1M GPUs) report their slowest process and their total, each
+plan the least of a few runs.  Issue 30 sets DeepSeek-V3 its own target (0.200 s:
+"DeepSeek-V3 <= 200 ms" beside "every catalogue model ... <= 50 ms"), so each
+sweep reports DeepSeek-V3's slowest plan against it and every other model's
+against 0.050 s, and names the slowest of all.
 Prints a table, then, with --check, the TAP plan and lines.  Standard library
 only.
 """
@@ -52,12 +56,14 @@ CASES = [
      ["size", "--model", "llama3-70b", "--topology", "h100-64k", "--tokens", "15T",
       "--days", "30", "--global-batch", "2048"], None, 20.0),
 ]
-# the sweeps: each process of them against a target and a budget
+# the sweeps: each process of them against a target and a budget; a model with a
+# target of its own (issue 30's DeepSeek-V3) is held to that one
 SWEEP_TARGET_S = 0.050
+MODEL_TARGET_S = {"deepseek-v3": 0.200}
 SWEEP_BUDGET_R = 100.0  # the slowest process of a sweep, in units of R
 GENERATED_SERVERS = [128, 1024, 8192, 131072]  # 1K to 1M H100
 SWEEP_BATCH = "1024"
-RUNS = 3  # a case's figure is the least of this many runs (the sweeps: one)
+RUNS = 3  # a case's figure, and each sweep plan's, is the least of this many runs
 
 
 def cpu_seconds(argv, cwd, env):
@@ -133,29 +139,32 @@ def main():
                 print("Bail out! cannot generate a cluster of %d servers" % servers)
                 return 1
             generated.append(path)
-        sweeps = [("every catalogue model on every catalogue topology",
-                   names(os.path.join(root, "topologies"))),
-                  ("every catalogue model on generated H100 clusters, 1K to 1M GPUs",
-                   generated)]
+        sweeps = [("every model x catalogue topology", names(os.path.join(root, "topologies"))),
+                  ("every model x H100 cluster of 1K-1M", generated)]
         for name, topologies in sweeps:
-            worst, worst_case, total, failed = 0.0, "", 0.0, 0
-            count = 0
+            # per target: [slowest, its case, plans, CPU s in all, failed]
+            groups = {}
             for model in names(os.path.join(root, "models")):
+                target = MODEL_TARGET_S.get(model, SWEEP_TARGET_S)
+                g = groups.setdefault(target, [0.0, "", 0, 0.0, 0])
                 for topo in topologies:
                     argv = [parplan, "plan", "--model", model, "--topology", topo,
                             "--global-batch", SWEEP_BATCH]
-                    t, code, _ = least(argv, root, env, 1)
-                    count += 1
-                    total += t
-                    failed += code not in (0, 1)  # 1: nothing fits, an answer
-                    if t > worst:
-                        worst = t
-                        worst_case = "%s on %s" % (model, os.path.basename(topo))
-            note = "%d plans, %.2f s in all; slowest %s" % (count, total, worst_case)
-            if failed:
-                note += "; %d failed" % failed
-            rows.append((name + " (slowest)", worst, SWEEP_TARGET_S, SWEEP_BUDGET_R,
-                         failed == 0 and worst <= SWEEP_BUDGET_R * ref, note))
+                    t, code, _ = least(argv, root, env, RUNS)
+                    g[2] += 1
+                    g[3] += t
+                    g[4] += code not in (0, 1)  # 1: nothing fits, an answer
+                    if t > g[0]:
+                        g[0], g[1] = t, "%s on %s" % (model, os.path.basename(topo))
+            for target in sorted(groups):
+                worst, worst_case, count, total, failed = groups[target]
+                own = [m for m, t in MODEL_TARGET_S.items() if t == target]
+                label = "%s, %s" % (name, ", ".join(own) if own else "the others")
+                note = "%d plans, %.2f s in all; slowest %s" % (count, total, worst_case)
+                if failed:
+                    note += "; %d failed" % failed
+                rows.append((label + " (slowest)", worst, target, SWEEP_BUDGET_R,
+                             failed == 0 and worst <= SWEEP_BUDGET_R * ref, note))
 
     # under --check the table is TAP commentary
     def say(line):
