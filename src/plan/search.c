@@ -370,9 +370,8 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
             double bound_table[2][2][3][2][PPL_CP_COMM_COUNT];
             bool bound_known[2][2][3][2], bound_exact[2][2][3][2][PPL_CP_COMM_COUNT];
             memset(bound_known, 0, sizeof bound_known);
-            /* a microbatch's exchanges by sp, for every interleaving: only the
-             * expert all-to-all's hidden share reads vp (the CP ones above with
-             * them) */
+            /* a microbatch's exchanges by sp, for every interleaving: only the expert
+             * all-to-all's hidden share reads vp (the CP ones above with them) */
             ppl_micro comm_by_sp[2];
             bool comm_known[2] = {false, false};
             for (int g = 0; g < vps.n; g++) {
