@@ -334,6 +334,17 @@ int64_t ppl_cp_a2a_size(const ppl_model *m, const ppl_topology *t, int64_t tp, i
     return 1;
 }
 
+void ppl_config_take_fixed(ppl_config *c, const ppl_pins *p)
+{
+    c->precision = (ppl_precision)p->precision;
+    c->fp8_recipe = (ppl_fp8_recipe)p->fp8_recipe;
+    c->bf16_layers = p->bf16_layers < 0 ? 0 : p->bf16_layers;
+    c->cuda_graphs = (ppl_cuda_graphs)p->cuda_graphs;
+    c->optimizer = (ppl_optimizer)p->optimizer;
+    c->ep_overlap = p->ep_overlap == 1;
+    c->tp_overlap_off = p->tp_overlap == 0;
+}
+
 void ppl_pins_init(ppl_pins *p)
 {
     memset(p, 0, sizeof *p);

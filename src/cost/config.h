@@ -210,6 +210,13 @@ typedef struct ppl_config {
     ppl_cuda_graphs cuda_graphs; /* what each step launches as CUDA graphs */
 } ppl_config;
 
+/* The knobs no search varies, set on c as pins has them (each at its default
+ * where unset): precision, fp8 recipe, bf16 layers, CUDA graphs, optimizer, the
+ * expert all-to-all overlap (opt-in, as in Megatron-Core) and the stack's
+ * tensor-parallel overlap (turned off only when pinned off).  The one place the
+ * configuration builders (rules.c, search.c, mixed.c) take them from. */
+void ppl_config_take_fixed(ppl_config *c, const ppl_pins *pins);
+
 /* Bytes per element of a linear layer's GEMM input under the configuration's
  * precision and fp8 recipe, block scales included (ppl_precision_gemm_bytes, and
  * blockwise fp8's fp32 scale per 1x128 tile: 1 + 4/128). */

@@ -310,19 +310,13 @@ ppl_status ppl_config_from_pins(const ppl_pins *a, const ppl_model *m, const ppl
     c->recompute_layers = a->recompute_layers == PPL_UNSET ? 0 : a->recompute_layers;
     c->sequence_parallel = a->sequence_parallel == 1;
     c->flash_attention = a->flash_attention == 1;
-    c->ep_overlap = a->ep_overlap == 1;
-    c->tp_overlap_off = a->tp_overlap == 0;
-    c->precision = (ppl_precision)a->precision;
-    c->optimizer = (ppl_optimizer)a->optimizer;
+    ppl_config_take_fixed(c, a);
     c->schedule = (ppl_schedule)a->schedule;
     /* Megatron-LM's default --cp-comm-type is p2p (megatron/training/arguments.py) */
     c->cp_comm = a->cp_comm == PPL_UNSET ? PPL_CP_COMM_P2P : (ppl_cp_comm)a->cp_comm;
     c->cp_a2a = ppl_cp_a2a_size(m, t, c->tp, c->cp);
     c->shard_group = a->shard_group == PPL_UNSET ? 0 : a->shard_group;
     c->offload_optimizer = a->offload_optimizer < 0 ? 0.0 : a->offload_optimizer;
-    c->fp8_recipe = (ppl_fp8_recipe)a->fp8_recipe;
-    c->bf16_layers = a->bf16_layers < 0 ? 0 : a->bf16_layers;
-    c->cuda_graphs = (ppl_cuda_graphs)a->cuda_graphs;
     if (c->dp < 1 || c->mbs < 1)
         return bad(err, "dp", "expected at least 1");
     c->microbatches = c->global_batch / (c->dp * c->mbs);

@@ -588,11 +588,8 @@ size_t ppl_mixed_search_within(const ppl_eval_ctx *ctx, const ppl_pools *pools,
                             c->recompute = (ppl_recompute)rc;
                             c->sequence_parallel = tp > 1;
                             c->flash_attention = true;
-                            c->tp_overlap_off = pins->tp_overlap == 0;
-                            c->precision = (ppl_precision)pins->precision;
-                            c->fp8_recipe = (ppl_fp8_recipe)pins->fp8_recipe;
-                            c->cuda_graphs = (ppl_cuda_graphs)pins->cuda_graphs;
-                            c->optimizer = (ppl_optimizer)pins->optimizer;
+                            /* (no bf16 layers across pools: cli/common.c; no MoE) */
+                            ppl_config_take_fixed(c, pins);
                             c->schedule = PPL_SCHEDULE_1F1B;
                             c->cp_a2a = 1;
                             s->cache.generation++;

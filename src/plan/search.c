@@ -666,13 +666,8 @@ ppl_status ppl_search(const ppl_eval_ctx *ctx, const ppl_search_opts *o, ppl_sea
     memset(&c, 0, sizeof c);
     c.gpus = gpus;
     c.global_batch = batch;
-    c.precision = (ppl_precision)pin->precision;
-    c.fp8_recipe = (ppl_fp8_recipe)pin->fp8_recipe; /* pinned only, as the precision */
-    c.bf16_layers = pin->bf16_layers < 0 ? 0 : pin->bf16_layers;
-    c.cuda_graphs = (ppl_cuda_graphs)pin->cuda_graphs; /* pinned only: Megatron's default none */
-    c.optimizer = (ppl_optimizer)pin->optimizer, c.schedule = (ppl_schedule)pin->schedule;
-    /* the overlaps, never searched: ep opt-in as in Megatron-Core, tp the stack's */
-    c.ep_overlap = pin->ep_overlap == 1, c.tp_overlap_off = pin->tp_overlap == 0;
+    ppl_config_take_fixed(&c, pin);
+    c.schedule = (ppl_schedule)pin->schedule;
     c.recompute_layers = pin->recompute_layers == PPL_UNSET ? 0 : pin->recompute_layers;
     queue shapes = {NULL, 0, 0};
     bool out_of_memory = false;
