@@ -22,7 +22,7 @@ generated from 1K to 1M GPUs) report their slowest process and their total, each
 plan the least of a few runs.  Issue 30 sets DeepSeek-V3 its own target (0.200 s:
 "DeepSeek-V3 <= 200 ms" beside "every catalogue model ... <= 50 ms"), so each
 sweep reports DeepSeek-V3's slowest plan against it and every other model's
-against 0.050 s, and names the slowest of all.
+against 0.050 s, each row naming its own slowest case.
 Prints a table, then, with --check, the TAP plan and lines.  Standard library
 only.
 """
