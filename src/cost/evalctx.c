@@ -49,22 +49,24 @@ void ppl_eval_ctx_set_constants(ppl_eval_ctx *ctx, const ppl_constants *k, ppl_s
 
 void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l)
 {
-    /* groups in Megatron's rank order, TP innermost, then CP, DP, PP; the worst
-     * copy over the pipeline stages.  MoE layers fold the same ranks of a stage
-     * as etp, ep, edp, PP (megatron/core/parallel_state.py:886-895: the expert
-     * RankGenerator over tp=etp, ep, dp=edp with the order tp-cp-ep-dp-pp, cp=1):
-     * expert TP innermost, EP strided by etp, expert DP by etp*ep */
+    ppl_layout_init_dense(ctx, c, l);
+    ppl_layout_init_experts(ctx, c, l, l);
+}
+
+/* Groups in Megatron's rank order, TP innermost, then CP, DP, PP; the worst copy
+ * over the pipeline stages.  MoE layers fold the same ranks of a stage as etp, ep,
+ * edp, PP (megatron/core/parallel_state.py:886-895: the expert RankGenerator over
+ * tp=etp, ep, dp=edp with the order tp-cp-ep-dp-pp, cp=1): expert TP innermost, EP
+ * strided by etp, expert DP by etp*ep. */
+void ppl_layout_init_dense(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l)
+{
     const int64_t pp_stride = c->tp * c->cp * c->dp;
-    const int64_t etp = ppl_config_etp(c);
     const ppl_net *net = &ctx->net;
     /* the job's ranks over the NVLink domains it takes */
     const int64_t jd = l->job_domain = ppl_net_job_domain(net, c->gpus);
     ppl_group_place_worst(net, jd, c->tp, 1, 0, c->pp, pp_stride, &l->g_tp);
     ppl_group_place_worst(net, jd, c->cp, c->tp, 0, c->pp, pp_stride, &l->g_cp);
     ppl_group_place_worst(net, jd, c->dp * c->cp, c->tp, 0, c->pp, pp_stride, &l->g_dp);
-    ppl_group_place_worst(net, jd, etp, 1, 0, c->pp, pp_stride, &l->g_etp);
-    ppl_group_place_worst(net, jd, c->ep, etp, 0, c->pp, pp_stride, &l->g_ep);
-    ppl_group_place_worst(net, jd, ppl_config_edp(c), etp * c->ep, 0, c->pp, pp_stride, &l->g_edp);
     ppl_group_place_worst(net, jd, c->pp > 1 ? 2 : 1, pp_stride, 0, c->pp > 1 ? c->pp - 1 : 1,
                           pp_stride, &l->g_pp);
     ppl_group_place_job(net, jd, c->pp > 1 ? 2 : 1, (c->pp - 1) * pp_stride, 0, &l->g_tie);
@@ -73,6 +75,19 @@ void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_layout *l
     int64_t a2a = c->cp_a2a >= 1 && c->cp % c->cp_a2a == 0 ? c->cp_a2a : 1;
     ppl_group_place_worst(net, jd, a2a, c->tp, 0, c->pp, pp_stride, &l->g_cp_a2a);
     ppl_group_place_worst(net, jd, c->cp / a2a, c->tp * a2a, 0, c->pp, pp_stride, &l->g_cp_ring);
+}
+
+void ppl_layout_init_experts(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *dense,
+                             ppl_layout *l)
+{
+    if (l != dense)
+        *l = *dense;
+    const int64_t pp_stride = c->tp * c->cp * c->dp;
+    const int64_t etp = ppl_config_etp(c), jd = l->job_domain;
+    const ppl_net *net = &ctx->net;
+    ppl_group_place_worst(net, jd, etp, 1, 0, c->pp, pp_stride, &l->g_etp);
+    ppl_group_place_worst(net, jd, c->ep, etp, 0, c->pp, pp_stride, &l->g_ep);
+    ppl_group_place_worst(net, jd, ppl_config_edp(c), etp * c->ep, 0, c->pp, pp_stride, &l->g_edp);
     ppl_layout_shard(net, c, l, ppl_config_shard_group(c), l);
 }
 

@@ -53,6 +53,13 @@ typedef struct ppl_layout {
 } ppl_layout;
 
 void ppl_layout_init(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_layout *layout);
+/* ppl_layout_init in two parts, for a search that folds one stage's ranks into
+ * many expert layouts: the groups that read neither etp nor ep (TP, CP, DP, PP,
+ * the tied embedding's, hierarchical CP's), then those that do (expert TP, EP,
+ * expert DP) and the sharding groups, on a copy of the first part (or on it). */
+void ppl_layout_init_dense(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_layout *layout);
+void ppl_layout_init_experts(const ppl_eval_ctx *ctx, const ppl_config *config,
+                             const ppl_layout *dense, ppl_layout *layout);
 /* `base` (a layout of c, its g_dp and g_edp placed) with the sharding groups of c
  * sharded in groups of n (ppl_shard_groups); out may be base. */
 void ppl_layout_shard(const ppl_net *net, const ppl_config *config, const ppl_layout *base,

@@ -317,6 +317,8 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
     const bool can_offload = pin->offload_optimizer < 0 &&
                              ppl_stack_supports(ctx->stack.stack)->offload &&
                              c.optimizer == PPL_OPTIMIZER_ADAM;
+    ppl_layout dense; /* the groups no fold changes, laid once one may rank */
+    bool dense_laid = false;
     for (int e = 0; e < nfolds; e++) {
         c.etp = folds[e].etp;
         c.ep = folds[e].ep;
@@ -343,7 +345,10 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                 continue;
             }
             if (!laid) {
-                ppl_layout_init(ctx, &c, &layout);
+                if (!dense_laid)
+                    ppl_layout_init_dense(ctx, &c, &dense);
+                dense_laid = true;
+                ppl_layout_init_experts(ctx, &c, &dense, &layout);
                 for (int y = 0; y < nshards; y++)
                     ppl_layout_shard(&ctx->net, &c, &layout, shards[y], &layouts[y]);
                 laid = true;
