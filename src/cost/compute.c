@@ -111,8 +111,9 @@ void ppl_layer_work_of(const ppl_model *m, const ppl_config *c, bool moe, ppl_la
         /* the same FLOPs as the etp layout counts them: T etp/tp tokens a rank,
          * 1/etp of each expert */
         const double etp = (double)ppl_config_etp(c);
-        ppl_layer_shape e;
-        ppl_layer_shape_of(m, ppl_config_etp(c), &e);
+        ppl_layer_shape e = shape; /* tp's, where etp is tp */
+        if (ppl_config_etp(c) != c->tp)
+            ppl_layer_shape_of(m, ppl_config_etp(c), &e);
         w->expert_gemm_flops = 2.0 * (T * etp / t) * (double)m->moe.top_k * e.expert_weights;
     }
     /* QK^T over the query (and key) columns, the weighted sum over the value ones */
