@@ -397,9 +397,14 @@ static int64_t best_first(const stage_line *f, const stage_line *l, int64_t R, d
         return 0;
     double x = f->tau + l->tau > 0 ? (l->tau * (double)R + l->c - f->c) / (f->tau + l->tau) : lo;
     x = isfinite(x) ? ppl_min(ppl_max(x, (double)lo), (double)hi) : (double)lo; /* cast in range */
-    int64_t cand[4] = {lo, hi, (int64_t)floor(x), (int64_t)ceil(x)}, best = 0;
+    /* x in [lo, hi], lo >= 1: the cast is its floor, and the floor and ceiling in
+     * range; a count met before gives what it gave (ties keep the smaller) */
+    const int64_t below = (int64_t)x, above = below + ((double)below < x);
+    int64_t cand[4] = {lo, hi, below, above}, best = 0;
     for (int i = 0; i < 4; i++) {
-        int64_t a = cand[i] < lo ? lo : cand[i] > hi ? hi : cand[i];
+        const int64_t a = cand[i];
+        if ((i > 0 && a == cand[0]) || (i > 1 && a == cand[1]) || (i > 2 && a == cand[2]))
+            continue;
         double w = ppl_max(at(f, a), at(l, R - a));
         if (w < *worst || (w == *worst && a < best)) {
             *worst = w;
