@@ -325,7 +325,7 @@ static line_view line_view_of(const sim *s)
                        s->frac};
 }
 
-/* step_fixed for a line (1F1B, interleaved 1F1B, GPipe) when no events are kept:
+/* step_fixed for a line sweep_line does not take (interleaved 1F1B, GPipe), no events:
  * the same ops and the same arithmetic (ppl_line_op, input_at, execute), each rank's
  * program run from the stack of ranks whose input may have arrived in one loop,
  * the search's pipelines being long and many.  A forward and a backward each have

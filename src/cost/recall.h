@@ -8,13 +8,14 @@
  * not the passes), and a run is a pure function of its inputs; a run without
  * events is looked up by its inputs, compared in full (recall.c).
  *
- * Orders: a line (1F1B, interleaved 1F1B, GPipe) run without events goes rank by
- * rank, each until its next input is missing (executor.c run_line).  Which ops run
- * in which order depends on the programs and on which inputs are there, never on
- * the times: it is a function of the schedule, the ranks, the chunks a rank, the
- * microbatches and the interleaving's group.  A search costs many pipelines of one
- * shape with other stage times (Megatron 1T on mixed-h100-b200: 128 runs of 49
- * shapes), so the first run of a shape records its order, and a later one walks
+ * Orders: a line of several chunks a rank (interleaved 1F1B) or GPipe's, run
+ * without events, goes rank by rank, each until its next input is missing
+ * (executor.c run_line; 1F1B at one chunk a rank is swept in an order fixed in
+ * advance, sweep_line, and keeps none).  Which ops run in which order depends on
+ * the programs and on which inputs are there, never on the times: it is a
+ * function of the schedule, the ranks, the chunks a rank, the microbatches and the
+ * interleaving's group.  A search costs many pipelines of one shape with other
+ * stage times, so the first run of a shape records its order, and a later one walks
  * it: the same ops, in the same order, with the same arithmetic, without looking
  * for inputs, waiting or clearing the finish times (every input an op reads was
  * written before it).  The orders sit in one ring of 8 MiB (recall.c): a new
