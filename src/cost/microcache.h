@@ -25,13 +25,15 @@ typedef struct ppl_micro_cache ppl_micro_cache;
 /* Its key: those fields of c, in that order, and a hash of a key's first n
  * (FNV-1a), for a cache of what depends on them (plan/bounds.c keeps one). */
 #define PPL_MICRO_KEY 10
+#define PPL_MICRO_KEY_STAGES 8   /* pp > 1 */
+#define PPL_MICRO_KEY_REPLICAS 9 /* dp > 1 */
 static inline void ppl_micro_key(const ppl_config *c, int64_t key[PPL_MICRO_KEY])
 {
     /* the attention layout, then the expert layout, then the stages and replicas */
     key[0] = c->tp, key[1] = c->cp, key[2] = c->mbs, key[3] = c->sequence_parallel;
     key[4] = c->recompute, key[5] = c->flash_attention;
     key[6] = c->ep, key[7] = ppl_config_etp(c);
-    key[8] = c->pp > 1, key[9] = c->dp > 1;
+    key[PPL_MICRO_KEY_STAGES] = c->pp > 1, key[PPL_MICRO_KEY_REPLICAS] = c->dp > 1;
 }
 static inline uint64_t ppl_micro_key_hash(const int64_t *key, size_t n)
 {

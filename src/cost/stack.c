@@ -399,6 +399,12 @@ bool ppl_stack_tp_hidden(const ppl_stack_opts *o, const ppl_config *c)
            !(o->conservative && ppl_stack_tp_assumed(o, c));
 }
 
+bool ppl_stack_grad_accum_unfused(const ppl_stack_opts *o, const ppl_config *c)
+{
+    return o->grad_accum_unfused ||
+           (o->grad_accum_unfused_fp16 && c->precision == PPL_PRECISION_FP16);
+}
+
 bool ppl_stack_tp_overlap_fits(const ppl_config *c)
 {
     return c->tp > 1 && c->sequence_parallel && !c->tp_overlap_off;

@@ -84,6 +84,11 @@ bool ppl_stack_tp_assumed(const ppl_stack_opts *opts, const ppl_config *c);
  * (--tp-overlap=no).  The time model and the launch flags read it alike. */
 bool ppl_stack_tp_overlap_fits(const ppl_config *c);
 
+/* Whether configuration c adds each microbatch's gradients into the main ones in
+ * a kernel of its own (grad_accum_unfused, or grad_accum_unfused_fp16 in fp16):
+ * the one time term that reads the stage's parameters (stage.c). */
+bool ppl_stack_grad_accum_unfused(const ppl_stack_opts *opts, const ppl_config *c);
+
 /* The profile's options under the fitted constants k. */
 void ppl_stack_opts_init(ppl_stack_opts *opts, ppl_stack stack, const ppl_constants *k);
 /* The share of pipeline sends hidden under compute in configuration c: the

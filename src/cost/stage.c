@@ -608,7 +608,7 @@ void ppl_stage_eval(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_micr
      * read the gradient (2 B) and the main gradient, write the sum, at HBM
      * bandwidth; gradient-accumulation fusion (commit 83b1e42f30, on by default,
      * and Megatron-Core's) has the weight-gradient GEMM accumulate in place */
-    if (so->grad_accum_unfused || (so->grad_accum_unfused_fp16 && c->precision == PPL_PRECISION_FP16)) {
+    if (ppl_stack_grad_accum_unfused(so, c)) {
         double dense, expert;
         ppl_stage_params(&mi->mem, k->is_first, k->is_last, nd, nm, &dense, &expert);
         s->backward += (dense + expert) * (2.0 + 2.0 * ppl_dp_grad_bytes(ctx, c)) /

@@ -9,6 +9,7 @@
 
 #include "base/minmax.h"
 #include "base/pages.h"
+#include "cost/stack.h"
 
 /* the most slots, a power of two, that the one huge page the table takes holds
  * (base/pages.h: its length rounds up to 2 MiB).  DeepSeek-V3 on meta-24k-roce
@@ -51,6 +52,14 @@ const ppl_compute_floor *ppl_floor_cached(ppl_floor_cache *cache, ppl_micro_cach
     int64_t key[PPL_MICRO_KEY + 1]; /* the compute parts', and the recomputed layers */
     ppl_micro_key(c, key);
     key[PPL_MICRO_KEY] = c->recompute_layers;
+    /* of the parts, a floor reads no memory but the layer's parameters (which
+     * read neither of the last two fields) and, where the stack adds each
+     * microbatch's gradients unfused, the ends' (stage.c ppl_stage_eval): the
+     * output layer's reads pp > 1, a tied embedding's copy.  Replicas (dp > 1)
+     * change only the communicators' memory (memory.c ppl_memory_parts_fixed). */
+    if (!ppl_stack_grad_accum_unfused(&ctx->stack, c))
+        key[PPL_MICRO_KEY_STAGES] = 0;
+    key[PPL_MICRO_KEY_REPLICAS] = 0;
     const uint64_t h = ppl_micro_key_hash(key, PPL_MICRO_KEY + 1);
     bool found;
     floor_slot *f = &cache->slot[ppl_slot_for(cache->slot_at, &cache->n, FLOOR_SLOTS, h, &found)];

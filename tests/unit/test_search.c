@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost/stack.h"
 #include "plan/bounds.h"
 #include "plan/ranking.h"
 #include "plan/search.h"
@@ -432,6 +433,64 @@ static void test_micro_cache(void **state)
     assert_int_equal(micro_cache_checked("gpt3-175b"), 2 * 2 * 3 * 2 * 24 * 6 * 4);
 }
 
+/* The search keeps a compute-alone floor by what it reads (plan/floors.c): not
+ * whether there are replicas, and not whether there are pipeline stages unless
+ * the stack adds each microbatch's gradients unfused, where the last stage's
+ * copy of a tied embedding enters its time (stage.c: the gradients' read and
+ * write, (2 + 4) B a parameter at HBM bandwidth, over GPT-3's V h / tp = 50257 x
+ * 12288 / 8 = 77.2 M parameters).  Worked out from each configuration's own
+ * parts, the floors are the same to the bit where the key merges them. */
+static void floor_of(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_compute_floor *f)
+{
+    ppl_pins pins;
+    ppl_pins_init(&pins);
+    ppl_micro mi;
+    memset(&mi, 0, sizeof mi);
+    ppl_micro_compute_init(ctx, c, &mi);
+    memset(f, 0, sizeof *f);
+    ppl_bound_compute_floor(ctx, &pins, c, &mi, f);
+}
+
+static void test_floor_key(void **state)
+{
+    (void)state;
+    const char *models[2] = {"gpt3-175b", "qwen3-235b-a22b"};
+    const ppl_stack stacks[2] = {PPL_STACK_MODERN, PPL_STACK_MEGATRON_LM_2021};
+    int checked = 0;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            ppl_model m = test_model(models[i]);
+            ppl_topology t = test_topology("dgx-h100-superpod");
+            ppl_eval_ctx ctx;
+            ppl_eval_ctx_init(&ctx, &m, &t, stacks[j]);
+            ppl_config c;
+            memset(&c, 0, sizeof c);
+            c.tp = 8, c.cp = 1, c.mbs = 1, c.vp = 1, c.microbatches = 8;
+            c.ep = m.has_moe ? 8 : 1;
+            c.sequence_parallel = 1, c.flash_attention = 1;
+            c.recompute = PPL_RECOMPUTE_NONE;
+            ppl_compute_floor one, f;
+            c.pp = c.dp = 1;
+            floor_of(&ctx, &c, &one);
+            const bool unfused = ppl_stack_grad_accum_unfused(&ctx.stack, &c);
+            assert_true(unfused == (j == 1));
+            for (int64_t pp = 1; pp <= 2; pp++)
+                for (int64_t dp = 1; dp <= 2; dp++) {
+                    c.pp = pp, c.dp = dp;
+                    c.gpus = c.tp * pp * dp;
+                    floor_of(&ctx, &c, &f);
+                    const bool merged = pp == 1 || !unfused;
+                    const bool tied_copy = pp > 1 && unfused && m.tied_embeddings;
+                    if (merged || !tied_copy)
+                        assert_memory_equal(&f, &one, sizeof f);
+                    else /* the key keeps pp > 1 apart: the floor reads it */
+                        assert_true(f.total_s > one.total_s);
+                    checked++;
+                }
+        }
+    assert_int_equal(checked, 16);
+}
+
 /* The same search twice gives the same results to the bit. */
 static void test_deterministic(void **state)
 {
@@ -721,6 +780,7 @@ int main(void)
         cmocka_unit_test(test_bound_pair),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_micro_cache),
+        cmocka_unit_test(test_floor_key),
         cmocka_unit_test(test_1t_no_slower_than_published),
         cmocka_unit_test(test_nothing_fits),
         cmocka_unit_test(test_left_out),
