@@ -8,12 +8,14 @@
 #include "plan/bounds.h"
 
 /* The first part kept for a search, by what it reads: the microbatch's compute
- * parts (ppl_micro_cache_fill's key) and the recomputed layers.  Every exchange
- * is free in it, so the pipeline, the replicas, ZeRO and the layout do not enter
- * (stage.c ppl_stage_eval: each term that reads them is a product of an
- * exchange); a search meets it under every pipeline and replica count of its
- * layout.  ppl_floor_cached asks `computed` for the parts only when it is not
- * kept; NULL from ppl_floor_cache_new when out of memory. */
+ * parts (ppl_micro_cache_fill's key, less whether there are replicas, and whether
+ * there are stages unless the stack adds gradients unfused: floors.c) and the
+ * recomputed layers.  Every exchange is free in it, so the pipeline, the
+ * replicas, ZeRO and the layout do not enter (stage.c ppl_stage_eval: each term
+ * that reads them is a product of an exchange); a search meets it under every
+ * pipeline and replica count of its layout.  ppl_floor_cached asks `computed` for
+ * the parts only when it is not kept; NULL from ppl_floor_cache_new when out of
+ * memory. */
 typedef struct ppl_floor_cache ppl_floor_cache;
 ppl_floor_cache *ppl_floor_cache_new(void);
 void ppl_floor_cache_free(ppl_floor_cache *cache);
