@@ -67,7 +67,8 @@ typedef struct layout_slot {
 } layout_slot;
 /* A layer's parameters read fewer fields still: tp, ep and etp (memory.c
  * per_gpu_layer_params); a MoE layout's miss takes them from here.  Qwen3-235B on
- * meta-24k-roce meets some hundred such keys over 28,000 misses. */
+ * meta-24k-roce meets 295 such keys over 28,099 misses (about 1,100 computed with
+ * the positions' collisions; 8,192 slots would save 0.25 M instructions). */
 #define PARAM_SLOTS 512
 typedef struct param_slot {
     int64_t key[3];
