@@ -489,9 +489,9 @@ static ppl_status check_required(const ppl_args *a, const bool *seen, ppl_error 
             continue;
         if (a->fit_only && (o->id == O_TOKENS || o->id == O_DAYS))
             continue;
-        /* estimate --from PLAN.json gives the configuration, the model and the
-         * topology */
-        if (a->from_plan && a->command == PPL_CMD_ESTIMATE)
+        /* estimate and memory --from PLAN.json give the configuration, the model
+         * and the topology */
+        if (a->from_plan && (a->command == PPL_CMD_ESTIMATE || a->command == PPL_CMD_MEMORY))
             continue;
         return ppl_error_set(err, PPL_EUSAGE, "", o->name,
                              "required by '%s' (see 'parplan %s --help')",

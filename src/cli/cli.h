@@ -64,6 +64,10 @@ void cli_note_batch(int64_t batch, const ppl_model *model);
  * c->from until cli_setup has loaded them), else the catalogue's of the names it
  * gives (kept in `names`; never opened as paths). */
 ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256]);
+/* --from PLAN.json[#K] of estimate and memory: c->args becomes a copy (static:
+ * main reads it after the command returns) with the plan's pins; nothing where
+ * --from is not given. */
+ppl_status cli_args_from_plan(cli *c);
 /* The same from the plan document already read from path (kept by the caller
  * while c->from is in use), result rank (from 1). */
 ppl_status cli_pins_from_plan_doc(cli *c, const struct json_t *doc, const char *path, long rank,

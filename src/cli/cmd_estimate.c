@@ -12,17 +12,10 @@ ppl_status cmd_estimate(cli *c)
     ppl_topology topo;
     ppl_eval_ctx ctx;
     ppl_config cfg;
-    /* static: main reads c->args after this returns (the output file) */
-    static ppl_args local;
-    static char names[2][256];
-    if (c->args->from_plan) {
-        local = *c->args;
-        ppl_status fst = cli_pins_from_plan(c, local.from_plan, &local, names);
-        if (fst != PPL_OK)
-            return fst;
-        c->args = &local;
-    }
-    ppl_status st = cli_setup(c, &model, &topo, &ctx, &cfg);
+    ppl_status st = cli_args_from_plan(c);
+    if (st != PPL_OK)
+        return st;
+    st = cli_setup(c, &model, &topo, &ctx, &cfg);
     if (st != PPL_OK)
         return st;
     ppl_estimate e;

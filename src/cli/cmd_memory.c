@@ -36,7 +36,10 @@ ppl_status cmd_memory(cli *c)
     ppl_topology topo;
     ppl_eval_ctx ctx;
     ppl_config cfg;
-    ppl_status st = cli_setup(c, &model, &topo, &ctx, &cfg);
+    ppl_status st = cli_args_from_plan(c);
+    if (st != PPL_OK)
+        return st;
+    st = cli_setup(c, &model, &topo, &ctx, &cfg);
     if (st != PPL_OK)
         return st;
     const ppl_memory_opts *opts = &ctx.memory;

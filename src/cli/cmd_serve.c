@@ -134,7 +134,7 @@ static json_t *row_json(const serve_row *r)
 
 static const char not_costed[] =
     "CUDA graphs and host time, prefix caching, speculative "
-    "decoding, queueing; against measured engines the throughput is off by 22.3% on "
+    "decoding, queueing; against measured engines the throughput is off by 20.1% on "
     "average, mostly too high (validate --runs tests/data/serve-runs.json)";
 
 typedef struct serve_prefill {

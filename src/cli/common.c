@@ -448,8 +448,9 @@ size_t cli_plan_file_len(const char *spec)
 
 ppl_status cli_plan_spec(cli *c, const char *spec, char path[CLI_PLAN_PATH_MAX], long *rank)
 {
-    /* errors name --from for estimate; compare's and report's specs are positional */
-    const char *flag = c->args->command == PPL_CMD_ESTIMATE ? "--from" : "";
+    /* errors name --from for estimate and memory; compare's and report's specs are
+     * positional */
+    const char *flag = c->args->from_plan ? "--from" : "";
     const char *hash = strrchr(spec, '#');
     size_t len = cli_plan_file_len(spec);
     if (len == 0 || len >= CLI_PLAN_PATH_MAX)
@@ -509,7 +510,7 @@ static ppl_status plan_input(cli *c, const json_t *doc, const json_t *inputs, in
 ppl_status cli_pins_from_plan_doc(cli *c, const json_t *doc, const char *path, long rank,
                                   ppl_args *a, char names[2][256])
 {
-    const char *flag = c->args->command == PPL_CMD_ESTIMATE ? "--from" : "";
+    const char *flag = c->args->from_plan ? "--from" : "";
     ppl_jr_ctx jr = {.file = path, .err = &c->err, .diag = &c->diag};
     cli_from_clear(c);
     c->from.file = path;
@@ -612,6 +613,19 @@ ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[
     if (st == PPL_OK)
         st = cli_pins_from_plan_doc(c, doc, file, rank, a, names);
     json_decref(doc);
+    return st;
+}
+
+ppl_status cli_args_from_plan(cli *c)
+{
+    static ppl_args local;
+    static char names[2][256];
+    if (!c->args->from_plan)
+        return PPL_OK;
+    local = *c->args;
+    ppl_status st = cli_pins_from_plan(c, local.from_plan, &local, names);
+    if (st == PPL_OK)
+        c->args = &local;
     return st;
 }
 

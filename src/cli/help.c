@@ -61,6 +61,7 @@ static const help_text texts[] = {
      "parplan memory --model M --topology T --tp a --pp b --mbs m --global-batch B [options]",
      "Prints the per-GPU memory of one configuration for its worst pipeline stage,\n"
      "and every stage in a table (and in --json).  Exit 1 when it does not fit.\n"
+     "--from PLAN.json#K takes result K of a plan's --json output, as estimate does.\n"
      "\n"
      "terms (bytes per GPU; the table shows GiB):\n"
      "  weights      16-bit weights of the stage's layers, split by tp (norms and\n"
@@ -68,7 +69,9 @@ static const help_text texts[] = {
      "               the output layer (or a tied embedding's copy) on the last; sharded\n"
      "               over dp with --zero 3; fp8, mxfp8 and nvfp4 add Transformer Engine's\n"
      "               weight caches (two copies at 1, 1 + 1/32 and 9/16 bytes)\n"
-     "  gradients    2 bytes per parameter, sharded with --zero 2 or 3\n"
+     "  gradients    2 bytes per parameter where the stack reduces them in bf16\n"
+     "               (nemo-2025, the default, and nemo-2024), else fp32 main\n"
+     "               gradients, 4 (fp16 training: 2); sharded with --zero 2 or 3\n"
      "  optimizer    Adam: fp32 master weights, momentum and variance, 12 bytes per\n"
      "               parameter (SGD: 8), sharded with --zero 1, 2 or 3 (ZeRO, SC'20)\n"
      "  activations  Korthikanti et al. 2022 Table 2 per layer, generalised to GQA,\n"
@@ -85,7 +88,8 @@ static const help_text texts[] = {
      "      --mbs 1 --global-batch 1536 --recompute selective --sequence-parallel\n"
      "  parplan memory --model llama3-405b --topology h100-64k --gpus 16384 --tp 8 --pp 16 \\\n"
      "      --mbs 1 --global-batch 2048 --first-stage-layers 7 --last-stage-layers 7 \\\n"
-     "      --sequence-parallel --flash-attention --recompute full --json\n"},
+     "      --sequence-parallel --flash-attention --recompute full --json\n"
+     "  parplan memory --from plan.json#2\n"},
     {PPL_CMD_WHATIF,
      "parplan whatif --model M --topology T --sweep KEY=V1,V2,... [--sweep ...] [--tokens N]",
      "For every point of the sweep grid, finds the best plan.  KEY is gpus,\n"
@@ -234,7 +238,7 @@ static const help_text texts[] = {
      "attention at tp in ep / tp groups of `batch` sequences each, every MoE layer\n"
      "sending its tokens to their experts and back as DeepEP does.  A first piece\n"
      "(cost-model.md#serving-a-first-piece): no host time or queueing yet; against\n"
-     "TensorRT-LLM's published throughput it is 22.3% off on average (validate\n"
+     "TensorRT-LLM's published throughput it is 20.7% off on average (validate\n"
      "--runs tests/data/serve-runs.json).  With --json each layout carries its\n"
      "launch: every server's vllm serve and sglang.launch_server processes (a\n"
      "disaggregated one: SGLang's prefill and decode servers and a router over them;\n"

@@ -86,7 +86,7 @@ const opt_def ppl_cli_options[] = {
      "Lab's Megatron fork zb-h2, deepseek-ai/DualPipe dualpipe"},
     {O_PRECISION, "--precision", 0, K_KNOB, CMDS_CONFIG | CMDS_INFER, 0, NOFIELD, "P", 0, 0, NULL,
      "bf16 (default), fp16, fp8, mxfp8 (Blackwell, MI355X) or nvfp4 (Blackwell): the linear "
-     "layers' GEMMs"},
+     "layers' GEMMs; serve and rl cost an inference engine in bf16 or fp8 alone"},
     {O_FP8_RECIPE, "--fp8-recipe", 0, K_KNOB, CMDS_CONFIG, 0, NOFIELD, "R", 0, 0, NULL,
      "with --precision fp8: delayed (default; scales from earlier steps' amax), tensorwise "
      "(each tensor's own amax: one more read of it) or blockwise (an fp32 scale per 1x128 "
@@ -112,8 +112,8 @@ const opt_def ppl_cli_options[] = {
      "fixed framework memory per GPU (default: CUDA context + NCCL per group)"},
     {O_FRAGMENTATION, "--fragmentation", 0, K_REAL, CMDS_CONFIG, 0, NOFIELD, "F", 0, 0, NULL,
      "allocator loss as a fraction of activations (default 0.05)"},
-    {O_FROM, "--from", 0, K_STRING, C(PPL_CMD_ESTIMATE), 0, F(from_plan), "PLAN.json[#K]", 0, 0,
-     NULL,
+    {O_FROM, "--from", 0, K_STRING, C(PPL_CMD_ESTIMATE) | C(PPL_CMD_MEMORY), 0, F(from_plan),
+     "PLAN.json[#K]", 0, 0, NULL,
      "re-cost result K (default 1) of a plan's --json output; its model, topology, sequence "
      "length and stack unless --model, --topology, --seq-len or --stack says otherwise (e.g. "
      "another cluster); other pins are the plan's"},

@@ -743,6 +743,18 @@ run "$P" estimate --from "$tmp/plan3.json#x"
 check "estimate --from with a bad rank: exit 2" '[ $rc -eq 2 ] && has "$err" "--from"'
 run "$P" estimate --from "$tmp/nothing.json"
 check "estimate --from a missing file: exit 3, one line naming it" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "nothing.json"'
+# memory --from: the same result's memory, as the plan reported it
+for k in 1 3; do
+    run "$P" memory --from "$tmp/plan3.json#$k" --json
+    check "memory --from plan#$k: the plan's configuration and memory" '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1]))[\"results\"][int(sys.argv[2]) - 1]
+m = json.loads(sys.argv[3])
+assert m[\"config\"] == p[\"config\"], (m[\"config\"], p[\"config\"])
+assert m[\"memory\"][\"total\"] == p[\"memory\"][\"total\"], (m[\"memory\"], p[\"memory\"])" "$tmp/plan3.json" "$k" "$out"'
+done
+run "$P" memory --from "$tmp/plan3.json#9"
+check "memory --from a missing result: exit 2, one line naming --from" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--from: " && has "$err" "has 3 results, not 9"'
 
 # compare (issue 20 item 2): plan results side by side, the rows that differ
 # marked, each against the first; two at least
@@ -980,6 +992,19 @@ assert [x[\"phase\"] for x in r].count(\"prefill\") == 3 and [x[\"phase\"] for x
 assert abs(a[\"mean_abs_error\"] - sum(abs(x[\"error\"]) for x in r) / len(r)) < 1e-9, a
 assert [f[\"family\"] for f in a[\"families\"]] == [\"NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md\", \"LMSYS large-scale EP blog (2025-05-05)\"], a
 assert sum(f[\"runs\"] for f in a[\"families\"]) == 81, a"'
+# the serving error that serve --help and serve's not-costed note quote is what
+# validate computes now: overall in the note, TensorRT-LLM's in the help
+serve_validate=$out
+run "$P" serve --help
+serve_help=$out
+run "$P" serve --model llama3-8b --topology dgx-h100-superpod --gpus 8 --input-len 1024 --output-len 256 --json
+check "serve's quoted errors are validate's: overall in not_costed, TensorRT-LLM's in --help" '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+a = json.loads(sys.argv[1])[\"aggregate\"][\"serve\"]
+trt = next(f for f in a[\"families\"] if f[\"family\"].startswith(\"NVIDIA/TensorRT-LLM\"))
+note = json.dumps(json.loads(sys.argv[3]))
+assert \"off by %.1f%%\" % (100 * a[\"mean_abs_error\"]) in note, note
+assert \"it is %.1f%% off\" % (100 * trt[\"mean_abs_error\"]) in sys.argv[2].replace(chr(10), \" \"), sys.argv[2]" "$serve_validate" "$serve_help" "$out"'
 # a phase run needs its batch or chunk and measures its own figure
 python3 -c "
 import json, sys

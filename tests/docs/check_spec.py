@@ -10,7 +10,8 @@ PARPLAN_DATA_DIR set to it, on the arguments of every golden case
 sharding in groups and offload, fp16 and fp8 recipes, not_searched, spares and
 cost, whatif and plan on a mixed cluster, validate --fit, --cv and a run that
 cannot be predicted, model show of an MLA model, topology generate and show of
-mesh, NVLS and SHARP clusters, estimate --from).  Each command's stdout is
+mesh, NVLS and SHARP clusters, estimate --from, SGLang processes several a
+server, torchtitan's mxfp8 converters).  Each command's stdout is
 parsed as JSON and every object key in it is looked up in docs/spec.md.
 Prints "ok K - CASE (SECTION): N key paths" or "not ok K - ...: missing ..."
 for each command; exits 1 when any failed.  --list prints the commands and the
@@ -73,6 +74,10 @@ EXTRA = [
     ("serve-llama3-8b", 0,
      "serve --model llama3-8b --topology dgx-h100-superpod --gpus 8 --input-len 1024 "
      "--output-len 256 --tpot 20ms --ttft 200ms --top 3 --json"),
+    # a MoE engine over two servers: SGLang's processes, several a server
+    ("serve-qwen3-30b-a3b-sglang", 0,
+     "serve --model qwen3-30b-a3b --topology dgx-h100-superpod --gpus 16 --input-len 1024 "
+     "--output-len 512 --json"),
     # measured inference-engine runs (issue 33)
     ("validate-serve-runs", 0, "validate --runs tests/data/serve-runs.json --json"),
     ("validate-rl-runs", 0, "validate --runs tests/data/rl-runs.json --json"),
@@ -123,6 +128,14 @@ EXTRA = [
      "estimate --model llama3-70b --topology dgx-h100-superpod --gpus 256 --tp 4 --pp 4 "
      "--mbs 1 --global-batch 512 --precision fp8 --fp8-recipe tensorwise --bf16-layers 2 "
      "--flash-attention --sequence-parallel --zero 1 --json"),
+    # torchtitan's converters: mxfp8 on a dense model, and on a MoE model's experts
+    ("estimate-llama3-8b-mxfp8-torchtitan", 0,
+     "estimate --topology gb200-nvl72 --model llama3-8b --gpus 64 --tp 1 --pp 1 --mbs 1 "
+     "--global-batch 256 --precision mxfp8 --flash-attention --zero 3 --stack fsdp --json"),
+    ("estimate-qwen3-30b-a3b-mxfp8-torchtitan", 0,
+     "estimate --topology gb200-nvl72 --model qwen3-30b-a3b --gpus 64 --tp 1 --pp 1 --ep 8 "
+     "--mbs 1 --global-batch 256 --precision mxfp8 --flash-attention --zero 3 --stack fsdp "
+     "--json"),
     ("estimate-from-plan", 0,
      "estimate --from tests/data/plan-llama3-8b-pp4.json#2 --json"),
     ("memory-llama3-70b-offload", 0,
