@@ -162,6 +162,21 @@ static size_t scan_number(const char *s)
     return i;
 }
 
+double ppl_decimal(const char *text, const char **end)
+{
+    char tmp[64];
+    const char *p = text + (*text == '-');
+    size_t n = scan_number(p);
+    *end = text;
+    if (n == 0 || n >= sizeof tmp)
+        return 0.0;
+    memcpy(tmp, p, n);
+    tmp[n] = '\0';
+    *end = p + n;
+    const double x = strtod(tmp, NULL);
+    return *text == '-' ? -x : x;
+}
+
 ppl_status ppl_parse_quantity(const char *text, ppl_unit unit, double *out, char *why,
                               size_t why_size)
 {

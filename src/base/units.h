@@ -36,6 +36,12 @@ const char *ppl_unit_example(ppl_unit unit);
 ppl_status ppl_parse_quantity(const char *text, ppl_unit unit, double *out, char *why,
                               size_t why_size);
 
+/* The decimal number at the start of text ([+-]digits[.digits][e[+-]digits]),
+ * with *end just past it; *end == text where none starts there.  What strtod
+ * would also take, hexadecimal, "nan" and "inf", is not a number here ("0x10"
+ * reads as 0, ending at 'x'); a number of more than 63 characters is none. */
+double ppl_decimal(const char *text, const char **end);
+
 /* People-facing renderings with three significant digits and a unit. */
 void ppl_format_bytes(double bytes, char *buf, size_t size);           /* "80.0 GiB" */
 void ppl_format_bandwidth(double bytes_per_s, char *buf, size_t size); /* "450 GB/s" */

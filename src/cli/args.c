@@ -8,7 +8,6 @@
  */
 #include "args.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,8 +182,8 @@ static ppl_status parse_quantity(const opt_def *o, const char *v, ppl_unit unit,
         return ppl_error_set(err, PPL_EUSAGE, "", o->name, "%s, found '%s'", why, show);
     if (unit == PPL_UNIT_BANDWIDTH) {
         /* "400" is far more often 400 Gb/s written without its unit than 400 B/s */
-        char *end;
-        strtod(v, &end);
+        const char *end;
+        (void)ppl_decimal(v, &end);
         while (*end == ' ')
             end++;
         if (*end == '\0')
@@ -243,10 +242,9 @@ static void *field_of(const opt_def *o, ppl_args *a)
 /* --memory-headroom: a share of the GPU's memory (0.05 or 5%) or a size (4GiB). */
 static ppl_status parse_headroom(const opt_def *o, const char *v, ppl_args *a, ppl_error *err)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (end != v && errno != ERANGE && isfinite(x) && (*end == '\0' || strcmp(end, "%") == 0)) {
+    const char *end;
+    double x = ppl_decimal(v, &end);
+    if (end != v && isfinite(x) && (*end == '\0' || strcmp(end, "%") == 0)) {
         double f = *end == '%' ? x / 100.0 : x;
         if (!(f >= 0.0 && f < 1.0))
             return ppl_error_set(err, PPL_EUSAGE, "", o->name,
@@ -268,11 +266,10 @@ static ppl_status parse_headroom(const opt_def *o, const char *v, ppl_args *a, p
 /* --within: a share (0.1) or a percentage (10%) above 0, at most 100 (10000%). */
 static ppl_status parse_within(const opt_def *o, const char *v, ppl_args *a, ppl_error *err)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
+    const char *end;
+    double x = ppl_decimal(v, &end);
     double f = end != v && *end == '%' && end[1] == '\0' ? x / 100.0 : x;
-    if (end == v || errno == ERANGE || !isfinite(x) || (*end != '\0' && strcmp(end, "%") != 0) ||
+    if (end == v || !isfinite(x) || (*end != '\0' && strcmp(end, "%") != 0) ||
         !(f > 0.0 && f <= 100.0))
         return ppl_error_set(err, PPL_EUSAGE, "", o->name,
                              "expected a share above 0 (0.1, 10%%), at most 100, found '%s'", v);
@@ -294,10 +291,9 @@ static ppl_status parse_spares(const opt_def *o, const char *v, ppl_args *a, ppl
     memcpy(num, v, n + 1);
     if (share)
         num[n - 1] = '\0';
-    char *end;
-    errno = 0;
-    double x = strtod(num, &end);
-    if (end == num || *end != '\0' || errno == ERANGE || !isfinite(x) || x < 0 ||
+    const char *end;
+    double x = ppl_decimal(num, &end);
+    if (end == num || *end != '\0' || !isfinite(x) || x < 0 ||
         (share ? x > 100.0 : (x > MAX_SPARES || x != floor(x))))
         return ppl_error_set(err, PPL_EUSAGE, "", o->name,
                              "expected a GPU count up to %g or a share from 0%% to 100%%, "

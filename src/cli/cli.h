@@ -163,7 +163,7 @@ ppl_status cmd_size(cli *c);
 ppl_status cmd_whatif(cli *c);
 ppl_status cmd_plan(cli *c);
 /* The pins a pipeline across pools can honour: the fp8 pins checked
- * (ppl_pins_check_fp8), bf16 layers refused. */
+ * (ppl_pins_check_fp8), bf16 layers and a GPU count refused. */
 ppl_status cli_pins_check_mixed(cli *c);
 ppl_status cmd_validate(cli *c);
 ppl_status cmd_models(cli *c);

@@ -36,8 +36,8 @@ typedef ppl_whatif_result point;
 static bool sweep_number(const ppl_sweep *sw, int i, double *x, const char **unit)
 {
     const char *v = ppl_sweep_value(sw, i);
-    char *end;
-    *x = strtod(v, &end);
+    const char *end;
+    *x = ppl_decimal(v, &end);
     *unit = end;
     return end != v && isfinite(*x);
 }

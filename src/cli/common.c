@@ -673,5 +673,10 @@ ppl_status cli_pins_check_mixed(cli *c)
     if (st == PPL_OK && p->bf16_layers > 0)
         st = ppl_error_set(&c->err, PPL_EUSAGE, "", "bf16_layers",
                            "a pipeline across pools keeps no layers in bf16 yet");
+    /* a mixed cluster is planned on its pools as they are (docs/limits.md) */
+    if (st == PPL_OK && p->gpus != PPL_UNSET)
+        st = ppl_error_set(&c->err, PPL_EUSAGE, "", "--gpus",
+                           "does not apply to a mixed cluster, planned on its pools' GPUs; "
+                           "sweep a pool's size with whatif --sweep 'pools[I].servers=...'");
     return st;
 }

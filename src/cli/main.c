@@ -114,6 +114,9 @@ static ppl_status check_outputs(cli *c)
             snprintf(plans[nplans++], sizeof plans[0], "%.*s", (int)cli_plan_file_len(specs[i]),
                      specs[i]);
     for (size_t i = 0; i < 3; i++) {
+        if (outs[i] && outs[i][0] == '\0')
+            return ppl_error_set(&c->err, PPL_EUSAGE, "", flags[i],
+                                 "expected a file name (or - for stdout), found an empty one");
         if (!outs[i] || strcmp(outs[i], "-") == 0)
             continue;
         for (size_t k = 0; k < nplans; k++)
@@ -214,13 +217,17 @@ int main(int argc, char **argv)
             cli_version(&c.out);
         else
             cli_help(args.command, &c.out);
-        st = ppl_output_write(NULL, &c.out, &c.err);
-        if (st != PPL_OK)
-            report(&c.err);
-        ppl_buf_free(&c.out);
-        /* bare `parplan` is a usage error after the overview; --help is not */
-        if (st == PPL_OK && !args.version && !args.help)
+        /* bare `parplan` is a usage error: the overview is its diagnostic, on
+         * stderr; --help and --version are data, on stdout */
+        const bool bare = !args.version && !args.help;
+        if (bare) {
+            if (c.out.len > 0)
+                (void)fwrite(c.out.data, 1, c.out.len, stderr);
             st = PPL_EUSAGE;
+        } else if ((st = ppl_output_write(NULL, &c.out, &c.err)) != PPL_OK) {
+            report(&c.err);
+        }
+        ppl_buf_free(&c.out);
         return finish(st);
     }
     c.constants = *ppl_constants_committed();

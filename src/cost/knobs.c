@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "base/units.h"
 #include "cost/pipeline.h"
 
 #define DEGREE (1LL << 20)
@@ -362,8 +363,9 @@ ppl_status ppl_knob_parse(const ppl_knob *k, const char *text, ppl_pins *pins, p
         return PPL_OK;
     }
     case PPL_KNOB_SHARE: {
-        double v = strtod(text, &end);
-        if (end == text || *end != '\0' || !(v >= 0.0 && v <= 1.0))
+        const char *stop;
+        double v = ppl_decimal(text, &stop);
+        if (stop == text || *stop != '\0' || !(v >= 0.0 && v <= 1.0))
             return bad(err, k, "expected a share from 0 to 1, found '%.40s'", text);
         ppl_knob_set_pin(k, pins, v);
         return PPL_OK;

@@ -475,11 +475,17 @@ ppl_status ppl_pools_from_json(const json_t *root, const char *file, const ppl_d
     char ipath[PPL_ERROR_KEY_MAX], full[PPL_ERROR_KEY_MAX], xpath[PPL_ERROR_KEY_MAX];
     char found[64];
     static const char *const cross_keys[] = {"bandwidth", "latency", NULL};
+    const char *root_keys[MAX_OBJECT_KEYS];
     memset(out, 0, sizeof *out);
     json_t *arr = json_object_get(root, "pools"), *x;
     ppl_status st;
     if (!arr)
         return PPL_OK;
+    /* the cluster's own keys, checked on every path that reads pools (plan's, and
+     * first_pool's for the commands that take one) */
+    ppl_jr_warn_unknown_keys(&ctx, root, "", keys_under("", root_keys));
+    if ((st = ppl_jr_schema_version(&ctx, root, "")))
+        return st;
     if (!json_is_array(arr)) {
         ppl_jr_describe(arr, found, sizeof found);
         return ppl_jr_fail(&ctx, "pools", "expected an array of pools, found %s", found);
@@ -572,14 +578,10 @@ ppl_status ppl_pools_load_doc(const char *path, const char *display, const ppl_d
  * returned, and a warning says so (plan places a job across the pools). */
 static ppl_status first_pool(ppl_jr_ctx *ctx, const json_t *obj, ppl_topology *t)
 {
-    const char *root_keys[MAX_OBJECT_KEYS];
     ppl_pools *pools = malloc(sizeof *pools);
     if (!pools)
         return ppl_error_set(ctx->err, PPL_EINTERNAL, ctx->file, "pools", "out of memory");
-    ppl_jr_warn_unknown_keys(ctx, obj, "", keys_under("", root_keys));
-    ppl_status st = ppl_jr_schema_version(ctx, obj, "");
-    if (st == PPL_OK)
-        st = ppl_pools_from_json(obj, ctx->file, ctx->diag, pools, ctx->err);
+    ppl_status st = ppl_pools_from_json(obj, ctx->file, ctx->diag, pools, ctx->err);
     if (st == PPL_OK) {
         *t = pools->pool[0];
         if (pools->name[0]) /* "mixed-h100-b200/h100": the cluster's, and which pool */

@@ -254,8 +254,9 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
         (st = ppl_jr_real(&ctx, obj, path, "rope_theta", PPL_JR_OPTIONAL, 0.0,
                           PPL_JR_POSITIVE(1e12), &m->rope_theta)) ||
         (st = ppl_jr_bool(&ctx, obj, path, "qk_norm", PPL_JR_OPTIONAL, false, &m->qk_norm)) ||
-        (st = ppl_jr_real(&ctx, obj, path, "params", PPL_JR_OPTIONAL, 0.0, PPL_JR_POSITIVE(1e18),
-                          &m->params_declared)))
+        /* a parameter count: at least one (0, its default, is none declared) */
+        (st = ppl_jr_real(&ctx, obj, path, "params", PPL_JR_OPTIONAL, 0.0,
+                          PPL_JR_BETWEEN(1.0, 1e18), &m->params_declared)))
         return st;
     m->norm = (ppl_norm_kind)norm;
     m->position_embedding = (ppl_position_kind)position;

@@ -121,15 +121,29 @@ ppl_status ppl_sweep_parse(const char *spec, const json_t *topology, ppl_sweep *
                              sizeof sw->text - 1);
     memcpy(sw->text, eq + 1, len + 1);
     sw->nvalues = 0;
-    for (char *save = NULL, *tok = strtok_r(sw->text, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
+    if (len == 0)
+        return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "%s: no values", sw->key);
+    /* every comma separates two values: an empty one ("64,,128", a trailing comma)
+     * and one given twice are typing slips, not points to drop or run twice */
+    for (char *tok = sw->text;;) {
+        char *comma = strchr(tok, ',');
+        if (comma)
+            *comma = '\0';
+        if (*tok == '\0')
+            return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "%s: value %d is empty", sw->key,
+                                 sw->nvalues + 1);
+        for (int i = 0; i < sw->nvalues; i++)
+            if (strcmp(ppl_sweep_value(sw, i), tok) == 0)
+                return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "%s: '%.40s' is given twice",
+                                     sw->key, tok);
         if (sw->nvalues == PPL_SWEEP_MAX_VALUES)
             return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "%s: at most %d values", sw->key,
                                  PPL_SWEEP_MAX_VALUES);
         sw->at[sw->nvalues++] = (unsigned short)(tok - sw->text);
+        if (!comma)
+            break;
+        tok = comma + 1;
     }
-    if (sw->nvalues == 0)
-        return ppl_error_set(err, PPL_EUSAGE, "", SWEEP, "%s: no values", sw->key);
     sw->kind = strcmp(sw->key, "gpus") == 0           ? PPL_SWEEP_GPUS
                : strcmp(sw->key, "global_batch") == 0 ? PPL_SWEEP_GLOBAL_BATCH
                : strcmp(sw->key, "seq_len") == 0      ? PPL_SWEEP_SEQ_LEN
@@ -164,9 +178,9 @@ void ppl_sweep_point(const ppl_sweep *sweeps, int n, size_t p, int *idx)
 
 json_t *ppl_sweep_value_json(const char *v)
 {
-    char *end;
-    double d = strtod(v, &end);
-    if (*v && *end == '\0' && isfinite(d)) {
+    const char *end;
+    double d = ppl_decimal(v, &end);
+    if (*v && end != v && *end == '\0' && isfinite(d)) {
         if (d == floor(d) && fabs(d) < 9e15)
             return json_integer((json_int_t)d);
         return ppl_json_real(d);

@@ -42,7 +42,20 @@ while IFS= read -r example <&3; do
 done 3<"$tmp/examples.txt"
 
 run "$P"
-check "no command: overview, exit 2" '[ $rc -eq 2 ] && has "$out" "usage: parplan"'
+check "no command: the overview on stderr (a usage error), nothing on stdout, exit 2" '[ $rc -eq 2 ] && [ -z "$out" ] && has "$err" "usage: parplan"'
+# typing slips are usage errors, not values: an empty or repeated sweep value
+# (dropped or run twice), a hexadecimal number (strtod's 0x10 is 16), an empty
+# output file name (exit 4 with no name)
+run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 64 --sweep 'gpus=64,,128'
+check "whatif --sweep gpus=64,,128: exit 2, one line, the empty value" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--sweep: gpus: value 2 is empty"'
+run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 64 --sweep 'gpus=64,64'
+check "whatif --sweep gpus=64,64: exit 2, one line, the value given twice" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "'"'"'64'"'"' is given twice"'
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 8 --global-batch 8 --objective cost --gpu-hour-price 2 --within 0x10
+check "plan --within 0x10: exit 2 naming --within" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--within: "'
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 8 --global-batch 8 --memory-headroom 0x1p-4
+check "plan --memory-headroom 0x1p-4: exit 2 naming it" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--memory-headroom: "'
+run "$P" plan --model llama3-8b --topology dgx-h100-superpod --gpus 8 --global-batch 8 -o ''
+check "plan -o '': exit 2, one line naming -o" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "-o: expected a file name"'
 run "$P" plann
 check "unknown command: exit 2, one line" '[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "parplan: unknown command"'
 run "$P" plan --model gpt3-175b --topology dgx-h100-superpod --global-batch 8 --tpp 8
@@ -707,17 +720,24 @@ if command -v script >/dev/null 2>&1; then
     check "whatif on a terminal: progress on stderr" 'printf "%s\n" "$tty_err" | grep -q "parplan: whatif\.\.\. *[0-9]*%"'
 fi
 
-# estimate --from PLAN.json#K (issue 20 item 2): re-costs a plan's result K, the
-# same step to the last digit on the same cluster, and on another one
+# estimate and memory --from PLAN.json#K (issue 20 item 2): result K's
+# configuration again, its step time (estimate) or its memory (memory) to the
+# last digit on the same cluster; estimate on another one too (below)
 run "$P" plan --model llama3-70b --topology dgx-h100-superpod --gpus 256 --global-batch 512 --top 3 --json -o "$tmp/plan3.json"
-for k in 1 2 3; do
-    run "$P" estimate --from "$tmp/plan3.json#$k" --json
-    check "estimate --from plan#$k: the plan's configuration and step time" '[ $rc -eq 0 ] && python3 -c "
+for cmd_key in estimate:step_time_s memory:memory.total; do
+    for k in 1 2 3; do
+        run "$P" "${cmd_key%%:*}" --from "$tmp/plan3.json#$k" --json
+        check "${cmd_key%%:*} --from plan#$k: the plan's configuration and ${cmd_key#*:}" '[ $rc -eq 0 ] && python3 -c "
 import json, sys
+def at(d, path):
+    for key in path.split(\".\"):
+        d = d[key]
+    return d
 p = json.load(open(sys.argv[1]))[\"results\"][int(sys.argv[2]) - 1]
 e = json.loads(sys.argv[3])
 assert e[\"config\"] == p[\"config\"], (e[\"config\"], p[\"config\"])
-assert e[\"step_time_s\"] == p[\"step_time_s\"], (e[\"step_time_s\"], p[\"step_time_s\"])" "$tmp/plan3.json" "$k" "$out"'
+assert at(e, sys.argv[4]) == at(p, sys.argv[4]), (at(e, sys.argv[4]), at(p, sys.argv[4]))" "$tmp/plan3.json" "$k" "$out" "${cmd_key#*:}"'
+    done
 done
 # a plan at another sequence length and stack: both travel in the file, so the
 # re-cost is of the same configuration, not of the model's own length
@@ -743,16 +763,6 @@ run "$P" estimate --from "$tmp/plan3.json#x"
 check "estimate --from with a bad rank: exit 2" '[ $rc -eq 2 ] && has "$err" "--from"'
 run "$P" estimate --from "$tmp/nothing.json"
 check "estimate --from a missing file: exit 3, one line naming it" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "nothing.json"'
-# memory --from: the same result's memory, as the plan reported it
-for k in 1 3; do
-    run "$P" memory --from "$tmp/plan3.json#$k" --json
-    check "memory --from plan#$k: the plan's configuration and memory" '[ $rc -eq 0 ] && python3 -c "
-import json, sys
-p = json.load(open(sys.argv[1]))[\"results\"][int(sys.argv[2]) - 1]
-m = json.loads(sys.argv[3])
-assert m[\"config\"] == p[\"config\"], (m[\"config\"], p[\"config\"])
-assert m[\"memory\"][\"total\"] == p[\"memory\"][\"total\"], (m[\"memory\"], p[\"memory\"])" "$tmp/plan3.json" "$k" "$out"'
-done
 run "$P" memory --from "$tmp/plan3.json#9"
 check "memory --from a missing result: exit 2, one line naming --from" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--from: " && has "$err" "has 3 results, not 9"'
 
@@ -840,6 +850,22 @@ r = json.load(sys.stdin)[\"results\"]
 assert len(r) == 3 and any(len(x[\"pools\"]) == 4 for x in r), r"'
 run "$P" topology show "$tmp/mixed.json"
 check "topology show on a mixed cluster: the first pool, and a warning saying so" '[ $rc -eq 0 ] && has "$out" "mix/h100" && has "$err" "takes pools[0]"'
+# plan reads a mixed cluster's own keys as every command does: a misspelt key
+# warned about, a bad schema_version refused (plan read only the pools' keys)
+python3 - "$ROOT/topologies/mixed-h100-b200.json" "$tmp/mixed-misspelt.json" "$tmp/mixed-schema.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump(dict(d, tranport={}), open(sys.argv[2], "w"))
+json.dump(dict(d, schema_version=-1), open(sys.argv[3], "w"))
+PY
+run "$P" plan --model llama3-8b --topology "$tmp/mixed-misspelt.json" --global-batch 64 --top 1
+check "plan on a mixed cluster with a misspelt key: planned, the key warned about" '[ $rc -eq 0 ] && has "$err" "tranport: unknown key, ignored (did you mean '"'"'transport'"'"'?)"'
+run "$P" plan --model llama3-8b --topology "$tmp/mixed-schema.json" --global-batch 64 --top 1
+check "plan on a mixed cluster whose schema_version is -1: exit 3, one line naming it" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "mixed-schema.json: schema_version: expected 1, found -1"'
+# a mixed cluster is planned on its pools as they are: --gpus was ignored
+# without a word (and bounded by the first pool's 512)
+run "$P" plan --model llama3-8b --topology mixed-h100-b200 --gpus 64 --global-batch 64 --top 1
+check "plan --gpus on a mixed cluster: exit 2, one line naming --gpus" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--gpus: does not apply to a mixed cluster"'
 
 run "$P" whatif --model llama3-8b --topology "$tmp/mixed.json" --global-batch 16 --sweep 'pools[1].servers=1,2' --json
 check "whatif on a mixed cluster: a pool's servers swept, the best plan at each point and where it runs" '[ $rc -eq 0 ] && printf "%s" "$out" | python3 -c "

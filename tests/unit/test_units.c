@@ -83,6 +83,36 @@ static void test_rejects(void **state)
     parse_bad(NULL, PPL_UNIT_COUNT);
 }
 
+/* ppl_decimal: the number strtod would read, less what strtod alone takes
+ * (hexadecimal, nan, inf); each case's value and where it stops, by hand. */
+static void test_decimal(void **state)
+{
+    (void)state;
+    const char *end;
+    const char *t = "-2.5e3%";
+    assert_true(ppl_decimal(t, &end) == -2500.0);
+    assert_ptr_equal(end, t + 6); /* stops at the '%' */
+    t = "0x10";
+    assert_true(ppl_decimal(t, &end) == 0.0);
+    assert_ptr_equal(end, t + 1); /* "0", then 'x' is not part of it */
+    t = "1e";
+    assert_true(ppl_decimal(t, &end) == 1.0);
+    assert_ptr_equal(end, t + 1); /* an exponent without digits is not one */
+    t = "+.5";
+    assert_true(ppl_decimal(t, &end) == 0.5);
+    assert_ptr_equal(end, t + 3);
+    const char *none[] = {"nan", "inf", "-inf", "", "-", ".", "e5", "x1"};
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+        assert_true(ppl_decimal(none[i], &end) == 0.0);
+        assert_ptr_equal(end, none[i]);
+    }
+    char longest[80];
+    memset(longest, '1', 70);
+    longest[70] = '\0'; /* 70 digits: more than the 63 a number may take */
+    (void)ppl_decimal(longest, &end);
+    assert_ptr_equal(end, longest);
+}
+
 static void test_format(void **state)
 {
     (void)state;
@@ -116,9 +146,8 @@ static void test_format(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bandwidth),
-        cmocka_unit_test(test_bytes_time_flops_count),
-        cmocka_unit_test(test_rejects),
+        cmocka_unit_test(test_bandwidth), cmocka_unit_test(test_bytes_time_flops_count),
+        cmocka_unit_test(test_rejects),   cmocka_unit_test(test_decimal),
         cmocka_unit_test(test_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -86,8 +86,7 @@ static void test_sweep_parse_good(void **state)
     ppl_sweep copy = sw;
     memset(&sw, 0, sizeof sw);
     assert_string_equal(ppl_sweep_value(&copy, 1), "400 Gb/s");
-    /* empty values between commas are skipped */
-    assert_int_equal(ppl_sweep_parse("gpus=1024,,2048,", doc, &sw, &err), PPL_OK);
+    assert_int_equal(ppl_sweep_parse("gpus=1024,2048", doc, &sw, &err), PPL_OK);
     assert_int_equal(sw.kind, PPL_SWEEP_GPUS);
     assert_int_equal(sw.nvalues, 2);
     assert_string_equal(ppl_sweep_value(&sw, 1), "2048");
@@ -129,8 +128,12 @@ static void test_sweep_parse_bad(void **state)
                "topology path such "
                "as rails.nic_bandwidth, nvlink.domain_gpus, tiers[1].oversubscription, rail_only, "
                "transport.loss_rate)");
-    expect_bad(doc, "gpus=,,", "gpus: no values");
+    expect_bad(doc, "gpus=,,", "gpus: value 1 is empty");
     expect_bad(doc, "gpus=", "gpus: no values");
+    /* a value left out or typed twice is a slip: neither dropped nor run twice */
+    expect_bad(doc, "gpus=1024,,2048", "gpus: value 2 is empty");
+    expect_bad(doc, "gpus=1024,2048,", "gpus: value 3 is empty");
+    expect_bad(doc, "gpus=1024,2048,1024", "gpus: '1024' is given twice");
     expect_bad(doc, "tiers[2].servers=1",
                "unknown key 'tiers[2].servers': the topology has 2 tiers");
     expect_bad(doc, "tiers[-1].latency=1us",
@@ -153,10 +156,10 @@ static void test_sweep_parse_bad(void **state)
     memset(spec, 'a', 64);
     snprintf(spec + 64, sizeof spec - 64, "=1");
     expect_bad(doc, spec, "key too long");
-    /* 257 values, one more than a sweep holds */
+    /* 257 distinct values, one more than a sweep holds */
     char many[1100] = "gpus=";
     for (int i = 1; i <= 257; i++)
-        snprintf(many + strlen(many), sizeof many - strlen(many), "%s%d", i > 1 ? "," : "", i % 10);
+        snprintf(many + strlen(many), sizeof many - strlen(many), "%s%d", i > 1 ? "," : "", i);
     expect_bad(doc, many, "gpus: at most 256 values");
     json_decref(doc);
 }
