@@ -136,8 +136,11 @@ static ppl_status read_moe(ppl_jr_ctx *ctx, const json_t *obj, const char *path,
         /* null or absent: no limit, dropless */
         (st = ppl_jr_int(ctx, v, mpath, "router_node_limit", PPL_JR_OPTIONAL, 0, 1, MAX_EXPERTS,
                          &m->moe.router_node_limit)) ||
+        /* at least 1: below it an expert drops tokens even when routing is even,
+         * so a step would execute fewer FLOPs than the model's, which MFU and the
+         * step's FLOP floor count (a dropped token's work is not modelled) */
         (st = ppl_jr_real(ctx, v, mpath, "capacity_factor", PPL_JR_OPTIONAL, 0.0,
-                          PPL_JR_POSITIVE(1e3), &m->moe.capacity_factor)) ||
+                          PPL_JR_BETWEEN(1.0, 1e3), &m->moe.capacity_factor)) ||
         (st = ppl_jr_real(ctx, v, mpath, "routing_skew", PPL_JR_OPTIONAL, PPL_ROUTING_SKEW_DEFAULT,
                           PPL_JR_BETWEEN(1.0, 1e3), &m->moe.routing_skew)) ||
         (st = ppl_jr_enum(ctx, v, mpath, "router_score", PPL_JR_OPTIONAL, router_score_names,
