@@ -254,8 +254,11 @@ ppl_status ppl_model_from_json(const json_t *obj, const char *file, const char *
         (st = ppl_jr_bool(&ctx, obj, path, "dropout", PPL_JR_OPTIONAL, true, &m->dropout)) ||
         (st = ppl_jr_int(&ctx, obj, path, "mtp_layers", PPL_JR_OPTIONAL, 0, 0, 64,
                          &m->mtp_layers)) ||
+        /* the rotary base: above 1, for the frequencies theta_i = base^(-2(i-1)/d)
+         * to fall with i (Su et al. 2021, RoFormer §3.2.2); Megatron-LM takes it
+         * as an integer (--rotary-base), so below 2 it would launch 0 or 1 */
         (st = ppl_jr_real(&ctx, obj, path, "rope_theta", PPL_JR_OPTIONAL, 0.0,
-                          PPL_JR_POSITIVE(1e12), &m->rope_theta)) ||
+                          PPL_JR_BETWEEN(2.0, 1e12), &m->rope_theta)) ||
         (st = ppl_jr_bool(&ctx, obj, path, "qk_norm", PPL_JR_OPTIONAL, false, &m->qk_norm)) ||
         /* a parameter count: at least one (0, its default, is none declared) */
         (st = ppl_jr_real(&ctx, obj, path, "params", PPL_JR_OPTIONAL, 0.0,

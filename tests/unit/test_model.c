@@ -288,7 +288,7 @@ static void test_errors_name_key(void **state)
         {"\"rope_theta\": 10000", "m.json: rope_theta: a rotary base, but position_embedding is "
                                   "\"learned\""},
         {"\"position_embedding\": \"rope\", \"rope_theta\": -1",
-         "m.json: rope_theta: expected a positive value, found -1"},
+         "m.json: rope_theta: expected a value of at least 2, found -1"},
         {"\"moe\": {\"experts\": 8, \"top_k\": 2, \"router_expert_bias\": true}",
          "m.json: moe.router_expert_bias: needs router_score \"sigmoid\" (the bias is added to "
          "sigmoid scores)"},
