@@ -98,11 +98,13 @@ static ppl_status check_outputs(cli *c)
     struct input {
         const char *arg, *flag;
         int kind; /* ppl_catalog_kind, or -1: a plain path */
-    } ins[] = {{a->model, "--model", PPL_CATALOG_MODELS},
-               {a->topology, "--topology", PPL_CATALOG_TOPOLOGIES},
-               {a->runs, "--runs", -1},
-               {a->constants_path, "--constants", -1},
-               {a->positional, "", -1}};
+    } ins[] = {
+        {a->model, "--model", PPL_CATALOG_MODELS},
+        {a->topology, "--topology", PPL_CATALOG_TOPOLOGIES},
+        {a->runs, "--runs", -1},
+        {a->constants_path, "--constants", -1},
+        {a->merge_path && strcmp(a->merge_path, "-") != 0 ? a->merge_path : NULL, "--merge", -1},
+        {a->positional, "", -1}};
     /* PLAN.json#K: the file before '#' */
     char plans[2 + PPL_COMPARE_MAX][1024];
     size_t nplans = 0;

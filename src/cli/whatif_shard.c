@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cost/knobs.h"
 
 ppl_status cli_whatif_shard_of(cli *c, const char *spec, size_t *k, size_t *n)
 {
@@ -30,10 +31,48 @@ ppl_status cli_whatif_shard_of(cli *c, const char *spec, size_t *k, size_t *n)
     return PPL_OK;
 }
 
-/* What every line of a sharded run carries, so that --merge refuses another
- * run's lines: the model and topology arguments, the sweeps, the point count. */
-static json_t *grid_json(const ppl_args *a, size_t npts)
+/* The settings the search of every point reads beyond the grid, as one text:
+ * every knob's pin (the registry's, knobs.h), the sequence length, the stack,
+ * the memory options, the objective, the spares and tokens, and --constants' values.
+ * A merge under other settings would cost the shards' configurations under its
+ * own, and print what no single run prints. */
+static json_t *settings_json(const cli *c)
 {
+    const ppl_args *a = c->args;
+    ppl_buf b;
+    ppl_buf_init(&b);
+    size_t n = 0;
+    const ppl_knob *k = ppl_knob_rows(&n);
+    for (size_t i = 0; i < n; i++)
+        ppl_buf_printf(&b, "%s=%.17g ", k[i].name, ppl_knob_pin(&k[i], &a->pins));
+    ppl_buf_printf(&b,
+                   "seq_len=%lld stack=%d conservative=%d overhead=%.17g fragmentation=%.17g "
+                   "headroom=%.17g,%.17g objective=%d within=%.17g tp_across_servers=%d "
+                   "spares=%lld,%.17g tokens=%.17g",
+                   (long long)a->seq_len, a->stack, (int)a->conservative, a->overhead_bytes,
+                   a->fragmentation, a->headroom_fraction, a->headroom_bytes, a->objective,
+                   a->within, (int)a->allow_tp_across_servers, (long long)a->spare_gpus,
+                   a->spare_fraction, a->tokens);
+    if (a->constants_path) {
+        json_t *k_json = ppl_constants_json(&c->constants);
+        char *text =
+            k_json ? json_dumps(k_json, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17))
+                   : NULL;
+        ppl_buf_printf(&b, " constants=%s", text ? text : "?");
+        free(text);
+        json_decref(k_json);
+    }
+    json_t *out = b.failed ? NULL : json_string(b.data);
+    ppl_buf_free(&b);
+    return out;
+}
+
+/* What every line of a sharded run carries, so that --merge refuses another
+ * run's lines: the model and topology arguments, the sweeps, the point count,
+ * the settings. */
+static json_t *grid_json(const cli *c, size_t npts)
+{
+    const ppl_args *a = c->args;
     json_t *g = json_object(), *sweeps = json_array();
     json_object_set_new(g, "model", json_string(a->model));
     json_object_set_new(g, "topology", json_string(a->topology));
@@ -43,6 +82,7 @@ static json_t *grid_json(const ppl_args *a, size_t npts)
     json_object_set_new(g, "points", json_integer((json_int_t)npts));
     if (a->pins.global_batch != PPL_UNSET)
         json_object_set_new(g, "global_batch", json_integer(a->pins.global_batch));
+    json_object_set_new(g, "settings", settings_json(c));
     return g;
 }
 
@@ -56,7 +96,7 @@ ppl_status cli_whatif_shard_lines(cli *c, const ppl_model *model, const ppl_what
         json_t *line = json_object();
         json_object_set_new(line, "parplan_whatif_shard", json_integer(1));
         json_object_set_new(line, "shard", json_sprintf("%s", a->shard));
-        json_object_set_new(line, "grid", grid_json(a, npts));
+        json_object_set_new(line, "grid", grid_json(c, npts));
         json_object_set_new(line, "point", json_integer((json_int_t)p));
         json_object_set_new(line, "config",
                             pts[p].ok ? ppl_config_json(&pts[p].best.config, model) : json_null());
@@ -97,7 +137,7 @@ ppl_status cli_whatif_merge(cli *c, const ppl_whatif_opts *wo, ppl_whatif_result
     if (!f)
         return ppl_error_set(&c->err, PPL_EINPUT, name, "", "cannot read: %s", strerror(errno));
     bool *seen = calloc(npts ? npts : 1, sizeof *seen);
-    json_t *grid = grid_json(a, npts);
+    json_t *grid = grid_json(c, npts);
     char *line = NULL, where[64];
     size_t cap = 0, lineno = 0;
     ppl_status st = seen ? PPL_OK : ppl_error_set(&c->err, PPL_EINTERNAL, "", "", "out of memory");
@@ -117,8 +157,8 @@ ppl_status cli_whatif_merge(cli *c, const ppl_whatif_opts *wo, ppl_whatif_result
                                "not a line of 'parplan whatif --shard'");
         else if (!json_equal(json_object_get(doc, "grid"), grid))
             st = ppl_error_set(&c->err, PPL_EINPUT, name, where,
-                               "grid: another sweep's line (give --merge the model, topology, "
-                               "--global-batch and --sweep the shards had)");
+                               "grid: another sweep's line (give --merge the arguments the "
+                               "shards had: model, topology, sweeps, batch, pins, settings)");
         else if (!json_is_integer(pt) || json_integer_value(pt) < 0 ||
                  (size_t)json_integer_value(pt) >= npts)
             st = ppl_error_set(&c->err, PPL_EINPUT, name, where, "point: not one of the %zu", npts);

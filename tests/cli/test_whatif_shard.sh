@@ -66,6 +66,18 @@ run "$P" whatif $grid --merge "$d/twice.jsonl"
 check "a shard merged twice: exit 3, file and line named" '[ $rc -eq 3 ] && has "$err" "twice.jsonl: line 13: point"'
 run "$P" whatif --model llama3-8b --topology dgx-h100-superpod --global-batch 512 --sweep gpus=64,128 --merge "$d/shards.jsonl"
 check "another sweep's lines: exit 3, grid named" '[ $rc -eq 3 ] && has "$err" "line 1: grid"'
+# the same grid under other settings: the shards' configurations costed under the
+# merge's sequence length, or their pins, would print what no single run prints
+# shellcheck disable=SC2086
+run "$P" whatif $grid --seq-len 4096 --merge "$d/shards.jsonl"
+check "lines merged under another --seq-len: exit 3, grid named" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "line 1: grid"'
+# shellcheck disable=SC2086
+run "$P" whatif $grid --zero 1 --merge "$d/shards.jsonl"
+check "lines merged under another pin (--zero 1): exit 3, grid named" '[ $rc -eq 3 ] && has "$err" "line 1: grid"'
+cp "$d/shards.jsonl" "$d/self.jsonl"
+# shellcheck disable=SC2086
+run "$P" whatif $grid --merge "$d/self.jsonl" -o "$d/self.jsonl"
+check "--merge F -o F: exit 2, the shards kept" '[ $rc -eq 2 ] && has "$err" "as --merge" && cmp -s "$d/shards.jsonl" "$d/self.jsonl"'
 printf 'not json\n' >"$d/bad.jsonl"
 # shellcheck disable=SC2086
 run "$P" whatif $grid --merge "$d/bad.jsonl"
