@@ -546,8 +546,8 @@ ppl_status cli_pins_from_plan_doc(cli *c, const json_t *doc, const char *path, l
     }
     snprintf(where, sizeof where, "results[%ld].config", rank - 1);
     if (st == PPL_OK)
-        st = ppl_pins_from_config_json(json_object_get(entry, "config"), path, where, &a->pins,
-                                       &c->err);
+        st = ppl_pins_from_config_json(json_object_get(entry, "config"), path, where, &c->diag,
+                                       &a->pins, &c->err);
     /* the sequence length and the stack the plan was costed at, unless given: the
      * model's own length and the default stack would cost another configuration */
     if (st == PPL_OK && a->seq_len == PPL_UNSET)

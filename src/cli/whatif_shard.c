@@ -176,10 +176,18 @@ ppl_status cli_whatif_merge(cli *c, const ppl_whatif_opts *wo, ppl_whatif_result
             seen[p] = true;
             snprintf(where, sizeof where, "line %zu: config", lineno);
             if (json_is_object(cfg))
-                st = ppl_pins_from_config_json(cfg, name, where, &plan, &c->err);
+                st = ppl_pins_from_config_json(cfg, name, where, &c->diag, &plan, &c->err);
             if (st == PPL_OK)
                 st = ppl_whatif_merge_point(wo, p, json_is_object(cfg) ? &plan : NULL, &totals,
                                             &pts[p], &c->err);
+            /* a value the configuration's rules refuse is the line's, not a flag's */
+            if (st == PPL_EUSAGE && !c->err.file[0] && ppl_knob_find(c->err.key)) {
+                char key[sizeof c->err.key];
+                snprintf(key, sizeof key, "%s.%.63s", where, c->err.key);
+                snprintf(c->err.key, sizeof c->err.key, "%s", key);
+                snprintf(c->err.file, sizeof c->err.file, "%s", name);
+                st = c->err.status = PPL_EINPUT;
+            }
         }
         json_decref(doc);
     }

@@ -54,9 +54,9 @@ json_t *ppl_config_json(const ppl_config *c, const ppl_model *m)
 static const char *const derived_keys[] = {"cp_a2a", "microbatches", "stage_layers", NULL};
 
 ppl_status ppl_pins_from_config_json(const json_t *cfg, const char *file, const char *path,
-                                     ppl_pins *a, ppl_error *err)
+                                     const ppl_diag *diag, ppl_pins *a, ppl_error *err)
 {
-    ppl_jr_ctx ctx = {.file = file, .err = err, .diag = NULL};
+    ppl_jr_ctx ctx = {.file = file, .err = err, .diag = diag};
     const char *keys[64];
     size_t n, nkeys = 0;
     const ppl_knob *k = ppl_knob_rows(&n);
@@ -114,6 +114,18 @@ ppl_status ppl_pins_from_config_json(const json_t *cfg, const char *file, const 
     if (ns >= 2) {
         a->first_stage_layers = json_integer_value(json_array_get(stages, 0));
         a->last_stage_layers = json_integer_value(json_array_get(stages, ns - 1));
+    }
+    /* microbatches a step, derived: what the batch, replicas and microbatch give */
+    const json_t *m = json_object_get(cfg, "microbatches");
+    if (m && a->global_batch > 0 && a->dp > 0 && a->mbs > 0) {
+        const int64_t want = a->global_batch / (a->dp * a->mbs);
+        if (!json_is_integer(m) || json_integer_value(m) != want) {
+            char found[64];
+            ppl_jr_describe(m, found, sizeof found);
+            ppl_jr_path(full, sizeof full, path, "microbatches");
+            return ppl_jr_fail(&ctx, full, "expected global_batch / (dp x mbs) = %lld, found %s",
+                               (long long)want, found);
+        }
     }
     return PPL_OK;
 }

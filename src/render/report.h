@@ -23,9 +23,12 @@ struct json_t *ppl_config_json(const ppl_config *config, const ppl_model *model)
 
 /* The inverse: pins from a configuration object as ppl_config_json writes it (a
  * plan's results[i].config), every knob pinned; errors name `path`'s keys in
- * `file`.  Derived keys (microbatches, cp_a2a) are read over. */
+ * `file`, and an unknown key is warned about on diag (NULL: not).  Of the derived
+ * keys, microbatches must be global_batch / (dp x mbs) where given; cp_a2a is read
+ * over. */
 ppl_status ppl_pins_from_config_json(const struct json_t *config, const char *file,
-                                     const char *path, ppl_pins *out, ppl_error *err);
+                                     const char *path, const ppl_diag *diag, ppl_pins *out,
+                                     ppl_error *err);
 
 /* SPEC memory object (bytes): weights, gradients, optimizer, activations, other,
  * total, capacity, fits (and worst_stage). */

@@ -755,6 +755,18 @@ d = json.load(open(sys.argv[1])); d[\"seq_len\"] = -4
 json.dump(d, open(sys.argv[2], \"w\"))" "$tmp/plan32k.json" "$tmp/planbad.json"
 run "$P" estimate --from "$tmp/planbad.json"
 check "estimate --from a plan whose seq_len is -4: exit 3 naming the key" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "planbad.json: seq_len"'
+# a result's configuration read as every input is: an unknown key warned about,
+# a derived count that disagrees refused
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d[\"results\"][0][\"config\"][\"tpp\"] = 8
+json.dump(d, open(sys.argv[2], \"w\"))
+d[\"results\"][0][\"config\"][\"microbatches\"] = -1
+json.dump(d, open(sys.argv[3], \"w\"))" "$tmp/plan3.json" "$tmp/plantpp.json" "$tmp/planmb.json"
+run "$P" estimate --from "$tmp/plantpp.json"
+check "estimate --from a config with a misspelt key: costed, the key warned about" '[ $rc -eq 0 ] && has "$err" "results[0].config.tpp: unknown key, ignored (did you mean '"'"'tp'"'"'?)"'
+run "$P" memory --from "$tmp/planmb.json"
+check "memory --from a config whose microbatches is -1: exit 3 naming it (after the tpp warning)" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 2 ] && has "$err" "planmb.json: results[0].config.microbatches: expected global_batch / (dp x mbs)"'
 run "$P" estimate --from "$tmp/plan3.json#2" --topology gh200-nvl256 --json
 check "estimate --from with --topology: the same configuration on another cluster" '[ $rc -eq 0 ] && has "$out" "\"topology\": \"gh200-nvl256\""'
 run "$P" estimate --from "$tmp/plan3.json#9"

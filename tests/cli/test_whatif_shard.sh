@@ -74,6 +74,18 @@ check "lines merged under another --seq-len: exit 3, grid named" '[ $rc -eq 3 ] 
 # shellcheck disable=SC2086
 run "$P" whatif $grid --zero 1 --merge "$d/shards.jsonl"
 check "lines merged under another pin (--zero 1): exit 3, grid named" '[ $rc -eq 3 ] && has "$err" "line 1: grid"'
+# a line's configuration its rules refuse: the file's error (exit 3, the line and
+# key), not a flag's
+python3 - "$d/shards.jsonl" "$d/huge.jsonl" <<'PY'
+import json, sys
+lines = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]
+first = next(x for x in lines if x["config"])
+first["config"]["gpus"] = 2147483648
+open(sys.argv[2], "w").write("".join(json.dumps(x) + "\n" for x in lines))
+PY
+# shellcheck disable=SC2086
+run "$P" whatif $grid --merge "$d/huge.jsonl"
+check "a line whose config.gpus exceeds the cluster: exit 3, one line naming line and key" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "huge.jsonl: line " && has "$err" ": config.gpus: "'
 cp "$d/shards.jsonl" "$d/self.jsonl"
 # shellcheck disable=SC2086
 run "$P" whatif $grid --merge "$d/self.jsonl" -o "$d/self.jsonl"

@@ -106,7 +106,8 @@ static void round_trip(const char *model, const char *topo, const ppl_pins *pins
     ppl_error err;
     assert_int_equal(ppl_config_from_pins(pins, &m, &t, &c, &err), PPL_OK);
     json_t *j = ppl_config_json(&c, &m);
-    assert_int_equal(ppl_pins_from_config_json(j, "plan.json", "config", &read, &err), PPL_OK);
+    assert_int_equal(ppl_pins_from_config_json(j, "plan.json", "config", NULL, &read, &err),
+                     PPL_OK);
     json_decref(j);
     assert_int_equal(ppl_config_from_pins(&read, &m, &t, &back, &err), PPL_OK);
     size_t n;
