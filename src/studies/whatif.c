@@ -549,6 +549,14 @@ ppl_status ppl_whatif_merge_point(const ppl_whatif_opts *o, size_t p, const ppl_
         out->search = *totals;
     if (!plan)
         return PPL_OK; /* nothing fit there */
+    /* the plan a shard found at this point: within its batch and its GPUs */
+    if (pins.global_batch != PPL_UNSET && plan->global_batch != pins.global_batch)
+        return ppl_error_set(err, PPL_EUSAGE, "", "global_batch",
+                             "%lld sequences where the point's batch is %lld",
+                             (long long)plan->global_batch, (long long)pins.global_batch);
+    if (pins.gpus != PPL_UNSET && plan->gpus > pins.gpus)
+        return ppl_error_set(err, PPL_EUSAGE, "", "gpus", "%lld GPUs where the point offers %lld",
+                             (long long)plan->gpus, (long long)pins.gpus);
     ppl_config c;
     if ((st = ppl_config_from_pins(plan, &m, &t, &c, err)) != PPL_OK)
         return st;

@@ -86,6 +86,19 @@ PY
 # shellcheck disable=SC2086
 run "$P" whatif $grid --merge "$d/huge.jsonl"
 check "a line whose config.gpus exceeds the cluster: exit 3, one line naming line and key" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "huge.jsonl: line " && has "$err" ": config.gpus: "'
+# a plan off its point: a batch other than the point's, its microbatches agreeing
+python3 - "$d/shards.jsonl" "$d/offgrid.jsonl" <<'PY'
+import json, sys
+lines = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]
+first = next(x for x in lines if x["config"])
+cfg = first["config"]
+cfg["global_batch"] *= 2
+cfg["microbatches"] = cfg["global_batch"] // (cfg["dp"] * cfg["mbs"])
+open(sys.argv[2], "w").write("".join(json.dumps(x) + "\n" for x in lines))
+PY
+# shellcheck disable=SC2086
+run "$P" whatif $grid --merge "$d/offgrid.jsonl"
+check "a line whose batch is not its point's: exit 3 naming config.global_batch" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" ": config.global_batch: "'
 cp "$d/shards.jsonl" "$d/self.jsonl"
 # shellcheck disable=SC2086
 run "$P" whatif $grid --merge "$d/self.jsonl" -o "$d/self.jsonl"
