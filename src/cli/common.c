@@ -459,9 +459,12 @@ ppl_status cli_plan_spec(cli *c, const char *spec, char path[CLI_PLAN_PATH_MAX],
     path[len] = '\0';
     *rank = 1;
     if (hash) {
-        char *end;
-        *rank = strtol(hash + 1, &end, 10);
-        if (end == hash + 1 || *end != '\0' || *rank < 1 || *rank > 100000)
+        /* K as the ranked table prints it: digits, no sign, space or leading zero */
+        const char *k = hash + 1;
+        const size_t digits = strspn(k, "0123456789");
+        *rank =
+            digits > 0 && digits <= 6 && k[digits] == '\0' && k[0] != '0' ? strtol(k, NULL, 10) : 0;
+        if (*rank < 1 || *rank > 100000)
             return ppl_error_set(&c->err, PPL_EUSAGE, "", flag,
                                  "expected a result number from 1 after '#', found '%.20s'",
                                  hash + 1);

@@ -771,8 +771,10 @@ run "$P" estimate --from "$tmp/plan3.json#2" --topology gh200-nvl256 --json
 check "estimate --from with --topology: the same configuration on another cluster" '[ $rc -eq 0 ] && has "$out" "\"topology\": \"gh200-nvl256\""'
 run "$P" estimate --from "$tmp/plan3.json#9"
 check "estimate --from a missing result: exit 2, one line" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "has 3 results, not 9"'
-run "$P" estimate --from "$tmp/plan3.json#x"
-check "estimate --from with a bad rank: exit 2" '[ $rc -eq 2 ] && has "$err" "--from"'
+for k in x 01 '+1' ' 1' 0; do
+    run "$P" estimate --from "$tmp/plan3.json#$k"
+    check "estimate --from plan#'$k': a result number as the table prints it, or exit 2" '[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "--from: expected a result number"'
+done
 run "$P" estimate --from "$tmp/nothing.json"
 check "estimate --from a missing file: exit 3, one line naming it" '[ $rc -eq 3 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "nothing.json"'
 run "$P" memory --from "$tmp/plan3.json#9"
