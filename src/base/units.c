@@ -180,7 +180,6 @@ double ppl_decimal(const char *text, const char **end)
 ppl_status ppl_parse_quantity(const char *text, ppl_unit unit, double *out, char *why,
                               size_t why_size)
 {
-    char tmp[64];
     if (!text) {
         snprintf(why, why_size, "expected %s", ppl_unit_noun(unit));
         return PPL_EUSAGE;
@@ -192,16 +191,14 @@ ppl_status ppl_parse_quantity(const char *text, ppl_unit unit, double *out, char
         snprintf(why, why_size, "expected a non-negative value");
         return PPL_EUSAGE;
     }
-    size_t n = scan_number(p);
-    if (n == 0 || n >= sizeof tmp) {
+    const char *end;
+    double value = ppl_decimal(p, &end);
+    if (end == p) {
         snprintf(why, why_size, "expected %s such as %s", ppl_unit_noun(unit),
                  ppl_unit_example(unit));
         return PPL_EUSAGE;
     }
-    memcpy(tmp, p, n);
-    tmp[n] = '\0';
-    double value = strtod(tmp, NULL);
-    p += n;
+    p = end;
     while (*p == ' ' || *p == '\t')
         p++;
     size_t ulen = strlen(p);

@@ -64,6 +64,10 @@ void cli_note_batch(int64_t batch, const ppl_model *model);
  * c->from until cli_setup has loaded them), else the catalogue's of the names it
  * gives (kept in `names`; never opened as paths). */
 ppl_status cli_pins_from_plan(cli *c, const char *spec, ppl_args *a, char names[2][256]);
+/* A usage error the configuration's rules gave for a knob read from a file (a
+ * plan's result, a shard's line): the file's, exit 3, its key config_key.KNOB
+ * (the split's ends as stage_layers); any other error as it is.  Its status. */
+ppl_status cli_config_error(cli *c, const char *file, const char *config_key);
 /* --from PLAN.json[#K] of estimate and memory: c->args becomes a copy (static:
  * main reads it after the command returns) with the plan's pins; nothing where
  * --from is not given. */

@@ -361,6 +361,21 @@ ppl_status cli_emit_json(cli *c, json_t *doc)
     return PPL_OK;
 }
 
+ppl_status cli_config_error(cli *c, const char *file, const char *config_key)
+{
+    if (c->err.status != PPL_EUSAGE || c->err.file[0] || !ppl_knob_find(c->err.key))
+        return c->err.status;
+    char knob[64];
+    snprintf(knob, sizeof knob, "%.63s",
+             strcmp(c->err.key, "first_stage_layers") == 0 ||
+                     strcmp(c->err.key, "last_stage_layers") == 0
+                 ? "stage_layers"
+                 : c->err.key);
+    snprintf(c->err.file, sizeof c->err.file, "%s", file);
+    snprintf(c->err.key, sizeof c->err.key, "%.63s.%.63s", config_key, knob);
+    return c->err.status = PPL_EINPUT;
+}
+
 /* Loads the model and topology and builds the pinned configuration. */
 ppl_status cli_setup(cli *c, ppl_model *model, ppl_topology *topo, ppl_eval_ctx *ctx,
                      ppl_config *config)
@@ -371,17 +386,8 @@ ppl_status cli_setup(cli *c, ppl_model *model, ppl_topology *topo, ppl_eval_ctx 
     if (st == PPL_OK)
         st = ppl_config_from_pins(&c->args->pins, model, topo, config, &c->err);
     /* pins read from a plan: a value they refuse is the plan's, not a flag's */
-    if (st == PPL_EUSAGE && c->from.file && !c->err.file[0] && ppl_knob_find(c->err.key)) {
-        char knob[64];
-        snprintf(knob, sizeof knob, "%.63s",
-                 strcmp(c->err.key, "first_stage_layers") == 0 ||
-                         strcmp(c->err.key, "last_stage_layers") == 0
-                     ? "stage_layers"
-                     : c->err.key);
-        snprintf(c->err.file, sizeof c->err.file, "%s", c->from.file);
-        snprintf(c->err.key, sizeof c->err.key, "%.63s.%.63s", c->from.config_key, knob);
-        st = c->err.status = PPL_EINPUT;
-    }
+    if (st == PPL_EUSAGE && c->from.file)
+        st = cli_config_error(c, c->from.file, c->from.config_key);
     /* the split the plan states is the split costed (its middle stages follow
      * from the ends and the model's layers) */
     for (size_t s = 0;

@@ -181,13 +181,8 @@ ppl_status cli_whatif_merge(cli *c, const ppl_whatif_opts *wo, ppl_whatif_result
                 st = ppl_whatif_merge_point(wo, p, json_is_object(cfg) ? &plan : NULL, &totals,
                                             &pts[p], &c->err);
             /* a value the configuration's rules refuse is the line's, not a flag's */
-            if (st == PPL_EUSAGE && !c->err.file[0] && ppl_knob_find(c->err.key)) {
-                char key[sizeof c->err.key];
-                snprintf(key, sizeof key, "%s.%.63s", where, c->err.key);
-                snprintf(c->err.key, sizeof c->err.key, "%s", key);
-                snprintf(c->err.file, sizeof c->err.file, "%s", name);
-                st = c->err.status = PPL_EINPUT;
-            }
+            if (st == PPL_EUSAGE)
+                st = cli_config_error(c, name, where);
         }
         json_decref(doc);
     }
