@@ -19,6 +19,7 @@
 #include "base/pages.h"
 #include "cost/recall.h"
 #include "cost/programs.h"
+#include "cost/linesweep.h"
 
 typedef struct sim {
     const ppl_pipe_in *in;
@@ -325,7 +326,7 @@ static line_view line_view_of(const sim *s)
                        s->frac};
 }
 
-/* step_fixed for a line sweep_line does not take (interleaved 1F1B, GPipe), no events:
+/* step_fixed for a line ppl_line_sweep_run does not take (interleaved 1F1B, GPipe), no events:
  * the same ops and the same arithmetic (ppl_line_op, input_at, execute), each rank's
  * program run from the stack of ranks whose input may have arrived in one loop,
  * the search's pipelines being long and many.  A forward and a backward each have
@@ -422,73 +423,6 @@ static size_t run_line(sim *s, run_state *st, int64_t *pc, ppl_line_step *rec)
     out->peak_rank = peak_rank;
     out->time_s = time_s;
     return nrec;
-}
-
-/* Whether sweep_line may run the line: one chunk a rank, 1F1B's order (not GPipe's),
- * every program 2m ops and no rank more warm-up forwards than the rank before. */
-static bool sweepable(const ppl_programs *g)
-{
-    bool ok = g->shape == PPL_SHAPE_LINE && !g->fill && !g->gpipe && g->v == 1;
-    for (int64_t k = 0; ok && k < g->p; k++)
-        ok = g->len[k] == 2 * g->m && g->warm[k] >= 0 && (k == 0 || g->warm[k] <= g->warm[k - 1]);
-    return ok;
-}
-
-/* run_line for one chunk a rank in an order fixed in advance: every rank's op i, the
- * forwards among them from the first rank to the last, then the backwards from the
- * last to the first.  Rank k runs W_k forwards, then a backward and a forward in
- * turn, then the backwards left (ppl_line_next): its forward of microbatch b is its
- * op b (b < W_k) or 2b - W_k + 1, its backward of b its op W_k + 2b (b < m - W_k)
- * or m + b.  Both fall as W grows, and W_k does not grow with k (sweepable), so a
- * forward's input (rank k-1's forward) and a backward's (rank k+1's backward, the
- * last rank's own forward) are ops of no later index that run first: no waits, no
- * finish times cleared.  Each op's arithmetic is run_line's, each rank's ops in
- * its own order, and the peak in flight goes to rank 0 in both (the most warm-up
- * forwards, all run before any other rank's). */
-static void sweep_line(sim *s, run_state *st, int64_t *pc)
-{
-    const line_view L = line_view_of(s);
-    const int64_t m = L.m, p = L.p;
-    const int64_t *warm = s->g.warm;
-    double *free_s = st->free_s, *held = st->inflight;
-    int64_t *tf = st->forwards;
-    ppl_pipe_out *out = st->out;
-    double peak = out->peak_in_flight, time_s = out->time_s;
-    int64_t peak_rank = out->peak_rank;
-    for (int64_t i = 0; i < 2 * m; i++) {
-        for (int64_t k = 0; k < p; k++) {
-            const int64_t mb = tf[k];
-            if (!(mb < m && mb - (i - mb) <= warm[k]))
-                continue; /* its op i is a backward */
-            /* the input's time, as run_line reads it (rank 0's: 0) */
-            const double ready = k > 0 ? L.done_f[(k - 1) * m + mb] - 1.0 + L.hop_f[k] : 0.0;
-            const double end = (ready > free_s[k] ? ready : free_s[k]) + L.dur_f[k];
-            held[k] += 1.0;
-            if (held[k] * L.frac > peak) {
-                peak = held[k] * L.frac;
-                peak_rank = k;
-            }
-            L.done_f[k * m + mb] = end + 1.0;
-            free_s[k] = end, tf[k] = mb + 1, pc[k] = i + 1;
-        }
-        for (int64_t k = p - 1; k >= 0; k--) {
-            if (pc[k] != i)
-                continue; /* its op i was a forward */
-            const int64_t mb = i - tf[k];
-            const double done = k == p - 1 ? L.done_f[k * m + mb] : L.done_b[(k + 1) * m + mb];
-            const double ready = done - 1.0 + L.hop_b[k];
-            const double end = (ready > free_s[k] ? ready : free_s[k]) + L.dur_bw[k];
-            held[k] -= 1.0;
-            L.done_b[k * m + mb] = end + 1.0;
-            free_s[k] = end, pc[k] = i + 1;
-        }
-    }
-    for (int64_t k = 0; k < p; k++)
-        if (free_s[k] > time_s)
-            time_s = free_s[k];
-    out->peak_in_flight = peak;
-    out->peak_rank = peak_rank;
-    out->time_s = time_s;
 }
 
 /* run_line again on another run of its shape, from the order it recorded (recall.h):
@@ -726,7 +660,7 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
     /* a line without events: swept in a fixed order (one chunk a rank), or its
      * order, where a run of its shape kept it */
     const bool line = s.g.shape == PPL_SHAPE_LINE && !s.g.fill && !keep_events;
-    const bool sweep = line && sweepable(&s.g);
+    const bool sweep = line && ppl_line_sweepable(&s.g);
     size_t n_order = 0;
     const ppl_line_step *order = line && !sweep ? ppl_recall_order(in, &n_order) : NULL;
     /* finish times and waits read before they are written: zero ("not yet",
@@ -744,7 +678,27 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
         for (int64_t k = s.g.p - 1; k >= 0; k--)
             st.stack[st.nstack++] = k;
         if (sweep) {
-            sweep_line(&s, &st, pc);
+            const line_view L = line_view_of(&s);
+            ppl_line_sweep sw = {.p = L.p,
+                                 .m = L.m,
+                                 .warm = s.g.warm,
+                                 .frac = L.frac,
+                                 .dur_f = L.dur_f,
+                                 .dur_bw = L.dur_bw,
+                                 .hop_f = L.hop_f,
+                                 .hop_b = L.hop_b,
+                                 .done_f = L.done_f,
+                                 .done_b = L.done_b,
+                                 .free_s = st.free_s,
+                                 .held = st.inflight,
+                                 .forwards = st.forwards,
+                                 .ops = pc,
+                                 .time_s = out->time_s,
+                                 .peak_in_flight = out->peak_in_flight,
+                                 .peak_rank = out->peak_rank};
+            ppl_line_sweep_run(&sw);
+            out->time_s = sw.time_s, out->peak_in_flight = sw.peak_in_flight;
+            out->peak_rank = sw.peak_rank;
             st.nstack = 0;
         } else if (order) {
             replay_line(&s, &st, pc, order, n_order);

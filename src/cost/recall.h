@@ -11,7 +11,7 @@
  * Orders: a line of several chunks a rank (interleaved 1F1B) or GPipe's, run
  * without events, goes rank by rank, each until its next input is missing
  * (executor.c run_line; 1F1B at one chunk a rank is swept in an order fixed in
- * advance, sweep_line, and keeps none).  Which ops run in which order depends on
+ * advance, cost/linesweep.h, and keeps none).  Which ops run in which order depends on
  * the programs and on which inputs are there, never on the times: it is a
  * function of the schedule, the ranks, the chunks a rank, the microbatches and the
  * interleaving's group.  A search costs many pipelines of one shape with other
