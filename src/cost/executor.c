@@ -698,7 +698,7 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
                                  .peak_rank = out->peak_rank};
             ppl_line_sweep_run(&sw);
             out->time_s = sw.time_s, out->peak_in_flight = sw.peak_in_flight;
-            out->peak_rank = sw.peak_rank;
+            out->peak_rank = sw.peak_rank, out->cycles_carried = sw.cycles_carried;
             st.nstack = 0;
         } else if (order) {
             replay_line(&s, &st, pc, order, n_order);

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include "cost/executor.h"
+#include "cost/linesweep.h"
 
 static ppl_pipe_out run(int schedule, int64_t pp, int64_t vp, int64_t m, const ppl_passes *st,
                         const double *hop, bool events)
@@ -15,6 +16,17 @@ static ppl_pipe_out run(int schedule, int64_t pp, int64_t vp, int64_t m, const p
     ppl_error err;
     assert_int_equal(ppl_pipe_run(&in, events, &out, &err), PPL_OK);
     return out;
+}
+
+/* Whether a run without events gives the run with them: the same peak in flight
+ * on the same rank, and the same time but for the rounding a 1F1B line's carried
+ * cycles may add (cost/linesweep.h: within a relative PPL_STEADY_REL_TOL a cycle) */
+static bool same_run(const ppl_pipe_out *walked, const ppl_pipe_out *events, int64_t m)
+{
+    const double tol = PPL_STEADY_REL_TOL * (double)m * events->time_s;
+    return fabs(walked->time_s - events->time_s) <= tol &&
+           walked->peak_in_flight == events->peak_in_flight &&
+           walked->peak_rank == events->peak_rank;
 }
 
 static void equal(ppl_passes *st, int64_t pp, double f, double b, double w)
@@ -295,11 +307,10 @@ static void test_random(void **state)
         }
         ppl_pipe_out o = run(s, p, vp, m, st, hop, true);
         assert_true(o.time_s >= o.bound_s * (1 - 1e-12));
-        /* without its events a line runs in one loop (run_line): the same figures,
-         * to the bit */
+        /* without its events a line runs in one loop (run_line) or a sweep, its
+         * steady cycles carried: the same figures */
         ppl_pipe_out q = run(s, p, vp, m, st, hop, false);
-        assert_true(q.time_s == o.time_s && q.peak_in_flight == o.peak_in_flight &&
-                    q.peak_rank == o.peak_rank);
+        assert_true(same_run(&q, &o, m));
         double busy[8] = {0};
         for (size_t i = 0; i < o.n_events; i++) {
             const ppl_pipe_event *e = &o.events[i];
@@ -352,8 +363,94 @@ static void test_memo(void **state)
         }
 }
 
+/*
+ * A long 1F1B line carried past its transient (cost/linesweep.h).  Equal stages, no
+ * sends, p = 4, m = 1000, F = 1, B + W = 2: every rank is busy from its first
+ * backward on, so the step is (m + p - 1)(F + B + W) = 1003 x 3 = 3009 s (Narayanan
+ * et al. 2021 §2.2, the bubble (p - 1)(F + B + W)), and the sweep carries all but the
+ * transient's and the drain's cycles: more than 900 of the 1,000.  Then 40 random
+ * lines of uneven stages with sends, p from 2 to 12, m from 200 to 600: each run
+ * without events, carried where its state repeated, against the run with them, op
+ * by op (same_run); most carry (a line whose transient outlasts its forwards is
+ * swept to the end).
+ */
+static void test_steady(void **state)
+{
+    (void)state;
+    ppl_passes st[12];
+    double hop[12];
+    equal(st, 4, 1.0, 1.0, 1.0);
+    ppl_pipe_out o = run(PPL_SCHEDULE_1F1B, 4, 1, 1000, st, NULL, false);
+    assert_close(o.time_s, 3009.0, 3009.0 * 1e-11);
+    assert_true(o.cycles_carried > 900);
+    int carried = 0;
+    for (int it = 0; it < 40; it++) {
+        const int64_t p = 2 + (int64_t)uniform(0, 11), m = 200 + (int64_t)uniform(0, 400);
+        for (int64_t k = 0; k < p; k++) {
+            double f = uniform(0.5, 2), b = uniform(0.5, 3);
+            st[k] = (ppl_passes){f, b, 0.0, f + b};
+            hop[k] = uniform(0, 0.3);
+        }
+        ppl_pipe_out events = run(PPL_SCHEDULE_1F1B, p, 1, m, st, hop, true);
+        ppl_pipe_out walked = run(PPL_SCHEDULE_1F1B, p, 1, m, st, hop, false);
+        if (!same_run(&walked, &events, m))
+            fail_msg("p %lld m %lld: %.17g (peak %g on %lld) against %.17g (%g on %lld)",
+                     (long long)p, (long long)m, walked.time_s, walked.peak_in_flight,
+                     (long long)walked.peak_rank, events.time_s, events.peak_in_flight,
+                     (long long)events.peak_rank);
+        carried += walked.cycles_carried > 0;
+        ppl_pipe_out_free(&events);
+    }
+    print_message("%d of 40 random lines carried\n", carried);
+    assert_true(carried >= 30);
+}
+
+/*
+ * The carry by hand (ppl_line_steady_carry): two ranks, m = 10, after six ops each
+ * (rank 0 five forwards, one backward; rank 1 four and two), free since 8 and 9 s and
+ * now at 10 and 11: d = 2.  What the next ops read: rank 0's forward 4 (rank 1's
+ * next), rank 1's forwards 2 and 3 (its own next backwards), rank 1's backward 1
+ * (rank 0's next).  Each moved by 2 s from the microbatch before, so the state is
+ * carried by min(10 - 5, 10 - 4) = 5 cycles, every time 10 s later: rank 0's
+ * forward 4 as forward 9, rank 1's backward 1 as 6.  Any one of those entries off
+ * the shift, or a rank's free time off it, and nothing is carried.
+ */
+static void test_steady_carry(void **state)
+{
+    (void)state;
+    for (int off = 0; off <= 5; off++) {
+        double free_s[2] = {10, 11}, before_s[2] = {8, 9}, done_f[20] = {0}, done_b[20] = {0};
+        int64_t forwards[2] = {5, 4};
+        done_f[3] = 5, done_f[4] = 7;           /* rank 0: its forward 4 and the one before */
+        done_f[10 + 1] = 2, done_f[10 + 2] = 4; /* rank 1: forwards 1..3 */
+        done_f[10 + 3] = 6;
+        done_b[10 + 0] = 7, done_b[10 + 1] = 9; /* rank 1: backward 1 and 0 */
+        double *bad[] = {NULL, &done_f[4], &done_f[12], &done_f[13], &done_b[11], &free_s[1]};
+        if (bad[off])
+            *bad[off] += 0.5;
+        ppl_line_state ls = {2, 10, free_s, done_f, done_b, forwards, 6};
+        const int64_t q = ppl_line_steady_carry(&ls, before_s);
+        if (off) {
+            assert_int_equal(q, 0);
+            assert_int_equal(ls.ops, 6);
+            continue;
+        }
+        assert_int_equal(q, 5);
+        assert_int_equal(ls.ops, 16);
+        assert_int_equal(forwards[0], 10);
+        assert_int_equal(forwards[1], 9);
+        assert_close(free_s[0], 20.0, 0);
+        assert_close(free_s[1], 21.0, 0);
+        assert_close(done_f[9], 17.0, 0);  /* 7 + 10 */
+        assert_close(done_f[17], 14.0, 0); /* 4 + 10 */
+        assert_close(done_f[18], 16.0, 0); /* 6 + 10 */
+        assert_close(done_b[16], 19.0, 0); /* 9 + 10 */
+    }
+}
+
 /* A line's order kept by shape (cost/orders.h) and walked again by later runs of
- * that shape gives what the run with events gives, to the bit: for 1F1B at one to
+ * that shape gives what the run with events gives, to the bit but for a sweep's
+ * carried cycles (same_run): for 1F1B at one to
  * three chunks a rank (interleaved in groups of p and of more), and GPipe, 60 shapes,
  * each run five times with new stage times and sends, every run but the first
  * walking the first's order.  An order that skipped, repeated or misplaced an op,
@@ -384,9 +481,7 @@ static void test_orders(void **state)
             ppl_error err;
             assert_int_equal(ppl_pipe_run(&in, true, &events, &err), PPL_OK);
             assert_int_equal(ppl_pipe_run(&in, false, &walked, &err), PPL_OK);
-            if (!(walked.time_s == events.time_s &&
-                  walked.peak_in_flight == events.peak_in_flight &&
-                  walked.peak_rank == events.peak_rank))
+            if (!same_run(&walked, &events, m))
                 fail_msg("%s p %lld vp %lld m %lld group %lld run %d: %.17g (peak %g on %lld) "
                          "against %.17g (%g on %lld)",
                          ppl_schedule_name(s), (long long)p, (long long)vp, (long long)m,
@@ -461,7 +556,8 @@ int main(void)
         cmocka_unit_test(test_in_flight),    cmocka_unit_test(test_in_flight_by_rank),
         cmocka_unit_test(test_random),       cmocka_unit_test(test_bound_spans),
         cmocka_unit_test(test_refusals),     cmocka_unit_test(test_memo),
-        cmocka_unit_test(test_orders),
+        cmocka_unit_test(test_orders),       cmocka_unit_test(test_steady),
+        cmocka_unit_test(test_steady_carry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
