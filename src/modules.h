@@ -26,6 +26,7 @@
 #include "hardware/topogen.h"
 #include "cost/config.h"
 #include "cost/pipeline.h"
+#include "cost/linesweep.h"
 #include "cost/executor.h"
 #include "cost/knobs.h"
 #include "cost/stack.h"

@@ -326,12 +326,12 @@ static line_view line_view_of(const sim *s)
                        s->frac};
 }
 
-/* step_fixed for a line ppl_line_sweep_run does not take (interleaved 1F1B, GPipe), no events:
- * the same ops and the same arithmetic (ppl_line_op, input_at, execute), each rank's
- * program run from the stack of ranks whose input may have arrived in one loop,
- * the search's pipelines being long and many.  A forward and a backward each have
- * their own branch, the arrays and the peak in locals; the step's end is taken once
- * a rank stops (its ops end in order, so its last end is its latest). */
+/* step_fixed for a line ppl_line_sweep_run does not take (GPipe's, or one it gave up
+ * on), no events: the same ops and the same arithmetic (ppl_line_op, input_at, execute), each
+ * rank's program run from the stack of ranks whose input may have arrived in one loop, the search's
+ * pipelines being long and many.  A forward and a backward each have their own branch, the arrays
+ * and the peak in locals; the step's end is taken once a rank stops (its ops end in order, so its
+ * last end is its latest). */
 static size_t run_line(sim *s, run_state *st, int64_t *pc, ppl_line_step *rec)
 {
     size_t nrec = 0;
@@ -625,6 +625,45 @@ ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *o
     return PPL_OK;
 }
 
+/* The line swept (linesweep.h) into st->out, or false with every rank's count and
+ * time back at zero if an op's input had not run at its turn. */
+static bool sweep(sim *s, run_state *st, int64_t *pc)
+{
+    const line_view L = line_view_of(s);
+    ppl_pipe_out *out = st->out;
+    ppl_line_sweep sw = {.p = L.p,
+                         .m = L.m,
+                         .v = s->g.v,
+                         .group = s->in->group > 0 ? s->in->group : L.p,
+                         .table = s->g.table,
+                         .warm = s->g.warm,
+                         .frac = L.frac,
+                         .dur_f = L.dur_f,
+                         .dur_bw = L.dur_bw,
+                         .hop_f = L.hop_f,
+                         .hop_b = L.hop_b,
+                         .done_f = L.done_f,
+                         .done_b = L.done_b,
+                         .free_s = st->free_s,
+                         .held = st->inflight,
+                         .forwards = st->forwards,
+                         .ops = pc,
+                         .time_s = out->time_s,
+                         .peak_in_flight = out->peak_in_flight,
+                         .peak_rank = out->peak_rank};
+    if (!ppl_line_sweep_run(&sw)) {
+        const size_t p = (size_t)L.p;
+        memset(pc, 0, p * sizeof *pc);
+        memset(st->forwards, 0, p * sizeof *st->forwards);
+        for (size_t k = 0; k < p; k++)
+            st->free_s[k] = st->inflight[k] = 0.0;
+        return false;
+    }
+    out->time_s = sw.time_s, out->peak_in_flight = sw.peak_in_flight;
+    out->peak_rank = sw.peak_rank, out->cycles_carried = sw.cycles_carried;
+    return true;
+}
+
 static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *out,
                            ppl_error *err)
 {
@@ -657,15 +696,15 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
         rc = ppl_error_set(err, PPL_EINTERNAL, "", "", "out of memory running the pipeline");
         goto done;
     }
-    /* a line without events: swept in a fixed order (one chunk a rank), or its
-     * order, where a run of its shape kept it */
+    /* a 1F1B line without events: swept in a fixed order, or if that fails (an
+     * input not run at its turn) its order, where a run of its shape kept it */
     const bool line = s.g.shape == PPL_SHAPE_LINE && !s.g.fill && !keep_events;
-    const bool sweep = line && ppl_line_sweepable(&s.g);
+    const bool swept = line && ppl_line_sweepable(&s.g) && sweep(&s, &st, pc);
     size_t n_order = 0;
-    const ppl_line_step *order = line && !sweep ? ppl_recall_order(in, &n_order) : NULL;
+    const ppl_line_step *order = line && !swept ? ppl_recall_order(in, &n_order) : NULL;
     /* finish times and waits read before they are written: zero ("not yet",
      * "nobody") */
-    if (!order && !sweep)
+    if (!order && !swept)
         memset(s.cells, 0, s.cells_bytes);
     if (s.g.fill) {
         for (int64_t k = 0; k < s.g.p; k++)
@@ -674,33 +713,10 @@ static ppl_status run_once(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out
             ppl_heap_slot sl = ppl_heap_pop(&st.h);
             step_fill(&s, &st, pc, sl.id, sl.t);
         }
-    } else {
+    } else if (!swept) {
         for (int64_t k = s.g.p - 1; k >= 0; k--)
             st.stack[st.nstack++] = k;
-        if (sweep) {
-            const line_view L = line_view_of(&s);
-            ppl_line_sweep sw = {.p = L.p,
-                                 .m = L.m,
-                                 .warm = s.g.warm,
-                                 .frac = L.frac,
-                                 .dur_f = L.dur_f,
-                                 .dur_bw = L.dur_bw,
-                                 .hop_f = L.hop_f,
-                                 .hop_b = L.hop_b,
-                                 .done_f = L.done_f,
-                                 .done_b = L.done_b,
-                                 .free_s = st.free_s,
-                                 .held = st.inflight,
-                                 .forwards = st.forwards,
-                                 .ops = pc,
-                                 .time_s = out->time_s,
-                                 .peak_in_flight = out->peak_in_flight,
-                                 .peak_rank = out->peak_rank};
-            ppl_line_sweep_run(&sw);
-            out->time_s = sw.time_s, out->peak_in_flight = sw.peak_in_flight;
-            out->peak_rank = sw.peak_rank, out->cycles_carried = sw.cycles_carried;
-            st.nstack = 0;
-        } else if (order) {
+        if (order) {
             replay_line(&s, &st, pc, order, n_order);
             st.nstack = 0;
         } else if (line) {

@@ -47,7 +47,8 @@ typedef struct ppl_pipe_out {
     int64_t peak_rank;    /* the rank that held them */
     int64_t cycles_carried;    /* a 1F1B line's cycles (a backward and a forward a rank)
                                   carried forward once its state repeated, not run op by
-                                  op (cost/linesweep.h); 0 when recalled or kept */
+                                  op (cost/linesweep.h); 0 when recalled, kept or not
+                                  swept */
     double *in_flight_by_rank; /* each rank's most, when asked (keep_events; pp entries) */
     ppl_pipe_event *events; /* every op, when asked (ppl_pipe_run keep_events) */
     size_t n_events;
@@ -56,9 +57,9 @@ typedef struct ppl_pipe_out {
 /* Runs the step's pipeline.  keep_events: fill out->events and
  * out->in_flight_by_rank (freed by ppl_pipe_out_free).  Without them, a run the
  * thread made of the same inputs answers, and a line of a shape it ran walks the
- * order that run kept (cost/recall.h): the same figures, to the bit; a 1F1B line of one
- * chunk a rank is swept, its cycles past the transient carried (cost/linesweep.h:
- * the same figures within a relative 1e-14 a carried cycle).  PPL_EUSAGE for inputs the
+ * order that run kept (cost/recall.h): the same figures, to the bit; a 1F1B line is
+ * swept, its periods past the transient carried (cost/linesweep.h: the same figures
+ * within a relative 1e-14 a carried period).  PPL_EUSAGE for inputs the
  * schedule cannot run (naming the knob); PPL_EINTERNAL out of memory, or if the
  * programs deadlock (a bug). */
 ppl_status ppl_pipe_run(const ppl_pipe_in *in, bool keep_events, ppl_pipe_out *out,

@@ -8,10 +8,10 @@
  * not the passes), and a run is a pure function of its inputs; a run without
  * events is looked up by its inputs, compared in full (recall.c).
  *
- * Orders: a line of several chunks a rank (interleaved 1F1B) or GPipe's, run
- * without events, goes rank by rank, each until its next input is missing
- * (executor.c run_line; 1F1B at one chunk a rank is swept in an order fixed in
- * advance, cost/linesweep.h, and keeps none).  Which ops run in which order depends on
+ * Orders: GPipe's line, and a 1F1B line the sweep gives up on (cost/linesweep.h:
+ * an input not run at its turn; 1F1B is swept in an order fixed in advance and
+ * keeps none), run without events, goes rank by rank, each until its next input
+ * is missing (executor.c run_line).  Which ops run in which order depends on
  * the programs and on which inputs are there, never on the times: it is a
  * function of the schedule, the ranks, the chunks a rank, the microbatches and the
  * interleaving's group.  A search costs many pipelines of one shape with other
