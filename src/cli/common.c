@@ -525,6 +525,8 @@ ppl_status cli_pins_from_plan_doc(cli *c, const json_t *doc, const char *path, l
     c->from.file = path;
     snprintf(c->from.config_key, sizeof c->from.config_key, "results[%ld].config", rank - 1);
     ppl_status st = ppl_jr_expect_object(&jr, doc, "");
+    if (st == PPL_OK) /* the document's version, as every input's */
+        st = ppl_jr_schema_version(&jr, doc, "");
     const json_t *results = json_object_get(doc, "results");
     const json_t *entry = json_array_get(results, (size_t)rank - 1);
     c->from.stage_layers =
