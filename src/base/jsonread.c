@@ -373,18 +373,34 @@ ppl_status ppl_jr_int(ppl_jr_ctx *ctx, const json_t *obj, const char *path, cons
     return PPL_OK;
 }
 
+/* value as %.6g, or to the last digit where that would print the bound it broke
+ * ("at least 0.2, found 0.2" for 0.199999999) */
+static const char *found_of(char *buf, size_t size, double value, double bound)
+{
+    char at[32];
+    snprintf(buf, size, "%.6g", value);
+    snprintf(at, sizeof at, "%.6g", bound);
+    if (strcmp(buf, at) == 0)
+        snprintf(buf, size, "%.17g", value);
+    return buf;
+}
+
 static ppl_status check_range(ppl_jr_ctx *ctx, const char *full, double value, ppl_jr_range r)
 {
     bool low = r.min_open ? !(value > r.min) : !(value >= r.min);
     bool high = r.max_open ? !(value < r.max) : !(value <= r.max);
+    char found[32];
     if (low && r.min_open && r.min == 0.0)
-        return ppl_jr_fail(ctx, full, "expected a positive value, found %.6g", value);
+        return ppl_jr_fail(ctx, full, "expected a positive value, found %s",
+                           found_of(found, sizeof found, value, r.min));
     if (low)
-        return ppl_jr_fail(ctx, full, "expected a value %s %.6g, found %.6g",
-                           r.min_open ? "above" : "of at least", r.min, value);
+        return ppl_jr_fail(ctx, full, "expected a value %s %.6g, found %s",
+                           r.min_open ? "above" : "of at least", r.min,
+                           found_of(found, sizeof found, value, r.min));
     if (high)
-        return ppl_jr_fail(ctx, full, "expected a value %s %.6g, found %.6g",
-                           r.max_open ? "below" : "of at most", r.max, value);
+        return ppl_jr_fail(ctx, full, "expected a value %s %.6g, found %s",
+                           r.max_open ? "below" : "of at most", r.max,
+                           found_of(found, sizeof found, value, r.max));
     return PPL_OK;
 }
 
