@@ -531,10 +531,11 @@ ppl_status cli_pins_from_plan_doc(cli *c, const json_t *doc, const char *path, l
     const json_t *entry = json_array_get(results, (size_t)rank - 1);
     c->from.stage_layers =
         json_incref(json_object_get(json_object_get(entry, "config"), "stage_layers"));
-    if (st == PPL_OK && !json_is_array(results))
+    /* an empty array is the file's fault, as report has it: no K would do */
+    if (st == PPL_OK && (!json_is_array(results) || json_array_size(results) == 0))
         st = ppl_error_set(&c->err, PPL_EINPUT, path, "results",
-                           "expected the array of a plan's results (the --json output of 'parplan "
-                           "plan')");
+                           "expected the non-empty array of a plan's results (the --json "
+                           "output of 'parplan plan')");
     else if (st == PPL_OK && !entry)
         st = ppl_error_set(&c->err, PPL_EUSAGE, "", flag, "%s has %zu results, not %ld", path,
                            json_array_size(results), rank);
