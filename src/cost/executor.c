@@ -326,12 +326,13 @@ static line_view line_view_of(const sim *s)
                        s->frac};
 }
 
-/* step_fixed for a line ppl_line_sweep_run does not take (GPipe's, or one it gave up
- * on), no events: the same ops and the same arithmetic (ppl_line_op, input_at, execute), each
- * rank's program run from the stack of ranks whose input may have arrived in one loop, the search's
- * pipelines being long and many.  A forward and a backward each have their own branch, the arrays
- * and the peak in locals; the step's end is taken once a rank stops (its ops end in order, so its
- * last end is its latest). */
+/* step_fixed for a line ppl_line_sweep_run does not take (GPipe's, or one it gave
+ * up on), no events: the same ops and the same arithmetic (ppl_line_op, input_at,
+ * execute), each rank's program run from the stack of ranks whose input may have
+ * arrived in one loop, the search's pipelines being long and many.  A forward and
+ * a backward each have their own branch, the arrays and the peak in locals; the
+ * step's end is taken once a rank stops (its ops end in order, so its last end is
+ * its latest). */
 static size_t run_line(sim *s, run_state *st, int64_t *pc, ppl_line_step *rec)
 {
     size_t nrec = 0;
@@ -634,7 +635,7 @@ static bool sweep(sim *s, run_state *st, int64_t *pc)
     ppl_line_sweep sw = {.p = L.p,
                          .m = L.m,
                          .v = s->g.v,
-                         .group = s->in->group > 0 ? s->in->group : L.p,
+                         .group = s->g.group,
                          .table = s->g.table,
                          .warm = s->g.warm,
                          .frac = L.frac,

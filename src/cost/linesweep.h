@@ -86,6 +86,13 @@ typedef struct ppl_line_window {
  * by less than a relative 1e-14 m. */
 #define PPL_STEADY_REL_TOL 1e-14
 
+/* The most a step of m microbatches, time_s long, may move by the carry: the
+ * bound a run without events keeps to the run op by op. */
+static inline double ppl_steady_bound_s(int64_t m, double time_s)
+{
+    return PPL_STEADY_REL_TOL * (double)m * time_s;
+}
+
 /* Whether every time the next period reads moved by one figure since before_s (each
  * rank's free_s one period, 2 n v ops, earlier, when every rank was already past
  * its warm-up); if so, carries the state forward by as many periods as every rank

@@ -27,7 +27,7 @@ static void emit_fb(ppl_programs *g, int64_t k, int64_t mf, int64_t jf, int64_t 
 /* Megatron-Core's schedule table: the t-th chunk-microbatch of a rank */
 static void table_entry(const ppl_programs *g, int64_t t, int64_t *mb, int64_t *chunk)
 {
-    const int64_t n = g->in->group > 0 ? g->in->group : g->p, v = g->v, m = g->m;
+    const int64_t n = g->group, v = g->v, m = g->m;
     int64_t first = t / (n * v) * n; /* the group's first microbatch */
     int64_t size = m - first < n ? m - first : n;
     int64_t r = t - first * v;
@@ -183,9 +183,9 @@ void ppl_programs_free(ppl_programs *g)
 bool ppl_programs_init(ppl_programs *g, const ppl_pipe_in *in)
 {
     memset(g, 0, sizeof *g);
-    g->in = in;
     g->p = in->pp;
     g->m = in->microbatches;
+    g->group = in->group > 0 ? in->group : g->p;
     const int sch = in->schedule;
     g->shape = ppl_schedule_is_line(sch)           ? PPL_SHAPE_LINE
                : ppl_schedule_of(sch)->chunks == 2 ? PPL_SHAPE_V
@@ -215,7 +215,7 @@ bool ppl_programs_init(ppl_programs *g, const ppl_pipe_in *in)
         g->table[2 * t] = (int32_t)mb;
         g->table[2 * t + 1] = (int32_t)c;
     }
-    const int64_t n = in->group > 0 ? in->group : g->p;
+    const int64_t n = g->group;
     for (int64_t k = 0; k < g->p; k++) {
         switch (sch) {
         case PPL_SCHEDULE_ZB_V: program_zb_v(g, k); continue;

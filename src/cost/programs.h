@@ -48,9 +48,9 @@ enum { PPL_SHAPE_LINE, PPL_SHAPE_V, PPL_SHAPE_DUAL };
 
 /* Every rank's program for one pipeline. */
 typedef struct ppl_programs {
-    const ppl_pipe_in *in;
     int shape;          /* PPL_SHAPE_* */
     int64_t p, m, v, S; /* ranks, microbatches, chunks a rank, virtual stages */
+    int64_t group;      /* interleaved 1F1B: the table's group of microbatches (in's, or p) */
     bool fill;          /* zero-bubble: B and W apart, the deferred W fill the bubbles */
     bool gpipe;         /* GPipe: every forward, then every backward */
     ppl_op *ops;        /* a stored program (a V, DualPipe): rank k's at ops + k * cap */
@@ -61,9 +61,8 @@ typedef struct ppl_programs {
                            entries (Megatron-Core's table, the same on every rank) */
 } ppl_programs;
 
-/* Builds in's programs (in stays the caller's, read by the programs while they
- * live); false when out of memory, nothing then held.  The inputs are the
- * executor's, checked before. */
+/* Builds in's programs (what they need of in is copied); false when out of memory,
+ * nothing then held.  The inputs are the executor's, checked before. */
 bool ppl_programs_init(ppl_programs *g, const ppl_pipe_in *in);
 void ppl_programs_free(ppl_programs *g);
 

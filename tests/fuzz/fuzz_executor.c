@@ -62,10 +62,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the run without events (a line's own loop or sweep, or the memo): the same
      * figures, but for the rounding of a sweep's carried periods (linesweep.h) */
     ppl_pipe_out quick;
-    const double tol = PPL_STEADY_REL_TOL * (double)in.microbatches * out.time_s;
     require(ppl_pipe_run(&in, false, &quick, &err) == PPL_OK &&
-            fabs(quick.time_s - out.time_s) <= tol && quick.peak_in_flight == out.peak_in_flight &&
-            quick.peak_rank == out.peak_rank);
+            fabs(quick.time_s - out.time_s) <= ppl_steady_bound_s(in.microbatches, out.time_s) &&
+            quick.peak_in_flight == out.peak_in_flight && quick.peak_rank == out.peak_rank);
     ppl_pipe_out_free(&quick);
     require(out.bound_s == ppl_pipe_bound_s(&in));
     /* a rank's events come in the order it runs them: each starts after the last */

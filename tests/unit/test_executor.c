@@ -20,11 +20,10 @@ static ppl_pipe_out run(int schedule, int64_t pp, int64_t vp, int64_t m, const p
 
 /* Whether a run without events gives the run with them: the same peak in flight
  * on the same rank, and the same time but for the rounding a 1F1B line's carried
- * cycles may add (cost/linesweep.h: within a relative PPL_STEADY_REL_TOL a cycle) */
+ * periods may add (cost/linesweep.h, ppl_steady_bound_s) */
 static bool same_run(const ppl_pipe_out *walked, const ppl_pipe_out *events, int64_t m)
 {
-    const double tol = PPL_STEADY_REL_TOL * (double)m * events->time_s;
-    return fabs(walked->time_s - events->time_s) <= tol &&
+    return fabs(walked->time_s - events->time_s) <= ppl_steady_bound_s(m, events->time_s) &&
            walked->peak_in_flight == events->peak_in_flight &&
            walked->peak_rank == events->peak_rank;
 }
