@@ -321,6 +321,18 @@ ppl_status ppl_jr_object(ppl_jr_ctx *ctx, const json_t *obj, const char *path, c
     return PPL_OK;
 }
 
+/* value as %.6g, or to the last digit where that would print the bound it broke
+ * ("at least 0.2, found 0.2" for 0.199999999) */
+static const char *found_of(char *buf, size_t size, double value, double bound)
+{
+    char at[32];
+    snprintf(buf, size, "%.6g", value);
+    snprintf(at, sizeof at, "%.6g", bound);
+    if (strcmp(buf, at) == 0)
+        snprintf(buf, size, "%.17g", value);
+    return buf;
+}
+
 static const char *int_expectation(int64_t min, char *buf, size_t size)
 {
     if (min == 1)
@@ -356,9 +368,11 @@ ppl_status ppl_jr_int(ppl_jr_ctx *ctx, const json_t *obj, const char *path, cons
             return ppl_jr_fail(ctx, full, "expected %s, found %s", expect, found);
         }
         if (d < (double)min)
-            return ppl_jr_fail(ctx, full, "expected %s, found %.6g", expect, d);
+            return ppl_jr_fail(ctx, full, "expected %s, found %s", expect,
+                               found_of(found, sizeof found, d, (double)min));
         if (d > (double)max)
-            return ppl_jr_fail(ctx, full, "expected at most %lld, found %.6g", (long long)max, d);
+            return ppl_jr_fail(ctx, full, "expected at most %lld, found %s", (long long)max,
+                               found_of(found, sizeof found, d, (double)max));
         value = (int64_t)d;
     } else {
         ppl_jr_describe(v, found, sizeof found);
@@ -371,18 +385,6 @@ ppl_status ppl_jr_int(ppl_jr_ctx *ctx, const json_t *obj, const char *path, cons
                            (long long)value);
     *out = value;
     return PPL_OK;
-}
-
-/* value as %.6g, or to the last digit where that would print the bound it broke
- * ("at least 0.2, found 0.2" for 0.199999999) */
-static const char *found_of(char *buf, size_t size, double value, double bound)
-{
-    char at[32];
-    snprintf(buf, size, "%.6g", value);
-    snprintf(at, sizeof at, "%.6g", bound);
-    if (strcmp(buf, at) == 0)
-        snprintf(buf, size, "%.17g", value);
-    return buf;
 }
 
 static ppl_status check_range(ppl_jr_ctx *ctx, const char *full, double value, ppl_jr_range r)
