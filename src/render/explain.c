@@ -82,6 +82,10 @@ void ppl_plan_diff_of(const ppl_estimate *best, const ppl_estimate *other, ppl_p
 static void signed_time(double s, char *buf, size_t size)
 {
     char t[32];
+    /* under the last place ppl_format_time shows (0.01 ns), a difference of two
+     * step times equal but for their rounding: 0, not "+0.00 ns" */
+    if (fabs(s) < 0.005e-9)
+        s = 0.0;
     ppl_format_time(fabs(s), t, sizeof t);
     snprintf(buf, size, "%s%s", s < 0 ? "-" : "+", t);
 }
