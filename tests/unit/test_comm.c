@@ -225,6 +225,20 @@ static void test_ecmp(void **state)
     /* one flow: no collision; two flows on 32 links collide with probability 1/32 */
     assert_close(ppl_ecmp_expected_max(1, 32), 1.0, 1e-12);
     assert_close(ppl_ecmp_expected_max(2, 32), 1.0 + 1.0 / 32.0, 1e-9);
+    /* k balls in 2 bins, the fuller holding max(i, k - i) of C(k, i) / 2^k ways:
+     * 3 balls: (3 x 2 + 2 x 6) / 8 = 9/4; 4: (4 x 2 + 3 x 8 + 2 x 6) / 16 = 11/4 (the
+     * series raised by Miller's recurrence, 4n >= k: net.c); 9: 2 (9 + 8 x 9 + 7 x
+     * 36 + 6 x 84 + 5 x 126) / 512 = 1467/256 (raised by squaring, 4n < k) */
+    assert_close(ppl_ecmp_expected_max(3, 2), 9.0 / 4.0, 1e-13);
+    assert_close(ppl_ecmp_expected_max(4, 2), 11.0 / 4.0, 1e-13);
+    assert_close(ppl_ecmp_expected_max(9, 2), 1467.0 / 256.0, 1e-13);
+    /* either side of the switch between the two (4n = k), and 64 flows: the same
+     * sum over every assignment of labelled balls to bins, counted exactly in
+     * integers (bin by bin, the ways to hold r balls with none over j) */
+    assert_close(ppl_ecmp_expected_max(16, 4), 6.1390144824981689, 1e-12);
+    assert_close(ppl_ecmp_expected_max(17, 4), 6.4508811484556645, 1e-12);
+    assert_close(ppl_ecmp_expected_max(64, 16), 7.8803832072225797, 1e-11);
+    assert_close(ppl_ecmp_expected_max(64, 15), 8.1876755128010483, 1e-11);
 }
 
 /* A 1:4 spine (leaf uplinks at 4:1) slows all-to-all across leaf groups, but not a
