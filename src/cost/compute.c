@@ -289,24 +289,30 @@ void ppl_layer_host_ops(const ppl_model *m, const ppl_config *c, bool moe, doubl
     *backward = b_attn + b_mlp + quantize;
 }
 
-void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_config *c,
-                       const ppl_gpu_efficiency *e, bool moe, ppl_layer_time *out)
+void ppl_layer_base_of(const ppl_model *m, const ppl_topology *t, const ppl_config *c,
+                       const ppl_gpu_efficiency *e, bool moe, ppl_layer_base *b)
 {
+    /* the experts at tp's width: the work of every other part reads no expert
+     * layout, and ppl_layer_time_finish counts the experts' at their own */
+    ppl_config at_tp = *c;
+    at_tp.etp = c->tp;
     ppl_layer_work w;
-    ppl_layer_work_of(m, c, moe, &w);
+    ppl_layer_work_of(m, &at_tp, moe, &w);
     double p16 = peak16(t, c);
     /* fp8, mxfp8 and nvfp4 run the linear layers' GEMMs at their own peak and the
      * fp8 efficiency (an assumption for the block-scaled ones: no run measured
      * them); the attention core stays 16-bit (Megatron-Core applies the recipe
      * to Transformer Engine's linear layers) */
     const bool fp8 = ppl_precision_low(c->precision);
-    double pgemm = fp8 ? t->gpu.flops[c->precision] : p16;
-    /* the experts' GEMMs (and the busiest GPU's excess) at the expert tensor-parallel
-     * width, the rest at the tensor-parallel one */
-    double expert = w.expert_gemm_flops + w.skew_gemm_flops;
-    double gemm = (w.gemm_flops - w.expert_gemm_flops) / (pgemm * gemm_efficiency(m, c, e, fp8));
-    if (expert > 0.0)
-        gemm += expert / (pgemm * gemm_efficiency_at(m, ppl_config_etp(c), e, fp8));
+    b->pgemm = fp8 ? t->gpu.flops[c->precision] : p16;
+    b->fp8 = fp8;
+    b->gemm_flops = w.gemm_flops;
+    b->skew_gemm_flops = w.skew_gemm_flops;
+    b->tokens = (double)c->mbs * (double)m->seq_len / (double)c->cp; /* T, as work_of's */
+    ppl_layer_shape shape;
+    ppl_layer_shape_of(m, c->tp, &shape);
+    b->expert_weights = shape.expert_weights;
+    b->gemm_den = b->pgemm * gemm_efficiency(m, c, e, fp8);
     /* flash attention at the kernel's sequence (a rank's s/cp queries under context
      * parallelism) and head width, forward and backward, on the stack's kernels
      * (gpu.c); the backward does 2.5 times the forward's FLOPs (FlashAttention-2
@@ -325,44 +331,76 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
          * a roofline over the scores' bytes */
         attn = ppl_max(attn, 4.0 * w.scores / (t->gpu.hbm_bandwidth_bps * e->hbm));
     }
-    double elem = w.elementwise_bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
+    b->attn_s = attn;
+    b->elem_s = w.elementwise_bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
     /* backward element-wise: twice the forward's (each reads the output's gradient
      * and what the forward saved, and writes the input's), but the softmax's and
      * dropout's, counted as they run */
-    double elem_b = (2.0 * (w.elementwise_bytes - w.softmax_bytes) + w.softmax_bytes_backward) /
-                    (t->gpu.hbm_bandwidth_bps * e->hbm);
-    double attn_backward =
+    b->elem_backward_s =
+        (2.0 * (w.elementwise_bytes - w.softmax_bytes) + w.softmax_bytes_backward) /
+        (t->gpu.hbm_bandwidth_bps * e->hbm);
+    b->attn_backward_s =
         c->flash_attention ? 2.5 * w.attn_flops / (p16 * e->attention * flash_b) : 2.0 * attn;
     /* fp8 tensor-wise current scaling: the amax pass reads each 16-bit input */
-    double amax_f = 0.0, amax_b = 0.0;
+    b->amax_f_s = b->amax_b_s = 0.0;
     if (c->precision == PPL_PRECISION_FP8 && c->fp8_recipe == PPL_FP8_TENSORWISE) {
         double nf, nb;
         fp8_cast_elements(m, c, moe, &nf, &nb);
-        amax_f = 2.0 * nf / (t->gpu.hbm_bandwidth_bps * e->hbm);
-        amax_b = 2.0 * nb / (t->gpu.hbm_bandwidth_bps * e->hbm);
+        b->amax_f_s = 2.0 * nf / (t->gpu.hbm_bandwidth_bps * e->hbm);
+        b->amax_b_s = 2.0 * nb / (t->gpu.hbm_bandwidth_bps * e->hbm);
     }
-    out->forward_s = gemm + attn + elem + amax_f;
-    out->attention_s = attn;
-    out->attention_backward_s = attn_backward;
+    b->wgrad_col_s = w.col_gemm_flops / (b->pgemm * gemm_efficiency(m, c, e, fp8));
+    for (int i = 0; i < PPL_TP_GEMMS; i++)
+        b->tp_gemm_s[i] = w.tp_gemm_flops[i] / (b->pgemm * gemm_efficiency(m, c, e, fp8));
+    /* selective recomputation without flash attention: the attention core and its
+     * softmax again */
+    b->selective_s = attn + w.softmax_bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
+    b->flops_model = 3.0 * (w.gemm_flops + w.attn_model_flops);
+    b->recompute_flops = c->recompute == PPL_RECOMPUTE_FULL ? w.gemm_flops + w.attn_model_flops
+                         : c->recompute == PPL_RECOMPUTE_SELECTIVE && !c->flash_attention
+                             ? w.attn_model_flops
+                             : 0.0;
+}
+
+void ppl_layer_time_finish(const ppl_model *m, const ppl_config *c, const ppl_gpu_efficiency *e,
+                           bool moe, const ppl_layer_base *b, ppl_layer_time *out)
+{
+    /* the experts' GEMMs (and the busiest GPU's excess) at the expert tensor-parallel
+     * width, the rest at the tensor-parallel one; their FLOPs as the etp layout
+     * counts them: T etp/tp tokens a rank, 1/etp of each expert */
+    double expert_gemm_flops = 0.0;
+    if (moe) {
+        const int64_t etp = ppl_config_etp(c);
+        double weights = b->expert_weights;
+        if (etp != c->tp) {
+            ppl_layer_shape es;
+            ppl_layer_shape_of(m, etp, &es);
+            weights = es.expert_weights;
+        }
+        expert_gemm_flops =
+            2.0 * (b->tokens * (double)etp / (double)c->tp) * (double)m->moe.top_k * weights;
+    }
+    double expert = expert_gemm_flops + b->skew_gemm_flops;
+    double gemm = (b->gemm_flops - expert_gemm_flops) / b->gemm_den;
+    if (expert > 0.0)
+        gemm += expert / (b->pgemm * gemm_efficiency_at(m, ppl_config_etp(c), e, b->fp8));
+    out->forward_s = gemm + b->attn_s + b->elem_s + b->amax_f_s;
+    out->attention_s = b->attn_s;
+    out->attention_backward_s = b->attn_backward_s;
     /* backward: input gradients (a GEMM as large as each forward one, the attention
      * core, element-wise) and weight gradients (one more GEMM each): W = gemm */
     out->wgrad_s = gemm;
-    out->wgrad_col_s = w.col_gemm_flops / (pgemm * gemm_efficiency(m, c, e, fp8));
+    out->wgrad_col_s = b->wgrad_col_s;
     for (int i = 0; i < PPL_TP_GEMMS; i++)
-        out->tp_gemm_s[i] = w.tp_gemm_flops[i] / (pgemm * gemm_efficiency(m, c, e, fp8));
-    out->recompute_s = 0.0;
-    double recompute_flops = 0.0;
-    if (c->recompute == PPL_RECOMPUTE_FULL) {
-        out->recompute_s = out->forward_s;
-        recompute_flops = w.gemm_flops + w.attn_model_flops;
-    } else if (c->recompute == PPL_RECOMPUTE_SELECTIVE && !c->flash_attention) {
-        /* the attention core and its softmax again */
-        out->recompute_s = attn + w.softmax_bytes / (t->gpu.hbm_bandwidth_bps * e->hbm);
-        recompute_flops = w.attn_model_flops;
-    }
-    out->backward_s = 2.0 * gemm + attn_backward + elem_b + amax_b + out->recompute_s;
-    out->flops_model = 3.0 * (w.gemm_flops + w.attn_model_flops);
-    out->flops_hardware = out->flops_model + recompute_flops;
+        out->tp_gemm_s[i] = b->tp_gemm_s[i];
+    out->recompute_s = c->recompute == PPL_RECOMPUTE_FULL ? out->forward_s
+                       : c->recompute == PPL_RECOMPUTE_SELECTIVE && !c->flash_attention
+                           ? b->selective_s
+                           : 0.0;
+    out->backward_s =
+        2.0 * gemm + b->attn_backward_s + b->elem_backward_s + b->amax_b_s + out->recompute_s;
+    out->flops_model = b->flops_model;
+    out->flops_hardware = out->flops_model + b->recompute_flops;
     double ops_f, ops_b;
     ppl_layer_host_ops(m, c, moe, &ops_f, &ops_b);
     out->host_ops = ops_f + ops_b;
@@ -370,6 +408,14 @@ void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_conf
     out->host_ops_recompute = c->recompute == PPL_RECOMPUTE_FULL        ? ops_f
                               : c->recompute == PPL_RECOMPUTE_SELECTIVE ? 1.0
                                                                         : 0.0;
+}
+
+void ppl_layer_time_of(const ppl_model *m, const ppl_topology *t, const ppl_config *c,
+                       const ppl_gpu_efficiency *e, bool moe, ppl_layer_time *out)
+{
+    ppl_layer_base b;
+    ppl_layer_base_of(m, t, c, e, moe, &b);
+    ppl_layer_time_finish(m, c, e, moe, &b, out);
 }
 
 /* Bytes the loss moves per logit, forward and backward.  Megatron's

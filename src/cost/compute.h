@@ -103,6 +103,27 @@ void ppl_layer_host_ops(const ppl_model *model, const ppl_config *config, bool m
 void ppl_layer_time_of(const ppl_model *model, const ppl_topology *topo, const ppl_config *config,
                        const ppl_gpu_efficiency *eff, bool moe, ppl_layer_time *out);
 
+/* ppl_layer_time_of in two steps: what reads neither ep nor etp (the expert
+ * layout), then the layer's time from it and them.  A search computes the first
+ * once for the expert layouts around one attention layout (microcache.c); the
+ * two give ppl_layer_time_of's figures to the last bit. */
+typedef struct ppl_layer_base {
+    double gemm_flops, skew_gemm_flops; /* ppl_layer_work's, the experts' at tp's width */
+    double tokens;                      /* T: a rank's tokens of the microbatch */
+    double expert_weights;              /* an expert's weights a rank holds at tp's width */
+    double pgemm, gemm_den;             /* the GEMMs' peak, and it x their fraction at tp */
+    bool fp8;                           /* the GEMMs in a low precision */
+    double attn_s, attn_backward_s, elem_s, elem_backward_s, amax_f_s, amax_b_s;
+    double selective_s; /* what selective recomputation runs again (unfused attention) */
+    double wgrad_col_s, tp_gemm_s[PPL_TP_GEMMS];
+    double flops_model, recompute_flops;
+} ppl_layer_base;
+void ppl_layer_base_of(const ppl_model *model, const ppl_topology *topo, const ppl_config *config,
+                       const ppl_gpu_efficiency *eff, bool moe, ppl_layer_base *out);
+void ppl_layer_time_finish(const ppl_model *model, const ppl_config *config,
+                           const ppl_gpu_efficiency *eff, bool moe, const ppl_layer_base *base,
+                           ppl_layer_time *out);
+
 /* Output layer and loss on the last stage, one microbatch: forward and backward. */
 void ppl_output_time_of(const ppl_model *model, const ppl_topology *topo, const ppl_config *config,
                         const ppl_gpu_efficiency *eff, bool fused_loss, ppl_layer_time *out);

@@ -19,7 +19,10 @@
  * ppl_micro_key alone (compute.c and memory.c read no other field of the
  * configuration but those a search fixes: precision, fp8 recipe, bf16 layers),
  * the MoE layers' times and a layer's parameters on the first eight (the expert
- * layout: ep, etp); only the fixed terms (ppl_memory_parts_fixed) read the last
+ * layout: ep, etp), of which the MoE times read the expert layout only in the
+ * experts' GEMMs and the host's launches (compute.h ppl_layer_base: the rest is
+ * kept with the first six and each layout's miss finishes it, a third of the
+ * work); only the fixed terms (ppl_memory_parts_fixed) read the last
  * two, whether there are pipeline stages and replicas, and they cost less to
  * compute than to keep.  A search walks many expert layouts and replica counts
  * for each attention layout: each part is computed once for all of them.
@@ -102,7 +105,10 @@ struct ppl_micro_cache {
     shared_slot shared[SHARED_SLOTS];
     head_slot head[HEAD_SLOTS];
     ppl_layer_time *dense16; /* SHARED_SLOTS */
-    layout_slot *layout;     /* LAYOUT_SLOTS, allocated at the first miss */
+    /* SHARED_SLOTS: a MoE layer's time but for its expert layout (compute.h
+     * ppl_layer_base), which each layout's miss finishes */
+    ppl_layer_base *moe_base, *moe16_base;
+    layout_slot *layout; /* LAYOUT_SLOTS, allocated at the first miss */
     ppl_layer_time *moe, *moe16;
 };
 
@@ -117,6 +123,7 @@ ppl_micro_cache *ppl_micro_cache_new(void)
         memset(cache->param_at, 0, sizeof cache->param_at);
         cache->nshared = cache->nlayout = cache->nhead = cache->ncp = cache->nparam = 0;
         cache->dense16 = NULL;
+        cache->moe_base = cache->moe16_base = NULL;
         cache->layout = NULL;
         cache->moe = cache->moe16 = NULL;
     }
@@ -127,6 +134,8 @@ void ppl_micro_cache_free(ppl_micro_cache *cache)
 {
     if (cache) {
         ppl_pages_free(cache->dense16, SHARED_SLOTS * sizeof *cache->dense16);
+        ppl_pages_free(cache->moe_base, SHARED_SLOTS * sizeof *cache->moe_base);
+        ppl_pages_free(cache->moe16_base, SHARED_SLOTS * sizeof *cache->moe16_base);
         ppl_pages_free(cache->layout, LAYOUT_SLOTS * sizeof *cache->layout);
         ppl_pages_free(cache->moe, LAYOUT_SLOTS * sizeof *cache->moe);
         ppl_pages_free(cache->moe16, LAYOUT_SLOTS * sizeof *cache->moe16);
@@ -161,9 +170,25 @@ static void layer_params(ppl_micro_cache *cache, const ppl_model *m, const ppl_c
 #undef X
 }
 
-/* A layer's parameters and MoE times, kept when the tables could be had. */
+/* A MoE layer's times from the parts its attention layout shares (as
+ * ppl_micro_moe_init sets them: compute.h ppl_layer_time_finish) */
+static void moe_finish(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layer_base *base,
+                       const ppl_layer_base *base16, ppl_micro *out)
+{
+    ppl_layer_time_finish(ctx->model, c, &ctx->eff, true, base, &out->moe);
+    out->moe16 = out->moe;
+    if (base16) {
+        ppl_config c16 = *c;
+        c16.precision = PPL_PRECISION_BF16;
+        ppl_layer_time_finish(ctx->model, &c16, &ctx->eff, true, base16, &out->moe16);
+    }
+}
+
+/* A layer's parameters and MoE times, kept when the tables could be had; a MoE
+ * layer's from `base` (and `base16` where layers are kept in bf16) when given. */
 static void layout_parts(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const ppl_config *c,
-                         const int64_t key[PPL_MICRO_KEY], ppl_micro *out)
+                         const int64_t key[PPL_MICRO_KEY], const ppl_layer_base *base,
+                         const ppl_layer_base *base16, ppl_micro *out)
 {
     const ppl_model *m = ctx->model;
     const bool moe = m->has_moe, moe16 = moe && c->bf16_layers > 0;
@@ -183,7 +208,10 @@ static void layout_parts(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const 
                                   ppl_micro_key_hash(key, 8), &found);
     layout_slot *l = &cache->layout[i];
     if (!found || memcmp(l->key, key, sizeof l->key) != 0) {
-        ppl_micro_moe_init(ctx, c, out);
+        if (moe && base)
+            moe_finish(ctx, c, base, base16, out);
+        else
+            ppl_micro_moe_init(ctx, c, out);
         layer_params(cache, m, c, key, mem);
         if (moe)
             cache->moe[i] = out->moe;
@@ -220,13 +248,35 @@ void ppl_micro_cache_fill(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const
         ppl_micro_compute_init(ctx, c, out); /* computed each time */
         return;
     }
+    /* allocated before the first slot is filled, or never: every slot filled
+     * then holds its base */
+    const bool moe = m->has_moe;
+    if (moe && cache->nshared == 0) {
+        cache->moe_base = table_of(cache->moe_base, SHARED_SLOTS, sizeof *cache->moe_base);
+        if (dense16)
+            cache->moe16_base =
+                table_of(cache->moe16_base, SHARED_SLOTS, sizeof *cache->moe16_base);
+    }
     const size_t i = ppl_slot_for(cache->shared_at, &cache->nshared, SHARED_SLOTS,
                                   ppl_micro_key_hash(key, 6), &found);
     shared_slot *sh = &cache->shared[i];
+    /* a MoE layer's parts but its expert layout's, where their tables could be had */
+    ppl_layer_base *base = moe && cache->moe_base ? &cache->moe_base[i] : NULL;
+    ppl_layer_base *base16 =
+        base && dense16 ? cache->moe16_base ? &cache->moe16_base[i] : NULL : NULL;
+    if (base && dense16 && !base16)
+        base = NULL;
     bool head_set = false;
     if (!found || memcmp(sh->key, key, sizeof sh->key) != 0) {
         ppl_micro_dense_init(ctx, c, out); /* the head too: kept below */
         head_set = true;
+        if (base)
+            ppl_layer_base_of(m, ctx->topo, c, &ctx->eff, true, base);
+        if (base16) {
+            ppl_config c16 = *c;
+            c16.precision = PPL_PRECISION_BF16;
+            ppl_layer_base_of(m, ctx->topo, &c16, &ctx->eff, true, base16);
+        }
         sh->dense = out->dense;
         if (dense16)
             cache->dense16[i] = out->dense16;
@@ -258,7 +308,7 @@ void ppl_micro_cache_fill(ppl_micro_cache *cache, const ppl_eval_ctx *ctx, const
 #define X(f) out->mem.f = sh->act.f;
     ACT_FIELDS
 #undef X
-    layout_parts(cache, ctx, c, key, out);
+    layout_parts(cache, ctx, c, key, base, base16, out);
     ppl_memory_parts_fixed(m, c, &ctx->memory, &out->mem);
 }
 
