@@ -11,12 +11,18 @@
 /* ---- the table's order ------------------------------------------------------ */
 
 /* Where (mb, chunk c) stands in the table (programs.c table_entry: groups of n
- * microbatches, each run chunk by chunk, the last group what is left). */
+ * microbatches, each run chunk by chunk, the last group what is left): the
+ * entries of a chunk of mb's group are group_size apart. */
+static int64_t group_size(const ppl_line_state *s, int64_t mb)
+{
+    const int64_t first = mb / s->n * s->n;
+    return s->m - first < s->n ? s->m - first : s->n;
+}
+
 static int64_t table_pos(const ppl_line_state *s, int64_t mb, int64_t c)
 {
     const int64_t first = mb / s->n * s->n;
-    const int64_t size = s->m - first < s->n ? s->m - first : s->n;
-    return first * s->v + c * size + (mb - first);
+    return first * s->v + c * group_size(s, mb) + (mb - first);
 }
 
 static int64_t clamp(int64_t x, int64_t hi)
@@ -181,7 +187,10 @@ static inline bool sweep_loop(ppl_line_sweep *sw, const bool chunks)
             /* the input's time, as the executor reads it (the first stage's: 0) */
             double ready = 0.0;
             if (j > 0) {
-                if (chunks && !(table_pos(&ls, mb, (j - 1) / p) < tf[(j - 1) % p])) {
+                /* the input is this entry on rank k - 1, or on the last rank the
+                 * mb's entry a chunk before: its group's size of entries back */
+                if (chunks &&
+                    !((k > 0 ? f : f - group_size(&ls, mb)) < tf[k > 0 ? k - 1 : p - 1])) {
                     ok = false;
                     break;
                 }
@@ -210,8 +219,10 @@ static inline bool sweep_loop(ppl_line_sweep *sw, const bool chunks)
                 }
                 done = done_f[j * m + mb];
             } else {
-                const int64_t r = (j + 1) % p; /* the next stage's rank and its backwards */
-                if (chunks && !(table_pos(&ls, mb, v - 1 - (j + 1) / p) < pc[r] - tf[r])) {
+                /* the next stage's rank and its backwards; its entry this one on
+                 * rank k + 1, or on the first rank the mb's entry a chunk before */
+                const int64_t r = k < p - 1 ? k + 1 : 0;
+                if (chunks && !((r > 0 ? b : b - group_size(&ls, mb)) < pc[r] - tf[r])) {
                     ok = false;
                     break;
                 }
