@@ -93,8 +93,16 @@ bool ppl_estimate_memory(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl
 bool ppl_estimate_fits(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
                        const ppl_micro *mi, const ppl_classes *cl)
 {
-    ppl_memory shown;
-    return ppl_estimate_memory(ctx, c, l, mi, cl, &shown);
+    /* ppl_estimate_memory's fits, which the first class over the memory decides */
+    const ppl_stage_env own = {ctx, l, mi};
+    ppl_memory mem, shown;
+    for (size_t i = 0; i < cl->n; i++) {
+        const ppl_stage_class *k = &cl->items[i];
+        class_memory(k->env ? k->env : &own, c, k, i, &mem, &shown);
+        if (!mem.fits)
+            return false;
+    }
+    return cl->n > 0;
 }
 
 double ppl_estimate_dp_floor_s(const ppl_eval_ctx *ctx, const ppl_config *c, const ppl_layout *l,
