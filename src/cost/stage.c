@@ -268,6 +268,19 @@ void ppl_micro_compute_init(const ppl_eval_ctx *ctx, const ppl_config *c, ppl_mi
     ppl_memory_parts_init(ctx->model, c, &ctx->memory, &mi->mem);
 }
 
+void ppl_micro_comm_copy(ppl_micro *dst, const ppl_micro *src)
+{
+    dst->act = src->act;
+    dst->tp_one = src->tp_one;
+    dst->tp_reduce_one = src->tp_reduce_one;
+    dst->tp_gather = src->tp_gather;
+    dst->cp = src->cp;
+    dst->ep_one = src->ep_one;
+    dst->ep_hidden_share = src->ep_hidden_share;
+    dst->etp_one = src->etp_one;
+    dst->pp_one = src->pp_one;
+}
+
 void ppl_micro_compute_copy(ppl_micro *dst, const ppl_micro *src)
 {
     dst->dense = src->dense;

@@ -89,6 +89,8 @@ void ppl_micro_comm_init_with(const ppl_eval_ctx *ctx, const ppl_config *config,
  * schedule): the share of the expert all-to-all hidden under another microbatch.
  * A search that changes only vp sets it again instead of the rest. */
 void ppl_micro_comm_interleave(const ppl_eval_ctx *ctx, const ppl_config *config, ppl_micro *micro);
+/* Copies what ppl_micro_comm_init sets from src to dst, and nothing else. */
+void ppl_micro_comm_copy(ppl_micro *dst, const ppl_micro *src);
 /* Whether that share may read vp: where the 1F1B all-to-all overlap is asked for
  * (--ep-overlap) and there is an all-to-all to hide; elsewhere every interleaving's
  * microbatch is the same. */

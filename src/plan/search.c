@@ -400,7 +400,8 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                             &comm_by_sp[sp]);
                         comm_known[sp] = true;
                     }
-                    ppl_micro micro = comm_by_sp[sp];
+                    ppl_micro micro; /* its compute parts filled before they are read */
+                    ppl_micro_comm_copy(&micro, &comm_by_sp[sp]);
                     ppl_micro_comm_interleave(ctx, &c, &micro);
                     const ppl_cp_cost *cp_costs = cp_table[sp];
                     const choices *cps_here = &cp_choice[sp];
