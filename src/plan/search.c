@@ -375,9 +375,9 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
             double bound_table[2][2][3][2][PPL_CP_COMM_COUNT];
             bool bound_known[2][2][3][2], bound_exact[2][2][3][2][PPL_CP_COMM_COUNT];
             memset(bound_known, 0, sizeof bound_known);
-            /* a microbatch's exchanges by sp, for every interleaving: only the expert
-             * all-to-all's hidden share reads vp (the CP ones above with them) */
-            ppl_micro comm_by_sp[2];
+            /* a microbatch's exchanges by sp, for every vp (only the all-to-all's hidden
+             * share reads it), copied to `micro`, whose compute parts fill before a read */
+            ppl_micro comm_by_sp[2], micro;
             bool comm_known[2] = {false, false};
             for (int g = 0; g < vps.n; g++) {
                 c.vp = vps.v[g];
@@ -400,7 +400,6 @@ static void search_replica(ppl_search_state *s, ppl_config c, const inner_choice
                             &comm_by_sp[sp]);
                         comm_known[sp] = true;
                     }
-                    ppl_micro micro; /* its compute parts filled before they are read */
                     ppl_micro_comm_copy(&micro, &comm_by_sp[sp]);
                     ppl_micro_comm_interleave(ctx, &c, &micro);
                     const ppl_cp_cost *cp_costs = cp_table[sp];
