@@ -52,32 +52,31 @@ static void power_by_recurrence(int64_t n, int j, int kmax, const double *coef, 
     }
 }
 
+/* a = a x b, both truncated to degree kmax (b may be a) */
+static void times_truncated(double *a, const double *b, int kmax)
+{
+    double tmp[65];
+    for (int i = 0; i <= kmax; i++) {
+        double s = 0.0;
+        for (int x = 0; x <= i; x++)
+            s += a[x] * b[i - x];
+        tmp[i] = s;
+    }
+    memcpy(a, tmp, sizeof(double) * (size_t)(kmax + 1));
+}
+
 static void power_by_squaring(int64_t n, int j, int kmax, const double *coef, double *acc)
 {
-    double poly[65], tmp[65];
+    double poly[65];
     for (int i = 0; i <= kmax; i++) {
         acc[i] = i == 0 ? 1.0 : 0.0;
         poly[i] = i <= j ? coef[i] : 0.0;
     }
     for (int64_t e = n; e > 0; e >>= 1) {
-        if (e & 1) {
-            for (int i = 0; i <= kmax; i++) {
-                double s = 0.0;
-                for (int a = 0; a <= i; a++)
-                    s += acc[a] * poly[i - a];
-                tmp[i] = s;
-            }
-            memcpy(acc, tmp, sizeof(double) * (size_t)(kmax + 1));
-        }
-        if (e > 1) {
-            for (int i = 0; i <= kmax; i++) {
-                double s = 0.0;
-                for (int a = 0; a <= i; a++)
-                    s += poly[a] * poly[i - a];
-                tmp[i] = s;
-            }
-            memcpy(poly, tmp, sizeof(double) * (size_t)(kmax + 1));
-        }
+        if (e & 1)
+            times_truncated(acc, poly, kmax);
+        if (e > 1)
+            times_truncated(poly, poly, kmax);
     }
 }
 
